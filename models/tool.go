@@ -1,0 +1,49 @@
+package models
+
+import "time"
+
+// Edition names which route group a tool belongs to: CE tools are served on
+// both groups, EE tools only on the EE (orbit) group.
+type Edition string
+
+// Editions.
+const (
+	EditionCE Edition = "ce"
+	EditionEE Edition = "ee"
+)
+
+// ToolAnnotations are MCP tool annotations (hints to the client).
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Tool is one tool definition (table tools). The definitions live in the
+// store so operators can enable, disable and edit them.
+type Tool struct {
+	ID           int64      `gorm:"primaryKey" json:"id"`
+	Name         string     `json:"name"`
+	Title        string     `json:"title"`
+	Description  string     `json:"description"`
+	InputSchema  JSON       `json:"inputSchema"`
+	OutputSchema JSON       `json:"outputSchema,omitempty"`
+	Annotations  JSON       `json:"annotations"` // a ToolAnnotations document
+	Toolset      string     `json:"toolset"`
+	Edition      Edition    `json:"edition"`
+	Enabled      bool       `json:"enabled"`
+	Aliases      StringList `gorm:"type:text" json:"aliases"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+// Toolsets (GitLab's names). ToolsetMeta is always enabled.
+const (
+	ToolsetMeta          = "meta"
+	ToolsetCore          = "core"
+	ToolsetMergeRequests = "merge_requests"
+	ToolsetWorkItems     = "work_items"
+	ToolsetCI            = "ci"
+)
