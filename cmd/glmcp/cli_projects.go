@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
+)
+
+func newProjectsCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "projects", Short: "Manage projects and their members"}
+	var path, visibility, name, description string
+	create := &cobra.Command{
+		Use:   "create --path GROUP/NAME --visibility private|internal|public [--name N] [--description D]",
+		Short: "Create a project (and its group if needed) and print the project's id",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			vis, err := models.ParseVisibility(visibility)
+			if err != nil {
+				return fmt.Errorf("--visibility: %q is not private, internal or public", visibility)
+			}
+			groupPath, projectPath, ok := strings.Cut(strings.Trim(path, "/"), "/")
+			if !ok || groupPath == "" || projectPath == "" || strings.Contains(projectPath, "/") {
+				return fmt.Errorf("--path %q: want GROUP/NAME", path)
+			}
+			if name == "" {
+				name = projectPath
+			}
+			ctx := cmd.Context()
+			e, err := a.openEnv(ctx, a.logger())
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			var p *models.Project
+			err = e.store.WithTx(ctx, func(tx *store.Store) error {
+				g, err := tx.FindGroupByFullPath(ctx, groupPath)
+				if errors.Is(err, models.ErrNotFound) {
+					g = &models.Group{Name: groupPath, Path: groupPath, Visibility: vis}
+					err = tx.CreateGroup(ctx, g)
+				}
+				if err != nil {
+					return err
+				}
+				p = &models.Project{Name: name, Path: projectPath, NamespaceID: g.ID, Description: description, Visibility: vis, DefaultBranch: "main"}
+				return tx.CreateProject(ctx, p)
+			})
+			if errors.Is(err, models.ErrConflict) {
+				return fmt.Errorf("project %s already exists", path)
+			}
+			if errors.Is(err, models.ErrInvalidInput) {
+				return fmt.Errorf("--path %q: %w", path, err)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, p.ID)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&path, "path", "", "GROUP/NAME")
+	create.Flags().StringVar(&visibility, "visibility", "private", "private, internal or public")
+	create.Flags().StringVar(&name, "name", "", "display name (default: NAME)")
+	create.Flags().StringVar(&description, "description", "", "description")
+	_ = create.MarkFlagRequired("path")
+
+	var project, user, level string
+	addMember := &cobra.Command{
+		Use:   "add-member --project GROUP/NAME --user U --access-level guest|reporter|developer|maintainer|owner",
+		Short: "Add a user to a project with a role",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			lvl, err := models.ParseAccessLevel(level)
+			if err != nil {
+				return fmt.Errorf("--access-level: %q is not guest, reporter, developer, maintainer or owner", level)
+			}
+			ctx := cmd.Context()
+			e, err := a.openEnv(ctx, a.logger())
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			p, err := e.store.FindProjectByPath(ctx, strings.Trim(project, "/"))
+			if errors.Is(err, models.ErrNotFound) {
+				return fmt.Errorf("no project %q", project)
+			}
+			if err != nil {
+				return err
+			}
+			u, err := e.store.FindUserByUsername(ctx, user)
+			if errors.Is(err, models.ErrNotFound) {
+				return fmt.Errorf("no user %q", user)
+			}
+			if err != nil {
+				return err
+			}
+			err = e.store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
+			if errors.Is(err, models.ErrConflict) {
+				return fmt.Errorf("%s is already a member of %s", user, project)
+			}
+			return err
+		},
+	}
+	addMember.Flags().StringVar(&project, "project", "", "GROUP/NAME")
+	addMember.Flags().StringVar(&user, "user", "", "username")
+	addMember.Flags().StringVar(&level, "access-level", "", "guest, reporter, developer, maintainer or owner")
+	for _, f := range []string{"project", "user", "access-level"} {
+		_ = addMember.MarkFlagRequired(f)
+	}
+	cmd.AddCommand(create, addMember)
+	return cmd
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Config is every setting of the binary. Flags win over environment
+// variables (GLMCP_*), which win over defaults. Nothing below cmd reads the
+// environment.
+type Config struct {
+	DatabaseURL    string
+	DataDir        string
+	Listen         string
+	Secret         string
+	Edition        models.Edition
+	PublicURL      string
+	AllowedOrigins []string
+	AllowedHosts   []string
+	PageSize       int
+	ListTTL        time.Duration
+	DiscoverTTL    time.Duration
+	MaxBodyBytes   int64
+	KeepAlive      time.Duration
+	MaxStreams     int
+	MaxUserStreams int
+	RateLimit      string
+	LogLevel       string
+	LogFormat      string
+	Demo           bool
+
+	OAuthIssuer               string
+	OAuthAuthorizationServers []string
+	OAuthJWKS                 string
+	OAuthPublicKeyFile        string
+	OAuthHS256Secret          string
+	OAuthUserClaim            string
+	OAuthAllowPrivateJWKS     bool
+
+	rateLimit        ratelimit.Limit
+	rateLimitEnabled bool
+	// fromEnv records which settings came from the environment or flags,
+	// for messages.
+	secretGenerated bool
+}
+
+// bindConfig registers the flags of cfg on fs, with defaults taken from
+// the environment through getenv.
+func bindConfig(fs *pflag.FlagSet, cfg *Config, getenv func(string) string) {
+	env := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	fs.StringVar(&cfg.DatabaseURL, "database-url", env("GLMCP_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty: embedded SQLite under --data-dir [GLMCP_DATABASE_URL]")
+	fs.StringVar(&cfg.DataDir, "data-dir", env("GLMCP_DATA_DIR", "glmcp-data"), "directory of the embedded store and its generated secret [GLMCP_DATA_DIR]")
+	fs.StringVar(&cfg.Listen, "listen", env("GLMCP_LISTEN", "127.0.0.1:8080"), "address to listen on [GLMCP_LISTEN]")
+	fs.StringVar(&cfg.Secret, "secret", env("GLMCP_SECRET", ""), "instance secret, ≥ 32 characters; token digests and cursors depend on it [GLMCP_SECRET]")
+	fs.StringVar((*string)(&cfg.Edition), "edition", env("GLMCP_EDITION", "ce"), "ce or ee (ee also serves /api/v4/orbit/mcp) [GLMCP_EDITION]")
+	fs.StringVar(&cfg.PublicURL, "public-url", env("GLMCP_PUBLIC_URL", ""), "external base URL (default http://LISTEN) [GLMCP_PUBLIC_URL]")
+	fs.StringSliceVar(&cfg.AllowedOrigins, "allowed-origins", splitList(env("GLMCP_ALLOWED_ORIGINS", "")), "extra allowed Origin values; loopback origins are always allowed [GLMCP_ALLOWED_ORIGINS]")
+	fs.StringSliceVar(&cfg.AllowedHosts, "allowed-hosts", splitList(env("GLMCP_ALLOWED_HOSTS", "")), "Host values accepted besides loopback names when listening on loopback [GLMCP_ALLOWED_HOSTS]")
+	fs.IntVar(&cfg.PageSize, "page-size", envInt(env("GLMCP_PAGE_SIZE", "100")), "tools/list page size, 1..1000 [GLMCP_PAGE_SIZE]")
+	fs.DurationVar(&cfg.ListTTL, "list-ttl", envMs(env("GLMCP_LIST_TTL_MS", "60000")), "ttlMs hint on tools/list [GLMCP_LIST_TTL_MS, in ms]")
+	fs.DurationVar(&cfg.DiscoverTTL, "discover-ttl", envMs(env("GLMCP_DISCOVER_TTL_MS", "3600000")), "ttlMs hint on server/discover [GLMCP_DISCOVER_TTL_MS, in ms]")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(envInt(env("GLMCP_MAX_BODY_BYTES", "1048576"))), "request body limit [GLMCP_MAX_BODY_BYTES]")
+	fs.DurationVar(&cfg.KeepAlive, "keepalive", envDuration(env("GLMCP_KEEPALIVE", "25s")), "SSE keep-alive interval on listen streams [GLMCP_KEEPALIVE]")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", envInt(env("GLMCP_MAX_STREAMS", "10000")), "open subscriptions/listen streams per instance [GLMCP_MAX_STREAMS]")
+	fs.IntVar(&cfg.MaxUserStreams, "max-user-streams", envInt(env("GLMCP_MAX_USER_STREAMS", "10")), "open listen streams per user [GLMCP_MAX_USER_STREAMS]")
+	fs.StringVar(&cfg.RateLimit, "rate-limit", env("GLMCP_RATE_LIMIT", "600/60s"), "requests per window per user and group, e.g. 600/60s; 0 = off [GLMCP_RATE_LIMIT]")
+	fs.StringVar(&cfg.LogLevel, "log-level", env("GLMCP_LOG_LEVEL", "info"), "debug, info, warn or error [GLMCP_LOG_LEVEL]")
+	fs.StringVar(&cfg.LogFormat, "log-format", env("GLMCP_LOG_FORMAT", "json"), "json or text [GLMCP_LOG_FORMAT]")
+	fs.BoolVar(&cfg.Demo, "demo", env("GLMCP_DEMO", "true") == "true", "seed demo data on first start of the embedded store [GLMCP_DEMO]")
+
+	fs.StringVar(&cfg.OAuthIssuer, "oauth-issuer", env("GLMCP_OAUTH_ISSUER", ""), "OAuth issuer; enables JWT access tokens [GLMCP_OAUTH_ISSUER]")
+	fs.StringSliceVar(&cfg.OAuthAuthorizationServers, "oauth-authorization-servers", splitList(env("GLMCP_OAUTH_AUTHORIZATION_SERVERS", "")), "authorization servers in the resource metadata (default: the issuer) [GLMCP_OAUTH_AUTHORIZATION_SERVERS]")
+	fs.StringVar(&cfg.OAuthJWKS, "oauth-jwks", env("GLMCP_OAUTH_JWKS", ""), "JWKS file path or URL [GLMCP_OAUTH_JWKS]")
+	fs.StringVar(&cfg.OAuthPublicKeyFile, "oauth-public-key", env("GLMCP_OAUTH_PUBLIC_KEY", ""), "PEM public key file (instead of a JWKS) [GLMCP_OAUTH_PUBLIC_KEY]")
+	fs.StringVar(&cfg.OAuthHS256Secret, "oauth-hs256-secret", env("GLMCP_OAUTH_HS256_SECRET", ""), "shared secret enabling HS256 tokens (discouraged) [GLMCP_OAUTH_HS256_SECRET]")
+	fs.StringVar(&cfg.OAuthUserClaim, "oauth-user-claim", env("GLMCP_OAUTH_USER_CLAIM", "sub"), "claim naming the user: sub (= user id) or a username claim [GLMCP_OAUTH_USER_CLAIM]")
+	fs.BoolVar(&cfg.OAuthAllowPrivateJWKS, "oauth-allow-private-jwks", env("GLMCP_OAUTH_ALLOW_PRIVATE_JWKS", "false") == "true", "allow a JWKS URL on a loopback or private address [GLMCP_OAUTH_ALLOW_PRIVATE_JWKS]")
+}
+
+// validate checks cfg and fills derived values. Errors name the setting.
+func (cfg *Config) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if cfg.Edition != models.EditionCE && cfg.Edition != models.EditionEE {
+		bad("GLMCP_EDITION: %q is not ce or ee", cfg.Edition)
+	}
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+		bad("GLMCP_LISTEN: %q is not host:port", cfg.Listen)
+	}
+	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+		bad("GLMCP_DATABASE_URL: must start with postgres:// (leave it empty for the embedded store)")
+	}
+	if cfg.Secret != "" && len(cfg.Secret) < 32 {
+		bad("GLMCP_SECRET: must be at least 32 characters")
+	}
+	if cfg.PageSize < 1 || cfg.PageSize > 1000 {
+		bad("GLMCP_PAGE_SIZE: %d is not within 1..1000", cfg.PageSize)
+	}
+	if cfg.ListTTL < 0 || cfg.DiscoverTTL < 0 {
+		bad("GLMCP_LIST_TTL_MS / GLMCP_DISCOVER_TTL_MS: must be ≥ 0")
+	}
+	if cfg.MaxBodyBytes < 1024 {
+		bad("GLMCP_MAX_BODY_BYTES: %d is below 1024", cfg.MaxBodyBytes)
+	}
+	if cfg.KeepAlive < time.Second {
+		bad("GLMCP_KEEPALIVE: %s is below 1s", cfg.KeepAlive)
+	}
+	if cfg.MaxStreams < 1 || cfg.MaxUserStreams < 1 {
+		bad("GLMCP_MAX_STREAMS / GLMCP_MAX_USER_STREAMS: must be ≥ 1")
+	}
+	l, on, err := ratelimit.ParseLimit(cfg.RateLimit)
+	if err != nil {
+		bad("GLMCP_RATE_LIMIT: %v", err)
+	}
+	cfg.rateLimit, cfg.rateLimitEnabled = l, on
+	switch cfg.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("GLMCP_LOG_LEVEL: %q is not debug, info, warn or error", cfg.LogLevel)
+	}
+	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
+		bad("GLMCP_LOG_FORMAT: %q is not json or text", cfg.LogFormat)
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + cfg.Listen
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if u, err := url.Parse(cfg.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("GLMCP_PUBLIC_URL: %q is not an http(s) URL", cfg.PublicURL)
+	}
+	if cfg.OAuthIssuer != "" {
+		sources := 0
+		for _, s := range []string{cfg.OAuthJWKS, cfg.OAuthPublicKeyFile, cfg.OAuthHS256Secret} {
+			if s != "" {
+				sources++
+			}
+		}
+		if sources != 1 {
+			bad("GLMCP_OAUTH_ISSUER is set: exactly one of GLMCP_OAUTH_JWKS, GLMCP_OAUTH_PUBLIC_KEY, GLMCP_OAUTH_HS256_SECRET is required")
+		}
+		if len(cfg.OAuthAuthorizationServers) == 0 {
+			cfg.OAuthAuthorizationServers = []string{cfg.OAuthIssuer}
+		}
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = "."
+	}
+	cfg.DataDir = filepath.Clean(cfg.DataDir)
+	return errors.Join(errs...)
+}
+
+// listensOnLoopback reports whether the listen address is a loopback one
+// (the Host header is then checked against DNS rebinding).
+func (cfg *Config) listensOnLoopback() bool {
+	host, _, _ := net.SplitHostPort(cfg.Listen)
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// envInt and friends turn malformed values into -1 (or 0), which validate
+// then reports by name.
+func envInt(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func envMs(s string) time.Duration {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return time.Duration(n) * time.Millisecond
+}
+
+func envDuration(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0
+	}
+	return d
+}

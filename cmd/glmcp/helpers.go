@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/services/subscriptions"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// toolService returns the tool service over the store with every tool the
+// code implements.
+func (a *app) toolService(e *env, logger *slog.Logger) (*tools.Service, error) {
+	defs := tools.Catalog(tools.Deps{Store: e.store, Version: tools.ServerVersion{Version: version}})
+	return tools.NewService(e.store, defs, tools.Options{Logger: logger})
+}
+
+// originOf returns the origin (scheme://host[:port]) of a URL.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// versionSource reads the catalog version.
+type versionSource interface {
+	CatalogVersion(ctx context.Context) (int64, error)
+}
+
+// pollCatalog publishes a bulk tools change whenever the catalog version
+// moves. It is how changes made by another process (the CLI) reach listen
+// streams on the embedded store, which has no LISTEN/NOTIFY.
+func pollCatalog(ctx context.Context, src versionSource, hub *subscriptions.Hub, every time.Duration, logger *slog.Logger) {
+	last, err := src.CatalogVersion(ctx)
+	if err != nil {
+		logger.WarnContext(ctx, "read catalog version", "error", err)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, err := src.CatalogVersion(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				logger.WarnContext(ctx, "read catalog version", "error", err)
+			}
+			continue
+		}
+		if v != last {
+			last = v
+			hub.Publish(subscriptions.Event{Kind: subscriptions.KindTools, Version: v})
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/store"
+)
+
+// knownScopes are GitLab's personal access token scopes accepted here.
+var knownScopes = []string{
+	models.ScopeAPI, models.ScopeReadAPI, models.ScopeMCP, models.ScopeMCPOrbit, models.ScopeAIWorkflows,
+	"read_user", "read_repository", "write_repository", "ai_features", "self_rotate",
+}
+
+// Token lifetimes (GitLab's limits).
+const (
+	defaultTokenDays = 30
+	maxTokenDays     = 365
+)
+
+// mintToken creates a personal access token for u and returns it in clear
+// (the only time it exists in clear; the store keeps the digest).
+func mintToken(ctx context.Context, st *store.Store, secret string, u *models.User, name string, scopes []string, expires *time.Time) (string, *models.PersonalAccessToken, error) {
+	raw, err := auth.GenerateToken(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	t := &models.PersonalAccessToken{
+		UserID: u.ID, Name: name, TokenDigest: auth.Digest(raw, secret),
+		Scopes: models.StringList(scopes), ExpiresAt: expires,
+	}
+	if err := st.CreateToken(ctx, t); err != nil {
+		return "", nil, fmt.Errorf("create token: %w", err)
+	}
+	return raw, t, nil
+}
+
+// parseScopes validates a comma-separated scope list.
+func parseScopes(s string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !slices.Contains(knownScopes, p) {
+			return nil, fmt.Errorf("unknown scope %q (known: %s)", p, strings.Join(knownScopes, ", "))
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("at least one scope is required (e.g. --scopes mcp)")
+	}
+	return out, nil
+}
+
+// parseExpiry validates an expiry date: after today (UTC) and at most
+// maxTokenDays ahead; empty means defaultTokenDays from today.
+func parseExpiry(s string, now time.Time) (*time.Time, error) {
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	if s == "" {
+		d := today.AddDate(0, 0, defaultTokenDays)
+		return &d, nil
+	}
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return nil, fmt.Errorf("--expires-at %q: want YYYY-MM-DD", s)
+	}
+	if !d.After(today) {
+		return nil, fmt.Errorf("--expires-at %s: must be after today (%s)", s, today.Format("2006-01-02"))
+	}
+	if d.After(today.AddDate(0, 0, maxTokenDays)) {
+		return nil, fmt.Errorf("--expires-at %s: at most %d days ahead (%s)", s, maxTokenDays, today.AddDate(0, 0, maxTokenDays).Format("2006-01-02"))
+	}
+	return &d, nil
+}

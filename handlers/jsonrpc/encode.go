@@ -1,0 +1,88 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// EncodeResult returns the success envelope
+// {"jsonrpc":"2.0","id":…,"result":…} without HTML escaping. A result that
+// encodes as null (a nil interface, nil map or nil pointer) is written as {}:
+// MCP results are always objects. The error is result's encoding error.
+func EncodeResult(id ID, result any) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = id.appendTo(b)
+	b = append(b, `,"result":`...)
+	start := len(b)
+	b, err := appendJSON(b, result)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	if string(b[start:]) == "null" {
+		b = append(b[:start], "{}"...)
+	}
+	return append(b, '}'), nil
+}
+
+// EncodeError returns the error envelope
+// {"jsonrpc":"2.0","id":…,"error":{…}} without HTML escaping. With the zero
+// ID (the request's id could not be read) the id member is omitted: the MCP
+// schemas since 2025-11-25 allow a missing id on error responses but not a
+// null one. A nil e is written as [Internal]. The error is the encoding
+// error of e.Data.
+func EncodeError(id ID, e *Error) ([]byte, error) {
+	if e == nil {
+		e = Internal()
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if !id.IsZero() {
+		b = append(b, `"id":`...)
+		b = id.appendTo(b)
+		b = append(b, ',')
+	}
+	b = append(b, `"error":`...)
+	b, err := appendJSON(b, e)
+	if err != nil {
+		return nil, fmt.Errorf("encode error %d: %w", e.Code, err)
+	}
+	return append(b, '}'), nil
+}
+
+// EncodeNotification returns the notification envelope
+// {"jsonrpc":"2.0","method":…,"params":…} without HTML escaping. params is
+// omitted when it encodes as null.
+func EncodeNotification(method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b, _ = appendJSON(b, method) // a string always encodes
+	if params != nil {
+		mark := len(b)
+		b = append(b, `,"params":`...)
+		start := len(b)
+		var err error
+		if b, err = appendJSON(b, params); err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
+		if string(b[start:]) == "null" {
+			b = b[:mark]
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSON appends the compact JSON encoding of v to b, without HTML
+// escaping and without the encoder's trailing newline. On error b is
+// returned unchanged.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	out := buf.Bytes()
+	return out[:len(out)-1], nil
+}

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+)
+
+// serveLegacy serves the initialize-era methods (2025-03-26 … 2025-11-25).
+// The server holds no session state: initialize is not required before
+// other methods, and Mcp-Session-Id is neither minted nor read.
+func (s *Server) serveLegacy(x *exchange) (any, *jsonrpc.Error) {
+	switch x.req.Method {
+	case MethodInitialize:
+		return s.initialize(x)
+	case MethodPing:
+		return struct{}{}, nil
+	case MethodListTools:
+		return s.listTools(x)
+	case MethodCallTool:
+		return s.callTool(x)
+	}
+	if res, e, ok := s.servePrimitives(x); ok {
+		return res, e
+	}
+	return nil, methodNotFound(x.req.Method)
+}
+
+type initializeParams struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ClientInfo      *Implementation `json:"clientInfo"`
+}
+
+type initializeResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	ServerInfo      Implementation `json:"serverInfo"`
+	Instructions    string         `json:"instructions,omitempty"`
+}
+
+// initialize negotiates a handshake version: a supported one is echoed, a
+// client asking for a Modern version gets the newest Legacy one, anything
+// else is refused with the supported list.
+func (s *Server) initialize(x *exchange) (any, *jsonrpc.Error) {
+	var p initializeParams
+	if len(x.req.Params) > 0 {
+		if err := json.Unmarshal(x.req.Params, &p); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+		}
+	}
+	if p.ClientInfo != nil {
+		x.fields.ClientName, x.fields.ClientVersion = truncate(p.ClientInfo.Name, 100), truncate(p.ClientInfo.Version, 50)
+	}
+	version := p.ProtocolVersion
+	switch {
+	case slices.Contains(LegacyVersions, version):
+	case slices.Contains(ModernVersions, version):
+		version = LegacyVersions[0]
+	default:
+		requested := "missing"
+		if version != "" {
+			requested = quote(version)
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"Invalid params: unsupported protocolVersion ("+requested+"); supported versions: "+strings.Join(LegacyVersions, ", "),
+			map[string]any{"supported": LegacyVersions, "requested": p.ProtocolVersion})
+	}
+	return initializeResult{
+		ProtocolVersion: version,
+		Capabilities:    s.capabilities(false),
+		ServerInfo:      s.info,
+		Instructions:    s.cfg.Instructions,
+	}, nil
+}
+
+func methodNotFound(method string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+truncate(method, 100),
+		map[string]any{"method": truncate(method, 200)})
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(truncate(s, 100))
+	return string(b)
+}

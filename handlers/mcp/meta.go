@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+)
+
+// parseMeta reads params._meta and decides the era: a request whose _meta
+// holds io.modelcontextprotocol/protocolVersion is Modern, and so is one
+// whose MCP-Protocol-Version header names anything but a Legacy version (it
+// then fails the _meta checks with 400 instead of being served as Legacy).
+func (x *exchange) parseMeta() *jsonrpc.Error {
+	if len(x.req.Params) > 0 {
+		var p baseParams
+		if err := json.Unmarshal(x.req.Params, &p); err != nil {
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+		}
+		x.meta.raw = p.Meta
+	}
+	_, hasVersion := x.meta.raw[MetaProtocolVersion]
+	header := x.c.GetHeader(HeaderProtocolVersion)
+	x.modern = hasVersion || (header != "" && !slices.Contains(LegacyVersions, header))
+	if raw, ok := x.meta.raw[MetaClientInfo]; ok {
+		var ci Implementation
+		if json.Unmarshal(raw, &ci) == nil {
+			x.meta.ClientInfo = &ci
+			x.fields.ClientName, x.fields.ClientVersion = truncate(ci.Name, 100), truncate(ci.Version, 50)
+		}
+	}
+	if raw, ok := x.meta.raw[MetaProgressToken]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		x.meta.ProgressToken = raw
+	}
+	return nil
+}
+
+// validateModern applies the 2026-07-28 per-request rules, in this order:
+// required _meta fields (-32602), the mirrored headers (-32020), a served
+// version (-32022).
+func (s *Server) validateModern(x *exchange) *jsonrpc.Error {
+	raw, ok := x.meta.raw[MetaProtocolVersion]
+	if !ok || json.Unmarshal(raw, &x.meta.ProtocolVersion) != nil || x.meta.ProtocolVersion == "" {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"Invalid params: _meta must include \""+MetaProtocolVersion+"\" (a string)", nil)
+	}
+	capsRaw, ok := x.meta.raw[MetaClientCapabilities]
+	if !ok || json.Unmarshal(capsRaw, &x.meta.Capabilities) != nil || x.meta.Capabilities == nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"Invalid params: _meta must include \""+MetaClientCapabilities+"\" (an object)", nil)
+	}
+	h := x.c.Request.Header
+	if e := matchHeader(h.Values(HeaderProtocolVersion), HeaderProtocolVersion, x.meta.ProtocolVersion, false); e != nil {
+		return e
+	}
+	if e := matchHeader(h.Values(HeaderMethod), HeaderMethod, x.req.Method, false); e != nil {
+		return e
+	}
+	switch x.req.Method {
+	case MethodCallTool, MethodGetPrompt, MethodReadResource:
+		key := "name"
+		if x.req.Method == MethodReadResource {
+			key = "uri"
+		}
+		var body string
+		var p map[string]json.RawMessage
+		_ = json.Unmarshal(x.req.Params, &p)
+		if raw, ok := p[key]; ok {
+			_ = json.Unmarshal(raw, &body)
+		}
+		if e := matchHeader(h.Values(HeaderName), HeaderName, body, true); e != nil {
+			return e
+		}
+	}
+	// Headers first: a header naming a served version over a _meta naming
+	// another is a mismatch (-32020), not an unsupported version.
+	if !slices.Contains(ModernVersions, x.meta.ProtocolVersion) {
+		return jsonrpc.NewError(jsonrpc.CodeUnsupportedProtocolVersion, "Unsupported protocol version",
+			map[string]any{"supported": SupportedVersions, "requested": x.meta.ProtocolVersion})
+	}
+	return nil
+}
+
+// matchHeader checks that exactly one header value is present and equals
+// want (after decoding the =?base64?…?= sentinel when encoded is allowed).
+func matchHeader(values []string, name, want string, encoded bool) *jsonrpc.Error {
+	if len(values) == 0 {
+		return headerMismatch(fmt.Sprintf("Header mismatch: required header %s is missing", name))
+	}
+	if len(values) > 1 {
+		return headerMismatch(fmt.Sprintf("Header mismatch: header %s must appear once", name))
+	}
+	got := values[0]
+	if !validHeaderValue(got) {
+		return headerMismatch(fmt.Sprintf("Header mismatch: header %s contains invalid characters", name))
+	}
+	if encoded {
+		dec, ok, bad := DecodeSentinel(got)
+		if bad {
+			return headerMismatch(fmt.Sprintf("Header mismatch: header %s has an invalid base64 value", name))
+		}
+		if ok {
+			got = dec
+		}
+	}
+	if got != want {
+		return headerMismatch(fmt.Sprintf("Header mismatch: %s header value %q does not match body value %q",
+			name, truncate(got, 200), truncate(want, 200)))
+	}
+	return nil
+}
+
+func headerMismatch(msg string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeHeaderMismatch, msg, nil)
+}
+
+// DecodeSentinel decodes a header value of the form =?base64?<std base64
+// of UTF-8>?=. ok reports whether the value used the sentinel; bad reports a
+// sentinel whose payload is not valid base64 or not valid UTF-8.
+func DecodeSentinel(v string) (decoded string, ok, bad bool) {
+	const pre, suf = "=?base64?", "?="
+	if len(v) < len(pre)+len(suf) || !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, suf) {
+		return "", false, false
+	}
+	b, err := base64.StdEncoding.DecodeString(v[len(pre) : len(v)-len(suf)])
+	if err != nil || !utf8.Valid(b) {
+		return "", true, true
+	}
+	return string(b), true, false
+}
+
+// validHeaderValue reports whether v holds only visible ASCII, space and
+// tab (RFC 9110 field values).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\t' || (c >= 0x20 && c <= 0x7e) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func jsonMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("%s must be of type %s", te.Field, te.Type.String())
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}

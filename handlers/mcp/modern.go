@@ -1,0 +1,74 @@
+package mcp
+
+import (
+	"time"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+)
+
+// serveModern serves the 2026-07-28 methods after the per-request checks.
+func (s *Server) serveModern(x *exchange) (any, *jsonrpc.Error) {
+	if e := s.validateModern(x); e != nil {
+		return nil, e
+	}
+	switch x.req.Method {
+	case MethodDiscover:
+		return s.discover(x), nil
+	case MethodListTools:
+		return s.listTools(x)
+	case MethodCallTool:
+		return s.callTool(x)
+	case MethodListen:
+		return s.listen(x)
+	}
+	if res, e, ok := s.servePrimitives(x); ok {
+		return res, e
+	}
+	return nil, methodNotFound(x.req.Method)
+}
+
+// modernFields returns the fields every Modern result carries.
+func (s *Server) modernFields() resultFields {
+	return resultFields{ResultType: "complete", Meta: map[string]any{MetaServerInfo: s.info}}
+}
+
+type discoverResult struct {
+	resultFields
+	SupportedVersions []string       `json:"supportedVersions"`
+	Capabilities      map[string]any `json:"capabilities"`
+	Instructions      string         `json:"instructions,omitempty"`
+	TTLMs             int64          `json:"ttlMs"`
+	CacheScope        string         `json:"cacheScope"`
+}
+
+// discover answers server/discover. The answer is the same for every
+// caller of this endpoint, so it is publicly cacheable.
+func (s *Server) discover(x *exchange) any {
+	return discoverResult{
+		resultFields:      s.modernFields(),
+		SupportedVersions: SupportedVersions,
+		Capabilities:      s.capabilities(s.hub != nil),
+		Instructions:      s.cfg.Instructions,
+		TTLMs:             ms(s.cfg.DiscoverTTL),
+		CacheScope:        "public",
+	}
+}
+
+// capabilities are the server capabilities. Prompts and resources are
+// declared (with empty lists) so clients and caches can rely on every list
+// method answering; listChanged is true only on Modern, where
+// subscriptions/listen delivers it.
+func (s *Server) capabilities(listChanged bool) map[string]any {
+	return map[string]any{
+		"tools":     map[string]any{"listChanged": listChanged},
+		"prompts":   map[string]any{},
+		"resources": map[string]any{},
+	}
+}
+
+func ms(d time.Duration) int64 {
+	if d < 0 {
+		return 0
+	}
+	return d.Milliseconds()
+}

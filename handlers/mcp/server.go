@@ -1,0 +1,196 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+	"gitlab.com/glmcp/glmcp/middleware"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/catalog"
+	"gitlab.com/glmcp/glmcp/services/subscriptions"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// Catalog gives the current tool snapshot.
+type Catalog interface {
+	Snapshot(ctx context.Context) (*tools.Snapshot, error)
+}
+
+// Config configures one route group's endpoint.
+type Config struct {
+	Edition       models.Edition
+	ServerName    string
+	ServerVersion string
+	Instructions  string
+	// ListTTL is the ttlMs hint on Modern tools/list results.
+	ListTTL time.Duration
+	// DiscoverTTL is the ttlMs hint on server/discover results.
+	DiscoverTTL  time.Duration
+	MaxBodyBytes int64
+	// KeepAlive is the interval of SSE comment keep-alives on listen streams.
+	KeepAlive time.Duration
+	// Scopes and MetadataURL are used for step-up challenges at call time.
+	Scopes      auth.GroupScopes
+	MetadataURL string
+	Logger      *slog.Logger
+}
+
+// Server serves one route group.
+type Server struct {
+	cfg      Config
+	catalog  Catalog
+	lister   *catalog.Lister
+	hub      *subscriptions.Hub
+	info     Implementation
+	shutdown <-chan struct{}
+}
+
+// Deps are the services a Server uses. Hub may be nil (no listen support).
+type Deps struct {
+	Catalog Catalog
+	Lister  *catalog.Lister
+	Hub     *subscriptions.Hub
+	// Shutdown is closed when the server begins a graceful shutdown; open
+	// listen streams then end with their final result.
+	Shutdown <-chan struct{}
+}
+
+// New returns a Server.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Catalog == nil || deps.Lister == nil {
+		return nil, errors.New("new mcp server: catalog and lister are required")
+	}
+	if cfg.Edition != models.EditionCE && cfg.Edition != models.EditionEE {
+		return nil, fmt.Errorf("new mcp server: unknown edition %q", cfg.Edition)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 25 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		cfg: cfg, catalog: deps.Catalog, lister: deps.Lister, hub: deps.Hub,
+		info:     Implementation{Name: cfg.ServerName, Version: cfg.ServerVersion},
+		shutdown: deps.Shutdown,
+	}, nil
+}
+
+// exchange is one request being served.
+type exchange struct {
+	c      *gin.Context
+	ctx    context.Context
+	req    *jsonrpc.Request
+	modern bool
+	meta   requestMeta
+	id     *auth.Identity
+	fields *middleware.LogFields
+}
+
+// Handle serves a POST to the MCP endpoint (the router answers other
+// methods with 405).
+func (s *Server) Handle(c *gin.Context) {
+	ctx := c.Request.Context()
+	fields := middleware.Fields(ctx)
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.writeError(c, jsonrpc.ID{}, http.StatusRequestEntityTooLarge,
+				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes), nil))
+			return
+		}
+		s.writeError(c, jsonrpc.ID{}, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Could not read the request body", nil))
+		return
+	}
+	req, rerr := jsonrpc.Decode(body)
+	if rerr != nil {
+		var id jsonrpc.ID
+		if req != nil {
+			id = req.ID
+			fields.RPCMethod = req.Method
+		}
+		s.fail(c, id, rerr)
+		return
+	}
+	fields.RPCMethod = req.Method
+	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields}
+	if perr := x.parseMeta(); perr != nil {
+		s.fail(c, req.ID, perr)
+		return
+	}
+	if x.modern {
+		fields.Era = "modern"
+	} else {
+		fields.Era = "legacy"
+	}
+	if req.IsNotification() {
+		// Notifications carry no reply; accept them (notifications/initialized,
+		// notifications/cancelled, …). Stateless: nothing to record.
+		c.Status(http.StatusAccepted)
+		return
+	}
+	var (
+		result any
+		e      *jsonrpc.Error
+	)
+	if x.modern {
+		result, e = s.serveModern(x)
+	} else {
+		result, e = s.serveLegacy(x)
+	}
+	if c.Writer.Written() { // streamed (SSE) responses write themselves
+		return
+	}
+	if e != nil {
+		s.fail(c, req.ID, e)
+		return
+	}
+	writeJSON(c, http.StatusOK, req.ID, result)
+}
+
+// fail writes a JSON-RPC error with its mapped status.
+func (s *Server) fail(c *gin.Context, id jsonrpc.ID, e *jsonrpc.Error) {
+	s.writeError(c, id, jsonrpc.HTTPStatus(e.Code), e)
+}
+
+func (s *Server) writeError(c *gin.Context, id jsonrpc.ID, status int, e *jsonrpc.Error) {
+	middleware.Fields(c.Request.Context()).RPCCode = e.Code
+	if e.Code == jsonrpc.CodeInternalError {
+		e = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", nil)
+	}
+	b, err := jsonrpc.EncodeError(id, e)
+	if err != nil {
+		b = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`)
+		status = http.StatusInternalServerError
+	}
+	c.Data(status, "application/json", b)
+}
+
+func writeJSON(c *gin.Context, status int, id jsonrpc.ID, result any) {
+	b, err := jsonrpc.EncodeResult(id, result)
+	if err != nil {
+		c.Data(http.StatusInternalServerError, "application/json",
+			[]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+		return
+	}
+	c.Data(status, "application/json", b)
+}
+
+// internal logs err once (where it stops travelling) and returns -32603.
+func (s *Server) internal(x *exchange, what string, err error) *jsonrpc.Error {
+	s.cfg.Logger.ErrorContext(x.ctx, what, "error", err, "request_id", x.fields.RequestID)
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", nil)
+}

@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/mcp"
+	"gitlab.com/glmcp/glmcp/handlers/wellknown"
+	"gitlab.com/glmcp/glmcp/middleware"
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+)
+
+// Route group paths.
+const (
+	CEPath = "/api/v4/mcp"
+	EEPath = "/api/v4/orbit/mcp"
+)
+
+// Group is one MCP route group.
+type Group struct {
+	Server *mcp.Server
+	Auth   middleware.AuthConfig
+}
+
+// Deps is everything the router needs.
+type Deps struct {
+	Logger *slog.Logger
+	// Ready reports whether the store is reachable and migrated.
+	Ready  func(ctx context.Context) error
+	CE     Group
+	EE     *Group // nil unless the instance runs the EE edition
+	Origin middleware.OriginPolicy
+	// Limiter is nil when rate limiting is off.
+	Limiter   *ratelimit.Limiter
+	WellKnown wellknown.Config
+	// Metrics serves /metrics (nil: not served).
+	Metrics http.Handler
+}
+
+// NewRouter returns the complete HTTP handler.
+func NewRouter(d Deps) *gin.Engine {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := gin.New()
+	r.HandleMethodNotAllowed = false
+	r.Use(middleware.RequestLogger(d.Logger), middleware.Recovery(d.Logger))
+	if d.Metrics != nil {
+		r.Use(middleware.Metrics())
+		r.GET("/metrics", gin.WrapH(d.Metrics))
+	}
+
+	r.GET("/-/liveness", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.GET("/-/readiness", func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		if err := d.Ready(ctx); err != nil {
+			d.Logger.WarnContext(ctx, "readiness", "error", err)
+			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "failed", "checks": gin.H{"database": "failed"}})
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"status": "ok", "checks": gin.H{"database": "ok"}})
+	})
+	wellknown.Register(r, d.WellKnown)
+
+	mount(r, CEPath, d, d.CE)
+	if d.EE != nil {
+		mount(r, EEPath, d, *d.EE)
+	}
+	return r
+}
+
+// mount serves one group on path for every HTTP method: the MCP handler
+// itself answers non-POST methods with 405.
+func mount(r *gin.Engine, path string, d Deps, g Group) {
+	chain := []gin.HandlerFunc{middleware.CheckOrigin(d.Origin), postOnly}
+	if d.Limiter != nil {
+		chain = append(chain, ratelimit.Middleware(d.Limiter, anonymousKey(path)))
+	}
+	chain = append(chain, middleware.RequireAuth(g.Auth))
+	if d.Limiter != nil {
+		chain = append(chain, ratelimit.Middleware(d.Limiter, userKey(path)))
+	}
+	chain = append(chain, g.Server.Handle)
+	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodPut, http.MethodPatch, http.MethodOptions} {
+		r.Handle(m, path, chain...)
+	}
+}
+
+// postOnly answers every method but POST with 405 and Allow: POST, before
+// authentication: the endpoint has no GET stream and no sessions to DELETE.
+func postOnly(c *gin.Context) {
+	if c.Request.Method == http.MethodPost {
+		return
+	}
+	c.Header("Allow", http.MethodPost)
+	c.Data(http.StatusMethodNotAllowed, "application/json",
+		[]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Method not allowed: the MCP endpoint accepts POST only"}}`))
+	c.Abort()
+}
+
+// anonymousKey limits requests that carry no credential by client address;
+// requests with a credential pass (they are limited per user after auth).
+func anonymousKey(path string) func(*gin.Context) string {
+	return func(c *gin.Context) string {
+		if c.GetHeader("Authorization") != "" || c.GetHeader("PRIVATE-TOKEN") != "" {
+			return ""
+		}
+		return "ip:" + c.ClientIP() + ":" + path
+	}
+}
+
+func userKey(path string) func(*gin.Context) string {
+	return func(c *gin.Context) string {
+		id := middleware.IdentityFrom(c.Request.Context())
+		if id == nil || id.User == nil {
+			return ""
+		}
+		return "user:" + strconv.FormatInt(id.User.ID, 10) + ":" + path
+	}
+}

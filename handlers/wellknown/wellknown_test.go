@@ -1,0 +1,252 @@
+package wellknown_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/wellknown"
+)
+
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.TestMode)
+	os.Exit(m.Run())
+}
+
+const publicURL = "https://gitlab.example.com"
+
+func newEngine(ee bool) *gin.Engine {
+	r := gin.New()
+	wellknown.Register(r, wellknown.Config{
+		PublicURL:            publicURL + "/",
+		AuthorizationServers: []string{"https://kc.example.com/realms/gitlab?x=1&y=2"},
+		EEEnabled:            ee,
+	})
+	return r
+}
+
+func do(r http.Handler, method, path string, header map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	return w
+}
+
+const (
+	ceDoc = `{"resource":"https://gitlab.example.com/api/v4/mcp",` +
+		`"authorization_servers":["https://kc.example.com/realms/gitlab?x=1&y=2"],` +
+		`"scopes_supported":["mcp"],"bearer_methods_supported":["header"],` +
+		`"resource_name":"GitLab MCP Server"}`
+	eeDoc = `{"resource":"https://gitlab.example.com/api/v4/orbit/mcp",` +
+		`"authorization_servers":["https://kc.example.com/realms/gitlab?x=1&y=2"],` +
+		`"scopes_supported":["mcp_orbit","mcp"],"bearer_methods_supported":["header"],` +
+		`"resource_name":"GitLab Orbit MCP Server"}`
+)
+
+func TestRegister_documents(t *testing.T) {
+	tests := []struct {
+		name     string
+		ee       bool
+		path     string
+		wantCode int
+		wantBody string
+	}{
+		{name: "root describes CE", path: "/.well-known/oauth-protected-resource", wantCode: 200, wantBody: ceDoc},
+		{name: "CE path-inserted", path: "/.well-known/oauth-protected-resource/api/v4/mcp", wantCode: 200, wantBody: ceDoc},
+		{name: "EE path-inserted", ee: true, path: "/.well-known/oauth-protected-resource/api/v4/orbit/mcp", wantCode: 200, wantBody: eeDoc},
+		{name: "root on EE still describes CE", ee: true, path: "/.well-known/oauth-protected-resource", wantCode: 200, wantBody: ceDoc},
+		{name: "EE disabled", path: "/.well-known/oauth-protected-resource/api/v4/orbit/mcp", wantCode: 404},
+		{name: "unknown resource", ee: true, path: "/.well-known/oauth-protected-resource/api/v4/other", wantCode: 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(newEngine(tt.ee), http.MethodGet, tt.path, map[string]string{"Origin": "https://app.example"})
+			if w.Code != tt.wantCode {
+				t.Fatalf("status = %d, want %d; body %s", w.Code, tt.wantCode, w.Body)
+			}
+			if tt.wantCode != 200 {
+				return
+			}
+			if got := w.Body.String(); got != tt.wantBody {
+				t.Fatalf("body =\n%s\nwant\n%s", got, tt.wantBody)
+			}
+			for name, want := range map[string]string{
+				"Content-Type":                "application/json",
+				"Cache-Control":               "public, max-age=3600",
+				"Access-Control-Allow-Origin": "*",
+			} {
+				if got := w.Header().Get(name); got != want {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestRegister_withoutAuthorizationServers(t *testing.T) {
+	r := gin.New()
+	wellknown.Register(r, wellknown.Config{PublicURL: publicURL})
+	w := do(r, http.MethodGet, "/.well-known/oauth-protected-resource/api/v4/mcp", nil)
+	want := `{"resource":"https://gitlab.example.com/api/v4/mcp","scopes_supported":["mcp"],` +
+		`"bearer_methods_supported":["header"],"resource_name":"GitLab MCP Server"}`
+	if w.Code != 200 || w.Body.String() != want {
+		t.Fatalf("status %d, body %s; want 200 %s", w.Code, w.Body, want)
+	}
+}
+
+func TestRegister_head(t *testing.T) {
+	w := do(newEngine(true), http.MethodHead, "/.well-known/oauth-protected-resource/api/v4/orbit/mcp", nil)
+	if w.Code != http.StatusOK {
+		t.Fatalf("HEAD status = %d", w.Code)
+	}
+	if w.Body.Len() != 0 {
+		t.Fatalf("HEAD body = %q, want empty", w.Body)
+	}
+	if got, want := w.Header().Get("Content-Length"), strconv.Itoa(len(eeDoc)); got != want {
+		t.Errorf("Content-Length = %q, want %q (the GET body's length)", got, want)
+	}
+	if w.Header().Get("Access-Control-Allow-Origin") != "*" || w.Header().Get("Cache-Control") != "public, max-age=3600" {
+		t.Errorf("HEAD headers = %v", w.Header())
+	}
+}
+
+func TestRegister_preflight(t *testing.T) {
+	r := newEngine(true)
+	for _, path := range []string{
+		"/.well-known/oauth-protected-resource",
+		"/.well-known/oauth-protected-resource/api/v4/mcp",
+		"/.well-known/oauth-protected-resource/api/v4/orbit/mcp",
+	} {
+		w := do(r, http.MethodOptions, path, map[string]string{
+			"Origin":                         "https://inspector.example",
+			"Access-Control-Request-Method":  "GET",
+			"Access-Control-Request-Headers": "mcp-protocol-version",
+		})
+		if w.Code != http.StatusNoContent {
+			t.Fatalf("OPTIONS %s = %d, want 204", path, w.Code)
+		}
+		for name, want := range map[string]string{
+			"Access-Control-Allow-Origin":  "*",
+			"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+			"Access-Control-Allow-Headers": "mcp-protocol-version",
+			"Access-Control-Max-Age":       "86400",
+			"Vary":                         "Access-Control-Request-Headers",
+		} {
+			if got := w.Header().Get(name); got != want {
+				t.Errorf("OPTIONS %s: %s = %q, want %q", path, name, got, want)
+			}
+		}
+		if w.Body.Len() != 0 {
+			t.Errorf("OPTIONS body = %q", w.Body)
+		}
+	}
+	w := do(r, http.MethodOptions, "/.well-known/oauth-protected-resource", nil)
+	if got := w.Header().Get("Access-Control-Allow-Headers"); got != "*" {
+		t.Errorf("Allow-Headers without a request list = %q, want *", got)
+	}
+	if w := do(newEngine(false), http.MethodOptions, "/.well-known/oauth-protected-resource/api/v4/orbit/mcp", nil); w.Code != http.StatusNotFound {
+		t.Errorf("OPTIONS on disabled EE = %d, want 404", w.Code)
+	}
+}
+
+func TestURLs(t *testing.T) {
+	tests := []struct {
+		fn   func(string, string) string
+		base string
+		path string
+		want string
+	}{
+		{wellknown.MetadataURL, "https://gitlab.example.com", "", "https://gitlab.example.com/.well-known/oauth-protected-resource"},
+		{wellknown.MetadataURL, "https://gitlab.example.com/", wellknown.CEPath, "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/mcp"},
+		{wellknown.MetadataURL, "https://gitlab.example.com", wellknown.EEPath, "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/orbit/mcp"},
+		{wellknown.ResourceURL, "https://gitlab.example.com//", wellknown.CEPath, "https://gitlab.example.com/api/v4/mcp"},
+		{wellknown.ResourceURL, "http://127.0.0.1:8080", wellknown.EEPath, "http://127.0.0.1:8080/api/v4/orbit/mcp"},
+	}
+	for _, tt := range tests {
+		if got := tt.fn(tt.base, tt.path); got != tt.want {
+			t.Errorf("(%q, %q) = %q, want %q", tt.base, tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestChallenge401(t *testing.T) {
+	const md = "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/mcp"
+	tests := []struct {
+		name, code, desc, md, want string
+	}{
+		{
+			name: "no token presented",
+			md:   md,
+			want: `Bearer realm="GitLab", resource_metadata="` + md + `"`,
+		},
+		{
+			name: "no token, description ignored",
+			desc: "ignored", md: md,
+			want: `Bearer realm="GitLab", resource_metadata="` + md + `"`,
+		},
+		{
+			name: "invalid token",
+			code: "invalid_token", desc: "token expired", md: md,
+			want: `Bearer realm="GitLab", error="invalid_token", error_description="token expired", resource_metadata="` + md + `"`,
+		},
+		{
+			name: "error without description",
+			code: "invalid_token", md: md,
+			want: `Bearer realm="GitLab", error="invalid_token", resource_metadata="` + md + `"`,
+		},
+		{
+			name: "quotes and backslashes escaped",
+			code: "invalid_token", desc: `say "hi" \ bye`, md: md,
+			want: `Bearer realm="GitLab", error="invalid_token", error_description="say \"hi\" \\ bye", resource_metadata="` + md + `"`,
+		},
+		{
+			name: "control characters and non-ASCII neutralised",
+			code: "invalid_token", desc: "line1\r\nline2\tx\x7fé",
+			want: `Bearer realm="GitLab", error="invalid_token", error_description="line1  line2 x ?"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := wellknown.Challenge401(tt.md, tt.code, tt.desc); got != tt.want {
+				t.Fatalf("Challenge401 =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChallengeInsufficientScope(t *testing.T) {
+	const md = "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/orbit/mcp"
+	tests := []struct {
+		name, scope, desc, md, want string
+	}{
+		{
+			name:  "with description",
+			scope: "mcp_orbit", desc: "The token needs the mcp_orbit scope", md: md,
+			want: `Bearer error="insufficient_scope", scope="mcp_orbit", error_description="The token needs the mcp_orbit scope", resource_metadata="` + md + `"`,
+		},
+		{
+			name:  "several scopes, no description",
+			scope: "mcp api", md: md,
+			want: `Bearer error="insufficient_scope", scope="mcp api", resource_metadata="` + md + `"`,
+		},
+		{
+			name:  "escaped",
+			scope: `a"b`, desc: `c\d`,
+			want: `Bearer error="insufficient_scope", scope="a\"b", error_description="c\\d"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := wellknown.ChallengeInsufficientScope(tt.md, tt.scope, tt.desc); got != tt.want {
+				t.Fatalf("ChallengeInsufficientScope =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}

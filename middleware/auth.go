@@ -1,0 +1,135 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/wellknown"
+	"gitlab.com/glmcp/glmcp/services/auth"
+)
+
+// TokenAuthenticator verifies one kind of bearer credential.
+type TokenAuthenticator interface {
+	Authenticate(ctx context.Context, raw string) (*auth.Identity, error)
+}
+
+// JWTAuthenticator verifies OAuth access tokens bound to an audience.
+type JWTAuthenticator interface {
+	// LooksLikeJWT tells JWT-shaped tokens apart from personal access tokens.
+	LooksLikeJWT(raw string) bool
+	Authenticate(ctx context.Context, raw, audience string) (*auth.Identity, error)
+}
+
+// AuthConfig configures RequireAuth for one route group.
+type AuthConfig struct {
+	PAT TokenAuthenticator
+	// JWT is nil when OAuth is not configured.
+	JWT JWTAuthenticator
+	// Scopes are the scopes the group accepts.
+	Scopes auth.GroupScopes
+	// Audience is the group's canonical resource URL (JWT aud binding).
+	Audience string
+	// MetadataURL is the group's protected resource metadata URL, named in
+	// every challenge.
+	MetadataURL string
+	// RequireEESeat refuses users without an EE seat (the orbit group).
+	RequireEESeat bool
+	Logger        *slog.Logger
+}
+
+// RequireAuth authenticates the caller from `Authorization: Bearer` or
+// `PRIVATE-TOKEN`, checks the group's scopes and stores the identity in the
+// request context. Failures are answered here, before any JSON-RPC work:
+// 401 with a Bearer challenge, 403 for forbidden users and missing scopes.
+func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return func(c *gin.Context) {
+		ctx := c.Request.Context()
+		raw, ok := bearerToken(c.Request)
+		if !ok {
+			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: "Authentication required"})
+			return
+		}
+		var (
+			id  *auth.Identity
+			err error
+		)
+		if cfg.JWT != nil && cfg.JWT.LooksLikeJWT(raw) {
+			id, err = cfg.JWT.Authenticate(ctx, raw, cfg.Audience)
+		} else {
+			id, err = cfg.PAT.Authenticate(ctx, raw)
+		}
+		if err == nil {
+			err = cfg.Scopes.Authorize(id)
+		}
+		if err == nil && cfg.RequireEESeat && !id.User.EESeat {
+			err = &auth.Error{Kind: auth.UserForbidden, Presented: true,
+				Reason: "GitLab Orbit MCP server requires a GitLab Duo Enterprise seat; ask an administrator to assign one to your account."}
+		}
+		if err != nil {
+			var ae *auth.Error
+			if !errors.As(err, &ae) {
+				cfg.Logger.ErrorContext(ctx, "authenticate", "error", err, "request_id", Fields(ctx).RequestID)
+				c.Data(http.StatusInternalServerError, "application/json",
+					[]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+				c.Abort()
+				return
+			}
+			if id != nil && id.User != nil {
+				Fields(ctx).UserID = id.User.ID
+			}
+			WriteAuthError(c, cfg.MetadataURL, ae)
+			return
+		}
+		Fields(ctx).UserID = id.User.ID
+		c.Request = c.Request.WithContext(WithIdentity(ctx, id))
+		c.Next()
+	}
+}
+
+// WriteAuthError answers an authentication failure with GitLab's status
+// and body and an RFC 6750 / RFC 9728 challenge, and aborts the chain.
+func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
+	switch e.Kind {
+	case auth.InsufficientScope:
+		c.Header("WWW-Authenticate", wellknown.ChallengeInsufficientScope(metadataURL, e.Scope, e.Reason))
+		c.JSON(http.StatusForbidden, gin.H{"error": "insufficient_scope", "error_description": e.Reason, "scope": e.Scope})
+	case auth.UserForbidden:
+		c.JSON(http.StatusForbidden, gin.H{"message": "403 Forbidden - " + e.Reason})
+	default:
+		code, desc := "", ""
+		if e.Presented {
+			code, desc = "invalid_token", e.Reason
+		}
+		c.Header("WWW-Authenticate", wellknown.Challenge401(metadataURL, code, desc))
+		body := gin.H{"message": "401 Unauthorized"}
+		if e.Presented {
+			body = gin.H{"error": "invalid_token", "error_description": e.Reason}
+		}
+		c.JSON(http.StatusUnauthorized, body)
+	}
+	c.Abort()
+}
+
+// bearerToken reads the credential from Authorization: Bearer (scheme
+// case-insensitive) or, failing that, PRIVATE-TOKEN.
+func bearerToken(r *http.Request) (string, bool) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, found := strings.Cut(h, " ")
+		if found && strings.EqualFold(scheme, "Bearer") {
+			tok = strings.TrimSpace(tok)
+			return tok, tok != ""
+		}
+	}
+	if tok := strings.TrimSpace(r.Header.Get("PRIVATE-TOKEN")); tok != "" {
+		return tok, true
+	}
+	return "", false
+}

@@ -1,0 +1,43 @@
+package middleware
+
+import (
+	"context"
+
+	"gitlab.com/glmcp/glmcp/services/auth"
+)
+
+type identityKey struct{}
+type fieldsKey struct{}
+
+// WithIdentity returns ctx carrying id.
+func WithIdentity(ctx context.Context, id *auth.Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the authenticated caller, or nil.
+func IdentityFrom(ctx context.Context) *auth.Identity {
+	id, _ := ctx.Value(identityKey{}).(*auth.Identity)
+	return id
+}
+
+// LogFields are filled in by handlers during a request and written by the
+// access log once the request ends. Zero values are omitted.
+type LogFields struct {
+	RequestID     string
+	UserID        int64
+	Era           string
+	RPCMethod     string
+	Tool          string
+	ClientName    string
+	ClientVersion string
+	RPCCode       int
+}
+
+// Fields returns the request's mutable log fields (a throwaway value when the
+// access log middleware is not installed, so callers never check for nil).
+func Fields(ctx context.Context) *LogFields {
+	if f, ok := ctx.Value(fieldsKey{}).(*LogFields); ok {
+		return f
+	}
+	return &LogFields{}
+}

@@ -1,0 +1,34 @@
+// Package ratelimit limits request rates per key (a user and route group,
+// or a client address) with a token bucket, and answers over-limit requests
+// with 429 and a JSON-RPC error.
+//
+// A [Limit] of N requests per window W gives every key a bucket of N tokens
+// that refills continuously at N/W: a burst of N is allowed, then one
+// request every W/N. The bucket is kept as a GCRA "theoretical arrival
+// time", one int64 per key, with exact integer arithmetic. A bucket that has
+// refilled completely carries no information and is dropped by a periodic
+// sweep, so memory tracks the number of recently active keys; a hard cap
+// (100,000 keys by default) evicts the buckets closest to full first.
+//
+// Limits are kept in process memory: with several glmcp instances behind a
+// load balancer each instance limits on its own, so the effective limit is
+// N times the instance count.
+//
+// [Middleware] sets on every limited response
+//
+//	RateLimit-Limit: 600
+//	RateLimit-Remaining: 599
+//	RateLimit-Reset: 1          (seconds until the bucket is full again)
+//	RateLimit-Policy: 600;w=60
+//
+// (draft-ietf-httpapi-ratelimit-headers, the field-per-value form), and on
+// 429 also Retry-After (whole seconds, at least 1) and the body
+//
+//	{"jsonrpc":"2.0","id":null,"error":{"code":-31029,
+//	 "message":"Rate limit exceeded, retry in 1 seconds",
+//	 "data":{"retryAfterSeconds":1,"limit":600,"windowSeconds":60}}}
+//
+// The code [CodeRateLimited] (-31029) lies outside the JSON-RPC reserved
+// range -32768..-32000, which MCP keeps for the protocol; the request's id
+// is not known yet at this point, hence id null.
+package ratelimit

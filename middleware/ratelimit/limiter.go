@@ -1,0 +1,182 @@
+package ratelimit
+
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxKeys caps the buckets a Limiter keeps.
+const DefaultMaxKeys = 100_000
+
+const (
+	maxShards       = 64
+	minPerShard     = 256
+	evictionSamples = 8
+)
+
+// Option configures a Limiter.
+type Option func(*Limiter)
+
+// WithMaxKeys caps the number of buckets kept (default DefaultMaxKeys).
+// Values below 1 are ignored.
+func WithMaxKeys(n int) Option {
+	return func(l *Limiter) {
+		if n >= 1 {
+			l.maxKeys = n
+		}
+	}
+}
+
+// Limiter is a set of token buckets, one per key. It is safe for concurrent
+// use. A Limiter built from a Limit with no requests or no window is
+// disabled: it allows everything.
+type Limiter struct {
+	limit    Limit
+	enabled  bool
+	interval int64 // ns per token (the emission interval)
+	capacity int64 // ns: interval × Requests
+	now      func() time.Time
+	maxKeys  int
+	seed     maphash.Seed
+	shards   []shard
+	// nextSweep is the UnixNano time of the next sweep of full buckets.
+	nextSweep atomic.Int64
+}
+
+type shard struct {
+	mu sync.Mutex
+	// tat is each key's theoretical arrival time (UnixNano): the bucket
+	// is full when tat <= now and empty when tat >= now + capacity.
+	tat map[string]int64
+	max int
+}
+
+// NewLimiter returns a limiter for l; now is the clock (nil: time.Now).
+func NewLimiter(l Limit, now func() time.Time, opts ...Option) *Limiter {
+	if now == nil {
+		now = time.Now
+	}
+	lim := &Limiter{limit: l, now: now, maxKeys: DefaultMaxKeys, seed: maphash.MakeSeed()}
+	for _, o := range opts {
+		o(lim)
+	}
+	if !l.valid() {
+		return lim
+	}
+	lim.enabled = true
+	lim.interval = max(1, int64(l.Per)/int64(l.Requests))
+	lim.capacity = lim.interval * int64(l.Requests)
+
+	n := min(maxShards, max(1, lim.maxKeys/minPerShard))
+	lim.shards = make([]shard, n)
+	for i := range lim.shards {
+		lim.shards[i] = shard{tat: make(map[string]int64), max: lim.maxKeys / n}
+	}
+	lim.nextSweep.Store(now().UnixNano() + lim.sweepEvery())
+	return lim
+}
+
+// Limit returns the configured limit (zero for a nil limiter).
+func (l *Limiter) Limit() Limit {
+	if l == nil {
+		return Limit{}
+	}
+	return l.limit
+}
+
+// Enabled reports whether l limits anything.
+func (l *Limiter) Enabled() bool { return l != nil && l.enabled }
+
+// Allow takes one token from key's bucket. ok reports whether the request
+// may proceed; remaining is the number of further requests allowed right
+// now; retryAfter (when !ok) is the wait until one is; reset is the wait
+// until the bucket is full again. A disabled limiter returns ok and zeros.
+func (l *Limiter) Allow(key string) (ok bool, remaining int, retryAfter, reset time.Duration) {
+	if !l.Enabled() {
+		return true, 0, 0, 0
+	}
+	now := l.now().UnixNano()
+	l.maybeSweep(now)
+
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tat, found := s.tat[key]
+	tat = max(tat, now)
+	next := tat + l.interval
+	if next-now > l.capacity {
+		return false, 0, time.Duration(next - l.capacity - now), time.Duration(tat - now)
+	}
+	if !found && len(s.tat) >= s.max {
+		s.evict(now)
+	}
+	s.tat[key] = next
+	return true, int((l.capacity - (next - now)) / l.interval), 0, time.Duration(next - now)
+}
+
+// Len returns the number of buckets held.
+func (l *Limiter) Len() int {
+	if l == nil {
+		return 0
+	}
+	n := 0
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		n += len(s.tat)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// sweepEvery is how often full buckets are dropped: once per refill of a
+// whole bucket, but not more than once a second.
+func (l *Limiter) sweepEvery() int64 {
+	return max(l.capacity, int64(time.Second))
+}
+
+// maybeSweep drops full buckets from every shard when a sweep is due. One
+// caller wins the sweep; the others go on.
+func (l *Limiter) maybeSweep(now int64) {
+	due := l.nextSweep.Load()
+	if now < due || !l.nextSweep.CompareAndSwap(due, now+l.sweepEvery()) {
+		return
+	}
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		for k, tat := range s.tat {
+			if tat <= now {
+				delete(s.tat, k)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// evict makes room for one bucket: full buckets go first; otherwise the
+// fullest of a few sampled buckets (the one whose loss forgets least).
+// Called with s.mu held.
+func (s *shard) evict(now int64) {
+	var (
+		victim string
+		best   int64
+		seen   int
+	)
+	for k, tat := range s.tat {
+		if tat <= now {
+			delete(s.tat, k)
+			return
+		}
+		if seen == 0 || tat < best {
+			victim, best = k, tat
+		}
+		seen++
+		if seen == evictionSamples {
+			break
+		}
+	}
+	delete(s.tat, victim)
+}

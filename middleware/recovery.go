@@ -1,0 +1,30 @@
+package middleware
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Recovery turns a panic into a JSON-RPC internal error (500) and logs it
+// once with its stack. A panic is a bug; the client learns nothing of it.
+func Recovery(logger *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				logger.ErrorContext(c.Request.Context(), "panic", "error", r, "stack", string(debug.Stack()), "request_id", Fields(c.Request.Context()).RequestID)
+				if !c.Writer.Written() {
+					c.Data(http.StatusInternalServerError, "application/json",
+						[]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+				}
+				c.Abort()
+			}
+		}()
+		c.Next()
+	}
+}

@@ -1,0 +1,30 @@
+package models
+
+import (
+	"strings"
+	"time"
+)
+
+// Project is a GitLab project (table projects). PathWithNamespace is the
+// namespace's full path and the project path joined by "/", e.g.
+// "gitlab-org/gitlab-mcp"; it is unique (case-insensitively).
+type Project struct {
+	ID                int64      `gorm:"primaryKey" json:"id"`
+	Name              string     `json:"name"`
+	Path              string     `json:"path"`
+	NamespaceID       int64      `json:"namespace_id"`
+	PathWithNamespace string     `json:"path_with_namespace"`
+	Description       string     `json:"description"`
+	Visibility        Visibility `json:"visibility"`
+	DefaultBranch     string     `json:"default_branch"`
+	CreatedAt         time.Time  `json:"created_at"`
+	UpdatedAt         time.Time  `json:"updated_at"`
+
+	Namespace *Group `gorm:"foreignKey:NamespaceID" json:"-"`
+}
+
+// WebURL returns the project's page on the instance at baseURL
+// (e.g. "https://gitlab.example.com"), GitLab's web_url.
+func (p *Project) WebURL(baseURL string) string {
+	return strings.TrimRight(baseURL, "/") + "/" + p.PathWithNamespace
+}

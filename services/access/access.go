@@ -1,0 +1,96 @@
+package access
+
+import "gitlab.com/glmcp/glmcp/models"
+
+// active reports whether u may act at all.
+func active(u *models.User) bool { return u != nil && u.Active() }
+
+// admin reports whether u is an active administrator.
+func admin(u *models.User) bool { return active(u) && u.Admin }
+
+// CanReadProject reports whether u may see project p, given u's access
+// level in p (models.NoAccess for a non-member).
+func CanReadProject(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	if !active(u) || p == nil {
+		return false
+	}
+	if u.Admin || level.Valid() {
+		return true
+	}
+	switch p.Visibility {
+	case models.VisibilityPublic, models.VisibilityInternal:
+		return true
+	}
+	return false
+}
+
+// CanCreateIssue reports whether u may open issues in p: Reporter or above
+// (or an administrator).
+func CanCreateIssue(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Reporter)
+}
+
+// CanCreateNote reports whether u may comment on issues of p: Reporter or
+// above (or an administrator).
+func CanCreateNote(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Reporter)
+}
+
+// CanCreateMergeRequest reports whether u may open merge requests in p:
+// Developer or above (or an administrator).
+func CanCreateMergeRequest(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Developer)
+}
+
+func hasRole(u *models.User, p *models.Project, level, min models.AccessLevel) bool {
+	if !CanReadProject(u, p, level) {
+		return false
+	}
+	return u.Admin || level >= min
+}
+
+// CanReadIssue reports whether u may see issue i of project p: u must be
+// able to read p and, when i is confidential, be allowed to read it (see
+// CanReadConfidentialIssue).
+func CanReadIssue(u *models.User, p *models.Project, i *models.Issue, level models.AccessLevel) bool {
+	if i == nil || !CanReadProject(u, p, level) {
+		return false
+	}
+	return !i.Confidential || CanReadConfidentialIssue(u, i, level)
+}
+
+// CanReadConfidentialIssue reports whether u may see confidential issue i:
+// its author, an assignee, a member with Reporter or above, or an
+// administrator. i.Assignees must be loaded. It does not check the
+// project; use CanReadIssue for the whole rule.
+func CanReadConfidentialIssue(u *models.User, i *models.Issue, level models.AccessLevel) bool {
+	if !active(u) || i == nil {
+		return false
+	}
+	if u.Admin || level >= models.Reporter || i.AuthorID == u.ID {
+		return true
+	}
+	for _, a := range i.Assignees {
+		if a.ID == u.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// CanReadInternalNote reports whether u, with access level level in the
+// note's project, may see internal notes there: Reporter or above, or an
+// administrator.
+func CanReadInternalNote(u *models.User, level models.AccessLevel) bool {
+	return admin(u) || (active(u) && level >= models.Reporter)
+}
+
+// CanReadNote reports whether u may see note n of a readable noteable:
+// system and public notes are visible to everyone who sees the noteable,
+// internal notes only per CanReadInternalNote.
+func CanReadNote(u *models.User, n *models.Note, level models.AccessLevel) bool {
+	if n == nil || !active(u) {
+		return false
+	}
+	return !n.Internal || CanReadInternalNote(u, level)
+}

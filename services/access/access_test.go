@@ -1,0 +1,197 @@
+package access_test
+
+import (
+	"fmt"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+)
+
+var (
+	alice        = &models.User{ID: 1, Username: "alice", State: models.UserActive}
+	root         = &models.User{ID: 2, Username: "root", State: models.UserActive, Admin: true}
+	blocked      = &models.User{ID: 3, Username: "blocked", State: models.UserBlocked}
+	gone         = &models.User{ID: 4, Username: "gone", State: models.UserDeactivated}
+	blockedAdmin = &models.User{ID: 5, Username: "badmin", State: models.UserBlocked, Admin: true}
+)
+
+var levels = []models.AccessLevel{models.NoAccess, models.Guest, models.Reporter, models.Developer, models.Maintainer, models.Owner}
+
+func project(v models.Visibility) *models.Project {
+	return &models.Project{ID: 10, PathWithNamespace: "g/p", Visibility: v}
+}
+
+// TestProjectMatrix walks every user kind × visibility × level.
+func TestProjectMatrix(t *testing.T) {
+	type want struct{ read, issue, note, mr bool }
+	expect := func(u *models.User, v models.Visibility, l models.AccessLevel) want {
+		switch {
+		case u.State != models.UserActive:
+			return want{}
+		case u.Admin:
+			return want{true, true, true, true}
+		}
+		read := l != models.NoAccess || v != models.VisibilityPrivate
+		return want{
+			read:  read,
+			issue: read && l >= models.Reporter,
+			note:  read && l >= models.Reporter,
+			mr:    read && l >= models.Developer,
+		}
+	}
+	// Spelled-out anchors so the expectation function cannot drift unnoticed.
+	anchors := []struct {
+		u    *models.User
+		v    models.Visibility
+		l    models.AccessLevel
+		want want
+	}{
+		{alice, models.VisibilityPrivate, models.NoAccess, want{}},
+		{alice, models.VisibilityInternal, models.NoAccess, want{read: true}},
+		{alice, models.VisibilityPublic, models.NoAccess, want{read: true}},
+		{alice, models.VisibilityPrivate, models.Guest, want{read: true}},
+		{alice, models.VisibilityPrivate, models.Reporter, want{true, true, true, false}},
+		{alice, models.VisibilityPublic, models.Developer, want{true, true, true, true}},
+		{alice, models.VisibilityPublic, models.Guest, want{read: true}},
+		{root, models.VisibilityPrivate, models.NoAccess, want{true, true, true, true}},
+		{blocked, models.VisibilityPublic, models.Owner, want{}},
+		{gone, models.VisibilityPublic, models.Owner, want{}},
+		{blockedAdmin, models.VisibilityPrivate, models.NoAccess, want{}},
+	}
+	for _, a := range anchors {
+		if got := expect(a.u, a.v, a.l); got != a.want {
+			t.Fatalf("expectation for %s/%s/%s = %+v, anchor says %+v", a.u.Username, a.v, a.l, got, a.want)
+		}
+	}
+	for _, u := range []*models.User{alice, root, blocked, gone, blockedAdmin} {
+		for _, v := range []models.Visibility{models.VisibilityPrivate, models.VisibilityInternal, models.VisibilityPublic} {
+			for _, l := range levels {
+				t.Run(fmt.Sprintf("%s/%s/%s", u.Username, v, l), func(t *testing.T) {
+					p := project(v)
+					w := expect(u, v, l)
+					got := want{
+						read:  access.CanReadProject(u, p, l),
+						issue: access.CanCreateIssue(u, p, l),
+						note:  access.CanCreateNote(u, p, l),
+						mr:    access.CanCreateMergeRequest(u, p, l),
+					}
+					if got != w {
+						t.Errorf("got %+v, want %+v", got, w)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestNilArguments(t *testing.T) {
+	p := project(models.VisibilityPublic)
+	if access.CanReadProject(nil, p, models.Owner) {
+		t.Error("nil user reads a project")
+	}
+	if access.CanReadProject(alice, nil, models.Owner) {
+		t.Error("nil project is readable")
+	}
+	if access.CanReadIssue(alice, p, nil, models.Owner) {
+		t.Error("nil issue is readable")
+	}
+	if access.CanReadConfidentialIssue(nil, &models.Issue{Confidential: true}, models.Owner) {
+		t.Error("nil user reads a confidential issue")
+	}
+	if access.CanReadNote(alice, nil, models.Owner) {
+		t.Error("nil note is readable")
+	}
+}
+
+func TestConfidentialIssue(t *testing.T) {
+	bob := &models.User{ID: 7, Username: "bob", State: models.UserActive}
+	issue := func(author int64, assignees ...int64) *models.Issue {
+		i := &models.Issue{ID: 100, AuthorID: author, Confidential: true}
+		for _, a := range assignees {
+			i.Assignees = append(i.Assignees, models.User{ID: a})
+		}
+		return i
+	}
+	cases := []struct {
+		name  string
+		u     *models.User
+		i     *models.Issue
+		level models.AccessLevel
+		want  bool
+	}{
+		{"author non-member", alice, issue(alice.ID), models.NoAccess, true},
+		{"assignee non-member", alice, issue(bob.ID, alice.ID), models.NoAccess, true},
+		{"guest not involved", alice, issue(bob.ID), models.Guest, false},
+		{"non-member not involved", alice, issue(bob.ID), models.NoAccess, false},
+		{"reporter", alice, issue(bob.ID), models.Reporter, true},
+		{"developer", alice, issue(bob.ID), models.Developer, true},
+		{"owner", alice, issue(bob.ID), models.Owner, true},
+		{"admin non-member", root, issue(bob.ID), models.NoAccess, true},
+		{"blocked author", blocked, issue(blocked.ID), models.Owner, false},
+		{"other assignee only", alice, issue(bob.ID, bob.ID), models.NoAccess, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := access.CanReadConfidentialIssue(c.u, c.i, c.level); got != c.want {
+				t.Errorf("CanReadConfidentialIssue = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestReadIssue(t *testing.T) {
+	open := &models.Issue{ID: 1, AuthorID: 99}
+	secret := &models.Issue{ID: 2, AuthorID: 99, Confidential: true}
+	mine := &models.Issue{ID: 3, AuthorID: alice.ID, Confidential: true}
+	cases := []struct {
+		name  string
+		u     *models.User
+		v     models.Visibility
+		i     *models.Issue
+		level models.AccessLevel
+		want  bool
+	}{
+		{"public issue, public project, non-member", alice, models.VisibilityPublic, open, models.NoAccess, true},
+		{"confidential, public project, non-member", alice, models.VisibilityPublic, secret, models.NoAccess, false},
+		{"confidential, public project, guest", alice, models.VisibilityPublic, secret, models.Guest, false},
+		{"confidential, public project, reporter", alice, models.VisibilityPublic, secret, models.Reporter, true},
+		{"own confidential, public project", alice, models.VisibilityPublic, mine, models.NoAccess, true},
+		// Being the author does not open a private project.
+		{"own confidential, private project, non-member", alice, models.VisibilityPrivate, mine, models.NoAccess, false},
+		{"public issue, private project, non-member", alice, models.VisibilityPrivate, open, models.NoAccess, false},
+		{"public issue, internal project, non-member", alice, models.VisibilityInternal, open, models.NoAccess, true},
+		{"confidential, private project, admin", root, models.VisibilityPrivate, secret, models.NoAccess, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := access.CanReadIssue(c.u, project(c.v), c.i, c.level); got != c.want {
+				t.Errorf("CanReadIssue = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestInternalNotes(t *testing.T) {
+	internal := &models.Note{ID: 1, Internal: true}
+	public := &models.Note{ID: 2}
+	system := &models.Note{ID: 3, System: true}
+	for _, l := range levels {
+		wantInternal := l >= models.Reporter
+		if got := access.CanReadInternalNote(alice, l); got != wantInternal {
+			t.Errorf("CanReadInternalNote(alice, %s) = %v, want %v", l, got, wantInternal)
+		}
+		if got := access.CanReadNote(alice, internal, l); got != wantInternal {
+			t.Errorf("CanReadNote(alice, internal, %s) = %v, want %v", l, got, wantInternal)
+		}
+		if !access.CanReadNote(alice, public, l) || !access.CanReadNote(alice, system, l) {
+			t.Errorf("public/system note hidden from alice at %s", l)
+		}
+		if !access.CanReadInternalNote(root, l) {
+			t.Errorf("admin cannot read internal notes at %s", l)
+		}
+		if access.CanReadInternalNote(blocked, l) || access.CanReadNote(blocked, public, l) {
+			t.Errorf("blocked user reads notes at %s", l)
+		}
+	}
+}

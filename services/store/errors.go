@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// SQLite result codes (https://sqlite.org/rescode.html) seen through the
+// driver's Code() method.
+const (
+	sqliteConstraint           = 19
+	sqliteConstraintPrimaryKey = 1555
+	sqliteConstraintUnique     = 2067
+)
+
+// translate maps a driver or gorm error to the domain sentinels. It is
+// applied once, by the method that ran the query; callers wrap the result
+// with what they were doing. Errors it does not recognise pass unchanged.
+func translate(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return models.ErrNotFound
+	case errors.Is(err, gorm.ErrDuplicatedKey):
+		return fmt.Errorf("%w: %v", models.ErrConflict, err)
+	case errors.Is(err, gorm.ErrForeignKeyViolated), errors.Is(err, gorm.ErrCheckConstraintViolated):
+		return fmt.Errorf("%w: %v", models.ErrInvalidInput, err)
+	}
+	// What gorm's dialect translators leave alone.
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		switch state := pg.SQLState(); {
+		case state == "23505":
+			return fmt.Errorf("%w: %v", models.ErrConflict, err)
+		case strings.HasPrefix(state, "23"), strings.HasPrefix(state, "22"):
+			// integrity constraint violation, data exception
+			return fmt.Errorf("%w: %v", models.ErrInvalidInput, err)
+		}
+	}
+	var lite interface{ Code() int }
+	if errors.As(err, &lite) {
+		switch code := lite.Code(); {
+		case code == sqliteConstraintUnique, code == sqliteConstraintPrimaryKey:
+			return fmt.Errorf("%w: %v", models.ErrConflict, err)
+		case code&0xff == sqliteConstraint:
+			return fmt.Errorf("%w: %v", models.ErrInvalidInput, err)
+		}
+	}
+	return err
+}

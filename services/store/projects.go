@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// CreateProject inserts p and fills its ID, PathWithNamespace (the
+// namespace's full path and p.Path) and timestamps. Visibility defaults to
+// private and may not be wider than the namespace's; DefaultBranch defaults
+// to "main". A path already taken in the namespace (ignoring case) is
+// models.ErrConflict; a missing namespace, an empty name or path, a path
+// with "/" or an unknown visibility is models.ErrInvalidInput.
+func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
+	if err := s.prepareProject(ctx, p); err != nil {
+		return fmt.Errorf("create project %q: %w", p.Path, err)
+	}
+	if err := s.conn(ctx).Omit("Namespace").Create(p).Error; err != nil {
+		return fmt.Errorf("create project %q: %w", p.PathWithNamespace, translate(err))
+	}
+	return nil
+}
+
+// FindProjectByID returns the project with id, or models.ErrNotFound.
+func (s *Store) FindProjectByID(ctx context.Context, id int64) (*models.Project, error) {
+	var p models.Project
+	if err := s.conn(ctx).Where("id = ?", id).Take(&p).Error; err != nil {
+		return nil, fmt.Errorf("find project %d: %w", id, translate(err))
+	}
+	return &p, nil
+}
+
+// FindProjectByPath returns the project at pathWithNamespace
+// ("gitlab-org/gitlab-mcp"), ignoring case, or models.ErrNotFound.
+func (s *Store) FindProjectByPath(ctx context.Context, pathWithNamespace string) (*models.Project, error) {
+	var p models.Project
+	err := s.conn(ctx).Where("lower(path_with_namespace) = lower(?)", pathWithNamespace).Take(&p).Error
+	if err != nil {
+		return nil, fmt.Errorf("find project %q: %w", pathWithNamespace, translate(err))
+	}
+	return &p, nil
+}
+
+func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
+	if strings.TrimSpace(p.Name) == "" || !validPathSegment(p.Path) {
+		return fmt.Errorf("name and a path without \"/\" are required: %w", models.ErrInvalidInput)
+	}
+	if p.Visibility == "" {
+		p.Visibility = models.VisibilityPrivate
+	}
+	if !p.Visibility.Valid() {
+		return fmt.Errorf("visibility %q: %w", p.Visibility, models.ErrInvalidInput)
+	}
+	if p.DefaultBranch == "" {
+		p.DefaultBranch = "main"
+	}
+	ns, err := s.FindGroupByID(ctx, p.NamespaceID)
+	if errors.Is(err, models.ErrNotFound) {
+		return fmt.Errorf("namespace %d does not exist: %w", p.NamespaceID, models.ErrInvalidInput)
+	}
+	if err != nil {
+		return err
+	}
+	if visibilityRank(p.Visibility) > visibilityRank(ns.Visibility) {
+		return fmt.Errorf("visibility %s is wider than namespace's %s: %w", p.Visibility, ns.Visibility, models.ErrInvalidInput)
+	}
+	p.PathWithNamespace = ns.FullPath + "/" + p.Path
+	return nil
+}

@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"crypto/sha1"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// DemoBaseTime is when the demo world's history starts; every timestamp in
+// it is a fixed offset from here, so two seeded databases hold the same
+// data.
+var DemoBaseTime = time.Date(2026, time.October, 5, 9, 0, 0, 0, time.UTC)
+
+// Demo project paths.
+const (
+	DemoProjectMCP    = "gitlab-org/gitlab-mcp" // public
+	DemoProjectOrbit  = "gitlab-org/orbit"      // internal
+	DemoProjectSecret = "acme/secret-plans"     // private, alice (maintainer) only
+)
+
+// DemoWorld is what SeedDemo built (or found).
+//
+// Users: Root (admin, EE seat, owner of the gitlab-org projects), Alice
+// (EE seat; developer in the gitlab-org projects, the only member —
+// maintainer — of acme/secret-plans), Bob (reporter in the gitlab-org
+// projects), Carol (guest in gitlab-org/gitlab-mcp, member of nothing
+// else), Dave (blocked; was a developer in gitlab-org/gitlab-mcp).
+type DemoWorld struct {
+	// Created is false when the world already existed and was only read.
+	Created bool
+
+	Root, Alice, Bob, Carol, Dave *models.User
+
+	Groups   map[string]*models.Group   // by full path
+	Projects map[string]*models.Project // by path with namespace
+}
+
+// Users returns the demo users, root first.
+func (w *DemoWorld) Users() []*models.User {
+	return []*models.User{w.Root, w.Alice, w.Bob, w.Carol, w.Dave}
+}
+
+var demoUsernames = []string{"root", "alice", "bob", "carol", "dave"}
+
+//go:embed all:_demo
+var demoFiles embed.FS
+
+// SeedDemo fills s with a small, believable GitLab: five users, two
+// groups, three projects (public, internal, private) with repository files,
+// labels, issues (one confidential), notes (threads, an internal note,
+// system notes), merge requests with commits and diffs, and pipelines with
+// jobs (success, failed, running). It writes everything in one transaction
+// and mints no tokens.
+//
+// It is idempotent: when user "root" exists it writes nothing and returns
+// the existing world (Created false). A "root" that is not the demo's (its
+// projects missing) is models.ErrConflict.
+func SeedDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
+	w, err := loadDemo(ctx, s)
+	if err == nil || !errors.Is(err, errNoDemo) {
+		return w, err
+	}
+	err = s.WithTx(ctx, func(tx *Store) error {
+		b := &demoBuilder{ctx: ctx, s: tx, w: &DemoWorld{
+			Created:  true,
+			Groups:   map[string]*models.Group{},
+			Projects: map[string]*models.Project{},
+		}}
+		b.build()
+		w = b.w
+		return b.err
+	})
+	if errors.Is(err, models.ErrConflict) {
+		// Another process seeded at the same time: use its world.
+		if existing, lerr := loadDemo(ctx, s); lerr == nil {
+			return existing, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	return w, nil
+}
+
+var errNoDemo = errors.New("no demo world")
+
+// loadDemo reads the demo world, errNoDemo when user root does not exist.
+func loadDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
+	root, err := s.FindUserByUsername(ctx, "root")
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, errNoDemo
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	w := &DemoWorld{Root: root, Groups: map[string]*models.Group{}, Projects: map[string]*models.Project{}}
+	incomplete := func(err error) (*DemoWorld, error) {
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, fmt.Errorf("seed demo: user root exists but the demo world does not (%v): %w", err, models.ErrConflict)
+		}
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	users := []**models.User{&w.Alice, &w.Bob, &w.Carol, &w.Dave}
+	for k, name := range demoUsernames[1:] {
+		if *users[k], err = s.FindUserByUsername(ctx, name); err != nil {
+			return incomplete(err)
+		}
+	}
+	for _, path := range []string{"gitlab-org", "acme"} {
+		if w.Groups[path], err = s.FindGroupByFullPath(ctx, path); err != nil {
+			return incomplete(err)
+		}
+	}
+	for _, path := range []string{DemoProjectMCP, DemoProjectOrbit, DemoProjectSecret} {
+		if w.Projects[path], err = s.FindProjectByPath(ctx, path); err != nil {
+			return incomplete(err)
+		}
+	}
+	return w, nil
+}
+
+// demoBuilder writes the demo world. Its methods do nothing once err is
+// set, so build reads as a script; the transaction rolls everything back.
+type demoBuilder struct {
+	ctx context.Context
+	s   *Store
+	w   *DemoWorld
+	err error
+}
+
+// at returns DemoBaseTime plus days, hours and minutes.
+func at(days, hours, minutes int) time.Time {
+	return DemoBaseTime.Add(time.Duration(days)*24*time.Hour + time.Duration(hours)*time.Hour + time.Duration(minutes)*time.Minute)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// demoSHA returns a stable 40-hex id for the demo object named by parts.
+func demoSHA(parts ...string) string {
+	sum := sha1.Sum([]byte("glmcp-demo\x00" + strings.Join(parts, "\x00")))
+	return hex.EncodeToString(sum[:])
+}
+
+// demoFile returns the content of _demo/<project>/<tree>/<path>.
+func demoFile(project, tree, path string) (string, bool) {
+	b, err := demoFiles.ReadFile("_demo/" + project + "/" + tree + "/" + path)
+	if err != nil {
+		b, err = demoFiles.ReadFile("_demo/" + project + "/" + tree + "/" + path + ".txt")
+	}
+	return string(b), err == nil
+}

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// mcpWorld fills gitlab-org/gitlab-mcp: five issues (one confidential, one
+// closed by a merged merge request), threads, an internal note, system
+// notes, two merge requests and three pipelines.
+func (b *demoBuilder) mcpWorld(p *models.Project) {
+	w := b.w
+	proj := p.PathWithNamespace
+	b.labels(p,
+		models.Label{Name: "bug", Color: "#d9534f", Description: "Something is not working as documented"},
+		models.Label{Name: "feature", Color: "#428bca", Description: "New functionality"},
+		models.Label{Name: "security", Color: "#cc0033", Description: "Security issue: confidential until fixed"},
+		models.Label{Name: "documentation", Color: "#f0ad4e", Description: "Docs only"},
+		models.Label{Name: "workflow::in review", Color: "#5cb85c", Description: "Waiting for code review"},
+	)
+
+	order := b.issue(p, models.Issue{
+		Title: "tools/list returns tools in a different order on every call",
+		Description: "Two consecutive `tools/list` requests return the same tools in a different order:\n\n" +
+			"```\n$ mcp-probe tools/list | jq -r '.tools[].name' | head -3\nget_issue\nsearch\ncreate_issue\n" +
+			"$ mcp-probe tools/list | jq -r '.tools[].name' | head -3\nsearch\nget_merge_request\nget_issue\n```\n\n" +
+			"Clients that cache the list see a change where there is none.",
+		State: models.IssueClosed, Labels: models.StringList{"bug"}, Milestone: "18.7",
+		AuthorID: w.Bob.ID, CreatedAt: at(1, 1, 10), UpdatedAt: at(3, 6, 0), ClosedAt: ptr(at(3, 6, 0)),
+	}, w.Alice)
+	stateless := b.issue(p, models.Issue{
+		Title: "Support the 2026-07-28 stateless protocol revision",
+		Description: "The 2026-07-28 revision drops the `initialize` handshake: every request carries its protocol " +
+			"version and client capabilities in `_meta`.\n\n- [ ] `server/discover`\n- [ ] `_meta` validation\n" +
+			"- [ ] `Mcp-Method` / `Mcp-Name` header mirroring\n- [ ] keep the 2025 revisions working on the same endpoint",
+		Labels: models.StringList{"feature"}, Milestone: "18.8",
+		AuthorID: w.Root.ID, CreatedAt: at(2, 0, 30),
+	}, w.Alice)
+	leak := b.issue(p, models.Issue{
+		Title: "Token digest written to the debug log",
+		Description: "With `--log-level=debug` the auth middleware logs the request headers, including " +
+			"`Authorization`. Anyone with log access can replay the token.",
+		Labels: models.StringList{"security", "bug"}, Confidential: true, Milestone: "18.7",
+		AuthorID: w.Alice.ID, CreatedAt: at(4, 2, 0),
+	}, w.Alice)
+	docs := b.issue(p, models.Issue{
+		Title: "Document the X-Gitlab-Enabled-Mcp-Server-Toolsets header",
+		Description: "docs/tools.md does not say how to restrict the tool list to some toolsets, " +
+			"or that `meta` is always on.",
+		Labels:   models.StringList{"documentation"},
+		AuthorID: w.Carol.ID, CreatedAt: at(5, 3, 15),
+	})
+	b.issue(p, models.Issue{
+		Title:       "search returns merge requests from archived projects",
+		Description: "`search` with `scope=merge_requests` includes results from archived projects; the web UI hides them.",
+		Labels:      models.StringList{"bug"},
+		AuthorID:    w.Bob.ID, CreatedAt: at(6, 5, 45),
+	})
+
+	// Notes on the closed ordering bug: a comment, a thread, system notes.
+	b.note(p, order, w.Bob, models.Note{CreatedAt: at(1, 2, 0),
+		Body: "Reproduced on 18.6.1 with two clients; `get_issue` moved from position 1 to 3."})
+	reply := b.thread(p, order, "order-root-cause")
+	reply(w.Alice, models.Note{CreatedAt: at(1, 4, 0),
+		Body: "Root cause: `Catalog.List` ranges over `map[string]Tool`, and Go randomises map order. I'll sort by name."})
+	reply(w.Bob, models.Note{CreatedAt: at(1, 5, 0),
+		Body: "Could the order also be the same across instances? We run three behind a load balancer."})
+	reply(w.Alice, models.Note{CreatedAt: at(1, 6, 0),
+		Body: "Sorting by name makes it identical everywhere, no coordination needed. See !2."})
+	b.note(p, order, w.Alice, models.Note{CreatedAt: at(2, 1, 0), System: true,
+		Body: "mentioned in merge request !2"})
+	b.note(p, order, w.Alice, models.Note{CreatedAt: at(3, 6, 0), System: true,
+		Body: "closed via merge request !2"})
+
+	// The confidential issue has an internal note only members can read.
+	b.note(p, leak, w.Alice, models.Note{CreatedAt: at(4, 3, 0),
+		Body: "Found while reviewing `middleware/auth.go`: the DEBUG line logs `r.Header` verbatim."})
+	b.note(p, leak, w.Root, models.Note{CreatedAt: at(4, 5, 30), Internal: true,
+		Body: "Internal: affects 18.6 and 18.7. Coordinate the security release with AppSec before any public MR."})
+
+	discuss := b.thread(p, stateless, "stateless-compat")
+	discuss(w.Carol, models.Note{CreatedAt: at(2, 4, 0),
+		Body: "Will clients that only speak 2025-06-18 keep working on the same URL?"})
+	discuss(w.Alice, models.Note{CreatedAt: at(2, 5, 10),
+		Body: "Yes: the era is chosen per request, from `_meta`. A request without it is handled as before."})
+	b.note(p, stateless, w.Root, models.Note{CreatedAt: at(3, 0, 0), System: true,
+		Body: "added ~\"feature\" label"})
+	b.note(p, docs, w.Alice, models.Note{CreatedAt: at(5, 6, 0),
+		Body: "Good catch. Carol, would you like to open the MR? The header parsing is in `handlers/filters.go`."})
+
+	// !1 — open, in review, pipeline running.
+	discover := b.mergeRequest(p, demoMR{
+		mr: models.MergeRequest{
+			Title: "Add server/discover for the 2026-07-28 revision",
+			Description: "Part of #2.\n\nAnswers `server/discover` with the supported versions, capabilities and " +
+				"server info, cacheable for 60 s. `initialize` is unchanged.",
+			SourceBranch: "feature/server-discover", TargetBranch: "main",
+			AuthorID: w.Alice.ID, Labels: models.StringList{"feature", "workflow::in review"},
+			MergeStatus: models.MergeStatusCanBeMerged, CreatedAt: at(7, 2, 0), UpdatedAt: at(8, 1, 0),
+		},
+		commits: []models.MergeRequestCommit{
+			commit(proj, "Route server/discover to its handler", "", w.Alice, at(7, 1, 40)),
+			commit(proj, "Add server/discover handler",
+				"Lists the supported protocol revisions newest first and advertises\ntools.listChanged.",
+				w.Alice, at(7, 1, 10)),
+		},
+		before: "main", after: "feature-server-discover",
+		paths:     []string{"internal/mcp/discover.go", "internal/mcp/handler.go"},
+		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Bob},
+	})
+	review := b.thread(p, discover, "discover-ttl")
+	review(w.Bob, models.Note{CreatedAt: at(7, 6, 0),
+		Body: "Should `ttlMs` be configurable? Operators behind a CDN may want more than a minute."})
+	review(w.Alice, models.Note{CreatedAt: at(8, 0, 50),
+		Body: "Kept it a constant for now; a flag can come with the config rework. Resolving."})
+	b.pipeline(p, models.Pipeline{
+		SHA: discover.SHA, Ref: "refs/merge-requests/1/head", Status: models.StatusRunning,
+		Source: models.PipelineSourceMergeRequestEvent, UserID: &w.Alice.ID, MergeRequestID: &discover.ID,
+		CreatedAt: at(8, 1, 0), StartedAt: ptr(at(8, 1, 1)),
+	},
+		job("build", "build", models.StatusSuccess, at(8, 1, 0), 48.2),
+		job("test", "test", models.StatusRunning, at(8, 1, 2), -1),
+		job("lint", "lint", models.StatusCreated, at(8, 1, 2), -1),
+	)
+
+	// !2 — merged; closed #1.
+	sorted := b.mergeRequest(p, demoMR{
+		mr: models.MergeRequest{
+			Title:        "Sort tools by name in tools/list",
+			Description:  "Closes #1.\n\n`Catalog.List` now sorts by name, so the order is the same on every call and every instance.",
+			SourceBranch: "fix/stable-tool-order", TargetBranch: "main", State: models.MergeRequestMerged,
+			AuthorID: w.Alice.ID, Labels: models.StringList{"bug"}, MergeStatus: models.MergeStatusCanBeMerged,
+			CreatedAt: at(2, 1, 0), UpdatedAt: at(3, 6, 0), MergedAt: ptr(at(3, 6, 0)),
+		},
+		commits: []models.MergeRequestCommit{
+			commit(proj, "Sort tools by name in tools/list", "Closes #1", w.Alice, at(2, 0, 45)),
+		},
+		before: "before-stable-tool-order", after: "main",
+		paths:     []string{"internal/catalog/catalog.go"},
+		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Bob},
+	})
+	b.note(p, sorted, w.Bob, models.Note{CreatedAt: at(3, 2, 0), Body: "LGTM, thanks for the quick fix. Approved."})
+	b.note(p, sorted, w.Root, models.Note{CreatedAt: at(3, 6, 0), System: true,
+		Body: "merged"})
+	b.pipeline(p, models.Pipeline{
+		SHA: sorted.SHA, Ref: "refs/merge-requests/2/head", Status: models.StatusSuccess,
+		Source: models.PipelineSourceMergeRequestEvent, UserID: &w.Alice.ID, MergeRequestID: &sorted.ID,
+		CreatedAt: at(2, 1, 0), StartedAt: ptr(at(2, 1, 1)), FinishedAt: ptr(at(2, 1, 6)),
+	},
+		job("build", "build", models.StatusSuccess, at(2, 1, 0), 51.0),
+		job("test", "test", models.StatusSuccess, at(2, 1, 2), 142.7),
+		job("lint", "lint", models.StatusSuccess, at(2, 1, 2), 23.4),
+	)
+	b.pipeline(p, models.Pipeline{
+		SHA: demoSHA("merge", proj, "!2"), Ref: "main", Status: models.StatusSuccess,
+		Source: models.PipelineSourcePush, UserID: &w.Alice.ID,
+		CreatedAt: at(3, 6, 1), StartedAt: ptr(at(3, 6, 2)), FinishedAt: ptr(at(3, 6, 8)),
+	},
+		job("build", "build", models.StatusSuccess, at(3, 6, 1), 49.9),
+		job("test", "test", models.StatusSuccess, at(3, 6, 3), 150.1),
+		job("lint", "lint", models.StatusSuccess, at(3, 6, 3), 21.8),
+	)
+}
+
+// orbitWorld fills gitlab-org/orbit: three issues, a draft merge request
+// whose pipeline failed.
+func (b *demoBuilder) orbitWorld(p *models.Project) {
+	w := b.w
+	proj := p.PathWithNamespace
+	b.labels(p,
+		models.Label{Name: "bug", Color: "#d9534f", Description: "Something is not working"},
+		models.Label{Name: "performance", Color: "#8e44ad", Description: "Too slow or too hungry"},
+		models.Label{Name: "good first issue", Color: "#69d100", Description: "Small and well described"},
+	)
+	cycle := b.issue(p, models.Issue{
+		Title: "Reachable never returns on cyclic module dependencies",
+		Description: "Indexing `gitlab-org/gitaly` hangs. `graph.Reachable` recurses forever when two packages " +
+			"import each other through a test helper:\n\n```\ngoroutine 1 [running]:\n" +
+			"gitlab.com/gitlab-org/orbit/graph.(*Graph).Reachable.func1(...)\n\tgraph/graph.go:27\n" +
+			"gitlab.com/gitlab-org/orbit/graph.(*Graph).Reachable.func1(...)\n\tgraph/graph.go:28\n```",
+		Labels:   models.StringList{"bug"},
+		AuthorID: w.Bob.ID, CreatedAt: at(3, 2, 20),
+	}, w.Alice)
+	b.issue(p, models.Issue{
+		Title:       "Cache resolved symbol edges between indexing runs",
+		Description: "Re-indexing after a one-line change rebuilds every edge. Keep edges of unchanged files keyed by blob id.",
+		Labels:      models.StringList{"performance"},
+		AuthorID:    w.Alice.ID, CreatedAt: at(4, 1, 0),
+	})
+	scores := b.issue(p, models.Issue{
+		Title:       "Expose ranking scores in semantic_code_search results",
+		Description: "Agents want to cut off weak matches. Return the score with each result.",
+		State:       models.IssueClosed, Labels: models.StringList{"good first issue"},
+		AuthorID: w.Root.ID, CreatedAt: at(0, 3, 0), ClosedAt: ptr(at(5, 0, 0)),
+	})
+	b.note(p, cycle, w.Alice, models.Note{CreatedAt: at(3, 4, 0),
+		Body: "Confirmed with a three-node cycle in a unit test. Fix in !1."})
+	b.note(p, scores, w.Bob, models.Note{CreatedAt: at(4, 7, 0),
+		Body: "Shipped in 0.9.0: `score` is a float in [0, 1]."})
+
+	fix := b.mergeRequest(p, demoMR{
+		mr: models.MergeRequest{
+			Title:        "Draft: Detect cycles in dependency graph traversal",
+			Description:  "Closes #1.\n\nTracks visited modules so `Reachable` lists each once and terminates on cycles.",
+			SourceBranch: "fix/cycle-detection", TargetBranch: "main", Draft: true,
+			AuthorID: w.Alice.ID, Labels: models.StringList{"bug"}, MergeStatus: models.MergeStatusCannotBeMerged,
+			CreatedAt: at(3, 5, 0), UpdatedAt: at(9, 2, 0),
+		},
+		commits: []models.MergeRequestCommit{
+			commit(proj, "Add regression test for cyclic graphs", "", w.Alice, at(3, 4, 50)),
+			commit(proj, "Track visited modules in Reachable", "Closes #1", w.Alice, at(3, 4, 30)),
+		},
+		before: "main", after: "fix-cycle-detection",
+		paths:     []string{"graph/graph.go", "graph/graph_test.go"},
+		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Root},
+	})
+	b.note(p, fix, w.Root, models.Note{CreatedAt: at(9, 3, 0),
+		Body: "`test` fails on the race detector: `seen` is shared between two concurrent walks in `index`. Please take a look."})
+	b.pipeline(p, models.Pipeline{
+		SHA: fix.SHA, Ref: "refs/merge-requests/1/head", Status: models.StatusFailed,
+		Source: models.PipelineSourceMergeRequestEvent, UserID: &w.Alice.ID, MergeRequestID: &fix.ID,
+		CreatedAt: at(9, 2, 0), StartedAt: ptr(at(9, 2, 1)), FinishedAt: ptr(at(9, 2, 5)),
+	},
+		job("build", "build", models.StatusSuccess, at(9, 2, 0), 37.5),
+		job("test", "test", models.StatusFailed, at(9, 2, 2), 96.3),
+		job("lint", "lint", models.StatusSuccess, at(9, 2, 2), 18.0),
+	)
+}
+
+// secretWorld fills acme/secret-plans: two issues only its one member
+// (alice) and admins may read.
+func (b *demoBuilder) secretWorld(p *models.Project) {
+	w := b.w
+	b.labels(p,
+		models.Label{Name: "strategy", Color: "#34495e", Description: "Leadership decisions"},
+	)
+	shortlist := b.issue(p, models.Issue{
+		Title:       "Q3 acquisition shortlist",
+		Description: "Candidates for the board review in July: Globex (data pipelines), Hooli (edge runtime). Do not discuss outside this project.",
+		Labels:      models.StringList{"strategy"},
+		AuthorID:    w.Alice.ID, CreatedAt: at(2, 2, 0),
+	}, w.Alice)
+	b.issue(p, models.Issue{
+		Title:       "Rename Project Nebula before the public announcement",
+		Description: "Legal flagged a trademark conflict on \"Nebula\" in the EU. Shortlist three names by the end of the quarter.",
+		Labels:      models.StringList{"strategy"},
+		AuthorID:    w.Alice.ID, CreatedAt: at(6, 1, 0),
+	})
+	b.note(p, shortlist, w.Alice, models.Note{CreatedAt: at(2, 3, 0),
+		Body: "Hooli's term sheet arrives next week; Globex prefers a share deal."})
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// build writes the whole demo world.
+func (b *demoBuilder) build() {
+	w := b.w
+	w.Root = b.user("root", "Administrator", "admin@example.com", models.UserActive, true, true, 0)
+	w.Alice = b.user("alice", "Alice Martin", "alice@example.com", models.UserActive, false, true, 1)
+	w.Bob = b.user("bob", "Bob Nakamura", "bob@example.com", models.UserActive, false, false, 2)
+	w.Carol = b.user("carol", "Carol Okafor", "carol@example.com", models.UserActive, false, false, 3)
+	w.Dave = b.user("dave", "Dave Kowalski", "dave@example.com", models.UserBlocked, false, false, 4)
+
+	gitlabOrg := b.group("GitLab.org", "gitlab-org", "Open source projects of GitLab.", models.VisibilityPublic)
+	acme := b.group("Acme Corp", "acme", "Acme's internal projects.", models.VisibilityPrivate)
+
+	mcp := b.project(gitlabOrg, "GitLab MCP", "gitlab-mcp",
+		"MCP server that lets AI agents read and act on GitLab.", models.VisibilityPublic, 1)
+	orbit := b.project(gitlabOrg, "Orbit", "orbit",
+		"Knowledge graph of code, issues and pipelines behind semantic code search.", models.VisibilityInternal, 2)
+	secret := b.project(acme, "Secret Plans", "secret-plans",
+		"Acme leadership planning. Confidential.", models.VisibilityPrivate, 3)
+
+	b.member(mcp, w.Root, models.Owner)
+	b.member(mcp, w.Alice, models.Developer)
+	b.member(mcp, w.Bob, models.Reporter)
+	b.member(mcp, w.Carol, models.Guest)
+	b.member(mcp, w.Dave, models.Developer)
+	b.member(orbit, w.Root, models.Owner)
+	b.member(orbit, w.Alice, models.Developer)
+	b.member(orbit, w.Bob, models.Reporter)
+	b.member(secret, w.Alice, models.Maintainer)
+
+	for _, p := range []*models.Project{mcp, orbit, secret} {
+		b.files(p, "main")
+	}
+
+	b.mcpWorld(mcp)
+	b.orbitWorld(orbit)
+	b.secretWorld(secret)
+}
+
+func (b *demoBuilder) user(username, name, email string, state models.UserState, admin, eeSeat bool, day int) *models.User {
+	u := &models.User{
+		Username: username, Name: name, Email: email, State: state,
+		Admin: admin, EESeat: eeSeat, CreatedAt: at(day-30, 0, 0), UpdatedAt: at(day-30, 0, 0),
+	}
+	if b.err == nil {
+		b.err = b.s.CreateUser(b.ctx, u)
+	}
+	return u
+}
+
+func (b *demoBuilder) group(name, path, description string, v models.Visibility) *models.Group {
+	g := &models.Group{Name: name, Path: path, Description: description, Visibility: v,
+		CreatedAt: at(-29, 0, 0), UpdatedAt: at(-29, 0, 0)}
+	if b.err == nil {
+		b.err = b.s.CreateGroup(b.ctx, g)
+		b.w.Groups[path] = g
+	}
+	return g
+}
+
+func (b *demoBuilder) project(ns *models.Group, name, path, description string, v models.Visibility, day int) *models.Project {
+	p := &models.Project{Name: name, Path: path, NamespaceID: ns.ID, Description: description,
+		Visibility: v, DefaultBranch: "main", CreatedAt: at(day-28, 0, 0), UpdatedAt: at(day, 0, 0)}
+	if b.err == nil {
+		b.err = b.s.CreateProject(b.ctx, p)
+		b.w.Projects[p.PathWithNamespace] = p
+	}
+	return p
+}
+
+func (b *demoBuilder) member(p *models.Project, u *models.User, level models.AccessLevel) {
+	if b.err == nil {
+		b.err = b.s.AddProjectMember(b.ctx, &models.ProjectMember{
+			ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
+			CreatedAt: at(-27, 0, 0), UpdatedAt: at(-27, 0, 0),
+		})
+	}
+}
+
+// files stores every file of _demo/<project>/<tree> on branch ref, in path
+// order.
+func (b *demoBuilder) files(p *models.Project, ref string) {
+	if b.err != nil {
+		return
+	}
+	root := "_demo/" + p.PathWithNamespace + "/" + ref
+	var paths []string
+	b.err = fs.WalkDir(demoFiles, root, func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, strings.TrimPrefix(name, root+"/"))
+		}
+		return err
+	})
+	sort.Strings(paths)
+	for _, name := range paths {
+		content, _ := demoFile(p.PathWithNamespace, ref, name)
+		b.file(p, ref, strings.TrimSuffix(name, ".txt"), content)
+	}
+}
+
+func (b *demoBuilder) file(p *models.Project, ref, filePath, content string) {
+	if b.err == nil {
+		b.err = b.s.CreateRepositoryFile(b.ctx, &models.RepositoryFile{
+			ProjectID: p.ID, Ref: ref, FilePath: path.Clean(filePath), Content: content,
+			CreatedAt: at(-20, 0, 0), UpdatedAt: at(0, 0, 0),
+		})
+	}
+}
+
+func (b *demoBuilder) labels(p *models.Project, labels ...models.Label) {
+	for _, l := range labels {
+		if b.err != nil {
+			return
+		}
+		l.ProjectID, l.CreatedAt, l.UpdatedAt = p.ID, at(-25, 0, 0), at(-25, 0, 0)
+		b.err = b.s.CreateLabel(b.ctx, &l)
+	}
+}
+
+// issue creates i in p; assignees are given as users.
+func (b *demoBuilder) issue(p *models.Project, i models.Issue, assignees ...*models.User) *models.Issue {
+	i.ProjectID = p.ID
+	for _, u := range assignees {
+		i.Assignees = append(i.Assignees, models.User{ID: u.ID})
+	}
+	if i.UpdatedAt.IsZero() {
+		i.UpdatedAt = i.CreatedAt
+	}
+	if b.err == nil {
+		b.err = b.s.CreateIssue(b.ctx, &i)
+	}
+	return &i
+}
+
+// note adds a note by author on an issue or merge request of p. An empty
+// discussion starts a stand-alone comment.
+func (b *demoBuilder) note(p *models.Project, on any, author *models.User, n models.Note) {
+	n.ProjectID, n.AuthorID = p.ID, author.ID
+	switch o := on.(type) {
+	case *models.Issue:
+		n.NoteableType, n.NoteableID = models.NoteableIssue, o.ID
+	case *models.MergeRequest:
+		n.NoteableType, n.NoteableID = models.NoteableMergeRequest, o.ID
+	}
+	if n.DiscussionID == "" {
+		n.DiscussionID = demoSHA("note", p.PathWithNamespace, n.CreatedAt.Format(time.RFC3339), n.Body)
+	}
+	n.UpdatedAt = n.CreatedAt
+	if b.err == nil {
+		b.err = b.s.CreateNote(b.ctx, &n)
+	}
+}
+
+// thread returns a function adding notes to one discussion (the first call
+// starts it).
+func (b *demoBuilder) thread(p *models.Project, on any, name string) func(author *models.User, n models.Note) {
+	id := demoSHA("discussion", p.PathWithNamespace, name)
+	return func(author *models.User, n models.Note) {
+		n.DiscussionID, n.Type = id, models.NoteTypeDiscussion
+		b.note(p, on, author, n)
+	}
+}

@@ -1,0 +1,293 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+
+	"gitlab.com/glmcp/glmcp/migrations"
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Options tune Open. The zero value is valid.
+type Options struct {
+	// Logger receives statement logs (DEBUG, without parameters) and slow
+	// statements (WARN). Nil discards.
+	Logger *slog.Logger
+	// SlowQuery is the duration above which a statement is logged at WARN.
+	// Zero means 200ms; negative disables.
+	SlowQuery time.Duration
+	// MaxOpenConns caps the connection pool. Zero means 10 on PostgreSQL
+	// and 4 on an SQLite file (writers serialize on the database lock
+	// anyway); an in-memory SQLite database always uses exactly one.
+	MaxOpenConns int
+	// MaxIdleConns is the number of idle connections kept. Zero means
+	// MaxOpenConns/2, at least 1.
+	MaxIdleConns int
+	// ConnMaxLifetime recycles connections after this long (PostgreSQL
+	// only; zero means 30 minutes) so that a database failover or pgbouncer
+	// restart is picked up.
+	ConnMaxLifetime time.Duration
+	// BusyTimeout is how long an SQLite statement waits for the write lock
+	// before failing. Zero means 10 seconds.
+	BusyTimeout time.Duration
+	// Now is the clock for created_at/updated_at. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is glmcp's database. It is safe for concurrent use.
+type Store struct {
+	db      *gorm.DB
+	dialect string
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// Open connects to the database named by dsn and checks the connection.
+// A dsn starting with postgres:// or postgresql:// opens PostgreSQL through
+// pgx; anything else is an SQLite database: a file path (created, with its
+// directory, if missing), a file: URI, or ":memory:". SQLite runs with WAL
+// journaling, foreign keys on, a busy timeout and immediate transactions
+// (a transaction takes the write lock when it begins, so two writers wait
+// for each other instead of failing midway).
+//
+// Open does not migrate; call [Store.Migrate].
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	if strings.TrimSpace(dsn) == "" {
+		return nil, fmt.Errorf("open database: empty DSN: %w", models.ErrInvalidInput)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	slow := opts.SlowQuery
+	if slow == 0 {
+		slow = 200 * time.Millisecond
+	}
+
+	var (
+		dialector gorm.Dialector
+		dialect   string
+		pool      poolConfig
+	)
+	if isPostgresDSN(dsn) {
+		dialect = migrations.DialectPostgres
+		dialector = postgres.New(postgres.Config{DSN: dsn})
+		pool = poolConfig{open: 10, lifetime: 30 * time.Minute, idleTime: 5 * time.Minute}
+	} else {
+		dialect = migrations.DialectSQLite
+		liteDSN, memory, err := sqliteDSN(dsn, opts.BusyTimeout)
+		if err != nil {
+			return nil, err
+		}
+		dialector = sqlite.Open(liteDSN)
+		pool = poolConfig{open: 4}
+		if memory {
+			// Each connection to :memory: is its own empty database: keep
+			// exactly one, forever.
+			pool = poolConfig{open: 1, idle: 1, fixed: true}
+		}
+	}
+	if opts.MaxOpenConns > 0 && !pool.fixed {
+		pool.open = opts.MaxOpenConns
+	}
+	if opts.MaxIdleConns > 0 && !pool.fixed {
+		pool.idle = opts.MaxIdleConns
+	}
+	if opts.ConnMaxLifetime > 0 && dialect == migrations.DialectPostgres {
+		pool.lifetime = opts.ConnMaxLifetime
+	}
+
+	db, err := gorm.Open(dialector, &gorm.Config{
+		TranslateError:         true,
+		SkipDefaultTransaction: true,
+		DisableAutomaticPing:   true,
+		Logger:                 &gormLogger{log: log, slow: slow},
+		NowFunc:                func() time.Time { return now().UTC().Truncate(time.Microsecond) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	s := &Store{db: db, dialect: dialect, now: now, log: log}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	pool.apply(sqlDB)
+	if err := s.Ping(ctx); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dialect returns "postgres" or "sqlite" (the migrations.Dialect* names).
+func (s *Store) Dialect() string { return s.dialect }
+
+// DB returns the gorm handle. It is for this package's files (and its
+// tests); services go through Store's methods.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// SQLDB returns the underlying database/sql pool (for migrations, health
+// checks and LISTEN connections). Closing it closes the Store.
+func (s *Store) SQLDB() (*sql.DB, error) {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("database handle: %w", err)
+	}
+	return sqlDB, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.SQLDB()
+	if err != nil {
+		return err
+	}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping %s database: %w", s.dialect, err)
+	}
+	return nil
+}
+
+// Close closes the connection pool. Inside WithTx it does nothing.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		// A transaction handle has no pool of its own.
+		return nil
+	}
+	return sqlDB.Close()
+}
+
+// Migrate applies the embedded migrations not yet applied (see package
+// migrations). It logs the versions at INFO when it changed the schema.
+func (s *Store) Migrate(ctx context.Context) error {
+	sqlDB, err := s.SQLDB()
+	if err != nil {
+		return err
+	}
+	before, err := migrations.Version(ctx, sqlDB, s.dialect)
+	if err != nil {
+		return err
+	}
+	if err := migrations.Up(ctx, sqlDB, s.dialect); err != nil {
+		return err
+	}
+	after, err := migrations.Version(ctx, sqlDB, s.dialect)
+	if err != nil {
+		return err
+	}
+	if after != before {
+		s.log.InfoContext(ctx, "database migrated", "dialect", s.dialect, "from_version", before, "to_version", after)
+	}
+	return nil
+}
+
+// SchemaVersion returns the migration version the database is at.
+func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
+	sqlDB, err := s.SQLDB()
+	if err != nil {
+		return 0, err
+	}
+	return migrations.Version(ctx, sqlDB, s.dialect)
+}
+
+// WithTx runs fn in a database transaction: it commits when fn returns nil
+// and rolls back when fn returns an error (returned unchanged) or panics.
+// fn must use tx, not s, for every statement that belongs to the
+// transaction. A WithTx inside fn opens a savepoint.
+func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
+	var fnErr error
+	err := s.db.WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
+		fnErr = fn(s.with(gtx))
+		return fnErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil && errors.Is(err, fnErr):
+		return fnErr
+	default:
+		return fmt.Errorf("transaction: %w", translate(err))
+	}
+}
+
+// with returns a Store that runs its statements on db (a transaction).
+func (s *Store) with(db *gorm.DB) *Store {
+	c := *s
+	c.db = db
+	return &c
+}
+
+// conn returns the handle a method runs its statements on.
+func (s *Store) conn(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// clock returns the current time as stored: UTC, microseconds.
+func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+func isPostgresDSN(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// sqliteDSN turns a path or file: URI into the driver's DSN with glmcp's
+// pragmas, and reports whether the database lives in memory.
+func sqliteDSN(dsn string, busy time.Duration) (string, bool, error) {
+	if busy <= 0 {
+		busy = 10 * time.Second
+	}
+	memory := dsn == ":memory:" || strings.Contains(dsn, "mode=memory")
+	if !memory && !strings.HasPrefix(dsn, "file:") {
+		if dir := filepath.Dir(dsn); dir != "." {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return "", false, fmt.Errorf("open sqlite database: create directory: %w", err)
+			}
+		}
+	}
+	q := url.Values{}
+	// busy_timeout first, so that switching to WAL waits for a lock too.
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	if !memory {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
+	q.Set("_txlock", "immediate")
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + q.Encode(), memory, nil
+}
+
+type poolConfig struct {
+	open, idle         int
+	lifetime, idleTime time.Duration
+	fixed              bool
+}
+
+func (p poolConfig) apply(db *sql.DB) {
+	idle := p.idle
+	if idle == 0 {
+		idle = max(p.open/2, 1)
+	}
+	db.SetMaxOpenConns(p.open)
+	db.SetMaxIdleConns(idle)
+	db.SetConnMaxLifetime(p.lifetime)
+	db.SetConnMaxIdleTime(p.idleTime)
+}

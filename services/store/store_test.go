@@ -1,0 +1,123 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/migrations"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
+)
+
+func TestOpen_migrateFromScratch(t *testing.T) {
+	tests := []struct {
+		name    string
+		dsn     func(tb testing.TB) string
+		dialect string
+	}{
+		{"postgres", storetest.PostgresDSN, migrations.DialectPostgres},
+		{"sqlite file", storetest.SQLitePath, migrations.DialectSQLite},
+		{"sqlite in memory", func(testing.TB) string { return ":memory:" }, migrations.DialectSQLite},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, err := store.Open(ctx, tt.dsn(t), store.Options{})
+			if err != nil {
+				t.Fatalf("Open() error = %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if got := s.Dialect(); got != tt.dialect {
+				t.Errorf("Dialect() = %q, want %q", got, tt.dialect)
+			}
+			if v, err := s.SchemaVersion(ctx); err != nil || v != 0 {
+				t.Fatalf("SchemaVersion() before Migrate = %d, %v; want 0, nil", v, err)
+			}
+			latest, err := migrations.Latest(tt.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the second run is a no-op
+				if err := s.Migrate(ctx); err != nil {
+					t.Fatalf("Migrate() error = %v", err)
+				}
+				if v, err := s.SchemaVersion(ctx); err != nil || v != latest {
+					t.Fatalf("SchemaVersion() = %d, %v; want %d", v, err, latest)
+				}
+			}
+			if v, err := s.CatalogVersion(ctx); err != nil || v != 0 {
+				t.Errorf("CatalogVersion() on a fresh database = %d, %v; want 0", v, err)
+			}
+			// The schema is usable.
+			mustCreateUser(t, s, "alice")
+		})
+	}
+}
+
+func TestOpen_badDSN(t *testing.T) {
+	ctx := context.Background()
+	if _, err := store.Open(ctx, "  ", store.Options{}); !errors.Is(err, models.ErrInvalidInput) {
+		t.Errorf("Open(blank) error = %v, want models.ErrInvalidInput", err)
+	}
+	// Nothing listens on port 1: the connection check fails at Open.
+	if s, err := store.Open(ctx, "postgres://postgres@127.0.0.1:1/x?sslmode=disable&connect_timeout=5", store.Options{}); err == nil {
+		s.Close()
+		t.Error("Open(unreachable postgres) error = nil, want an error")
+	}
+}
+
+func TestStore_sqlDriversRegisteredOnce(t *testing.T) {
+	// Importing the store registers glebarez's "sqlite" and pgx's "pgx";
+	// a second registration of "sqlite" (modernc.org/sqlite) would have
+	// panicked before this test ran.
+	drivers := sql.Drivers()
+	for _, name := range []string{"sqlite", "pgx"} {
+		if !slices.Contains(drivers, name) {
+			t.Errorf("sql.Drivers() = %v, want %q registered", drivers, name)
+		}
+	}
+}
+
+func TestStore_WithTx(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		errStop := errors.New("stop")
+
+		err := s.WithTx(ctx, func(tx *store.Store) error {
+			mustCreateUser(t, tx, "rolled-back")
+			return errStop
+		})
+		if !errors.Is(err, errStop) {
+			t.Fatalf("WithTx() error = %v, want the callback's error", err)
+		}
+		if _, err := s.FindUserByUsername(ctx, "rolled-back"); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("user written in a rolled-back transaction: FindUserByUsername() error = %v", err)
+		}
+
+		err = s.WithTx(ctx, func(tx *store.Store) error {
+			mustCreateUser(t, tx, "kept")
+			// A failing nested transaction rolls back to its savepoint only.
+			inner := tx.WithTx(ctx, func(tx2 *store.Store) error {
+				mustCreateUser(t, tx2, "inner")
+				return errStop
+			})
+			if !errors.Is(inner, errStop) {
+				t.Errorf("nested WithTx() error = %v, want errStop", inner)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("WithTx() error = %v", err)
+		}
+		if _, err := s.FindUserByUsername(ctx, "kept"); err != nil {
+			t.Errorf("committed user: %v", err)
+		}
+		if _, err := s.FindUserByUsername(ctx, "inner"); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("user of the rolled-back savepoint: FindUserByUsername() error = %v, want ErrNotFound", err)
+		}
+	})
+}

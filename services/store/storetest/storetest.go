@@ -1,0 +1,121 @@
+// Package storetest opens fresh, migrated stores for tests in any package.
+//
+// PostgreSQL comes from GLMCP_TEST_DATABASE_URL (for example
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable): every call
+// creates its own database on that server (glmcp_test_<random>) and drops
+// it when the test ends. Without the variable, PostgreSQL tests are skipped
+// — unless CI=true, where they fail, so CI cannot silently run less.
+// SQLite needs nothing: a file in the test's temp directory.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for CREATE/DROP DATABASE
+
+	"gitlab.com/glmcp/glmcp/services/store"
+)
+
+// EnvDatabaseURL names the variable holding the PostgreSQL server URL.
+const EnvDatabaseURL = "GLMCP_TEST_DATABASE_URL"
+
+// Open returns a migrated store: PostgreSQL when EnvDatabaseURL is set,
+// SQLite otherwise.
+func Open(tb testing.TB) *store.Store {
+	tb.Helper()
+	if os.Getenv(EnvDatabaseURL) != "" {
+		return OpenPostgres(tb)
+	}
+	return OpenSQLite(tb)
+}
+
+// OpenPostgres returns a migrated store on a fresh PostgreSQL database,
+// closed and dropped when tb ends. It skips tb when EnvDatabaseURL is unset
+// (fails it when CI=true).
+func OpenPostgres(tb testing.TB) *store.Store {
+	tb.Helper()
+	return openMigrated(tb, PostgresDSN(tb))
+}
+
+// OpenSQLite returns a migrated store on a new SQLite file in tb's temp
+// directory, closed when tb ends.
+func OpenSQLite(tb testing.TB) *store.Store {
+	tb.Helper()
+	return openMigrated(tb, SQLitePath(tb))
+}
+
+// PostgresDSN creates an empty PostgreSQL database (not migrated) and
+// returns its URL; the database is dropped, connections and all, when tb
+// ends. It skips tb when EnvDatabaseURL is unset (fails it when CI=true).
+func PostgresDSN(tb testing.TB) string {
+	tb.Helper()
+	server := os.Getenv(EnvDatabaseURL)
+	if server == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s is not set and CI=true: PostgreSQL tests must run in CI", EnvDatabaseURL)
+		}
+		tb.Skipf("%s not set; PostgreSQL tests skipped (e.g. %s=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)", EnvDatabaseURL, EnvDatabaseURL)
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		tb.Fatalf("parse %s: %v", EnvDatabaseURL, err)
+	}
+	admin, err := sql.Open("pgx", server)
+	if err != nil {
+		tb.Fatalf("connect to test PostgreSQL: %v", err)
+	}
+	tb.Cleanup(func() { admin.Close() })
+
+	b := make([]byte, 8)
+	rand.Read(b)
+	name := "glmcp_test_" + hex.EncodeToString(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("create test database: %v", err)
+	}
+	// Registered after admin.Close, so it runs before it (cleanups are LIFO),
+	// and after the store's Close registered by the caller.
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			tb.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
+
+// SQLitePath returns the path of a not yet existing SQLite database file
+// in tb's temp directory.
+func SQLitePath(tb testing.TB) string {
+	tb.Helper()
+	return filepath.Join(tb.TempDir(), "glmcp.db")
+}
+
+func openMigrated(tb testing.TB, dsn string) *store.Store {
+	tb.Helper()
+	ctx := context.Background()
+	s, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		tb.Fatalf("open test store: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("close test store: %v", err)
+		}
+	})
+	if err := s.Migrate(ctx); err != nil {
+		tb.Fatalf("migrate test store: %v", err)
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// CreateUser inserts u and fills its ID and timestamps. An empty State
+// becomes active. A username or email already taken (ignoring case) is
+// models.ErrConflict; an empty username or email, or an unknown state, is
+// models.ErrInvalidInput.
+func (s *Store) CreateUser(ctx context.Context, u *models.User) error {
+	if u.State == "" {
+		u.State = models.UserActive
+	}
+	if strings.TrimSpace(u.Username) == "" || strings.TrimSpace(u.Email) == "" {
+		return fmt.Errorf("create user %q: username and email are required: %w", u.Username, models.ErrInvalidInput)
+	}
+	if !validUserState(u.State) {
+		return fmt.Errorf("create user %q: state %q: %w", u.Username, u.State, models.ErrInvalidInput)
+	}
+	if err := s.conn(ctx).Create(u).Error; err != nil {
+		return fmt.Errorf("create user %q: %w", u.Username, translate(err))
+	}
+	return nil
+}
+
+// FindUserByID returns the user with id, or models.ErrNotFound.
+func (s *Store) FindUserByID(ctx context.Context, id int64) (*models.User, error) {
+	var u models.User
+	if err := s.conn(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+		return nil, fmt.Errorf("find user %d: %w", id, translate(err))
+	}
+	return &u, nil
+}
+
+// FindUserByUsername returns the user called username, ignoring case as
+// GitLab does, or models.ErrNotFound.
+func (s *Store) FindUserByUsername(ctx context.Context, username string) (*models.User, error) {
+	var u models.User
+	if err := s.conn(ctx).Where("lower(username) = lower(?)", username).Take(&u).Error; err != nil {
+		return nil, fmt.Errorf("find user %q: %w", username, translate(err))
+	}
+	return &u, nil
+}
+
+// ListUsers returns every user ordered by id.
+func (s *Store) ListUsers(ctx context.Context) ([]models.User, error) {
+	users := []models.User{}
+	if err := s.conn(ctx).Order("id").Find(&users).Error; err != nil {
+		return nil, fmt.Errorf("list users: %w", translate(err))
+	}
+	return users, nil
+}
+
+// SetUserState sets the state of the user called username (ignoring case).
+// An unknown state is models.ErrInvalidInput; an unknown user
+// models.ErrNotFound. Setting the state a user already has succeeds.
+func (s *Store) SetUserState(ctx context.Context, username string, state models.UserState) error {
+	if !validUserState(state) {
+		return fmt.Errorf("set user %q state %q: %w", username, state, models.ErrInvalidInput)
+	}
+	res := s.conn(ctx).Model(&models.User{}).
+		Where("lower(username) = lower(?)", username).
+		Updates(map[string]any{"state": state, "updated_at": s.clock()})
+	if res.Error != nil {
+		return fmt.Errorf("set user %q state: %w", username, translate(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("set user %q state: %w", username, models.ErrNotFound)
+	}
+	return nil
+}
+
+func validUserState(s models.UserState) bool {
+	switch s {
+	case models.UserActive, models.UserBlocked, models.UserDeactivated:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+package subscriptions
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// Default caps, used when an Options field is zero or negative.
+const (
+	DefaultMaxPerUser = 10
+	DefaultMaxTotal   = 10000
+)
+
+// Options configure a Hub.
+type Options struct {
+	// MaxPerUser caps the open listen streams of one user (default 10).
+	MaxPerUser int
+	// MaxTotal caps the open listen streams of the instance (default 10000).
+	MaxTotal int
+	// Logger receives dropped-event and panic reports; nil discards.
+	Logger *slog.Logger
+	// BeforePublish, when set, runs synchronously in Publish before any
+	// listener is signalled, e.g. to drop a cached catalog so that a client
+	// re-listing on the notification sees the change.
+	BeforePublish func(Event)
+}
+
+// Hub fans catalog change events out to the open listen streams of one
+// instance. It is safe for concurrent use and starts no goroutines.
+type Hub struct {
+	maxPerUser int
+	maxTotal   int
+	logger     *slog.Logger
+	before     func(Event)
+
+	mu      sync.RWMutex
+	subs    []*Subscription // each knows its index, for O(1) removal
+	perUser map[int64]int
+	closed  bool
+}
+
+// NewHub returns an empty hub configured by opts.
+func NewHub(opts Options) *Hub {
+	h := &Hub{
+		maxPerUser: opts.MaxPerUser,
+		maxTotal:   opts.MaxTotal,
+		logger:     opts.Logger,
+		before:     opts.BeforePublish,
+		perUser:    make(map[int64]int),
+	}
+	if h.maxPerUser <= 0 {
+		h.maxPerUser = DefaultMaxPerUser
+	}
+	if h.maxTotal <= 0 {
+		h.maxTotal = DefaultMaxTotal
+	}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// Subscribe registers a listener for userID whose list is described by
+// visible (nil: sees every tool). The caller must Close the subscription
+// when the stream ends.
+//
+// It fails with an error wrapping ErrTooManyForUser when the user is at
+// Options.MaxPerUser (checked first), ErrTooManyTotal when the instance is at
+// Options.MaxTotal, and ErrClosed after Close.
+func (h *Hub) Subscribe(userID int64, visible Visibility) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		return nil, fmt.Errorf("subscribe: %w", ErrClosed)
+	case h.perUser[userID] >= h.maxPerUser:
+		return nil, fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyForUser, h.maxPerUser)
+	case len(h.subs) >= h.maxTotal:
+		return nil, fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyTotal, h.maxTotal)
+	}
+	s := &Subscription{
+		hub:     h,
+		userID:  userID,
+		visible: visible,
+		ch:      make(chan Event, 1),
+		index:   len(h.subs),
+	}
+	h.subs = append(h.subs, s)
+	h.perUser[userID]++
+	return s, nil
+}
+
+// Publish delivers e to every listener that could be affected: all of them
+// for a KindResync or bulk (Tool == "") event, otherwise those whose
+// Visibility accepts the tool. It never blocks on a listener: one that
+// already has a signal pending keeps it and the new one is dropped. An event
+// of unknown kind or edition is logged and dropped. Cost: one Visibility
+// call and one non-blocking send per listener.
+func (h *Hub) Publish(e Event) {
+	if err := e.validate(); err != nil {
+		h.logger.Warn("drop catalog event", "error", err)
+		return
+	}
+	e = e.normalized()
+	all := e.toAll()
+	if h.before != nil {
+		h.before(e)
+	}
+
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, s := range h.subs {
+		if !all && !s.sees(e) {
+			continue
+		}
+		select {
+		case s.ch <- e:
+		default: // a signal is already pending; it covers this one
+		}
+	}
+}
+
+// Len returns the number of open subscriptions.
+func (h *Hub) Len() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.subs)
+}
+
+// LenForUser returns the number of open subscriptions of userID.
+func (h *Hub) LenForUser(userID int64) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.perUser[userID]
+}
+
+// Close ends every subscription by closing its channel, so each handler can
+// send the graceful final subscriptions/listen result. Later Subscribe calls
+// fail with ErrClosed; later Publish calls do nothing. Close is idempotent.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for _, s := range h.subs {
+		s.closed = true
+		close(s.ch)
+	}
+	h.subs = nil
+	clear(h.perUser)
+}
+
+// remove unregisters s and closes its channel, unless that already happened.
+func (h *Hub) remove(s *Subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	close(s.ch)
+
+	last := len(h.subs) - 1
+	moved := h.subs[last]
+	h.subs[s.index] = moved
+	moved.index = s.index
+	h.subs[last] = nil
+	h.subs = h.subs[:last]
+
+	if n := h.perUser[s.userID] - 1; n > 0 {
+		h.perUser[s.userID] = n
+	} else {
+		delete(h.perUser, s.userID)
+	}
+}

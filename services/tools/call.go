@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Run validates call.Arguments against e's input schema and executes it.
+// Validation failures and tool-level failures come back as IsError results.
+func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
+	if e.Def == nil || e.Def.Run == nil {
+		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}, nil
+	}
+	if len(bytes.TrimSpace(call.Arguments)) == 0 || string(bytes.TrimSpace(call.Arguments)) == "null" {
+		call.Arguments = json.RawMessage(`{}`)
+	}
+	if msg := e.validate(call.Arguments); msg != "" {
+		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
+	}
+	if call.Progress == nil {
+		call.Progress = func(float64, float64, string) {}
+	}
+	res, err := e.Def.Run(ctx, call)
+	if err != nil {
+		if r, ok := ErrorResult(err); ok {
+			return r, nil
+		}
+		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
+	}
+	return res, nil
+}
+
+// validate returns "" when args satisfy the schema, else a message naming
+// the failing locations.
+func (e *Entry) validate(args json.RawMessage) string {
+	e.schemaOnce.Do(func() {
+		if e.schema == nil {
+			e.schema, e.schemaErr = compileSchema(e.Tool.Name, json.RawMessage(e.Tool.InputSchema))
+		}
+	})
+	if e.schemaErr != nil {
+		return "the tool's input schema is invalid"
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON"
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return "arguments must be an object"
+	}
+	if err := e.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return flatten(ve)
+		}
+		return err.Error()
+	}
+	return ""
+}
+
+// flatten renders the leaf causes as "at '/path': message; …".
+func flatten(ve *jsonschema.ValidationError) string {
+	var parts []string
+	var walk func(v *jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) == 0 {
+			loc := "/" + strings.Join(v.InstanceLocation, "/")
+			msg := v.ErrorKind.LocalizedString(nil)
+			if loc == "/" {
+				parts = append(parts, msg)
+			} else {
+				parts = append(parts, fmt.Sprintf("%s: %s", loc, msg))
+			}
+			return
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// compileSchema compiles a tool input schema (default dialect 2020-12). No
+// remote $ref is ever fetched.
+func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noRemote{})
+	url := "mem:///tools/" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	}
+	return s, nil
+}
+
+type noRemote struct{}
+
+func (noRemote) Load(url string) (any, error) {
+	return nil, fmt.Errorf("remote $ref %q is not loaded", url)
+}

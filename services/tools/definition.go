@@ -1,0 +1,109 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+)
+
+// Definition is a tool as the code knows it. The store keeps the editable
+// copy (description, enabled); the executor lives here.
+type Definition struct {
+	Name         string
+	Title        string
+	Description  string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	Annotations  models.ToolAnnotations
+	Toolset      string
+	Edition      models.Edition
+	Aliases      []string
+	Run          Handler
+}
+
+// Handler executes one call. It returns a *Result (possibly IsError) for
+// every outcome the caller can act on, and a Go error only when the server
+// failed; errors wrapping models.ErrNotFound, ErrForbidden, ErrInvalidInput
+// or ErrConflict (or a *ToolError) are turned into IsError results.
+type Handler func(ctx context.Context, call *Call) (*Result, error)
+
+// Call is one invocation.
+type Call struct {
+	Identity  *auth.Identity
+	Edition   models.Edition
+	Arguments json.RawMessage // a JSON object, validated against the schema
+	// Progress reports progress when the client asked for it; never nil.
+	Progress func(progress, total float64, message string)
+}
+
+// Result is a tool's outcome: Text becomes the text content, Structured the
+// structuredContent.
+type Result struct {
+	Text       string
+	Structured any
+	IsError    bool
+}
+
+// ToolError is a failure the model can act on; its message is shown as is.
+type ToolError struct{ Message string }
+
+func (e *ToolError) Error() string { return e.Message }
+
+// Errorf returns a *ToolError.
+func Errorf(format string, args ...any) error {
+	return &ToolError{Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorResult turns err into an IsError result when it is a tool-level
+// failure, and returns ok=false when it is a server failure.
+func ErrorResult(err error) (res *Result, ok bool) {
+	var te *ToolError
+	switch {
+	case errors.As(err, &te):
+		return &Result{Text: te.Message, IsError: true}, true
+	case errors.Is(err, models.ErrNotFound):
+		return &Result{Text: capitalize(err.Error()), IsError: true}, true
+	case errors.Is(err, models.ErrForbidden):
+		return &Result{Text: "Forbidden: " + err.Error(), IsError: true}, true
+	case errors.Is(err, models.ErrInvalidInput):
+		return &Result{Text: "Validation error: " + err.Error(), IsError: true}, true
+	case errors.Is(err, models.ErrConflict):
+		return &Result{Text: "Conflict: " + err.Error(), IsError: true}, true
+	}
+	return nil, false
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// Model converts d into its store row.
+func (d *Definition) Model() (*models.Tool, error) {
+	ann, err := json.Marshal(d.Annotations)
+	if err != nil {
+		return nil, fmt.Errorf("encode annotations of %q: %w", d.Name, err)
+	}
+	aliases := models.StringList(d.Aliases)
+	if aliases == nil {
+		aliases = models.StringList{}
+	}
+	return &models.Tool{
+		Name:         d.Name,
+		Title:        d.Title,
+		Description:  d.Description,
+		InputSchema:  models.JSON(d.InputSchema),
+		OutputSchema: models.JSON(d.OutputSchema),
+		Annotations:  models.JSON(ann),
+		Toolset:      d.Toolset,
+		Edition:      d.Edition,
+		Enabled:      true,
+		Aliases:      aliases,
+	}, nil
+}

@@ -1,0 +1,239 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Store is what the tool service needs from the tool store.
+type Store interface {
+	// UpsertTool inserts the tool or updates its code-owned columns
+	// (schemas, annotations, toolset, edition, aliases, title), keeping an
+	// existing row's enabled flag and description.
+	UpsertTool(ctx context.Context, t *models.Tool) error
+	// ListTools returns every tool (enabled or not), ordered by name.
+	ListTools(ctx context.Context) ([]models.Tool, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	// MaxAge bounds how stale a snapshot may get without an Invalidate
+	// (a safety net for missed change events). Default 5s.
+	MaxAge time.Duration
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Service owns the tool definitions and the cached catalog snapshot.
+type Service struct {
+	store Store
+	defs  map[string]*Definition
+	opts  Options
+
+	mu   sync.Mutex
+	snap *Snapshot
+}
+
+// NewService returns a Service for defs. Definition names must be unique.
+func NewService(store Store, defs []Definition, opts Options) (*Service, error) {
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = 5 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m := make(map[string]*Definition, len(defs))
+	for i := range defs {
+		d := &defs[i]
+		if _, dup := m[d.Name]; dup {
+			return nil, fmt.Errorf("new tool service: duplicate tool %q", d.Name)
+		}
+		if _, err := compileSchema(d.Name, d.InputSchema); err != nil {
+			return nil, fmt.Errorf("new tool service: %w", err)
+		}
+		m[d.Name] = d
+	}
+	return &Service{store: store, defs: m, opts: opts}, nil
+}
+
+// Definitions returns the code-side definitions ordered by name.
+func (s *Service) Definitions() []*Definition {
+	out := make([]*Definition, 0, len(s.defs))
+	for _, d := range s.defs {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Sync writes the code-side definitions into the store (see Store.UpsertTool
+// for what an existing row keeps).
+func (s *Service) Sync(ctx context.Context) error {
+	for _, d := range s.Definitions() {
+		m, err := d.Model()
+		if err != nil {
+			return err
+		}
+		if err := s.store.UpsertTool(ctx, m); err != nil {
+			return fmt.Errorf("sync tool %q: %w", d.Name, err)
+		}
+	}
+	s.Invalidate()
+	return nil
+}
+
+// Invalidate drops the cached snapshot; the next Snapshot reloads it.
+func (s *Service) Invalidate() {
+	s.mu.Lock()
+	s.snap = nil
+	s.mu.Unlock()
+}
+
+// Snapshot returns the current catalog of enabled tools, cached until
+// Invalidate or MaxAge.
+func (s *Service) Snapshot(ctx context.Context) (*Snapshot, error) {
+	now := s.opts.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap != nil && now.Sub(s.snap.loaded) < s.opts.MaxAge {
+		return s.snap, nil
+	}
+	rows, err := s.store.ListTools(ctx)
+	if err != nil {
+		if s.snap != nil { // serve stale rather than fail while the store blips
+			s.opts.Logger.WarnContext(ctx, "reload tool catalog", "error", err)
+			return s.snap, nil
+		}
+		return nil, fmt.Errorf("load tool catalog: %w", err)
+	}
+	snap, err := s.build(rows, now)
+	if err != nil {
+		return nil, err
+	}
+	s.snap = snap
+	return snap, nil
+}
+
+func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
+	prev := s.snap
+	snap := &Snapshot{loaded: now, byName: make(map[string]*Entry, len(rows))}
+	snap.Tools = make([]models.Tool, 0, len(rows))
+	for _, r := range rows {
+		if r.Enabled {
+			snap.Tools = append(snap.Tools, r)
+		}
+	}
+	sort.Slice(snap.Tools, func(i, j int) bool { return snap.Tools[i].Name < snap.Tools[j].Name })
+	snap.Entries = make([]Entry, len(snap.Tools))
+	for i := range snap.Tools {
+		t := &snap.Tools[i]
+		e := &snap.Entries[i]
+		e.Tool = t
+		e.Def = s.defs[t.Name]
+		if prev != nil { // reuse compiled schemas and encodings of unchanged rows
+			if old := prev.byName[t.Name]; old != nil && old.Tool.UpdatedAt.Equal(t.UpdatedAt) &&
+				bytes.Equal(old.Tool.InputSchema, t.InputSchema) && old.Tool.Description == t.Description {
+				e.schema, e.encoded = old.schema, old.encoded
+			}
+		}
+		if e.encoded == nil {
+			enc, err := encodeTool(t)
+			if err != nil {
+				return nil, err
+			}
+			e.encoded = enc
+		}
+		snap.byName[t.Name] = e
+	}
+	for i := range snap.Entries { // aliases resolve on call, never shadow a name
+		e := &snap.Entries[i]
+		for _, a := range e.Tool.Aliases {
+			if _, taken := snap.byName[a]; !taken {
+				snap.byName[a] = e
+			}
+		}
+	}
+	return snap, nil
+}
+
+// Snapshot is an immutable view of the enabled catalog.
+type Snapshot struct {
+	loaded time.Time
+	// Tools are the enabled tools ordered by name; Entries[i] describes Tools[i].
+	Tools   []models.Tool
+	Entries []Entry
+	byName  map[string]*Entry
+}
+
+// Entry is one enabled tool with its executor and cached encodings.
+type Entry struct {
+	Tool *models.Tool
+	Def  *Definition // nil when the store has a tool the code cannot run
+
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+	encoded    []byte // the tools/list object minus the name: `,"title":…}`
+
+	mirroredOnce sync.Once
+	mirrored     []MirroredParam
+}
+
+// Lookup resolves a name or alias to an enabled tool.
+func (s *Snapshot) Lookup(name string) (*Entry, bool) {
+	e, ok := s.byName[name]
+	return e, ok
+}
+
+// Index returns the entry of Tools[i].
+func (s *Snapshot) Index(i int) *Entry { return &s.Entries[i] }
+
+// AppendJSON appends the tool's tools/list object with its name prefixed.
+func (e *Entry) AppendJSON(dst []byte, prefix string) []byte {
+	dst = append(dst, `{"name":`...)
+	name, _ := json.Marshal(prefix + e.Tool.Name)
+	dst = append(dst, name...)
+	return append(dst, e.encoded...)
+}
+
+func encodeTool(t *models.Tool) ([]byte, error) {
+	type wire struct {
+		Title        string          `json:"title,omitempty"`
+		Description  string          `json:"description,omitempty"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		Annotations  json.RawMessage `json:"annotations,omitempty"`
+	}
+	w := wire{Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+		OutputSchema: json.RawMessage(t.OutputSchema), Annotations: json.RawMessage(t.Annotations)}
+	if len(w.InputSchema) == 0 {
+		w.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return nil, fmt.Errorf("encode tool %q: %w", t.Name, err)
+	}
+	b := bytes.TrimSpace(buf.Bytes())
+	if len(b) == 2 { // "{}": cannot happen, inputSchema is always set
+		return nil, errors.New("encode tool: empty object")
+	}
+	out := make([]byte, 0, len(b))
+	out = append(out, ',')
+	return append(out, b[1:]...), nil
+}
