@@ -36,6 +36,11 @@ type SearchQuery struct {
 	TitleOnly bool
 	// Ascending orders by creation time oldest first (default newest).
 	Ascending bool
+	// Blob filters (GitLab's filename:, extension: and path: search
+	// syntax): Filename matches the file's base name ("*" is a wildcard),
+	// Extension its extension without the dot, Path a prefix-free
+	// substring of its path. Term may then be empty.
+	Filename, Extension, Path string
 	// Limit and Offset select the page.
 	Limit, Offset int
 }

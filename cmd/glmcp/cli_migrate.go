@@ -2,22 +2,23 @@ package main
 
 import (
 	"fmt"
+	"gitlab.com/glmcp/glmcp/app"
 
 	"github.com/spf13/cobra"
 )
 
-func newMigrateCommand(a *app) *cobra.Command {
+func newMigrateCommand(a *cli) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
 		Short: "Apply the database migrations to the configured store",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := a.openEnv(cmd.Context(), a.logger())
+			e, err := a.openEnv(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer e.close()
-			v, err := e.store.SchemaVersion(cmd.Context())
+			defer e.Close()
+			v, err := e.Store.SchemaVersion(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -27,7 +28,7 @@ func newMigrateCommand(a *app) *cobra.Command {
 	}
 }
 
-func newSeedCommand(a *app) *cobra.Command {
+func newSeedCommand(a *cli) *cobra.Command {
 	var demo bool
 	cmd := &cobra.Command{
 		Use:   "seed --demo",
@@ -42,17 +43,17 @@ func newSeedCommand(a *app) *cobra.Command {
 				return fmt.Errorf("nothing to seed: pass --demo")
 			}
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
-			tokens, err := seedDemo(ctx, e)
+			defer e.Close()
+			tokens, err := app.SeedDemo(ctx, e)
 			if err != nil {
 				return err
 			}
 			for _, t := range tokens {
-				fmt.Fprintf(a.stdout, "%-8s %-28s %s\n", t.username, t.role, t.token)
+				fmt.Fprintf(a.stdout, "%-8s %-28s %s\n", t.Username, t.Role, t.Token)
 			}
 			return nil
 		},

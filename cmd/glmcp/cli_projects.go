@@ -11,7 +11,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-func newProjectsCommand(a *app) *cobra.Command {
+func newProjectsCommand(a *cli) *cobra.Command {
 	cmd := &cobra.Command{Use: "projects", Short: "Manage projects and their members"}
 	var path, visibility, name, description string
 	create := &cobra.Command{
@@ -31,13 +31,13 @@ func newProjectsCommand(a *app) *cobra.Command {
 				name = projectPath
 			}
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
+			defer e.Close()
 			var p *models.Project
-			err = e.store.WithTx(ctx, func(tx *store.Store) error {
+			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
 				g, err := tx.FindGroupByFullPath(ctx, groupPath)
 				if errors.Is(err, models.ErrNotFound) {
 					g = &models.Group{Name: groupPath, Path: groupPath, Visibility: vis}
@@ -79,26 +79,26 @@ func newProjectsCommand(a *app) *cobra.Command {
 				return fmt.Errorf("--access-level: %q is not guest, reporter, developer, maintainer or owner", level)
 			}
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
-			p, err := e.store.FindProjectByPath(ctx, strings.Trim(project, "/"))
+			defer e.Close()
+			p, err := e.Store.FindProjectByPath(ctx, strings.Trim(project, "/"))
 			if errors.Is(err, models.ErrNotFound) {
 				return fmt.Errorf("no project %q", project)
 			}
 			if err != nil {
 				return err
 			}
-			u, err := e.store.FindUserByUsername(ctx, user)
+			u, err := e.Store.FindUserByUsername(ctx, user)
 			if errors.Is(err, models.ErrNotFound) {
 				return fmt.Errorf("no user %q", user)
 			}
 			if err != nil {
 				return err
 			}
-			err = e.store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
+			err = e.Store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
 			if errors.Is(err, models.ErrConflict) {
 				return fmt.Errorf("%s is already a member of %s", user, project)
 			}

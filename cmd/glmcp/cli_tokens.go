@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"gitlab.com/glmcp/glmcp/app"
 	"text/tabwriter"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
-func newTokensCommand(a *app) *cobra.Command {
+func newTokensCommand(a *cli) *cobra.Command {
 	cmd := &cobra.Command{Use: "tokens", Short: "Manage personal access tokens"}
 	var user, scopes, name, expiresAt string
 	create := &cobra.Command{
@@ -22,11 +23,11 @@ func newTokensCommand(a *app) *cobra.Command {
 			"digest. Without --expires-at the token expires in 30 days; at most 365 days ahead.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sc, err := parseScopes(scopes)
+			sc, err := app.ParseScopes(scopes)
 			if err != nil {
 				return err
 			}
-			exp, err := parseExpiry(expiresAt, time.Now().UTC())
+			exp, err := app.ParseExpiry(expiresAt, time.Now().UTC())
 			if err != nil {
 				return err
 			}
@@ -37,19 +38,19 @@ func newTokensCommand(a *app) *cobra.Command {
 				return fmt.Errorf("--name: at most 255 characters")
 			}
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
-			u, err := e.store.FindUserByUsername(ctx, user)
+			defer e.Close()
+			u, err := e.Store.FindUserByUsername(ctx, user)
 			if errors.Is(err, models.ErrNotFound) {
 				return fmt.Errorf("no user %q", user)
 			}
 			if err != nil {
 				return err
 			}
-			raw, _, err := mintToken(ctx, e.store, e.secret, u, name, sc, exp)
+			raw, _, err := app.MintToken(ctx, e.Store, e.Secret, u, name, sc, exp)
 			if err != nil {
 				return err
 			}
@@ -73,13 +74,13 @@ func newTokensCommand(a *app) *cobra.Command {
 				return fmt.Errorf("pass exactly one of --id and --token")
 			}
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
+			defer e.Close()
 			if token != "" {
-				t, err := e.store.FindTokenByDigest(ctx, auth.Digest(token, e.secret))
+				t, err := e.Store.FindTokenByDigest(ctx, auth.Digest(token, e.Secret))
 				if errors.Is(err, models.ErrNotFound) {
 					return fmt.Errorf("no such token")
 				}
@@ -88,7 +89,7 @@ func newTokensCommand(a *app) *cobra.Command {
 				}
 				id = t.ID
 			}
-			if err := e.store.RevokeToken(ctx, id); err != nil {
+			if err := e.Store.RevokeToken(ctx, id); err != nil {
 				if errors.Is(err, models.ErrNotFound) {
 					return fmt.Errorf("no token with id %d", id)
 				}
@@ -105,14 +106,14 @@ func newTokensCommand(a *app) *cobra.Command {
 		Use: "list [--user U]", Short: "List tokens (never the tokens themselves)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
+			defer e.Close()
 			var uid *int64
 			names := map[int64]string{}
-			users, err := e.store.ListUsers(ctx)
+			users, err := e.Store.ListUsers(ctx)
 			if err != nil {
 				return err
 			}
@@ -125,7 +126,7 @@ func newTokensCommand(a *app) *cobra.Command {
 			if listUser != "" && uid == nil {
 				return fmt.Errorf("no user %q", listUser)
 			}
-			toks, err := e.store.ListTokens(ctx, uid)
+			toks, err := e.Store.ListTokens(ctx, uid)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gitlab.com/glmcp/glmcp/app"
 	"strings"
 	"text/tabwriter"
 
@@ -13,21 +14,21 @@ import (
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 )
 
-func newToolsCommand(a *app) *cobra.Command {
+func newToolsCommand(a *cli) *cobra.Command {
 	cmd := &cobra.Command{Use: "tools", Short: "List and administer the tool catalog"}
 	list := &cobra.Command{
 		Use: "list", Short: "List every tool with its toolset, edition and state", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			e, err := a.openEnv(ctx, a.logger())
+			e, err := a.openEnv(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
+			defer e.Close()
 			if err := a.syncTools(ctx, e); err != nil {
 				return err
 			}
-			ts, err := e.store.ListTools(ctx)
+			ts, err := e.Store.ListTools(ctx)
 			if err != nil {
 				return err
 			}
@@ -43,8 +44,8 @@ func newToolsCommand(a *app) *cobra.Command {
 		return &cobra.Command{
 			Use: use + " NAME", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *env) error {
-					_, err := e.store.SetToolEnabled(ctx, args[0], enabled)
+				return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) error {
+					_, err := e.Store.SetToolEnabled(ctx, args[0], enabled)
 					return err
 				})
 			},
@@ -57,8 +58,8 @@ func newToolsCommand(a *app) *cobra.Command {
 			if strings.TrimSpace(description) == "" {
 				return fmt.Errorf("--description: must not be empty")
 			}
-			return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *env) error {
-				return e.store.UpdateToolDescription(ctx, args[0], description)
+			return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) error {
+				return e.Store.UpdateToolDescription(ctx, args[0], description)
 			})
 		},
 	}
@@ -70,8 +71,8 @@ func newToolsCommand(a *app) *cobra.Command {
 
 // syncTools writes the code's tool definitions into the store, so the
 // catalog is complete before the first serve.
-func (a *app) syncTools(ctx context.Context, e *env) error {
-	ts, err := a.toolService(e, a.logger())
+func (a *cli) syncTools(ctx context.Context, e *app.Env) error {
+	ts, err := app.NewToolService(&a.cfg, e, a.logger())
 	if err != nil {
 		return err
 	}
@@ -81,12 +82,12 @@ func (a *app) syncTools(ctx context.Context, e *env) error {
 // changeTool applies change to the named tool and tells every serving
 // instance: through NOTIFY on PostgreSQL; on the embedded store a serving
 // process notices the catalog version move within a second.
-func (a *app) changeTool(ctx context.Context, name string, change func(context.Context, *env) error) error {
-	e, err := a.openEnv(ctx, a.logger())
+func (a *cli) changeTool(ctx context.Context, name string, change func(context.Context, *app.Env) error) error {
+	e, err := a.openEnv(ctx)
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.Close()
 	if err := a.syncTools(ctx, e); err != nil {
 		return err
 	}
@@ -96,18 +97,18 @@ func (a *app) changeTool(ctx context.Context, name string, change func(context.C
 		}
 		return err
 	}
-	if e.embedded {
+	if e.Embedded {
 		return nil
 	}
-	t, err := e.store.FindToolByName(ctx, name)
+	t, err := e.Store.FindToolByName(ctx, name)
 	if err != nil {
 		return err
 	}
-	v, err := e.store.CatalogVersion(ctx)
+	v, err := e.Store.CatalogVersion(ctx)
 	if err != nil {
 		return err
 	}
-	db, err := e.store.SQLDB()
+	db, err := e.Store.SQLDB()
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func lower(s string) string {
 	return string(b)
 }
 
-func newUsersCommand(a *app) *cobra.Command {
+func newUsersCommand(a *cli) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "Manage users"}
 	var in newUserInput
 	var admin, eeSeat bool
@@ -71,13 +71,13 @@ func newUsersCommand(a *app) *cobra.Command {
 			if err := newValidator().Struct(in); err != nil {
 				return inputError(err)
 			}
-			e, err := a.openEnv(cmd.Context(), a.logger())
+			e, err := a.openEnv(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer e.close()
+			defer e.Close()
 			u := &models.User{Username: in.Username, Email: in.Email, Name: in.Name, State: models.UserActive, Admin: admin, EESeat: eeSeat}
-			if err := e.store.CreateUser(cmd.Context(), u); err != nil {
+			if err := e.Store.CreateUser(cmd.Context(), u); err != nil {
 				if errors.Is(err, models.ErrConflict) {
 					return fmt.Errorf("a user with username %q or email %q already exists", in.Username, in.Email)
 				}
@@ -97,12 +97,12 @@ func newUsersCommand(a *app) *cobra.Command {
 		return &cobra.Command{
 			Use: use + " USERNAME", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				e, err := a.openEnv(cmd.Context(), a.logger())
+				e, err := a.openEnv(cmd.Context())
 				if err != nil {
 					return err
 				}
-				defer e.close()
-				if err := e.store.SetUserState(cmd.Context(), args[0], state); err != nil {
+				defer e.Close()
+				if err := e.Store.SetUserState(cmd.Context(), args[0], state); err != nil {
 					if errors.Is(err, models.ErrNotFound) {
 						return fmt.Errorf("no user %q", args[0])
 					}
@@ -115,12 +115,12 @@ func newUsersCommand(a *app) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List users", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := a.openEnv(cmd.Context(), a.logger())
+			e, err := a.openEnv(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer e.close()
-			users, err := e.store.ListUsers(cmd.Context())
+			defer e.Close()
+			users, err := e.Store.ListUsers(cmd.Context())
 			if err != nil {
 				return err
 			}

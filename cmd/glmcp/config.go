@@ -1,63 +1,18 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"net"
-	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
-	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/app"
 )
-
-// Config is every setting of the binary. Flags win over environment
-// variables (GLMCP_*), which win over defaults. Nothing below cmd reads the
-// environment.
-type Config struct {
-	DatabaseURL    string
-	DataDir        string
-	Listen         string
-	Secret         string
-	Edition        models.Edition
-	PublicURL      string
-	AllowedOrigins []string
-	AllowedHosts   []string
-	PageSize       int
-	ListTTL        time.Duration
-	DiscoverTTL    time.Duration
-	MaxBodyBytes   int64
-	KeepAlive      time.Duration
-	MaxStreams     int
-	MaxUserStreams int
-	RateLimit      string
-	LogLevel       string
-	LogFormat      string
-	Demo           bool
-
-	OAuthIssuer               string
-	OAuthAuthorizationServers []string
-	OAuthJWKS                 string
-	OAuthPublicKeyFile        string
-	OAuthHS256Secret          string
-	OAuthUserClaim            string
-	OAuthAllowPrivateJWKS     bool
-
-	rateLimit        ratelimit.Limit
-	rateLimitEnabled bool
-	// fromEnv records which settings came from the environment or flags,
-	// for messages.
-	secretGenerated bool
-}
 
 // bindConfig registers the flags of cfg on fs, with defaults taken from
 // the environment through getenv.
-func bindConfig(fs *pflag.FlagSet, cfg *Config, getenv func(string) string) {
+func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) {
 	env := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return v
@@ -91,89 +46,6 @@ func bindConfig(fs *pflag.FlagSet, cfg *Config, getenv func(string) string) {
 	fs.StringVar(&cfg.OAuthHS256Secret, "oauth-hs256-secret", env("GLMCP_OAUTH_HS256_SECRET", ""), "shared secret enabling HS256 tokens (discouraged) [GLMCP_OAUTH_HS256_SECRET]")
 	fs.StringVar(&cfg.OAuthUserClaim, "oauth-user-claim", env("GLMCP_OAUTH_USER_CLAIM", "sub"), "claim naming the user: sub (= user id) or a username claim [GLMCP_OAUTH_USER_CLAIM]")
 	fs.BoolVar(&cfg.OAuthAllowPrivateJWKS, "oauth-allow-private-jwks", env("GLMCP_OAUTH_ALLOW_PRIVATE_JWKS", "false") == "true", "allow a JWKS URL on a loopback or private address [GLMCP_OAUTH_ALLOW_PRIVATE_JWKS]")
-}
-
-// validate checks cfg and fills derived values. Errors name the setting.
-func (cfg *Config) validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if cfg.Edition != models.EditionCE && cfg.Edition != models.EditionEE {
-		bad("GLMCP_EDITION: %q is not ce or ee", cfg.Edition)
-	}
-	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
-		bad("GLMCP_LISTEN: %q is not host:port", cfg.Listen)
-	}
-	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
-		bad("GLMCP_DATABASE_URL: must start with postgres:// (leave it empty for the embedded store)")
-	}
-	if cfg.Secret != "" && len(cfg.Secret) < 32 {
-		bad("GLMCP_SECRET: must be at least 32 characters")
-	}
-	if cfg.PageSize < 1 || cfg.PageSize > 1000 {
-		bad("GLMCP_PAGE_SIZE: %d is not within 1..1000", cfg.PageSize)
-	}
-	if cfg.ListTTL < 0 || cfg.DiscoverTTL < 0 {
-		bad("GLMCP_LIST_TTL_MS / GLMCP_DISCOVER_TTL_MS: must be ≥ 0")
-	}
-	if cfg.MaxBodyBytes < 1024 {
-		bad("GLMCP_MAX_BODY_BYTES: %d is below 1024", cfg.MaxBodyBytes)
-	}
-	if cfg.KeepAlive < time.Second {
-		bad("GLMCP_KEEPALIVE: %s is below 1s", cfg.KeepAlive)
-	}
-	if cfg.MaxStreams < 1 || cfg.MaxUserStreams < 1 {
-		bad("GLMCP_MAX_STREAMS / GLMCP_MAX_USER_STREAMS: must be ≥ 1")
-	}
-	l, on, err := ratelimit.ParseLimit(cfg.RateLimit)
-	if err != nil {
-		bad("GLMCP_RATE_LIMIT: %v", err)
-	}
-	cfg.rateLimit, cfg.rateLimitEnabled = l, on
-	switch cfg.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		bad("GLMCP_LOG_LEVEL: %q is not debug, info, warn or error", cfg.LogLevel)
-	}
-	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
-		bad("GLMCP_LOG_FORMAT: %q is not json or text", cfg.LogFormat)
-	}
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://" + cfg.Listen
-	}
-	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	if u, err := url.Parse(cfg.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		bad("GLMCP_PUBLIC_URL: %q is not an http(s) URL", cfg.PublicURL)
-	}
-	if cfg.OAuthIssuer != "" {
-		sources := 0
-		for _, s := range []string{cfg.OAuthJWKS, cfg.OAuthPublicKeyFile, cfg.OAuthHS256Secret} {
-			if s != "" {
-				sources++
-			}
-		}
-		if sources != 1 {
-			bad("GLMCP_OAUTH_ISSUER is set: exactly one of GLMCP_OAUTH_JWKS, GLMCP_OAUTH_PUBLIC_KEY, GLMCP_OAUTH_HS256_SECRET is required")
-		}
-		if len(cfg.OAuthAuthorizationServers) == 0 {
-			cfg.OAuthAuthorizationServers = []string{cfg.OAuthIssuer}
-		}
-	}
-	if cfg.DataDir == "" {
-		cfg.DataDir = "."
-	}
-	cfg.DataDir = filepath.Clean(cfg.DataDir)
-	return errors.Join(errs...)
-}
-
-// listensOnLoopback reports whether the listen address is a loopback one
-// (the Host header is then checked against DNS rebinding).
-func (cfg *Config) listensOnLoopback() bool {
-	host, _, _ := net.SplitHostPort(cfg.Listen)
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func splitList(s string) []string {

@@ -11,9 +11,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time (-ldflags "-X main.version=…").
-var version = "0.1.0-dev"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)

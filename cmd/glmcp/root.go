@@ -1,30 +1,34 @@
 package main
 
 import (
+	"context"
 	"io"
+	"log/slog"
+
+	"gitlab.com/glmcp/glmcp/app"
 
 	"github.com/spf13/cobra"
 )
 
-// app carries what every command shares.
-type app struct {
-	cfg    Config
+// cli carries what every command shares.
+type cli struct {
+	cfg    app.Config
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
 }
 
 func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra.Command {
-	a := &app{getenv: getenv, stdout: stdout, stderr: stderr}
+	a := &cli{getenv: getenv, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "glmcp",
 		Short:         "A GitLab-compatible MCP server",
 		Long:          "glmcp serves GitLab's MCP endpoint (/api/v4/mcp, and /api/v4/orbit/mcp on the EE edition) over both MCP eras, backed by PostgreSQL or an embedded SQLite store.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       app.Version,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.cfg.validate()
+			return a.cfg.Validate()
 		},
 	}
 	root.SetOut(stdout)
@@ -36,4 +40,11 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 	// `glmcp` alone serves.
 	root.RunE = serve.RunE
 	return root
+}
+
+func (a *cli) logger() *slog.Logger { return app.NewLogger(&a.cfg, a.stderr) }
+
+// openEnv opens and migrates the configured store.
+func (a *cli) openEnv(ctx context.Context) (*app.Env, error) {
+	return app.OpenEnv(ctx, &a.cfg, a.logger())
 }

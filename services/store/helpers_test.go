@@ -72,4 +72,3 @@ func countRows(t *testing.T, s *store.Store, table string) int64 {
 	}
 	return n
 }
-

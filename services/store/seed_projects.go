@@ -226,7 +226,7 @@ func (b *demoBuilder) orbitWorld(p *models.Project) {
 	)
 }
 
-// secretWorld fills acme/secret-plans: two issues only its one member
+// secretWorld fills acme/secret-plans: three issues only its one member
 // (alice) and admins may read.
 func (b *demoBuilder) secretWorld(p *models.Project) {
 	w := b.w
@@ -245,6 +245,12 @@ func (b *demoBuilder) secretWorld(p *models.Project) {
 		Labels:      models.StringList{"strategy"},
 		AuthorID:    w.Alice.ID, CreatedAt: at(6, 1, 0),
 	})
+	b.issue(p, models.Issue{
+		Title:       "Board deck for the Nebula pricing decision",
+		Description: "Per-seat vs usage-based: model both with the design partners' numbers. Due 2027-05-01.",
+		State:       models.IssueClosed, Labels: models.StringList{"strategy"},
+		AuthorID: w.Alice.ID, CreatedAt: at(1, 4, 0), ClosedAt: ptr(at(8, 2, 0)),
+	}, w.Alice)
 	b.note(p, shortlist, w.Alice, models.Note{CreatedAt: at(2, 3, 0),
 		Body: "Hooli's term sheet arrives next week; Globex prefers a share deal."})
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-// knownScopes are GitLab's personal access token scopes accepted here.
-var knownScopes = []string{
+// KnownScopes are GitLab's personal access token scopes accepted here.
+var KnownScopes = []string{
 	models.ScopeAPI, models.ScopeReadAPI, models.ScopeMCP, models.ScopeMCPOrbit, models.ScopeAIWorkflows,
 	"read_user", "read_repository", "write_repository", "ai_features", "self_rotate",
 }
@@ -24,9 +24,9 @@ const (
 	maxTokenDays     = 365
 )
 
-// mintToken creates a personal access token for u and returns it in clear
+// MintToken creates a personal access token for u and returns it in clear
 // (the only time it exists in clear; the store keeps the digest).
-func mintToken(ctx context.Context, st *store.Store, secret string, u *models.User, name string, scopes []string, expires *time.Time) (string, *models.PersonalAccessToken, error) {
+func MintToken(ctx context.Context, st *store.Store, secret string, u *models.User, name string, scopes []string, expires *time.Time) (string, *models.PersonalAccessToken, error) {
 	raw, err := auth.GenerateToken(nil)
 	if err != nil {
 		return "", nil, err
@@ -41,16 +41,16 @@ func mintToken(ctx context.Context, st *store.Store, secret string, u *models.Us
 	return raw, t, nil
 }
 
-// parseScopes validates a comma-separated scope list.
-func parseScopes(s string) ([]string, error) {
+// ParseScopes validates a comma-separated scope list.
+func ParseScopes(s string) ([]string, error) {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)
 		if p == "" {
 			continue
 		}
-		if !slices.Contains(knownScopes, p) {
-			return nil, fmt.Errorf("unknown scope %q (known: %s)", p, strings.Join(knownScopes, ", "))
+		if !slices.Contains(KnownScopes, p) {
+			return nil, fmt.Errorf("unknown scope %q (known: %s)", p, strings.Join(KnownScopes, ", "))
 		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)
@@ -62,9 +62,9 @@ func parseScopes(s string) ([]string, error) {
 	return out, nil
 }
 
-// parseExpiry validates an expiry date: after today (UTC) and at most
+// ParseExpiry validates an expiry date: after today (UTC) and at most
 // maxTokenDays ahead; empty means defaultTokenDays from today.
-func parseExpiry(s string, now time.Time) (*time.Time, error) {
+func ParseExpiry(s string, now time.Time) (*time.Time, error) {
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	if s == "" {
 		d := today.AddDate(0, 0, defaultTokenDays)
@@ -72,13 +72,13 @@ func parseExpiry(s string, now time.Time) (*time.Time, error) {
 	}
 	d, err := time.Parse("2006-01-02", s)
 	if err != nil {
-		return nil, fmt.Errorf("--expires-at %q: want YYYY-MM-DD", s)
+		return nil, fmt.Errorf("expiry %q: want YYYY-MM-DD", s)
 	}
 	if !d.After(today) {
-		return nil, fmt.Errorf("--expires-at %s: must be after today (%s)", s, today.Format("2006-01-02"))
+		return nil, fmt.Errorf("expiry %s: must be after today (%s)", s, today.Format("2006-01-02"))
 	}
 	if d.After(today.AddDate(0, 0, maxTokenDays)) {
-		return nil, fmt.Errorf("--expires-at %s: at most %d days ahead (%s)", s, maxTokenDays, today.AddDate(0, 0, maxTokenDays).Format("2006-01-02"))
+		return nil, fmt.Errorf("expiry %s: at most %d days ahead (%s)", s, maxTokenDays, today.AddDate(0, 0, maxTokenDays).Format("2006-01-02"))
 	}
 	return &d, nil
 }

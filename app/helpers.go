@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// toolService returns the tool service over the store with every tool the
-// code implements.
-func (a *app) toolService(e *env, logger *slog.Logger) (*tools.Service, error) {
-	defs := tools.Catalog(tools.Deps{Store: e.store, Version: tools.ServerVersion{Version: version}})
-	return tools.NewService(e.store, defs, tools.Options{Logger: logger})
+// NewToolService returns the tool service over the store with every tool
+// the code implements.
+func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, error) {
+	defs := tools.Catalog(tools.Deps{Store: e.Store, Version: tools.ServerVersion{Version: Version}})
+	return tools.NewService(e.Store, defs, tools.Options{Logger: logger})
 }
 
 // originOf returns the origin (scheme://host[:port]) of a URL.

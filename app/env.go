@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,47 +16,53 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-// env is an opened, migrated store and the instance secret.
-type env struct {
-	store    *store.Store
-	secret   string
-	embedded bool
-	dsn      string
+// Env is an opened, migrated store and the instance secret.
+type Env struct {
+	Store  *store.Store
+	Secret string
+	// Embedded is set for the SQLite store under the data directory.
+	Embedded bool
+	// DSN is the database URL, or the SQLite file path.
+	DSN string
 }
 
-func (e *env) close() { _ = e.store.Close() }
+// Close closes the store.
+func (e *Env) Close() error { return e.Store.Close() }
 
-func (a *app) logger() *slog.Logger {
+// NewLogger returns the configured slog logger writing to w.
+func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
 	var level slog.Level
-	_ = level.UnmarshalText([]byte(a.cfg.LogLevel))
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
-	if a.cfg.LogFormat == "text" {
-		return slog.New(slog.NewTextHandler(a.stderr, opts))
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(a.stderr, opts))
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// openEnv opens and migrates the configured store and settles the secret.
-func (a *app) openEnv(ctx context.Context, logger *slog.Logger) (*env, error) {
-	e := &env{dsn: a.cfg.DatabaseURL, secret: a.cfg.Secret}
-	if e.dsn == "" {
-		e.embedded = true
-		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
+// OpenEnv opens and migrates the configured store and settles the secret:
+// GLMCP_SECRET, or for the embedded store one generated on first start and
+// kept beside it.
+func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
+	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret}
+	if e.DSN == "" {
+		e.Embedded = true
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory: %w", err)
 		}
-		e.dsn = filepath.Join(a.cfg.DataDir, "glmcp.db")
+		e.DSN = filepath.Join(cfg.DataDir, "glmcp.db")
 	}
-	if e.secret == "" {
-		if !e.embedded {
+	if e.Secret == "" {
+		if !e.Embedded {
 			return nil, errors.New("GLMCP_SECRET is required with PostgreSQL: every instance sharing the database must use the same secret (at least 32 characters)")
 		}
-		s, err := loadOrCreateSecret(filepath.Join(a.cfg.DataDir, "secret"))
+		s, err := loadOrCreateSecret(filepath.Join(cfg.DataDir, "secret"))
 		if err != nil {
 			return nil, err
 		}
-		e.secret = s
+		e.Secret = s
 	}
-	st, err := store.Open(ctx, e.dsn, store.Options{Logger: logger})
+	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -63,7 +70,7 @@ func (a *app) openEnv(ctx context.Context, logger *slog.Logger) (*env, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("migrate store: %w", err)
 	}
-	e.store = st
+	e.Store = st
 	return e, nil
 }
 

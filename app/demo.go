@@ -1,8 +1,9 @@
-package main
+package app
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -10,8 +11,9 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-type demoToken struct {
-	username, role, token string
+// DemoToken is a freshly minted token of a demo user.
+type DemoToken struct {
+	Username, Role, Token string
 }
 
 // demoRoles describe the demo users for the printed table.
@@ -26,43 +28,43 @@ var demoRoles = map[string]string{
 // demoScopes grant both route groups.
 var demoScopes = []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit}
 
-// seedDemo builds the demo world (once) and mints a fresh 7-day token per
+// SeedDemo builds the demo world (once) and mints a fresh 7-day token per
 // demo user. Tokens exist in clear only in the returned values.
-func seedDemo(ctx context.Context, e *env) ([]demoToken, error) {
-	w, err := store.SeedDemo(ctx, e.store)
+func SeedDemo(ctx context.Context, e *Env) ([]DemoToken, error) {
+	w, err := store.SeedDemo(ctx, e.Store)
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
 	now := time.Now().UTC()
 	exp := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7)
-	var out []demoToken
+	var out []DemoToken
 	for _, u := range w.Users() {
-		raw, _, err := mintToken(ctx, e.store, e.secret, u, "demo", demoScopes, &exp)
+		raw, _, err := MintToken(ctx, e.Store, e.Secret, u, "demo", demoScopes, &exp)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, demoToken{username: u.Username, role: demoRoles[u.Username], token: raw})
+		out = append(out, DemoToken{Username: u.Username, Role: demoRoles[u.Username], Token: raw})
 	}
 	return out, nil
 }
 
-// announceDemo seeds the embedded store and prints, on stdout, a demo
-// token and a curl command to try it. Logs never see the tokens.
-func (a *app) announceDemo(ctx context.Context, e *env) error {
-	tokens, err := seedDemo(ctx, e)
+// AnnounceDemo seeds the store and prints on w a fresh demo token per user
+// and a curl command to try one. Logs never see the tokens.
+func AnnounceDemo(ctx context.Context, cfg *Config, e *Env, w io.Writer) error {
+	tokens, err := SeedDemo(ctx, e)
 	if err != nil {
 		return err
 	}
 	var alice string
 	var b strings.Builder
 	for _, t := range tokens {
-		if t.username == "alice" {
-			alice = t.token
+		if t.Username == "alice" {
+			alice = t.Token
 		}
-		fmt.Fprintf(&b, "    %-6s %-26s %s\n", t.username, "("+t.role+")", t.token)
+		fmt.Fprintf(&b, "    %-6s %-26s %s\n", t.Username, "("+t.Role+")", t.Token)
 	}
-	url := a.cfg.PublicURL + "/api/v4/mcp"
-	fmt.Fprintf(a.stdout, `
+	url := cfg.PublicURL + "/api/v4/mcp"
+	fmt.Fprintf(w, `
 glmcp demo — embedded store at %s
 Fresh demo tokens (valid 7 days, shown only now):
 %s
@@ -74,6 +76,6 @@ Try it:
 
 MCP clients: point them at %s with the header "Authorization: Bearer <token>".
 
-`, e.dsn, b.String(), url, alice, url)
+`, e.DSN, b.String(), url, alice, url)
 	return nil
 }

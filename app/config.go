@@ -1,0 +1,134 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Config is every setting of the server. cmd/glmcp fills it from flags and
+// GLMCP_* environment variables; nothing in the app reads the environment.
+// Call Validate before use.
+type Config struct {
+	DatabaseURL    string
+	DataDir        string
+	Listen         string
+	Secret         string
+	Edition        models.Edition
+	PublicURL      string
+	AllowedOrigins []string
+	AllowedHosts   []string
+	PageSize       int
+	ListTTL        time.Duration
+	DiscoverTTL    time.Duration
+	MaxBodyBytes   int64
+	KeepAlive      time.Duration
+	MaxStreams     int
+	MaxUserStreams int
+	RateLimit      string
+	LogLevel       string
+	LogFormat      string
+	Demo           bool
+
+	OAuthIssuer               string
+	OAuthAuthorizationServers []string
+	OAuthJWKS                 string
+	OAuthPublicKeyFile        string
+	OAuthHS256Secret          string
+	OAuthUserClaim            string
+	OAuthAllowPrivateJWKS     bool
+
+	rateLimit        ratelimit.Limit
+	rateLimitEnabled bool
+}
+
+// Validate checks cfg and fills derived values. Errors name the setting
+// by its environment variable.
+func (cfg *Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if cfg.Edition != models.EditionCE && cfg.Edition != models.EditionEE {
+		bad("GLMCP_EDITION: %q is not ce or ee", cfg.Edition)
+	}
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+		bad("GLMCP_LISTEN: %q is not host:port", cfg.Listen)
+	}
+	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+		bad("GLMCP_DATABASE_URL: must start with postgres:// (leave it empty for the embedded store)")
+	}
+	if cfg.Secret != "" && len(cfg.Secret) < 32 {
+		bad("GLMCP_SECRET: must be at least 32 characters")
+	}
+	if cfg.PageSize < 1 || cfg.PageSize > 1000 {
+		bad("GLMCP_PAGE_SIZE: %d is not within 1..1000", cfg.PageSize)
+	}
+	if cfg.ListTTL < 0 || cfg.DiscoverTTL < 0 {
+		bad("GLMCP_LIST_TTL_MS / GLMCP_DISCOVER_TTL_MS: must be ≥ 0")
+	}
+	if cfg.MaxBodyBytes < 1024 {
+		bad("GLMCP_MAX_BODY_BYTES: %d is below 1024", cfg.MaxBodyBytes)
+	}
+	if cfg.KeepAlive < time.Second {
+		bad("GLMCP_KEEPALIVE: %s is below 1s", cfg.KeepAlive)
+	}
+	if cfg.MaxStreams < 1 || cfg.MaxUserStreams < 1 {
+		bad("GLMCP_MAX_STREAMS / GLMCP_MAX_USER_STREAMS: must be ≥ 1")
+	}
+	l, on, err := ratelimit.ParseLimit(cfg.RateLimit)
+	if err != nil {
+		bad("GLMCP_RATE_LIMIT: %v", err)
+	}
+	cfg.rateLimit, cfg.rateLimitEnabled = l, on
+	switch cfg.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("GLMCP_LOG_LEVEL: %q is not debug, info, warn or error", cfg.LogLevel)
+	}
+	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
+		bad("GLMCP_LOG_FORMAT: %q is not json or text", cfg.LogFormat)
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + cfg.Listen
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if u, err := url.Parse(cfg.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("GLMCP_PUBLIC_URL: %q is not an http(s) URL", cfg.PublicURL)
+	}
+	if cfg.OAuthIssuer != "" {
+		sources := 0
+		for _, s := range []string{cfg.OAuthJWKS, cfg.OAuthPublicKeyFile, cfg.OAuthHS256Secret} {
+			if s != "" {
+				sources++
+			}
+		}
+		if sources != 1 {
+			bad("GLMCP_OAUTH_ISSUER is set: exactly one of GLMCP_OAUTH_JWKS, GLMCP_OAUTH_PUBLIC_KEY, GLMCP_OAUTH_HS256_SECRET is required")
+		}
+		if len(cfg.OAuthAuthorizationServers) == 0 {
+			cfg.OAuthAuthorizationServers = []string{cfg.OAuthIssuer}
+		}
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = "."
+	}
+	cfg.DataDir = filepath.Clean(cfg.DataDir)
+	return errors.Join(errs...)
+}
+
+// ListensOnLoopback reports whether the listen address is a loopback one
+// (the Host header is then checked against DNS rebinding).
+func (cfg *Config) ListensOnLoopback() bool {
+	host, _, _ := net.SplitHostPort(cfg.Listen)
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

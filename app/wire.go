@@ -1,0 +1,226 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"gitlab.com/glmcp/glmcp/handlers"
+	"gitlab.com/glmcp/glmcp/handlers/mcp"
+	"gitlab.com/glmcp/glmcp/handlers/wellknown"
+	"gitlab.com/glmcp/glmcp/middleware"
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
+	"gitlab.com/glmcp/glmcp/services/catalog"
+	"gitlab.com/glmcp/glmcp/services/subscriptions"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// Version is the server version, set at build time with
+// -ldflags "-X gitlab.com/glmcp/glmcp/app.Version=…".
+var Version = "0.1.0-dev"
+
+// serverInstructions tell a model how to use this server.
+const serverInstructions = "This server exposes a GitLab instance's projects, issues, merge requests, " +
+	"pipelines, notes and repository files as tools. Projects are named by numeric id or full path " +
+	"(group/project). Objects the user may not see read as not found."
+
+// Server is the assembled application: the HTTP handler and the background
+// workers behind it.
+type Server struct {
+	handler  http.Handler
+	hub      *subscriptions.Hub
+	tools    *tools.Service
+	authn    *auth.Authenticator
+	listener *subscriptions.PGListener
+	poll     versionSource // embedded store: catalog version poller
+	logger   *slog.Logger
+	shutdown chan struct{}
+	stopBG   context.CancelFunc
+	wg       sync.WaitGroup
+	once     sync.Once
+}
+
+// New builds every service over env and the router. Call Start to run the
+// background workers and Shutdown to end them.
+func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	w := &Server{logger: logger, shutdown: make(chan struct{})}
+	ts, err := NewToolService(cfg, e, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := ts.Sync(ctx); err != nil {
+		return nil, err
+	}
+	w.tools = ts
+	w.hub = subscriptions.NewHub(subscriptions.Options{
+		MaxPerUser: cfg.MaxUserStreams, MaxTotal: cfg.MaxStreams, Logger: logger,
+		// A change must be visible to a client that re-lists on the
+		// notification: drop the cached catalog before anyone is told.
+		BeforePublish: func(subscriptions.Event) { ts.Invalidate() },
+	})
+	if e.Embedded {
+		w.poll = e.Store
+	} else {
+		w.listener = subscriptions.NewPGListener(e.DSN, w.hub, logger)
+	}
+
+	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger)
+	if err != nil {
+		return nil, err
+	}
+	w.authn = authn
+	jwt, err := newOAuth(ctx, cfg, e, logger)
+	if err != nil {
+		return nil, err
+	}
+
+	lister, err := catalog.NewLister([]byte(e.Secret), cfg.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	deps := handlers.Deps{
+		Logger: logger,
+		Ready:  e.Store.Ping,
+		Origin: middleware.OriginPolicy{
+			AllowedOrigins: append([]string{originOf(cfg.PublicURL)}, cfg.AllowedOrigins...),
+			AllowedHosts:   append([]string{hostOf(cfg.PublicURL)}, cfg.AllowedHosts...),
+			LoopbackOnly:   cfg.ListensOnLoopback(),
+		},
+		WellKnown: wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers, EEEnabled: cfg.Edition == models.EditionEE},
+	}
+	if cfg.rateLimitEnabled {
+		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)
+	}
+	group := func(edition models.Edition, path, name string, scopes auth.GroupScopes) (handlers.Group, error) {
+		srv, err := mcp.New(mcp.Config{
+			Edition: edition, ServerName: name, ServerVersion: Version, Instructions: serverInstructions,
+			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
+			KeepAlive: cfg.KeepAlive, Scopes: scopes,
+			MetadataURL: wellknown.MetadataURL(cfg.PublicURL, path), Logger: logger,
+		}, mcp.Deps{Catalog: ts, Lister: lister, Hub: w.hub, Shutdown: w.shutdown})
+		if err != nil {
+			return handlers.Group{}, err
+		}
+		return handlers.Group{Server: srv, Auth: middleware.AuthConfig{
+			PAT: authn, JWT: jwt, Scopes: scopes,
+			Audience:      wellknown.ResourceURL(cfg.PublicURL, path),
+			MetadataURL:   wellknown.MetadataURL(cfg.PublicURL, path),
+			RequireEESeat: edition == models.EditionEE, Logger: logger,
+		}}, nil
+	}
+	if deps.CE, err = group(models.EditionCE, handlers.CEPath, "GitLab MCP Server", auth.CEScopes); err != nil {
+		return nil, err
+	}
+	if cfg.Edition == models.EditionEE {
+		ee, err := group(models.EditionEE, handlers.EEPath, "GitLab Orbit MCP Server", auth.EEScopes)
+		if err != nil {
+			return nil, err
+		}
+		deps.EE = &ee
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(middleware.Collectors()...)
+	deps.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	gin.SetMode(gin.ReleaseMode)
+	w.handler = handlers.NewRouter(deps)
+	return w, nil
+}
+
+// newOAuth returns the JWT authenticator, or nil when no issuer is set.
+func newOAuth(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (middleware.JWTAuthenticator, error) {
+	if cfg.OAuthIssuer == "" {
+		return nil, nil
+	}
+	jc := jwtauth.Config{
+		Issuer: cfg.OAuthIssuer, JWKS: cfg.OAuthJWKS, HS256Secret: []byte(cfg.OAuthHS256Secret),
+		UserClaim: cfg.OAuthUserClaim, AllowPrivateJWKSHosts: cfg.OAuthAllowPrivateJWKS,
+	}
+	if cfg.OAuthPublicKeyFile != "" {
+		pem, err := os.ReadFile(cfg.OAuthPublicKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("GLMCP_OAUTH_PUBLIC_KEY: %w", err)
+		}
+		jc.PublicKeyPEM = pem
+	}
+	v, err := jwtauth.New(jc)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	// Warm the key cache so a broken JWKS URL shows at start, not on the
+	// first request; serving goes on either way (keys are retried).
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := v.Refresh(rctx); err != nil {
+		logger.Warn("fetch OAuth signing keys", "error", err)
+	}
+	return auth.NewOAuth(v, e.Store)
+}
+
+// Handler is the HTTP handler of the whole server.
+func (w *Server) Handler() http.Handler { return w.handler }
+
+// Hub is the change hub (tests and benchmarks observe it).
+func (w *Server) Hub() *subscriptions.Hub { return w.hub }
+
+// Start runs the background workers (last_used_at writer, change listener
+// or catalog poller) until Shutdown.
+func (w *Server) Start(ctx context.Context) {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopBG = cancel
+	w.wg.Add(1)
+	go func() { defer w.wg.Done(); w.authn.Run(bg) }()
+	if w.listener != nil {
+		w.wg.Add(1)
+		go func() { defer w.wg.Done(); _ = w.listener.Run(bg) }()
+	}
+	if w.poll != nil {
+		w.wg.Add(1)
+		go func() { defer w.wg.Done(); pollCatalog(bg, w.poll, w.hub, time.Second, w.logger) }()
+	}
+}
+
+// Listening returns a channel closed once cross-instance change
+// notifications are live (at once on the embedded store).
+func (w *Server) Listening() <-chan struct{} {
+	if w.listener != nil {
+		return w.listener.Ready()
+	}
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// BeginShutdown ends every open listen stream with its final result and
+// refuses new ones. Call it before http.Server.Shutdown, which waits for
+// handlers to return.
+func (w *Server) BeginShutdown() {
+	w.once.Do(func() {
+		close(w.shutdown)
+		w.hub.Close()
+	})
+}
+
+// Stop ends the background workers and waits for them.
+func (w *Server) Stop() {
+	w.BeginShutdown()
+	if w.stopBG != nil {
+		w.stopBG()
+	}
+	w.wg.Wait()
+}

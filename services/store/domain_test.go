@@ -1,0 +1,204 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
+)
+
+type gormDB = gorm.DB
+
+func TestStore_GroupsAndProjects(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		org := &models.Group{Name: "GitLab.org", Path: "gitlab-org", Visibility: models.VisibilityInternal}
+		wantErr(t, "CreateGroup", s.CreateGroup(ctx, org), nil)
+		sub := &models.Group{Name: "AI", Path: "ai", ParentID: &org.ID}
+		wantErr(t, "CreateGroup(sub)", s.CreateGroup(ctx, sub), nil)
+		if sub.FullPath != "gitlab-org/ai" || sub.Visibility != models.VisibilityPrivate {
+			t.Errorf("subgroup full path %q visibility %q, want gitlab-org/ai private", sub.FullPath, sub.Visibility)
+		}
+		proj := &models.Project{Name: "Duo", Path: "duo", NamespaceID: sub.ID}
+		wantErr(t, "CreateProject", s.CreateProject(ctx, proj), nil)
+		if proj.PathWithNamespace != "gitlab-org/ai/duo" || proj.DefaultBranch != "main" {
+			t.Errorf("project path %q branch %q", proj.PathWithNamespace, proj.DefaultBranch)
+		}
+		if got, err := s.FindProjectByPath(ctx, "GitLab-Org/AI/Duo"); err != nil || got.ID != proj.ID {
+			t.Errorf("FindProjectByPath(mixed case) = %+v, %v", got, err)
+		}
+		if got, err := s.FindGroupByFullPath(ctx, "gitlab-org/ai"); err != nil || got.ID != sub.ID {
+			t.Errorf("FindGroupByFullPath = %+v, %v", got, err)
+		}
+		if got := proj.WebURL("https://gitlab.example.com/"); got != "https://gitlab.example.com/gitlab-org/ai/duo" {
+			t.Errorf("WebURL = %q", got)
+		}
+
+		missing := int64(999)
+		groupTests := []struct {
+			name  string
+			group models.Group
+			want  error
+		}{
+			{"same full path, other case", models.Group{Name: "x", Path: "GitLab-Org"}, models.ErrConflict},
+			{"slash in path", models.Group{Name: "x", Path: "a/b"}, models.ErrInvalidInput},
+			{"no name", models.Group{Path: "x"}, models.ErrInvalidInput},
+			{"unknown parent", models.Group{Name: "x", Path: "x", ParentID: &missing}, models.ErrInvalidInput},
+			{"wider than parent", models.Group{Name: "x", Path: "x", ParentID: &org.ID, Visibility: models.VisibilityPublic}, models.ErrInvalidInput},
+			{"unknown visibility", models.Group{Name: "x", Path: "x", Visibility: "secret"}, models.ErrInvalidInput},
+		}
+		for _, tt := range groupTests {
+			wantErr(t, "CreateGroup("+tt.name+")", s.CreateGroup(ctx, &tt.group), tt.want)
+		}
+		projectTests := []struct {
+			name    string
+			project models.Project
+			want    error
+		}{
+			{"same path, other case", models.Project{Name: "x", Path: "DUO", NamespaceID: sub.ID}, models.ErrConflict},
+			{"unknown namespace", models.Project{Name: "x", Path: "x", NamespaceID: 999}, models.ErrInvalidInput},
+			{"wider than namespace", models.Project{Name: "x", Path: "x", NamespaceID: org.ID, Visibility: models.VisibilityPublic}, models.ErrInvalidInput},
+			{"dot-dot path", models.Project{Name: "x", Path: "..", NamespaceID: org.ID}, models.ErrInvalidInput},
+		}
+		for _, tt := range projectTests {
+			wantErr(t, "CreateProject("+tt.name+")", s.CreateProject(ctx, &tt.project), tt.want)
+		}
+	})
+}
+
+func TestStore_MembersAndLabels(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := mustCreateUser(t, s, "alice")
+		p := mustCreateProject(t, s, "g", "p")
+		wantErr(t, "AddProjectMember", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer}), nil)
+		m, err := s.FindProjectMember(ctx, p.ID, u.ID)
+		if err != nil || m.AccessLevel != models.Developer {
+			t.Errorf("FindProjectMember = %+v, %v; want developer", m, err)
+		}
+		_, err = s.FindProjectMember(ctx, p.ID, 999)
+		wantErr(t, "FindProjectMember(non-member)", err, models.ErrNotFound)
+		wantErr(t, "AddProjectMember(again)", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Owner}), models.ErrConflict)
+		wantErr(t, "AddProjectMember(level 0)", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID}), models.ErrInvalidInput)
+		wantErr(t, "AddProjectMember(unknown user)", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: 999, AccessLevel: models.Guest}), models.ErrInvalidInput)
+
+		l := &models.Label{ProjectID: p.ID, Name: "bug"}
+		wantErr(t, "CreateLabel", s.CreateLabel(ctx, l), nil)
+		if l.Color != store.DefaultLabelColor {
+			t.Errorf("label color = %q, want the default", l.Color)
+		}
+		wantErr(t, "CreateLabel(dup)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "bug", Color: "#000000"}), models.ErrConflict)
+		wantErr(t, "CreateLabel(bad color)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "x", Color: "red"}), models.ErrInvalidInput)
+		wantErr(t, "CreateLabel(no name)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
+		wantErr(t, "CreateLabel(unknown project)", s.CreateLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
+	})
+}
+
+func TestStore_MergeRequestsAndPipelines(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		alice := mustCreateUser(t, s, "alice")
+		bob := mustCreateUser(t, s, "bob")
+		p := mustCreateProject(t, s, "g", "p")
+		other := mustCreateProject(t, s, "g", "other")
+		when := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+
+		mr := &models.MergeRequest{
+			ProjectID: p.ID, Title: "Fix", SourceBranch: "fix", TargetBranch: "main", AuthorID: alice.ID,
+			State: models.MergeRequestMerged, Assignees: []models.User{{ID: alice.ID}}, Reviewers: []models.User{{ID: bob.ID}},
+			Commits: []models.MergeRequestCommit{
+				{SHA: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", Title: "second", AuthoredDate: when},
+				{SHA: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Title: "first", AuthoredDate: when},
+			},
+			Diffs: []models.MergeRequestDiff{{OldPath: "a.go", NewPath: "a.go", Diff: "@@ -1 +1 @@\n-a\n+b\n"}},
+		}
+		wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+		if mr.IID != 1 || mr.SHA != mr.Commits[0].SHA || mr.MergedAt == nil || mr.MergeStatus != models.MergeStatusUnchecked {
+			t.Errorf("merge request iid %d sha %q merged_at %v status %q", mr.IID, mr.SHA, mr.MergedAt, mr.MergeStatus)
+		}
+		var back models.MergeRequest
+		err := s.DB().Preload("Assignees").Preload("Reviewers").
+			Preload("Commits", func(db *gormDB) *gormDB { return db.Order("position") }).
+			Preload("Diffs").Take(&back, mr.ID).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back.Commits) != 2 || back.Commits[0].Title != "second" || back.Commits[0].ShortID != "bbbbbbbb" || back.Commits[1].Position != 1 {
+			t.Errorf("commits = %+v, want second (bbbbbbbb) then first", back.Commits)
+		}
+		if len(back.Diffs) != 1 || back.Diffs[0].AMode != "100644" || back.AssigneeIDs()[0] != alice.ID || back.ReviewerIDs()[0] != bob.ID {
+			t.Errorf("diffs %+v assignees %v reviewers %v", back.Diffs, back.AssigneeIDs(), back.ReviewerIDs())
+		}
+		mr2 := &models.MergeRequest{ProjectID: p.ID, Title: "Next", SourceBranch: "next", TargetBranch: "main", AuthorID: alice.ID}
+		wantErr(t, "CreateMergeRequest(second)", s.CreateMergeRequest(ctx, mr2), nil)
+		if mr2.IID != 2 {
+			t.Errorf("second merge request iid = %d, want 2", mr2.IID)
+		}
+		mrTests := []struct {
+			name string
+			mr   models.MergeRequest
+			want error
+		}{
+			{"no source branch", models.MergeRequest{ProjectID: p.ID, Title: "x", TargetBranch: "main", AuthorID: alice.ID}, models.ErrInvalidInput},
+			{"unknown state", models.MergeRequest{ProjectID: p.ID, Title: "x", SourceBranch: "a", TargetBranch: "main", AuthorID: alice.ID, State: "locked"}, models.ErrInvalidInput},
+			{"short commit sha", models.MergeRequest{ProjectID: p.ID, Title: "x", SourceBranch: "a", TargetBranch: "main", AuthorID: alice.ID,
+				Commits: []models.MergeRequestCommit{{SHA: "abc", AuthoredDate: when}}}, models.ErrInvalidInput},
+			{"unknown reviewer", models.MergeRequest{ProjectID: p.ID, Title: "x", SourceBranch: "a", TargetBranch: "main", AuthorID: alice.ID,
+				Reviewers: []models.User{{ID: 999}}}, models.ErrInvalidInput},
+		}
+		for _, tt := range mrTests {
+			wantErr(t, "CreateMergeRequest("+tt.name+")", s.CreateMergeRequest(ctx, &tt.mr), tt.want)
+		}
+		if n := countRows(t, s, "merge_requests"); n != 2 {
+			t.Errorf("merge_requests = %d after refused creates, want 2", n)
+		}
+
+		pl := &models.Pipeline{ProjectID: p.ID, SHA: mr.SHA, Ref: "fix", Status: models.StatusFailed, MergeRequestID: &mr.ID,
+			Jobs: []models.CIJob{{Name: "test", Status: models.StatusFailed}, {Name: "lint", Ref: "other", Stage: "lint"}}}
+		wantErr(t, "CreatePipeline", s.CreatePipeline(ctx, pl), nil)
+		if pl.IID != 1 || pl.Source != models.PipelineSourcePush || pl.Jobs[0].PipelineID != pl.ID ||
+			pl.Jobs[0].ProjectID != p.ID || pl.Jobs[0].Ref != "fix" || pl.Jobs[0].Stage != "test" ||
+			pl.Jobs[1].Ref != "other" || pl.Jobs[1].Status != models.StatusCreated {
+			t.Errorf("pipeline %+v jobs %+v", pl, pl.Jobs)
+		}
+		plTests := []struct {
+			name string
+			p    models.Pipeline
+			want error
+		}{
+			{"merge request of another project", models.Pipeline{ProjectID: other.ID, SHA: "x", Ref: "main", MergeRequestID: &mr.ID}, models.ErrInvalidInput},
+			{"unknown status", models.Pipeline{ProjectID: p.ID, SHA: "x", Ref: "main", Status: "exploded"}, models.ErrInvalidInput},
+			{"job without name", models.Pipeline{ProjectID: p.ID, SHA: "x", Ref: "main", Jobs: []models.CIJob{{}}}, models.ErrInvalidInput},
+			{"no ref", models.Pipeline{ProjectID: p.ID, SHA: "x"}, models.ErrInvalidInput},
+		}
+		for _, tt := range plTests {
+			wantErr(t, "CreatePipeline("+tt.name+")", s.CreatePipeline(ctx, &tt.p), tt.want)
+		}
+		if n := countRows(t, s, "ci_jobs"); n != 2 {
+			t.Errorf("ci_jobs = %d after refused creates, want 2", n)
+		}
+	})
+}
+
+func TestStore_CreateRepositoryFile(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		p := mustCreateProject(t, s, "g", "p")
+		f := &models.RepositoryFile{ProjectID: p.ID, Ref: "main", FilePath: "/docs/README.md", Content: "hello\n"}
+		wantErr(t, "CreateRepositoryFile", s.CreateRepositoryFile(ctx, f), nil)
+		// git hash-object of "hello\n"
+		if f.FilePath != "docs/README.md" || f.Size != 6 || f.BlobID != "ce013625030ba8dba906f756967f9e9ca394464a" {
+			t.Errorf("file path %q size %d blob %q", f.FilePath, f.Size, f.BlobID)
+		}
+		wantErr(t, "CreateRepositoryFile(other ref)", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, Ref: "dev", FilePath: "docs/README.md"}), nil)
+		wantErr(t, "CreateRepositoryFile(dup)", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, Ref: "main", FilePath: "docs/README.md"}), models.ErrConflict)
+		for _, bad := range []string{"", "a/../b", "a//b", "dir/", "./x"} {
+			wantErr(t, "CreateRepositoryFile("+bad+")", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, Ref: "main", FilePath: bad}), models.ErrInvalidInput)
+		}
+		wantErr(t, "CreateRepositoryFile(no ref)", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, FilePath: "x"}), models.ErrInvalidInput)
+	})
+}

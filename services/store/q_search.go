@@ -1,0 +1,213 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// The Search* methods run one page of a GitLab search (see
+// models.SearchQuery): every condition on what the viewer may read is part
+// of the query, so totals never count what the viewer cannot see. Each
+// returns the page and the total number of matches.
+
+// SearchProjects matches the name, path, full path and description of the
+// projects the viewer may read.
+func (s *Store) SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.Project{}), "projects.id", q.Viewer, q.ProjectID, q.GroupPath)
+	db = matchAny(db, q.Term, "projects.name", "projects.path", "projects.path_with_namespace", "projects.description")
+	out := []models.Project{}
+	total, err := page(db, q, "projects", &out, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search projects: %w", err)
+	}
+	return out, total, nil
+}
+
+// SearchIssues matches the title (and description unless TitleOnly) of the
+// issues the viewer may read, confidential ones included only where
+// allowed. Authors and assignees are loaded.
+func (s *Store) SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.Issue{}), "issues.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	vis, args := visibleIssuesSQL(q.Viewer, "issues")
+	db = db.Where(vis, args...)
+	db = matchAny(db, q.Term, textColumns("issues", q.TitleOnly)...)
+	if q.State != "" {
+		db = db.Where("issues.state = ?", q.State)
+	}
+	if q.Confidential != nil {
+		if *q.Confidential {
+			db = db.Where("issues.confidential")
+		} else {
+			db = db.Where("NOT issues.confidential")
+		}
+	}
+	out := []models.Issue{}
+	total, err := page(db, q, "issues", &out, func(db *gorm.DB) *gorm.DB {
+		return db.Preload("Author").Preload("Assignees", orderByID)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("search issues: %w", err)
+	}
+	return out, total, nil
+}
+
+// SearchMergeRequests matches the title (and description unless
+// TitleOnly) of the merge requests in projects the viewer may read.
+// Authors, assignees and reviewers are loaded.
+func (s *Store) SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.MergeRequest{}), "merge_requests.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	db = matchAny(db, q.Term, textColumns("merge_requests", q.TitleOnly)...)
+	if q.State != "" {
+		db = db.Where("merge_requests.state = ?", q.State)
+	}
+	out := []models.MergeRequest{}
+	total, err := page(db, q, "merge_requests", &out, func(db *gorm.DB) *gorm.DB {
+		return db.Preload("Author").Preload("Assignees", orderByID).Preload("Reviewers", orderByID)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("search merge requests: %w", err)
+	}
+	return out, total, nil
+}
+
+// SearchNotes matches the body of the user (non-system) notes the viewer
+// may read: not internal ones below Reporter, not those on confidential
+// issues it may not see. Authors are loaded.
+func (s *Store) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.Note{}), "notes.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	vis, args := visibleNotesSQL(q.Viewer)
+	db = db.Where("NOT notes.system").Where(vis, args...)
+	db = matchAny(db, q.Term, "notes.body")
+	out := []models.Note{}
+	total, err := page(db, q, "notes", &out, func(db *gorm.DB) *gorm.DB { return db.Preload("Author") })
+	if err != nil {
+		return nil, 0, fmt.Errorf("search notes: %w", err)
+	}
+	return out, total, nil
+}
+
+// SearchBlobs matches the path and content of the files on the default
+// branch of the projects the viewer may read, with the filename:,
+// extension: and path: filters; results are ordered by project, then path.
+func (s *Store) SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models.RepositoryFile, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.RepositoryFile{}), "repository_files.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	db = db.Where("repository_files.ref = (SELECT dp.default_branch FROM projects dp WHERE dp.id = repository_files.project_id)")
+	db = matchAny(db, q.Term, "repository_files.file_path", "repository_files.content")
+	if q.Filename != "" {
+		pat := strings.ReplaceAll(likeEscape(strings.ToLower(q.Filename)), "*", "%")
+		db = db.Where(`(lower(repository_files.file_path) LIKE ? ESCAPE '\' OR lower(repository_files.file_path) LIKE ? ESCAPE '\')`,
+			pat, "%/"+pat)
+	}
+	if q.Extension != "" {
+		db = db.Where(`lower(repository_files.file_path) LIKE ? ESCAPE '\'`, "%."+likeEscape(strings.ToLower(q.Extension)))
+	}
+	if q.Path != "" {
+		db = db.Where(`lower(repository_files.file_path) LIKE ? ESCAPE '\'`, likeContains(q.Path))
+	}
+	db = db.Session(&gorm.Session{})
+	var total int64
+	if err := db.Count(&total).Error; err != nil {
+		return nil, 0, fmt.Errorf("search blobs: %w", translate(err))
+	}
+	out := []models.RepositoryFile{}
+	err := db.Order("repository_files.project_id, repository_files.file_path").
+		Limit(q.Limit).Offset(q.Offset).Find(&out).Error
+	if err != nil {
+		return nil, 0, fmt.Errorf("search blobs: %w", translate(err))
+	}
+	return out, total, nil
+}
+
+// SearchUsers matches usernames and names. Only administrators see users
+// who are not active. In a project or group search only members of the
+// project (of a project of the group) the viewer may read are matched.
+func (s *Store) SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error) {
+	db := s.conn(ctx).Model(&models.User{})
+	switch {
+	case !q.Viewer.Active():
+		db = db.Where("1 = 0")
+	case !q.Viewer.Admin:
+		db = db.Where("users.state = ?", models.UserActive)
+	}
+	if q.ProjectID > 0 || q.GroupPath != "" {
+		members := withProjects(s.conn(ctx).Table("project_members").Select("project_members.user_id"),
+			"project_members.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+		db = db.Where("users.id IN (?)", members)
+	}
+	db = matchAny(db, q.Term, "users.username", "users.name")
+	out := []models.User{}
+	total, err := page(db, q, "users", &out, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search users: %w", err)
+	}
+	return out, total, nil
+}
+
+// matchAny adds "term is a substring of one of cols" (case-insensitive);
+// an empty term matches everything.
+func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
+	term = strings.TrimSpace(term)
+	if term == "" {
+		return db
+	}
+	conds := make([]string, len(cols))
+	args := make([]any, len(cols))
+	pat := likeContains(term)
+	for k, c := range cols {
+		conds[k] = "lower(" + c + `) LIKE ? ESCAPE '\'`
+		args[k] = pat
+	}
+	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+}
+
+func textColumns(table string, titleOnly bool) []string {
+	if titleOnly {
+		return []string{table + ".title"}
+	}
+	return []string{table + ".title", table + ".description"}
+}
+
+// page counts db's matches and loads q's page ordered by creation time
+// (then id, the same direction) into dst, with load (when not nil) adding
+// preloads to the page query only.
+func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*gorm.DB) *gorm.DB) (int64, error) {
+	db = db.Session(&gorm.Session{})
+	var total int64
+	if err := db.Count(&total).Error; err != nil {
+		return 0, translate(err)
+	}
+	dir := " DESC"
+	if q.Ascending {
+		dir = ""
+	}
+	find := db
+	if load != nil {
+		find = load(find)
+	}
+	err := find.Order(table + ".created_at" + dir + ", " + table + ".id" + dir).
+		Limit(q.Limit).Offset(q.Offset).Find(dst).Error
+	return total, translate(err)
+}
+
+// matchAnyTerm adds "one of terms is a substring of one of cols"
+// (case-insensitive).
+func matchAnyTerm(db *gorm.DB, terms []string, cols ...string) *gorm.DB {
+	var conds []string
+	var args []any
+	for _, t := range terms {
+		pat := likeContains(t)
+		for _, c := range cols {
+			conds = append(conds, "lower("+c+`) LIKE ? ESCAPE '\'`)
+			args = append(args, pat)
+		}
+	}
+	if len(conds) == 0 {
+		return db
+	}
+	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+}

@@ -1,0 +1,319 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
+)
+
+var seededTables = []string{
+	"users", "namespaces", "projects", "project_members", "labels", "issues", "issue_assignees", "notes",
+	"merge_requests", "merge_request_assignees", "merge_request_reviewers", "merge_request_commits",
+	"merge_request_diff_files", "ci_pipelines", "ci_jobs", "repository_files", "internal_ids",
+}
+
+func tableCounts(t *testing.T, s *store.Store) map[string]int64 {
+	t.Helper()
+	counts := map[string]int64{}
+	for _, table := range seededTables {
+		counts[table] = countRows(t, s, table)
+	}
+	return counts
+}
+
+func TestSeedDemo(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w, err := store.SeedDemo(ctx, s)
+		if err != nil {
+			t.Fatalf("SeedDemo() error = %v", err)
+		}
+		if !w.Created {
+			t.Error("first SeedDemo: Created = false")
+		}
+		checkDemoUsers(t, w)
+		checkDemoWorld(t, s, w)
+
+		counts := tableCounts(t, s)
+		again, err := store.SeedDemo(ctx, s)
+		if err != nil {
+			t.Fatalf("second SeedDemo() error = %v", err)
+		}
+		if again.Created {
+			t.Error("second SeedDemo: Created = true, want false")
+		}
+		for k, u := range again.Users() {
+			if u.ID != w.Users()[k].ID || u.Username != w.Users()[k].Username {
+				t.Errorf("second SeedDemo user %d = %s (%d), want %s (%d)", k, u.Username, u.ID, w.Users()[k].Username, w.Users()[k].ID)
+			}
+		}
+		for path, p := range w.Projects {
+			if again.Projects[path] == nil || again.Projects[path].ID != p.ID {
+				t.Errorf("second SeedDemo project %q = %+v, want id %d", path, again.Projects[path], p.ID)
+			}
+		}
+		if after := tableCounts(t, s); !mapsEqual(after, counts) {
+			t.Errorf("second SeedDemo wrote rows: before %v, after %v", counts, after)
+		}
+	})
+}
+
+func checkDemoUsers(t *testing.T, w *store.DemoWorld) {
+	t.Helper()
+	if !w.Root.Admin || !w.Root.EESeat || !w.Alice.EESeat || w.Bob.EESeat || w.Alice.Admin {
+		t.Errorf("admin/EE seats: root %+v alice %+v bob %+v", w.Root, w.Alice, w.Bob)
+	}
+	if w.Dave.State != models.UserBlocked || !w.Carol.Active() {
+		t.Errorf("states: dave %q carol %q, want blocked and active", w.Dave.State, w.Carol.State)
+	}
+	if len(w.Users()) != 5 {
+		t.Errorf("Users() = %d users, want 5", len(w.Users()))
+	}
+}
+
+func checkDemoWorld(t *testing.T, s *store.Store, w *store.DemoWorld) {
+	t.Helper()
+	ctx := context.Background()
+	db := s.DB()
+
+	wantVisibility := map[string]models.Visibility{
+		store.DemoProjectMCP: models.VisibilityPublic, store.DemoProjectOrbit: models.VisibilityInternal,
+		store.DemoProjectSecret: models.VisibilityPrivate,
+	}
+	for path, v := range wantVisibility {
+		p := w.Projects[path]
+		if p == nil || p.Visibility != v {
+			t.Fatalf("project %s = %+v, want visibility %s", path, p, v)
+		}
+		var readme int64
+		db.Model(&models.RepositoryFile{}).Where("project_id = ? AND ref = 'main' AND file_path = 'README.md'", p.ID).Count(&readme)
+		if readme != 1 {
+			t.Errorf("%s has no README.md on main", path)
+		}
+		var issues int64
+		db.Model(&models.Issue{}).Where("project_id = ?", p.ID).Count(&issues)
+		if issues < 3 || issues > 6 {
+			t.Errorf("%s has %d issues, want 3-6", path, issues)
+		}
+		var labels int64
+		db.Model(&models.Label{}).Where("project_id = ?", p.ID).Count(&labels)
+		if labels == 0 {
+			t.Errorf("%s has no labels", path)
+		}
+	}
+
+	// Membership: acme/secret-plans has alice (maintainer) only.
+	secret := w.Projects[store.DemoProjectSecret]
+	var members []models.ProjectMember
+	db.Where("project_id = ?", secret.ID).Find(&members)
+	if len(members) != 1 || members[0].UserID != w.Alice.ID || members[0].AccessLevel != models.Maintainer {
+		t.Errorf("secret-plans members = %+v, want alice as maintainer only", members)
+	}
+	mcp := w.Projects[store.DemoProjectMCP]
+	wantLevels := map[*models.User]models.AccessLevel{w.Alice: models.Developer, w.Bob: models.Reporter, w.Carol: models.Guest}
+	for u, level := range wantLevels {
+		m, err := s.FindProjectMember(ctx, mcp.ID, u.ID)
+		if err != nil || m.AccessLevel != level {
+			t.Errorf("%s in gitlab-mcp = %+v, %v; want %s", u.Username, m, err, level)
+		}
+	}
+	if _, err := s.FindProjectMember(ctx, secret.ID, w.Carol.ID); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("carol in secret-plans: %v, want ErrNotFound", err)
+	}
+
+	var confidential, internalNotes, systemNotes int64
+	db.Model(&models.Issue{}).Where("confidential").Count(&confidential)
+	db.Model(&models.Note{}).Where("internal").Count(&internalNotes)
+	db.Model(&models.Note{}).Where("system").Count(&systemNotes)
+	if confidential != 1 || internalNotes != 1 || systemNotes == 0 {
+		t.Errorf("confidential issues %d, internal notes %d, system notes %d; want 1, 1, >0", confidential, internalNotes, systemNotes)
+	}
+	var threads []struct {
+		DiscussionID string
+		N            int64
+	}
+	db.Model(&models.Note{}).Select("discussion_id, count(*) AS n").Where("type = ?", models.NoteTypeDiscussion).
+		Group("discussion_id").Having("count(*) > 1").Scan(&threads)
+	if len(threads) < 2 {
+		t.Errorf("discussions with replies = %d, want at least 2", len(threads))
+	}
+
+	var statuses []string
+	db.Model(&models.Pipeline{}).Distinct("status").Order("status").Pluck("status", &statuses)
+	for _, want := range []string{models.StatusFailed, models.StatusRunning, models.StatusSuccess} {
+		if !slices.Contains(statuses, want) {
+			t.Errorf("pipeline statuses %v lack %q", statuses, want)
+		}
+	}
+	var mrs []models.MergeRequest
+	db.Preload("Commits").Preload("Diffs").Order("id").Find(&mrs)
+	if len(mrs) < 2 || len(mrs) > 3 {
+		t.Errorf("merge requests = %d, want 2-3 per project at most", len(mrs))
+	}
+	for _, mr := range mrs {
+		if len(mr.Commits) == 0 || len(mr.Diffs) == 0 || mr.SHA != commitAt(mr.Commits, 0).SHA {
+			t.Errorf("merge request %q: %d commits, %d diffs, sha %q", mr.Title, len(mr.Commits), len(mr.Diffs), mr.SHA)
+		}
+		for _, d := range mr.Diffs {
+			checkDiffApplies(t, s, mr, d)
+		}
+	}
+
+	var files []models.RepositoryFile
+	db.Find(&files)
+	for _, f := range files {
+		if f.BlobID != models.GitBlobID(f.Content) || f.Size != int64(len(f.Content)) {
+			t.Errorf("file %s: blob %s size %d do not match its content", f.FilePath, f.BlobID, f.Size)
+		}
+	}
+}
+
+func commitAt(commits []models.MergeRequestCommit, pos int) models.MergeRequestCommit {
+	for _, c := range commits {
+		if c.Position == pos {
+			return c
+		}
+	}
+	return models.MergeRequestCommit{}
+}
+
+// checkDiffApplies checks that d is well-formed and consistent with the
+// default branch: an open merge request's diff applies to main; a merged
+// one's result is main.
+func checkDiffApplies(t *testing.T, s *store.Store, mr models.MergeRequest, d models.MergeRequestDiff) {
+	t.Helper()
+	var main string
+	s.DB().Model(&models.RepositoryFile{}).Where("project_id = ? AND ref = 'main' AND file_path = ?", mr.ProjectID, d.NewPath).Pluck("content", &main)
+	oldSide, newSide, err := diffSides(d.Diff)
+	if err != nil {
+		t.Errorf("%s %s: %v", mr.Title, d.NewPath, err)
+		return
+	}
+	side := oldSide
+	if mr.State == models.MergeRequestMerged {
+		side = newSide
+	}
+	if d.NewFile && mr.State != models.MergeRequestMerged {
+		if main != "" {
+			t.Errorf("%s: %s is a new file but exists on main", mr.Title, d.NewPath)
+		}
+		return
+	}
+	lines := strings.Split(main, "\n")
+	for n, text := range side {
+		if n < 1 || n > len(lines) || lines[n-1] != text {
+			t.Errorf("%s: %s line %d = %q in the diff, not on main", mr.Title, d.NewPath, n, text)
+			return
+		}
+	}
+}
+
+var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+
+// diffSides parses unified diff hunks into the lines each side claims, by
+// line number, checking the hunk headers' counts.
+func diffSides(diff string) (oldSide, newSide map[int]string, err error) {
+	oldSide, newSide = map[int]string{}, map[int]string{}
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	for i := 0; i < len(lines); {
+		m := hunkHeader.FindStringSubmatch(lines[i])
+		if m == nil {
+			return nil, nil, fmt.Errorf("line %d: %q is not a hunk header", i+1, lines[i])
+		}
+		oldLine, oldCount := hunkNum(m[1], "1"), hunkNum(m[2], "1")
+		newLine, newCount := hunkNum(m[3], "1"), hunkNum(m[4], "1")
+		i++
+		for oldCount > 0 || newCount > 0 {
+			if i >= len(lines) || lines[i] == "" {
+				return nil, nil, fmt.Errorf("hunk ends early at line %d", i+1)
+			}
+			text := lines[i][1:]
+			switch lines[i][0] {
+			case ' ':
+				oldSide[oldLine], newSide[newLine] = text, text
+				oldLine, newLine, oldCount, newCount = oldLine+1, newLine+1, oldCount-1, newCount-1
+			case '-':
+				oldSide[oldLine] = text
+				oldLine, oldCount = oldLine+1, oldCount-1
+			case '+':
+				newSide[newLine] = text
+				newLine, newCount = newLine+1, newCount-1
+			default:
+				return nil, nil, fmt.Errorf("line %d: bad prefix %q", i+1, lines[i][0])
+			}
+			if oldCount < 0 || newCount < 0 {
+				return nil, nil, fmt.Errorf("hunk longer than its header at line %d", i+1)
+			}
+			i++
+		}
+	}
+	return oldSide, newSide, nil
+}
+
+func hunkNum(s, def string) int {
+	if s == "" {
+		s = def
+	}
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func TestSeedDemo_deterministic(t *testing.T) {
+	// Two databases seeded apart hold the same rows, timestamps included.
+	ctx := context.Background()
+	var dumps [2]string
+	for k := range dumps {
+		s := storetest.OpenSQLite(t)
+		if _, err := store.SeedDemo(ctx, s); err != nil {
+			t.Fatalf("SeedDemo() error = %v", err)
+		}
+		var b strings.Builder
+		for _, table := range seededTables {
+			var rows []map[string]any
+			if err := s.DB().Table(table).Order("1, 2").Find(&rows).Error; err != nil {
+				t.Fatalf("dump %s: %v", table, err)
+			}
+			js, _ := json.Marshal(rows)
+			fmt.Fprintf(&b, "%s %s\n", table, js)
+		}
+		dumps[k] = b.String()
+	}
+	if dumps[0] != dumps[1] {
+		t.Errorf("two seeded databases differ:\n%s\n---\n%s", dumps[0], dumps[1])
+	}
+}
+
+func TestSeedDemo_foreignRoot(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		mustCreateUser(t, s, "root")
+		_, err := store.SeedDemo(context.Background(), s)
+		if !errors.Is(err, models.ErrConflict) {
+			t.Fatalf("SeedDemo() with an unrelated root = %v, want models.ErrConflict", err)
+		}
+		if n := countRows(t, s, "users"); n != 1 {
+			t.Errorf("users = %d, want 1 (nothing seeded)", n)
+		}
+	})
+}
+
+func mapsEqual(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
