@@ -49,6 +49,28 @@ type Config struct {
 	rateLimitEnabled bool
 }
 
+// Defaults returns the default configuration (what glmcp serve uses with
+// no flags and no environment).
+func Defaults() Config {
+	return Config{
+		DataDir:        "glmcp-data",
+		Listen:         "127.0.0.1:8080",
+		Edition:        models.EditionCE,
+		PageSize:       100,
+		ListTTL:        time.Minute,
+		DiscoverTTL:    time.Hour,
+		MaxBodyBytes:   1 << 20,
+		KeepAlive:      25 * time.Second,
+		MaxStreams:     10000,
+		MaxUserStreams: 10,
+		RateLimit:      "600/60s",
+		LogLevel:       "info",
+		LogFormat:      "json",
+		Demo:           true,
+		OAuthUserClaim: "sub",
+	}
+}
+
 // Validate checks cfg and fills derived values. Errors name the setting
 // by its environment variable.
 func (cfg *Config) Validate() error {

@@ -13,6 +13,7 @@ import (
 // bindConfig registers the flags of cfg on fs, with defaults taken from
 // the environment through getenv.
 func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) {
+	d := app.Defaults()
 	env := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return v
@@ -20,31 +21,31 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 		return def
 	}
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("GLMCP_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty: embedded SQLite under --data-dir [GLMCP_DATABASE_URL]")
-	fs.StringVar(&cfg.DataDir, "data-dir", env("GLMCP_DATA_DIR", "glmcp-data"), "directory of the embedded store and its generated secret [GLMCP_DATA_DIR]")
-	fs.StringVar(&cfg.Listen, "listen", env("GLMCP_LISTEN", "127.0.0.1:8080"), "address to listen on [GLMCP_LISTEN]")
+	fs.StringVar(&cfg.DataDir, "data-dir", env("GLMCP_DATA_DIR", d.DataDir), "directory of the embedded store and its generated secret [GLMCP_DATA_DIR]")
+	fs.StringVar(&cfg.Listen, "listen", env("GLMCP_LISTEN", d.Listen), "address to listen on [GLMCP_LISTEN]")
 	fs.StringVar(&cfg.Secret, "secret", env("GLMCP_SECRET", ""), "instance secret, ≥ 32 characters; token digests and cursors depend on it [GLMCP_SECRET]")
-	fs.StringVar((*string)(&cfg.Edition), "edition", env("GLMCP_EDITION", "ce"), "ce or ee (ee also serves /api/v4/orbit/mcp) [GLMCP_EDITION]")
+	fs.StringVar((*string)(&cfg.Edition), "edition", env("GLMCP_EDITION", string(d.Edition)), "ce or ee (ee also serves /api/v4/orbit/mcp) [GLMCP_EDITION]")
 	fs.StringVar(&cfg.PublicURL, "public-url", env("GLMCP_PUBLIC_URL", ""), "external base URL (default http://LISTEN) [GLMCP_PUBLIC_URL]")
 	fs.StringSliceVar(&cfg.AllowedOrigins, "allowed-origins", splitList(env("GLMCP_ALLOWED_ORIGINS", "")), "extra allowed Origin values; loopback origins are always allowed [GLMCP_ALLOWED_ORIGINS]")
 	fs.StringSliceVar(&cfg.AllowedHosts, "allowed-hosts", splitList(env("GLMCP_ALLOWED_HOSTS", "")), "Host values accepted besides loopback names when listening on loopback [GLMCP_ALLOWED_HOSTS]")
-	fs.IntVar(&cfg.PageSize, "page-size", envInt(env("GLMCP_PAGE_SIZE", "100")), "tools/list page size, 1..1000 [GLMCP_PAGE_SIZE]")
-	fs.DurationVar(&cfg.ListTTL, "list-ttl", envMs(env("GLMCP_LIST_TTL_MS", "60000")), "ttlMs hint on tools/list [GLMCP_LIST_TTL_MS, in ms]")
-	fs.DurationVar(&cfg.DiscoverTTL, "discover-ttl", envMs(env("GLMCP_DISCOVER_TTL_MS", "3600000")), "ttlMs hint on server/discover [GLMCP_DISCOVER_TTL_MS, in ms]")
-	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(envInt(env("GLMCP_MAX_BODY_BYTES", "1048576"))), "request body limit [GLMCP_MAX_BODY_BYTES]")
-	fs.DurationVar(&cfg.KeepAlive, "keepalive", envDuration(env("GLMCP_KEEPALIVE", "25s")), "SSE keep-alive interval on listen streams [GLMCP_KEEPALIVE]")
-	fs.IntVar(&cfg.MaxStreams, "max-streams", envInt(env("GLMCP_MAX_STREAMS", "10000")), "open subscriptions/listen streams per instance [GLMCP_MAX_STREAMS]")
-	fs.IntVar(&cfg.MaxUserStreams, "max-user-streams", envInt(env("GLMCP_MAX_USER_STREAMS", "10")), "open listen streams per user [GLMCP_MAX_USER_STREAMS]")
-	fs.StringVar(&cfg.RateLimit, "rate-limit", env("GLMCP_RATE_LIMIT", "600/60s"), "requests per window per user and group, e.g. 600/60s; 0 = off [GLMCP_RATE_LIMIT]")
-	fs.StringVar(&cfg.LogLevel, "log-level", env("GLMCP_LOG_LEVEL", "info"), "debug, info, warn or error [GLMCP_LOG_LEVEL]")
-	fs.StringVar(&cfg.LogFormat, "log-format", env("GLMCP_LOG_FORMAT", "json"), "json or text [GLMCP_LOG_FORMAT]")
-	fs.BoolVar(&cfg.Demo, "demo", env("GLMCP_DEMO", "true") == "true", "seed demo data on first start of the embedded store [GLMCP_DEMO]")
+	fs.IntVar(&cfg.PageSize, "page-size", envInt(env("GLMCP_PAGE_SIZE", strconv.Itoa(d.PageSize))), "tools/list page size, 1..1000 [GLMCP_PAGE_SIZE]")
+	fs.DurationVar(&cfg.ListTTL, "list-ttl", envMs(env("GLMCP_LIST_TTL_MS", ms(d.ListTTL))), "ttlMs hint on tools/list [GLMCP_LIST_TTL_MS, in ms]")
+	fs.DurationVar(&cfg.DiscoverTTL, "discover-ttl", envMs(env("GLMCP_DISCOVER_TTL_MS", ms(d.DiscoverTTL))), "ttlMs hint on server/discover [GLMCP_DISCOVER_TTL_MS, in ms]")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(envInt(env("GLMCP_MAX_BODY_BYTES", strconv.FormatInt(d.MaxBodyBytes, 10)))), "request body limit [GLMCP_MAX_BODY_BYTES]")
+	fs.DurationVar(&cfg.KeepAlive, "keepalive", envDuration(env("GLMCP_KEEPALIVE", d.KeepAlive.String())), "SSE keep-alive interval on listen streams [GLMCP_KEEPALIVE]")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", envInt(env("GLMCP_MAX_STREAMS", strconv.Itoa(d.MaxStreams))), "open subscriptions/listen streams per instance [GLMCP_MAX_STREAMS]")
+	fs.IntVar(&cfg.MaxUserStreams, "max-user-streams", envInt(env("GLMCP_MAX_USER_STREAMS", strconv.Itoa(d.MaxUserStreams))), "open listen streams per user [GLMCP_MAX_USER_STREAMS]")
+	fs.StringVar(&cfg.RateLimit, "rate-limit", env("GLMCP_RATE_LIMIT", d.RateLimit), "requests per window per user and group, e.g. 600/60s; 0 = off [GLMCP_RATE_LIMIT]")
+	fs.StringVar(&cfg.LogLevel, "log-level", env("GLMCP_LOG_LEVEL", d.LogLevel), "debug, info, warn or error [GLMCP_LOG_LEVEL]")
+	fs.StringVar(&cfg.LogFormat, "log-format", env("GLMCP_LOG_FORMAT", d.LogFormat), "json or text [GLMCP_LOG_FORMAT]")
+	fs.BoolVar(&cfg.Demo, "demo", env("GLMCP_DEMO", strconv.FormatBool(d.Demo)) == "true", "seed demo data on first start of the embedded store [GLMCP_DEMO]")
 
 	fs.StringVar(&cfg.OAuthIssuer, "oauth-issuer", env("GLMCP_OAUTH_ISSUER", ""), "OAuth issuer; enables JWT access tokens [GLMCP_OAUTH_ISSUER]")
 	fs.StringSliceVar(&cfg.OAuthAuthorizationServers, "oauth-authorization-servers", splitList(env("GLMCP_OAUTH_AUTHORIZATION_SERVERS", "")), "authorization servers in the resource metadata (default: the issuer) [GLMCP_OAUTH_AUTHORIZATION_SERVERS]")
 	fs.StringVar(&cfg.OAuthJWKS, "oauth-jwks", env("GLMCP_OAUTH_JWKS", ""), "JWKS file path or URL [GLMCP_OAUTH_JWKS]")
 	fs.StringVar(&cfg.OAuthPublicKeyFile, "oauth-public-key", env("GLMCP_OAUTH_PUBLIC_KEY", ""), "PEM public key file (instead of a JWKS) [GLMCP_OAUTH_PUBLIC_KEY]")
 	fs.StringVar(&cfg.OAuthHS256Secret, "oauth-hs256-secret", env("GLMCP_OAUTH_HS256_SECRET", ""), "shared secret enabling HS256 tokens (discouraged) [GLMCP_OAUTH_HS256_SECRET]")
-	fs.StringVar(&cfg.OAuthUserClaim, "oauth-user-claim", env("GLMCP_OAUTH_USER_CLAIM", "sub"), "claim naming the user: sub (= user id) or a username claim [GLMCP_OAUTH_USER_CLAIM]")
+	fs.StringVar(&cfg.OAuthUserClaim, "oauth-user-claim", env("GLMCP_OAUTH_USER_CLAIM", d.OAuthUserClaim), "claim naming the user: sub (= user id) or a username claim [GLMCP_OAUTH_USER_CLAIM]")
 	fs.BoolVar(&cfg.OAuthAllowPrivateJWKS, "oauth-allow-private-jwks", env("GLMCP_OAUTH_ALLOW_PRIVATE_JWKS", "false") == "true", "allow a JWKS URL on a loopback or private address [GLMCP_OAUTH_ALLOW_PRIVATE_JWKS]")
 }
 
@@ -83,3 +84,5 @@ func envDuration(s string) time.Duration {
 	}
 	return d
 }
+
+func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
