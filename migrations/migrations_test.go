@@ -173,10 +173,6 @@ ORDER BY ts_rank(search_vector, plainto_tsquery('simple', 'reachable')) DESC LIM
 	if err != nil || path != "graph/graph.go" {
 		t.Errorf("full-text match = %q, %v; want graph/graph.go", path, err)
 	}
-	var notify string
-	if err := db.QueryRowContext(ctx, `SELECT tgname FROM pg_trigger WHERE tgname = 'catalog_versions_notify'`).Scan(&notify); err != nil {
-		t.Errorf("catalog notify trigger: %v", err)
-	}
 }
 
 func openPostgres(t *testing.T) *sql.DB {

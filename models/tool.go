@@ -24,19 +24,22 @@ type ToolAnnotations struct {
 // Tool is one tool definition (table tools). The definitions live in the
 // store so operators can enable, disable and edit them.
 type Tool struct {
-	ID           int64      `gorm:"primaryKey" json:"id"`
-	Name         string     `json:"name"`
-	Title        string     `json:"title"`
-	Description  string     `json:"description"`
-	InputSchema  JSON       `json:"inputSchema"`
-	OutputSchema JSON       `json:"outputSchema,omitempty"`
-	Annotations  JSON       `json:"annotations"` // a ToolAnnotations document
-	Toolset      string     `json:"toolset"`
-	Edition      Edition    `json:"edition"`
-	Enabled      bool       `json:"enabled"`
-	Aliases      StringList `gorm:"type:text" json:"aliases"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	ID          int64  `gorm:"primaryKey" json:"id"`
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// DescriptionCustomized is set when an operator replaced the
+	// description; syncing the code's definitions then keeps it.
+	DescriptionCustomized bool       `json:"description_customized"`
+	InputSchema           JSON       `json:"inputSchema"`
+	OutputSchema          JSON       `json:"outputSchema,omitempty"`
+	Annotations           JSON       `json:"annotations"` // a ToolAnnotations document
+	Toolset               string     `json:"toolset"`
+	Edition               Edition    `json:"edition"`
+	Enabled               bool       `json:"enabled"`
+	Aliases               StringList `gorm:"type:text" json:"aliases"`
+	CreatedAt             time.Time  `json:"created_at"`
+	UpdatedAt             time.Time  `json:"updated_at"`
 }
 
 // Toolsets (GitLab's names). ToolsetMeta is always enabled.

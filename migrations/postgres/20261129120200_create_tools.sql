@@ -4,6 +4,7 @@ CREATE TABLE tools (
     name          text        NOT NULL,
     title         text        NOT NULL DEFAULT '',
     description   text        NOT NULL DEFAULT '',
+    description_customized boolean NOT NULL DEFAULT false, -- set by an operator; kept across syncs
     input_schema  jsonb       NOT NULL,
     output_schema jsonb,
     annotations   jsonb       NOT NULL DEFAULT '{}',
@@ -18,7 +19,9 @@ CREATE TABLE tools (
 CREATE UNIQUE INDEX index_tools_on_name ON tools (name);
 
 -- One row: the catalog version, bumped in the same transaction as every
--- change to tools. Listeners on channel glmcp_catalog learn of each bump.
+-- change to tools. Change events travel separately: the code that changes a
+-- tool publishes a NOTIFY naming the tool and its edition, so listeners that
+-- cannot see the tool are not told.
 CREATE TABLE catalog_versions (
     id         bigint      PRIMARY KEY CHECK (id = 1),
     version    bigint      NOT NULL DEFAULT 0,
@@ -26,21 +29,6 @@ CREATE TABLE catalog_versions (
 );
 INSERT INTO catalog_versions (id, version) VALUES (1, 0);
 
--- +goose StatementBegin
-CREATE FUNCTION notify_catalog_version() RETURNS trigger AS $$
-BEGIN
-    PERFORM pg_notify('glmcp_catalog', NEW.version::text);
-    RETURN NEW;
-END;
-$$ LANGUAGE plpgsql;
--- +goose StatementEnd
-
-CREATE TRIGGER catalog_versions_notify
-    AFTER UPDATE OF version ON catalog_versions
-    FOR EACH ROW WHEN (NEW.version IS DISTINCT FROM OLD.version)
-    EXECUTE FUNCTION notify_catalog_version();
-
 -- +goose Down
 DROP TABLE catalog_versions;
-DROP FUNCTION notify_catalog_version();
 DROP TABLE tools;

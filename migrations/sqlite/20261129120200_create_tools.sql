@@ -4,6 +4,7 @@ CREATE TABLE tools (
     name          TEXT     NOT NULL CHECK (name <> ''),
     title         TEXT     NOT NULL DEFAULT '',
     description   TEXT     NOT NULL DEFAULT '',
+    description_customized BOOLEAN NOT NULL DEFAULT 0,
     input_schema  TEXT     NOT NULL,
     output_schema TEXT,
     annotations   TEXT     NOT NULL DEFAULT '{}',

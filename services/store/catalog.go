@@ -9,11 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
-// CatalogNotifyChannel is the PostgreSQL LISTEN channel on which every bump
-// of the catalog version is announced (payload: the new version, decimal).
-// A trigger sends it on commit; SQLite has no equivalent.
-const CatalogNotifyChannel = "glmcp_catalog"
-
 // CatalogVersion returns the catalog version: a counter bumped by every
 // change to a tool definition. It starts at 0 on a fresh database.
 func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {

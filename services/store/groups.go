@@ -19,6 +19,7 @@ func (s *Store) CreateGroup(ctx context.Context, g *models.Group) error {
 	if err := s.prepareGroup(ctx, g); err != nil {
 		return fmt.Errorf("create group %q: %w", g.Path, err)
 	}
+	g.ID = 0
 	if err := s.conn(ctx).Create(g).Error; err != nil {
 		return fmt.Errorf("create group %q: %w", g.FullPath, translate(err))
 	}

@@ -28,6 +28,7 @@ func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
 	if !labelColor.MatchString(l.Color) {
 		return fmt.Errorf("create label %q: color %q: %w", l.Name, l.Color, models.ErrInvalidInput)
 	}
+	l.ID = 0
 	if err := s.conn(ctx).Create(l).Error; err != nil {
 		return fmt.Errorf("create label %q in project %d: %w", l.Name, l.ProjectID, translate(err))
 	}

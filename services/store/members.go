@@ -15,6 +15,7 @@ func (s *Store) AddProjectMember(ctx context.Context, m *models.ProjectMember) e
 	if !m.AccessLevel.Valid() {
 		return fmt.Errorf("add member %d to project %d: access level %d: %w", m.UserID, m.ProjectID, m.AccessLevel, models.ErrInvalidInput)
 	}
+	m.ID = 0
 	if err := s.conn(ctx).Create(m).Error; err != nil {
 		return fmt.Errorf("add member %d to project %d: %w", m.UserID, m.ProjectID, translate(err))
 	}

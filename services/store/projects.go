@@ -19,6 +19,7 @@ func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 	if err := s.prepareProject(ctx, p); err != nil {
 		return fmt.Errorf("create project %q: %w", p.Path, err)
 	}
+	p.ID = 0
 	if err := s.conn(ctx).Omit("Namespace").Create(p).Error; err != nil {
 		return fmt.Errorf("create project %q: %w", p.PathWithNamespace, translate(err))
 	}

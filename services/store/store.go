@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 
@@ -87,7 +90,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	)
 	if isPostgresDSN(dsn) {
 		dialect = migrations.DialectPostgres
-		dialector = postgres.New(postgres.Config{DSN: dsn})
+		dialector = postgres.New(postgres.Config{DSN: dsn, OptionOpenDB: []stdlib.OptionOpenDB{
+			stdlib.OptionAfterConnect(scanTimestamptzInUTC),
+		}})
 		pool = poolConfig{open: 10, lifetime: 30 * time.Minute, idleTime: 5 * time.Minute}
 	} else {
 		dialect = migrations.DialectSQLite
@@ -126,6 +131,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s := &Store{db: db, dialect: dialect, now: now, log: log}
 	sqlDB, err := db.DB()
 	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	if err := registerUTCTimes(db); err != nil {
+		sqlDB.Close()
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	pool.apply(sqlDB)
@@ -240,6 +249,16 @@ func (s *Store) conn(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx
 
 // clock returns the current time as stored: UTC, microseconds.
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// scanTimestamptzInUTC makes pgx return timestamptz values in UTC rather
+// than the process's local zone, as SQLite returns them.
+func scanTimestamptzInUTC(_ context.Context, conn *pgx.Conn) error {
+	conn.TypeMap().RegisterType(&pgtype.Type{
+		Name: "timestamptz", OID: pgtype.TimestamptzOID,
+		Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC},
+	})
+	return nil
+}
 
 func isPostgresDSN(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/models"
@@ -120,4 +121,62 @@ func TestStore_WithTx(t *testing.T) {
 			t.Errorf("user of the rolled-back savepoint: FindUserByUsername() error = %v, want ErrNotFound", err)
 		}
 	})
+}
+
+func TestStore_timesStoredInUTC(t *testing.T) {
+	// SQLite compares and sorts times as text: every time is written in
+	// UTC, whatever the caller's zone.
+	s := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	tokyo := time.FixedZone("JST", 9*3600)
+	u := &models.User{Username: "alice", Email: "a@example.com",
+		CreatedAt: time.Date(2026, 1, 2, 9, 0, 0, 123456789, tokyo)}
+	if err := s.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	var raw string
+	if err := s.DB().Raw("SELECT CAST(created_at AS TEXT) FROM users WHERE id = ?", u.ID).Scan(&raw).Error; err != nil {
+		t.Fatal(err)
+	}
+	if raw != "2026-01-02 00:00:00.123456+00:00" {
+		t.Errorf("stored created_at = %q, want 2026-01-02 00:00:00.123456+00:00", raw)
+	}
+}
+
+func TestOpen_sqlitePragmas(t *testing.T) {
+	s := storetest.OpenSQLite(t)
+	sqlDB, err := s.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Hold several connections at once so the check covers more than one.
+	var conns []*sql.Conn
+	for range 3 {
+		c, err := sqlDB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for k, c := range conns {
+		var mode string
+		var fk, busy int
+		if err := c.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if mode != "wal" || fk != 1 || busy != 10000 {
+			t.Errorf("connection %d: journal_mode %q foreign_keys %d busy_timeout %d; want wal, 1, 10000", k, mode, fk, busy)
+		}
+		c.Close()
+	}
+	if got := sqlDB.Stats().MaxOpenConnections; got != 4 {
+		t.Errorf("MaxOpenConnections = %d, want 4", got)
+	}
 }

@@ -31,6 +31,7 @@ func (s *Store) CreateToken(ctx context.Context, t *models.PersonalAccessToken) 
 		day := time.Date(e.Year(), e.Month(), e.Day(), 0, 0, 0, 0, time.UTC)
 		t.ExpiresAt = &day
 	}
+	t.ID = 0
 	if err := s.conn(ctx).Omit("User").Create(t).Error; err != nil {
 		return fmt.Errorf("create token %q: %w", t.Name, translate(err))
 	}

@@ -35,10 +35,9 @@ func TestStore_Tokens(t *testing.T) {
 		if len(got.Scopes) != 2 || !got.Scopes.Contains(models.ScopeMCP) || !got.Scopes.Contains(models.ScopeReadAPI) {
 			t.Errorf("Scopes = %v, want [mcp read_api]", got.Scopes)
 		}
-		// expires_at is a date: 2027-03-01 in the caller's zone is kept as
-		// that day, from midnight UTC.
+		// expires_at is a date: the UTC day of the given instant (17:45 PST
+		// on March 1st is 01:45 UTC on March 2nd), at midnight UTC.
 		if got.ExpiresAt == nil || !got.ExpiresAt.Equal(time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC)) {
-			// 17:45 PST is 01:45 UTC on March 2nd.
 			t.Errorf("ExpiresAt = %v, want 2027-03-02 (UTC day of the given instant)", got.ExpiresAt)
 		}
 		_, err = s.FindTokenByDigest(ctx, "nope")

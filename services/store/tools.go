@@ -21,7 +21,8 @@ import (
 // (with t.Enabled as given) or updates an existing one's definition —
 // title, description, schemas, annotations, toolset, edition and aliases.
 // The enabled flag of an existing tool is kept (it is the operator's
-// choice; change it with SetToolEnabled), and so are its ID and created_at.
+// choice; change it with SetToolEnabled), and so are its ID and created_at,
+// and its description when an operator set one with UpdateToolDescription.
 // On return t holds the stored row.
 //
 // The catalog version is bumped, in the same transaction, only when
@@ -77,6 +78,9 @@ func (s *Store) upsertTool(ctx context.Context, t *models.Tool) error {
 	}
 	if err := s.checkToolNames(ctx, existing.ID, t); err != nil {
 		return err
+	}
+	if existing.DescriptionCustomized { // the operator's words win
+		t.Description, t.DescriptionCustomized = existing.Description, true
 	}
 	if sameToolDefinition(&existing, t) {
 		*t = existing
@@ -158,10 +162,10 @@ func (s *Store) UpdateToolDescription(ctx context.Context, name, description str
 		if err != nil {
 			return err
 		}
-		if t.Description == description {
+		if t.Description == description && t.DescriptionCustomized {
 			return nil
 		}
-		return tx.updateTool(ctx, t.ID, map[string]any{"description": description})
+		return tx.updateTool(ctx, t.ID, map[string]any{"description": description, "description_customized": true})
 	})
 	if err != nil {
 		return fmt.Errorf("update tool %q description: %w", name, err)

@@ -91,6 +91,18 @@ func TestStore_UpsertTool(t *testing.T) {
 		wantErr(t, "SetToolEnabled(unknown)", err, models.ErrNotFound)
 		wantCatalogVersion(t, s, "after refused changes", 5)
 
+		// A later sync of the code's definition keeps the operator's words
+		// (and changes nothing else here, so the version stays).
+		wantErr(t, "UpsertTool(after describe)", s.UpsertTool(ctx, v2), nil)
+		got, err = s.FindToolByName(ctx, "get_issue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Description != "Read an issue." || !got.DescriptionCustomized {
+			t.Errorf("after sync: description %q customized %t, want the operator's, true", got.Description, got.DescriptionCustomized)
+		}
+		wantCatalogVersion(t, s, "after sync keeping the description", 5)
+
 		wantErr(t, "DeleteTool", s.DeleteTool(ctx, "get_issue"), nil)
 		wantCatalogVersion(t, s, "after delete", 6)
 		wantErr(t, "DeleteTool(again)", s.DeleteTool(ctx, "get_issue"), models.ErrNotFound)

@@ -22,6 +22,7 @@ func (s *Store) CreateUser(ctx context.Context, u *models.User) error {
 	if !validUserState(u.State) {
 		return fmt.Errorf("create user %q: state %q: %w", u.Username, u.State, models.ErrInvalidInput)
 	}
+	u.ID = 0
 	if err := s.conn(ctx).Create(u).Error; err != nil {
 		return fmt.Errorf("create user %q: %w", u.Username, translate(err))
 	}
