@@ -24,6 +24,18 @@ func CanReadProject(u *models.User, p *models.Project, level models.AccessLevel)
 	return false
 }
 
+// CanReadCode reports whether u may read p's repository and what derives
+// from it: files, merge requests (with their commits and diffs), pipelines
+// and jobs. In public and internal projects that is everyone who can read
+// the project; in private projects Guests cannot (Reporter and above, or
+// an administrator).
+func CanReadCode(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	if !CanReadProject(u, p, level) {
+		return false
+	}
+	return u.Admin || level >= models.Reporter || p.Visibility != models.VisibilityPrivate
+}
+
 // CanCreateIssue reports whether u may open issues in p: Reporter or above
 // (or an administrator).
 func CanCreateIssue(u *models.User, p *models.Project, level models.AccessLevel) bool {

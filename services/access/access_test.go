@@ -24,17 +24,18 @@ func project(v models.Visibility) *models.Project {
 
 // TestProjectMatrix walks every user kind × visibility × level.
 func TestProjectMatrix(t *testing.T) {
-	type want struct{ read, issue, note, mr bool }
+	type want struct{ read, code, issue, note, mr bool }
 	expect := func(u *models.User, v models.Visibility, l models.AccessLevel) want {
 		switch {
 		case u.State != models.UserActive:
 			return want{}
 		case u.Admin:
-			return want{true, true, true, true}
+			return want{true, true, true, true, true}
 		}
 		read := l != models.NoAccess || v != models.VisibilityPrivate
 		return want{
 			read:  read,
+			code:  read && (v != models.VisibilityPrivate || l >= models.Reporter),
 			issue: read && l >= models.Reporter,
 			note:  read && l >= models.Reporter,
 			mr:    read && l >= models.Developer,
@@ -48,13 +49,13 @@ func TestProjectMatrix(t *testing.T) {
 		want want
 	}{
 		{alice, models.VisibilityPrivate, models.NoAccess, want{}},
-		{alice, models.VisibilityInternal, models.NoAccess, want{read: true}},
-		{alice, models.VisibilityPublic, models.NoAccess, want{read: true}},
+		{alice, models.VisibilityInternal, models.NoAccess, want{read: true, code: true}},
+		{alice, models.VisibilityPublic, models.NoAccess, want{read: true, code: true}},
 		{alice, models.VisibilityPrivate, models.Guest, want{read: true}},
-		{alice, models.VisibilityPrivate, models.Reporter, want{true, true, true, false}},
-		{alice, models.VisibilityPublic, models.Developer, want{true, true, true, true}},
-		{alice, models.VisibilityPublic, models.Guest, want{read: true}},
-		{root, models.VisibilityPrivate, models.NoAccess, want{true, true, true, true}},
+		{alice, models.VisibilityPrivate, models.Reporter, want{true, true, true, true, false}},
+		{alice, models.VisibilityPublic, models.Developer, want{true, true, true, true, true}},
+		{alice, models.VisibilityPublic, models.Guest, want{read: true, code: true}},
+		{root, models.VisibilityPrivate, models.NoAccess, want{true, true, true, true, true}},
 		{blocked, models.VisibilityPublic, models.Owner, want{}},
 		{gone, models.VisibilityPublic, models.Owner, want{}},
 		{blockedAdmin, models.VisibilityPrivate, models.NoAccess, want{}},
@@ -72,6 +73,7 @@ func TestProjectMatrix(t *testing.T) {
 					w := expect(u, v, l)
 					got := want{
 						read:  access.CanReadProject(u, p, l),
+						code:  access.CanReadCode(u, p, l),
 						issue: access.CanCreateIssue(u, p, l),
 						note:  access.CanCreateNote(u, p, l),
 						mr:    access.CanCreateMergeRequest(u, p, l),

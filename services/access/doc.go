@@ -8,6 +8,9 @@
 //   - Public projects are readable by every authenticated active user,
 //     internal projects too (glmcp has no external users), private projects
 //     by their members (any role) only.
+//   - The repository and what derives from it (files, merge requests,
+//     pipelines) of a private project needs Reporter: Guests see its
+//     issues only.
 //   - Creating issues and notes needs Reporter; creating merge requests
 //     needs Developer. The project must be readable as well.
 //   - A confidential issue is readable by its author, its assignees,

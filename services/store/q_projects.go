@@ -20,19 +20,6 @@ func (s *Store) LoadProjects(ctx context.Context, ids []int64) ([]models.Project
 	return out, nil
 }
 
-// LoadGroups returns the groups with the given ids (those that exist),
-// ordered by id.
-func (s *Store) LoadGroups(ctx context.Context, ids []int64) ([]models.Group, error) {
-	out := []models.Group{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	if err := s.conn(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("load groups: %w", translate(err))
-	}
-	return out, nil
-}
-
 // HasMembershipInGroup reports whether userID is a member of any project
 // in the group at fullPath or its subgroups (which makes a private group
 // visible to that user, as in GitLab).

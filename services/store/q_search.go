@@ -57,10 +57,11 @@ func (s *Store) SearchIssues(ctx context.Context, q models.SearchQuery) ([]model
 }
 
 // SearchMergeRequests matches the title (and description unless
-// TitleOnly) of the merge requests in projects the viewer may read.
+// TitleOnly) of the merge requests in projects whose repository the viewer
+// may read (not Guests of private projects).
 // Authors, assignees and reviewers are loaded.
 func (s *Store) SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error) {
-	db := withProjects(s.conn(ctx).Model(&models.MergeRequest{}), "merge_requests.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	db := withCodeProjects(s.conn(ctx).Model(&models.MergeRequest{}), "merge_requests.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, textColumns("merge_requests", q.TitleOnly)...)
 	if q.State != "" {
 		db = db.Where("merge_requests.state = ?", q.State)
@@ -77,7 +78,8 @@ func (s *Store) SearchMergeRequests(ctx context.Context, q models.SearchQuery) (
 
 // SearchNotes matches the body of the user (non-system) notes the viewer
 // may read: not internal ones below Reporter, not those on confidential
-// issues it may not see. Authors are loaded.
+// issues it may not see, not those on merge requests it may not see.
+// Authors are loaded.
 func (s *Store) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.Note{}), "notes.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	vis, args := visibleNotesSQL(q.Viewer)
@@ -92,10 +94,11 @@ func (s *Store) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models
 }
 
 // SearchBlobs matches the path and content of the files on the default
-// branch of the projects the viewer may read, with the filename:,
+// branch of the projects whose repository the viewer may read, with the
+// filename:,
 // extension: and path: filters; results are ordered by project, then path.
 func (s *Store) SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models.RepositoryFile, int64, error) {
-	db := withProjects(s.conn(ctx).Model(&models.RepositoryFile{}), "repository_files.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	db := withCodeProjects(s.conn(ctx).Model(&models.RepositoryFile{}), "repository_files.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = db.Where("repository_files.ref = (SELECT dp.default_branch FROM projects dp WHERE dp.id = repository_files.project_id)")
 	db = matchAny(db, q.Term, "repository_files.file_path", "repository_files.content")
 	if q.Filename != "" {

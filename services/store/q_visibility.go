@@ -26,6 +26,20 @@ func visibleProjectsSQL(viewer *models.User) (string, []any) {
 		"(SELECT pm.project_id FROM project_members pm WHERE pm.user_id = ?))", []any{viewer.ID}
 }
 
+// codeProjectsSQL returns a condition on projects true for the projects
+// whose repository (files, merge requests, pipelines) viewer may read:
+// public and internal ones, private ones where it has Reporter or above.
+func codeProjectsSQL(viewer *models.User) (string, []any) {
+	switch {
+	case !viewer.Active():
+		return "1 = 0", nil
+	case viewer.Admin:
+		return "1 = 1", nil
+	}
+	return "(projects.visibility IN ('public', 'internal') OR projects.id IN " + reporterProjectsSQL() + ")",
+		[]any{viewer.ID}
+}
+
 // reporterProjectsSQL is a subquery of the ids of the projects where viewer
 // has Reporter or above.
 func reporterProjectsSQL() string {
@@ -61,10 +75,13 @@ func visibleNotesSQL(viewer *models.User) (string, []any) {
 		return "1 = 1", nil
 	}
 	issues, args := visibleIssuesSQL(viewer, "ni")
+	code, cargs := codeProjectsSQL(viewer)
 	cond := "((NOT notes.internal OR notes.project_id IN " + reporterProjectsSQL() + ") AND " +
 		"(notes.noteable_type <> 'Issue' OR EXISTS (SELECT 1 FROM issues ni WHERE ni.id = notes.noteable_id AND " +
-		issues + ")))"
-	return cond, append([]any{viewer.ID}, args...)
+		issues + ")) AND " +
+		"(notes.noteable_type <> 'MergeRequest' OR notes.project_id IN (SELECT projects.id FROM projects WHERE " + code + ")))"
+	args = append([]any{viewer.ID}, args...)
+	return cond, append(args, cargs...)
 }
 
 // scopeProjectsSQL returns a condition on projects limiting a search to
@@ -84,6 +101,17 @@ func scopeProjectsSQL(projectID int64, groupPath string) (string, []any) {
 // the projects viewer may read and the search scope.
 func withProjects(q *gorm.DB, col string, viewer *models.User, projectID int64, groupPath string) *gorm.DB {
 	vis, vargs := visibleProjectsSQL(viewer)
+	return restrictProjects(q, col, vis, vargs, projectID, groupPath)
+}
+
+// withCodeProjects is withProjects for repository data (merge requests,
+// files): private projects need Reporter.
+func withCodeProjects(q *gorm.DB, col string, viewer *models.User, projectID int64, groupPath string) *gorm.DB {
+	vis, vargs := codeProjectsSQL(viewer)
+	return restrictProjects(q, col, vis, vargs, projectID, groupPath)
+}
+
+func restrictProjects(q *gorm.DB, col, vis string, vargs []any, projectID int64, groupPath string) *gorm.DB {
 	sub := "SELECT projects.id FROM projects WHERE " + vis
 	args := vargs
 	if scope, sargs := scopeProjectsSQL(projectID, groupPath); scope != "" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Run validates call.Arguments against e's input schema and executes it.
@@ -25,6 +27,9 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	}
 	if call.Progress == nil {
 		call.Progress = func(float64, float64, string) {}
+	}
+	if call.Log == nil {
+		call.Log = func(string, string, any) {}
 	}
 	res, err := e.Def.Run(ctx, call)
 	if err != nil {
@@ -64,6 +69,10 @@ func (e *Entry) validate(args json.RawMessage) string {
 	return ""
 }
 
+// schemaPrinter renders validation messages; some kinds (required, …)
+// dereference the printer, so it must not be nil.
+var schemaPrinter = message.NewPrinter(language.English)
+
 // flatten renders the leaf causes as "at '/path': message; …".
 func flatten(ve *jsonschema.ValidationError) string {
 	var parts []string
@@ -71,7 +80,7 @@ func flatten(ve *jsonschema.ValidationError) string {
 	walk = func(v *jsonschema.ValidationError) {
 		if len(v.Causes) == 0 {
 			loc := "/" + strings.Join(v.InstanceLocation, "/")
-			msg := v.ErrorKind.LocalizedString(nil)
+			msg := v.ErrorKind.LocalizedString(schemaPrinter)
 			if loc == "/" {
 				parts = append(parts, msg)
 			} else {

@@ -22,7 +22,12 @@ type Definition struct {
 	Toolset      string
 	Edition      models.Edition
 	Aliases      []string
-	Run          Handler
+	// RequiredClientCapabilities names the top-level client capabilities
+	// (for example "sampling") a call needs. A 2026-07-28 request whose
+	// clientCapabilities lack one is refused with -32021 before Run; Legacy
+	// requests carry no per-request capabilities and are not checked.
+	RequiredClientCapabilities []string
+	Run                        Handler
 }
 
 // Handler executes one call. It returns a *Result (possibly IsError) for
@@ -38,12 +43,17 @@ type Call struct {
 	Arguments json.RawMessage // a JSON object, validated against the schema
 	// Progress reports progress when the client asked for it; never nil.
 	Progress func(progress, total float64, message string)
+	// Log sends a log message (level: debug, info, notice, warning, error,
+	// critical, alert or emergency; logger may be empty; data any JSON
+	// value) when the client asked for messages at that level; never nil.
+	Log func(level, logger string, data any)
 }
 
 // Result is a tool's outcome: Text becomes the text content, Structured the
-// structuredContent.
+// structuredContent. When Content is set it is the content instead of Text.
 type Result struct {
 	Text       string
+	Content    []Content
 	Structured any
 	IsError    bool
 }

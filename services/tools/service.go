@@ -33,13 +33,21 @@ type Options struct {
 	MaxAge time.Duration
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Transient definitions are served from code only: never written to
+	// the store (Sync skips them), always enabled, and listed in every
+	// snapshot (shadowing a store row of the same name). The conformance
+	// fixtures use it, so they vanish with the flag that adds them.
+	Transient []Definition
 }
 
 // Service owns the tool definitions and the cached catalog snapshot.
 type Service struct {
 	store Store
 	defs  map[string]*Definition
+	rows  map[string]*models.Tool // defs as store rows, for Describe
 	opts  Options
+	// transient are the Options.Transient rows, ordered by name.
+	transient []models.Tool
 
 	mu   sync.Mutex
 	snap *Snapshot
@@ -57,6 +65,7 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	m := make(map[string]*Definition, len(defs))
+	rows := make(map[string]*models.Tool, len(defs))
 	for i := range defs {
 		d := &defs[i]
 		if _, dup := m[d.Name]; dup {
@@ -65,16 +74,39 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 		if _, err := compileSchema(d.Name, d.InputSchema); err != nil {
 			return nil, fmt.Errorf("new tool service: %w", err)
 		}
+		row, err := d.Model()
+		if err != nil {
+			return nil, fmt.Errorf("new tool service: %w", err)
+		}
 		m[d.Name] = d
+		rows[d.Name] = row
 	}
-	return &Service{store: store, defs: m, opts: opts}, nil
+	s := &Service{store: store, defs: m, rows: rows, opts: opts}
+	if err := s.addTransient(opts.Transient); err != nil {
+		return nil, fmt.Errorf("new tool service: %w", err)
+	}
+	return s, nil
 }
 
-// Definitions returns the code-side definitions ordered by name.
+// Describe returns the code's definition of the named tool (by name, not
+// alias) as a store row — toolset, edition, annotations, aliases — whether
+// or not the store has it enabled (Enabled is always true). The columns it
+// carries are code-owned, so they match the store. It never touches the
+// store and takes no lock, so change-notification fan-out can call it per
+// listener. The returned tool is shared: do not modify it.
+func (s *Service) Describe(name string) (*models.Tool, bool) {
+	t, ok := s.rows[name]
+	return t, ok
+}
+
+// Definitions returns the code-side definitions ordered by name, the
+// transient ones excepted (see Options.Transient).
 func (s *Service) Definitions() []*Definition {
 	out := make([]*Definition, 0, len(s.defs))
 	for _, d := range s.defs {
-		out = append(out, d)
+		if !s.isTransient(d.Name) {
+			out = append(out, d)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -129,6 +161,7 @@ func (s *Service) Snapshot(ctx context.Context) (*Snapshot, error) {
 }
 
 func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
+	rows = s.withTransient(rows)
 	prev := s.snap
 	snap := &Snapshot{loaded: now, byName: make(map[string]*Entry, len(rows))}
 	snap.Tools = make([]models.Tool, 0, len(rows))

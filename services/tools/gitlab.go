@@ -1,0 +1,276 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+)
+
+// gitlab holds what the GitLab tools share: the store and the instance's
+// public URL (no trailing slash).
+type gitlab struct {
+	store DomainStore
+	base  string
+}
+
+// errNoStore is a server failure: the catalog was built without a store.
+var errNoStore = errors.New("the GitLab data store is not configured")
+
+// kindError is a tool-level failure with a message written for the model,
+// classified by a models sentinel (ErrorResult adds the prefix: "Validation
+// error: ", "Forbidden: ", "Conflict: "; not-found messages are shown as is).
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// notFound is GitLab's REST not-found message ("404 Issue Not Found"). It
+// is the same whether the object does not exist or the caller may not see
+// it.
+func notFound(what string) error {
+	return &kindError{msg: "404 " + what + " Not Found", kind: models.ErrNotFound}
+}
+
+func invalidf(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrInvalidInput}
+}
+
+func forbiddenf(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrForbidden}
+}
+
+func conflictf(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrConflict}
+}
+
+// viewer returns the calling user, or an error when the call carries none
+// (the transport authenticates every call, so this is a server bug).
+func (g *gitlab) viewer(call *Call) (*models.User, error) {
+	if g.store == nil {
+		return nil, errNoStore
+	}
+	if call.Identity == nil || call.Identity.User == nil {
+		return nil, errors.New("tool call without an authenticated user")
+	}
+	return call.Identity.User, nil
+}
+
+// writer is viewer for write tools: a read-only token (read_api) may not
+// use them.
+func (g *gitlab) writer(call *Call, tool string) (*models.User, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	if call.Identity.ReadOnly {
+		return nil, forbiddenf("%s writes data and this token is read-only (read_api); use a token with the api or mcp scope", tool)
+	}
+	return u, nil
+}
+
+// decodeArgs unmarshals validated arguments into dst.
+func decodeArgs(raw json.RawMessage, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(dst); err != nil {
+		return invalidf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// intArg is an integer argument. JSON Schema counts 5.0 as an integer, so
+// it accepts integral floats too.
+type intArg int64
+
+func (n *intArg) UnmarshalJSON(b []byte) error {
+	s := string(bytes.TrimSpace(b))
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*n = intArg(i)
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != float64(int64(f)) {
+		return fmt.Errorf("%s is not an integer", s)
+	}
+	*n = intArg(f)
+	return nil
+}
+
+// refArg is a project or group reference: a numeric id (as a JSON number or
+// a string of digits) or a full path, plain ("group/project") or
+// URL-encoded ("group%2Fproject"), as GitLab's API accepts them.
+type refArg string
+
+func (r *refArg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*r = refArg(s)
+		return nil
+	}
+	var n intArg
+	if err := n.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*r = refArg(strconv.FormatInt(int64(n), 10))
+	return nil
+}
+
+// parseRef splits a reference into a numeric id (> 0) or a path.
+func parseRef(field string, r refArg) (id int64, path string, err error) {
+	s := strings.TrimSpace(string(r))
+	if s == "" {
+		return 0, "", invalidf("%s: must not be empty", field)
+	}
+	if isDigits(s) {
+		id, perr := strconv.ParseInt(s, 10, 64)
+		if perr != nil || id <= 0 {
+			return 0, "", invalidf("%s: %q is not a valid id", field, s)
+		}
+		return id, "", nil
+	}
+	if strings.Contains(s, "%") {
+		un, uerr := url.PathUnescape(s)
+		if uerr != nil {
+			return 0, "", invalidf("%s: %q is not a valid URL-encoded path", field, s)
+		}
+		s = un
+	}
+	s = strings.Trim(s, "/")
+	if s == "" {
+		return 0, "", invalidf("%s: must not be empty", field)
+	}
+	return 0, s, nil
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// projectAccess is a project the caller may read, with the caller's role.
+type projectAccess struct {
+	project *models.Project
+	level   models.AccessLevel
+}
+
+// resolveProject finds the project named by ref and checks that u may read
+// it; a missing or hidden project is "404 Project Not Found".
+func resolveProject(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*projectAccess, error) {
+	id, path, err := parseRef(field, ref)
+	if err != nil {
+		return nil, err
+	}
+	var p *models.Project
+	if id > 0 {
+		p, err = st.FindProjectByID(ctx, id)
+	} else {
+		p, err = st.FindProjectByPath(ctx, path)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Project")
+	}
+	if err != nil {
+		return nil, err
+	}
+	level, err := memberLevel(ctx, st, p.ID, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadProject(u, p, level) {
+		return nil, notFound("Project")
+	}
+	return &projectAccess{project: p, level: level}, nil
+}
+
+// memberLevel returns userID's role in projectID, NoAccess for a
+// non-member.
+func memberLevel(ctx context.Context, st projectStore, projectID, userID int64) (models.AccessLevel, error) {
+	m, err := st.FindProjectMember(ctx, projectID, userID)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return models.NoAccess, nil
+	case err != nil:
+		return models.NoAccess, err
+	}
+	return m.AccessLevel, nil
+}
+
+// resolveGroup finds the group named by ref and checks that u may see it:
+// public and internal groups are visible to every active user, private
+// ones to administrators and members of one of their projects.
+func resolveGroup(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*models.Group, error) {
+	id, path, err := parseRef(field, ref)
+	if err != nil {
+		return nil, err
+	}
+	var g *models.Group
+	if id > 0 {
+		g, err = st.FindGroupByID(ctx, id)
+	} else {
+		g, err = st.FindGroupByFullPath(ctx, path)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Group")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !u.Active() {
+		return nil, notFound("Group")
+	}
+	if u.Admin || g.Visibility == models.VisibilityPublic || g.Visibility == models.VisibilityInternal {
+		return g, nil
+	}
+	member, err := st.HasMembershipInGroup(ctx, g.FullPath, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !member {
+		return nil, notFound("Group")
+	}
+	return g, nil
+}
+
+// jsonResult renders v (a JSON object) as both the text content and the
+// structured content, as GitLab's MCP server does.
+func jsonResult(v any) (*Result, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	b := bytes.TrimSpace(buf.Bytes())
+	return &Result{Text: string(b), Structured: json.RawMessage(b)}, nil
+}
+
+// inTx runs fn in one store transaction with a DomainStore bound to it.
+func (g *gitlab) inTx(ctx context.Context, fn func(tx DomainStore) error) error {
+	return g.store.RunInTx(ctx, func(tx any) error {
+		st, ok := tx.(DomainStore)
+		if !ok {
+			return fmt.Errorf("transaction handle %T is not a DomainStore", tx)
+		}
+		return fn(st)
+	})
+}
+
+func trimSlash(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }
