@@ -36,8 +36,12 @@ type Deps struct {
 	EE     *Group // nil unless the instance runs the EE edition
 	Origin middleware.OriginPolicy
 	// Limiter is nil when rate limiting is off.
-	Limiter   *ratelimit.Limiter
-	WellKnown wellknown.Config
+	Limiter *ratelimit.Limiter
+	// TrustedProxies are the proxies (IPs or CIDRs) whose X-Forwarded-For
+	// and X-Real-IP headers are believed; nil or empty trusts none, so the
+	// client address is the peer address and cannot be spoofed.
+	TrustedProxies []string
+	WellKnown      wellknown.Config
 	// Metrics serves /metrics (nil: not served).
 	Metrics http.Handler
 }
@@ -49,6 +53,14 @@ func NewRouter(d Deps) *gin.Engine {
 	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = false
+	// gin trusts every proxy by default: any client could pick its own
+	// address with X-Forwarded-For and escape the per-address rate limit.
+	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
+		// app.Config.Validate refuses malformed entries first; should one
+		// get here, trusting no proxy is the safe reading.
+		d.Logger.Error("trusted proxies: trusting none", "error", err)
+		_ = r.SetTrustedProxies(nil)
+	}
 	r.Use(middleware.RequestLogger(d.Logger), middleware.Recovery(d.Logger))
 	if d.Metrics != nil {
 		r.Use(middleware.Metrics())

@@ -24,11 +24,13 @@
 // (draft-ietf-httpapi-ratelimit-headers, the field-per-value form), and on
 // 429 also Retry-After (whole seconds, at least 1) and the body
 //
-//	{"jsonrpc":"2.0","id":null,"error":{"code":-31029,
+//	{"jsonrpc":"2.0","error":{"code":-31029,
 //	 "message":"Rate limit exceeded, retry in 1 seconds",
 //	 "data":{"retryAfterSeconds":1,"limit":600,"windowSeconds":60}}}
 //
 // The code [CodeRateLimited] (-31029) lies outside the JSON-RPC reserved
-// range -32768..-32000, which MCP keeps for the protocol; the request's id
-// is not known yet at this point, hence id null.
+// range -32768..-32000, which MCP keeps for the protocol. The request's id
+// is not known yet at this point, so the id member is left out (as in
+// glmcp's other pre-dispatch errors; the 2026-07-28 schema allows no null
+// id).
 package ratelimit

@@ -56,9 +56,11 @@ func Middleware(l *Limiter, keyFunc func(*gin.Context) string) gin.HandlerFunc {
 }
 
 // errorBody is the JSON-RPC error of a 429. Every value is an integer, so
-// formatting is enough. id is null: the request body is not read here.
+// formatting is enough. The id member is left out, as everywhere glmcp
+// answers before reading the request: the body is not read here, and the
+// 2026-07-28 schema allows no null id.
 func errorBody(retryAfter int64, limit int, window int64) []byte {
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,`+
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","error":{"code":%d,`+
 		`"message":"Rate limit exceeded, retry in %d seconds",`+
 		`"data":{"retryAfterSeconds":%d,"limit":%d,"windowSeconds":%d}}}`,
 		CodeRateLimited, retryAfter, retryAfter, limit, window)

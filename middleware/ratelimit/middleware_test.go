@@ -97,7 +97,7 @@ func TestMiddleware(t *testing.T) {
 	if got := w.Header().Get("Content-Type"); got != "application/json" {
 		t.Errorf("Content-Type = %q", got)
 	}
-	wantBody := `{"jsonrpc":"2.0","id":null,"error":{"code":-31029,"message":"Rate limit exceeded, retry in 20 seconds","data":{"retryAfterSeconds":20,"limit":2,"windowSeconds":60}}}`
+	wantBody := `{"jsonrpc":"2.0","error":{"code":-31029,"message":"Rate limit exceeded, retry in 20 seconds","data":{"retryAfterSeconds":20,"limit":2,"windowSeconds":60}}}`
 	if got := w.Body.String(); got != wantBody {
 		t.Errorf("body = %s\nwant   %s", got, wantBody)
 	}

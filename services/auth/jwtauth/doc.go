@@ -29,11 +29,14 @@
 // # Key sets
 //
 // A JWKS file is read when [New] runs (a broken file is a configuration
-// error). A JWKS URL is fetched on first use. Keys are cached; a token whose
-// kid is not in the cache triggers a reload, at most once per 30 s (failed
-// attempts count), and concurrent misses share one reload. Keys older than
-// one hour are reloaded on the next use; if that reload fails the old keys
-// stay in use.
+// error). A JWKS URL is fetched on first use (or by [Verifier.Refresh]).
+// Keys are cached; a token whose kid is not in the cache triggers one
+// reload, at most once per 30 s across all unknown kids (failed attempts
+// count), and concurrent misses share one reload. Scheduled loads (first
+// use, Refresh, the hourly reload) keep their own 30 s window and do not
+// hold back an unknown-kid reload, so a key rotated in just after a
+// warm-up verifies at once. Keys older than one hour are reloaded on the
+// next use; if that reload fails the old keys stay in use.
 //
 // URL fetches use http or https, time out after 5 s, read at most 1 MiB and
 // follow at most 3 redirects. Unless Config.AllowPrivateJWKSHosts is set,

@@ -42,29 +42,67 @@ func TestVerify_unknownKidReloadsOncePerWindow(t *testing.T) {
 	}
 	wantFetches(t, 1)
 
-	// Within 30 s of the last load an unknown kid reloads nothing.
+	// An unknown kid reloads once even right after a scheduled load (the
+	// issuer may just have rotated a key in), then gives the error.
 	wantReason(t, verifyAt(10*time.Second, stranger), jwtauth.ReasonUnknownKey)
-	wantFetches(t, 1)
+	wantFetches(t, 2)
+
+	// Within 30 s of that reload, unknown kids reload nothing.
+	wantReason(t, verifyAt(29*time.Second, stranger), jwtauth.ReasonUnknownKey)
+	wantFetches(t, 2)
 
 	// After the window: exactly one reload, then the error.
-	wantReason(t, verifyAt(21*time.Second, stranger), jwtauth.ReasonUnknownKey)
-	wantFetches(t, 2)
 	wantReason(t, verifyAt(time.Second, stranger), jwtauth.ReasonUnknownKey)
-	wantFetches(t, 2)
+	wantFetches(t, 3)
+	wantReason(t, verifyAt(time.Second, stranger), jwtauth.ReasonUnknownKey)
+	wantFetches(t, 3)
 
 	// The issuer rotates the new key in; it verifies once the window has
-	// passed since the last reload.
+	// passed since the last unknown-kid reload.
 	srv.set(jwksOf(rsaSigner(), rsaSigner2()), http.StatusOK)
 	wantReason(t, verifyAt(5*time.Second, stranger), jwtauth.ReasonUnknownKey)
-	wantFetches(t, 2)
+	wantFetches(t, 3)
 	if err := verifyAt(25*time.Second, stranger); err != nil {
 		t.Fatalf("rotated-in key after the window: %v", err)
 	}
-	wantFetches(t, 3)
+	wantFetches(t, 4)
 	if err := verifyAt(0, rsaSigner()); err != nil {
 		t.Fatalf("old key after rotation: %v", err)
 	}
-	wantFetches(t, 3)
+	wantFetches(t, 4)
+}
+
+func TestVerify_warmUpDoesNotHoldBackARotatedKey(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	v, srv := newVerifier(t, clk, rsaSigner())
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatalf("Refresh: %v", err)
+	}
+	// The issuer rotates a key in just after the warm-up.
+	srv.set(jwksOf(rsaSigner(), rsaSigner2()), http.StatusOK)
+	clk.Add(time.Second)
+	if _, err := v.Verify(ctx, sign(t, rsaSigner2(), baseClaims(), nil), ceAud); err != nil {
+		t.Fatalf("key rotated in after the warm-up: %v", err)
+	}
+	if got := srv.fetches.Load(); got != 2 {
+		t.Fatalf("JWKS fetched %d times, want 2 (warm-up + one reload)", got)
+	}
+}
+
+func TestVerify_firstLoadIsNotRepeatedForAnUnknownKid(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	v, srv := newVerifier(t, clk, rsaSigner())
+	// The first use loads the set; the kid is not in it: no second load
+	// in the same verification.
+	wantReason(t, func() error {
+		_, err := v.Verify(ctx, sign(t, rsaSigner2(), baseClaims(), nil), ceAud)
+		return err
+	}(), jwtauth.ReasonUnknownKey)
+	if got := srv.fetches.Load(); got != 1 {
+		t.Fatalf("JWKS fetched %d times, want 1", got)
+	}
 }
 
 func TestVerify_concurrentMissesShareOneReload(t *testing.T) {

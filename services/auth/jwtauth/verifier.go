@@ -65,11 +65,11 @@ func (v *Verifier) keyFunc(ctx context.Context) jwt.Keyfunc {
 			return nil, tokenErr(ReasonAlgorithm, nil)
 		}
 		kid, _ := t.Header["kid"].(string)
-		set, loadErr := v.keys.current(ctx)
+		set, loaded, loadErr := v.keys.current(ctx)
 		keys, known := set.match(kid, alg)
-		if !known {
-			loadErr = v.keys.reload(ctx)
-			set, _ = v.keys.current(ctx)
+		if !known && !loaded {
+			loadErr = v.keys.reloadMiss(ctx)
+			set, _, _ = v.keys.current(ctx)
 			keys, known = set.match(kid, alg)
 		}
 		switch {

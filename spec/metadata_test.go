@@ -1,0 +1,237 @@
+package spec
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/app"
+)
+
+// Metadata document paths (RFC 9728 §3.1).
+const (
+	metadataRoot   = "/.well-known/oauth-protected-resource"
+	metadataCEPath = metadataRoot + cePath
+	metadataEEPath = metadataRoot + eePath
+)
+
+// metadataDoc is the exact document glmcp serves for the endpoint at
+// resource (issuer "" = no authorization server configured).
+func metadataDoc(resource, issuer string, ee bool) string {
+	as := ""
+	if issuer != "" {
+		as = `"authorization_servers":["` + issuer + `"],`
+	}
+	scopes, name := `["mcp"]`, "GitLab MCP Server"
+	if ee {
+		scopes, name = `["mcp_orbit","mcp"]`, "GitLab Orbit MCP Server"
+	}
+	return `{"resource":"` + resource + `",` + as + `"scopes_supported":` + scopes +
+		`,"bearer_methods_supported":["header"],"resource_name":"` + name + `"}`
+}
+
+// expectMetadata fetches url and asserts the exact document and headers.
+func expectMetadata(t *testing.T, url, want string) {
+	t.Helper()
+	r := do(t, http.MethodGet, url, "", http.Header{"Origin": {"https://inspector.example"}})
+	if r.Status != http.StatusOK {
+		t.Fatalf("GET %s = %d; body %s", url, r.Status, r.Body)
+	}
+	if got := string(r.Body); got != want {
+		t.Fatalf("GET %s body =\n%s\nwant\n%s", url, got, want)
+	}
+	for name, want := range map[string]string{
+		"Content-Type":                "application/json",
+		"Cache-Control":               "public, max-age=3600",
+		"Access-Control-Allow-Origin": "*",
+		"Content-Length":              strconv.Itoa(len(want)),
+	} {
+		if got := r.Header.Get(name); got != want {
+			t.Errorf("GET %s: %s = %q, want %q", url, name, got, want)
+		}
+	}
+	if r.Header.Get("WWW-Authenticate") != "" || r.Header.Get("Set-Cookie") != "" {
+		t.Errorf("GET %s: unexpected auth or cookie headers %v", url, r.Header)
+	}
+}
+
+func TestMetadata_documents(t *testing.T) {
+	iss := newTestIssuer(t)
+
+	t.Run("CE edition", func(t *testing.T) {
+		h := startServer(t, withOAuth(iss))
+		ce := metadataDoc(h.CE, iss.URL, false)
+		expectMetadata(t, h.URL+metadataCEPath, ce)
+		expectMetadata(t, h.URL+metadataRoot, ce)
+		r := do(t, http.MethodGet, h.URL+metadataEEPath, "", nil)
+		if r.Status != http.StatusNotFound {
+			t.Fatalf("EE document with EE off: %d, want 404; body %s", r.Status, r.Body)
+		}
+		if r := do(t, http.MethodOptions, h.URL+metadataEEPath, "", nil); r.Status != http.StatusNotFound {
+			t.Fatalf("OPTIONS on the EE document with EE off: %d, want 404", r.Status)
+		}
+	})
+
+	t.Run("EE edition", func(t *testing.T) {
+		h := startServer(t, withOAuth(iss), withEE())
+		expectMetadata(t, h.URL+metadataEEPath, metadataDoc(h.EE, iss.URL, true))
+		expectMetadata(t, h.URL+metadataCEPath, metadataDoc(h.CE, iss.URL, false))
+		// The root describes the CE endpoint on EE too.
+		expectMetadata(t, h.URL+metadataRoot, metadataDoc(h.CE, iss.URL, false))
+	})
+
+	t.Run("without OAuth no authorization server is named", func(t *testing.T) {
+		h := startServer(t, withEE())
+		expectMetadata(t, h.URL+metadataCEPath, metadataDoc(h.CE, "", false))
+		expectMetadata(t, h.URL+metadataEEPath, metadataDoc(h.EE, "", true))
+	})
+
+	t.Run("several authorization servers", func(t *testing.T) {
+		h := startServer(t, withOAuth(iss), func(c *app.Config) {
+			c.OAuthAuthorizationServers = []string{"https://kc.example.com/realms/gitlab", iss.URL}
+		})
+		want := `{"resource":"` + h.CE + `","authorization_servers":["https://kc.example.com/realms/gitlab","` + iss.URL +
+			`"],"scopes_supported":["mcp"],"bearer_methods_supported":["header"],"resource_name":"GitLab MCP Server"}`
+		expectMetadata(t, h.URL+metadataCEPath, want)
+	})
+
+	t.Run("HEAD", func(t *testing.T) {
+		h := startServer(t, withOAuth(iss), withEE())
+		r := do(t, http.MethodHead, h.URL+metadataEEPath, "", nil)
+		if r.Status != http.StatusOK || len(r.Body) != 0 {
+			t.Fatalf("HEAD = %d with %d body bytes, want 200 and none", r.Status, len(r.Body))
+		}
+		if got, want := r.Header.Get("Content-Length"), strconv.Itoa(len(metadataDoc(h.EE, iss.URL, true))); got != want {
+			t.Errorf("HEAD Content-Length = %q, want %q", got, want)
+		}
+	})
+}
+
+func TestMetadata_CORSPreflight(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, p := range []string{metadataRoot, metadataCEPath, metadataEEPath} {
+		t.Run(p, func(t *testing.T) {
+			r := do(t, http.MethodOptions, h.URL+p, "", http.Header{
+				"Origin":                         {"https://inspector.example"},
+				"Access-Control-Request-Method":  {"GET"},
+				"Access-Control-Request-Headers": {"mcp-protocol-version"},
+			})
+			if r.Status != http.StatusNoContent {
+				t.Fatalf("OPTIONS = %d, want 204; body %s", r.Status, r.Body)
+			}
+			if len(r.Body) != 0 {
+				t.Errorf("OPTIONS body = %q, want empty", r.Body)
+			}
+			for name, want := range map[string]string{
+				"Access-Control-Allow-Origin":  "*",
+				"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+				"Access-Control-Allow-Headers": "mcp-protocol-version",
+				"Access-Control-Max-Age":       "86400",
+				"Vary":                         "Access-Control-Request-Headers",
+			} {
+				if got := r.Header.Get(name); got != want {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// resourceMetadataParam extracts resource_metadata from a challenge.
+var resourceMetadataParam = regexp.MustCompile(`resource_metadata="([^"]*)"`)
+
+// followChallenge asserts that r's challenge names wantURL and that the
+// document there describes resource.
+func followChallenge(t *testing.T, r *response, wantURL, resource string) {
+	t.Helper()
+	m := resourceMetadataParam.FindStringSubmatch(r.Header.Get("WWW-Authenticate"))
+	if m == nil {
+		t.Fatalf("status %d: no resource_metadata in WWW-Authenticate %q", r.Status, r.Header.Get("WWW-Authenticate"))
+	}
+	if m[1] != wantURL {
+		t.Fatalf("resource_metadata = %q, want %q", m[1], wantURL)
+	}
+	doc := do(t, http.MethodGet, m[1], "", nil)
+	if doc.Status != http.StatusOK {
+		t.Fatalf("GET %s = %d", m[1], doc.Status)
+	}
+	var md struct {
+		Resource string `json:"resource"`
+	}
+	if err := json.Unmarshal(doc.Body, &md); err != nil || md.Resource != resource {
+		t.Fatalf("document at %s describes %q (err %v), want %q", m[1], md.Resource, err, resource)
+	}
+}
+
+func TestMetadata_everyChallengeNamesItsGroup(t *testing.T) {
+	iss := newTestIssuer(t)
+	h := startServer(t, withOAuth(iss), withEE())
+	ctx := t.Context()
+	alice, err := h.Env.Store.FindUserByUsername(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUser, _, err := app.MintToken(ctx, h.Env.Store, h.Env.Secret, alice, "read_user only", []string{"read_user"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := envelope(t, 1, "tools/list", map[string]any{})
+
+	for _, g := range []struct{ name, endpoint string }{{"CE", h.CE}, {"EE", h.EE}} {
+		md := h.metadataURL(g.endpoint)
+		t.Run(g.name+" no credential", func(t *testing.T) {
+			r := do(t, http.MethodPost, g.endpoint, body, nil)
+			expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`, `Bearer realm="GitLab", resource_metadata="`+md+`"`)
+			followChallenge(t, r, md, g.endpoint)
+		})
+		t.Run(g.name+" unknown personal access token", func(t *testing.T) {
+			r := do(t, http.MethodPost, g.endpoint, body, auth("glpat-"+"AAAAAAAAAAAAAAAAAAAA"))
+			if r.Status != http.StatusUnauthorized {
+				t.Fatalf("status = %d; body %s", r.Status, r.Body)
+			}
+			followChallenge(t, r, md, g.endpoint)
+		})
+		t.Run(g.name+" refused JWT", func(t *testing.T) {
+			r := do(t, http.MethodPost, g.endpoint, body, auth(unsignedJWT(t, iss.claims("1", g.endpoint))))
+			if r.Status != http.StatusUnauthorized {
+				t.Fatalf("status = %d; body %s", r.Status, r.Body)
+			}
+			followChallenge(t, r, md, g.endpoint)
+		})
+		t.Run(g.name+" insufficient scope", func(t *testing.T) {
+			r := do(t, http.MethodPost, g.endpoint, body, auth(readUser))
+			if r.Status != http.StatusForbidden {
+				t.Fatalf("status = %d; body %s", r.Status, r.Body)
+			}
+			followChallenge(t, r, md, g.endpoint)
+		})
+	}
+}
+
+func TestMetadata_followsThePublicURL(t *testing.T) {
+	iss := newTestIssuer(t)
+	const public = "https://gitlab.example.com"
+	h := startServer(t, withOAuth(iss), withEE(), func(c *app.Config) { c.PublicURL = public + "/" })
+	expectMetadata(t, h.URL+metadataCEPath, metadataDoc(public+cePath, iss.URL, false))
+	expectMetadata(t, h.URL+metadataEEPath, metadataDoc(public+eePath, iss.URL, true))
+
+	for _, ep := range []string{cePath, eePath} {
+		r := do(t, http.MethodPost, h.URL+ep, envelope(t, 1, "tools/list", map[string]any{}), nil)
+		want := `Bearer realm="GitLab", resource_metadata="` + public + metadataRoot + ep + `"`
+		expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`, want)
+	}
+
+	// Tokens are bound to the public resource URL, not the address the
+	// server happens to listen on.
+	aliceID := h.userID(t, "alice")
+	ok := h.withToken("jwt:public", iss.mint(t, iss.claims(aliceID, public+cePath)))
+	if r := listTools(t, h, h.CE, ok); r.Status != http.StatusOK {
+		t.Fatalf("token for the public URL: %d %s", r.Status, r.Body)
+	}
+	local := h.withToken("jwt:local", iss.mint(t, iss.claims(aliceID, h.CE)))
+	r := listTools(t, h, h.CE, local)
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("wrong audience"),
+		challenge401(public+metadataCEPath, "wrong audience"))
+}

@@ -1,0 +1,216 @@
+package spec
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/app"
+)
+
+// withRateLimit sets GLMCP_RATE_LIMIT.
+func withRateLimit(spec string) option { return func(c *app.Config) { c.RateLimit = spec } }
+
+// withTrustedProxies sets GLMCP_TRUSTED_PROXIES.
+func withTrustedProxies(p ...string) option {
+	return func(c *app.Config) { c.TrustedProxies = p }
+}
+
+// expectRateHeaders asserts the RateLimit-* headers of a limited response
+// under the 3/60s limit.
+func expectRateHeaders(t *testing.T, r *response, remaining int) {
+	t.Helper()
+	for name, want := range map[string]string{
+		"RateLimit-Limit":     "3",
+		"RateLimit-Remaining": strconv.Itoa(remaining),
+		"RateLimit-Policy":    "3;w=60",
+	} {
+		if got := r.Header.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if n, err := strconv.Atoi(r.Header.Get("RateLimit-Reset")); err != nil || n < 1 || n > 60 {
+		t.Errorf("RateLimit-Reset = %q, want whole seconds in 1..60", r.Header.Get("RateLimit-Reset"))
+	}
+}
+
+// expectRateLimited asserts a 429: Retry-After, headers, and a JSON-RPC
+// error body without id that validates against both eras' schemas.
+func expectRateLimited(t *testing.T, r *response) {
+	t.Helper()
+	if r.Status != http.StatusTooManyRequests {
+		t.Fatalf("status = %d, want 429; body %s", r.Status, r.Body)
+	}
+	expectRateHeaders(t, r, 0)
+	retry, err := strconv.Atoi(r.Header.Get("Retry-After"))
+	if err != nil || retry < 1 || retry > 20 {
+		t.Fatalf("Retry-After = %q, want whole seconds in 1..20 (one request per 20 s)", r.Header.Get("Retry-After"))
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	if r.Header.Get("WWW-Authenticate") != "" {
+		t.Errorf("429 carries a challenge: %q", r.Header.Get("WWW-Authenticate"))
+	}
+	validateMessage(t, revModern, "JSONRPCErrorResponse", r.Body)
+	validateMessage(t, rev20251125, "JSONRPCErrorResponse", r.Body)
+	var body struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      *json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    struct {
+				RetryAfterSeconds int `json:"retryAfterSeconds"`
+				Limit             int `json:"limit"`
+				WindowSeconds     int `json:"windowSeconds"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatalf("body: %v; %s", err, r.Body)
+	}
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(r.Body, &members)
+	if _, ok := members["id"]; ok {
+		t.Errorf("429 body has an id member: %s", r.Body)
+	}
+	e := body.Error
+	if e.Code != -31029 || e.Message != "Rate limit exceeded, retry in "+strconv.Itoa(retry)+" seconds" ||
+		e.Data.RetryAfterSeconds != retry || e.Data.Limit != 3 || e.Data.WindowSeconds != 60 {
+		t.Fatalf("error = %+v, want code -31029, retry %d s, limit 3, window 60", e, retry)
+	}
+}
+
+func TestRateLimit_perUser(t *testing.T) {
+	h := startServer(t, withRateLimit("3/60s"))
+	for i := range 3 {
+		r := h.legacy(t, h.CE, "alice", i, "tools/list", map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("request %d: status %d; body %s", i+1, r.Status, r.Body)
+		}
+		expectRateHeaders(t, r, 2-i)
+	}
+
+	t.Run("the next request is 429", func(t *testing.T) {
+		expectRateLimited(t, h.legacy(t, h.CE, "alice", 4, "tools/list", map[string]any{}))
+		expectRateLimited(t, h.modern(t, h.CE, "alice", 5, "tools/list", nil))
+	})
+	t.Run("another token of the same user shares the bucket", func(t *testing.T) {
+		u, err := h.Env.Store.FindUserByUsername(t.Context(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _, err := app.MintToken(t.Context(), h.Env.Store, h.Env.Secret, u, "second", []string{"mcp"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectRateLimited(t, h.legacy(t, h.CE, h.withToken("alice-2", raw), 6, "tools/list", map[string]any{}))
+	})
+	t.Run("another user is unaffected", func(t *testing.T) {
+		r := h.legacy(t, h.CE, "bob", 1, "tools/list", map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("bob: status %d; body %s", r.Status, r.Body)
+		}
+		expectRateHeaders(t, r, 2)
+	})
+}
+
+func TestRateLimit_perGroup(t *testing.T) {
+	h := startServer(t, withRateLimit("3/60s"), withEE())
+	for i := range 3 {
+		if r := h.legacy(t, h.CE, "alice", i, "tools/list", map[string]any{}); r.Status != http.StatusOK {
+			t.Fatalf("CE request %d: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	expectRateLimited(t, h.legacy(t, h.CE, "alice", 4, "tools/list", map[string]any{}))
+
+	// The EE endpoint has its own bucket.
+	for i := range 3 {
+		r := h.legacy(t, h.EE, "alice", i, "tools/list", map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("EE request %d after CE is exhausted: %d %s", i+1, r.Status, r.Body)
+		}
+		expectRateHeaders(t, r, 2-i)
+	}
+	expectRateLimited(t, h.legacy(t, h.EE, "alice", 4, "tools/list", map[string]any{}))
+}
+
+// anonymous posts a tools/list without a credential.
+func anonymous(t *testing.T, url string, header http.Header) *response {
+	t.Helper()
+	return do(t, http.MethodPost, url, envelope(t, 1, "tools/list", map[string]any{}), header)
+}
+
+func TestRateLimit_unauthenticatedPerAddress(t *testing.T) {
+	h := startServer(t, withRateLimit("3/60s"))
+	for i := range 3 {
+		r := anonymous(t, h.CE, nil)
+		expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`,
+			`Bearer realm="GitLab", resource_metadata="`+h.metadataURL(h.CE)+`"`)
+		expectRateHeaders(t, r, 2-i)
+	}
+	// The fourth is refused before authentication.
+	expectRateLimited(t, anonymous(t, h.CE, nil))
+
+	t.Run("a spoofed X-Forwarded-For does not change the key", func(t *testing.T) {
+		for _, hd := range []http.Header{
+			{"X-Forwarded-For": {"203.0.113.7"}},
+			{"X-Real-Ip": {"203.0.113.8"}},
+			{"X-Forwarded-For": {"198.51.100.1, 203.0.113.9"}},
+		} {
+			expectRateLimited(t, anonymous(t, h.CE, hd))
+		}
+	})
+	t.Run("requests with a credential are limited per user, not per address", func(t *testing.T) {
+		r := h.legacy(t, h.CE, "alice", 1, "tools/list", map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("alice from the exhausted address: %d %s", r.Status, r.Body)
+		}
+		expectRateHeaders(t, r, 2)
+		// A credential that fails is refused with 401 (not counted per
+		// address either).
+		r = do(t, http.MethodPost, h.CE, envelope(t, 1, "tools/list", map[string]any{}), auth("glpat-AAAAAAAAAAAAAAAAAAAA"))
+		if r.Status != http.StatusUnauthorized {
+			t.Fatalf("bad credential from the exhausted address: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+func TestRateLimit_trustedProxyForwardsTheClientAddress(t *testing.T) {
+	h := startServer(t, withRateLimit("3/60s"), withTrustedProxies("127.0.0.1/8", "::1"))
+	from := func(client string) http.Header { return http.Header{"X-Forwarded-For": {client}} }
+	for range 3 {
+		if r := anonymous(t, h.CE, from("203.0.113.7")); r.Status != http.StatusUnauthorized {
+			t.Fatalf("status %d; body %s", r.Status, r.Body)
+		}
+	}
+	expectRateLimited(t, anonymous(t, h.CE, from("203.0.113.7")))
+	// Behind a trusted proxy, another client has its own bucket.
+	r := anonymous(t, h.CE, from("203.0.113.8"))
+	if r.Status != http.StatusUnauthorized {
+		t.Fatalf("another client behind the proxy: %d, want 401; body %s", r.Status, r.Body)
+	}
+	expectRateHeaders(t, r, 2)
+}
+
+func TestRateLimit_config(t *testing.T) {
+	for _, bad := range [][]string{{"not-an-ip"}, {"10.0.0.0/33"}, {"127.0.0.1", ""}} {
+		cfg := app.Defaults()
+		cfg.TrustedProxies = bad
+		err := cfg.Validate()
+		if err == nil {
+			t.Fatalf("TrustedProxies %q: Validate = nil, want an error", bad)
+		}
+		if want := "GLMCP_TRUSTED_PROXIES"; !strings.Contains(err.Error(), want) {
+			t.Fatalf("TrustedProxies %q: error %q does not name %s", bad, err, want)
+		}
+	}
+	cfg := app.Defaults()
+	cfg.TrustedProxies = []string{"10.0.0.0/8", "192.0.2.1", "2001:db8::/32"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("valid proxies: %v", err)
+	}
+}
