@@ -58,8 +58,15 @@ func testDSN(t testing.TB) string {
 
 // startServer starts glmcp with the demo world seeded, on a fresh
 // database, served by httptest on 127.0.0.1. Everything is torn down when
-// the test ends.
+// the test ends. Its log is discarded (SPEC_LOG=1 with -v shows it).
 func startServer(t testing.TB, opts ...option) *harness {
+	t.Helper()
+	return startServerLogged(t, nil, opts...)
+}
+
+// startServerLogged is startServer with the server's info-level JSON log
+// written to w (nil: discarded).
+func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	t.Helper()
 	cfg := app.Defaults()
 	cfg.DatabaseURL = testDSN(t)
@@ -79,10 +86,15 @@ func startServer(t testing.TB, opts ...option) *harness {
 		t.Fatalf("config: %v", err)
 	}
 	ctx := context.Background()
-	logger := app.NewLogger(&cfg, io.Discard)
-	if testing.Verbose() && os.Getenv("SPEC_LOG") != "" {
-		logger = app.NewLogger(&cfg, os.Stderr)
+	switch {
+	case w != nil:
+		cfg.LogLevel, cfg.LogFormat = "info", "json"
+	case testing.Verbose() && os.Getenv("SPEC_LOG") != "":
+		w = os.Stderr
+	default:
+		w = io.Discard
 	}
+	logger := app.NewLogger(&cfg, w)
 	env, err := app.OpenEnv(ctx, &cfg, logger)
 	if err != nil {
 		t.Fatalf("open env: %v", err)
@@ -217,14 +229,16 @@ func modernHeaders(method string, params map[string]any) map[string]string {
 	return h
 }
 
-// envelope encodes a JSON-RPC request (id nil: a notification).
+// envelope encodes a JSON-RPC request (id nil: a notification). params
+// nil — an untyped nil or a nil map — leaves params out (a typed nil map
+// would otherwise encode as "params": null, which the server refuses).
 func envelope(t testing.TB, id any, method string, params any) string {
 	t.Helper()
 	m := map[string]any{"jsonrpc": "2.0", "method": method}
 	if id != nil {
 		m["id"] = id
 	}
-	if params != nil {
+	if pm, ok := params.(map[string]any); params != nil && (!ok || pm != nil) {
 		m["params"] = params
 	}
 	b, err := json.Marshal(m)

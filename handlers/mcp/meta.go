@@ -128,7 +128,7 @@ func DecodeSentinel(v string) (decoded string, ok, bad bool) {
 	if len(v) < len(pre)+len(suf) || !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, suf) {
 		return "", false, false
 	}
-	b, err := base64.StdEncoding.DecodeString(v[len(pre) : len(v)-len(suf)])
+	b, err := base64.StdEncoding.Strict().DecodeString(v[len(pre) : len(v)-len(suf)])
 	if err != nil || !utf8.Valid(b) {
 		return "", true, true
 	}

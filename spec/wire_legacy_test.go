@@ -1,0 +1,257 @@
+package spec
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/app"
+)
+
+// The Legacy wire (2025-03-26 … 2025-11-25, DESIGN.md §2.4), on both route
+// groups.
+
+// legacyRev is the schema revision that validates a Legacy exchange that
+// negotiated version: 2025-06-18 for the two older handshakes (no
+// 2025-03-26 schema is vendored; 2025-06-18 is its closest superset),
+// 2025-11-25 otherwise.
+func legacyRev(version string) string {
+	if version == rev20250618 || version == "2025-03-26" {
+		return rev20250618
+	}
+	return rev20251125
+}
+
+func initParams(version any) map[string]any {
+	p := map[string]any{"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "spec", "version": "1.0.0"}}
+	if version != nil {
+		p["protocolVersion"] = version
+	}
+	return p
+}
+
+// TestWire_legacyInitialize: a supported handshake version is echoed, a
+// client asking for 2026-07-28 gets 2025-11-25, anything else is 400
+// -32602 naming the supported versions.
+func TestWire_legacyInitialize(t *testing.T) {
+	h := startServer(t, withEE())
+	tests := []struct {
+		ask, want string
+	}{
+		{rev20251125, rev20251125},
+		{rev20250618, rev20250618},
+		{"2025-03-26", "2025-03-26"},
+		{revModern, rev20251125},
+	}
+	for _, g := range wireGroups(h) {
+		for _, tt := range tests {
+			t.Run(g.Name+"/"+tt.ask, func(t *testing.T) {
+				r := h.legacy(t, g.URL, "alice", 1, "initialize", initParams(tt.ask))
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, legacyRev(tt.want), "InitializeResult", r.Body)
+				res := result(t, r)
+				wireExpectLegacy(t, res)
+				if res["protocolVersion"] != tt.want {
+					t.Errorf("protocolVersion = %v, want %s", res["protocolVersion"], tt.want)
+				}
+				caps, _ := res["capabilities"].(map[string]any)
+				tools, _ := caps["tools"].(map[string]any)
+				if tools == nil || tools["listChanged"] != false {
+					t.Errorf("capabilities.tools = %v, want {listChanged: false} (no listen stream on Legacy)", caps["tools"])
+				}
+				si, _ := res["serverInfo"].(map[string]any)
+				if si["name"] != g.ServerName || si["version"] != app.Version {
+					t.Errorf("serverInfo = %v, want %s %s", si, g.ServerName, app.Version)
+				}
+				if s, _ := res["instructions"].(string); s == "" {
+					t.Errorf("instructions missing")
+				}
+				if got := r.Header.Values("Mcp-Session-Id"); len(got) != 0 {
+					t.Errorf("Mcp-Session-Id %q minted", got)
+				}
+			})
+		}
+		refused := []struct {
+			name    string
+			version any // nil: member absent
+		}{
+			{"missing", nil},
+			{"empty", ""},
+			{"unknown date", "2024-11-05"},
+			{"future date", "2099-01-01"},
+			{"garbage", "v999.0.0"},
+			{"a number", 20251125},
+		}
+		for _, tt := range refused {
+			t.Run(g.Name+"/refused "+tt.name, func(t *testing.T) {
+				r := h.legacy(t, g.URL, "alice", 2, "initialize", initParams(tt.version))
+				msg, _ := expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+				wireExpectID(t, r.Body, "2")
+				if _, ok := tt.version.(string); ok || tt.version == nil {
+					for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
+						if !strings.Contains(msg, v) {
+							t.Errorf("message %q does not list supported version %s", msg, v)
+						}
+					}
+				}
+			})
+		}
+		t.Run(g.Name+"/no params", func(t *testing.T) {
+			r := h.legacy(t, g.URL, "alice", 3, "initialize", nil)
+			expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+		})
+		t.Run(g.Name+"/initialized notification", func(t *testing.T) {
+			r := h.legacy(t, g.URL, "alice", nil, "notifications/initialized", nil)
+			wireExpectStatus(t, r, http.StatusAccepted)
+			if len(r.Body) != 0 {
+				t.Errorf("body %q, want empty", r.Body)
+			}
+		})
+	}
+}
+
+// TestWire_legacyPing: ping answers exactly {}.
+func TestWire_legacyPing(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		for name, params := range map[string]map[string]any{
+			"no params":    nil,
+			"empty params": {},
+			"with _meta":   {"_meta": map[string]any{"progressToken": 1}},
+		} {
+			t.Run(g.Name+"/"+name, func(t *testing.T) {
+				var p any // no params member at all, not "params": null
+				if params != nil {
+					p = params
+				}
+				r := h.legacy(t, g.URL, "alice", "p", "ping", p)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, rev20251125, "EmptyResult", r.Body)
+				if got := string(wireMembers(t, r.Body)["result"]); got != "{}" {
+					t.Errorf("result = %s, want exactly {}", got)
+				}
+				wireExpectID(t, r.Body, `"p"`)
+			})
+		}
+	}
+}
+
+// TestWire_legacyStateless: tools/list and tools/call need no initialize
+// first, and Legacy results carry none of the Modern-only fields.
+func TestWire_legacyStateless(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		t.Run(g.Name+"/tools/call first", func(t *testing.T) {
+			r := h.legacy(t, g.URL, "alice", 1, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20251125, "CallToolResult", r.Body)
+			res := result(t, r)
+			wireExpectLegacy(t, res)
+			if res["isError"] == true {
+				t.Fatalf("isError: %s", r.Body)
+			}
+			sc, _ := res["structuredContent"].(map[string]any)
+			if sc["version"] != app.Version {
+				t.Errorf("structuredContent = %v, want version %s", sc, app.Version)
+			}
+		})
+		t.Run(g.Name+"/tools/list first", func(t *testing.T) {
+			r := h.legacy(t, g.URL, "alice", 1, "tools/list", nil)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20251125, "ListToolsResult", r.Body)
+			res := result(t, r)
+			wireExpectLegacy(t, res)
+			if n := len(wireToolNames(t, res)); n == 0 {
+				t.Errorf("no tools listed")
+			}
+		})
+		for _, l := range []struct{ method, def string }{
+			{"prompts/list", "ListPromptsResult"},
+			{"resources/list", "ListResourcesResult"},
+			{"resources/templates/list", "ListResourceTemplatesResult"},
+		} {
+			t.Run(g.Name+"/"+l.method, func(t *testing.T) {
+				r := h.legacy(t, g.URL, "alice", 1, l.method, nil)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, rev20251125, l.def, r.Body)
+				wireExpectLegacy(t, result(t, r))
+			})
+		}
+	}
+}
+
+// TestWire_legacyVersionHeader: a present MCP-Protocol-Version naming a
+// version the server does not serve is 400 (the request is then held to
+// the Modern rules and its _meta is missing: -32602); a served Legacy
+// version passes.
+func TestWire_legacyVersionHeader(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		for _, v := range []string{"1999-01-01", "2024-11-05", "v999.0.0", "2025-11-25-draft"} {
+			t.Run(g.Name+"/"+v, func(t *testing.T) {
+				hd := auth(h.Tokens["alice"])
+				hd.Set("MCP-Protocol-Version", v)
+				for i, m := range []string{"tools/list", "ping"} {
+					r := do(t, http.MethodPost, g.URL, envelope(t, i+1, m, nil), hd)
+					expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+				}
+				r := do(t, http.MethodPost, g.URL, envelope(t, 9, "initialize", initParams(rev20251125)), hd)
+				expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+			})
+		}
+		t.Run(g.Name+"/served versions", func(t *testing.T) {
+			for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
+				hd := auth(h.Tokens["alice"])
+				hd.Set("MCP-Protocol-Version", v)
+				r := do(t, http.MethodPost, g.URL, envelope(t, 1, "tools/list", nil), hd)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, legacyRev(v), "ListToolsResult", r.Body)
+			}
+		})
+	}
+}
+
+// TestWire_legacy20250618Round: a whole 2025-06-18 session validates
+// against the 2025-06-18 schema.
+func TestWire_legacy20250618Round(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		t.Run(g.Name, func(t *testing.T) {
+			hd := auth(h.Tokens["alice"])
+			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "initialize", initParams(rev20250618)), hd)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20250618, "InitializeResult", r.Body)
+
+			hd.Set("MCP-Protocol-Version", rev20250618)
+			r = do(t, http.MethodPost, g.URL, envelope(t, nil, "notifications/initialized", nil), hd)
+			wireExpectStatus(t, r, http.StatusAccepted)
+
+			r = do(t, http.MethodPost, g.URL, envelope(t, 2, "tools/list", nil), hd)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20250618, "ListToolsResult", r.Body)
+
+			r = do(t, http.MethodPost, g.URL, envelope(t, 3, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}), hd)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20250618, "CallToolResult", r.Body)
+			var res struct {
+				Result struct {
+					StructuredContent map[string]any `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(r.Body, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Result.StructuredContent["version"] != app.Version {
+				t.Errorf("structuredContent = %v", res.Result.StructuredContent)
+			}
+
+			r = do(t, http.MethodPost, g.URL, envelope(t, 4, "ping", nil), hd)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20250618, "EmptyResult", r.Body)
+
+			r = do(t, http.MethodPost, g.URL, envelope(t, 5, "no/such", nil), hd)
+			expectError(t, r, rev20250618, http.StatusNotFound, -32601)
+		})
+	}
+}

@@ -1,0 +1,384 @@
+package spec
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"testing"
+)
+
+// The Modern (2026-07-28) wire (DESIGN.md §2.2, §2.3), on both route groups.
+
+// TestWire_eraSelection: the era is a property of each request. A request
+// whose _meta holds the protocol version is Modern; anything else is
+// Legacy, on the same connection, in any order.
+func TestWire_eraSelection(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		t.Run(g.Name, func(t *testing.T) {
+			for i, era := range []string{"legacy", "modern", "legacy", "modern", "modern", "legacy"} {
+				r := h.wireCall(t, era, g.URL, "alice", i+1, "tools/list", nil)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+				if era == "modern" {
+					wireExpectModern(t, result(t, r), g.ServerName)
+				} else {
+					wireExpectLegacy(t, result(t, r))
+				}
+			}
+		})
+		t.Run(g.Name+"/_meta without protocolVersion is Legacy", func(t *testing.T) {
+			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "tools/list", map[string]any{
+				"_meta": map[string]any{"progressToken": "p1", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
+			}), auth(h.Tokens["alice"]))
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, rev20251125, "ListToolsResult", r.Body)
+			wireExpectLegacy(t, result(t, r))
+		})
+		t.Run(g.Name+"/legacy version header is Legacy", func(t *testing.T) {
+			for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
+				hd := auth(h.Tokens["alice"])
+				hd.Set("MCP-Protocol-Version", v)
+				r := do(t, http.MethodPost, g.URL, envelope(t, 1, "ping", nil), hd)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, legacyRev(v), "EmptyResult", r.Body)
+				if got := string(wireMembers(t, r.Body)["result"]); got != "{}" {
+					t.Errorf("ping with header %s: result %s, want {}", v, got)
+				}
+			}
+		})
+		t.Run(g.Name+"/modern version header without _meta", func(t *testing.T) {
+			// The header names the Modern revision, so the request is held to
+			// the Modern rules: its _meta is missing.
+			hd := auth(h.Tokens["alice"])
+			hd.Set("MCP-Protocol-Version", revModern)
+			hd.Set("Mcp-Method", "tools/list")
+			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "tools/list", nil), hd)
+			expectError(t, r, revModern, http.StatusBadRequest, -32602)
+			wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+		})
+	}
+}
+
+// TestWire_modernMeta: _meta must hold the protocol version (a string) and
+// the client capabilities (an object); clientInfo is optional.
+func TestWire_modernMeta(t *testing.T) {
+	h := startServer(t, withEE())
+	const (
+		pv   = "io.modelcontextprotocol/protocolVersion"
+		caps = "io.modelcontextprotocol/clientCapabilities"
+		info = "io.modelcontextprotocol/clientInfo"
+	)
+	without := func(k string) map[string]any { m := modernMeta(); delete(m, k); return m }
+	with := func(k string, v any) map[string]any { m := modernMeta(); m[k] = v; return m }
+	tests := []struct {
+		name   string
+		params map[string]any // nil: no params at all
+		status int
+	}{
+		{"no params", nil, 400},
+		{"no _meta", map[string]any{}, 400},
+		{"_meta empty", map[string]any{"_meta": map[string]any{}}, 400},
+		{"_meta not an object", map[string]any{"_meta": "2026-07-28"}, 400},
+		{"missing protocolVersion", map[string]any{"_meta": without(pv)}, 400},
+		{"protocolVersion a number", map[string]any{"_meta": with(pv, 20260728)}, 400},
+		{"protocolVersion null", map[string]any{"_meta": with(pv, nil)}, 400},
+		{"protocolVersion empty", map[string]any{"_meta": with(pv, "")}, 400},
+		{"missing clientCapabilities", map[string]any{"_meta": without(caps)}, 400},
+		{"clientCapabilities null", map[string]any{"_meta": with(caps, nil)}, 400},
+		{"clientCapabilities an array", map[string]any{"_meta": with(caps, []any{})}, 400},
+		{"clientCapabilities a string", map[string]any{"_meta": with(caps, "all")}, 400},
+		{"missing clientInfo", map[string]any{"_meta": without(info)}, 200},
+		{"rich clientCapabilities", map[string]any{"_meta": with(caps, map[string]any{"sampling": map[string]any{}, "elicitation": map[string]any{}, "roots": map[string]any{"listChanged": true}})}, 200},
+	}
+	for _, g := range wireGroups(h) {
+		for _, tt := range tests {
+			t.Run(g.Name+"/"+tt.name, func(t *testing.T) {
+				hd := auth(h.Tokens["alice"])
+				hd.Set("MCP-Protocol-Version", revModern)
+				hd.Set("Mcp-Method", "server/discover")
+				var p any
+				if tt.params != nil {
+					p = tt.params
+				}
+				r := do(t, http.MethodPost, g.URL, envelope(t, 9, "server/discover", p), hd)
+				if tt.status == 200 {
+					wireExpectStatus(t, r, http.StatusOK)
+					validateResult(t, revModern, "DiscoverResult", r.Body)
+					wireExpectModern(t, result(t, r), g.ServerName)
+					return
+				}
+				expectError(t, r, revModern, http.StatusBadRequest, -32602)
+				wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+				wireExpectID(t, r.Body, "9")
+			})
+		}
+	}
+}
+
+// TestWire_modernUnsupportedVersion: an unsupported _meta version is 400
+// -32022 with data {supported, requested}; supported is exactly discover's
+// supportedVersions. A header naming a served version over a _meta naming
+// another is a mismatch (-32020), checked first.
+func TestWire_modernUnsupportedVersion(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		t.Run(g.Name, func(t *testing.T) {
+			r := h.modern(t, g.URL, "alice", 1, "server/discover", nil)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, revModern, "DiscoverResult", r.Body)
+			var disc struct {
+				Result struct {
+					SupportedVersions []string `json:"supportedVersions"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(r.Body, &disc); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []string{"v999.0.0", "2099-01-01", rev20251125, "2026-07-28 "} {
+				meta := modernMeta()
+				meta["io.modelcontextprotocol/protocolVersion"] = v
+				body, hd := h.wireModernRequest(t, "alice", 2, "tools/list", map[string]any{"_meta": meta})
+				hd.Set("MCP-Protocol-Version", v)
+				if v == "2026-07-28 " {
+					// A header value cannot carry the trailing space (HTTP
+					// trims it); the header then names the served version
+					// and the _meta differs: a mismatch, not an unknown version.
+					r := do(t, http.MethodPost, g.URL, body, hd)
+					expectError(t, r, revModern, http.StatusBadRequest, -32020)
+					continue
+				}
+				r := do(t, http.MethodPost, g.URL, body, hd)
+				_, data := expectError(t, r, revModern, http.StatusBadRequest, -32022)
+				validateMessage(t, revModern, "UnsupportedProtocolVersionError", r.Body)
+				wireExpectID(t, r.Body, "2")
+				d, _ := data.(map[string]any)
+				if d["requested"] != v {
+					t.Errorf("data.requested = %v, want %q", d["requested"], v)
+				}
+				var sup []string
+				for _, s := range d["supported"].([]any) {
+					sup = append(sup, s.(string))
+				}
+				if !slices.Equal(sup, disc.Result.SupportedVersions) {
+					t.Errorf("data.supported = %v, want discover's supportedVersions %v", sup, disc.Result.SupportedVersions)
+				}
+			}
+
+			// Header 2026-07-28, _meta v999: the header check wins.
+			meta := modernMeta()
+			meta["io.modelcontextprotocol/protocolVersion"] = "v999.0.0"
+			body, hd := h.wireModernRequest(t, "alice", 3, "tools/list", map[string]any{"_meta": meta})
+			hd.Set("MCP-Protocol-Version", revModern)
+			r = do(t, http.MethodPost, g.URL, body, hd)
+			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+			validateMessage(t, revModern, "HeaderMismatchError", r.Body)
+		})
+	}
+}
+
+// TestWire_modernHeaders: the mirrored headers must be present and equal
+// the body (names case-insensitive, values case-sensitive); each failure is
+// 400 -32020.
+func TestWire_modernHeaders(t *testing.T) {
+	h := startServer(t, withEE())
+	const tool = "get_mcp_server_version"
+	b64 := func(s string) string { return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?=" }
+	type edit func(hd http.Header)
+	set := func(name string, vals ...string) edit {
+		return func(hd http.Header) {
+			hd.Del(name)
+			for k := range hd {
+				if http.CanonicalHeaderKey(k) == http.CanonicalHeaderKey(name) {
+					delete(hd, k)
+				}
+			}
+			if len(vals) > 0 {
+				hd[name] = vals // name exactly as written
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		method string // tools/list or tools/call
+		edit   edit
+		ok     bool
+	}{
+		{"protocol version header missing", "tools/list", set("MCP-Protocol-Version"), false},
+		{"protocol version header differs", "tools/list", set("MCP-Protocol-Version", rev20251125), false},
+		{"protocol version header twice", "tools/list", set("MCP-Protocol-Version", revModern, revModern), false},
+		{"method header missing", "tools/list", set("Mcp-Method"), false},
+		{"method header differs", "tools/list", set("Mcp-Method", "prompts/list"), false},
+		{"method header value case", "tools/list", set("Mcp-Method", "TOOLS/LIST"), false},
+		{"method header empty", "tools/list", set("Mcp-Method", ""), false},
+		{"method header twice", "tools/list", set("Mcp-Method", "tools/list", "tools/list"), false},
+		{"method header lower-case name", "tools/list", set("mcp-method", "tools/list"), true},
+		{"method header upper-case name", "tools/list", set("MCP-METHOD", "tools/list"), true},
+		{"version header lower-case name", "tools/list", set("mcp-protocol-version", revModern), true},
+		{"method header padded", "tools/list", set("Mcp-Method", "  tools/list  "), true},
+		{"name header missing", "tools/call", set("Mcp-Name"), false},
+		{"name header differs", "tools/call", set("Mcp-Name", "get_issue"), false},
+		{"name header value case", "tools/call", set("Mcp-Name", "GET_MCP_SERVER_VERSION"), false},
+		{"name header lower-case name", "tools/call", set("mcp-name", tool), true},
+		{"name header padded", "tools/call", set("Mcp-Name", "  "+tool+"  "), true},
+		{"name header base64 sentinel", "tools/call", set("Mcp-Name", b64(tool)), true},
+		{"name header base64 of another name", "tools/call", set("Mcp-Name", b64("get_issue")), false},
+		{"name header invalid base64", "tools/call", set("Mcp-Name", "=?base64?!!not-base64!!?="), false},
+		{"name header base64 not UTF-8", "tools/call", set("Mcp-Name", "=?base64?"+base64.StdEncoding.EncodeToString([]byte{0xff, 0xfe})+"?="), false},
+		{"name header on tools/list is ignored", "tools/list", set("Mcp-Name", "anything"), true},
+	}
+	for _, g := range wireGroups(h) {
+		for _, tt := range tests {
+			t.Run(g.Name+"/"+tt.name, func(t *testing.T) {
+				var params map[string]any
+				if tt.method == "tools/call" {
+					params = map[string]any{"name": tool, "arguments": map[string]any{}}
+				}
+				body, hd := h.wireModernRequest(t, "alice", 5, tt.method, params)
+				tt.edit(hd)
+				r := wireSend(t, http.MethodPost, g.URL, body, hd, "")
+				if tt.ok {
+					wireExpectStatus(t, r, http.StatusOK)
+					def := map[string]string{"tools/list": "ListToolsResult", "tools/call": "CallToolResult"}[tt.method]
+					validateResult(t, revModern, def, r.Body)
+					wireExpectModern(t, result(t, r), g.ServerName)
+					return
+				}
+				expectError(t, r, revModern, http.StatusBadRequest, -32020)
+				validateMessage(t, revModern, "HeaderMismatchError", r.Body)
+				wireExpectID(t, r.Body, "5")
+			})
+		}
+	}
+	t.Run("Mcp-Name on prompts/get and resources/read", func(t *testing.T) {
+		for _, tt := range []struct{ method, key string }{{"prompts/get", "name"}, {"resources/read", "uri"}} {
+			body, hd := h.wireModernRequest(t, "alice", 6, tt.method, map[string]any{tt.key: "gitlab://x"})
+			hd.Set("Mcp-Name", "gitlab://y")
+			r := do(t, http.MethodPost, h.CE, body, hd)
+			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+			hd.Del("Mcp-Name")
+			r = do(t, http.MethodPost, h.CE, body, hd)
+			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+		}
+	})
+}
+
+// TestWire_modernRemovedMethods: ping, initialize and logging/setLevel do
+// not exist in 2026-07-28.
+func TestWire_modernRemovedMethods(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		for _, m := range []string{"ping", "initialize", "logging/setLevel"} {
+			t.Run(g.Name+"/"+m, func(t *testing.T) {
+				params := map[string]any{}
+				if m == "initialize" {
+					params = map[string]any{"protocolVersion": revModern, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}}
+				}
+				if m == "logging/setLevel" {
+					params = map[string]any{"level": "debug"}
+				}
+				r := h.modern(t, g.URL, "alice", 500, m, params)
+				_, data := expectError(t, r, revModern, http.StatusNotFound, -32601)
+				wireValidateError(t, revModern, "MethodNotFoundError", r.Body)
+				wireExpectID(t, r.Body, "500")
+				if d, _ := data.(map[string]any); d["method"] != m {
+					t.Errorf("data = %v, want {method: %q}", data, m)
+				}
+			})
+		}
+	}
+}
+
+// TestWire_modernResults: every Modern result carries resultType and the
+// group's serverInfo; discover, lists and their caching hints.
+func TestWire_modernResults(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		t.Run(g.Name+"/server/discover", func(t *testing.T) {
+			r := h.modern(t, g.URL, "alice", 1, "server/discover", nil)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, revModern, "DiscoverResult", r.Body)
+			res := result(t, r)
+			wireExpectModern(t, res, g.ServerName)
+			wireExpectCache(t, res, "public")
+			var got []string
+			for _, v := range res["supportedVersions"].([]any) {
+				got = append(got, v.(string))
+			}
+			if want := []string{revModern, rev20251125, rev20250618, "2025-03-26"}; !slices.Equal(got, want) {
+				t.Errorf("supportedVersions = %v, want %v", got, want)
+			}
+			caps, _ := res["capabilities"].(map[string]any)
+			tools, _ := caps["tools"].(map[string]any)
+			if tools["listChanged"] != true {
+				t.Errorf("capabilities.tools = %v, want listChanged true", caps["tools"])
+			}
+			for _, k := range []string{"prompts", "resources"} {
+				if _, ok := caps[k].(map[string]any); !ok {
+					t.Errorf("capabilities.%s not declared (the list methods answer): %v", k, caps)
+				}
+			}
+			if s, _ := res["instructions"].(string); s == "" {
+				t.Errorf("instructions missing")
+			}
+		})
+		t.Run(g.Name+"/tools/list", func(t *testing.T) {
+			r := h.modern(t, g.URL, "alice", 2, "tools/list", nil)
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, revModern, "ListToolsResult", r.Body)
+			res := result(t, r)
+			wireExpectModern(t, res, g.ServerName)
+			wireExpectCache(t, res, "private")
+			names := wireToolNames(t, res)
+			if !slices.Contains(names, "get_mcp_server_version") {
+				t.Errorf("tools = %v, want get_mcp_server_version among them", names)
+			}
+			if g.Name == "CE" && slices.Contains(names, "semantic_code_search") {
+				t.Errorf("CE group lists the EE tool semantic_code_search")
+			}
+		})
+		t.Run(g.Name+"/tools/call", func(t *testing.T) {
+			r := h.modern(t, g.URL, "alice", 3, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+			wireExpectStatus(t, r, http.StatusOK)
+			validateResult(t, revModern, "CallToolResult", r.Body)
+			res := result(t, r)
+			wireExpectModern(t, res, g.ServerName)
+			if res["isError"] == true {
+				t.Fatalf("isError: %s", r.Body)
+			}
+		})
+		lists := []struct{ method, def, field string }{
+			{"prompts/list", "ListPromptsResult", "prompts"},
+			{"resources/list", "ListResourcesResult", "resources"},
+			{"resources/templates/list", "ListResourceTemplatesResult", "resourceTemplates"},
+		}
+		for _, l := range lists {
+			t.Run(g.Name+"/"+l.method, func(t *testing.T) {
+				r := h.modern(t, g.URL, "alice", 4, l.method, nil)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, revModern, l.def, r.Body)
+				res := result(t, r)
+				wireExpectModern(t, res, g.ServerName)
+				if list, ok := res[l.field].([]any); !ok || len(list) != 0 {
+					t.Errorf("%s = %v, want []", l.field, res[l.field])
+				}
+				if _, ok := res["ttlMs"]; !ok {
+					t.Errorf("no ttlMs")
+				}
+				if s := res["cacheScope"]; s != "public" && s != "private" {
+					t.Errorf("cacheScope = %v", s)
+				}
+				wireExpectCache(t, res, res["cacheScope"].(string))
+			})
+		}
+		t.Run(g.Name+"/unknown prompt and resource", func(t *testing.T) {
+			r := h.modern(t, g.URL, "alice", 5, "prompts/get", map[string]any{"name": "no-such-prompt"})
+			expectError(t, r, revModern, http.StatusBadRequest, -32602)
+			wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+			r = h.modern(t, g.URL, "alice", 6, "resources/read", map[string]any{"uri": "gitlab://no/such/resource"})
+			expectError(t, r, revModern, http.StatusBadRequest, -32602)
+			wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+		})
+	}
+}
