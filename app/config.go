@@ -33,9 +33,18 @@ type Config struct {
 	MaxStreams     int
 	MaxUserStreams int
 	RateLimit      string
+	// TrustedProxies are the proxy addresses (IPs or CIDRs) whose
+	// X-Forwarded-For / X-Real-IP headers name the client; empty trusts
+	// none, so the per-address rate limit keys on the peer address.
+	TrustedProxies []string
 	LogLevel       string
 	LogFormat      string
 	Demo           bool
+	// ConformanceFixtures adds the "conformance" toolset: the diagnostic
+	// tools the official MCP conformance suite calls (test_simple_text, …,
+	// test_trigger_tool_change), plus the logging capability. Test use
+	// only; the tools are never written to the store.
+	ConformanceFixtures bool
 
 	OAuthIssuer               string
 	OAuthAuthorizationServers []string
@@ -68,6 +77,8 @@ func Defaults() Config {
 		LogFormat:      "json",
 		Demo:           true,
 		OAuthUserClaim: "sub",
+		// Off: the fixtures exist only for conformance runs.
+		ConformanceFixtures: false,
 	}
 }
 
@@ -108,6 +119,11 @@ func (cfg *Config) Validate() error {
 		bad("GLMCP_RATE_LIMIT: %v", err)
 	}
 	cfg.rateLimit, cfg.rateLimitEnabled = l, on
+	for _, p := range cfg.TrustedProxies {
+		if !validProxy(p) {
+			bad("GLMCP_TRUSTED_PROXIES: %q is not an IP address or CIDR", p)
+		}
+	}
 	switch cfg.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -153,4 +169,13 @@ func (cfg *Config) ListensOnLoopback() bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// validProxy reports whether p is an IP address or a CIDR prefix.
+func validProxy(p string) bool {
+	if strings.Contains(p, "/") {
+		_, _, err := net.ParseCIDR(p)
+		return err == nil
+	}
+	return net.ParseIP(p) != nil
 }

@@ -11,10 +11,17 @@ import (
 )
 
 // NewToolService returns the tool service over the store with every tool
-// the code implements.
+// the code implements: the catalog the CLI syncs and administers. The
+// conformance fixtures are never part of it; serve adds them (see
+// conformanceFixtures) as transient tools.
 func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, error) {
-	defs := tools.Catalog(tools.Deps{Store: e.Store, Version: tools.ServerVersion{Version: Version}})
-	return tools.NewService(e.Store, defs, tools.Options{Logger: logger})
+	return newToolService(cfg, e, logger, nil)
+}
+
+// newToolService is NewToolService plus transient definitions.
+func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
+	defs := tools.Catalog(tools.Deps{Store: e.Store, PublicURL: cfg.PublicURL, Version: tools.ServerVersion{Version: Version}})
+	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient})
 }
 
 // originOf returns the origin (scheme://host[:port]) of a URL.

@@ -59,7 +59,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		logger = slog.New(slog.DiscardHandler)
 	}
 	w := &Server{logger: logger, shutdown: make(chan struct{})}
-	ts, err := NewToolService(cfg, e, logger)
+	fixtures, err := w.conformanceFixtures(cfg, e)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := newToolService(cfg, e, logger, fixtures)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +105,8 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			AllowedHosts:   append([]string{hostOf(cfg.PublicURL)}, cfg.AllowedHosts...),
 			LoopbackOnly:   cfg.ListensOnLoopback(),
 		},
-		WellKnown: wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers, EEEnabled: cfg.Edition == models.EditionEE},
+		TrustedProxies: cfg.TrustedProxies,
+		WellKnown:      wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers, EEEnabled: cfg.Edition == models.EditionEE},
 	}
 	if cfg.rateLimitEnabled {
 		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)
@@ -112,7 +117,8 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeepAlive: cfg.KeepAlive, Scopes: scopes,
 			MetadataURL: wellknown.MetadataURL(cfg.PublicURL, path), Logger: logger,
-		}, mcp.Deps{Catalog: ts, Lister: lister, Hub: w.hub, Shutdown: w.shutdown})
+			Logging: cfg.ConformanceFixtures,
+		}, mcp.Deps{Catalog: ts, Lister: lister, Hub: w.hub, Shutdown: w.shutdown, StateSecret: []byte(e.Secret)})
 		if err != nil {
 			return handlers.Group{}, err
 		}

@@ -20,16 +20,11 @@ type callToolParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-type content struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
 type callToolResult struct {
 	resultFields
-	Content           []content `json:"content"`
-	StructuredContent any       `json:"structuredContent,omitempty"`
-	IsError           bool      `json:"isError,omitempty"`
+	Content           []any `json:"content"` // see renderContent
+	StructuredContent any   `json:"structuredContent,omitempty"`
+	IsError           bool  `json:"isError,omitempty"`
 }
 
 // callTool answers tools/call. Tool failures are results with isError;
@@ -72,6 +67,13 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 		if e := checkParamHeaders(x, entry, p.Arguments); e != nil {
 			return nil, e
 		}
+		if e := requireCapabilities(x, entry); e != nil {
+			return nil, e
+		}
+	}
+	logLevel, e := s.toolLogLevel(x)
+	if e != nil {
+		return nil, e
 	}
 	if x.readOnly() && !catalog.ReadOnly(entry.Tool) {
 		middleware.WriteAuthError(x.c, s.cfg.MetadataURL, &auth.Error{
@@ -81,10 +83,23 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 		return nil, nil
 	}
 	call := &tools.Call{Identity: x.id, Edition: s.cfg.Edition, Arguments: p.Arguments}
+	if x.modern {
+		call.ClientCapabilities = x.meta.Capabilities
+		if e := s.readInput(x, entry, call); e != nil {
+			return nil, e
+		}
+	}
+	// Progress (both eras: _meta.progressToken) and log messages turn the
+	// response into an event stream at the first event.
 	var stream *progressStream
-	if x.modern && x.meta.ProgressToken != nil {
+	if x.meta.ProgressToken != nil || logLevel != logOff {
 		stream = &progressStream{x: x, token: x.meta.ProgressToken}
-		call.Progress = stream.report
+		if x.meta.ProgressToken != nil {
+			call.Progress = stream.report
+		}
+		if logLevel != logOff {
+			call.Log = stream.logger(logLevel)
+		}
 	}
 	res, err := entry.Run(x.ctx, call)
 	var out any
@@ -95,9 +110,9 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 		}
 		e = s.internal(x, "call tool", err)
 	} else {
-		out = s.toolResult(x, res)
+		out, e = s.renderResult(x, entry, call, res)
 	}
-	if stream != nil && stream.sse != nil {
+	if stream != nil && stream.streaming() {
 		stream.finish(out, e)
 		return nil, nil
 	}
@@ -105,7 +120,7 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 }
 
 func (s *Server) toolResult(x *exchange, res *tools.Result) callToolResult {
-	out := callToolResult{Content: []content{{Type: "text", Text: res.Text}}, StructuredContent: res.Structured, IsError: res.IsError}
+	out := callToolResult{Content: renderContent(res), StructuredContent: res.Structured, IsError: res.IsError}
 	if x.modern {
 		out.resultFields = s.modernFields()
 	}

@@ -21,6 +21,10 @@ func (s *Server) serveLegacy(x *exchange) (any, *jsonrpc.Error) {
 		return s.listTools(x)
 	case MethodCallTool:
 		return s.callTool(x)
+	case MethodSetLogLevel:
+		if s.cfg.Logging {
+			return s.setLogLevel(x)
+		}
 	}
 	if res, e, ok := s.servePrimitives(x); ok {
 		return res, e

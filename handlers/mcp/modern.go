@@ -57,13 +57,18 @@ func (s *Server) discover(x *exchange) any {
 // capabilities are the server capabilities. Prompts and resources are
 // declared (with empty lists) so clients and caches can rely on every list
 // method answering; listChanged is true only on Modern, where
-// subscriptions/listen delivers it.
+// subscriptions/listen delivers it. Logging is declared when tools may log
+// (Config.Logging).
 func (s *Server) capabilities(listChanged bool) map[string]any {
-	return map[string]any{
+	caps := map[string]any{
 		"tools":     map[string]any{"listChanged": listChanged},
 		"prompts":   map[string]any{},
 		"resources": map[string]any{},
 	}
+	if s.cfg.Logging {
+		caps["logging"] = map[string]any{}
+	}
+	return caps
 }
 
 func ms(d time.Duration) int64 {

@@ -29,6 +29,7 @@ const (
 	MethodListen       = "subscriptions/listen"
 	MethodReadResource = "resources/read"
 	MethodGetPrompt    = "prompts/get"
+	MethodSetLogLevel  = "logging/setLevel"
 )
 
 // _meta keys (2026-07-28 basic/index).

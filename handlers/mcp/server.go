@@ -42,6 +42,11 @@ type Config struct {
 	Scopes      auth.GroupScopes
 	MetadataURL string
 	Logger      *slog.Logger
+	// Logging declares the logging capability (tools may send log
+	// messages) and serves Legacy logging/setLevel. Off, the Legacy method
+	// does not exist and only Modern requests naming a _meta logLevel get
+	// messages.
+	Logging bool
 }
 
 // Server serves one route group.
@@ -52,6 +57,7 @@ type Server struct {
 	hub      *subscriptions.Hub
 	info     Implementation
 	shutdown <-chan struct{}
+	states   *stateSealer // requestState of input_required results
 }
 
 // Deps are the services a Server uses. Hub may be nil (no listen support).
@@ -62,6 +68,10 @@ type Deps struct {
 	// Shutdown is closed when the server begins a graceful shutdown; open
 	// listen streams then end with their final result.
 	Shutdown <-chan struct{}
+	// StateSecret keys the protection of requestState (input_required
+	// results); instances sharing it accept each other's states. Empty: a
+	// random per-process key.
+	StateSecret []byte
 }
 
 // New returns a Server.
@@ -81,10 +91,14 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	states, err := newStateSealer(deps.StateSecret)
+	if err != nil {
+		return nil, fmt.Errorf("new mcp server: %w", err)
+	}
 	return &Server{
 		cfg: cfg, catalog: deps.Catalog, lister: deps.Lister, hub: deps.Hub,
 		info:     Implementation{Name: cfg.ServerName, Version: cfg.ServerVersion},
-		shutdown: deps.Shutdown,
+		shutdown: deps.Shutdown, states: states,
 	}, nil
 }
 

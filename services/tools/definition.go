@@ -47,15 +47,37 @@ type Call struct {
 	// critical, alert or emergency; logger may be empty; data any JSON
 	// value) when the client asked for messages at that level; never nil.
 	Log func(level, logger string, data any)
+	// ClientCapabilities are the request's declared client capabilities
+	// (2026-07-28; nil on Legacy requests, which carry none). See Declares.
+	ClientCapabilities map[string]json.RawMessage
+	// InputResponses are the client's answers, by key, to the
+	// InputRequests of an earlier result of this call (2026-07-28 retries;
+	// nil when none). Each value is a JSON object; which result it holds
+	// (ElicitResult, CreateMessageResult, ListRootsResult) is the tool's
+	// to check.
+	InputResponses map[string]json.RawMessage
+	// RequestState is the RequestState of this call's previous result,
+	// verified by the server (issued to this user, for this tool, not
+	// expired, untampered); "" when none.
+	RequestState string
 }
 
 // Result is a tool's outcome: Text becomes the text content, Structured the
 // structuredContent. When Content is set it is the content instead of Text.
+//
+// A result with InputRequests or RequestState asks the client for input
+// instead (2026-07-28 multi round-trip requests): the client answers the
+// requests and retries the call with Call.InputResponses and
+// Call.RequestState. On Legacy requests such a result becomes an error
+// result.
 type Result struct {
 	Text       string
 	Content    []Content
 	Structured any
 	IsError    bool
+
+	InputRequests map[string]InputRequest
+	RequestState  string
 }
 
 // ToolError is a failure the model can act on; its message is shown as is.

@@ -89,10 +89,14 @@ func fxRun(tb testing.TB, svc *tools.Service, rec *fxRecorder, name, args string
 }
 
 var fxNames = []string{
-	"json_schema_2020_12_tool", "test_audio_content", "test_embedded_resource", "test_error_handling",
-	"test_image_content", "test_logging_tool", "test_missing_capability", "test_multiple_content_types",
-	"test_simple_text", "test_streaming_elicitation", "test_tool_with_logging", "test_tool_with_progress",
-	"test_trigger_tool_change", "test_x_mcp_header",
+	"json_schema_2020_12_tool", "test_audio_content", "test_embedded_resource",
+	"test_error_handling", "test_image_content", "test_input_required_result_capabilities",
+	"test_input_required_result_elicitation", "test_input_required_result_list_roots", "test_input_required_result_multi_round",
+	"test_input_required_result_multiple_inputs", "test_input_required_result_request_state", "test_input_required_result_sampling",
+	"test_input_required_result_tampered_state", "test_logging_tool", "test_missing_capability",
+	"test_multiple_content_types", "test_simple_text", "test_streaming_elicitation",
+	"test_tool_with_logging", "test_tool_with_progress", "test_trigger_tool_change",
+	"test_x_mcp_header",
 }
 
 // Ensure the fixture set is exactly the suite's tool names, in the

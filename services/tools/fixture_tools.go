@@ -35,7 +35,7 @@ func ConformanceFixtures(deps FixtureDeps) []Definition {
 		deps.Sleep = confSleep
 	}
 	f := confFixtures{deps: deps}
-	return []Definition{
+	return append([]Definition{
 		fixtureSimpleText(),
 		fixtureImage(),
 		fixtureAudio(),
@@ -50,7 +50,7 @@ func ConformanceFixtures(deps FixtureDeps) []Definition {
 		fixtureStreamingElicitation(),
 		fixtureLoggingTool(),
 		f.triggerToolChange(),
-	}
+	}, inputFixtures()...)
 }
 
 type confFixtures struct{ deps FixtureDeps }

@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+)
+
+// MetaLogLevel is the 2026-07-28 _meta key by which a request opts in to
+// notifications/message at or above a level.
+const MetaLogLevel = "io.modelcontextprotocol/logLevel"
+
+// logLevels are the MCP (syslog) levels, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logOff is the minimum level of a request that gets no log messages.
+const logOff = -1
+
+// toolLogLevel returns the index in logLevels of the least severe message
+// a tools/call request gets, or logOff.
+//
+// Modern: only a request whose _meta names a level gets messages (an
+// unknown level is -32602). Legacy: there is no per-request level, and a
+// stateless server cannot keep one from logging/setLevel, so when the
+// server declares logging every message is sent and the client filters.
+func (s *Server) toolLogLevel(x *exchange) (int, *jsonrpc.Error) {
+	if !x.modern {
+		if s.cfg.Logging {
+			return 0, nil
+		}
+		return logOff, nil
+	}
+	raw, ok := x.meta.raw[MetaLogLevel]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return logOff, nil
+	}
+	return parseLogLevel(raw, "_meta \""+MetaLogLevel+"\"")
+}
+
+// parseLogLevel decodes a JSON level name; what names the field in errors.
+func parseLogLevel(raw json.RawMessage, what string) (int, *jsonrpc.Error) {
+	var level string
+	if json.Unmarshal(raw, &level) == nil {
+		if i := slices.Index(logLevels, level); i >= 0 {
+			return i, nil
+		}
+	}
+	return logOff, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+		"Invalid params: "+what+" must be one of "+strings.Join(logLevels, ", "), nil)
+}
+
+type logMessageParams struct {
+	Level  string `json:"level"`
+	Logger string `json:"logger,omitempty"`
+	Data   any    `json:"data"`
+}
+
+// logger returns the tools.Call.Log of a request whose least severe
+// message is logLevels[least]: messages at or above it go out as
+// notifications/message on the response stream; others, and messages of
+// an unknown level, are dropped.
+func (p *progressStream) logger(least int) func(level, logger string, data any) {
+	return func(level, logger string, data any) {
+		if i := slices.Index(logLevels, level); i >= 0 && i >= least {
+			p.notify("notifications/message", logMessageParams{Level: level, Logger: logger, Data: data})
+		}
+	}
+}
+
+// notify sends one notification on the response stream, turning the
+// response into an event stream first. It mirrors report's opening of the
+// stream, so progress and log messages share one stream and one final
+// response.
+func (p *progressStream) notify(method string, params any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dead || p.x.ctx.Err() != nil {
+		return
+	}
+	if p.sse == nil {
+		sse, err := jsonrpc.NewSSE(p.x.c.Writer)
+		if err != nil { // cannot stream: the result goes out as JSON
+			p.dead = true
+			return
+		}
+		p.sse = sse
+		p.out = newEventStream(p.x, sse, progressWriteTimeout)
+	}
+	b, err := jsonrpc.EncodeNotification(method, params)
+	if err == nil {
+		err = p.out.send(b)
+	}
+	if err != nil {
+		p.dead = true
+	}
+}
+
+type setLevelParams struct {
+	Level json.RawMessage `json:"level"`
+}
+
+// setLogLevel answers Legacy logging/setLevel with {} after checking the
+// level. The server keeps no session, so the level governs nothing later:
+// Legacy tool calls get every message and the client filters (see
+// toolLogLevel).
+func (s *Server) setLogLevel(x *exchange) (any, *jsonrpc.Error) {
+	var p setLevelParams
+	if len(x.req.Params) > 0 {
+		if err := json.Unmarshal(x.req.Params, &p); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+		}
+	}
+	if _, e := parseLogLevel(p.Level, "level"); e != nil {
+		return nil, e
+	}
+	return struct{}{}, nil
+}
