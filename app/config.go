@@ -33,6 +33,9 @@ type Config struct {
 	MaxStreams     int
 	MaxUserStreams int
 	RateLimit      string
+	// AuthFailureLimit budgets failed authentications per client address
+	// ("30/60s"; "0" = off).
+	AuthFailureLimit string
 	// TrustedProxies are the proxy addresses (IPs or CIDRs) whose
 	// X-Forwarded-For / X-Real-IP headers name the client; empty trusts
 	// none, so the per-address rate limit keys on the peer address.
@@ -56,27 +59,30 @@ type Config struct {
 
 	rateLimit        ratelimit.Limit
 	rateLimitEnabled bool
+	failLimit        ratelimit.Limit
+	failLimitEnabled bool
 }
 
 // Defaults returns the default configuration (what glmcp serve uses with
 // no flags and no environment).
 func Defaults() Config {
 	return Config{
-		DataDir:        "glmcp-data",
-		Listen:         "127.0.0.1:8080",
-		Edition:        models.EditionCE,
-		PageSize:       100,
-		ListTTL:        time.Minute,
-		DiscoverTTL:    time.Hour,
-		MaxBodyBytes:   1 << 20,
-		KeepAlive:      25 * time.Second,
-		MaxStreams:     10000,
-		MaxUserStreams: 10,
-		RateLimit:      "600/60s",
-		LogLevel:       "info",
-		LogFormat:      "json",
-		Demo:           true,
-		OAuthUserClaim: "sub",
+		DataDir:          "glmcp-data",
+		Listen:           "127.0.0.1:8080",
+		Edition:          models.EditionCE,
+		PageSize:         100,
+		ListTTL:          time.Minute,
+		DiscoverTTL:      time.Hour,
+		MaxBodyBytes:     1 << 20,
+		KeepAlive:        25 * time.Second,
+		MaxStreams:       10000,
+		MaxUserStreams:   10,
+		RateLimit:        "600/60s",
+		AuthFailureLimit: "30/60s",
+		LogLevel:         "info",
+		LogFormat:        "json",
+		Demo:             true,
+		OAuthUserClaim:   "sub",
 		// Off: the fixtures exist only for conformance runs.
 		ConformanceFixtures: false,
 	}
@@ -119,6 +125,9 @@ func (cfg *Config) Validate() error {
 		bad("GLMCP_RATE_LIMIT: %v", err)
 	}
 	cfg.rateLimit, cfg.rateLimitEnabled = l, on
+	if cfg.failLimit, cfg.failLimitEnabled, err = ratelimit.ParseLimit(cfg.AuthFailureLimit); err != nil {
+		bad("GLMCP_AUTH_FAILURE_LIMIT: %v", err)
+	}
 	for _, p := range cfg.TrustedProxies {
 		if !validProxy(p) {
 			bad("GLMCP_TRUSTED_PROXIES: %q is not an IP address or CIDR", p)

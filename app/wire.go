@@ -111,6 +111,10 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	if cfg.rateLimitEnabled {
 		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)
 	}
+	var failures *ratelimit.Limiter // shared by both groups: one budget per address
+	if cfg.failLimitEnabled {
+		failures = ratelimit.NewLimiter(cfg.failLimit, nil)
+	}
 	group := func(edition models.Edition, path, name string, scopes auth.GroupScopes) (handlers.Group, error) {
 		srv, err := mcp.New(mcp.Config{
 			Edition: edition, ServerName: name, ServerVersion: Version, Instructions: serverInstructions,
@@ -126,7 +130,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			PAT: authn, JWT: jwt, Scopes: scopes,
 			Audience:      wellknown.ResourceURL(cfg.PublicURL, path),
 			MetadataURL:   wellknown.MetadataURL(cfg.PublicURL, path),
-			RequireEESeat: edition == models.EditionEE, Logger: logger,
+			RequireEESeat: edition == models.EditionEE, Failures: failures, Logger: logger,
 		}}, nil
 	}
 	if deps.CE, err = group(models.EditionCE, handlers.CEPath, "GitLab MCP Server", auth.CEScopes); err != nil {

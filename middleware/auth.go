@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"gitlab.com/glmcp/glmcp/handlers/wellknown"
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
@@ -39,7 +40,11 @@ type AuthConfig struct {
 	MetadataURL string
 	// RequireEESeat refuses users without an EE seat (the orbit group).
 	RequireEESeat bool
-	Logger        *slog.Logger
+	// Failures, when set, budgets failed authentications per client
+	// address: once spent, requests carrying a credential from that address
+	// get 429 before any token is looked up (GitLab bans such addresses).
+	Failures *ratelimit.Limiter
+	Logger   *slog.Logger
 }
 
 // RequireAuth authenticates the caller from `Authorization: Bearer` or
@@ -55,6 +60,11 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 		raw, ok := bearerToken(c.Request)
 		if !ok {
 			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: "Authentication required"})
+			return
+		}
+		failKey := "authfail:" + c.ClientIP()
+		if blocked, retry := cfg.Failures.Blocked(failKey); blocked {
+			ratelimit.Reject(c, cfg.Failures, retry)
 			return
 		}
 		var (
@@ -84,6 +94,9 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 			}
 			if id != nil && id.User != nil {
 				Fields(ctx).UserID = id.User.ID
+			}
+			if ae.Kind == auth.Unauthenticated {
+				cfg.Failures.Allow(failKey) // spend one failure
 			}
 			WriteAuthError(c, cfg.MetadataURL, ae)
 			return

@@ -73,6 +73,7 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	cfg.DataDir = t.TempDir()
 	cfg.Secret = "spec-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 	cfg.RateLimit = "0"
+	cfg.AuthFailureLimit = "0"
 	cfg.LogLevel = "error"
 	for _, o := range opts {
 		o(&cfg)

@@ -180,3 +180,26 @@ func (s *shard) evict(now int64) {
 	}
 	delete(s.tat, victim)
 }
+
+// Blocked reports, without spending anything, whether a request for key
+// would be refused now, and when it would pass again. It serves budgets
+// that are charged after the fact (failed authentications): check Blocked
+// before the work, call Allow when the work failed.
+func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
+	if !l.Enabled() {
+		return false, 0
+	}
+	now := l.now().UnixNano()
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	tat, found := s.tat[key]
+	s.mu.Unlock()
+	if !found {
+		return false, 0
+	}
+	next := max(tat, now) + l.interval
+	if next-now > l.capacity {
+		return true, time.Duration(next - l.capacity - now)
+	}
+	return false, 0
+}

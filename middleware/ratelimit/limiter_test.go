@@ -264,3 +264,39 @@ func BenchmarkAllow_hotKey(b *testing.B) {
 		}
 	})
 }
+
+func TestLimiter_Blocked(t *testing.T) {
+	clk := newClock()
+	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 2, Per: time.Minute}, clk.Now)
+	if b, _ := l.Blocked("k"); b {
+		t.Fatal("unknown key blocked")
+	}
+	for i := 0; i < 3; i++ { // Blocked spends nothing
+		if b, _ := l.Blocked("k"); b {
+			t.Fatalf("check %d blocked a fresh key", i)
+		}
+	}
+	l.Allow("k")
+	if b, _ := l.Blocked("k"); b {
+		t.Fatal("blocked with one request left")
+	}
+	l.Allow("k")
+	b, retry := l.Blocked("k")
+	if !b || retry != 30*time.Second {
+		t.Fatalf("Blocked = %v, %s; want true, 30s", b, retry)
+	}
+	if ok, _, _, _ := l.Allow("k"); ok {
+		t.Fatal("Allow passed while Blocked said no")
+	}
+	clk.Add(30 * time.Second)
+	if b, _ := l.Blocked("k"); b {
+		t.Fatal("still blocked after the refill")
+	}
+	if b, _ := l.Blocked("other"); b {
+		t.Fatal("another key blocked")
+	}
+	var off *ratelimit.Limiter
+	if b, _ := off.Blocked("k"); b {
+		t.Fatal("nil limiter blocked")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 )
@@ -26,7 +27,6 @@ func Middleware(l *Limiter, keyFunc func(*gin.Context) string) gin.HandlerFunc {
 	}
 	limit := strconv.Itoa(l.limit.Requests)
 	policy := l.limit.Policy()
-	window := windowSeconds(l.limit.Per)
 	return func(c *gin.Context) {
 		var key string
 		if keyFunc != nil {
@@ -48,10 +48,7 @@ func Middleware(l *Limiter, keyFunc func(*gin.Context) string) gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		secs := max(1, ceilSeconds(retryAfter))
-		h.Set("Retry-After", strconv.FormatInt(secs, 10))
-		c.Data(http.StatusTooManyRequests, "application/json", errorBody(secs, l.limit.Requests, window))
-		c.Abort()
+		Reject(c, l, retryAfter)
 	}
 }
 
@@ -64,4 +61,13 @@ func errorBody(retryAfter int64, limit int, window int64) []byte {
 		`"message":"Rate limit exceeded, retry in %d seconds",`+
 		`"data":{"retryAfterSeconds":%d,"limit":%d,"windowSeconds":%d}}}`,
 		CodeRateLimited, retryAfter, retryAfter, limit, window)
+}
+
+// Reject answers 429 with Retry-After (whole seconds, at least 1) and the
+// rate-limit JSON-RPC error body for l's limit, and aborts the chain.
+func Reject(c *gin.Context, l *Limiter, retryAfter time.Duration) {
+	secs := max(1, ceilSeconds(retryAfter))
+	c.Header("Retry-After", strconv.FormatInt(secs, 10))
+	c.Data(http.StatusTooManyRequests, "application/json", errorBody(secs, l.limit.Requests, windowSeconds(l.limit.Per)))
+	c.Abort()
 }
