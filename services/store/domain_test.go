@@ -63,6 +63,10 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 			{"unknown namespace", models.Project{Name: "x", Path: "x", NamespaceID: 999}, models.ErrInvalidInput},
 			{"wider than namespace", models.Project{Name: "x", Path: "x", NamespaceID: org.ID, Visibility: models.VisibilityPublic}, models.ErrInvalidInput},
 			{"dot-dot path", models.Project{Name: "x", Path: "..", NamespaceID: org.ID}, models.ErrInvalidInput},
+			{"inner space", models.Project{Name: "x", Path: "has space", NamespaceID: org.ID}, models.ErrInvalidInput},
+			{"leading dash", models.Project{Name: "x", Path: "-x", NamespaceID: org.ID}, models.ErrInvalidInput},
+			{"ends with .git", models.Project{Name: "x", Path: "repo.git", NamespaceID: org.ID}, models.ErrInvalidInput},
+			{"non-ASCII", models.Project{Name: "x", Path: "café", NamespaceID: org.ID}, models.ErrInvalidInput},
 		}
 		for _, tt := range projectTests {
 			wantErr(t, "CreateProject("+tt.name+")", s.CreateProject(ctx, &tt.project), tt.want)

@@ -73,9 +73,23 @@ func (s *Store) prepareGroup(ctx context.Context, g *models.Group) error {
 	return nil
 }
 
-// validPathSegment reports whether p can be one segment of a GitLab path.
+// validPathSegment reports whether p can be one segment of a GitLab path:
+// letters, digits, '_', '-' and '.', not starting with '-' or '.', not
+// ending with '.', '.git' or '.atom' (GitLab's path rules).
 func validPathSegment(p string) bool {
-	return strings.TrimSpace(p) == p && p != "" && p != "." && p != ".." && !strings.ContainsAny(p, "/\\")
+	if p == "" || len(p) > 255 || strings.HasSuffix(p, ".") || strings.HasSuffix(p, ".git") || strings.HasSuffix(p, ".atom") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		case (c == '-' || c == '.') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func visibilityRank(v models.Visibility) int {
