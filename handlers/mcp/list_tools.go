@@ -49,7 +49,7 @@ func (s *Server) listTools(x *exchange) (any, *jsonrpc.Error) {
 	page, err := s.lister.Page(snap.Tools, q)
 	if err != nil {
 		if errors.Is(err, models.ErrInvalidInput) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error(), nil)
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+inputMessage(err), nil)
 		}
 		return nil, s.internal(x, "page tool catalog", err)
 	}
@@ -91,9 +91,15 @@ func (x *exchange) filter() (catalog.Filter, *jsonrpc.Error) {
 		strings.Join(h.Values(HeaderEnabledToolsets), ","),
 		h.Get(HeaderToolNamePrefix))
 	if err != nil {
-		return f, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error(), nil)
+		return f, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+inputMessage(err), nil)
 	}
 	return f, nil
 }
 
 func (x *exchange) readOnly() bool { return x.id != nil && x.id.ReadOnly }
+
+// inputMessage is the client-facing text of an error wrapping
+// models.ErrInvalidInput: the message without the sentinel's own words.
+func inputMessage(err error) string {
+	return strings.TrimSuffix(err.Error(), ": "+models.ErrInvalidInput.Error())
+}
