@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"gitlab.com/glmcp/glmcp/app"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 )
@@ -44,9 +44,8 @@ func newToolsCommand(a *cli) *cobra.Command {
 		return &cobra.Command{
 			Use: use + " NAME", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) error {
-					_, err := e.Store.SetToolEnabled(ctx, args[0], enabled)
-					return err
+				return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) (bool, error) {
+					return e.Store.SetToolEnabled(ctx, args[0], enabled)
 				})
 			},
 		}
@@ -58,8 +57,8 @@ func newToolsCommand(a *cli) *cobra.Command {
 			if strings.TrimSpace(description) == "" {
 				return fmt.Errorf("--description: must not be empty")
 			}
-			return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) error {
-				return e.Store.UpdateToolDescription(ctx, args[0], description)
+			return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) (bool, error) {
+				return true, e.Store.UpdateToolDescription(ctx, args[0], description)
 			})
 		},
 	}
@@ -79,10 +78,11 @@ func (a *cli) syncTools(ctx context.Context, e *app.Env) error {
 	return ts.Sync(ctx)
 }
 
-// changeTool applies change to the named tool and tells every serving
-// instance: through NOTIFY on PostgreSQL; on the embedded store a serving
-// process notices the catalog version move within a second.
-func (a *cli) changeTool(ctx context.Context, name string, change func(context.Context, *app.Env) error) error {
+// changeTool applies change to the named tool and, when it changed
+// something, tells every serving instance: through NOTIFY on PostgreSQL; on
+// the embedded store a serving process notices the catalog version move
+// within a second.
+func (a *cli) changeTool(ctx context.Context, name string, change func(context.Context, *app.Env) (changed bool, err error)) error {
 	e, err := a.openEnv(ctx)
 	if err != nil {
 		return err
@@ -91,13 +91,14 @@ func (a *cli) changeTool(ctx context.Context, name string, change func(context.C
 	if err := a.syncTools(ctx, e); err != nil {
 		return err
 	}
-	if err := change(ctx, e); err != nil {
+	changed, err := change(ctx, e)
+	if err != nil {
 		if errors.Is(err, models.ErrNotFound) {
 			return fmt.Errorf("no tool %q (see glmcp tools list)", name)
 		}
 		return err
 	}
-	if e.Embedded {
+	if !changed || e.Embedded {
 		return nil
 	}
 	t, err := e.Store.FindToolByName(ctx, name)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -11,14 +12,29 @@ import (
 )
 
 // bindConfig registers the flags of cfg on fs, with defaults taken from
-// the environment through getenv.
-func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) {
+// the environment through getenv. It returns the environment values it
+// could not parse (booleans), each naming its variable.
+func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) []error {
 	d := app.Defaults()
+	var errs []error
 	env := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return v
 		}
 		return def
+	}
+	// envBool accepts what strconv.ParseBool does (1, t, true, 0, f, false…).
+	envBool := func(k string, def bool) bool {
+		v := strings.TrimSpace(getenv(k))
+		if v == "" {
+			return def
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a boolean (true or false)", k, v))
+			return def
+		}
+		return b
 	}
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("GLMCP_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty: embedded SQLite under --data-dir [GLMCP_DATABASE_URL]")
 	fs.StringVar(&cfg.DataDir, "data-dir", env("GLMCP_DATA_DIR", d.DataDir), "directory of the embedded store and its generated secret [GLMCP_DATA_DIR]")
@@ -35,12 +51,13 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 	fs.DurationVar(&cfg.KeepAlive, "keepalive", envDuration(env("GLMCP_KEEPALIVE", d.KeepAlive.String())), "SSE keep-alive interval on listen streams [GLMCP_KEEPALIVE]")
 	fs.IntVar(&cfg.MaxStreams, "max-streams", envInt(env("GLMCP_MAX_STREAMS", strconv.Itoa(d.MaxStreams))), "open subscriptions/listen streams per instance [GLMCP_MAX_STREAMS]")
 	fs.IntVar(&cfg.MaxUserStreams, "max-user-streams", envInt(env("GLMCP_MAX_USER_STREAMS", strconv.Itoa(d.MaxUserStreams))), "open listen streams per user [GLMCP_MAX_USER_STREAMS]")
+	fs.StringVar(&cfg.AuthFailureLimit, "auth-failure-limit", env("GLMCP_AUTH_FAILURE_LIMIT", d.AuthFailureLimit), "failed authentications per client address and window before 429, e.g. 30/60s; 0 = off [GLMCP_AUTH_FAILURE_LIMIT]")
 	fs.StringVar(&cfg.RateLimit, "rate-limit", env("GLMCP_RATE_LIMIT", d.RateLimit), "requests per window per user and group, e.g. 600/60s; 0 = off [GLMCP_RATE_LIMIT]")
 	fs.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", splitList(env("GLMCP_TRUSTED_PROXIES", "")), "proxy IPs or CIDRs whose X-Forwarded-For names the client (rate limits per address); empty: trust none [GLMCP_TRUSTED_PROXIES]")
 	fs.StringVar(&cfg.LogLevel, "log-level", env("GLMCP_LOG_LEVEL", d.LogLevel), "debug, info, warn or error [GLMCP_LOG_LEVEL]")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("GLMCP_LOG_FORMAT", d.LogFormat), "json or text [GLMCP_LOG_FORMAT]")
-	fs.BoolVar(&cfg.Demo, "demo", env("GLMCP_DEMO", strconv.FormatBool(d.Demo)) == "true", "seed demo data on first start of the embedded store [GLMCP_DEMO]")
-	fs.BoolVar(&cfg.ConformanceFixtures, "conformance-fixtures", env("GLMCP_CONFORMANCE_FIXTURES", strconv.FormatBool(d.ConformanceFixtures)) == "true", "serve the MCP conformance suite's diagnostic tools (toolset conformance) and the logging capability; test use only [GLMCP_CONFORMANCE_FIXTURES]")
+	fs.BoolVar(&cfg.Demo, "demo", envBool("GLMCP_DEMO", d.Demo), "seed demo data on first start of the embedded store [GLMCP_DEMO]")
+	fs.BoolVar(&cfg.ConformanceFixtures, "conformance-fixtures", envBool("GLMCP_CONFORMANCE_FIXTURES", d.ConformanceFixtures), "serve the MCP conformance suite's diagnostic tools (toolset conformance) and the logging capability; test use only [GLMCP_CONFORMANCE_FIXTURES]")
 
 	fs.StringVar(&cfg.OAuthIssuer, "oauth-issuer", env("GLMCP_OAUTH_ISSUER", ""), "OAuth issuer; enables JWT access tokens [GLMCP_OAUTH_ISSUER]")
 	fs.StringSliceVar(&cfg.OAuthAuthorizationServers, "oauth-authorization-servers", splitList(env("GLMCP_OAUTH_AUTHORIZATION_SERVERS", "")), "authorization servers in the resource metadata (default: the issuer) [GLMCP_OAUTH_AUTHORIZATION_SERVERS]")
@@ -48,7 +65,8 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 	fs.StringVar(&cfg.OAuthPublicKeyFile, "oauth-public-key", env("GLMCP_OAUTH_PUBLIC_KEY", ""), "PEM public key file (instead of a JWKS) [GLMCP_OAUTH_PUBLIC_KEY]")
 	fs.StringVar(&cfg.OAuthHS256Secret, "oauth-hs256-secret", env("GLMCP_OAUTH_HS256_SECRET", ""), "shared secret enabling HS256 tokens (discouraged) [GLMCP_OAUTH_HS256_SECRET]")
 	fs.StringVar(&cfg.OAuthUserClaim, "oauth-user-claim", env("GLMCP_OAUTH_USER_CLAIM", d.OAuthUserClaim), "claim naming the user: sub (= user id) or a username claim [GLMCP_OAUTH_USER_CLAIM]")
-	fs.BoolVar(&cfg.OAuthAllowPrivateJWKS, "oauth-allow-private-jwks", env("GLMCP_OAUTH_ALLOW_PRIVATE_JWKS", "false") == "true", "allow a JWKS URL on a loopback or private address [GLMCP_OAUTH_ALLOW_PRIVATE_JWKS]")
+	fs.BoolVar(&cfg.OAuthAllowPrivateJWKS, "oauth-allow-private-jwks", envBool("GLMCP_OAUTH_ALLOW_PRIVATE_JWKS", false), "allow a JWKS URL on a loopback or private address [GLMCP_OAUTH_ALLOW_PRIVATE_JWKS]")
+	return errs
 }
 
 func splitList(s string) []string {

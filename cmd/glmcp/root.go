@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 
@@ -19,6 +20,7 @@ type cli struct {
 }
 
 func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra.Command {
+	var envErrs []error
 	a := &cli{getenv: getenv, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "glmcp",
@@ -28,18 +30,32 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 		SilenceErrors: true,
 		Version:       app.Version,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.cfg.Validate()
+			if needsNoConfig(cmd) {
+				return nil
+			}
+			return errors.Join(append(envErrs, a.cfg.Validate())...)
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	bindConfig(root.PersistentFlags(), &a.cfg, getenv)
+	envErrs = bindConfig(root.PersistentFlags(), &a.cfg, getenv)
 	serve := newServeCommand(a)
 	root.AddCommand(serve, newMigrateCommand(a), newSeedCommand(a), newUsersCommand(a),
-		newTokensCommand(a), newToolsCommand(a), newProjectsCommand(a))
+		newTokensCommand(a), newToolsCommand(a), newProjectsCommand(a), newHealthcheckCommand(a))
 	// `glmcp` alone serves.
 	root.RunE = serve.RunE
 	return root
+}
+
+// needsNoConfig reports whether cmd only prints help or completion
+// scripts, which must work whatever the configuration.
+func needsNoConfig(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *cli) logger() *slog.Logger { return app.NewLogger(&a.cfg, a.stderr) }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Ensure invalid settings are refused before anything is opened: the
+// error names the variable, the command fails and no file is created.
+func TestConfigValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"page size zero", map[string]string{"GLMCP_PAGE_SIZE": "0"}, nil, "GLMCP_PAGE_SIZE: 0 is not within 1..1000"},
+		{"page size not a number", map[string]string{"GLMCP_PAGE_SIZE": "many"}, nil, "GLMCP_PAGE_SIZE"},
+		{"page size flag too big", nil, []string{"--page-size", "1001"}, "GLMCP_PAGE_SIZE: 1001"},
+		{"unknown edition", map[string]string{"GLMCP_EDITION": "xx"}, nil, `GLMCP_EDITION: "xx" is not ce or ee`},
+		{"short secret", map[string]string{"GLMCP_SECRET": "too-short"}, nil, "GLMCP_SECRET: must be at least 32 characters"},
+		{"mysql database", map[string]string{"GLMCP_DATABASE_URL": "mysql://root@localhost/glmcp"}, nil, "GLMCP_DATABASE_URL: must start with postgres://"},
+		{"listen without port", map[string]string{"GLMCP_LISTEN": "localhost"}, nil, `GLMCP_LISTEN: "localhost" is not host:port`},
+		{"public url not http", map[string]string{"GLMCP_PUBLIC_URL": "ftp://example.com"}, nil, "GLMCP_PUBLIC_URL"},
+		{"log level", map[string]string{"GLMCP_LOG_LEVEL": "verbose"}, nil, "GLMCP_LOG_LEVEL"},
+		{"log format", map[string]string{"GLMCP_LOG_FORMAT": "xml"}, nil, "GLMCP_LOG_FORMAT"},
+		{"rate limit", map[string]string{"GLMCP_RATE_LIMIT": "fast"}, nil, "GLMCP_RATE_LIMIT"},
+		{"body limit", map[string]string{"GLMCP_MAX_BODY_BYTES": "10"}, nil, "GLMCP_MAX_BODY_BYTES: 10 is below 1024"},
+		{"keepalive", map[string]string{"GLMCP_KEEPALIVE": "10ms"}, nil, "GLMCP_KEEPALIVE"},
+		{"negative ttl", map[string]string{"GLMCP_LIST_TTL_MS": "-5"}, nil, "GLMCP_LIST_TTL_MS"},
+		{"trusted proxy", map[string]string{"GLMCP_TRUSTED_PROXIES": "10.0.0.0/8, not-an-ip"}, nil, `GLMCP_TRUSTED_PROXIES: "not-an-ip"`},
+		{"oauth without keys", map[string]string{"GLMCP_OAUTH_ISSUER": "https://id.example.com"}, nil, "GLMCP_OAUTH_JWKS"},
+	}
+	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cmd := range commands {
+				dataDir := filepath.Join(t.TempDir(), "data")
+				env := map[string]string{"GLMCP_DATA_DIR": dataDir, "GLMCP_LISTEN": "127.0.0.1:0"}
+				for k, v := range tt.env {
+					env[k] = v
+				}
+				var out, errOut bytes.Buffer
+				args := append(append([]string{}, cmd...), tt.args...)
+				err := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
+				if err == nil {
+					t.Fatalf("glmcp %v: succeeded, want a validation error", args)
+				}
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("glmcp %v: error %q does not contain %q", args, err, tt.want)
+				}
+				if out.Len() != 0 {
+					t.Errorf("glmcp %v: printed %q on stdout", args, out.String())
+				}
+				if _, err := os.Stat(dataDir); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("glmcp %v: created %s although the configuration is invalid", args, dataDir)
+				}
+			}
+		})
+	}
+}
+
+// Ensure every invalid setting is reported at once, not one per attempt.
+func TestConfigValidation_allErrors(t *testing.T) {
+	env := map[string]string{"GLMCP_DATA_DIR": t.TempDir(), "GLMCP_PAGE_SIZE": "0", "GLMCP_EDITION": "xx", "GLMCP_SECRET": "short"}
+	err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil {
+		t.Fatal("migrate succeeded, want a validation error")
+	}
+	for _, v := range []string{"GLMCP_PAGE_SIZE", "GLMCP_EDITION", "GLMCP_SECRET"} {
+		if !strings.Contains(err.Error(), v) {
+			t.Errorf("error %q does not name %s", err, v)
+		}
+	}
+}
+
+// Ensure PostgreSQL requires an explicit secret (instances sharing a
+// database must agree on it).
+func TestConfigPostgresNeedsSecret(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		if b.dsn == "" {
+			t.Skip("PostgreSQL only")
+		}
+		_, _, err := b.runEnv(t, map[string]string{"GLMCP_SECRET": ""}, "migrate")
+		if err == nil || !strings.Contains(err.Error(), "GLMCP_SECRET is required with PostgreSQL") {
+			t.Fatalf("migrate without a secret: %v, want GLMCP_SECRET is required", err)
+		}
+	})
+}
+
+// Ensure a flag overrides the environment.
+func TestConfigFlagOverridesEnv(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"GLMCP_DATA_DIR": filepath.Join(dir, "from-env")}
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"migrate", "--data-dir", filepath.Join(dir, "from-flag"), "--log-level", "error"},
+		func(k string) string { return env[k] }, &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "from-flag", "glmcp.db")); err != nil {
+		t.Errorf("the --data-dir flag was not used: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "from-env")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("GLMCP_DATA_DIR was used although --data-dir was given")
+	}
+}
