@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // CodeTooManySubscriptions answers a listen request over the stream caps
@@ -16,15 +19,26 @@ import (
 // shutdown). It is an application code outside the JSON-RPC reserved range.
 const CodeTooManySubscriptions = -31001
 
+// Notification methods of a listen stream.
+const (
+	notifyAcknowledged     = "notifications/subscriptions/acknowledged"
+	notifyToolsListChanged = "notifications/tools/list_changed"
+)
+
 type listenParams struct {
-	Notifications *struct {
-		ToolsListChanged      bool     `json:"toolsListChanged"`
-		PromptsListChanged    bool     `json:"promptsListChanged"`
-		ResourcesListChanged  bool     `json:"resourcesListChanged"`
-		ResourceSubscriptions []string `json:"resourceSubscriptions"`
-	} `json:"notifications"`
+	Notifications *listenFilter `json:"notifications"`
 }
 
+// listenFilter is the requested SubscriptionFilter.
+type listenFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged"`
+	PromptsListChanged    bool     `json:"promptsListChanged"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions"`
+}
+
+// honoured is the subset of the requested filter this server delivers:
+// only tools list changes (it serves no prompts or resources that change).
 type honoured struct {
 	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
 }
@@ -38,85 +52,215 @@ type listenEnd struct {
 	resultFields
 }
 
+// toolDescriber is what listen needs from a catalog to decide who hears
+// about a change: any tool's toolset, edition, annotations and aliases,
+// enabled or not, without I/O (tools.Service implements it). Without it,
+// visibility falls back to the tool's edition.
+type toolDescriber interface {
+	Describe(name string) (*models.Tool, bool)
+}
+
+var _ toolDescriber = (*tools.Service)(nil)
+
 // listen answers subscriptions/listen with an SSE stream: the
 // acknowledgement, then notifications/tools/list_changed whenever a tool
-// this caller could see changes, comment keep-alives, and on shutdown a
-// final result. The stream ends when the client closes it.
+// this caller could see changes (or after a resync), comment keep-alives,
+// and on shutdown a final result. The stream, and the slot it holds under
+// the caps, ends as soon as the client closes it.
+//
+// Every listen stream counts against the caps, including one that asked for
+// nothing this server delivers: it still holds a connection.
 func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 	var p listenParams
 	if err := json.Unmarshal(x.req.Params, &p); err != nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+		msg := jsonMessage(err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "notifications" {
+			msg = "notifications must be an object"
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg, nil)
 	}
-	var h honoured
-	if p.Notifications != nil {
-		h.ToolsListChanged = p.Notifications.ToolsListChanged && s.hub != nil
+	if p.Notifications == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: notifications is required (an object)", nil)
 	}
-	subID := json.RawMessage(mustJSON(x.req.ID))
-	var sub *subscriptions.Subscription
-	if h.ToolsListChanged {
-		edition := s.cfg.Edition
-		visible := func(_ string, e models.Edition) bool { return e != models.EditionEE || edition == models.EditionEE }
-		var err error
-		sub, err = s.hub.Subscribe(x.id.User.ID, visible)
+	filter, e := x.filter()
+	if e != nil {
+		return nil, e
+	}
+	h := honoured{ToolsListChanged: p.Notifications.ToolsListChanged && s.hub != nil}
+
+	var events <-chan subscriptions.Event
+	if s.hub != nil {
+		var userID int64
+		if x.id != nil && x.id.User != nil {
+			userID = x.id.User.ID
+		}
+		sees := s.listenerSees(filter, x.readOnly())
+		if !h.ToolsListChanged {
+			sees = func(string, models.Edition) bool { return false }
+		}
+		sub, err := s.hub.Subscribe(userID, sees)
 		if err != nil {
-			status := http.StatusServiceUnavailable // instance cap, or shutting down
-			if errors.Is(err, subscriptions.ErrTooManyForUser) {
-				status = http.StatusTooManyRequests
-			}
-			if !errors.Is(err, subscriptions.ErrLimitExceeded) && !errors.Is(err, subscriptions.ErrClosed) {
-				return nil, s.internal(x, "subscribe", err)
-			}
-			s.writeError(x.c, x.req.ID, status,
-				jsonrpc.NewError(CodeTooManySubscriptions, capitalize(err.Error()), nil))
-			return nil, nil
+			return nil, s.refuseListen(x, err)
 		}
 		defer sub.Close()
+		events = sub.C()
+	}
+
+	subID := json.RawMessage(mustJSON(x.req.ID))
+	meta := map[string]any{MetaSubscriptionID: subID}
+	ack, err := jsonrpc.EncodeNotification(notifyAcknowledged, ackParams{Meta: meta, Notifications: h})
+	if err != nil {
+		return nil, s.internal(x, "encode listen acknowledgement", err)
+	}
+	changed, err := jsonrpc.EncodeNotification(notifyToolsListChanged, map[string]any{"_meta": meta})
+	if err != nil {
+		return nil, s.internal(x, "encode list_changed", err)
 	}
 	sse, err := jsonrpc.NewSSE(x.c.Writer)
 	if err != nil {
 		return nil, s.internal(x, "open listen stream", err)
 	}
-	meta := map[string]any{MetaSubscriptionID: subID}
-	if b, err := jsonrpc.EncodeNotification("notifications/subscriptions/acknowledged", ackParams{Meta: meta, Notifications: h}); err != nil || sse.Send(b) != nil {
+	out := newEventStream(x, sse, s.streamWriteTimeout())
+	defer out.release()
+	if out.send(ack) != nil {
 		return nil, nil
 	}
-	changed, _ := jsonrpc.EncodeNotification("notifications/tools/list_changed", map[string]any{"_meta": meta})
-	var events <-chan subscriptions.Event
-	if sub != nil {
-		events = sub.C()
-	}
+
 	keep := time.NewTicker(s.cfg.KeepAlive)
 	defer keep.Stop()
 	for {
 		select {
-		case <-x.ctx.Done():
+		case <-x.ctx.Done(): // the client closed the stream
 			return nil, nil
 		case _, ok := <-events:
 			if !ok { // the hub closed: the server is shutting down
-				s.endListen(x, sse, subID)
+				s.endListen(x, out, subID)
 				return nil, nil
 			}
-			if sse.Send(changed) != nil {
+			if h.ToolsListChanged && out.send(changed) != nil {
 				return nil, nil
 			}
 		case <-keep.C:
-			if sse.Comment("keep-alive") != nil {
+			if out.comment("keep-alive") != nil {
 				return nil, nil
 			}
 		case <-s.shutdown:
-			s.endListen(x, sse, subID)
+			// A change signalled just before the shutdown is still told,
+			// so the final result never hides it.
+			select {
+			case _, ok := <-events:
+				if ok && h.ToolsListChanged && out.send(changed) != nil {
+					return nil, nil
+				}
+			default:
+			}
+			s.endListen(x, out, subID)
 			return nil, nil
 		}
 	}
 }
 
+// listenerSees returns the hub visibility of a listener on this route group
+// whose tools/list is shaped by filter and a read-only (or not) token: a
+// change reaches it when the tool, enabled, would be on that list — so it
+// could have been there before the change or is there after it.
+func (s *Server) listenerSees(filter catalog.Filter, readOnly bool) subscriptions.Visibility {
+	describer, _ := s.catalog.(toolDescriber)
+	edition := s.cfg.Edition
+	return func(name string, toolEdition models.Edition) bool {
+		if describer != nil {
+			if def, ok := describer.Describe(name); ok {
+				t := *def
+				t.Enabled = true
+				return filter.Visible(&t, edition, readOnly)
+			}
+		}
+		// A tool the code does not know (a row only the store has): judge by
+		// edition alone; telling one listener too many is harmless.
+		return toolEdition != models.EditionEE || edition == models.EditionEE
+	}
+}
+
+// refuseListen answers a listen request the hub would not register: over a
+// cap (429 per user, 503 per instance) or during shutdown (503), with
+// CodeTooManySubscriptions; anything else is an internal error.
+func (s *Server) refuseListen(x *exchange, err error) *jsonrpc.Error {
+	var (
+		status int
+		msg    string
+	)
+	switch {
+	case errors.Is(err, subscriptions.ErrTooManyForUser):
+		status, msg = http.StatusTooManyRequests, capReason(err)+"; close one before opening another."
+	case errors.Is(err, subscriptions.ErrTooManyTotal):
+		status, msg = http.StatusServiceUnavailable, capReason(err)+"; retry later."
+	case errors.Is(err, subscriptions.ErrClosed):
+		status, msg = http.StatusServiceUnavailable, "The server is shutting down; retry on another instance."
+	default:
+		return s.internal(x, "subscribe", err)
+	}
+	if status == http.StatusServiceUnavailable {
+		x.c.Header("Retry-After", "5")
+	}
+	s.writeError(x.c, x.req.ID, status, jsonrpc.NewError(CodeTooManySubscriptions, msg, nil))
+	return nil
+}
+
+// capReason is the specific part of a cap error, e.g. "Too many open listen
+// streams for this user (limit 10)".
+func capReason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return capitalize(msg)
+}
+
 // endListen sends the graceful final result of a listen request.
-func (s *Server) endListen(x *exchange, sse *jsonrpc.SSE, subID json.RawMessage) {
+func (s *Server) endListen(x *exchange, out *eventStream, subID json.RawMessage) {
 	res := listenEnd{resultFields: s.modernFields()}
 	res.Meta[MetaSubscriptionID] = subID
 	if b, err := jsonrpc.EncodeResult(x.req.ID, res); err == nil {
-		_ = sse.Send(b)
+		_ = out.send(b)
 	}
+}
+
+// streamWriteTimeout bounds one write on an event stream. A write blocks only
+// when the client has stopped reading and every buffer between us is full;
+// such a client is cut off after this long so it frees its slot. Twice the
+// keep-alive interval, at least 10 s.
+func (s *Server) streamWriteTimeout() time.Duration {
+	return max(2*s.cfg.KeepAlive, 10*time.Second)
+}
+
+// eventStream is an SSE response whose every write has a deadline, so a
+// client that stops reading cannot hold its handler (and what it holds)
+// forever.
+type eventStream struct {
+	sse     *jsonrpc.SSE
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func newEventStream(x *exchange, sse *jsonrpc.SSE, timeout time.Duration) *eventStream {
+	return &eventStream{sse: sse, rc: http.NewResponseController(x.c.Writer), timeout: timeout}
+}
+
+func (e *eventStream) send(message []byte) error {
+	_ = e.rc.SetWriteDeadline(time.Now().Add(e.timeout)) // unsupported: no deadline
+	return e.sse.Send(message)
+}
+
+func (e *eventStream) comment(text string) error {
+	_ = e.rc.SetWriteDeadline(time.Now().Add(e.timeout))
+	return e.sse.Comment(text)
+}
+
+// release clears the write deadline: the server has none of its own, and a
+// kept-alive connection's next response must not inherit ours.
+func (e *eventStream) release() {
+	_ = e.rc.SetWriteDeadline(time.Time{})
 }
 
 func capitalize(s string) string {

@@ -1,0 +1,542 @@
+package spec
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/subscriptions"
+)
+
+// liveBound is the liveness bound of every wait in the listen and progress
+// specs: something that should happen "now" must happen within it. It is
+// never a speed assertion (those are benchmarks).
+const liveBound = 10 * time.Second
+
+// streamClient opens event streams. Keep-alives are off so a closed stream
+// takes its connection (and the goroutines behind it) with it.
+var streamClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// sseEvent is one dispatched SSE event, or one comment line.
+type sseEvent struct {
+	Comment   string // the text after ":" of a comment line
+	IsComment bool
+	Name      string // the event field ("message")
+	Data      []byte // the data lines, joined with "\n"
+}
+
+// sseStream reads an open text/event-stream response in the background.
+type sseStream struct {
+	Resp   *http.Response
+	events chan sseEvent
+	quit   chan struct{} // closed by Close: the reader stops delivering
+	done   chan struct{}
+	err    error // the read error ending the stream (io.EOF: a clean end); after done
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// openStream POSTs body to url and, when the answer is an event stream,
+// returns it being read; otherwise it returns the whole response.
+func openStream(t testing.TB, url, body string, header http.Header) (*sseStream, *response) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	res, err := streamClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		defer cancel()
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatalf("read body: %v", err)
+		}
+		return nil, &response{Status: res.StatusCode, Header: res.Header, Body: b}
+	}
+	s := &sseStream{Resp: res, events: make(chan sseEvent, 64), quit: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
+	go s.read()
+	t.Cleanup(s.Close)
+	return s, nil
+}
+
+// read parses the stream: "event:" and "data:" fields dispatched at a blank
+// line, comment lines delivered as they come.
+func (s *sseStream) read() {
+	defer close(s.done)
+	defer close(s.events)
+	r := bufio.NewReader(s.Resp.Body)
+	var ev sseEvent
+	var data [][]byte
+	deliver := func(e sseEvent) bool {
+		select {
+		case s.events <- e:
+			return true
+		case <-s.quit:
+			return false
+		}
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			s.err = err
+			return
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if ev.Name != "" || data != nil {
+				ev.Data = bytes.Join(data, []byte("\n"))
+				if !deliver(ev) {
+					return
+				}
+			}
+			ev, data = sseEvent{}, nil
+		case strings.HasPrefix(line, ":"):
+			if !deliver(sseEvent{IsComment: true, Comment: strings.TrimPrefix(strings.TrimPrefix(line, ":"), " ")}) {
+				return
+			}
+		default:
+			field, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			switch field {
+			case "event":
+				ev.Name = value
+			case "data":
+				data = append(data, []byte(value))
+			}
+		}
+	}
+}
+
+// Close ends the stream from the client side and waits for the reader.
+func (s *sseStream) Close() {
+	s.once.Do(func() {
+		close(s.quit)
+		s.cancel()
+		_ = s.Resp.Body.Close()
+		<-s.done
+	})
+}
+
+// next returns the next event or comment; ok is false when the stream
+// ended. It fails the test when nothing arrives within liveBound.
+func (s *sseStream) next(t testing.TB) (ev sseEvent, ok bool) {
+	t.Helper()
+	select {
+	case ev, ok := <-s.events:
+		return ev, ok
+	case <-time.After(liveBound):
+		t.Fatalf("nothing on the event stream within %v", liveBound)
+		return sseEvent{}, false
+	}
+}
+
+// nextMessage returns the data of the next event, skipping comments. It
+// fails the test when the stream ends first.
+func (s *sseStream) nextMessage(t testing.TB) []byte {
+	t.Helper()
+	for {
+		ev, ok := s.next(t)
+		if !ok {
+			t.Fatalf("event stream ended (%v), want another message", s.err)
+		}
+		if ev.IsComment {
+			continue
+		}
+		if ev.Name != "" && ev.Name != "message" {
+			t.Fatalf("event type %q, want message", ev.Name)
+		}
+		if bytes.Contains(ev.Data, []byte("\n")) {
+			t.Errorf("message spans several data lines; each must be one line of compact JSON: %q", ev.Data)
+		}
+		return ev.Data
+	}
+}
+
+// rest reads the stream to its end and returns the messages (comments
+// skipped). It fails the test when the end does not come within liveBound or
+// the stream breaks instead of ending cleanly.
+func (s *sseStream) rest(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for {
+		ev, ok := s.next(t)
+		if !ok {
+			if !errors.Is(s.err, io.EOF) {
+				t.Fatalf("event stream broke: %v; want a clean end", s.err)
+			}
+			return out
+		}
+		if !ev.IsComment {
+			out = append(out, ev.Data)
+		}
+	}
+}
+
+// listenHeaders returns the headers of a Modern subscriptions/listen
+// request authenticated with token.
+func listenHeaders(token string) http.Header {
+	h := auth(token)
+	h.Set("MCP-Protocol-Version", revModern)
+	h.Set("Mcp-Method", "subscriptions/listen")
+	return h
+}
+
+// listenBody encodes a subscriptions/listen request.
+func listenBody(t testing.TB, id any, notifications map[string]any) string {
+	t.Helper()
+	params := map[string]any{"_meta": modernMeta()}
+	if notifications != nil {
+		params["notifications"] = notifications
+	}
+	return envelope(t, id, "subscriptions/listen", params)
+}
+
+// toolsOnly is the filter asking for tool list changes.
+func toolsOnly() map[string]any { return map[string]any{"toolsListChanged": true} }
+
+// listen opens a listen stream on endpoint with token (extra headers
+// added), checks the response headers and the acknowledgement, and returns
+// the stream positioned after it.
+func listen(t testing.TB, endpoint, token string, id any, notifications map[string]any, extra http.Header) *sseStream {
+	t.Helper()
+	h := listenHeaders(token)
+	for k, v := range extra {
+		h[k] = v
+	}
+	s, r := openStream(t, endpoint, listenBody(t, id, notifications), h)
+	if s == nil {
+		t.Fatalf("subscriptions/listen: status %d, Content-Type %q, want an event stream; body %s", r.Status, r.Header.Get("Content-Type"), r.Body)
+	}
+	checkStreamHeaders(t, s.Resp)
+	wantTools, _ := notifications["toolsListChanged"].(bool)
+	expectAck(t, s, id, wantTools)
+	return s
+}
+
+// checkStreamHeaders asserts what every SSE response of glmcp carries.
+func checkStreamHeaders(t testing.TB, r *http.Response) {
+	t.Helper()
+	if r.StatusCode != http.StatusOK {
+		t.Errorf("status = %d, want 200", r.StatusCode)
+	}
+	for name, want := range map[string]string{
+		"Content-Type":      "text/event-stream",
+		"X-Accel-Buffering": "no",
+		"Cache-Control":     "no-cache",
+	} {
+		if got := r.Header.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// expectAck reads the first event, which must be the acknowledgement (not
+// even a keep-alive comes first), validates it and checks its subscription
+// id (the request id, same JSON type) and honoured filter.
+func expectAck(t testing.TB, s *sseStream, id any, wantTools bool) {
+	t.Helper()
+	ev, ok := s.next(t)
+	if !ok || ev.IsComment {
+		t.Fatalf("first event = %+v (stream open %v), want the acknowledgement", ev, ok)
+	}
+	validateMessage(t, revModern, "JSONRPCNotification", ev.Data)
+	validateMessage(t, revModern, "SubscriptionsAcknowledgedNotification", ev.Data)
+	var ack struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta          map[string]json.RawMessage `json:"_meta"`
+			Notifications map[string]any             `json:"notifications"`
+		} `json:"params"`
+	}
+	decodeJSONInto(t, ev.Data, &ack)
+	if ack.Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("first message method = %q, want notifications/subscriptions/acknowledged", ack.Method)
+	}
+	checkSubscriptionID(t, ack.Params.Meta, id, ev.Data)
+	want := map[string]any{}
+	if wantTools {
+		want["toolsListChanged"] = true
+	}
+	if !sameJSON(t, ack.Params.Notifications, want) {
+		t.Errorf("acknowledged notifications = %v, want %v", ack.Params.Notifications, want)
+	}
+}
+
+// expectListChanged checks that msg is a tools/list_changed notification
+// tagged with the subscription id.
+func expectListChanged(t testing.TB, msg []byte, id any) {
+	t.Helper()
+	validateMessage(t, revModern, "ToolListChangedNotification", msg)
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	decodeJSONInto(t, msg, &n)
+	if n.Method != "notifications/tools/list_changed" {
+		t.Fatalf("message = %s, want notifications/tools/list_changed", msg)
+	}
+	checkSubscriptionID(t, n.Params.Meta, id, msg)
+}
+
+// expectFinal checks the graceful final subscriptions/listen result.
+func expectFinal(t testing.TB, msg []byte, id any) {
+	t.Helper()
+	validateMessage(t, revModern, "SubscriptionsListenResultResponse", msg)
+	validateResult(t, revModern, "SubscriptionsListenResult", msg)
+	var r struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			ResultType string                     `json:"resultType"`
+			Meta       map[string]json.RawMessage `json:"_meta"`
+		} `json:"result"`
+	}
+	decodeJSONInto(t, msg, &r)
+	if want := encodeJSONOf(t, id); string(r.ID) != string(want) {
+		t.Errorf("final result id = %s, want %s", r.ID, want)
+	}
+	if r.Result.ResultType != "complete" {
+		t.Errorf("resultType = %q, want complete", r.Result.ResultType)
+	}
+	checkSubscriptionID(t, r.Result.Meta, id, msg)
+	var info struct{ Name, Version string }
+	if raw, ok := r.Result.Meta["io.modelcontextprotocol/serverInfo"]; !ok || json.Unmarshal(raw, &info) != nil || info.Name == "" || info.Version == "" {
+		t.Errorf("final result _meta lacks serverInfo {name, version}: %s", msg)
+	}
+}
+
+// expectTranscript reads a stream that the server is ending (after
+// BeginShutdown) to its end and checks it holds changes list_changed
+// notifications and then the final result, nothing else.
+func expectTranscript(t testing.TB, s *sseStream, id any, changes int) {
+	t.Helper()
+	msgs := s.rest(t)
+	if len(msgs) != changes+1 {
+		t.Fatalf("stream carried %d messages after the acknowledgement, want %d list_changed and the final result:\n%s",
+			len(msgs), changes, bytes.Join(msgs, []byte("\n")))
+	}
+	for _, m := range msgs[:changes] {
+		expectListChanged(t, m, id)
+	}
+	expectFinal(t, msgs[changes], id)
+}
+
+func checkSubscriptionID(t testing.TB, meta map[string]json.RawMessage, id any, msg []byte) {
+	t.Helper()
+	got, ok := meta["io.modelcontextprotocol/subscriptionId"]
+	if want := encodeJSONOf(t, id); !ok || string(got) != string(want) {
+		t.Errorf("_meta subscriptionId = %s, want %s (the request id, same type): %s", got, want, msg)
+	}
+}
+
+func decodeJSONInto(t testing.TB, b []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+}
+
+func encodeJSONOf(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func sameJSON(t testing.TB, a, b any) bool {
+	t.Helper()
+	return string(encodeJSONOf(t, a)) == string(encodeJSONOf(t, b))
+}
+
+// withKeepAlive sets the listen keep-alive interval.
+func withKeepAlive(d time.Duration) option { return func(c *app.Config) { c.KeepAlive = d } }
+
+// withStreamCaps sets the per-user and instance caps on listen streams.
+func withStreamCaps(perUser, total int) option {
+	return func(c *app.Config) { c.MaxUserStreams, c.MaxStreams = perUser, total }
+}
+
+// eventually polls cond until it holds, failing the test after liveBound.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(liveBound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, liveBound)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// settledGoroutines returns the goroutine count once it has stopped
+// moving (the same over several polls), or the last count after a while.
+func settledGoroutines() int {
+	last, same := runtime.NumGoroutine(), 0
+	for range 100 {
+		time.Sleep(20 * time.Millisecond)
+		n := runtime.NumGoroutine()
+		if n == last {
+			if same++; same >= 5 {
+				return n
+			}
+			continue
+		}
+		last, same = n, 0
+	}
+	return last
+}
+
+// waitGoroutinesAtMost waits until at most n goroutines run, and reports the
+// goroutines still running when they do not get there within liveBound.
+func waitGoroutinesAtMost(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(liveBound)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines after %v, want at most %d (the baseline); stacks:\n%s", runtime.NumGoroutine(), liveBound, n, buf)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// publish sends a catalog event straight to the instance's hub — the path
+// a change takes once the instance has learned of it.
+func (h *harness) publishChange(tool string, edition models.Edition) {
+	h.Server.Hub().Publish(subscriptions.Event{Kind: subscriptions.KindTools, Tool: tool, Edition: edition})
+}
+
+// mintToken mints a token for a demo user with the given scopes.
+func (h *harness) mintScopedToken(t testing.TB, username string, scopes ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	u, err := h.Env.Store.FindUserByUsername(ctx, username)
+	if err != nil {
+		t.Fatalf("find %s: %v", username, err)
+	}
+	exp := time.Now().UTC().AddDate(0, 0, 7)
+	raw, _, err := app.MintToken(ctx, h.Env.Store, h.Env.Secret, u, "spec-"+strings.Join(scopes, "-"), scopes, &exp)
+	if err != nil {
+		t.Fatalf("mint token: %v", err)
+	}
+	return raw
+}
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// cliBinary builds cmd/glmcp once per test binary and returns its path.
+// Builds left by earlier runs (older than an hour) are removed first.
+func cliBinary(t testing.TB) string {
+	t.Helper()
+	cliOnce.Do(func() {
+		stale, _ := filepath.Glob(filepath.Join(os.TempDir(), "glmcp-spec-cli-*"))
+		for _, d := range stale {
+			if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				_ = os.RemoveAll(d)
+			}
+		}
+		dir, err := os.MkdirTemp("", "glmcp-spec-cli-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "glmcp")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", cliPath, "gitlab.com/glmcp/glmcp/cmd/glmcp").CombinedOutput()
+		if err != nil {
+			cliErr = errors.New("go build ./cmd/glmcp: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+// runCLI runs the glmcp CLI against h's store (its database URL, or its
+// embedded store's data directory) with h's secret, and returns stdout.
+func (h *harness) runGlmcp(t testing.TB, args ...string) string {
+	t.Helper()
+	bin := cliBinary(t)
+	args = append(args, "--secret", h.Cfg.Secret, "--log-level", "error")
+	if h.Env.Embedded {
+		args = append(args, "--data-dir", h.Cfg.DataDir)
+	} else {
+		args = append(args, "--database-url", h.Cfg.DatabaseURL)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = cliEnv()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("glmcp %s: %v\nstderr: %s", strings.Join(args[:2], " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// cliEnv is the test's environment without GLMCP_* settings, so only the
+// flags configure the CLI.
+func cliEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GLMCP_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// toolNames lists the tool names of a Modern tools/list as user on
+// endpoint (first page).
+func (h *harness) listedToolNames(t testing.TB, endpoint, user string) []string {
+	t.Helper()
+	r := h.modern(t, endpoint, user, "list", "tools/list", nil)
+	res := result(t, r)
+	var names []string
+	tools, _ := res["tools"].([]any)
+	for _, x := range tools {
+		if m, ok := x.(map[string]any); ok {
+			name, _ := m["name"].(string)
+			names = append(names, name)
+		}
+	}
+	return names
+}
