@@ -70,34 +70,6 @@ func (p *progressStream) logger(least int) func(level, logger string, data any) 
 	}
 }
 
-// notify sends one notification on the response stream, turning the
-// response into an event stream first. It mirrors report's opening of the
-// stream, so progress and log messages share one stream and one final
-// response.
-func (p *progressStream) notify(method string, params any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dead || p.x.ctx.Err() != nil {
-		return
-	}
-	if p.sse == nil {
-		sse, err := jsonrpc.NewSSE(p.x.c.Writer)
-		if err != nil { // cannot stream: the result goes out as JSON
-			p.dead = true
-			return
-		}
-		p.sse = sse
-		p.out = newEventStream(p.x, sse, progressWriteTimeout)
-	}
-	b, err := jsonrpc.EncodeNotification(method, params)
-	if err == nil {
-		err = p.out.send(b)
-	}
-	if err != nil {
-		p.dead = true
-	}
-}
-
 type setLevelParams struct {
 	Level json.RawMessage `json:"level"`
 }

@@ -52,31 +52,51 @@ func (p *progressStream) streaming() bool {
 func (p *progressStream) report(progress, total float64, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.dead || p.x.ctx.Err() != nil || (p.sent && progress <= p.last) || !validProgressToken(p.token) {
+	if (p.sent && progress <= p.last) || !validProgressToken(p.token) {
 		return
-	}
-	if p.sse == nil {
-		sse, err := jsonrpc.NewSSE(p.x.c.Writer)
-		if err != nil { // cannot stream: the result goes out as JSON
-			p.dead = true
-			return
-		}
-		p.sse = sse
-		p.out = newEventStream(p.x, sse, progressWriteTimeout)
 	}
 	params := progressParams{ProgressToken: p.token, Progress: progress, Message: message}
 	if total > 0 {
 		params.Total = &total
 	}
-	b, err := jsonrpc.EncodeNotification("notifications/progress", params)
+	if p.sendLocked("notifications/progress", params) {
+		p.last, p.sent = progress, true
+	}
+}
+
+// notify sends one notification on the response stream (progress and log
+// messages share it and its one final response).
+func (p *progressStream) notify(method string, params any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sendLocked(method, params)
+}
+
+// sendLocked turns the response into an event stream at the first
+// notification and sends one; it reports whether it was sent. p.mu is
+// held.
+func (p *progressStream) sendLocked(method string, params any) bool {
+	if p.dead || p.x.ctx.Err() != nil {
+		return false
+	}
+	if p.sse == nil {
+		sse, err := jsonrpc.NewSSE(p.x.c.Writer)
+		if err != nil { // cannot stream: the result goes out as JSON
+			p.dead = true
+			return false
+		}
+		p.sse = sse
+		p.out = newEventStream(p.x, sse, progressWriteTimeout)
+	}
+	b, err := jsonrpc.EncodeNotification(method, params)
 	if err == nil {
 		err = p.out.send(b)
 	}
 	if err != nil {
 		p.dead = true
-		return
+		return false
 	}
-	p.last, p.sent = progress, true
+	return true
 }
 
 // finish sends the final response on the stream; no progress follows it.
