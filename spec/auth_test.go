@@ -75,7 +75,7 @@ func expect403Scope(t testing.TB, h *harness, g wireGroup, r *response, scope st
 	if body.Error != "insufficient_scope" || body.Scope != scope || body.Description == "" {
 		t.Errorf("body = %s, want insufficient_scope naming scope %q", r.Body, scope)
 	}
-	want := `Bearer error="insufficient_scope", scope="` + scope + `", error_description="` + body.Description +
+	want := `Bearer realm="GitLab", error="insufficient_scope", scope="` + scope + `", error_description="` + body.Description +
 		`", resource_metadata="` + authMetadataURL(h, g.Path) + `"`
 	if got := r.Header.Get("WWW-Authenticate"); got != want {
 		t.Errorf("WWW-Authenticate = %s\nwant                %s", got, want)

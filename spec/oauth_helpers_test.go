@@ -189,7 +189,7 @@ const insufficientScopeDescription = "The request requires higher privileges tha
 
 // challengeScope is the WWW-Authenticate value of a 403 step-up.
 func challengeScope(metadataURL, scope, description string) string {
-	return `Bearer error="insufficient_scope", scope="` + scope + `", error_description="` + description +
+	return `Bearer realm="GitLab", error="insufficient_scope", scope="` + scope + `", error_description="` + description +
 		`", resource_metadata="` + metadataURL + `"`
 }
 

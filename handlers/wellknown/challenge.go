@@ -35,7 +35,7 @@ func Challenge401(metadataURL, errCode, description string) string {
 // scope lists every scope the operation needs, space separated.
 // error_description and resource_metadata are left out when empty.
 func ChallengeInsufficientScope(metadataURL, scope, description string) string {
-	params := []string{param("error", "insufficient_scope"), param("scope", scope)}
+	params := []string{param("realm", Realm), param("error", "insufficient_scope"), param("scope", scope)}
 	if description != "" {
 		params = append(params, param("error_description", description))
 	}

@@ -229,17 +229,17 @@ func TestChallengeInsufficientScope(t *testing.T) {
 		{
 			name:  "with description",
 			scope: "mcp_orbit", desc: "The token needs the mcp_orbit scope", md: md,
-			want: `Bearer error="insufficient_scope", scope="mcp_orbit", error_description="The token needs the mcp_orbit scope", resource_metadata="` + md + `"`,
+			want: `Bearer realm="GitLab", error="insufficient_scope", scope="mcp_orbit", error_description="The token needs the mcp_orbit scope", resource_metadata="` + md + `"`,
 		},
 		{
 			name:  "several scopes, no description",
 			scope: "mcp api", md: md,
-			want: `Bearer error="insufficient_scope", scope="mcp api", resource_metadata="` + md + `"`,
+			want: `Bearer realm="GitLab", error="insufficient_scope", scope="mcp api", resource_metadata="` + md + `"`,
 		},
 		{
 			name:  "escaped",
 			scope: `a"b`, desc: `c\d`,
-			want: `Bearer error="insufficient_scope", scope="a\"b", error_description="c\\d"`,
+			want: `Bearer realm="GitLab", error="insufficient_scope", scope="a\"b", error_description="c\\d"`,
 		},
 	}
 	for _, tt := range tests {
