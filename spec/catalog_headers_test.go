@@ -1,0 +1,204 @@
+package spec
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// GitLab's tool filter headers (DESIGN.md §3), one row at a time, in both
+// eras: X-Gitlab-Enabled-Mcp-Server-Tools, X-Gitlab-Enabled-Mcp-Server-
+// Toolsets and X-Gitlab-Mcp-Server-Tool-Name-Prefix.
+
+const (
+	hdrTools    = "X-Gitlab-Enabled-Mcp-Server-Tools"
+	hdrToolsets = "X-Gitlab-Enabled-Mcp-Server-Toolsets"
+	hdrPrefix   = "X-Gitlab-Mcp-Server-Tool-Name-Prefix"
+)
+
+// GitLab's toolsets, as the catalog assigns them.
+var (
+	catalogMeta          = []string{"get_mcp_server_version"}
+	catalogCore          = []string{"search", "search_labels"} // + semantic_code_search on EE
+	catalogWorkItems     = []string{"create_issue", "create_workitem_note", "get_issue", "get_workitem_notes"}
+	catalogMergeRequests = []string{"create_merge_request", "get_merge_request", "get_merge_request_commits", "get_merge_request_diffs", "get_merge_request_pipelines"}
+	catalogCI            = []string{"get_pipeline_jobs"}
+)
+
+// catalogUnion returns the sorted union of name lists.
+func catalogUnion(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, n := range l {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// catalogHeaders builds a header set from name/value pairs; a name may
+// repeat (several header lines).
+func catalogHeaders(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return h
+}
+
+// TestCatalog_filterHeaders: each row of the table lists exactly the
+// expected tools on CE, in both eras.
+func TestCatalog_filterHeaders(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := wireGroups(h)[0]
+	all := toolsCE
+	tests := []struct {
+		name string
+		hdr  http.Header
+		want []string
+	}{
+		{"no headers", nil, all},
+		{"tools: one name, meta always on", catalogHeaders(hdrTools, "get_issue"), catalogUnion(catalogMeta, []string{"get_issue"})},
+		{"tools: entries trimmed", catalogHeaders(hdrTools, "  get_issue ,\tsearch  "), catalogUnion(catalogMeta, []string{"get_issue", "search"})},
+		{"tools: blank is absent", catalogHeaders(hdrTools, "   "), all},
+		{"tools: only commas and blanks is absent", catalogHeaders(hdrTools, " , ,, "), all},
+		{"tools: unknown names ignored, names case-sensitive", catalogHeaders(hdrTools, "get_issue,nope,GET_MERGE_REQUEST"), catalogUnion(catalogMeta, []string{"get_issue"})},
+		{"tools: only unknown names leaves meta", catalogHeaders(hdrTools, "nope"), catalogMeta},
+		{"tools: an alias names its tool", catalogHeaders(hdrTools, "gitlab_search"), catalogUnion(catalogMeta, []string{"search"})},
+		{"tools: several header lines", catalogHeaders(hdrTools, "get_issue", hdrTools, "get_pipeline_jobs"), catalogUnion(catalogMeta, []string{"get_issue", "get_pipeline_jobs"})},
+		{"toolsets: one, meta always on", catalogHeaders(hdrToolsets, "ci"), catalogUnion(catalogMeta, catalogCI)},
+		{"toolsets: lower-cased and trimmed", catalogHeaders(hdrToolsets, " CI , Merge_Requests "), catalogUnion(catalogMeta, catalogCI, catalogMergeRequests)},
+		{"toolsets: meta alone", catalogHeaders(hdrToolsets, "meta"), catalogMeta},
+		{"toolsets: core", catalogHeaders(hdrToolsets, "core"), catalogUnion(catalogMeta, catalogCore)},
+		{"toolsets: work_items", catalogHeaders(hdrToolsets, "work_items"), catalogUnion(catalogMeta, catalogWorkItems)},
+		{"toolsets: all", catalogHeaders(hdrToolsets, "all"), all},
+		{"toolsets: ALL with others", catalogHeaders(hdrToolsets, "ci,ALL"), all},
+		{"toolsets: blank is absent", catalogHeaders(hdrToolsets, " , "), all},
+		{"toolsets and tools: union", catalogHeaders(hdrToolsets, "ci", hdrTools, "get_issue,search_labels"), catalogUnion(catalogMeta, catalogCI, []string{"get_issue", "search_labels"})},
+		{"toolsets all and tools", catalogHeaders(hdrToolsets, "all", hdrTools, "get_issue"), all},
+		{"header names are case-insensitive", http.Header{"x-gitlab-enabled-mcp-server-toolsets": {"ci"}}, catalogUnion(catalogMeta, catalogCI)},
+	}
+	for _, tt := range tests {
+		for _, era := range wireEras {
+			t.Run(era+"/"+tt.name, func(t *testing.T) {
+				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+				for k, v := range tt.hdr { // raw names: case as given
+					hd[k] = v
+				}
+				r := do(t, http.MethodPost, ce.URL, body, hd)
+				wireExpectStatus(t, r, http.StatusOK)
+				validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+				res := result(t, r)
+				if got := wireToolNames(t, res); !slices.Equal(got, tt.want) {
+					t.Errorf("tools = %v\nwant  %v", got, tt.want)
+				}
+				if era == "modern" {
+					wireExpectCache(t, res, "private")
+				}
+			})
+		}
+	}
+	// The EE group's core toolset holds the EE tool.
+	for _, era := range wireEras {
+		p := h.catalogList(t, wireGroups(h)[1], era, "alice", catalogHeaders(hdrToolsets, "core"), "")
+		if want := catalogUnion(catalogMeta, catalogCore, []string{"semantic_code_search"}); !slices.Equal(p.Names, want) {
+			t.Errorf("EE %s core: %v, want %v", era, p.Names, want)
+		}
+	}
+}
+
+// TestCatalog_filterHeadersCall: the tools and toolsets headers filter
+// tools/list only; tools/call of a tool they leave out still works. An
+// unknown toolset is refused on both methods.
+func TestCatalog_filterHeadersCall(t *testing.T) {
+	h := startServer(t)
+	ce := wireGroups(h)[0]
+	for _, era := range wireEras {
+		for _, hdr := range []http.Header{catalogHeaders(hdrTools, "get_issue"), catalogHeaders(hdrTools, "get_issue", hdrToolsets, "ci")} {
+			body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{
+				"name": "search_labels", "arguments": map[string]any{"full_path": "gitlab-org/gitlab-mcp", "is_project": true}})
+			catalogMergeHeader(hd, hdr)
+			sc := toolsSucceeded(t, toolsResult(t, ce, era, do(t, http.MethodPost, ce.URL, body, hd)))
+			toolsExpectField(t, sc, 5, "pageInfo", "total")
+		}
+		for _, method := range []string{"tools/list", "tools/call"} {
+			params := map[string]any{}
+			if method == "tools/call" {
+				params = map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}
+			}
+			for _, bad := range []string{"nope", "ci,nope", "CI, Wiki", "all,nope"} {
+				body, hd := h.wireRequest(t, era, "alice", 1, method, params)
+				hd.Set(hdrToolsets, bad)
+				msg, _ := expectError(t, do(t, http.MethodPost, ce.URL, body, hd), wireRev(era), http.StatusBadRequest, -32602)
+				if !strings.Contains(msg, "unknown toolset") {
+					t.Errorf("%s %s %q: message %q", era, method, bad, msg)
+				}
+			}
+		}
+	}
+}
+
+// TestCatalog_prefixHeader: the prefix is added in tools/list and stripped
+// in tools/call; with a prefix set only prefixed names exist; at most 32
+// characters of [A-Za-z0-9_-].
+func TestCatalog_prefixHeader(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := wireGroups(h)[0]
+	callWith := func(t *testing.T, era, prefix, name string, args map[string]any) *response {
+		t.Helper()
+		body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{"name": name, "arguments": args})
+		hd.Set(hdrPrefix, prefix)
+		return do(t, http.MethodPost, ce.URL, body, hd)
+	}
+	issue := map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}
+	want := h.toolsRead(t, ce, "alice", "get_issue", issue)
+	p32 := strings.Repeat("ab_-", 8)
+	for _, era := range wireEras {
+		t.Run(era, func(t *testing.T) {
+			for _, c := range []struct{ header, prefix string }{{"gl_", "gl_"}, {"  my-Agent_1  ", "my-Agent_1"}, {p32, p32}} {
+				p := h.catalogList(t, ce, era, "alice", catalogHeaders(hdrPrefix, c.header), "")
+				wantNames := make([]string, len(toolsCE))
+				for i, n := range toolsCE {
+					wantNames[i] = c.prefix + n
+				}
+				if !slices.Equal(p.Names, wantNames) {
+					t.Errorf("prefix %q: tools = %v", c.header, p.Names)
+				}
+				sc := toolsSucceeded(t, toolsResult(t, ce, era, callWith(t, era, c.header, c.prefix+"get_issue", issue)))
+				if !slices.Equal(toolsField([]any{sc}, "title"), toolsField([]any{want}, "title")) || toolsDig(sc, "iid") == nil {
+					t.Errorf("prefixed call answered %v", sc)
+				}
+			}
+			// Combined with a filter, which names tools unprefixed.
+			p := h.catalogList(t, ce, era, "alice", catalogHeaders(hdrPrefix, "gl_", hdrTools, "get_issue"), "")
+			if !slices.Equal(p.Names, []string{"gl_get_issue", "gl_get_mcp_server_version"}) {
+				t.Errorf("prefix and tools header: %v", p.Names)
+			}
+			// With a prefix, the bare name is not a tool; neither is the
+			// prefix alone or another prefix.
+			for _, name := range []string{"get_issue", "gl_", "xx_get_issue", "gl_gl_get_issue"} {
+				msg, data := expectError(t, callWith(t, era, "gl_", name, issue), wireRev(era), http.StatusBadRequest, -32602)
+				if !strings.HasPrefix(msg, "Unknown tool: ") || toolsDig(data, "name") != name {
+					t.Errorf("call %q under prefix gl_: message %q data %v", name, msg, data)
+				}
+			}
+			// Too long or off the alphabet: refused on both methods.
+			for _, bad := range []string{p32 + "x", "gl.", "gl/", "gl prefix", "préfixe"} {
+				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+				hd.Set(hdrPrefix, bad)
+				msg, _ := expectError(t, do(t, http.MethodPost, ce.URL, body, hd), wireRev(era), http.StatusBadRequest, -32602)
+				if !strings.Contains(msg, hdrPrefix) {
+					t.Errorf("list with prefix %q: message %q", bad, msg)
+				}
+				msg, _ = expectError(t, callWith(t, era, bad, "get_issue", issue), wireRev(era), http.StatusBadRequest, -32602)
+				if !strings.Contains(msg, hdrPrefix) {
+					t.Errorf("call with prefix %q: message %q", bad, msg)
+				}
+			}
+		})
+	}
+}

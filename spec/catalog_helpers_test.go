@@ -1,0 +1,227 @@
+package spec
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/catalog"
+	"gitlab.com/glmcp/glmcp/services/subscriptions"
+)
+
+// Helpers of the catalog specs (catalog_*_test.go): a large tool catalog
+// fixture, a tools/list walker that checks every page, and cursor forgery
+// for the foreign-verb case.
+
+// catalogPageSize sets the tools/list page size (GLMCP_PAGE_SIZE).
+func catalogPageSize(n int) option { return func(c *app.Config) { c.PageSize = n } }
+
+// catalogListTTL sets the tools/list ttlMs hint (GLMCP_LIST_TTL_MS).
+func catalogListTTL(d time.Duration) option { return func(c *app.Config) { c.ListTTL = d } }
+
+// catalogSharedStore serves from h's database (and secret), so several servers
+// with different settings share one catalog.
+func catalogSharedStore(h *harness) option {
+	return func(c *app.Config) {
+		c.DatabaseURL = h.Cfg.DatabaseURL
+		c.DataDir = h.Cfg.DataDir
+	}
+}
+
+// catalogFixtureSize is how many tools catalogFixture registers.
+const catalogFixtureSize = 3000
+
+// catalogFixture registers catalogFixtureSize tools beside the built-in
+// ones, then tells the server the catalog changed. Names mix case and
+// punctuation so that byte order differs from a database collation
+// ("ZZ_Fixture_00003" < "get_issue" < "zz-fixture-00001" < "zz_fixture_00002");
+// every 97th tool is EE-only, every 89th disabled and every 5th a write
+// tool (readOnlyHint false). They have no executor.
+func catalogFixture(t testing.TB, h *harness) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	rows := make([]models.Tool, 0, catalogFixtureSize)
+	for i := 1; i <= catalogFixtureSize; i++ {
+		name := [3]string{"zz_fixture_%05d", "zz-fixture-%05d", "ZZ_Fixture_%05d"}[i%3]
+		tool := models.Tool{
+			Name: fmt.Sprintf(name, i), Title: fmt.Sprintf("Fixture %d", i), Description: "A catalog pagination fixture.",
+			InputSchema: models.JSON(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
+			Annotations: models.JSON(`{"readOnlyHint":true}`), Toolset: models.ToolsetCore, Edition: models.EditionCE,
+			Enabled: i%89 != 0, Aliases: models.StringList{}, CreatedAt: now, UpdatedAt: now,
+		}
+		if i%97 == 0 {
+			tool.Edition = models.EditionEE
+		}
+		if i%5 == 0 {
+			tool.Annotations = models.JSON(`{"readOnlyHint":false,"destructiveHint":false}`)
+		}
+		rows = append(rows, tool)
+	}
+	// One insert per 200 rows: UpsertTool checks names against the whole
+	// catalog per call, which makes thousands of calls slow. The last one
+	// goes through UpsertTool, which bumps the catalog version.
+	last := rows[len(rows)-1]
+	if err := h.Env.Store.DB().WithContext(ctx).CreateInBatches(rows[:len(rows)-1], 200).Error; err != nil {
+		t.Fatalf("insert fixture tools: %v", err)
+	}
+	if err := h.Env.Store.UpsertTool(ctx, &last); err != nil {
+		t.Fatalf("upsert fixture tool: %v", err)
+	}
+	// The server caches its catalog for up to 5s; a change event drops the
+	// cache (PostgreSQL's notification does not come for the bulk insert).
+	h.Server.Hub().Publish(subscriptions.Event{Kind: subscriptions.KindTools})
+}
+
+// catalogExpected returns, in byte order, the names a caller sees on a
+// group of edition with a read-only token (or not) and no filter headers,
+// read from the store.
+func catalogExpected(t testing.TB, h *harness, edition models.Edition, readOnly bool) []string {
+	t.Helper()
+	all, err := h.Env.Store.ListTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tool := range all {
+		if !tool.Enabled || (tool.Edition == models.EditionEE && edition != models.EditionEE) {
+			continue
+		}
+		if readOnly {
+			var a struct {
+				ReadOnlyHint bool `json:"readOnlyHint"`
+			}
+			if json.Unmarshal(tool.Annotations, &a) != nil || !a.ReadOnlyHint {
+				continue
+			}
+		}
+		out = append(out, tool.Name)
+	}
+	sort.Strings(out) // byte order
+	return out
+}
+
+// catalogPage is one tools/list answer.
+type catalogPage struct {
+	Names      []string
+	NextCursor string // "" when the page has none
+	Raw        *response
+}
+
+// catalogList sends one tools/list (cursor "" for the first page) and
+// asserts the page's shape: HTTP 200, the era's ListToolsResult schema, at
+// most pageSize tools, a full page whenever a next page is announced, no
+// empty nextCursor, and the era's cache hints.
+func (h *harness) catalogList(t testing.TB, g wireGroup, era, user string, hdr http.Header, cursor string) catalogPage {
+	t.Helper()
+	params := map[string]any{}
+	if cursor != "" {
+		params["cursor"] = cursor
+	}
+	body, hd := h.wireRequest(t, era, user, 1, "tools/list", params)
+	catalogMergeHeader(hd, hdr)
+	r := do(t, http.MethodPost, g.URL, body, hd)
+	wireExpectStatus(t, r, http.StatusOK)
+	validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+	res := result(t, r)
+	p := catalogPage{Names: wireToolNames(t, res), Raw: r}
+	if raw, ok := res["nextCursor"]; ok {
+		s, isString := raw.(string)
+		if !isString || s == "" {
+			t.Fatalf("nextCursor = %#v: must be a non-empty string or absent", raw)
+		}
+		p.NextCursor = s
+	}
+	size := h.Cfg.PageSize
+	switch {
+	case len(p.Names) > size:
+		t.Fatalf("page holds %d tools, page size is %d", len(p.Names), size)
+	case p.NextCursor != "" && len(p.Names) != size:
+		t.Fatalf("a page of %d tools (page size %d) announces another", len(p.Names), size)
+	}
+	if era == "modern" {
+		wireExpectModern(t, res, g.ServerName)
+		wireExpectCache(t, res, "private")
+		if got, want := fmt.Sprint(res["ttlMs"]), strconv.FormatInt(h.Cfg.ListTTL.Milliseconds(), 10); got != want {
+			t.Errorf("ttlMs = %s, want %s (GLMCP_LIST_TTL_MS)", got, want)
+		}
+	} else {
+		wireExpectLegacy(t, res)
+	}
+	return p
+}
+
+// catalogWalk follows nextCursor from the first page to the last and
+// returns every name in order and the number of pages.
+func (h *harness) catalogWalk(t testing.TB, g wireGroup, era, user string, hdr http.Header) (names []string, pages int) {
+	t.Helper()
+	cursor := ""
+	for {
+		p := h.catalogList(t, g, era, user, hdr, cursor)
+		names = append(names, p.Names...)
+		pages++
+		if p.NextCursor == "" {
+			return names, pages
+		}
+		if pages > catalogFixtureSize+100 {
+			t.Fatal("tools/list never ends")
+		}
+		cursor = p.NextCursor
+	}
+}
+
+// catalogListError sends tools/list with the raw cursor value and asserts a
+// 400 -32602 whose message says the cursor is invalid.
+func (h *harness) catalogListError(t testing.TB, g wireGroup, era, user string, hdr http.Header, cursor any) string {
+	t.Helper()
+	body, hd := h.wireRequest(t, era, user, 1, "tools/list", map[string]any{"cursor": cursor})
+	catalogMergeHeader(hd, hdr)
+	msg, _ := expectError(t, do(t, http.MethodPost, g.URL, body, hd), wireRev(era), http.StatusBadRequest, -32602)
+	return msg
+}
+
+// catalogForge re-signs a genuine cursor for another verb with the
+// instance secret. It rebuilds the layout documented in
+// services/catalog/cursor.go (version, 4-byte verb tag, 8-byte scope tag,
+// position, 16-byte HMAC-SHA256 under a key derived from the secret): the
+// only paginated verb today is tools/list, so a cursor of another verb
+// cannot be obtained over the wire.
+func catalogForge(t testing.TB, secret, cursor, verb string) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	const macLen, verbLen = 16, 4
+	if err != nil || len(raw) < 1+verbLen+8+macLen {
+		t.Fatalf("cursor %q does not decode: %v", cursor, err)
+	}
+	body := append([]byte(nil), raw[:len(raw)-macLen]...)
+	tag := sha256.Sum256([]byte("glmcp-cursor-verb\x00" + verb))
+	copy(body[1:1+verbLen], tag[:verbLen])
+	km := hmac.New(sha256.New, []byte(secret))
+	km.Write([]byte("glmcp catalog cursor key v1"))
+	m := hmac.New(sha256.New, km.Sum(nil))
+	m.Write(body)
+	return base64.RawURLEncoding.EncodeToString(append(body, m.Sum(nil)[:macLen]...))
+}
+
+// catalogVerbToolsList is the verb tools/list cursors are bound to.
+const catalogVerbToolsList = catalog.VerbToolsList
+
+// catalogMergeHeader sets every header of extra on hd.
+func catalogMergeHeader(hd, extra http.Header) {
+	for k, vs := range extra {
+		hd.Del(k)
+		for _, v := range vs {
+			hd.Add(k, v)
+		}
+	}
+}

@@ -1,0 +1,338 @@
+package spec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Helpers of the tool specs (tools_*_test.go): calling one tool over HTTP
+// in both eras, asserting the outcome, and checking that a refused write
+// left the store as it was.
+
+// toolsCall sends tools/call of tool with args as user, in era, to g.
+func (h *harness) toolsCall(t testing.TB, g wireGroup, era, user, tool string, args map[string]any) *response {
+	t.Helper()
+	params := map[string]any{"name": tool}
+	if args != nil {
+		params["arguments"] = args
+	}
+	return h.wireCall(t, era, g.URL, user, 1, "tools/call", params)
+}
+
+// toolsResult asserts a tools/call answer is HTTP 200 with a result that
+// validates against the era's CallToolResult schema (and, in the Modern era,
+// carries resultType and serverInfo) and returns the result.
+func toolsResult(t testing.TB, g wireGroup, era string, r *response) map[string]any {
+	t.Helper()
+	wireExpectStatus(t, r, http.StatusOK)
+	validateResult(t, wireRev(era), "CallToolResult", r.Body)
+	res := result(t, r)
+	if era == "modern" {
+		wireExpectModern(t, res, g.ServerName)
+	} else {
+		wireExpectLegacy(t, res)
+	}
+	return res
+}
+
+// toolsText returns the text of the single text block of a result.
+func toolsText(t testing.TB, res map[string]any) string {
+	t.Helper()
+	content, _ := res["content"].([]any)
+	if len(content) != 1 {
+		t.Fatalf("content = %v, want one text block", res["content"])
+	}
+	block, _ := content[0].(map[string]any)
+	if block["type"] != "text" {
+		t.Fatalf("content[0] = %v, want a text block", block)
+	}
+	s, _ := block["text"].(string)
+	return s
+}
+
+// toolsSucceeded asserts res is not an error and returns its
+// structuredContent. For JSON answers the text block must hold the same
+// document (GitLab's server sends both).
+func toolsSucceeded(t testing.TB, res map[string]any) map[string]any {
+	t.Helper()
+	if res["isError"] == true {
+		t.Fatalf("isError: %s", toolsText(t, res))
+	}
+	sc, ok := res["structuredContent"].(map[string]any)
+	if !ok {
+		t.Fatalf("structuredContent = %v, want an object", res["structuredContent"])
+	}
+	if text := toolsText(t, res); strings.HasPrefix(text, "{") {
+		var fromText map[string]any
+		d := json.NewDecoder(strings.NewReader(text))
+		d.UseNumber()
+		if err := d.Decode(&fromText); err != nil {
+			t.Fatalf("text block is not JSON: %v", err)
+		}
+		if !reflect.DeepEqual(fromText, sc) {
+			t.Errorf("text block and structuredContent differ:\ntext %s\nsc   %v", text, sc)
+		}
+	}
+	return sc
+}
+
+// toolsRead calls a read tool in both eras on g and returns the Modern
+// structuredContent, asserting both eras answer the same.
+func (h *harness) toolsRead(t testing.TB, g wireGroup, user, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	var got [2]map[string]any
+	for i, era := range wireEras {
+		got[i] = toolsSucceeded(t, toolsResult(t, g, era, h.toolsCall(t, g, era, user, tool, args)))
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("%s: Legacy and Modern structuredContent differ:\nlegacy %v\nmodern %v", tool, got[0], got[1])
+	}
+	return got[1]
+}
+
+// toolsWrite calls a write tool once, in era, and returns its
+// structuredContent.
+func (h *harness) toolsWrite(t testing.TB, g wireGroup, era, user, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	return toolsSucceeded(t, toolsResult(t, g, era, h.toolsCall(t, g, era, user, tool, args)))
+}
+
+// toolsFail calls tool in both eras and asserts a tool error (HTTP 200,
+// isError true, no structuredContent) with the same text in both; it
+// returns the text. Writes are checked against the store: nothing may
+// change.
+func (h *harness) toolsFail(t testing.TB, g wireGroup, user, tool string, args map[string]any) string {
+	t.Helper()
+	before := toolsState(t, h)
+	var texts [2]string
+	for i, era := range wireEras {
+		res := toolsResult(t, g, era, h.toolsCall(t, g, era, user, tool, args))
+		if res["isError"] != true {
+			t.Fatalf("%s %s: isError = %v, want true; result %v", era, tool, res["isError"], res)
+		}
+		if sc, ok := res["structuredContent"]; ok {
+			t.Errorf("%s %s: error result carries structuredContent %v", era, tool, sc)
+		}
+		texts[i] = toolsText(t, res)
+	}
+	if texts[0] != texts[1] {
+		t.Errorf("%s: the eras disagree: Legacy %q, Modern %q", tool, texts[0], texts[1])
+	}
+	toolsExpectState(t, h, before)
+	return texts[1]
+}
+
+// toolsFailWith is toolsFail asserting the exact text.
+func (h *harness) toolsFailWith(t testing.TB, g wireGroup, user, tool string, args map[string]any, want string) {
+	t.Helper()
+	if got := h.toolsFail(t, g, user, tool, args); got != want {
+		t.Errorf("%s as %s: text = %q, want %q", tool, user, got, want)
+	}
+}
+
+// toolsInvalid asserts a validation failure: a tool error whose text starts
+// "Validation error:" and contains every fragment.
+func (h *harness) toolsInvalid(t testing.TB, g wireGroup, user, tool string, args map[string]any, fragments ...string) {
+	t.Helper()
+	text := h.toolsFail(t, g, user, tool, args)
+	if !strings.HasPrefix(text, "Validation error: ") {
+		t.Errorf("%s %v: text = %q, want a \"Validation error: \" message", tool, args, text)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(text, f) {
+			t.Errorf("%s %v: text = %q, want it to mention %q", tool, args, text, f)
+		}
+	}
+}
+
+// toolsSameAsMissing asserts that calling tool as user with args answers
+// byte for byte what calling it with missingArgs (naming an object that does
+// not exist) answers, in both eras, and returns the message.
+func (h *harness) toolsSameAsMissing(t testing.TB, g wireGroup, user, tool string, args, missingArgs map[string]any) string {
+	t.Helper()
+	text := h.toolsFail(t, g, user, tool, args)
+	for _, era := range wireEras {
+		hidden := h.toolsCall(t, g, era, user, tool, args)
+		missing := h.toolsCall(t, g, era, user, tool, missingArgs)
+		if !bytes.Equal(hidden.Body, missing.Body) {
+			t.Errorf("%s %s: a hidden object reads differently from a missing one:\nhidden  %s\nmissing %s", era, tool, hidden.Body, missing.Body)
+		}
+	}
+	return text
+}
+
+// toolsBlocked asserts that a blocked user is refused with 403 at
+// authentication, before any tool runs, and that nothing is written.
+func (h *harness) toolsBlocked(t testing.TB, g wireGroup, tool string, args map[string]any) {
+	t.Helper()
+	before := toolsState(t, h)
+	for _, era := range wireEras {
+		expect403User(t, h.toolsCall(t, g, era, "dave", tool, args), reasonBlocked)
+	}
+	toolsExpectState(t, h, before)
+}
+
+// toolsWriteTables are the tables a write tool may touch.
+var toolsWriteTables = []string{
+	"issues", "issue_assignees", "labels", "notes", "merge_requests", "merge_request_assignees",
+	"merge_request_reviewers", "merge_request_commits", "merge_request_diff_files", "internal_ids",
+	"ci_pipelines", "ci_jobs", "projects", "users",
+}
+
+// toolsState reads what a refused write must leave untouched: the row count
+// of every table a write touches, the highest issue and merge request iid,
+// the sum of the iid counters and the highest note id.
+func toolsState(t testing.TB, h *harness) map[string]int64 {
+	t.Helper()
+	db := h.Env.Store.DB().WithContext(context.Background())
+	out := map[string]int64{}
+	scan := func(key, query string) {
+		var n int64
+		if err := db.Raw(query).Scan(&n).Error; err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out[key] = n
+	}
+	for _, table := range toolsWriteTables {
+		scan(table+" rows", "SELECT COUNT(*) FROM "+table)
+	}
+	scan("issues max iid", "SELECT COALESCE(MAX(iid), 0) FROM issues")
+	scan("merge_requests max iid", "SELECT COALESCE(MAX(iid), 0) FROM merge_requests")
+	scan("internal_ids sum", "SELECT COALESCE(SUM(last_value), 0) FROM internal_ids")
+	scan("notes max id", "SELECT COALESCE(MAX(id), 0) FROM notes")
+	return out
+}
+
+// toolsExpectState fails when the store differs from before.
+func toolsExpectState(t testing.TB, h *harness, before map[string]int64) {
+	t.Helper()
+	after := toolsState(t, h)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("store changed by a refused call: %s %d → %d", k, v, after[k])
+		}
+	}
+}
+
+// toolsMaxIID returns the highest iid in table (issues, merge_requests)
+// of the project with projectID (0 when it has none).
+func toolsMaxIID(t testing.TB, h *harness, table string, projectID int64) int64 {
+	t.Helper()
+	var n int64
+	err := h.Env.Store.DB().WithContext(context.Background()).
+		Raw("SELECT COALESCE(MAX(iid), 0) FROM "+table+" WHERE project_id = ?", projectID).Scan(&n).Error
+	if err != nil {
+		t.Fatalf("max iid of %s: %v", table, err)
+	}
+	return n
+}
+
+// toolsProject returns the stored project at path.
+func toolsProject(t testing.TB, h *harness, path string) *models.Project {
+	t.Helper()
+	p, err := h.Env.Store.FindProjectByPath(context.Background(), path)
+	if err != nil {
+		t.Fatalf("find project %s: %v", path, err)
+	}
+	return p
+}
+
+// toolsAddUser creates an active user with an EE seat who is a member of
+// nothing, and returns a token for it (scopes api, mcp, mcp_orbit) under
+// h.Tokens[username].
+func toolsAddUser(t testing.TB, h *harness, username string) *models.User {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	u := &models.User{Username: username, Name: "Spec " + username, Email: username + "@example.com",
+		State: models.UserActive, EESeat: true, CreatedAt: now, UpdatedAt: now}
+	if err := h.Env.Store.CreateUser(ctx, u); err != nil {
+		t.Fatalf("create user %s: %v", username, err)
+	}
+	raw, _, err := app.MintToken(ctx, h.Env.Store, h.Env.Secret, u, "spec", []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit}, authDay(7))
+	if err != nil {
+		t.Fatalf("mint token: %v", err)
+	}
+	h.Tokens[username] = raw
+	return u
+}
+
+// dig walks a decoded JSON document by object keys (string) and array
+// indexes (int); it returns nil when the path does not exist.
+func toolsDig(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				return nil
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// toolsInt returns a decoded JSON number as an int64 (failing otherwise).
+func toolsInt(t testing.TB, v any) int64 {
+	t.Helper()
+	n, ok := v.(json.Number)
+	if !ok {
+		t.Fatalf("%v (%T) is not a JSON number", v, v)
+	}
+	i, err := n.Int64()
+	if err != nil {
+		t.Fatalf("%v is not an integer", n)
+	}
+	return i
+}
+
+// toolsItems returns structuredContent.items.
+func toolsItems(t testing.TB, sc map[string]any) []any {
+	t.Helper()
+	return toolsArray(t, sc["items"])
+}
+
+// toolsArray returns v as a JSON array (failing otherwise).
+func toolsArray(t testing.TB, v any) []any {
+	t.Helper()
+	a, ok := v.([]any)
+	if !ok {
+		t.Fatalf("%v (%T) is not an array", v, v)
+	}
+	return a
+}
+
+// toolsField collects one string field of every item.
+func toolsField(items []any, path ...any) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, fmt.Sprint(toolsDig(it, path...)))
+	}
+	return out
+}
+
+// expectField asserts the value at path in doc prints as want.
+func toolsExpectField(t testing.TB, doc any, want any, path ...any) {
+	t.Helper()
+	got := toolsDig(doc, path...)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%v = %v, want %v", path, got, want)
+	}
+}

@@ -1,0 +1,166 @@
+package spec
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/app"
+)
+
+// The tool catalog as a client sees it: the names and annotations listed
+// on each group, aliases that call but are not listed, the meta tool, and
+// a read_api token's read-only view.
+
+// toolsCE and toolsEE are GitLab's tool names per group, in byte order.
+var (
+	toolsCE = []string{
+		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_mcp_server_version",
+		"get_merge_request", "get_merge_request_commits", "get_merge_request_diffs", "get_merge_request_pipelines",
+		"get_pipeline_jobs", "get_workitem_notes", "search", "search_labels",
+	}
+	toolsEE    = append(slices.Clone(toolsCE), "semantic_code_search")
+	toolsWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
+)
+
+// toolsList lists every tool on g as user in era (following cursors) and
+// returns the tool objects.
+func (h *harness) toolsList(t testing.TB, g wireGroup, era, user string, hdr http.Header) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	params := map[string]any{}
+	for page := 0; ; page++ {
+		if page > 100 {
+			t.Fatal("tools/list never ends")
+		}
+		body, hd := h.wireRequest(t, era, user, page+1, "tools/list", params)
+		catalogMergeHeader(hd, hdr)
+		r := do(t, http.MethodPost, g.URL, body, hd)
+		wireExpectStatus(t, r, http.StatusOK)
+		validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+		res := result(t, r)
+		for _, x := range res["tools"].([]any) {
+			out = append(out, x.(map[string]any))
+		}
+		next, ok := res["nextCursor"].(string)
+		if !ok {
+			return out
+		}
+		params = map[string]any{"cursor": next}
+	}
+}
+
+func toolsNames(tools []map[string]any) []string {
+	out := make([]string, 0, len(tools))
+	for _, x := range tools {
+		out = append(out, x["name"].(string))
+	}
+	return out
+}
+
+func TestTools_listed(t *testing.T) {
+	h := startServer(t, withEE())
+	want := map[string][]string{"CE": toolsCE, "EE": toolsEE}
+	for _, g := range wireGroups(h) {
+		for _, era := range wireEras {
+			tools := h.toolsList(t, g, era, "alice", nil)
+			if got := toolsNames(tools); !slices.Equal(got, want[g.Name]) {
+				t.Errorf("%s %s: tools = %v\nwant %v", g.Name, era, got, want[g.Name])
+			}
+			for _, tool := range tools {
+				name := tool["name"].(string)
+				write := slices.Contains(toolsWrite, name)
+				if toolsDig(tool, "annotations", "readOnlyHint") != !write {
+					t.Errorf("%s: readOnlyHint = %v, want %v", name, toolsDig(tool, "annotations", "readOnlyHint"), !write)
+				}
+				if toolsDig(tool, "annotations", "destructiveHint") != false {
+					t.Errorf("%s: destructiveHint = %v, want false", name, toolsDig(tool, "annotations", "destructiveHint"))
+				}
+				if toolsDig(tool, "inputSchema", "type") != "object" || tool["description"] == "" {
+					t.Errorf("%s: inputSchema %v, description %q", name, tool["inputSchema"], tool["description"])
+				}
+			}
+		}
+	}
+}
+
+func TestTools_getMCPServerVersion(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		for _, user := range []string{"alice", "root"} {
+			sc := h.toolsRead(t, g, user, "get_mcp_server_version", map[string]any{})
+			toolsExpectField(t, sc, app.Version, "version")
+			toolsExpectField(t, sc, strings.ToLower(g.Name), "edition")
+		}
+		h.toolsInvalid(t, g, "alice", "get_mcp_server_version", map[string]any{"verbose": true}, "verbose")
+		h.toolsBlocked(t, g, "get_mcp_server_version", map[string]any{})
+	}
+	// No arguments at all, and any signed-in user on CE.
+	ce := wireGroups(h)[0]
+	for _, user := range []string{"bob", "carol"} {
+		toolsExpectField(t, h.toolsRead(t, ce, user, "get_mcp_server_version", nil), app.Version, "version")
+	}
+}
+
+// TestTools_aliases: gitlab_search and get_work_item_notes call their tools
+// but are never listed, with or without a name prefix.
+func TestTools_aliases(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range wireGroups(h) {
+		for _, era := range wireEras {
+			names := toolsNames(h.toolsList(t, g, era, "alice", nil))
+			for _, alias := range []string{"gitlab_search", "get_work_item_notes"} {
+				if slices.Contains(names, alias) {
+					t.Errorf("%s %s: alias %s is listed", g.Name, era, alias)
+				}
+			}
+			body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{
+				"name": "gl_gitlab_search", "arguments": map[string]any{"scope": "issues", "search": "nebula"}})
+			hd.Set(hdrPrefix, "gl_")
+			sc := toolsSucceeded(t, toolsResult(t, g, era, do(t, http.MethodPost, g.URL, body, hd)))
+			toolsExpectField(t, sc, 2, "pageInfo", "total")
+		}
+		sc := h.toolsRead(t, g, "alice", "gitlab_search", map[string]any{"scope": "projects", "search": "plans"})
+		toolsExpectField(t, sc, "acme/secret-plans", "items", 0, "path_with_namespace")
+	}
+}
+
+// TestTools_readAPI: a read_api token lists only the read-only tools; a
+// write tool is refused with a 403 step-up challenge before it runs, and
+// nothing is written.
+func TestTools_readAPI(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := wireGroups(h)[0]
+	ro, _ := authMint(t, h, "alice", []string{"read_api"}, authDay(7))
+	h.Tokens["alice-ro"] = ro
+	var readOnly []string
+	for _, n := range toolsCE {
+		if !slices.Contains(toolsWrite, n) {
+			readOnly = append(readOnly, n)
+		}
+	}
+	for _, era := range wireEras {
+		if got := toolsNames(h.toolsList(t, ce, era, "alice-ro", nil)); !slices.Equal(got, readOnly) {
+			t.Errorf("%s: read_api lists %v\nwant %v", era, got, readOnly)
+		}
+	}
+	writes := map[string]map[string]any{
+		"create_issue":         {"id": "gitlab-org/gitlab-mcp", "title": "from read_api"},
+		"create_merge_request": {"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "main"},
+		"create_workitem_note": {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "from read_api"},
+	}
+	before := toolsState(t, h)
+	for _, tool := range toolsWrite {
+		for _, era := range wireEras {
+			desc := expect403Scope(t, h, ce, h.toolsCall(t, ce, era, "alice-ro", tool, writes[tool]), "mcp")
+			if !strings.Contains(desc, tool) || !strings.Contains(desc, "read_api") {
+				t.Errorf("%s %s: error_description %q should name the tool and read_api", era, tool, desc)
+			}
+		}
+	}
+	toolsExpectState(t, h, before)
+	// A read tool works under the same token.
+	sc := h.toolsRead(t, ce, "alice-ro", "get_issue", map[string]any{"id": "acme/secret-plans", "issue_iid": 1})
+	toolsExpectField(t, sc, "Q3 acquisition shortlist", "title")
+}

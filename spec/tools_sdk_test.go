@@ -1,0 +1,169 @@
+package spec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The official Go SDK (v1.8.0) client against the GitLab tools, in both
+// eras: it lists every tool across several pages and calls get_issue and
+// create_issue on the demo data.
+
+// toolsSDKTransport adds the bearer token and keeps every tools/list and
+// tools/call response body so the spec can validate them.
+type toolsSDKTransport struct {
+	token string
+
+	mu     sync.Mutex
+	bodies map[string][][]byte // by JSON-RPC method
+}
+
+func (x *toolsSDKTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+x.token)
+	var method string
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		_ = req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		var env struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(b, &env)
+		method = env.Method
+	}
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || (method != "tools/list" && method != "tools/call") {
+		return res, err
+	}
+	b, err := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(b))
+	x.mu.Lock()
+	if x.bodies == nil {
+		x.bodies = map[string][][]byte{}
+	}
+	x.bodies[method] = append(x.bodies[method], b)
+	x.mu.Unlock()
+	return res, nil
+}
+
+func (x *toolsSDKTransport) recorded(method string) [][]byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Clone(x.bodies[method])
+}
+
+// toolsSDKConnect connects the go-sdk client to endpoint as user, asking
+// for version.
+func toolsSDKConnect(t *testing.T, ctx context.Context, endpoint, token, version string) (*mcp.ClientSession, *toolsSDKTransport) {
+	t.Helper()
+	tr := &toolsSDKTransport{token: token}
+	client := mcp.NewClient(&mcp.Implementation{Name: "spec-go-sdk-tools", Version: "1.8.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: endpoint, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, tr
+}
+
+func TestTools_goSDK(t *testing.T) {
+	const pageSize = 3
+	h := startServer(t, withEE(), catalogPageSize(pageSize))
+	mcpProject := toolsProject(t, h, "gitlab-org/gitlab-mcp")
+	for _, era := range []struct{ name, version, rev string }{
+		{"modern", revModern, revModern},
+		{"legacy", rev20251125, rev20251125},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, g := range wireGroups(h) {
+				cs, tr := toolsSDKConnect(t, ctx, g.URL, h.Tokens["alice"], era.version)
+				var names []string
+				for tool, err := range cs.Tools(ctx, nil) {
+					if err != nil {
+						t.Fatalf("%s: list tools: %v", g.Name, err)
+					}
+					names = append(names, tool.Name)
+				}
+				want := map[string][]string{"CE": toolsCE, "EE": toolsEE}[g.Name]
+				if !slices.Equal(names, want) {
+					t.Errorf("%s: the SDK listed %v\nwant %v", g.Name, names, want)
+				}
+				pages := tr.recorded("tools/list")
+				if wantPages := (len(want) + pageSize - 1) / pageSize; len(pages) != wantPages {
+					t.Errorf("%s: the SDK fetched %d pages, want %d", g.Name, len(pages), wantPages)
+				}
+				for _, body := range pages {
+					validateResult(t, era.rev, "ListToolsResult", body)
+				}
+			}
+
+			cs, tr := toolsSDKConnect(t, ctx, h.CE, h.Tokens["alice"], era.version)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_issue", Arguments: map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}})
+			if err != nil {
+				t.Fatalf("get_issue: %v", err)
+			}
+			if res.IsError {
+				t.Fatalf("get_issue isError: %+v", res.Content)
+			}
+			sc, _ := res.StructuredContent.(map[string]any)
+			if sc["title"] != "Support the 2026-07-28 stateless protocol revision" || toolsDig(sc, "author", "username") != "root" {
+				t.Errorf("get_issue structuredContent = %v", sc)
+			}
+
+			title := "Filed by the go-sdk (" + era.name + ")"
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_issue", Arguments: map[string]any{
+				"id": "gitlab-org/gitlab-mcp", "title": title, "labels": []string{"feature"}}})
+			if err != nil {
+				t.Fatalf("create_issue: %v", err)
+			}
+			if res.IsError {
+				t.Fatalf("create_issue isError: %+v", res.Content)
+			}
+			sc, _ = res.StructuredContent.(map[string]any)
+			iid, ok := sc["iid"].(float64)
+			if !ok || sc["title"] != title {
+				t.Fatalf("create_issue structuredContent = %v", sc)
+			}
+			stored, err := h.Env.Store.LoadIssue(ctx, mcpProject.ID, int64(iid))
+			if err != nil || stored.Title != title || stored.Author == nil || stored.Author.Username != "alice" {
+				t.Errorf("stored issue %v: %+v, %v", iid, stored, err)
+			}
+
+			// A tool failure reaches the SDK as a result, not an error.
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_issue", Arguments: map[string]any{"id": "acme/nope", "issue_iid": 1}})
+			if err != nil {
+				t.Fatalf("get_issue of a missing project: %v", err)
+			}
+			if len(res.Content) != 1 {
+				t.Fatalf("missing project: content %v", res.Content)
+			}
+			if text, _ := res.Content[0].(*mcp.TextContent); !res.IsError || text == nil || text.Text != "404 Project Not Found" {
+				t.Errorf("missing project: isError %v, content %+v", res.IsError, res.Content[0])
+			}
+			for _, body := range tr.recorded("tools/call") {
+				validateResult(t, era.rev, "CallToolResult", body)
+			}
+		})
+	}
+}
