@@ -6,17 +6,37 @@ import (
 	"fmt"
 )
 
+// Appender is a result that writes its own JSON onto dst, bypassing
+// encoding/json (which would re-scan and copy pre-encoded parts). It must
+// append exactly one valid JSON object; SizeHint is its approximate length,
+// so the envelope is allocated once.
+type Appender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+	SizeHint() int
+}
+
 // EncodeResult returns the success envelope
 // {"jsonrpc":"2.0","id":…,"result":…} without HTML escaping. A result that
 // encodes as null (a nil interface, nil map or nil pointer) is written as {}:
-// MCP results are always objects. The error is result's encoding error.
+// MCP results are always objects. An [Appender] writes itself. The error is
+// result's encoding error.
 func EncodeResult(id ID, result any) ([]byte, error) {
-	b := make([]byte, 0, 256)
+	size := 256
+	ap, isAppender := result.(Appender)
+	if isAppender {
+		size += ap.SizeHint()
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = id.appendTo(b)
 	b = append(b, `,"result":`...)
 	start := len(b)
-	b, err := appendJSON(b, result)
+	var err error
+	if isAppender {
+		b, err = ap.AppendJSON(b)
+	} else {
+		b, err = appendJSON(b, result)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}

@@ -184,3 +184,21 @@ func BenchmarkEncodeResult(b *testing.B) {
 		}
 	}
 }
+
+type rawAppender string
+
+func (r rawAppender) AppendJSON(dst []byte) ([]byte, error) { return append(dst, r...), nil }
+func (r rawAppender) SizeHint() int                         { return len(r) }
+
+func TestEncodeResult_appender(t *testing.T) {
+	b, err := EncodeResult(IntID(7), rawAppender(`{"tools":[{"name":"a<b"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a<b"}]}}`; string(b) != want {
+		t.Fatalf("EncodeResult = %s, want %s", b, want)
+	}
+	if cap(b) < len(b) || cap(b) > 256+len(`{"tools":[{"name":"a<b"}]}`)+64 {
+		t.Errorf("cap = %d: the size hint was not used", cap(b))
+	}
+}

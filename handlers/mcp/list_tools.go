@@ -8,18 +8,54 @@ import (
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/catalog"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 type listToolsParams struct {
 	Cursor *string `json:"cursor"`
 }
 
+// listToolsResult is a tools/list result. It writes itself
+// (jsonrpc.Appender): the tools are pre-encoded in the snapshot and are
+// copied once, straight into the response envelope.
 type listToolsResult struct {
 	resultFields
-	Tools      json.RawMessage `json:"tools"`
-	NextCursor string          `json:"nextCursor,omitempty"`
-	TTLMs      *int64          `json:"ttlMs,omitempty"`
-	CacheScope string          `json:"cacheScope,omitempty"`
+	NextCursor string `json:"nextCursor,omitempty"`
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
+
+	entries []*tools.Entry
+	prefix  string
+}
+
+// SizeHint implements jsonrpc.Appender.
+func (r *listToolsResult) SizeHint() int {
+	n := 16
+	for _, e := range r.entries {
+		n += e.JSONSize(r.prefix) + 1
+	}
+	return n + 512 // the other fields
+}
+
+// AppendJSON implements jsonrpc.Appender: {"tools":[…], other fields}.
+func (r *listToolsResult) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"tools":[`...)
+	for i, e := range r.entries {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.AppendJSON(dst, r.prefix)
+	}
+	dst = append(dst, ']')
+	rest, err := json.Marshal(r) // the small fields; tools are unexported
+	if err != nil {
+		return dst, err
+	}
+	if len(rest) > 2 { // not "{}"
+		dst = append(dst, ',')
+		dst = append(dst, rest[1:len(rest)-1]...)
+	}
+	return append(dst, '}'), nil
 }
 
 // listTools answers tools/list: the tools this caller may use on this group,
@@ -56,22 +92,12 @@ func (s *Server) listTools(x *exchange) (any, *jsonrpc.Error) {
 	// Page returns names with the prefix applied; the snapshot knows the
 	// stored names.
 	prefix := filter.Prefix()
-	buf := make([]byte, 0, 512*len(page.Tools)+2)
-	buf = append(buf, '[')
-	n := 0
+	res := &listToolsResult{NextCursor: page.NextCursor, prefix: prefix, entries: make([]*tools.Entry, 0, len(page.Tools))}
 	for i := range page.Tools {
-		entry, ok := snap.Lookup(page.Tools[i].Name[len(prefix):])
-		if !ok {
-			continue
+		if entry, ok := snap.Lookup(page.Tools[i].Name[len(prefix):]); ok {
+			res.entries = append(res.entries, entry)
 		}
-		if n > 0 {
-			buf = append(buf, ',')
-		}
-		buf = entry.AppendJSON(buf, prefix)
-		n++
 	}
-	buf = append(buf, ']')
-	res := listToolsResult{Tools: buf, NextCursor: page.NextCursor}
 	if x.modern {
 		res.resultFields = s.modernFields()
 		ttl := ms(s.cfg.ListTTL)

@@ -235,12 +235,36 @@ func (s *Snapshot) Lookup(name string) (*Entry, bool) {
 // Index returns the entry of Tools[i].
 func (s *Snapshot) Index(i int) *Entry { return &s.Entries[i] }
 
+// JSONSize is the length of AppendJSON's output (the name's escaping
+// aside).
+func (e *Entry) JSONSize(prefix string) int {
+	return len(`{"name":""`) + len(prefix) + len(e.Tool.Name) + len(e.encoded)
+}
+
 // AppendJSON appends the tool's tools/list object with its name prefixed.
 func (e *Entry) AppendJSON(dst []byte, prefix string) []byte {
 	dst = append(dst, `{"name":`...)
-	name, _ := json.Marshal(prefix + e.Tool.Name)
-	dst = append(dst, name...)
+	if plainJSON(prefix) && plainJSON(e.Tool.Name) { // the usual case: no escaping
+		dst = append(dst, '"')
+		dst = append(dst, prefix...)
+		dst = append(dst, e.Tool.Name...)
+		dst = append(dst, '"')
+	} else {
+		name, _ := json.Marshal(prefix + e.Tool.Name)
+		dst = append(dst, name...)
+	}
 	return append(dst, e.encoded...)
+}
+
+// plainJSON reports whether s can stand in a JSON string as is: printable
+// ASCII without quote or backslash.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func encodeTool(t *models.Tool) ([]byte, error) {
