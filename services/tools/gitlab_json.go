@@ -64,15 +64,26 @@ type issueLinksJSON struct {
 	Project    string `json:"project"`
 }
 
+// issuableJSON are the leading fields GitLab's issue and merge request
+// entities share.
+type issuableJSON struct {
+	ID          int64  `json:"id"`
+	IID         int64  `json:"iid"`
+	ProjectID   int64  `json:"project_id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	State       string `json:"state"`
+	CreatedAt   string `json:"created_at"`
+	UpdatedAt   string `json:"updated_at"`
+}
+
+func issuable(id, iid, projectID int64, title, description, state string, created, updated time.Time) issuableJSON {
+	return issuableJSON{ID: id, IID: iid, ProjectID: projectID, Title: title, Description: description,
+		State: state, CreatedAt: apiTime(created), UpdatedAt: apiTime(updated)}
+}
+
 type issueJSON struct {
-	ID             int64          `json:"id"`
-	IID            int64          `json:"iid"`
-	ProjectID      int64          `json:"project_id"`
-	Title          string         `json:"title"`
-	Description    string         `json:"description"`
-	State          string         `json:"state"`
-	CreatedAt      string         `json:"created_at"`
-	UpdatedAt      string         `json:"updated_at"`
+	issuableJSON
 	ClosedAt       *string        `json:"closed_at"`
 	ClosedBy       *userJSON      `json:"closed_by"`
 	Labels         []string       `json:"labels"`
@@ -97,9 +108,8 @@ func (g *gitlab) issue(p *models.Project, i *models.Issue, notes int64) *issueJS
 	iid := strconv.FormatInt(i.IID, 10)
 	self := g.base + "/api/v4/projects/" + strconv.FormatInt(p.ID, 10) + "/issues/" + iid
 	out := &issueJSON{
-		ID: i.ID, IID: i.IID, ProjectID: i.ProjectID, Title: i.Title, Description: i.Description,
-		State: string(i.State), CreatedAt: apiTime(i.CreatedAt), UpdatedAt: apiTime(i.UpdatedAt),
-		ClosedAt: apiTimePtr(i.ClosedAt), Labels: labelNames(i.Labels), Assignees: g.users(i.Assignees),
+		issuableJSON: issuable(i.ID, i.IID, i.ProjectID, i.Title, i.Description, string(i.State), i.CreatedAt, i.UpdatedAt),
+		ClosedAt:     apiTimePtr(i.ClosedAt), Labels: labelNames(i.Labels), Assignees: g.users(i.Assignees),
 		Author: g.user(i.Author), Type: "ISSUE", UserNotesCount: notes, Confidential: i.Confidential,
 		IssueType: "issue", WebURL: g.projectURL(p) + "/-/issues/" + iid,
 		References: referencesJSON{Short: "#" + iid, Relative: "#" + iid, Full: p.PathWithNamespace + "#" + iid},
@@ -149,14 +159,7 @@ type mergeRequestUserJSON struct {
 }
 
 type mergeRequestJSON struct {
-	ID                  int64          `json:"id"`
-	IID                 int64          `json:"iid"`
-	ProjectID           int64          `json:"project_id"`
-	Title               string         `json:"title"`
-	Description         string         `json:"description"`
-	State               string         `json:"state"`
-	CreatedAt           string         `json:"created_at"`
-	UpdatedAt           string         `json:"updated_at"`
+	issuableJSON
 	MergedBy            *userJSON      `json:"merged_by"`
 	MergedAt            *string        `json:"merged_at"`
 	ClosedBy            *userJSON      `json:"closed_by"`
@@ -195,9 +198,8 @@ type mergeRequestJSON struct {
 func (g *gitlab) mergeRequest(p *models.Project, mr *models.MergeRequest, notes int64) *mergeRequestJSON {
 	iid := strconv.FormatInt(mr.IID, 10)
 	out := &mergeRequestJSON{
-		ID: mr.ID, IID: mr.IID, ProjectID: mr.ProjectID, Title: mr.Title, Description: mr.Description,
-		State: string(mr.State), CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt),
-		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt),
+		issuableJSON: issuable(mr.ID, mr.IID, mr.ProjectID, mr.Title, mr.Description, string(mr.State), mr.CreatedAt, mr.UpdatedAt),
+		MergedAt:     apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt),
 		TargetBranch: mr.TargetBranch, SourceBranch: mr.SourceBranch, UserNotesCount: notes,
 		Author: g.user(mr.Author), Assignees: g.users(mr.Assignees), Reviewers: g.users(mr.Reviewers),
 		SourceProjectID: mr.ProjectID, TargetProjectID: mr.ProjectID, Labels: labelNames(mr.Labels),

@@ -29,10 +29,35 @@ func mrSchema(paged bool, items string) obj {
 	return props
 }
 
-// readableMergeRequest resolves the project and the merge request: a
-// missing or hidden one (Guests of private projects see none) is "404 Merge
+// mrCall is a merge request tool's call resolved: the caller, the
+// arguments, the project and the merge request.
+type mrCall struct {
+	user *models.User
+	args mrArgs
+	pa   *projectAccess
+	mr   *models.MergeRequest
+}
+
+// readableMergeRequest resolves a merge request tool's call: a missing or
+// hidden merge request (Guests of private projects see none) is "404 Merge
 // Request Not Found".
-func (g *gitlab) readableMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+func (g *gitlab) readableMergeRequest(ctx context.Context, call *Call) (*mrCall, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	c := &mrCall{user: u}
+	if err := decodeArgs(call.Arguments, &c.args); err != nil {
+		return nil, err
+	}
+	c.pa, c.mr, err = g.findReadableMergeRequest(ctx, u, &c.args)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
 	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
 	if err != nil {
 		return nil, nil, err
@@ -73,19 +98,11 @@ func (g *gitlab) getMergeRequest() Definition {
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
 		Run: func(ctx context.Context, call *Call) (*Result, error) {
-			u, err := g.viewer(call)
+			c, err := g.readableMergeRequest(ctx, call)
 			if err != nil {
 				return nil, err
 			}
-			var args mrArgs
-			if err := decodeArgs(call.Arguments, &args); err != nil {
-				return nil, err
-			}
-			pa, mr, err := g.readableMergeRequest(ctx, u, &args)
-			if err != nil {
-				return nil, err
-			}
-			return g.mergeRequestResult(ctx, g.store, u, pa, mr)
+			return g.mergeRequestResult(ctx, g.store, c.user, c.pa, c.mr)
 		},
 	}
 }
@@ -149,31 +166,24 @@ func (g *gitlab) getMergeRequestCommits() Definition {
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
 		Run: func(ctx context.Context, call *Call) (*Result, error) {
-			u, err := g.viewer(call)
+			c, err := g.readableMergeRequest(ctx, call)
 			if err != nil {
 				return nil, err
 			}
-			var args mrArgs
-			if err := decodeArgs(call.Arguments, &args); err != nil {
-				return nil, err
-			}
-			pa, mr, err := g.readableMergeRequest(ctx, u, &args)
-			if err != nil {
-				return nil, err
-			}
-			page, perPage := paging(args.Page, args.PerPage)
-			commits, total, err := g.store.PageMergeRequestCommits(ctx, mr.ID, perPage, (page-1)*perPage)
+			page, perPage := paging(c.args.Page, c.args.PerPage)
+			commits, total, err := g.store.PageMergeRequestCommits(ctx, c.mr.ID, perPage, (page-1)*perPage)
 			if err != nil {
 				return nil, err
 			}
 			items := make([]commitJSON, 0, len(commits))
-			for _, c := range commits {
+			commitURL := g.projectURL(c.pa.project) + "/-/commit/"
+			for _, cm := range commits {
 				items = append(items, commitJSON{
-					ID: c.SHA, ShortID: c.ShortID, CreatedAt: apiTime(c.CommittedDate), ParentIDs: []string{},
-					Title: c.Title, Message: c.Message, AuthorName: c.AuthorName, AuthorEmail: c.AuthorEmail,
-					AuthoredDate: apiTime(c.AuthoredDate), CommitterName: c.CommitterName,
-					CommitterEmail: c.CommitterEmail, CommittedDate: apiTime(c.CommittedDate),
-					Trailers: map[string]string{}, WebURL: g.projectURL(pa.project) + "/-/commit/" + c.SHA,
+					ID: cm.SHA, ShortID: cm.ShortID, CreatedAt: apiTime(cm.CommittedDate), ParentIDs: []string{},
+					Title: cm.Title, Message: cm.Message, AuthorName: cm.AuthorName, AuthorEmail: cm.AuthorEmail,
+					AuthoredDate: apiTime(cm.AuthoredDate), CommitterName: cm.CommitterName,
+					CommitterEmail: cm.CommitterEmail, CommittedDate: apiTime(cm.CommittedDate),
+					Trailers: map[string]string{}, WebURL: commitURL + cm.SHA,
 				})
 			}
 			return jsonResult(listJSON[commitJSON]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
@@ -203,20 +213,12 @@ func (g *gitlab) getMergeRequestDiffs() Definition {
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
 		Run: func(ctx context.Context, call *Call) (*Result, error) {
-			u, err := g.viewer(call)
+			c, err := g.readableMergeRequest(ctx, call)
 			if err != nil {
 				return nil, err
 			}
-			var args mrArgs
-			if err := decodeArgs(call.Arguments, &args); err != nil {
-				return nil, err
-			}
-			_, mr, err := g.readableMergeRequest(ctx, u, &args)
-			if err != nil {
-				return nil, err
-			}
-			page, perPage := paging(args.Page, args.PerPage)
-			diffs, total, err := g.store.PageMergeRequestDiffs(ctx, mr.ID, perPage, (page-1)*perPage)
+			page, perPage := paging(c.args.Page, c.args.PerPage)
+			diffs, total, err := g.store.PageMergeRequestDiffs(ctx, c.mr.ID, perPage, (page-1)*perPage)
 			if err != nil {
 				return nil, err
 			}
@@ -241,25 +243,17 @@ func (g *gitlab) getMergeRequestPipelines() Definition {
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
 		Run: func(ctx context.Context, call *Call) (*Result, error) {
-			u, err := g.viewer(call)
+			c, err := g.readableMergeRequest(ctx, call)
 			if err != nil {
 				return nil, err
 			}
-			var args mrArgs
-			if err := decodeArgs(call.Arguments, &args); err != nil {
-				return nil, err
-			}
-			pa, mr, err := g.readableMergeRequest(ctx, u, &args)
-			if err != nil {
-				return nil, err
-			}
-			pipelines, total, err := g.store.MergeRequestPipelines(ctx, mr, maxPerPage)
+			pipelines, total, err := g.store.MergeRequestPipelines(ctx, c.mr, maxPerPage)
 			if err != nil {
 				return nil, err
 			}
 			items := make([]*pipelineJSON, 0, len(pipelines))
 			for k := range pipelines {
-				items = append(items, g.pipeline(pa.project, &pipelines[k]))
+				items = append(items, g.pipeline(c.pa.project, &pipelines[k]))
 			}
 			return jsonResult(listJSON[*pipelineJSON]{Items: items, PageInfo: newRESTPageInfo(1, maxPerPage, total)})
 		},
