@@ -167,9 +167,15 @@ func do(t testing.TB, method, url, body string, header http.Header) *response {
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 	}
+	return send(t, req)
+}
+
+// send performs req and reads the whole response.
+func send(t testing.TB, req *http.Request) *response {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)

@@ -336,3 +336,20 @@ func toolsExpectField(t testing.TB, doc any, want any, path ...any) {
 		t.Errorf("%v = %v, want %v", path, got, want)
 	}
 }
+
+// overrideArgs returns a copy of base with kv's key/value pairs applied; a
+// nil value deletes the key. Validation specs break one argument at a time.
+func overrideArgs(base map[string]any, kv ...any) map[string]any {
+	m := make(map[string]any, len(base))
+	for k, v := range base {
+		m[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(m, kv[i].(string))
+		} else {
+			m[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return m
+}

@@ -234,15 +234,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 
 	t.Run("validation errors and conflicts change nothing", func(t *testing.T) {
 		args := func(kv ...any) map[string]any {
-			m := map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover"}
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i+1] == nil {
-					delete(m, kv[i].(string))
-				} else {
-					m[kv[i].(string)] = kv[i+1]
-				}
-			}
-			return m
+			return overrideArgs(map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover"}, kv...)
 		}
 		for _, c := range []struct {
 			args map[string]any

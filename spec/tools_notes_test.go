@@ -177,15 +177,7 @@ func TestTools_createWorkItemNote(t *testing.T) {
 
 	t.Run("validation errors change nothing", func(t *testing.T) {
 		on1 := func(kv ...any) map[string]any {
-			m := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b"}
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i+1] == nil {
-					delete(m, kv[i].(string))
-				} else {
-					m[kv[i].(string)] = kv[i+1]
-				}
-			}
-			return m
+			return overrideArgs(map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b"}, kv...)
 		}
 		for _, c := range []struct {
 			args map[string]any

@@ -3,7 +3,6 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -67,16 +66,7 @@ func wireSend(t testing.TB, method, url, body string, hdr http.Header, host stri
 	if host != "" {
 		req.Host = host
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("read body: %v", err)
-	}
-	return &response{Status: res.StatusCode, Header: res.Header, Body: b}
+	return send(t, req)
 }
 
 // modernRequest returns the body and headers of a well-formed Modern
