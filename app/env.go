@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gitlab.com/glmcp/glmcp/services/store"
 )
@@ -40,9 +37,14 @@ func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// OpenEnv opens and migrates the configured store and settles the secret:
-// GLMCP_SECRET, or for the embedded store one generated on first start and
-// kept beside it.
+// secretSetting is the glmcp_settings key of the generated instance secret.
+const secretSetting = "instance_secret"
+
+// OpenEnv opens and migrates the configured store and settles the instance
+// secret: GLMCP_SECRET when set (it must then be the same on every
+// instance, and equal to a GitLab instance's secret for its token digests to
+// verify here); otherwise one generated on first start and kept in the
+// database, so every instance sharing it agrees and tokens survive restarts.
 func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
 	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret}
 	if e.DSN == "" {
@@ -52,16 +54,6 @@ func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 		}
 		e.DSN = filepath.Join(cfg.DataDir, "glmcp.db")
 	}
-	if e.Secret == "" {
-		if !e.Embedded {
-			return nil, errors.New("GLMCP_SECRET is required with PostgreSQL: every instance sharing the database must use the same secret (at least 32 characters)")
-		}
-		s, err := loadOrCreateSecret(filepath.Join(cfg.DataDir, "secret"))
-		if err != nil {
-			return nil, err
-		}
-		e.Secret = s
-	}
 	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -70,31 +62,29 @@ func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 		_ = st.Close()
 		return nil, fmt.Errorf("migrate store: %w", err)
 	}
+	if e.Secret == "" {
+		if e.Secret, err = generatedSecret(ctx, st); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+	}
 	e.Store = st
 	return e, nil
 }
 
-// loadOrCreateSecret keeps the embedded store's generated secret beside it,
-// readable only by its owner, so tokens survive restarts.
-func loadOrCreateSecret(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		s := strings.TrimSpace(string(b))
-		if len(s) < 32 {
-			return "", fmt.Errorf("secret file %s: must hold at least 32 characters", path)
-		}
-		return s, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read secret file: %w", err)
-	}
+// generatedSecret returns the instance secret kept in the database,
+// generating it the first time.
+func generatedSecret(ctx context.Context, st *store.Store) (string, error) {
 	buf := make([]byte, 48)
 	if _, err := rand.Read(buf); err != nil {
 		return "", fmt.Errorf("generate secret: %w", err)
 	}
-	s := base64.RawURLEncoding.EncodeToString(buf)
-	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write secret file: %w", err)
+	s, err := st.EnsureSetting(ctx, secretSetting, base64.RawURLEncoding.EncodeToString(buf))
+	if err != nil {
+		return "", fmt.Errorf("instance secret: %w", err)
+	}
+	if len(s) < 32 {
+		return "", fmt.Errorf("instance secret in glmcp_settings: must hold at least 32 characters")
 	}
 	return s, nil
 }

@@ -80,16 +80,28 @@ func TestConfigValidation_allErrors(t *testing.T) {
 	}
 }
 
-// Ensure PostgreSQL requires an explicit secret (instances sharing a
-// database must agree on it).
-func TestConfigPostgresNeedsSecret(t *testing.T) {
+// Without GLMCP_SECRET every command on the same database uses the one
+// secret generated on first start (kept in glmcp_settings): a token minted
+// by one process verifies in another.
+func TestConfigGeneratedSecretIsShared(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b *backend) {
-		if b.dsn == "" {
-			t.Skip("PostgreSQL only")
+		noSecret := map[string]string{"GLMCP_SECRET": ""}
+		_, _, err := b.runEnv(t, noSecret, "users", "create", "--username", "gen", "--email", "gen@example.com")
+		if err != nil {
+			t.Fatalf("users create without a secret: %v", err)
 		}
-		_, _, err := b.runEnv(t, map[string]string{"GLMCP_SECRET": ""}, "migrate")
-		if err == nil || !strings.Contains(err.Error(), "GLMCP_SECRET is required with PostgreSQL") {
-			t.Fatalf("migrate without a secret: %v, want GLMCP_SECRET is required", err)
+		raw, _, err := b.runEnv(t, noSecret, "tokens", "create", "--user", "gen", "--scopes", "mcp")
+		if err != nil {
+			t.Fatalf("tokens create without a secret: %v", err)
+		}
+		raw = strings.TrimSpace(raw)
+		// A second process revoking by the clear token must find its digest.
+		if _, _, err := b.runEnv(t, noSecret, "tokens", "revoke", "--token", raw); err != nil {
+			t.Fatalf("revoke by token in another process: %v (the generated secret differs)", err)
+		}
+		var stored string
+		if err := b.store(t).DB().Raw(`SELECT value FROM glmcp_settings WHERE key = 'instance_secret'`).Scan(&stored).Error; err != nil || len(stored) < 32 {
+			t.Fatalf("generated secret not kept: %q, %v", stored, err)
 		}
 	})
 }

@@ -109,9 +109,10 @@ func (b *backend) secret(t *testing.T) string {
 	if b.dsn != "" {
 		return testSecret
 	}
-	s, err := readFileTrim(filepath.Join(b.dataDir, "secret"))
-	if err != nil {
-		t.Fatalf("read generated secret: %v", err)
+	// The embedded store keeps its generated secret in glmcp_settings.
+	var s string
+	if err := b.store(t).DB().Raw(`SELECT value FROM glmcp_settings WHERE key = 'instance_secret'`).Scan(&s).Error; err != nil || len(s) < 32 {
+		t.Fatalf("read generated secret: %q, %v", s, err)
 	}
 	return s
 }
