@@ -1,0 +1,168 @@
+package middleware_test
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"gitlab.com/glmcp/glmcp/middleware"
+)
+
+// metricsEngine serves POST /api/v4/:group/mcp (a route template) behind
+// RequestLogger and Metrics; the handler sets the log fields from the
+// request's X-Era, X-Method, X-Tool headers, and X-SSE makes it stream.
+func metricsEngine() *gin.Engine {
+	r := gin.New()
+	r.Use(middleware.RequestLogger(slog.New(slog.DiscardHandler)), middleware.Metrics())
+	r.POST("/api/v4/:group/mcp", func(c *gin.Context) {
+		f := middleware.Fields(c.Request.Context())
+		f.Era = c.GetHeader("X-Era")
+		f.RPCMethod = c.GetHeader("X-Method")
+		f.Tool = c.GetHeader("X-Tool")
+		if c.GetHeader("X-SSE") != "" {
+			c.Header("Content-Type", "text/event-stream")
+			c.Status(http.StatusOK)
+			return
+		}
+		c.String(http.StatusAccepted, "ok")
+	})
+	return r
+}
+
+// gather reads the request collectors through a fresh registry.
+func gather(t *testing.T) []*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(middleware.Collectors()...)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	return mfs
+}
+
+// metricValue returns the counter value, or histogram sample count, of the
+// series of family name with exactly labels (0 when absent).
+func metricValue(t *testing.T, name string, labels map[string]string) float64 {
+	t.Helper()
+	for _, mf := range gather(t) {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) != len(labels) {
+				continue
+			}
+			for _, lp := range m.GetLabel() {
+				if v, ok := labels[lp.GetName()]; !ok || v != lp.GetValue() {
+					continue series
+				}
+			}
+			if h := m.GetHistogram(); h != nil {
+				return float64(h.GetSampleCount())
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
+func TestMetrics(t *testing.T) {
+	const route = "/api/v4/:group/mcp"
+	tests := []struct {
+		name       string
+		path       string
+		headers    map[string]string
+		requests   map[string]string // labels of glmcp_http_requests_total
+		durationOK bool              // a latency sample is expected
+		tool       map[string]string // labels of glmcp_tool_calls_total, if any
+	}{
+		{
+			name:       "known method",
+			path:       "/api/v4/metrics-known/mcp",
+			headers:    map[string]string{"X-Era": "2026-07-28", "X-Method": "tools/call", "X-Tool": "metrics_test_tool"},
+			requests:   map[string]string{"route": route, "era": "2026-07-28", "rpc_method": "tools/call", "status": "202"},
+			durationOK: true,
+			tool:       map[string]string{"tool": "metrics_test_tool", "status": "202"},
+		},
+		{
+			name:       "unknown method is bounded to other",
+			path:       "/api/v4/metrics-unknown/mcp",
+			headers:    map[string]string{"X-Era": "legacy-metrics-test", "X-Method": "evil/method-1234567"},
+			requests:   map[string]string{"route": route, "era": "legacy-metrics-test", "rpc_method": "other", "status": "202"},
+			durationOK: true,
+		},
+		{
+			name:       "no method",
+			path:       "/api/v4/metrics-none/mcp",
+			headers:    map[string]string{"X-Era": "none-metrics-test"},
+			requests:   map[string]string{"route": route, "era": "none-metrics-test", "rpc_method": "", "status": "202"},
+			durationOK: true,
+		},
+		{
+			name:       "event stream is counted but not timed",
+			path:       "/api/v4/metrics-sse/mcp",
+			headers:    map[string]string{"X-Era": "sse-metrics-test", "X-Method": "subscriptions/listen", "X-SSE": "1"},
+			requests:   map[string]string{"route": route, "era": "sse-metrics-test", "rpc_method": "subscriptions/listen", "status": "200"},
+			durationOK: false,
+		},
+		{
+			name:     "unmatched route",
+			path:     "/metrics-test/no/such/route",
+			requests: map[string]string{"route": "unmatched", "era": "", "rpc_method": "", "status": "404"},
+		},
+	}
+	r := metricsEngine()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dur := map[string]string{"route": tt.requests["route"], "rpc_method": tt.requests["rpc_method"]}
+			beforeReq := metricValue(t, "glmcp_http_requests_total", tt.requests)
+			beforeDur := metricValue(t, "glmcp_http_request_duration_seconds", dur)
+			var beforeTool float64
+			if tt.tool != nil {
+				beforeTool = metricValue(t, "glmcp_tool_calls_total", tt.tool)
+			}
+
+			req := httptest.NewRequest(http.MethodPost, tt.path, nil)
+			for k, v := range tt.headers {
+				req.Header.Set(k, v)
+			}
+			r.ServeHTTP(httptest.NewRecorder(), req)
+
+			if d := metricValue(t, "glmcp_http_requests_total", tt.requests) - beforeReq; d != 1 {
+				t.Fatalf("glmcp_http_requests_total%v grew by %v, want 1", tt.requests, d)
+			}
+			if tt.requests["route"] == route {
+				want := 0.0
+				if tt.durationOK {
+					want = 1
+				}
+				if d := metricValue(t, "glmcp_http_request_duration_seconds", dur) - beforeDur; d != want {
+					t.Fatalf("duration samples%v grew by %v, want %v", dur, d, want)
+				}
+			}
+			if tt.tool != nil {
+				if d := metricValue(t, "glmcp_tool_calls_total", tt.tool) - beforeTool; d != 1 {
+					t.Fatalf("glmcp_tool_calls_total%v grew by %v, want 1", tt.tool, d)
+				}
+			}
+		})
+	}
+
+	// The raw path never becomes a label value.
+	for _, mf := range gather(t) {
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == "route" && lp.GetValue() != route && lp.GetValue() != "unmatched" {
+					t.Fatalf("%s has route label %q, want the template or unmatched", mf.GetName(), lp.GetValue())
+				}
+			}
+		}
+	}
+}
