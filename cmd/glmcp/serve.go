@@ -33,6 +33,19 @@ func newServeCommand(a *cli) *cobra.Command {
 // finish, background workers stop.
 func (a *cli) serve(ctx context.Context) error {
 	logger := a.logger()
+	// Bind first: a taken port fails before any work, and with port 0 the
+	// real address is known before the banner and the public URL use it.
+	ln, err := net.Listen("tcp", a.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", a.cfg.Listen, err)
+	}
+	defer ln.Close()
+	if addr := ln.Addr().String(); addr != a.cfg.Listen {
+		if a.cfg.PublicURL == "http://"+a.cfg.Listen { // the default follows the address
+			a.cfg.PublicURL = "http://" + addr
+		}
+		a.cfg.Listen = addr
+	}
 	e, err := a.openEnv(ctx)
 	if err != nil {
 		return err
@@ -55,10 +68,6 @@ func (a *cli) serve(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	ln, err := net.Listen("tcp", a.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", a.cfg.Listen, err)
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "edition", string(a.cfg.Edition),
 		"store", e.Store.Dialect(), "public_url", a.cfg.PublicURL, "version", app.Version)
