@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -32,6 +33,11 @@ var demoScopes = []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit
 // demo user. Tokens exist in clear only in the returned values.
 func SeedDemo(ctx context.Context, e *Env) ([]DemoToken, error) {
 	w, err := store.SeedDemo(ctx, e.Store)
+	if errors.Is(err, models.ErrConflict) {
+		return nil, fmt.Errorf("seed demo data: this store already has users, groups or projects with the demo's names "+
+			"(users root, alice, bob, carol, dave; groups gitlab-org, acme) that the demo did not create; "+
+			"seed an empty store instead: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
