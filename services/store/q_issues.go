@@ -11,14 +11,18 @@ import (
 
 // LoadIssue returns issue iid of project projectID with its author and
 // assignees (ordered by user id), or models.ErrNotFound. It does not check
-// permissions.
+// permissions. It runs two statements: the issue, then its author and
+// assignees together (see people).
 func (s *Store) LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error) {
 	var i models.Issue
-	err := s.conn(ctx).Preload("Author").Preload("Assignees", orderByID).
-		Where("project_id = ? AND iid = ?", projectID, iid).Take(&i).Error
-	if err != nil {
+	if err := s.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid).Take(&i).Error; err != nil {
 		return nil, fmt.Errorf("load issue #%d of project %d: %w", iid, projectID, translate(err))
 	}
+	ppl, err := s.people(ctx, i.AuthorID, i.ID, issueAssignees)
+	if err != nil {
+		return nil, fmt.Errorf("load author and assignees of issue %d: %w", i.ID, err)
+	}
+	i.Author, i.Assignees = ppl.author, ppl.linked[issueAssignees.role]
 	return &i, nil
 }
 

@@ -11,14 +11,19 @@ import (
 // LoadMergeRequest returns merge request iid of project projectID with its
 // author, assignees and reviewers (ordered by user id), or
 // models.ErrNotFound. It does not check permissions; commits and diffs are
-// not loaded.
+// not loaded. It runs two statements: the merge request, then its author,
+// assignees and reviewers together (see people).
 func (s *Store) LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
 	var mr models.MergeRequest
-	err := s.conn(ctx).Preload("Author").Preload("Assignees", orderByID).Preload("Reviewers", orderByID).
-		Where("project_id = ? AND iid = ?", projectID, iid).Take(&mr).Error
-	if err != nil {
+	if err := s.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid).Take(&mr).Error; err != nil {
 		return nil, fmt.Errorf("load merge request !%d of project %d: %w", iid, projectID, translate(err))
 	}
+	ppl, err := s.people(ctx, mr.AuthorID, mr.ID, mergeRequestAssignees, mergeRequestReviewers)
+	if err != nil {
+		return nil, fmt.Errorf("load author, assignees and reviewers of merge request %d: %w", mr.ID, err)
+	}
+	mr.Author = ppl.author
+	mr.Assignees, mr.Reviewers = ppl.linked[mergeRequestAssignees.role], ppl.linked[mergeRequestReviewers.role]
 	return &mr, nil
 }
 
@@ -43,12 +48,11 @@ func (s *Store) PageMergeRequestCommits(ctx context.Context, mrID int64, limit, 
 // from offset, in diff order, and the total number of changed files.
 func (s *Store) PageMergeRequestDiffs(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestDiff, int64, error) {
 	out := []models.MergeRequestDiff{}
-	var total int64
-	q := s.conn(ctx).Model(&models.MergeRequestDiff{}).Where("merge_request_id = ?", mrID)
-	if err := q.Count(&total).Error; err != nil {
-		return nil, 0, fmt.Errorf("count diffs of merge request %d: %w", mrID, translate(err))
+	total, err := s.CountMergeRequestDiffs(ctx, mrID)
+	if err != nil {
+		return nil, 0, err
 	}
-	err := s.conn(ctx).Where("merge_request_id = ?", mrID).Order("position").
+	err = s.conn(ctx).Where("merge_request_id = ?", mrID).Order("position").
 		Limit(limit).Offset(offset).Find(&out).Error
 	if err != nil {
 		return nil, 0, fmt.Errorf("list diffs of merge request %d: %w", mrID, translate(err))
@@ -56,24 +60,53 @@ func (s *Store) PageMergeRequestDiffs(ctx context.Context, mrID int64, limit, of
 	return out, total, nil
 }
 
+// CountMergeRequestDiffs returns how many files merge request mrID
+// changes.
+func (s *Store) CountMergeRequestDiffs(ctx context.Context, mrID int64) (int64, error) {
+	var total int64
+	q := s.conn(ctx).Model(&models.MergeRequestDiff{}).Where("merge_request_id = ?", mrID)
+	if err := q.Count(&total).Error; err != nil {
+		return 0, fmt.Errorf("count diffs of merge request %d: %w", mrID, translate(err))
+	}
+	return total, nil
+}
+
 // MergeRequestPipelines returns up to limit pipelines of merge request mr,
 // newest first, and how many there are in all. As in GitLab, they are the
 // merge request pipelines (merge_request_id) plus the branch pipelines of
 // its source branch that ran on one of its commits.
 func (s *Store) MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, int64, error) {
-	cond := "project_id = ? AND (merge_request_id = ? OR (ref = ? AND sha IN " +
-		"(SELECT c.sha FROM merge_request_commits c WHERE c.merge_request_id = ?)))"
-	args := []any{mr.ProjectID, mr.ID, mr.SourceBranch, mr.ID}
+	cond, args := mergeRequestPipelinesSQL(mr)
 	var total int64
 	if err := s.conn(ctx).Model(&models.Pipeline{}).Where(cond, args...).Count(&total).Error; err != nil {
 		return nil, 0, fmt.Errorf("count pipelines of merge request %d: %w", mr.ID, translate(err))
 	}
+	out, err := s.LatestMergeRequestPipelines(ctx, mr, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// LatestMergeRequestPipelines is MergeRequestPipelines without the total:
+// up to limit pipelines of merge request mr, newest first, in one
+// statement.
+func (s *Store) LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, error) {
+	cond, args := mergeRequestPipelinesSQL(mr)
 	out := []models.Pipeline{}
 	err := s.conn(ctx).Where(cond, args...).Order("id DESC").Limit(limit).Find(&out).Error
 	if err != nil {
-		return nil, 0, fmt.Errorf("list pipelines of merge request %d: %w", mr.ID, translate(err))
+		return nil, fmt.Errorf("list pipelines of merge request %d: %w", mr.ID, translate(err))
 	}
-	return out, total, nil
+	return out, nil
+}
+
+// mergeRequestPipelinesSQL is the condition on ci_pipelines selecting the
+// pipelines of merge request mr, with its arguments.
+func mergeRequestPipelinesSQL(mr *models.MergeRequest) (string, []any) {
+	return "project_id = ? AND (merge_request_id = ? OR (ref = ? AND sha IN " +
+			"(SELECT c.sha FROM merge_request_commits c WHERE c.merge_request_id = ?)))",
+		[]any{mr.ProjectID, mr.ID, mr.SourceBranch, mr.ID}
 }
 
 // FindOpenMergeRequest returns the open merge request of project projectID

@@ -46,3 +46,45 @@ func (s *Store) VisibleProjectIDs(ctx context.Context, viewer *models.User, grou
 	}
 	return ids, nil
 }
+
+// FindProjectWithRoleByID returns the project with id together with
+// userID's direct role in it (models.NoAccess for a non-member), read in
+// one statement, or models.ErrNotFound. It does not check permissions.
+func (s *Store) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
+	p, level, err := s.findProjectWithRole(ctx, userID, "projects.id = ?", id)
+	if err != nil {
+		return nil, models.NoAccess, fmt.Errorf("find project %d: %w", id, err)
+	}
+	return p, level, nil
+}
+
+// FindProjectWithRoleByPath is FindProjectWithRoleByID for the project at
+// pathWithNamespace ("gitlab-org/gitlab-mcp"), ignoring case.
+func (s *Store) FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error) {
+	p, level, err := s.findProjectWithRole(ctx, userID, "lower(projects.path_with_namespace) = lower(?)", pathWithNamespace)
+	if err != nil {
+		return nil, models.NoAccess, fmt.Errorf("find project %q: %w", pathWithNamespace, err)
+	}
+	return p, level, nil
+}
+
+// projectWithRole is a project row with the caller's membership joined.
+type projectWithRole struct {
+	models.Project
+	MemberAccessLevel models.AccessLevel
+}
+
+// findProjectWithRole reads the project matching cond (on the projects
+// table) and userID's access level in it, with one LEFT JOIN on the
+// (project_id, user_id) unique index of project_members.
+func (s *Store) findProjectWithRole(ctx context.Context, userID int64, cond string, arg any) (*models.Project, models.AccessLevel, error) {
+	var row projectWithRole
+	err := s.conn(ctx).Table("projects").
+		Select("projects.*, COALESCE(pm.access_level, 0) AS member_access_level").
+		Joins("LEFT JOIN project_members pm ON pm.project_id = projects.id AND pm.user_id = ?", userID).
+		Where(cond, arg).Take(&row).Error
+	if err != nil {
+		return nil, models.NoAccess, translate(err)
+	}
+	return &row.Project, row.MemberAccessLevel, nil
+}

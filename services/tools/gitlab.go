@@ -179,18 +179,15 @@ func resolveProject(ctx context.Context, st projectStore, u *models.User, field 
 		return nil, err
 	}
 	var p *models.Project
+	var level models.AccessLevel
 	if id > 0 {
-		p, err = st.FindProjectByID(ctx, id)
+		p, level, err = st.FindProjectWithRoleByID(ctx, id, u.ID)
 	} else {
-		p, err = st.FindProjectByPath(ctx, path)
+		p, level, err = st.FindProjectWithRoleByPath(ctx, path, u.ID)
 	}
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound("Project")
 	}
-	if err != nil {
-		return nil, err
-	}
-	level, err := memberLevel(ctx, st, p.ID, u.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,11 @@ type DomainStore interface {
 
 // projectStore resolves projects, groups, members and users (every tool).
 type projectStore interface {
-	FindProjectByID(ctx context.Context, id int64) (*models.Project, error)
-	FindProjectByPath(ctx context.Context, pathWithNamespace string) (*models.Project, error)
+	// FindProjectWithRoleByID and FindProjectWithRoleByPath return a
+	// project with userID's direct role in it (models.NoAccess for a
+	// non-member), in one statement.
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
 	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
 	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
 	FindProjectMember(ctx context.Context, projectID, userID int64) (*models.ProjectMember, error)
@@ -50,7 +53,9 @@ type mergeRequestStore interface {
 	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
 	PageMergeRequestCommits(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestCommit, int64, error)
 	PageMergeRequestDiffs(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestDiff, int64, error)
+	CountMergeRequestDiffs(ctx context.Context, mrID int64) (int64, error)
 	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, int64, error)
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, error)
 	FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error)
 	BranchExists(ctx context.Context, p *models.Project, branch string) (bool, error)
 	BranchDiffs(ctx context.Context, projectID int64, source, target string) ([]models.MergeRequestDiff, error)

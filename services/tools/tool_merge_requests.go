@@ -113,11 +113,11 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st DomainStore, u *mode
 	if err != nil {
 		return nil, err
 	}
-	_, changes, err := st.PageMergeRequestDiffs(ctx, mr.ID, 1, 0)
+	changes, err := st.CountMergeRequestDiffs(ctx, mr.ID)
 	if err != nil {
 		return nil, err
 	}
-	pipelines, _, err := st.MergeRequestPipelines(ctx, mr, maxPerPage)
+	pipelines, err := st.LatestMergeRequestPipelines(ctx, mr, maxPerPage)
 	if err != nil {
 		return nil, err
 	}

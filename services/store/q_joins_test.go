@@ -1,0 +1,234 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
+)
+
+// The joined loads (a project with the caller's role in one statement; an
+// issue or merge request, then its author and linked users in one more)
+// must return exactly what the straightforward queries return: these tests
+// compare them, as JSON, with gorm's Preload and the membership lookup.
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal %T: %v", v, err)
+	}
+	return string(b)
+}
+
+// joinWorld is the demo world plus an issue whose author is also one of
+// its assignees, a merge request with one user both assignee and reviewer
+// (linked users written out of id order in both), and a merge request with
+// no linked users.
+func joinWorld(t *testing.T, s *store.Store) *store.DemoWorld {
+	t.Helper()
+	ctx := context.Background()
+	w, err := store.SeedDemo(ctx, s)
+	if err != nil {
+		t.Fatalf("seed demo: %v", err)
+	}
+	p := w.Projects["gitlab-org/gitlab-mcp"]
+	issue := &models.Issue{ProjectID: p.ID, Title: "Linked", AuthorID: w.Carol.ID,
+		Assignees: []models.User{{ID: w.Carol.ID}, {ID: w.Alice.ID}, {ID: w.Bob.ID}}}
+	wantErr(t, "CreateIssue", s.CreateIssue(ctx, issue), nil)
+	mr := &models.MergeRequest{ProjectID: p.ID, Title: "Linked", SourceBranch: "linked", TargetBranch: "main",
+		AuthorID: w.Bob.ID, Assignees: []models.User{{ID: w.Carol.ID}, {ID: w.Alice.ID}},
+		Reviewers: []models.User{{ID: w.Root.ID}, {ID: w.Carol.ID}}}
+	wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+	bare := &models.MergeRequest{ProjectID: p.ID, Title: "Bare", SourceBranch: "bare", TargetBranch: "main", AuthorID: w.Alice.ID}
+	wantErr(t, "CreateMergeRequest(bare)", s.CreateMergeRequest(ctx, bare), nil)
+	return w
+}
+
+type projectIID struct {
+	ProjectID int64
+	IID       int64 `gorm:"column:iid"`
+}
+
+func allIIDs(t *testing.T, s *store.Store, table string) []projectIID {
+	t.Helper()
+	var out []projectIID
+	if err := s.DB().Table(table).Select("project_id, iid").Order("id").Scan(&out).Error; err != nil {
+		t.Fatalf("list %s: %v", table, err)
+	}
+	if len(out) < 3 {
+		t.Fatalf("%s: only %d rows, the comparison would prove little", table, len(out))
+	}
+	return out
+}
+
+func TestStore_LoadIssueMatchesPreload(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		joinWorld(t, s)
+		ctx := context.Background()
+		multi := 0
+		for _, k := range allIIDs(t, s, "issues") {
+			got, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
+			wantErr(t, "LoadIssue", err, nil)
+			var want models.Issue
+			err = s.DB().Preload("Author").Preload("Assignees", func(db *gorm.DB) *gorm.DB { return db.Order("id") }).
+				Where("project_id = ? AND iid = ?", k.ProjectID, k.IID).Take(&want).Error
+			wantErr(t, "preload issue", err, nil)
+			if g, w := jsonOf(t, got), jsonOf(t, &want); g != w {
+				t.Errorf("issue #%d of project %d:\n got %s\nwant %s", k.IID, k.ProjectID, g, w)
+			}
+			if got.Author == nil || got.Author.ID != got.AuthorID || got.Assignees == nil {
+				t.Errorf("issue #%d: author %+v, assignees %v", k.IID, got.Author, got.Assignees)
+			}
+			if len(got.Assignees) > 1 {
+				multi++
+			}
+		}
+		if multi == 0 {
+			t.Error("no issue with several assignees was compared")
+		}
+		_, err := s.LoadIssue(ctx, 1, 9999)
+		wantErr(t, "LoadIssue(missing)", err, models.ErrNotFound)
+	})
+}
+
+func TestStore_LoadMergeRequestMatchesPreload(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		joinWorld(t, s)
+		ctx := context.Background()
+		both := 0
+		for _, k := range allIIDs(t, s, "merge_requests") {
+			got, err := s.LoadMergeRequest(ctx, k.ProjectID, k.IID)
+			wantErr(t, "LoadMergeRequest", err, nil)
+			var want models.MergeRequest
+			byID := func(db *gorm.DB) *gorm.DB { return db.Order("id") }
+			err = s.DB().Preload("Author").Preload("Assignees", byID).Preload("Reviewers", byID).
+				Where("project_id = ? AND iid = ?", k.ProjectID, k.IID).Take(&want).Error
+			wantErr(t, "preload merge request", err, nil)
+			if g, w := jsonOf(t, got), jsonOf(t, &want); g != w {
+				t.Errorf("merge request !%d of project %d:\n got %s\nwant %s", k.IID, k.ProjectID, g, w)
+			}
+			if got.Assignees == nil || got.Reviewers == nil {
+				t.Errorf("merge request !%d: nil assignees %v or reviewers %v", k.IID, got.Assignees, got.Reviewers)
+			}
+			if len(got.Assignees) > 1 && len(got.Reviewers) > 1 {
+				both++
+			}
+		}
+		if both == 0 {
+			t.Error("no merge request with several assignees and reviewers was compared")
+		}
+		_, err := s.LoadMergeRequest(ctx, 1, 9999)
+		wantErr(t, "LoadMergeRequest(missing)", err, models.ErrNotFound)
+	})
+}
+
+func TestStore_FindProjectWithRole(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		w := joinWorld(t, s)
+		ctx := context.Background()
+		stranger := mustCreateUser(t, s, "stranger")
+		users := append(w.Users(), stranger)
+		members := 0
+		for path, p := range w.Projects {
+			want, err := s.FindProjectByID(ctx, p.ID)
+			wantErr(t, "FindProjectByID", err, nil)
+			for _, u := range users {
+				wantLevel := models.NoAccess
+				m, err := s.FindProjectMember(ctx, p.ID, u.ID)
+				switch {
+				case err == nil:
+					wantLevel = m.AccessLevel
+					members++
+				case !errors.Is(err, models.ErrNotFound):
+					t.Fatalf("FindProjectMember: %v", err)
+				}
+				byID, level, err := s.FindProjectWithRoleByID(ctx, p.ID, u.ID)
+				wantErr(t, "FindProjectWithRoleByID", err, nil)
+				if jsonOf(t, byID) != jsonOf(t, want) || level != wantLevel {
+					t.Errorf("FindProjectWithRoleByID(%s, %s) = %+v, %d; want %+v, %d", path, u.Username, byID, level, want, wantLevel)
+				}
+				byPath, level, err := s.FindProjectWithRoleByPath(ctx, strings.ToUpper(path), u.ID)
+				wantErr(t, "FindProjectWithRoleByPath", err, nil)
+				if jsonOf(t, byPath) != jsonOf(t, want) || level != wantLevel {
+					t.Errorf("FindProjectWithRoleByPath(%s, %s) = %+v, %d; want %+v, %d", path, u.Username, byPath, level, want, wantLevel)
+				}
+			}
+		}
+		if members == 0 {
+			t.Error("no membership was compared")
+		}
+		_, _, err := s.FindProjectWithRoleByID(ctx, 99999, w.Alice.ID)
+		wantErr(t, "FindProjectWithRoleByID(missing)", err, models.ErrNotFound)
+		_, _, err = s.FindProjectWithRoleByPath(ctx, "gitlab-org/nope", w.Alice.ID)
+		wantErr(t, "FindProjectWithRoleByPath(missing)", err, models.ErrNotFound)
+	})
+}
+
+func TestStore_mergeRequestSummaryReads(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		joinWorld(t, s)
+		ctx := context.Background()
+		for _, k := range allIIDs(t, s, "merge_requests") {
+			mr, err := s.LoadMergeRequest(ctx, k.ProjectID, k.IID)
+			wantErr(t, "LoadMergeRequest", err, nil)
+			_, total, err := s.PageMergeRequestDiffs(ctx, mr.ID, 1, 0)
+			wantErr(t, "PageMergeRequestDiffs", err, nil)
+			n, err := s.CountMergeRequestDiffs(ctx, mr.ID)
+			wantErr(t, "CountMergeRequestDiffs", err, nil)
+			if n != total {
+				t.Errorf("!%d: CountMergeRequestDiffs = %d, PageMergeRequestDiffs total %d", k.IID, n, total)
+			}
+			all, _, err := s.MergeRequestPipelines(ctx, mr, 100)
+			wantErr(t, "MergeRequestPipelines", err, nil)
+			latest, err := s.LatestMergeRequestPipelines(ctx, mr, 100)
+			wantErr(t, "LatestMergeRequestPipelines", err, nil)
+			if jsonOf(t, latest) != jsonOf(t, all) {
+				t.Errorf("!%d: LatestMergeRequestPipelines = %s, MergeRequestPipelines %s", k.IID, jsonOf(t, latest), jsonOf(t, all))
+			}
+		}
+	})
+}
+
+// The statement counts the tools rely on (services/tools pins them per
+// tool call).
+func TestStore_singleStatementLoads(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		w := joinWorld(t, s)
+		stmts := storetest.CountStatements(t, s)
+		ctx := stmts.Context(context.Background())
+		p := w.Projects["gitlab-org/gitlab-mcp"]
+		count := func(what string, want int, fn func() error) {
+			t.Helper()
+			stmts.Reset()
+			wantErr(t, what, fn(), nil)
+			if got := stmts.SQL(); len(got) != want {
+				t.Errorf("%s ran %d statements, want %d:\n%s", what, len(got), want, strings.Join(got, "\n"))
+			}
+		}
+		count("FindProjectWithRoleByPath", 1, func() error {
+			_, _, err := s.FindProjectWithRoleByPath(ctx, p.PathWithNamespace, w.Alice.ID)
+			return err
+		})
+		count("FindProjectWithRoleByID", 1, func() error {
+			_, _, err := s.FindProjectWithRoleByID(ctx, p.ID, w.Alice.ID)
+			return err
+		})
+		iids := allIIDs(t, s, "issues")
+		last := iids[len(iids)-1]
+		count("LoadIssue", 2, func() error { _, err := s.LoadIssue(ctx, last.ProjectID, last.IID); return err })
+		mrs := allIIDs(t, s, "merge_requests")
+		lastMR := mrs[len(mrs)-2] // the one with assignees and reviewers
+		count("LoadMergeRequest", 2, func() error {
+			_, err := s.LoadMergeRequest(ctx, lastMR.ProjectID, lastMR.IID)
+			return err
+		})
+	})
+}
