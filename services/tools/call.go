@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -19,7 +20,7 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	if e.Def == nil || e.Def.Run == nil {
 		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}, nil
 	}
-	if len(bytes.TrimSpace(call.Arguments)) == 0 || string(bytes.TrimSpace(call.Arguments)) == "null" {
+	if a := bytes.TrimSpace(call.Arguments); len(a) == 0 || string(a) == "null" {
 		call.Arguments = json.RawMessage(`{}`)
 	}
 	if msg := e.validate(call.Arguments); msg != "" {
@@ -44,12 +45,8 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 // validate returns "" when args satisfy the schema, else a message naming
 // the failing locations.
 func (e *Entry) validate(args json.RawMessage) string {
-	e.schemaOnce.Do(func() {
-		if e.schema == nil {
-			e.schema, e.schemaErr = compileSchema(e.Tool.Name, json.RawMessage(e.Tool.InputSchema))
-		}
-	})
-	if e.schemaErr != nil {
+	schema, err := e.schema.get()
+	if err != nil {
 		return "the tool's input schema is invalid"
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
@@ -59,7 +56,7 @@ func (e *Entry) validate(args json.RawMessage) string {
 	if _, ok := inst.(map[string]any); !ok {
 		return "arguments must be an object"
 	}
-	if err := e.schema.Validate(inst); err != nil {
+	if err := schema.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			return flatten(ve)
@@ -67,6 +64,23 @@ func (e *Entry) validate(args json.RawMessage) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// lazySchema is a tool input schema compiled on first use. Snapshot
+// entries of an unchanged row share one, so the compilation is
+// synchronized even while an older snapshot is still validating calls.
+type lazySchema struct {
+	name string
+	raw  json.RawMessage
+
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+func (l *lazySchema) get() (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = compileSchema(l.name, l.raw) })
+	return l.schema, l.err
 }
 
 // schemaPrinter renders validation messages; some kinds (required, …)

@@ -249,14 +249,23 @@ func resolveGroup(ctx context.Context, st projectStore, u *models.User, field st
 // jsonResult renders v (a JSON object) as both the text content and the
 // structured content, as GitLab's MCP server does.
 func jsonResult(v any) (*Result, error) {
+	b, err := marshalUnescaped(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return &Result{Text: string(b), Structured: json.RawMessage(b)}, nil
+}
+
+// marshalUnescaped is json.Marshal without HTML escaping (<, >, & stay as
+// is, as GitLab renders them).
+func marshalUnescaped(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
+		return nil, err
 	}
-	b := bytes.TrimSpace(buf.Bytes())
-	return &Result{Text: string(b), Structured: json.RawMessage(b)}, nil
+	return bytes.TrimSpace(buf.Bytes()), nil
 }
 
 // inTx runs fn in one store transaction with a DomainStore bound to it.

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/catalog"
 )
 
 // Store is what the tool service needs from the tool store.
@@ -164,33 +163,45 @@ func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
 	rows = s.withTransient(rows)
 	prev := s.snap
 	snap := &Snapshot{loaded: now, byName: make(map[string]*Entry, len(rows))}
-	snap.Tools = make([]models.Tool, 0, len(rows))
+	enabled := make([]models.Tool, 0, len(rows))
 	for _, r := range rows {
 		if r.Enabled {
-			snap.Tools = append(snap.Tools, r)
+			enabled = append(enabled, r)
 		}
 	}
-	sort.Slice(snap.Tools, func(i, j int) bool { return snap.Tools[i].Name < snap.Tools[j].Name })
-	snap.Entries = make([]Entry, len(snap.Tools))
-	for i := range snap.Tools {
-		t := &snap.Tools[i]
-		e := &snap.Entries[i]
-		e.Tool = t
-		e.Def = s.defs[t.Name]
+	sort.Slice(enabled, func(i, j int) bool { return enabled[i].Name < enabled[j].Name })
+	snap.Tools = make([]models.Tool, 0, len(enabled))
+	snap.Entries = make([]Entry, 0, len(enabled))
+	for i := range enabled {
+		t := &enabled[i]
+		var schema *lazySchema
+		var encoded []byte
 		if prev != nil { // reuse compiled schemas and encodings of unchanged rows
 			if old := prev.byName[t.Name]; old != nil && old.Tool.UpdatedAt.Equal(t.UpdatedAt) &&
 				bytes.Equal(old.Tool.InputSchema, t.InputSchema) && old.Tool.Description == t.Description {
-				e.schema, e.encoded = old.schema, old.encoded
+				schema, encoded = old.schema, old.encoded
 			}
 		}
-		if e.encoded == nil {
+		if schema == nil {
+			schema = &lazySchema{name: t.Name, raw: json.RawMessage(t.InputSchema)}
+		}
+		if encoded == nil {
 			enc, err := encodeTool(t)
-			if err != nil {
-				return nil, err
+			if err != nil { // one broken row must not take the catalog down
+				s.opts.Logger.Warn("skip tool with an unencodable definition", "tool", t.Name, "error", err)
+				continue
 			}
-			e.encoded = enc
+			encoded = enc
 		}
-		snap.byName[t.Name] = e
+		snap.Tools = append(snap.Tools, *t)
+		snap.Entries = append(snap.Entries, Entry{}) // Entry holds a sync.Once: fill in place
+		e := &snap.Entries[len(snap.Entries)-1]
+		e.Def, e.readOnly, e.schema, e.encoded = s.defs[t.Name], catalog.ReadOnly(t), schema, encoded
+	}
+	for i := range snap.Entries {
+		e := &snap.Entries[i]
+		e.Tool = &snap.Tools[i]
+		snap.byName[e.Tool.Name] = e
 	}
 	for i := range snap.Entries { // aliases resolve on call, never shadow a name
 		e := &snap.Entries[i]
@@ -217,14 +228,19 @@ type Entry struct {
 	Tool *models.Tool
 	Def  *Definition // nil when the store has a tool the code cannot run
 
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
-	encoded    []byte // the tools/list object minus the name: `,"title":…}`
+	// schema is shared with the previous snapshot's entry of an unchanged
+	// row, so a schema compiles at most once across reloads.
+	schema   *lazySchema
+	encoded  []byte // the tools/list object minus the name: `,"title":…}`
+	readOnly bool   // catalog.ReadOnly(Tool), computed once per snapshot
 
 	mirroredOnce sync.Once
 	mirrored     []MirroredParam
 }
+
+// ReadOnly reports whether the tool's annotations say readOnlyHint: true
+// (see catalog.ReadOnly), computed once when the snapshot was built.
+func (e *Entry) ReadOnly() bool { return e.readOnly }
 
 // Lookup resolves a name or alias to an enabled tool.
 func (s *Snapshot) Lookup(name string) (*Entry, bool) {
@@ -280,13 +296,10 @@ func encodeTool(t *models.Tool) ([]byte, error) {
 	if len(w.InputSchema) == 0 {
 		w.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil {
+	b, err := marshalUnescaped(w)
+	if err != nil {
 		return nil, fmt.Errorf("encode tool %q: %w", t.Name, err)
 	}
-	b := bytes.TrimSpace(buf.Bytes())
 	if len(b) == 2 { // "{}": cannot happen, inputSchema is always set
 		return nil, errors.New("encode tool: empty object")
 	}
