@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -15,11 +16,6 @@ import (
 // Multi round-trip requests (2026-07-28): a tool may answer with input
 // requests; the client retries tools/call with inputResponses and the
 // requestState it was given.
-
-type callInputParams struct {
-	InputResponses json.RawMessage `json:"inputResponses"`
-	RequestState   *string         `json:"requestState"`
-}
 
 type inputRequiredResult struct {
 	resultFields
@@ -40,13 +36,20 @@ func userOf(x *exchange) int64 {
 	return 0
 }
 
-// readInput fills call's InputResponses and RequestState from a Modern
-// tools/call: inputResponses must be an object of objects, and a
-// requestState must open (-32602 otherwise).
-func (s *Server) readInput(x *exchange, entry *tools.Entry, call *tools.Call) *jsonrpc.Error {
-	var p callInputParams
-	if err := json.Unmarshal(x.req.Params, &p); err != nil {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+// readInput fills call's InputResponses and RequestState from the params
+// of a Modern tools/call: requestState must be a string, inputResponses an
+// object of objects, and a requestState must open (-32602 otherwise).
+func (s *Server) readInput(x *exchange, entry *tools.Entry, p *callToolParams, call *tools.Call) *jsonrpc.Error {
+	var state *string
+	if raw := p.RequestState; len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		state = new(string)
+		if err := json.Unmarshal(raw, state); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				te.Field = "requestState" // as decoding params would name it
+			}
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+		}
 	}
 	if raw := bytes.TrimSpace(p.InputResponses); len(raw) > 0 {
 		var m map[string]json.RawMessage
@@ -67,13 +70,13 @@ func (s *Server) readInput(x *exchange, entry *tools.Entry, call *tools.Call) *j
 		}
 		call.InputResponses = m
 	}
-	if p.RequestState != nil {
-		state, err := s.states.open(*p.RequestState, userOf(x), entry.Tool.Name, call.Arguments)
+	if state != nil {
+		opened, err := s.states.open(*state, userOf(x), entry.Tool.Name, call.Arguments)
 		if err != nil {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
 				"Invalid params: requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments", nil)
 		}
-		call.RequestState = state
+		call.RequestState = opened
 	}
 	return nil
 }

@@ -18,6 +18,10 @@ import (
 type callToolParams struct {
 	Name      *string         `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Modern multi round-trip fields (see readInput), kept raw here so a
+	// bad value is reported only after the tool and headers are checked.
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   json.RawMessage `json:"requestState"`
 }
 
 type callToolResult struct {
@@ -75,7 +79,7 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 	if e != nil {
 		return nil, e
 	}
-	if x.readOnly() && !catalog.ReadOnly(entry.Tool) {
+	if x.readOnly() && !entry.ReadOnly() {
 		middleware.WriteAuthError(x.c, s.cfg.MetadataURL, &auth.Error{
 			Kind: auth.InsufficientScope, Presented: true, Scope: s.cfg.Scopes.Needed,
 			Reason: fmt.Sprintf("The tool %s writes data; the token's read_api scope allows read-only tools. A token with the %s scope is needed.", entry.Tool.Name, s.cfg.Scopes.Needed),
@@ -85,7 +89,7 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 	call := &tools.Call{Identity: x.id, Edition: s.cfg.Edition, Arguments: p.Arguments}
 	if x.modern {
 		call.ClientCapabilities = x.meta.Capabilities
-		if e := s.readInput(x, entry, call); e != nil {
+		if e := s.readInput(x, entry, &p, call); e != nil {
 			return nil, e
 		}
 	}

@@ -219,8 +219,12 @@ func capReason(err error) string {
 
 // endListen sends the graceful final result of a listen request.
 func (s *Server) endListen(x *exchange, out *eventStream, subID json.RawMessage) {
+	meta, err := encodeMeta(map[string]any{MetaServerInfo: s.info, MetaSubscriptionID: subID})
+	if err != nil {
+		return
+	}
 	res := listenEnd{resultFields: s.modernFields()}
-	res.Meta[MetaSubscriptionID] = subID
+	res.Meta = meta
 	if b, err := jsonrpc.EncodeResult(x.req.ID, res); err == nil {
 		_ = out.send(b)
 	}

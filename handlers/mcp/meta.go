@@ -24,6 +24,10 @@ func (x *exchange) parseMeta() *jsonrpc.Error {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
 		}
 		x.meta.raw = p.Meta
+		// Not a string: "" (the Mcp-Name check then wants an empty value,
+		// and the handlers report the type).
+		_ = json.Unmarshal(p.Name, &x.name)
+		_ = json.Unmarshal(p.URI, &x.uri)
 	}
 	_, hasVersion := x.meta.raw[MetaProtocolVersion]
 	header := x.c.GetHeader(HeaderProtocolVersion)
@@ -62,18 +66,15 @@ func (s *Server) validateModern(x *exchange) *jsonrpc.Error {
 	if e := matchHeader(h.Values(HeaderMethod), HeaderMethod, x.req.Method, false); e != nil {
 		return e
 	}
+	body, mirrored := x.name, true
 	switch x.req.Method {
-	case MethodCallTool, MethodGetPrompt, MethodReadResource:
-		key := "name"
-		if x.req.Method == MethodReadResource {
-			key = "uri"
-		}
-		var body string
-		var p map[string]json.RawMessage
-		_ = json.Unmarshal(x.req.Params, &p)
-		if raw, ok := p[key]; ok {
-			_ = json.Unmarshal(raw, &body)
-		}
+	case MethodCallTool, MethodGetPrompt:
+	case MethodReadResource:
+		body = x.uri
+	default:
+		mirrored = false
+	}
+	if mirrored {
 		if e := matchHeader(h.Values(HeaderName), HeaderName, body, true); e != nil {
 			return e
 		}

@@ -27,9 +27,10 @@ func (s *Server) serveModern(x *exchange) (any, *jsonrpc.Error) {
 	return nil, methodNotFound(x.req.Method)
 }
 
-// modernFields returns the fields every Modern result carries.
+// modernFields returns the fields every Modern result carries. Meta is
+// shared by every result: never modify it.
 func (s *Server) modernFields() resultFields {
-	return resultFields{ResultType: "complete", Meta: map[string]any{MetaServerInfo: s.info}}
+	return resultFields{ResultType: "complete", Meta: s.modernMeta}
 }
 
 type discoverResult struct {

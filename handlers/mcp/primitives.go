@@ -1,10 +1,6 @@
 package mcp
 
-import (
-	"encoding/json"
-
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
-)
+import "gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 
 // glmcp serves no prompts and no resources yet. The list methods answer
 // empty lists (with caching hints on Modern), and prompts/get and
@@ -51,17 +47,9 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 	case "resources/templates/list":
 		return templatesResult{resultFields: rf, ResourceTemplates: []struct{}{}, TTLMs: ttl, CacheScope: scope}, nil, true
 	case MethodGetPrompt:
-		var p struct {
-			Name string `json:"name"`
-		}
-		_ = json.Unmarshal(x.req.Params, &p)
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown prompt: "+quote(p.Name), nil), true
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown prompt: "+quote(x.name), nil), true
 	case MethodReadResource:
-		var p struct {
-			URI string `json:"uri"`
-		}
-		_ = json.Unmarshal(x.req.Params, &p)
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Resource not found: "+quote(p.URI), map[string]any{"uri": truncate(p.URI, 500)}), true
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Resource not found: "+quote(x.uri), map[string]any{"uri": truncate(x.uri, 500)}), true
 	}
 	return nil, nil, false
 }

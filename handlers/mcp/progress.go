@@ -117,7 +117,7 @@ func (p *progressStream) finish(result any, e *jsonrpc.Error) {
 	)
 	if e != nil {
 		if e.Code == jsonrpc.CodeInternalError { // never leak details
-			e = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", nil)
+			e = jsonrpc.Internal()
 		}
 		b, err = jsonrpc.EncodeError(p.x.req.ID, e)
 	} else {

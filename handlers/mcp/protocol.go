@@ -63,10 +63,11 @@ type Implementation struct {
 }
 
 // resultFields are the fields every Modern result carries; Legacy results
-// leave them empty (omitted).
+// leave them empty (omitted). Meta is pre-encoded (Server.modernMeta), so
+// a result does not build and sort a map each time.
 type resultFields struct {
-	ResultType string         `json:"resultType,omitempty"`
-	Meta       map[string]any `json:"_meta,omitempty"`
+	ResultType string          `json:"resultType,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
 // requestMeta is the parsed params._meta of a request.
@@ -78,7 +79,11 @@ type requestMeta struct {
 	ProgressToken   json.RawMessage
 }
 
-// baseParams reads only _meta from any params object.
+// baseParams is what every request's params are decoded into once: _meta,
+// and the name / uri that the Mcp-Name header mirrors (tools/call,
+// prompts/get, resources/read) and the handlers read.
 type baseParams struct {
 	Meta map[string]json.RawMessage `json:"_meta"`
+	Name json.RawMessage            `json:"name"`
+	URI  json.RawMessage            `json:"uri"`
 }

@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,13 +53,16 @@ type Config struct {
 
 // Server serves one route group.
 type Server struct {
-	cfg      Config
-	catalog  Catalog
-	lister   *catalog.Lister
-	hub      *subscriptions.Hub
-	info     Implementation
-	shutdown <-chan struct{}
-	states   *stateSealer // requestState of input_required results
+	cfg     Config
+	catalog Catalog
+	lister  *catalog.Lister
+	hub     *subscriptions.Hub
+	info    Implementation
+	// modernMeta is the encoded _meta of every Modern result
+	// ({serverInfo}), built once.
+	modernMeta json.RawMessage
+	shutdown   <-chan struct{}
+	states     *stateSealer // requestState of input_required results
 }
 
 // Deps are the services a Server uses. Hub may be nil (no listen support).
@@ -95,9 +100,14 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new mcp server: %w", err)
 	}
+	info := Implementation{Name: cfg.ServerName, Version: cfg.ServerVersion}
+	modernMeta, err := encodeMeta(map[string]any{MetaServerInfo: info})
+	if err != nil {
+		return nil, fmt.Errorf("new mcp server: encode server info: %w", err)
+	}
 	return &Server{
 		cfg: cfg, catalog: deps.Catalog, lister: deps.Lister, hub: deps.Hub,
-		info:     Implementation{Name: cfg.ServerName, Version: cfg.ServerVersion},
+		info: info, modernMeta: modernMeta,
 		shutdown: deps.Shutdown, states: states,
 	}, nil
 }
@@ -111,6 +121,9 @@ type exchange struct {
 	meta   requestMeta
 	id     *auth.Identity
 	fields *middleware.LogFields
+	// name and uri are params.name and params.uri as strings ("" when
+	// absent or not a string), decoded once by parseMeta.
+	name, uri string
 }
 
 // Handle serves a POST to the MCP endpoint (the router answers other
@@ -175,6 +188,21 @@ func (s *Server) Handle(c *gin.Context) {
 	writeJSON(c, http.StatusOK, req.ID, result)
 }
 
+// encodeMeta encodes a result's _meta without HTML escaping; the encoder
+// of the whole result applies its own escaping to the embedded bytes.
+func encodeMeta(meta map[string]any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(meta); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// internalErrorBody answers a response that could not be encoded.
+var internalErrorBody = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`)
+
 // fail writes a JSON-RPC error with its mapped status.
 func (s *Server) fail(c *gin.Context, id jsonrpc.ID, e *jsonrpc.Error) {
 	s.writeError(c, id, jsonrpc.HTTPStatus(e.Code), e)
@@ -183,11 +211,11 @@ func (s *Server) fail(c *gin.Context, id jsonrpc.ID, e *jsonrpc.Error) {
 func (s *Server) writeError(c *gin.Context, id jsonrpc.ID, status int, e *jsonrpc.Error) {
 	middleware.Fields(c.Request.Context()).RPCCode = e.Code
 	if e.Code == jsonrpc.CodeInternalError {
-		e = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", nil)
+		e = jsonrpc.Internal()
 	}
 	b, err := jsonrpc.EncodeError(id, e)
 	if err != nil {
-		b = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`)
+		b = internalErrorBody
 		status = http.StatusInternalServerError
 	}
 	c.Data(status, "application/json", b)
@@ -196,8 +224,7 @@ func (s *Server) writeError(c *gin.Context, id jsonrpc.ID, status int, e *jsonrp
 func writeJSON(c *gin.Context, status int, id jsonrpc.ID, result any) {
 	b, err := jsonrpc.EncodeResult(id, result)
 	if err != nil {
-		c.Data(http.StatusInternalServerError, "application/json",
-			[]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+		c.Data(http.StatusInternalServerError, "application/json", internalErrorBody)
 		return
 	}
 	c.Data(status, "application/json", b)
@@ -206,5 +233,5 @@ func writeJSON(c *gin.Context, status int, id jsonrpc.ID, result any) {
 // internal logs err once (where it stops travelling) and returns -32603.
 func (s *Server) internal(x *exchange, what string, err error) *jsonrpc.Error {
 	s.cfg.Logger.ErrorContext(x.ctx, what, "error", err, "request_id", x.fields.RequestID)
-	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", nil)
+	return jsonrpc.Internal()
 }
