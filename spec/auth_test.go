@@ -391,12 +391,13 @@ func TestAuth_scopes(t *testing.T) {
 			t.Errorf("read_api lists %v, want exactly the read-only tools %v", roNames, want)
 		}
 		if !slices.Contains(fullNames, "create_issue") {
-			t.Skip("create_issue is not in tools/list; the write-call half needs it")
+			t.Fatalf("create_issue is not in tools/list %v; the write-call half needs it", fullNames)
 		}
 		if fullRO["create_issue"] {
 			t.Fatalf("create_issue is annotated read-only")
 		}
 		issuesBefore := authIssueCount(t, h, "gitlab-org/gitlab-mcp")
+		stateBefore := toolsState(t, h)
 		for _, era := range wireEras {
 			body, hd := h.wireRequest(t, era, "alice", 7, "tools/call", map[string]any{
 				"name": "create_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "from a read_api token"},
@@ -417,6 +418,7 @@ func TestAuth_scopes(t *testing.T) {
 		if n := authIssueCount(t, h, "gitlab-org/gitlab-mcp"); n != issuesBefore {
 			t.Errorf("the project has %d issues after the refused create_issue calls, want %d", n, issuesBefore)
 		}
+		toolsExpectState(t, h, stateBefore)
 	})
 }
 
@@ -521,11 +523,18 @@ func TestAuth_tokenNotLogged(t *testing.T) {
 			for _, era := range wireEras {
 				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
 				hd.Set("Authorization", "Bearer "+tok)
-				do(t, http.MethodPost, g.URL, body, hd)
+				byBearer := do(t, http.MethodPost, g.URL, body, hd)
 				hd.Del("Authorization")
 				hd.Set("PRIVATE-TOKEN", tok)
-				do(t, http.MethodPost, g.URL+"?private_token="+tok, body, hd)
+				byPrivate := do(t, http.MethodPost, g.URL+"?private_token="+tok, body, hd)
 				requests += 2
+				if tok == good {
+					// The logged requests were served, not refused early.
+					for _, r := range []*response{byBearer, byPrivate} {
+						wireExpectStatus(t, r, http.StatusOK)
+						validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+					}
+				}
 			}
 		}
 		do(t, http.MethodGet, g.URL+"?private_token="+good, "", auth(good))

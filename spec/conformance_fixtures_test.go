@@ -12,22 +12,28 @@ import (
 // server lists none, calls none, and declares no logging on either era.
 func TestConformance_fixturesOffByDefault(t *testing.T) {
 	h := startServer(t)
-	if got := confFixturesIn(confToolNames(t, h.legacy(t, h.CE, "alice", 1, "tools/list", nil))); got != nil {
+	r := h.legacy(t, h.CE, "alice", 1, "tools/list", nil)
+	validateResult(t, rev20251125, "ListToolsResult", r.Body)
+	if got := confFixturesIn(confToolNames(t, r)); got != nil {
 		t.Errorf("Legacy tools/list lists fixtures %v", got)
 	}
-	if got := confFixturesIn(confToolNames(t, h.modern(t, h.CE, "alice", 2, "tools/list", nil))); got != nil {
+	r = h.modern(t, h.CE, "alice", 2, "tools/list", nil)
+	validateResult(t, revModern, "ListToolsResult", r.Body)
+	if got := confFixturesIn(confToolNames(t, r)); got != nil {
 		t.Errorf("Modern tools/list lists fixtures %v", got)
 	}
-	r := confCall(t, h, 3, "test_simple_text", nil, confMeta(nil, nil), nil, nil)
+	r = confCall(t, h, 3, "test_simple_text", nil, confMeta(nil, nil), nil, nil)
 	expectError(t, r, revModern, http.StatusBadRequest, -32602)
 	r = confCall(t, h, 4, "test_simple_text", nil, nil, nil, nil)
 	expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
 
 	init := h.legacy(t, h.CE, "alice", 5, "initialize", confInitParams("2025-11-25"))
+	validateResult(t, rev20251125, "InitializeResult", init.Body)
 	if caps := result(t, init)["capabilities"].(map[string]any); caps["logging"] != nil {
 		t.Errorf("Legacy initialize declares logging: %v", caps)
 	}
 	disc := h.modern(t, h.CE, "alice", 6, "server/discover", nil)
+	validateResult(t, revModern, "DiscoverResult", disc.Body)
 	if caps := result(t, disc)["capabilities"].(map[string]any); caps["logging"] != nil {
 		t.Errorf("server/discover declares logging: %v", caps)
 	}
@@ -73,7 +79,9 @@ func TestConformance_fixturesOn(t *testing.T) {
 		}
 	}
 	plain := startServer(t, withStoreOf(h))
-	if got := confFixturesIn(confToolNames(t, plain.modern(t, plain.CE, "alice", 5, "tools/list", nil))); got != nil {
+	r := plain.modern(t, plain.CE, "alice", 5, "tools/list", nil)
+	validateResult(t, revModern, "ListToolsResult", r.Body)
+	if got := confFixturesIn(confToolNames(t, r)); got != nil {
 		t.Errorf("a server without the flag on the same store lists %v", got)
 	}
 }
@@ -336,6 +344,7 @@ func TestConformance_xMCPHeader(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("header %q: status %d: %s", v, r.Status, r.Body)
 		}
+		validateResult(t, revModern, "CallToolResult", r.Body)
 		if c := result(t, r)["content"].([]any)[0].(map[string]any); c["text"] != "region=Hello" {
 			t.Errorf("header %q: content %v", v, c)
 		}

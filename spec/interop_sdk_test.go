@@ -86,6 +86,18 @@ func (r *sdkRecorder) recorded() []sdkExchange {
 	return slices.Clone(r.exchanges)
 }
 
+// responseBodies returns the response bodies of the recorded requests
+// whose JSON-RPC method is method, in order.
+func (r *sdkRecorder) responseBodies(method string) [][]byte {
+	var out [][]byte
+	for _, x := range r.recorded() {
+		if x.RPCMethod == method && x.IsRequest {
+			out = append(out, x.RespBody)
+		}
+	}
+	return out
+}
+
 // sdkResultDefs maps a method to its result definition.
 var sdkResultDefs = map[string]string{
 	"server/discover": "DiscoverResult",

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,6 +91,11 @@ func TestListen_closeFreesEverything(t *testing.T) {
 	}
 	if got := h.Server.Hub().Len(); got != n {
 		t.Fatalf("hub holds %d subscriptions, want %d", got, n)
+	}
+	// The count measures the streams: open ones hold goroutines, so
+	// returning to the baseline below means they were released.
+	if open := runtime.NumGoroutine(); open <= base {
+		t.Fatalf("%d goroutines with %d streams open, baseline %d: the count does not see the streams", open, n, base)
 	}
 	h.publishChange("get_issue", "ce")
 	for i, s := range streams {

@@ -44,6 +44,8 @@ func TestListen_cliChangeReachesListener(t *testing.T) {
 func listedDescription(t *testing.T, h *harness, tool string) string {
 	t.Helper()
 	r := h.modern(t, h.CE, "alice", "list", "tools/list", nil)
+	wireExpectStatus(t, r, http.StatusOK)
+	validateResult(t, revModern, "ListToolsResult", r.Body)
 	var res struct {
 		Result struct {
 			Tools []struct{ Name, Description string } `json:"tools"`

@@ -431,25 +431,17 @@ func waitGoroutinesAtMost(t testing.TB, n int) {
 	}
 }
 
-// publish sends a catalog event straight to the instance's hub — the path
+// publishChange sends a catalog event straight to the instance's hub — the path
 // a change takes once the instance has learned of it.
 func (h *harness) publishChange(tool string, edition models.Edition) {
 	h.Server.Hub().Publish(subscriptions.Event{Kind: subscriptions.KindTools, Tool: tool, Edition: edition})
 }
 
-// mintToken mints a token for a demo user with the given scopes.
+// mintScopedToken mints a token for a demo user with the given scopes,
+// expiring in a week (see authMint).
 func (h *harness) mintScopedToken(t testing.TB, username string, scopes ...string) string {
 	t.Helper()
-	ctx := context.Background()
-	u, err := h.Env.Store.FindUserByUsername(ctx, username)
-	if err != nil {
-		t.Fatalf("find %s: %v", username, err)
-	}
-	exp := time.Now().UTC().AddDate(0, 0, 7)
-	raw, _, err := app.MintToken(ctx, h.Env.Store, h.Env.Secret, u, "spec-"+strings.Join(scopes, "-"), scopes, &exp)
-	if err != nil {
-		t.Fatalf("mint token: %v", err)
-	}
+	raw, _ := authMint(t, h, username, scopes, authDay(7))
 	return raw
 }
 
@@ -489,7 +481,7 @@ func cliBinary(t testing.TB) string {
 	return cliPath
 }
 
-// runCLI runs the glmcp CLI against h's store (its database URL, or its
+// runGlmcp runs the glmcp CLI against h's store (its database URL, or its
 // embedded store's data directory) with h's secret, and returns stdout.
 func (h *harness) runGlmcp(t testing.TB, args ...string) string {
 	t.Helper()
@@ -524,11 +516,14 @@ func cliEnv() []string {
 	return env
 }
 
-// toolNames lists the tool names of a Modern tools/list as user on
-// endpoint (first page).
+// listedToolNames lists the tool names of a Modern tools/list as user on
+// endpoint (first page), which must be a valid, non-empty ListToolsResult
+// (so a "not listed" assertion cannot pass on a failed or empty listing).
 func (h *harness) listedToolNames(t testing.TB, endpoint, user string) []string {
 	t.Helper()
 	r := h.modern(t, endpoint, user, "list", "tools/list", nil)
+	wireExpectStatus(t, r, http.StatusOK)
+	validateResult(t, revModern, "ListToolsResult", r.Body)
 	res := result(t, r)
 	var names []string
 	tools, _ := res["tools"].([]any)
@@ -537,6 +532,9 @@ func (h *harness) listedToolNames(t testing.TB, endpoint, user string) []string 
 			name, _ := m["name"].(string)
 			names = append(names, name)
 		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("tools/list as %s lists no tools: %s", user, r.Body)
 	}
 	return names
 }

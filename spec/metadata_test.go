@@ -168,15 +168,7 @@ func followChallenge(t *testing.T, r *response, wantURL, resource string) {
 func TestMetadata_everyChallengeNamesItsGroup(t *testing.T) {
 	iss := newTestIssuer(t)
 	h := startServer(t, withOAuth(iss), withEE())
-	ctx := t.Context()
-	alice, err := h.Env.Store.FindUserByUsername(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readUser, _, err := app.MintToken(ctx, h.Env.Store, h.Env.Secret, alice, "read_user only", []string{"read_user"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	readUser, _ := authMint(t, h, "alice", []string{"read_user"}, nil)
 	body := envelope(t, 1, "tools/list", map[string]any{})
 
 	for _, g := range []struct{ name, endpoint string }{{"CE", h.CE}, {"EE", h.EE}} {

@@ -52,13 +52,16 @@ func TestOAuth_validToken(t *testing.T) {
 	})
 
 	t.Run("personal access token still works", func(t *testing.T) {
-		if r := listTools(t, h, h.CE, "alice"); r.Status != http.StatusOK {
+		r := listTools(t, h, h.CE, "alice")
+		if r.Status != http.StatusOK {
 			t.Fatalf("PAT beside OAuth: status %d; body %s", r.Status, r.Body)
 		}
-		r := do(t, http.MethodPost, h.CE, envelope(t, 1, "tools/list", map[string]any{}), http.Header{"Private-Token": {h.Tokens["bob"]}})
+		validateResult(t, rev20251125, "ListToolsResult", r.Body)
+		r = do(t, http.MethodPost, h.CE, envelope(t, 1, "tools/list", map[string]any{}), http.Header{"Private-Token": {h.Tokens["bob"]}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("PRIVATE-TOKEN beside OAuth: status %d; body %s", r.Status, r.Body)
 		}
+		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 	})
 
 	t.Run("JWKS fetched once at start, not per request", func(t *testing.T) {
@@ -307,11 +310,13 @@ func TestOAuth_usernameClaim(t *testing.T) {
 	h := startServer(t, withOAuth(iss), func(c *app.Config) { c.OAuthUserClaim = "preferred_username" })
 	c := iss.claims("f47ac10b-58cc-4372-a567-0e02b2c3d479", h.CE) // a Keycloak-style UUID sub
 	c["preferred_username"] = "alice"
-	if r := listTools(t, h, h.CE, h.withToken("jwt:alice", iss.mint(t, c))); r.Status != http.StatusOK {
+	r := listTools(t, h, h.CE, h.withToken("jwt:alice", iss.mint(t, c)))
+	if r.Status != http.StatusOK {
 		t.Fatalf("preferred_username alice: %d %s", r.Status, r.Body)
 	}
+	validateResult(t, rev20251125, "ListToolsResult", r.Body)
 	c["preferred_username"] = "nobody"
-	r := listTools(t, h, h.CE, h.withToken("jwt:nobody", iss.mint(t, c)))
+	r = listTools(t, h, h.CE, h.withToken("jwt:nobody", iss.mint(t, c)))
 	const reason = "The user named by the token does not exist"
 	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(reason), challenge401(h.metadataURL(h.CE), reason))
 }

@@ -91,6 +91,7 @@ func TestRateLimit_perUser(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("request %d: status %d; body %s", i+1, r.Status, r.Body)
 		}
+		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 		expectRateHeaders(t, r, 2-i)
 	}
 
@@ -99,31 +100,32 @@ func TestRateLimit_perUser(t *testing.T) {
 		expectRateLimited(t, h.modern(t, h.CE, "alice", 5, "tools/list", nil))
 	})
 	t.Run("another token of the same user shares the bucket", func(t *testing.T) {
-		u, err := h.Env.Store.FindUserByUsername(t.Context(), "alice")
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _, err := app.MintToken(t.Context(), h.Env.Store, h.Env.Secret, u, "second", []string{"mcp"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw, _ := authMint(t, h, "alice", []string{"mcp"}, nil)
 		expectRateLimited(t, h.legacy(t, h.CE, h.withToken("alice-2", raw), 6, "tools/list", map[string]any{}))
 	})
 	t.Run("another user is unaffected", func(t *testing.T) {
-		r := h.legacy(t, h.CE, "bob", 1, "tools/list", map[string]any{})
-		if r.Status != http.StatusOK {
-			t.Fatalf("bob: status %d; body %s", r.Status, r.Body)
+		// bob has his own full bucket while alice's is empty: all of his
+		// limit passes, and only his own next request is refused.
+		for i := range 3 {
+			r := h.legacy(t, h.CE, "bob", i, "tools/list", map[string]any{})
+			if r.Status != http.StatusOK {
+				t.Fatalf("bob request %d: status %d; body %s", i+1, r.Status, r.Body)
+			}
+			validateResult(t, rev20251125, "ListToolsResult", r.Body)
+			expectRateHeaders(t, r, 2-i)
 		}
-		expectRateHeaders(t, r, 2)
+		expectRateLimited(t, h.legacy(t, h.CE, "bob", 4, "tools/list", map[string]any{}))
 	})
 }
 
 func TestRateLimit_perGroup(t *testing.T) {
 	h := startServer(t, withRateLimit("3/60s"), withEE())
 	for i := range 3 {
-		if r := h.legacy(t, h.CE, "alice", i, "tools/list", map[string]any{}); r.Status != http.StatusOK {
+		r := h.legacy(t, h.CE, "alice", i, "tools/list", map[string]any{})
+		if r.Status != http.StatusOK {
 			t.Fatalf("CE request %d: %d %s", i+1, r.Status, r.Body)
 		}
+		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 	}
 	expectRateLimited(t, h.legacy(t, h.CE, "alice", 4, "tools/list", map[string]any{}))
 
@@ -133,6 +135,7 @@ func TestRateLimit_perGroup(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("EE request %d after CE is exhausted: %d %s", i+1, r.Status, r.Body)
 		}
+		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 		expectRateHeaders(t, r, 2-i)
 	}
 	expectRateLimited(t, h.legacy(t, h.EE, "alice", 4, "tools/list", map[string]any{}))

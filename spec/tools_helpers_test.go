@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
 )
 
@@ -161,13 +161,17 @@ func (h *harness) toolsInvalid(t testing.TB, g wireGroup, user, tool string, arg
 func (h *harness) toolsSameAsMissing(t testing.TB, g wireGroup, user, tool string, args, missingArgs map[string]any) string {
 	t.Helper()
 	text := h.toolsFail(t, g, user, tool, args)
+	before := toolsState(t, h)
 	for _, era := range wireEras {
 		hidden := h.toolsCall(t, g, era, user, tool, args)
 		missing := h.toolsCall(t, g, era, user, tool, missingArgs)
+		validateResult(t, wireRev(era), "CallToolResult", hidden.Body)
+		validateResult(t, wireRev(era), "CallToolResult", missing.Body)
 		if !bytes.Equal(hidden.Body, missing.Body) {
 			t.Errorf("%s %s: a hidden object reads differently from a missing one:\nhidden  %s\nmissing %s", era, tool, hidden.Body, missing.Body)
 		}
 	}
+	toolsExpectState(t, h, before)
 	return text
 }
 
@@ -191,7 +195,9 @@ var toolsWriteTables = []string{
 
 // toolsState reads what a refused write must leave untouched: the row count
 // of every table a write touches, the highest issue and merge request iid,
-// the sum of the iid counters and the highest note id.
+// the sum of the iid counters, the highest note id, and the full content of
+// every row of those tables (so an UPDATE is caught as well as an INSERT or
+// DELETE).
 func toolsState(t testing.TB, h *harness) map[string]int64 {
 	t.Helper()
 	db := h.Env.Store.DB().WithContext(context.Background())
@@ -205,6 +211,15 @@ func toolsState(t testing.TB, h *harness) map[string]int64 {
 	}
 	for _, table := range toolsWriteTables {
 		scan(table+" rows", "SELECT COUNT(*) FROM "+table)
+		var rows []map[string]any
+		// Every table's first two columns identify a row (id, or the
+		// composite key), so this order is total.
+		if err := db.Raw("SELECT * FROM " + table + " ORDER BY 1, 2").Scan(&rows).Error; err != nil {
+			t.Fatalf("read %s: %v", table, err)
+		}
+		digest := fnv.New64a()
+		fmt.Fprint(digest, rows)
+		out[table+" content digest"] = int64(digest.Sum64())
 	}
 	scan("issues max iid", "SELECT COALESCE(MAX(iid), 0) FROM issues")
 	scan("merge_requests max iid", "SELECT COALESCE(MAX(iid), 0) FROM merge_requests")
@@ -217,6 +232,9 @@ func toolsState(t testing.TB, h *harness) map[string]int64 {
 func toolsExpectState(t testing.TB, h *harness, before map[string]int64) {
 	t.Helper()
 	after := toolsState(t, h)
+	if len(after) != len(before) {
+		t.Fatalf("store state has %d entries, was %d", len(after), len(before))
+	}
 	for k, v := range before {
 		if after[k] != v {
 			t.Errorf("store changed by a refused call: %s %d → %d", k, v, after[k])
@@ -259,10 +277,7 @@ func toolsAddUser(t testing.TB, h *harness, username string) *models.User {
 	if err := h.Env.Store.CreateUser(ctx, u); err != nil {
 		t.Fatalf("create user %s: %v", username, err)
 	}
-	raw, _, err := app.MintToken(ctx, h.Env.Store, h.Env.Secret, u, "spec", []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit}, authDay(7))
-	if err != nil {
-		t.Fatalf("mint token: %v", err)
-	}
+	raw, _ := authMint(t, h, username, []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit}, authDay(7))
 	h.Tokens[username] = raw
 	return u
 }

@@ -1,13 +1,9 @@
 package spec
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,62 +14,12 @@ import (
 // eras: it lists every tool across several pages and calls get_issue and
 // create_issue on the demo data.
 
-// toolsSDKTransport adds the bearer token and keeps every tools/list and
-// tools/call response body so the spec can validate them.
-type toolsSDKTransport struct {
-	token string
-
-	mu     sync.Mutex
-	bodies map[string][][]byte // by JSON-RPC method
-}
-
-func (x *toolsSDKTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+x.token)
-	var method string
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		_ = req.Body.Close()
-		req.Body = io.NopCloser(bytes.NewReader(b))
-		var env struct {
-			Method string `json:"method"`
-		}
-		_ = json.Unmarshal(b, &env)
-		method = env.Method
-	}
-	res, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil || (method != "tools/list" && method != "tools/call") {
-		return res, err
-	}
-	b, err := io.ReadAll(res.Body)
-	_ = res.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	res.Body = io.NopCloser(bytes.NewReader(b))
-	x.mu.Lock()
-	if x.bodies == nil {
-		x.bodies = map[string][][]byte{}
-	}
-	x.bodies[method] = append(x.bodies[method], b)
-	x.mu.Unlock()
-	return res, nil
-}
-
-func (x *toolsSDKTransport) recorded(method string) [][]byte {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return slices.Clone(x.bodies[method])
-}
-
 // toolsSDKConnect connects the go-sdk client to endpoint as user, asking
 // for version.
-func toolsSDKConnect(t *testing.T, ctx context.Context, endpoint, token, version string) (*mcp.ClientSession, *toolsSDKTransport) {
+// The transport is the interop spec's recorder (sdkRecorder).
+func toolsSDKConnect(t *testing.T, ctx context.Context, endpoint, token, version string) (*mcp.ClientSession, *sdkRecorder) {
 	t.Helper()
-	tr := &toolsSDKTransport{token: token}
+	tr := &sdkRecorder{token: token, next: http.DefaultTransport}
 	client := mcp.NewClient(&mcp.Implementation{Name: "spec-go-sdk-tools", Version: "1.8.0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: endpoint, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1,
@@ -109,7 +55,7 @@ func TestTools_goSDK(t *testing.T) {
 				if !slices.Equal(names, want) {
 					t.Errorf("%s: the SDK listed %v\nwant %v", g.Name, names, want)
 				}
-				pages := tr.recorded("tools/list")
+				pages := tr.responseBodies("tools/list")
 				if wantPages := (len(want) + pageSize - 1) / pageSize; len(pages) != wantPages {
 					t.Errorf("%s: the SDK fetched %d pages, want %d", g.Name, len(pages), wantPages)
 				}
@@ -161,7 +107,7 @@ func TestTools_goSDK(t *testing.T) {
 			if text, _ := res.Content[0].(*mcp.TextContent); !res.IsError || text == nil || text.Text != "404 Project Not Found" {
 				t.Errorf("missing project: isError %v, content %+v", res.IsError, res.Content[0])
 			}
-			for _, body := range tr.recorded("tools/call") {
+			for _, body := range tr.responseBodies("tools/call") {
 				validateResult(t, era.rev, "CallToolResult", body)
 			}
 		})

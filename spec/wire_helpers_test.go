@@ -141,7 +141,7 @@ func wireExpectID(t testing.TB, body []byte, want string) {
 	}
 }
 
-// validateErrorObject validates the error member of body against the
+// wireValidateError validates the error member of body against the
 // revision's definition def (e.g. "MethodNotFoundError", an error object).
 func wireValidateError(t testing.TB, rev, def string, body []byte) {
 	t.Helper()
