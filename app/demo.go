@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/demo"
 )
 
 // DemoToken is a freshly minted token of a demo user.
@@ -32,7 +32,7 @@ var demoScopes = []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit
 // SeedDemo builds the demo world (once) and mints a fresh 7-day token per
 // demo user. Tokens exist in clear only in the returned values.
 func SeedDemo(ctx context.Context, e *Env) ([]DemoToken, error) {
-	w, err := store.SeedDemo(ctx, e.Store)
+	w, err := demo.Seed(ctx, e.Store)
 	if errors.Is(err, models.ErrConflict) {
 		return nil, fmt.Errorf("seed demo data: this store already has users, groups or projects with the demo's names "+
 			"(users root, alice, bob, carol, dave; groups gitlab-org, acme) that the demo did not create; "+

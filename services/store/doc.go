@@ -15,6 +15,7 @@
 // Times are stored in UTC with microsecond precision on both databases.
 //
 // Layout: store.go (Open, transactions), errors.go, logger.go, then one
-// file per noun (users.go, tokens.go, tools.go, projects.go, issues.go, …)
-// and seed*.go for the demo world. Read queries for a noun go in its file.
+// file per noun (users.go, tokens.go, tools.go, projects.go, issues.go, …).
+// Read queries for a noun go in its file. The demo world is package
+// services/demo, which uses only this package's exported API.
 package store

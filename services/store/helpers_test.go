@@ -15,14 +15,7 @@ import (
 // SQLite (always).
 func forEachStore(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 	t.Helper()
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		fn(t, storetest.OpenPostgres(t))
-	})
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		fn(t, storetest.OpenSQLite(t))
-	})
+	storetest.Each(t, fn)
 }
 
 func mustCreateUser(t *testing.T, s *store.Store, username string) *models.User {

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
@@ -32,10 +33,10 @@ func jsonOf(t *testing.T, v any) string {
 // its assignees, a merge request with one user both assignee and reviewer
 // (linked users written out of id order in both), and a merge request with
 // no linked users.
-func joinWorld(t *testing.T, s *store.Store) *store.DemoWorld {
+func joinWorld(t *testing.T, s *store.Store) *demo.World {
 	t.Helper()
 	ctx := context.Background()
-	w, err := store.SeedDemo(ctx, s)
+	w, err := demo.Seed(ctx, s)
 	if err != nil {
 		t.Fatalf("seed demo: %v", err)
 	}

@@ -189,7 +189,7 @@ func (s *Store) BranchDiffs(ctx context.Context, projectID int64, source, target
 		}
 		d := models.MergeRequestDiff{
 			OldPath: p, NewPath: p, NewFile: !inDst, DeletedFile: !inSrc,
-			Diff: unifiedDiff(oldText, newText),
+			Diff: UnifiedDiff(oldText, newText),
 		}
 		if d.NewFile {
 			d.AMode = "0" // git's mode of a missing side

@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// unifiedDiff returns the hunks of a unified diff (3 lines of context) that
+// UnifiedDiff returns the hunks of a unified diff (3 lines of context) that
 // turn oldText into newText, without file header lines, as GitLab's API
 // returns a file's diff. Both texts are split on "\n"; a final newline
 // ends the last line. It is used to build the demo world's merge request
 // diffs from real file contents, so the diffs always apply.
-func unifiedDiff(oldText, newText string) string {
+func UnifiedDiff(oldText, newText string) string {
 	const context = 3
 	ops := diffLines(splitLines(oldText), splitLines(newText))
 

@@ -51,8 +51,8 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := unifiedDiff(tt.old, tt.new); got != tt.want {
-				t.Errorf("unifiedDiff() =\n%s\nwant\n%s", got, tt.want)
+			if got := UnifiedDiff(tt.old, tt.new); got != tt.want {
+				t.Errorf("UnifiedDiff() =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -21,7 +22,7 @@ const publicURL = "https://gitlab.example.com"
 // through Service → Snapshot → Entry.Run, against a real store (PostgreSQL
 // with GLMCP_TEST_DATABASE_URL, SQLite otherwise).
 type world struct {
-	*store.DemoWorld
+	*demo.World
 	st   *store.Store
 	svc  *tools.Service
 	snap *tools.Snapshot
@@ -39,7 +40,7 @@ func newWorld(tb testing.TB) *world {
 func newWorldWith(tb testing.TB, st *store.Store, wrap func(tools.DomainStore) tools.DomainStore) *world {
 	tb.Helper()
 	ctx := context.Background()
-	dw, err := store.SeedDemo(ctx, st)
+	dw, err := demo.Seed(ctx, st)
 	if err != nil {
 		tb.Fatalf("seed demo: %v", err)
 	}
@@ -63,7 +64,7 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(tools.DomainStore) t
 	if err != nil {
 		tb.Fatalf("snapshot: %v", err)
 	}
-	return &world{DemoWorld: dw, st: st, svc: svc, snap: snap, Stranger: stranger}
+	return &world{World: dw, st: st, svc: svc, snap: snap, Stranger: stranger}
 }
 
 // callOpts tune one call.

@@ -37,6 +37,21 @@ func Open(tb testing.TB) *store.Store {
 	return OpenSQLite(tb)
 }
 
+// Each runs fn against a fresh migrated store on each database, as
+// parallel subtests: "postgres" (skipped without EnvDatabaseURL, unless
+// CI=true) and "sqlite" (always).
+func Each(t *testing.T, fn func(t *testing.T, s *store.Store)) {
+	t.Helper()
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		fn(t, OpenPostgres(t))
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, OpenSQLite(t))
+	})
+}
+
 // OpenPostgres returns a migrated store on a fresh PostgreSQL database,
 // closed and dropped when tb ends. It skips tb when EnvDatabaseURL is unset
 // (fails it when CI=true).

@@ -1,9 +1,10 @@
-package store
+package demo
 
 import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 )
 
 // demoMR describes a demo merge request whose diffs are computed from the
@@ -35,7 +36,7 @@ func (b *demoBuilder) mergeRequest(p *models.Project, d demoMR) *models.MergeReq
 		mr.Diffs = append(mr.Diffs, models.MergeRequestDiff{
 			OldPath: fp, NewPath: fp,
 			NewFile: !inBefore, DeletedFile: !inAfter,
-			Diff: unifiedDiff(oldText, newText),
+			Diff: store.UnifiedDiff(oldText, newText),
 		})
 	}
 	if mr.UpdatedAt.IsZero() {

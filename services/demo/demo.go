@@ -1,4 +1,15 @@
-package store
+// Package demo builds the demo world: a small, believable GitLab (users,
+// groups, projects with files, issues, notes, merge requests, pipelines)
+// written through the store's public API. `glmcp seed --demo` and the
+// first start of the embedded store use it; so do the specs and the tool
+// tests, as their fixture.
+//
+// The world is a script: World is built by build() (builder.go) from the
+// per-project scripts in projects.go and the file trees under _demo/
+// (_demo/<group>/<project>/<tree>/<path>; a tree is a branch or the state
+// of a merge request's source). Adding a project, issue or merge request
+// is adding a line to a script or a file to a tree.
+package demo
 
 import (
 	"context"
@@ -11,28 +22,29 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-// DemoBaseTime is when the demo world's history starts; every timestamp in
+// BaseTime is when the demo world's history starts; every timestamp in
 // it is a fixed offset from here, so two seeded databases hold the same
 // data.
-var DemoBaseTime = time.Date(2026, time.October, 5, 9, 0, 0, 0, time.UTC)
+var BaseTime = time.Date(2026, time.October, 5, 9, 0, 0, 0, time.UTC)
 
 // Demo project paths.
 const (
-	DemoProjectMCP    = "gitlab-org/gitlab-mcp" // public
-	DemoProjectOrbit  = "gitlab-org/orbit"      // internal
-	DemoProjectSecret = "acme/secret-plans"     // private, alice (maintainer) only
+	ProjectMCP    = "gitlab-org/gitlab-mcp" // public
+	ProjectOrbit  = "gitlab-org/orbit"      // internal
+	ProjectSecret = "acme/secret-plans"     // private, alice (maintainer) only
 )
 
-// DemoWorld is what SeedDemo built (or found).
+// World is what Seed built (or found).
 //
 // Users: Root (admin, EE seat, owner of the gitlab-org projects), Alice
 // (EE seat; developer in the gitlab-org projects, the only member —
 // maintainer — of acme/secret-plans), Bob (reporter in the gitlab-org
 // projects), Carol (guest in gitlab-org/gitlab-mcp, member of nothing
 // else), Dave (blocked; was a developer in gitlab-org/gitlab-mcp).
-type DemoWorld struct {
+type World struct {
 	// Created is false when the world already existed and was only read.
 	Created bool
 
@@ -43,7 +55,7 @@ type DemoWorld struct {
 }
 
 // Users returns the demo users, root first.
-func (w *DemoWorld) Users() []*models.User {
+func (w *World) Users() []*models.User {
 	return []*models.User{w.Root, w.Alice, w.Bob, w.Carol, w.Dave}
 }
 
@@ -52,7 +64,7 @@ var demoUsernames = []string{"root", "alice", "bob", "carol", "dave"}
 //go:embed all:_demo
 var demoFiles embed.FS
 
-// SeedDemo fills s with a small, believable GitLab: five users, two
+// Seed fills s with a small, believable GitLab: five users, two
 // groups, three projects (public, internal, private) with repository files,
 // labels, issues (one confidential), notes (threads, an internal note,
 // system notes), merge requests with commits and diffs, and pipelines with
@@ -62,13 +74,13 @@ var demoFiles embed.FS
 // It is idempotent: when user "root" exists it writes nothing and returns
 // the existing world (Created false). A "root" that is not the demo's (its
 // projects missing) is models.ErrConflict.
-func SeedDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
+func Seed(ctx context.Context, s *store.Store) (*World, error) {
 	w, err := loadDemo(ctx, s)
 	if err == nil || !errors.Is(err, errNoDemo) {
 		return w, err
 	}
-	err = s.WithTx(ctx, func(tx *Store) error {
-		b := &demoBuilder{ctx: ctx, s: tx, w: &DemoWorld{
+	err = s.WithTx(ctx, func(tx *store.Store) error {
+		b := &demoBuilder{ctx: ctx, s: tx, w: &World{
 			Created:  true,
 			Groups:   map[string]*models.Group{},
 			Projects: map[string]*models.Project{},
@@ -92,7 +104,7 @@ func SeedDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
 var errNoDemo = errors.New("no demo world")
 
 // loadDemo reads the demo world, errNoDemo when user root does not exist.
-func loadDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
+func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 	root, err := s.FindUserByUsername(ctx, "root")
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, errNoDemo
@@ -100,8 +112,8 @@ func loadDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed demo: %w", err)
 	}
-	w := &DemoWorld{Root: root, Groups: map[string]*models.Group{}, Projects: map[string]*models.Project{}}
-	incomplete := func(err error) (*DemoWorld, error) {
+	w := &World{Root: root, Groups: map[string]*models.Group{}, Projects: map[string]*models.Project{}}
+	incomplete := func(err error) (*World, error) {
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, fmt.Errorf("seed demo: user root exists but the demo world does not (%v): %w", err, models.ErrConflict)
 		}
@@ -118,7 +130,7 @@ func loadDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
 			return incomplete(err)
 		}
 	}
-	for _, path := range []string{DemoProjectMCP, DemoProjectOrbit, DemoProjectSecret} {
+	for _, path := range []string{ProjectMCP, ProjectOrbit, ProjectSecret} {
 		if w.Projects[path], err = s.FindProjectByPath(ctx, path); err != nil {
 			return incomplete(err)
 		}
@@ -130,14 +142,14 @@ func loadDemo(ctx context.Context, s *Store) (*DemoWorld, error) {
 // set, so build reads as a script; the transaction rolls everything back.
 type demoBuilder struct {
 	ctx context.Context
-	s   *Store
-	w   *DemoWorld
+	s   *store.Store
+	w   *World
 	err error
 }
 
-// at returns DemoBaseTime plus days, hours and minutes.
+// at returns BaseTime plus days, hours and minutes.
 func at(days, hours, minutes int) time.Time {
-	return DemoBaseTime.Add(time.Duration(days)*24*time.Hour + time.Duration(hours)*time.Hour + time.Duration(minutes)*time.Minute)
+	return BaseTime.Add(time.Duration(days)*24*time.Hour + time.Duration(hours)*time.Hour + time.Duration(minutes)*time.Minute)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package store_test
+package demo_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
@@ -31,44 +32,44 @@ func tableCounts(t *testing.T, s *store.Store) map[string]int64 {
 	return counts
 }
 
-func TestSeedDemo(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s *store.Store) {
+func TestSeed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		w, err := store.SeedDemo(ctx, s)
+		w, err := demo.Seed(ctx, s)
 		if err != nil {
-			t.Fatalf("SeedDemo() error = %v", err)
+			t.Fatalf("Seed() error = %v", err)
 		}
 		if !w.Created {
-			t.Error("first SeedDemo: Created = false")
+			t.Error("first Seed: Created = false")
 		}
 		checkDemoUsers(t, w)
 		checkDemoWorld(t, s, w)
 
 		counts := tableCounts(t, s)
-		again, err := store.SeedDemo(ctx, s)
+		again, err := demo.Seed(ctx, s)
 		if err != nil {
-			t.Fatalf("second SeedDemo() error = %v", err)
+			t.Fatalf("second Seed() error = %v", err)
 		}
 		if again.Created {
-			t.Error("second SeedDemo: Created = true, want false")
+			t.Error("second Seed: Created = true, want false")
 		}
 		for k, u := range again.Users() {
 			if u.ID != w.Users()[k].ID || u.Username != w.Users()[k].Username {
-				t.Errorf("second SeedDemo user %d = %s (%d), want %s (%d)", k, u.Username, u.ID, w.Users()[k].Username, w.Users()[k].ID)
+				t.Errorf("second Seed user %d = %s (%d), want %s (%d)", k, u.Username, u.ID, w.Users()[k].Username, w.Users()[k].ID)
 			}
 		}
 		for path, p := range w.Projects {
 			if again.Projects[path] == nil || again.Projects[path].ID != p.ID {
-				t.Errorf("second SeedDemo project %q = %+v, want id %d", path, again.Projects[path], p.ID)
+				t.Errorf("second Seed project %q = %+v, want id %d", path, again.Projects[path], p.ID)
 			}
 		}
 		if after := tableCounts(t, s); !mapsEqual(after, counts) {
-			t.Errorf("second SeedDemo wrote rows: before %v, after %v", counts, after)
+			t.Errorf("second Seed wrote rows: before %v, after %v", counts, after)
 		}
 	})
 }
 
-func checkDemoUsers(t *testing.T, w *store.DemoWorld) {
+func checkDemoUsers(t *testing.T, w *demo.World) {
 	t.Helper()
 	if !w.Root.Admin || !w.Root.EESeat || !w.Alice.EESeat || w.Bob.EESeat || w.Alice.Admin {
 		t.Errorf("admin/EE seats: root %+v alice %+v bob %+v", w.Root, w.Alice, w.Bob)
@@ -81,14 +82,14 @@ func checkDemoUsers(t *testing.T, w *store.DemoWorld) {
 	}
 }
 
-func checkDemoWorld(t *testing.T, s *store.Store, w *store.DemoWorld) {
+func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 	t.Helper()
 	ctx := context.Background()
 	db := s.DB()
 
 	wantVisibility := map[string]models.Visibility{
-		store.DemoProjectMCP: models.VisibilityPublic, store.DemoProjectOrbit: models.VisibilityInternal,
-		store.DemoProjectSecret: models.VisibilityPrivate,
+		demo.ProjectMCP: models.VisibilityPublic, demo.ProjectOrbit: models.VisibilityInternal,
+		demo.ProjectSecret: models.VisibilityPrivate,
 	}
 	for path, v := range wantVisibility {
 		p := w.Projects[path]
@@ -113,13 +114,13 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *store.DemoWorld) {
 	}
 
 	// Membership: acme/secret-plans has alice (maintainer) only.
-	secret := w.Projects[store.DemoProjectSecret]
+	secret := w.Projects[demo.ProjectSecret]
 	var members []models.ProjectMember
 	db.Where("project_id = ?", secret.ID).Find(&members)
 	if len(members) != 1 || members[0].UserID != w.Alice.ID || members[0].AccessLevel != models.Maintainer {
 		t.Errorf("secret-plans members = %+v, want alice as maintainer only", members)
 	}
-	mcp := w.Projects[store.DemoProjectMCP]
+	mcp := w.Projects[demo.ProjectMCP]
 	wantLevels := map[*models.User]models.AccessLevel{w.Alice: models.Developer, w.Bob: models.Reporter, w.Carol: models.Guest}
 	for u, level := range wantLevels {
 		m, err := s.FindProjectMember(ctx, mcp.ID, u.ID)
@@ -268,14 +269,14 @@ func hunkNum(s, def string) int {
 	return n
 }
 
-func TestSeedDemo_deterministic(t *testing.T) {
+func TestSeed_deterministic(t *testing.T) {
 	// Two databases seeded apart hold the same rows, timestamps included.
 	ctx := context.Background()
 	var dumps [2]string
 	for k := range dumps {
 		s := storetest.OpenSQLite(t)
-		if _, err := store.SeedDemo(ctx, s); err != nil {
-			t.Fatalf("SeedDemo() error = %v", err)
+		if _, err := demo.Seed(ctx, s); err != nil {
+			t.Fatalf("Seed() error = %v", err)
 		}
 		var b strings.Builder
 		for _, table := range seededTables {
@@ -293,12 +294,14 @@ func TestSeedDemo_deterministic(t *testing.T) {
 	}
 }
 
-func TestSeedDemo_foreignRoot(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s *store.Store) {
-		mustCreateUser(t, s, "root")
-		_, err := store.SeedDemo(context.Background(), s)
+func TestSeed_foreignRoot(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		if err := s.CreateUser(context.Background(), &models.User{Username: "root", Name: "root", Email: "root@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := demo.Seed(context.Background(), s)
 		if !errors.Is(err, models.ErrConflict) {
-			t.Fatalf("SeedDemo() with an unrelated root = %v, want models.ErrConflict", err)
+			t.Fatalf("Seed() with an unrelated root = %v, want models.ErrConflict", err)
 		}
 		if n := countRows(t, s, "users"); n != 1 {
 			t.Errorf("users = %d, want 1 (nothing seeded)", n)
@@ -316,4 +319,13 @@ func mapsEqual(a, b map[string]int64) bool {
 		}
 	}
 	return true
+}
+
+func countRows(t *testing.T, s *store.Store, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := s.DB().Table(table).Count(&n).Error; err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package store
+package demo
 
 import (
 	"io/fs"
