@@ -12,7 +12,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"gitlab.com/glmcp/glmcp/handlers"
 	"gitlab.com/glmcp/glmcp/handlers/mcp"
@@ -145,8 +144,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(middleware.Collectors()...)
-	deps.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	deps.Metrics = middleware.NewMetrics(reg)
 	gin.SetMode(gin.ReleaseMode)
 	w.handler = handlers.NewRouter(deps)
 	return w, nil

@@ -42,8 +42,8 @@ type Deps struct {
 	// client address is the peer address and cannot be spoofed.
 	TrustedProxies []string
 	WellKnown      wellknown.Config
-	// Metrics serves /metrics (nil: not served).
-	Metrics http.Handler
+	// Metrics records every request and serves /metrics (nil: neither).
+	Metrics *middleware.Metrics
 }
 
 // NewRouter returns the complete HTTP handler.
@@ -63,8 +63,8 @@ func NewRouter(d Deps) *gin.Engine {
 	}
 	r.Use(middleware.RequestLogger(d.Logger), middleware.Recovery(d.Logger))
 	if d.Metrics != nil {
-		r.Use(middleware.Metrics())
-		r.GET("/metrics", gin.WrapH(d.Metrics))
+		r.Use(d.Metrics.Record())
+		r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
 	}
 
 	r.GET("/-/liveness", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -14,11 +15,11 @@ import (
 )
 
 // metricsEngine serves POST /api/v4/:group/mcp (a route template) behind
-// RequestLogger and Metrics; the handler sets the log fields from the
+// RequestLogger and m.Record; the handler sets the log fields from the
 // request's X-Era, X-Method, X-Tool headers, and X-SSE makes it stream.
-func metricsEngine() *gin.Engine {
+func metricsEngine(m *middleware.Metrics) *gin.Engine {
 	r := gin.New()
-	r.Use(middleware.RequestLogger(slog.New(slog.DiscardHandler)), middleware.Metrics())
+	r.Use(middleware.RequestLogger(slog.New(slog.DiscardHandler)), m.Record())
 	r.POST("/api/v4/:group/mcp", func(c *gin.Context) {
 		f := middleware.Fields(c.Request.Context())
 		f.Era = c.GetHeader("X-Era")
@@ -34,11 +35,9 @@ func metricsEngine() *gin.Engine {
 	return r
 }
 
-// gather reads the request collectors through a fresh registry.
-func gather(t *testing.T) []*dto.MetricFamily {
+// gather reads the registry.
+func gather(t *testing.T, reg *prometheus.Registry) []*dto.MetricFamily {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(middleware.Collectors()...)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatalf("gather: %v", err)
@@ -48,9 +47,9 @@ func gather(t *testing.T) []*dto.MetricFamily {
 
 // metricValue returns the counter value, or histogram sample count, of the
 // series of family name with exactly labels (0 when absent).
-func metricValue(t *testing.T, name string, labels map[string]string) float64 {
+func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	t.Helper()
-	for _, mf := range gather(t) {
+	for _, mf := range gather(t, reg) {
 		if mf.GetName() != name {
 			continue
 		}
@@ -118,15 +117,16 @@ func TestMetrics(t *testing.T) {
 			requests: map[string]string{"route": "unmatched", "era": "", "rpc_method": "", "status": "404"},
 		},
 	}
-	r := metricsEngine()
+	reg := prometheus.NewRegistry()
+	r := metricsEngine(middleware.NewMetrics(reg))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dur := map[string]string{"route": tt.requests["route"], "rpc_method": tt.requests["rpc_method"]}
-			beforeReq := metricValue(t, "glmcp_http_requests_total", tt.requests)
-			beforeDur := metricValue(t, "glmcp_http_request_duration_seconds", dur)
+			beforeReq := metricValue(t, reg, "glmcp_http_requests_total", tt.requests)
+			beforeDur := metricValue(t, reg, "glmcp_http_request_duration_seconds", dur)
 			var beforeTool float64
 			if tt.tool != nil {
-				beforeTool = metricValue(t, "glmcp_tool_calls_total", tt.tool)
+				beforeTool = metricValue(t, reg, "glmcp_tool_calls_total", tt.tool)
 			}
 
 			req := httptest.NewRequest(http.MethodPost, tt.path, nil)
@@ -135,7 +135,7 @@ func TestMetrics(t *testing.T) {
 			}
 			r.ServeHTTP(httptest.NewRecorder(), req)
 
-			if d := metricValue(t, "glmcp_http_requests_total", tt.requests) - beforeReq; d != 1 {
+			if d := metricValue(t, reg, "glmcp_http_requests_total", tt.requests) - beforeReq; d != 1 {
 				t.Fatalf("glmcp_http_requests_total%v grew by %v, want 1", tt.requests, d)
 			}
 			if tt.requests["route"] == route {
@@ -143,12 +143,12 @@ func TestMetrics(t *testing.T) {
 				if tt.durationOK {
 					want = 1
 				}
-				if d := metricValue(t, "glmcp_http_request_duration_seconds", dur) - beforeDur; d != want {
+				if d := metricValue(t, reg, "glmcp_http_request_duration_seconds", dur) - beforeDur; d != want {
 					t.Fatalf("duration samples%v grew by %v, want %v", dur, d, want)
 				}
 			}
 			if tt.tool != nil {
-				if d := metricValue(t, "glmcp_tool_calls_total", tt.tool) - beforeTool; d != 1 {
+				if d := metricValue(t, reg, "glmcp_tool_calls_total", tt.tool) - beforeTool; d != 1 {
 					t.Fatalf("glmcp_tool_calls_total%v grew by %v, want 1", tt.tool, d)
 				}
 			}
@@ -156,7 +156,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// The raw path never becomes a label value.
-	for _, mf := range gather(t) {
+	for _, mf := range gather(t, reg) {
 		for _, m := range mf.GetMetric() {
 			for _, lp := range m.GetLabel() {
 				if lp.GetName() == "route" && lp.GetValue() != route && lp.GetValue() != "unmatched" {
@@ -164,5 +164,35 @@ func TestMetrics(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Two servers in one process own separate series, and Handler serves its
+// own registry's.
+func TestMetrics_ownedPerServer(t *testing.T) {
+	regA, regB := prometheus.NewRegistry(), prometheus.NewRegistry()
+	a, b := middleware.NewMetrics(regA), middleware.NewMetrics(regB)
+	req := httptest.NewRequest(http.MethodPost, "/api/v4/x/mcp", nil)
+	req.Header.Set("X-Method", "ping")
+	metricsEngine(a).ServeHTTP(httptest.NewRecorder(), req)
+
+	labels := map[string]string{"route": "/api/v4/:group/mcp", "era": "", "rpc_method": "ping", "status": "202"}
+	if v := metricValue(t, regA, "glmcp_http_requests_total", labels); v != 1 {
+		t.Errorf("server A: requests = %v, want 1", v)
+	}
+	if v := metricValue(t, regB, "glmcp_http_requests_total", labels); v != 0 {
+		t.Errorf("server B: requests = %v, want 0 (it served nothing)", v)
+	}
+
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	want := `glmcp_http_requests_total{era="",route="/api/v4/:group/mcp",rpc_method="ping",status="202"} 1`
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("server A /metrics = %d, want 200 containing %q:\n%s", rec.Code, want, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	b.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "glmcp_http_requests_total") {
+		t.Errorf("server B /metrics = %d, want 200 without server A's series:\n%s", rec.Code, rec.Body)
 	}
 }
