@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// measurement is one run of one request against one server.
+type measurement struct {
+	rate           float64
+	p50, p99       time.Duration
+	bytes          int
+	sessionsPerSec float64 // glmcp only: new PostgreSQL sessions per second
+}
+
+type report struct {
+	o         options
+	scenarios []scenario
+	runs      map[[2]string][]measurement // (scenario, server) → rounds
+}
+
+type reportEnv struct {
+	loadBefore, loadAfter  string
+	glmcpRSS, glmcpPeakRSS int64
+}
+
+func newReport(o options, scenarios []scenario) *report {
+	return &report{o: o, scenarios: scenarios, runs: map[[2]string][]measurement{}}
+}
+
+func (r *report) add(sc, server string, m measurement) {
+	k := [2]string{sc, server}
+	r.runs[k] = append(r.runs[k], m)
+}
+
+// median of one field over the rounds.
+func (r *report) median(sc, server string, f func(measurement) float64) (float64, bool) {
+	ms := r.runs[[2]string{sc, server}]
+	if len(ms) == 0 {
+		return 0, false
+	}
+	v := make([]float64, len(ms))
+	for i, m := range ms {
+		v[i] = f(m)
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2, true
+	}
+	return v[len(v)/2], true
+}
+
+func rate(m measurement) float64 { return m.rate }
+func p50(m measurement) float64  { return float64(m.p50) }
+func p99(m measurement) float64  { return float64(m.p99) }
+
+func (r *report) print(w io.Writer, env reportEnv) {
+	fmt.Fprintf(w, "glmcp comparison: %d connections, %d interleaved rounds × %v (+%v warm-up), loopback; %d CPUs, GOMAXPROCS %d; load average %s → %s\n\n",
+		r.o.conns, r.o.rounds, r.o.duration, r.o.warmup, runtime.NumCPU(), runtime.GOMAXPROCS(0), env.loadBefore, env.loadAfter)
+	fmt.Fprintf(w, "| request | server | req/s (median) | req/s (rounds) | p50 | p99 | response bytes |\n")
+	fmt.Fprintf(w, "|---|---|---:|---|---:|---:|---:|\n")
+	for _, sc := range r.scenarios {
+		for _, srv := range serverOrder(sc) {
+			ms := r.runs[[2]string{sc.name, srv}]
+			if len(ms) == 0 {
+				continue
+			}
+			var rounds []string
+			for _, m := range ms {
+				rounds = append(rounds, fmt.Sprintf("%.0f", m.rate))
+			}
+			rt, _ := r.median(sc.name, srv, rate)
+			l50, _ := r.median(sc.name, srv, p50)
+			l99, _ := r.median(sc.name, srv, p99)
+			fmt.Fprintf(w, "| %s | %s | %.0f | %s | %s | %s | %d |\n", sc.name, srv, rt, strings.Join(rounds, ", "),
+				ms2(l50), ms2(l99), ms[len(ms)-1].bytes)
+		}
+	}
+	fmt.Fprintf(w, "\nRatios (medians; the issue's targets in brackets):\n\n")
+	ratio := func(label, sc, a, b string, f func(measurement) float64, target string) {
+		x, ok1 := r.median(sc, a, f)
+		y, ok2 := r.median(sc, b, f)
+		if !ok1 || !ok2 || y == 0 {
+			return
+		}
+		fmt.Fprintf(w, "- %-46s %5.2f×  [%s]\n", label, x/y, target)
+	}
+	for _, sc := range r.scenarios {
+		switch {
+		case strings.Contains(sc.name, "tools/list"):
+			ratio("tools/list req/s, glmcp / bare", sc.name, srvGlmcp, srvBare, rate, "≥ 0.5×")
+			ratio("tools/list req/s, glmcp / go-sdk", sc.name, srvGlmcp, srvSDK, rate, "≥ 4×")
+			ratio("tools/list p99, glmcp / bare", sc.name, srvGlmcp, srvBare, p99, "≤ 3×")
+		case strings.Contains(sc.name, "server/discover"):
+			ratio("server/discover req/s, glmcp / go-sdk", sc.name, srvGlmcp, srvSDK, rate, "—")
+		case strings.Contains(sc.name, "tools/call"):
+			ratio("get_issue req/s, glmcp / go-sdk echo", sc.name, srvGlmcp, srvSDK, rate, "≥ 2×")
+		}
+	}
+	var sess []float64
+	for _, sc := range r.scenarios {
+		for _, m := range r.runs[[2]string{sc.name, srvGlmcp}] {
+			sess = append(sess, m.sessionsPerSec)
+		}
+	}
+	if len(sess) > 0 {
+		slices.Sort(sess)
+		fmt.Fprintf(w, "\nglmcp: new PostgreSQL sessions per second during its runs (pg_stat_database.sessions): median %.1f, max %.1f  [0]\n",
+			sess[len(sess)/2], sess[len(sess)-1])
+	}
+	fmt.Fprintf(w, "glmcp: resident memory at the end %.0f MB, peak %.0f MB  [< 100 MB]\n",
+		float64(env.glmcpRSS)/(1<<20), float64(env.glmcpPeakRSS)/(1<<20))
+}
+
+func ms2(ns float64) string {
+	return fmt.Sprintf("%.2f ms", ns/1e6)
+}
