@@ -166,7 +166,9 @@ func (w *worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		if w.conn == nil {
 			if err := w.dial(ctx); err != nil {
-				w.fail(err)
+				if ctx.Err() == nil && time.Now().Before(w.until) {
+					w.fail(err)
+				}
 				return
 			}
 		}
