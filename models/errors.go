@@ -1,6 +1,9 @@
 package models
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Every layer wraps them with fmt.Errorf("…: %w", err);
 // handlers map them to wire responses in exactly one place.
@@ -17,3 +20,19 @@ var (
 	// ErrForbidden: a valid credential that may not do this.
 	ErrForbidden = errors.New("forbidden")
 )
+
+// OpenMergeRequestExistsError: a merge request cannot be opened because
+// another one of the same project, source and target branch is open
+// (GitLab: "Another open merge request already exists for this source
+// branch: !IID"). It is an ErrConflict.
+type OpenMergeRequestExistsError struct {
+	// IID is the open merge request's number in its project.
+	IID int64
+}
+
+func (e *OpenMergeRequestExistsError) Error() string {
+	return fmt.Sprintf("merge request !%d is already open for these branches", e.IID)
+}
+
+// Unwrap makes the error an ErrConflict.
+func (e *OpenMergeRequestExistsError) Unwrap() error { return ErrConflict }

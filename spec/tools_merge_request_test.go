@@ -256,7 +256,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 		}
 		h.toolsFailWith(t, ce, "alice", "create_merge_request",
 			args("source_branch", "feature/server-discover", "target_branch", "main"),
-			"Conflict: another open merge request already exists for this source branch: !1")
+			"Conflict: Another open merge request already exists for this source branch: !1")
 	})
 
 	t.Run("not found", func(t *testing.T) {

@@ -99,6 +99,20 @@ func TestStore_MembersAndLabels(t *testing.T) {
 		wantErr(t, "CreateLabel(bad color)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "x", Color: "red"}), models.ErrInvalidInput)
 		wantErr(t, "CreateLabel(no name)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
 		wantErr(t, "CreateLabel(unknown project)", s.CreateLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
+
+		// EnsureLabel: insert-or-get, the existing row unchanged.
+		got := &models.Label{ProjectID: p.ID, Name: "bug", Color: "#000000"}
+		wantErr(t, "EnsureLabel(existing)", s.EnsureLabel(ctx, got), nil)
+		if got.ID != l.ID || got.Color != store.DefaultLabelColor {
+			t.Errorf("EnsureLabel(existing) = %+v, want label %d with its color kept", got, l.ID)
+		}
+		fresh := &models.Label{ProjectID: p.ID, Name: "ensured", Description: "d"}
+		wantErr(t, "EnsureLabel(new)", s.EnsureLabel(ctx, fresh), nil)
+		if fresh.ID == 0 || fresh.ID == l.ID || fresh.Description != "d" || fresh.CreatedAt.IsZero() {
+			t.Errorf("EnsureLabel(new) = %+v", fresh)
+		}
+		wantErr(t, "EnsureLabel(no name)", s.EnsureLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
+		wantErr(t, "EnsureLabel(unknown project)", s.EnsureLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
 	})
 }
 

@@ -19,6 +19,45 @@ var labelColor = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 // project is models.ErrConflict; an empty name, a bad color or a missing
 // project is models.ErrInvalidInput.
 func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
+	if err := prepareLabel(l); err != nil {
+		return err
+	}
+	if err := s.conn(ctx).Create(l).Error; err != nil {
+		return fmt.Errorf("create label %q in project %d: %w", l.Name, l.ProjectID, translate(err))
+	}
+	return nil
+}
+
+// EnsureLabel makes sure project l.ProjectID has a label named l.Name and
+// fills l with the stored row: the existing label (its color and
+// description kept) or the one inserted from l. It is one statement
+// (INSERT … ON CONFLICT … RETURNING), so writers racing to create the same
+// label all get it and none fails. Validation is CreateLabel's.
+func (s *Store) EnsureLabel(ctx context.Context, l *models.Label) error {
+	if err := prepareLabel(l); err != nil {
+		return err
+	}
+	now := s.clock()
+	// DO UPDATE (a no-op assignment) rather than DO NOTHING: RETURNING
+	// then yields the existing row too, in both dialects.
+	var got []models.Label
+	err := s.conn(ctx).Raw(`INSERT INTO labels (project_id, name, color, description, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (project_id, name) DO UPDATE SET name = excluded.name
+RETURNING id, project_id, name, color, description, created_at, updated_at`,
+		l.ProjectID, l.Name, l.Color, l.Description, now, now).Scan(&got).Error
+	if err != nil {
+		return fmt.Errorf("ensure label %q in project %d: %w", l.Name, l.ProjectID, translate(err))
+	}
+	if len(got) != 1 {
+		return fmt.Errorf("ensure label %q in project %d: %d rows returned", l.Name, l.ProjectID, len(got))
+	}
+	*l = got[0]
+	return nil
+}
+
+// prepareLabel checks l and fills its defaults.
+func prepareLabel(l *models.Label) error {
 	if strings.TrimSpace(l.Name) == "" {
 		return fmt.Errorf("create label in project %d: empty name: %w", l.ProjectID, models.ErrInvalidInput)
 	}
@@ -29,8 +68,5 @@ func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
 		return fmt.Errorf("create label %q: color %q: %w", l.Name, l.Color, models.ErrInvalidInput)
 	}
 	l.ID = 0
-	if err := s.conn(ctx).Create(l).Error; err != nil {
-		return fmt.Errorf("create label %q in project %d: %w", l.Name, l.ProjectID, translate(err))
-	}
 	return nil
 }

@@ -25,7 +25,10 @@ import (
 //
 // An empty title or branch, an unknown state, a commit without SHA, a diff
 // without paths, or a project, author, assignee or reviewer that does not
-// exist is models.ErrInvalidInput.
+// exist is models.ErrInvalidInput. An open merge request when another one
+// of the same project and branches is open is a
+// *models.OpenMergeRequestExistsError (a models.ErrConflict), also when
+// the other one was created at the same moment.
 func (s *Store) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error {
 	if err := s.prepareMergeRequest(mr); err != nil {
 		return fmt.Errorf("create merge request in project %d: %w", mr.ProjectID, err)
@@ -36,8 +39,23 @@ func (s *Store) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest)
 			return err
 		}
 		mr.IID = iid
-		if err := tx.conn(ctx).Omit(clause.Associations).Create(mr).Error; err != nil {
-			return translate(err)
+		// The partial unique index allows one open merge request per
+		// branch pair. DO NOTHING (rather than a unique violation) keeps a
+		// PostgreSQL transaction usable, so the one that won can be named.
+		res := tx.conn(ctx).Omit(clause.Associations).Clauses(clause.OnConflict{
+			Columns:     []clause.Column{{Name: "project_id"}, {Name: "source_branch"}, {Name: "target_branch"}},
+			TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "state = 'opened'"}}},
+			DoNothing:   true,
+		}).Create(mr)
+		if res.Error != nil {
+			return translate(res.Error)
+		}
+		if res.RowsAffected == 0 {
+			open, err := tx.FindOpenMergeRequest(ctx, mr.ProjectID, mr.SourceBranch, mr.TargetBranch)
+			if err != nil {
+				return err
+			}
+			return &models.OpenMergeRequestExistsError{IID: open.IID}
 		}
 		if err := tx.insertUserLinks(ctx, "merge_request_assignees", "merge_request_id", mr.ID, mr.AssigneeIDs()); err != nil {
 			return err

@@ -201,7 +201,7 @@ func TestCreateMergeRequest(t *testing.T) {
 		before = w.state(t)
 		w.fails(t, w.Root, "create_merge_request", map[string]any{"id": mcp.ID, "title": "Again",
 			"source_branch": "zebrafish/full", "target_branch": "main"},
-			"Conflict: another open merge request already exists for this source branch: !"+itoa(iid))
+			"Conflict: Another open merge request already exists for this source branch: !"+itoa(iid))
 		w.unchanged(t, before)
 	})
 
@@ -246,7 +246,7 @@ func TestCreateMergeRequest(t *testing.T) {
 		{"milestone", func() *models.User { return w.Alice }, map[string]any{"title": "x", "milestone_id": 1}, callOpts{},
 			"Validation error: milestone_id: milestone 1 not found in project gitlab-org/gitlab-mcp"},
 		{"open merge request exists", func() *models.User { return w.Alice }, map[string]any{"title": "x", "source_branch": "zebrafish/feature", "target_branch": "main"}, callOpts{},
-			"Conflict: another open merge request already exists for this source branch: !" + itoa(f.MR.IID)},
+			"Conflict: Another open merge request already exists for this source branch: !" + itoa(f.MR.IID)},
 	}
 	for _, c := range failures {
 		t.Run("fails: "+c.name, func(t *testing.T) {

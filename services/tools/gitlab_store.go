@@ -44,7 +44,7 @@ type issueStore interface {
 	CreateIssue(ctx context.Context, i *models.Issue) error
 	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
 	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
-	CreateLabel(ctx context.Context, l *models.Label) error
+	EnsureLabel(ctx context.Context, l *models.Label) error
 	SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error)
 }
 

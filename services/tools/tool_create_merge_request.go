@@ -100,7 +100,7 @@ func (g *gitlab) runCreateMergeRequest(ctx context.Context, call *Call) (*Result
 		open, err := tx.FindOpenMergeRequest(ctx, p.ID, source, target)
 		switch {
 		case err == nil:
-			return conflictf("another open merge request already exists for this source branch: !%d", open.IID)
+			return &models.OpenMergeRequestExistsError{IID: open.IID}
 		case !errors.Is(err, models.ErrNotFound):
 			return err
 		}
@@ -133,6 +133,11 @@ func (g *gitlab) runCreateMergeRequest(ctx context.Context, call *Call) (*Result
 		res, err = g.mergeRequestResult(ctx, tx, u, pa, created)
 		return err
 	})
+	// The check above and the database's unique index (two agents at
+	// once) both answer as GitLab does.
+	if dup := (*models.OpenMergeRequestExistsError)(nil); errors.As(err, &dup) {
+		return nil, conflictf("Another open merge request already exists for this source branch: !%d", dup.IID)
+	}
 	if err != nil {
 		return nil, err
 	}

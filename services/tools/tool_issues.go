@@ -226,6 +226,8 @@ func projectUsers(ctx context.Context, st DomainStore, p *models.Project, field 
 }
 
 // ensureLabels creates the labels of names the project does not have yet.
+// Another call may create the same label at the same moment: EnsureLabel
+// is insert-or-get, so both succeed.
 func ensureLabels(ctx context.Context, st DomainStore, projectID int64, names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -242,7 +244,7 @@ func ensureLabels(ctx context.Context, st DomainStore, projectID int64, names []
 		if have[n] {
 			continue
 		}
-		if err := st.CreateLabel(ctx, &models.Label{ProjectID: projectID, Name: n}); err != nil {
+		if err := st.EnsureLabel(ctx, &models.Label{ProjectID: projectID, Name: n}); err != nil {
 			return fmt.Errorf("create label %q: %w", n, err)
 		}
 		have[n] = true

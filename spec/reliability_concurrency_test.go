@@ -1,0 +1,163 @@
+package spec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Two agents doing the same write at once (issue #13, items 2 and 3): real
+// concurrent HTTP requests against the server on a real database. Every
+// call must end in a clear answer and the store must stay consistent.
+
+// relConcurrency is how many identical writes race.
+const relConcurrency = 20
+
+// relCallResult is one raced tools/call: its HTTP status and, for a
+// result, isError and the text block.
+type relCallResult struct {
+	status  int
+	isError bool
+	text    string
+	body    string
+	err     error
+}
+
+// relRace sends n identical Legacy tools/call requests as user at once
+// (released together) and returns every outcome. It is safe to call from
+// a test goroutine only: it never fails the test itself.
+func (h *harness) relRace(t testing.TB, n int, user, tool string, args map[string]any) []relCallResult {
+	t.Helper()
+	body := envelope(t, 1, "tools/call", map[string]any{"name": tool, "arguments": args})
+	out := make([]relCallResult, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: n, MaxIdleConnsPerHost: n}}
+	defer client.CloseIdleConnections()
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			out[i] = relPost(client, h.CE, h.Tokens[user], body)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return out
+}
+
+// relPost sends one JSON-RPC request and decodes a tools/call answer.
+func relPost(client *http.Client, url, token, body string) relCallResult {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return relCallResult{err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := client.Do(req)
+	if err != nil {
+		return relCallResult{err: err}
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	r := relCallResult{status: res.StatusCode, body: string(b), err: err}
+	var env struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(b, &env) == nil {
+		r.isError = env.Result.IsError
+		if len(env.Result.Content) > 0 {
+			r.text = env.Result.Content[0].Text
+		}
+	}
+	return r
+}
+
+// relCount runs a COUNT query on the store.
+func relCount(t testing.TB, h *harness, query string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := h.Env.Store.DB().WithContext(context.Background()).Raw(query, args...).Scan(&n).Error; err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func TestReliability_concurrentCreateIssueWithNewLabel(t *testing.T) {
+	h := startServer(t)
+	project := toolsProject(t, h, "gitlab-org/gitlab-mcp")
+	// Several rounds, each with a label no one has created yet: one round
+	// can miss the race window; five in a row do not.
+	for round := range 5 {
+		issuesBefore := relCount(t, h, "SELECT COUNT(*) FROM issues WHERE project_id = ?", project.ID)
+		label := fmt.Sprintf("spec-raced-label-%d", round)
+		results := h.relRace(t, relConcurrency, "alice", "create_issue", map[string]any{
+			"id": "gitlab-org/gitlab-mcp", "title": "Raced", "labels": []any{"bug", label},
+		})
+		for i, r := range results {
+			if r.err != nil || r.status != http.StatusOK || r.isError {
+				t.Errorf("round %d call %d: err %v, status %d, isError %v: %s", round, i, r.err, r.status, r.isError, r.body)
+			}
+		}
+		if n := relCount(t, h, "SELECT COUNT(*) FROM labels WHERE project_id = ? AND name = ?", project.ID, label); n != 1 {
+			t.Errorf("labels named %q: %d, want exactly 1", label, n)
+		}
+		if n := relCount(t, h, "SELECT COUNT(DISTINCT iid) FROM issues WHERE project_id = ?", project.ID) - issuesBefore; n != relConcurrency {
+			t.Errorf("round %d: %d issues with distinct iids created, want %d", round, n, relConcurrency)
+		}
+	}
+}
+
+func TestReliability_concurrentCreateMergeRequestOpensOne(t *testing.T) {
+	h := startServer(t)
+	project := toolsProject(t, h, "gitlab-org/gitlab-mcp")
+	db := h.Env.Store.DB().WithContext(context.Background())
+	// One round per branch pair no open merge request uses yet.
+	for _, pair := range [][2]string{
+		{"fix/stable-tool-order", "main"}, {"main", "fix/stable-tool-order"}, {"fix/stable-tool-order", "feature/server-discover"},
+	} {
+		source, target := pair[0], pair[1]
+		const openSQL = "SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'"
+		var open []int64
+		if err := db.Raw(openSQL, project.ID, source, target).Scan(&open).Error; err != nil || len(open) != 0 {
+			t.Fatalf("the demo already has open merge requests %s → %s: %v (%v)", source, target, open, err)
+		}
+		results := h.relRace(t, relConcurrency, "alice", "create_merge_request", map[string]any{
+			"id": "gitlab-org/gitlab-mcp", "title": "Raced", "source_branch": source, "target_branch": target,
+		})
+		if err := db.Raw(openSQL, project.ID, source, target).Scan(&open).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(open) != 1 {
+			t.Errorf("open merge requests %s → %s: %v, want exactly one", source, target, open)
+			continue
+		}
+		// GitLab answers 409 {"message": ["Another open merge request already
+		// exists for this source branch: !N"]}.
+		want := fmt.Sprintf("Conflict: Another open merge request already exists for this source branch: !%d", open[0])
+		ok := 0
+		for i, r := range results {
+			switch {
+			case r.err != nil || r.status != http.StatusOK:
+				t.Errorf("%s → %s call %d: err %v, status %d: %s", source, target, i, r.err, r.status, r.body)
+			case !r.isError:
+				ok++
+			case r.text != want:
+				t.Errorf("%s → %s call %d: text %q, want %q", source, target, i, r.text, want)
+			}
+		}
+		if ok != 1 {
+			t.Errorf("%s → %s: %d of %d calls succeeded, want exactly 1", source, target, ok, relConcurrency)
+		}
+	}
+}
