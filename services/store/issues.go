@@ -20,10 +20,20 @@ import (
 // An empty title, an unknown state, or a project, author or assignee that
 // does not exist is models.ErrInvalidInput.
 func (s *Store) CreateIssue(ctx context.Context, i *models.Issue) error {
+	return s.CreateWorkItem(ctx, i, nil)
+}
+
+// CreateWorkItem is CreateIssue for any work item type (i.WorkItemTypeID,
+// Issue when 0), with its milestone (see milestoneFor) and, when parentID
+// is set, its parent (see setParent), all in one transaction.
+func (s *Store) CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error {
 	if err := s.prepareIssue(i); err != nil {
 		return fmt.Errorf("create issue in project %d: %w", i.ProjectID, err)
 	}
 	err := s.WithTx(ctx, func(tx *Store) error {
+		if err := tx.milestoneFor(ctx, i); err != nil {
+			return err
+		}
 		iid, err := tx.nextIID(ctx, i.ProjectID, usageIssues)
 		if err != nil {
 			return err
@@ -32,7 +42,13 @@ func (s *Store) CreateIssue(ctx context.Context, i *models.Issue) error {
 		if err := tx.conn(ctx).Omit(clause.Associations).Create(i).Error; err != nil {
 			return translate(err)
 		}
-		return tx.insertUserLinks(ctx, "issue_assignees", "issue_id", i.ID, i.AssigneeIDs())
+		if err := tx.insertUserLinks(ctx, "issue_assignees", "issue_id", i.ID, i.AssigneeIDs()); err != nil {
+			return err
+		}
+		if parentID != nil {
+			return tx.setParent(ctx, i, parentID)
+		}
+		return nil
 	})
 	if err != nil {
 		i.ID, i.IID = 0, 0
@@ -58,6 +74,12 @@ func (s *Store) prepareIssue(i *models.Issue) error {
 	}
 	if i.Labels == nil {
 		i.Labels = models.StringList{}
+	}
+	if i.WorkItemTypeID == 0 {
+		i.WorkItemTypeID = models.TypeIssue
+	}
+	if err := datesOrdered(i.StartDate, i.DueDate); err != nil {
+		return err
 	}
 	i.ID = 0
 	return nil
