@@ -17,7 +17,10 @@ import (
 // GLMCP_* environment variables; nothing in the app reads the environment.
 // Call Validate before use.
 type Config struct {
-	DatabaseURL    string
+	DatabaseURL string
+	// DBMaxConns caps the store's connection pool, idle connections
+	// included (0: 10 on PostgreSQL, 4 on the embedded store).
+	DBMaxConns     int
 	DataDir        string
 	Listen         string
 	Secret         string
@@ -101,6 +104,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		bad("GLMCP_DATABASE_URL: must start with postgres:// (leave it empty for the embedded store)")
+	}
+	if cfg.DBMaxConns < 0 || cfg.DBMaxConns > 1000 {
+		bad("GLMCP_DB_MAX_CONNS: %d is not within 0..1000 (0: the store's default)", cfg.DBMaxConns)
 	}
 	if cfg.Secret != "" && len(cfg.Secret) < 32 {
 		bad("GLMCP_SECRET: must be at least 32 characters")

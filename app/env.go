@@ -54,7 +54,7 @@ func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 		}
 		e.DSN = filepath.Join(cfg.DataDir, "glmcp.db")
 	}
-	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger})
+	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger, MaxOpenConns: cfg.DBMaxConns})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}

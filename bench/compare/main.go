@@ -206,13 +206,15 @@ func compare(ctx context.Context, o options) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				var s0 int64
+				// New sessions are counted over the measured window only:
+				// the warm-up may open the pool, and the end of a run cuts
+				// requests in flight, whose cancelled queries make pgx
+				// close their connections.
+				var sess chan sessionWindow
 				if name == srvGlmcp {
-					if s0, err = sessions.sessions(ctx); err != nil {
-						return err
-					}
+					sess = make(chan sessionWindow, 1)
+					go func() { sess <- sessions.window(ctx, o.warmup, o.duration-100*time.Millisecond) }()
 				}
-				began := time.Now()
 				res, err := load.Run(ctx, sc.targets[name], load.Options{Conns: o.conns, Warmup: o.warmup, Duration: o.duration})
 				if err != nil {
 					return err
@@ -221,13 +223,12 @@ func compare(ctx context.Context, o options) error {
 					return fmt.Errorf("%s on %s: %d wrong answers, first: %s", sc.name, name, res.Errors, res.FirstError)
 				}
 				m := measurement{rate: res.Rate(), p50: res.Quantile(0.5), p99: res.Quantile(0.99), bytes: res.ResponseBytes}
-				if name == srvGlmcp {
-					time.Sleep(1100 * time.Millisecond) // PostgreSQL flushes session counts once a second
-					s1, err := sessions.sessions(ctx)
-					if err != nil {
-						return err
+				if sess != nil {
+					w := <-sess
+					if w.err != nil {
+						return w.err
 					}
-					m.sessionsPerSec = float64(s1-s0) / time.Since(began).Seconds()
+					m.sessionsPerSec = w.perSecond
 				}
 				rep.add(sc.name, name, m)
 				say("round %d  %-44s %-14s %8.0f req/s  p50 %-9v p99 %-9v", round+1, sc.name, name, m.rate, m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond))

@@ -178,12 +178,34 @@ func newSessionCounter(ctx context.Context, d *database) (*sessionCounter, error
 }
 
 // sessions returns the number of sessions ever opened on the database.
-// PostgreSQL flushes a backend's statistics at most once a second, so
-// it waits that long first.
+// (A new backend reports its session when it first goes idle, i.e. after
+// its first statement.)
 func (s *sessionCounter) sessions(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.conn.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = $1", s.name).Scan(&n)
 	return n, err
+}
+
+type sessionWindow struct {
+	perSecond float64
+	err       error
+}
+
+// window waits wait, then counts the sessions opened during the next
+// length, per second.
+func (s *sessionCounter) window(ctx context.Context, wait, length time.Duration) sessionWindow {
+	time.Sleep(wait)
+	s0, err := s.sessions(ctx)
+	if err != nil {
+		return sessionWindow{err: err}
+	}
+	began := time.Now()
+	time.Sleep(length)
+	s1, err := s.sessions(ctx)
+	if err != nil {
+		return sessionWindow{err: err}
+	}
+	return sessionWindow{perSecond: float64(s1-s0) / time.Since(began).Seconds()}
 }
 
 func (s *sessionCounter) close() { _ = s.conn.Close(context.Background()) }

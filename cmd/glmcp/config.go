@@ -37,6 +37,7 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 		return b
 	}
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("GLMCP_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty: embedded SQLite under --data-dir [GLMCP_DATABASE_URL]")
+	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", envInt(env("GLMCP_DB_MAX_CONNS", "0")), "database connections, all kept open while in use (0: 10 on PostgreSQL, 4 embedded) [GLMCP_DB_MAX_CONNS]")
 	fs.StringVar(&cfg.DataDir, "data-dir", env("GLMCP_DATA_DIR", d.DataDir), "directory of the embedded store and its generated secret [GLMCP_DATA_DIR]")
 	fs.StringVar(&cfg.Listen, "listen", env("GLMCP_LISTEN", d.Listen), "address to listen on [GLMCP_LISTEN]")
 	fs.StringVar(&cfg.Secret, "secret", env("GLMCP_SECRET", ""), "instance secret, ≥ 32 characters; token digests and cursors depend on it [GLMCP_SECRET]")

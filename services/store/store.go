@@ -36,12 +36,18 @@ type Options struct {
 	// anyway); an in-memory SQLite database always uses exactly one.
 	MaxOpenConns int
 	// MaxIdleConns is the number of idle connections kept. Zero means
-	// MaxOpenConns/2, at least 1.
+	// MaxOpenConns: a pool that closes what it just opened at every burst
+	// above its idle size pays a new session (on PostgreSQL a process
+	// fork and authentication) for nothing; ConnMaxIdleTime returns them
+	// once the load is gone.
 	MaxIdleConns int
 	// ConnMaxLifetime recycles connections after this long (PostgreSQL
 	// only; zero means 30 minutes) so that a database failover or pgbouncer
 	// restart is picked up.
 	ConnMaxLifetime time.Duration
+	// ConnMaxIdleTime closes a connection idle this long (PostgreSQL only;
+	// zero means 5 minutes).
+	ConnMaxIdleTime time.Duration
 	// BusyTimeout is how long an SQLite statement waits for the write lock
 	// before failing. Zero means 10 seconds.
 	BusyTimeout time.Duration
@@ -116,6 +122,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	if opts.ConnMaxLifetime > 0 && dialect == migrations.DialectPostgres {
 		pool.lifetime = opts.ConnMaxLifetime
+	}
+	if opts.ConnMaxIdleTime > 0 && dialect == migrations.DialectPostgres {
+		pool.idleTime = opts.ConnMaxIdleTime
 	}
 
 	db, err := gorm.Open(dialector, &gorm.Config{
@@ -303,7 +312,7 @@ type poolConfig struct {
 func (p poolConfig) apply(db *sql.DB) {
 	idle := p.idle
 	if idle == 0 {
-		idle = max(p.open/2, 1)
+		idle = p.open
 	}
 	db.SetMaxOpenConns(p.open)
 	db.SetMaxIdleConns(idle)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -180,3 +181,59 @@ func TestOpen_sqlitePragmas(t *testing.T) {
 		t.Errorf("MaxOpenConnections = %d, want 4", got)
 	}
 }
+
+// Ensure the pool keeps every connection it opened for a burst: a second
+// burst of the same size reuses them instead of closing the excess and
+// opening new sessions (issue #12: 40–75 new PostgreSQL sessions per
+// second under steady load with MaxIdleConns at half the pool).
+func TestOpen_poolKeepsItsConnections(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+		opts store.Options
+		want int
+	}{
+		{"postgres default", pgDSN, store.Options{}, 10},
+		{"postgres GLMCP_DB_MAX_CONNS", pgDSN, store.Options{MaxOpenConns: 3}, 3},
+		{"sqlite default", func(t *testing.T) string { return filepath.Join(t.TempDir(), "pool.db") }, store.Options{}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := store.Open(ctx, tc.dsn(t), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			sqlDB, err := s.SQLDB()
+			if err != nil {
+				t.Fatal(err)
+			}
+			burst := func() {
+				conns := make([]*sql.Conn, tc.want)
+				for i := range conns {
+					if conns[i], err = sqlDB.Conn(ctx); err != nil {
+						t.Fatal(err)
+					}
+					if err := conns[i].PingContext(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, c := range conns {
+					c.Close()
+				}
+			}
+			burst()
+			burst()
+			st := sqlDB.Stats()
+			if st.MaxOpenConnections != tc.want || st.Idle != tc.want || st.OpenConnections != tc.want {
+				t.Errorf("max %d, open %d, idle %d; want %d each", st.MaxOpenConnections, st.OpenConnections, st.Idle, tc.want)
+			}
+			if st.MaxIdleClosed != 0 || st.MaxLifetimeClosed != 0 || st.MaxIdleTimeClosed != 0 {
+				t.Errorf("closed %d connections over the idle limit, %d at their lifetime, %d idle too long; want none",
+					st.MaxIdleClosed, st.MaxLifetimeClosed, st.MaxIdleTimeClosed)
+			}
+		})
+	}
+}
+
+func pgDSN(t *testing.T) string { return storetest.PostgresDSN(t) }
