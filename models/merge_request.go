@@ -43,6 +43,14 @@ type MergeRequest struct {
 	UpdatedAt    time.Time         `json:"updated_at"`
 	MergedAt     *time.Time        `json:"merged_at"`
 	ClosedAt     *time.Time        `json:"closed_at"`
+	// Squash, ForceRemoveSourceBranch, DiscussionLocked and
+	// AllowCollaboration are the merge options save_merge_request sets;
+	// MilestoneID the milestone, if any.
+	Squash                  bool   `json:"squash"`
+	ForceRemoveSourceBranch bool   `json:"force_remove_source_branch"`
+	DiscussionLocked        bool   `json:"discussion_locked"`
+	AllowCollaboration      bool   `json:"allow_collaboration"`
+	MilestoneID             *int64 `json:"milestone_id"`
 
 	Author    *User  `gorm:"foreignKey:AuthorID" json:"author,omitempty"`
 	Assignees []User `gorm:"many2many:merge_request_assignees" json:"assignees"`
@@ -98,3 +106,36 @@ type MergeRequestDiff struct {
 
 // TableName maps MergeRequestDiff to merge_request_diff_files.
 func (MergeRequestDiff) TableName() string { return "merge_request_diff_files" }
+
+// MergeRequestQuery selects a page of merge requests, newest first (id
+// descending), keyset-paged by BeforeID. Zero fields do not filter.
+type MergeRequestQuery struct {
+	// ProjectIDs are the projects to list from (one project, or the
+	// projects of a group the viewer may read); empty lists nothing.
+	ProjectIDs []int64
+	State      MergeRequestState // "" or "all": any state
+	AuthorID   int64
+	AssigneeID int64
+	ReviewerID int64
+	// MilestoneID filters by milestone when > 0.
+	MilestoneID int64
+	// Labels must all be on the merge request.
+	Labels []string
+	// Search matches title or description, case-insensitively.
+	Search   string
+	BeforeID int64
+	Limit    int
+}
+
+// MergeRequestUpdate is a change to a merge request (save_merge_request on
+// an existing one). Nil fields are left alone; non-nil slices replace the
+// whole list (an empty slice clears it).
+type MergeRequestUpdate struct {
+	Title, Description, TargetBranch             *string
+	StateEvent                                   string // "", "close" or "reopen"
+	Labels, AddLabels, RemoveLabels              []string
+	AssigneeIDs, ReviewerIDs                     []int64
+	MilestoneID                                  **int64 // set to a nil *int64 to clear
+	Squash, RemoveSourceBranch, DiscussionLocked *bool
+	AllowCollaboration, Draft                    *bool
+}

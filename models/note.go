@@ -14,7 +14,12 @@ const (
 
 // NoteTypeDiscussion is the Type of a note that belongs to a threaded
 // discussion; a stand-alone comment has an empty Type (GitLab's null).
-const NoteTypeDiscussion = "DiscussionNote"
+// NoteTypeDiff is the Type of a note on a line of a merge request's diff
+// (it starts a discussion; its replies are DiffNotes too).
+const (
+	NoteTypeDiscussion = "DiscussionNote"
+	NoteTypeDiff       = "DiffNote"
+)
 
 // Note is a comment on an issue or merge request (table notes). Notes that
 // share a DiscussionID form one thread; the first is the thread's start.
@@ -33,6 +38,34 @@ type Note struct {
 	DiscussionID string       `json:"discussion_id"`
 	CreatedAt    time.Time    `json:"created_at"`
 	UpdatedAt    time.Time    `json:"updated_at"`
+	// Position is where a DiffNote sits in the diff; nil for other notes.
+	Position *DiffPosition `gorm:"type:text;serializer:json" json:"position,omitempty"`
+	// ResolvedAt and ResolvedByID are set while the note's discussion is
+	// resolved (merge request discussions only).
+	ResolvedAt   *time.Time `json:"resolved_at,omitempty"`
+	ResolvedByID *int64     `json:"resolved_by_id,omitempty"`
 
 	Author *User `gorm:"foreignKey:AuthorID" json:"author,omitempty"`
+}
+
+// Resolvable reports whether n counts toward its discussion's resolution:
+// a user's note in a merge request thread (GitLab: discussion and diff
+// notes are resolvable, stand-alone comments and system notes are not).
+func (n *Note) Resolvable() bool {
+	return n.NoteableType == NoteableMergeRequest && !n.System &&
+		(n.Type == NoteTypeDiscussion || n.Type == NoteTypeDiff)
+}
+
+// DiffPosition is the position of a diff note (GitLab's position object):
+// the diff's three SHAs, the file's old and new path, and the old and/or
+// new line (nil when the line exists on one side only).
+type DiffPosition struct {
+	BaseSHA      string `json:"base_sha"`
+	StartSHA     string `json:"start_sha"`
+	HeadSHA      string `json:"head_sha"`
+	OldPath      string `json:"old_path"`
+	NewPath      string `json:"new_path"`
+	PositionType string `json:"position_type"`
+	OldLine      *int   `json:"old_line"`
+	NewLine      *int   `json:"new_line"`
 }

@@ -22,9 +22,12 @@ import (
 // discussion (Type DiscussionNote on every note of it, as GitLab does when
 // someone replies to a stand-alone comment).
 //
-// An empty body, an unknown noteable type, or an internal note on a merge
-// request (GitLab allows internal notes on issues only) is
-// models.ErrInvalidInput.
+// A note of Type DiffNote starts a thread on a line of a merge request's
+// diff and needs a Position; a reply in such a thread becomes a DiffNote
+// with the thread's position.
+//
+// An empty body, an unknown noteable type, or a diff note without a
+// position or on an issue is models.ErrInvalidInput.
 func (s *Store) CreateNote(ctx context.Context, n *models.Note) error {
 	if err := prepareNote(n); err != nil {
 		return fmt.Errorf("create note on %s %d: %w", n.NoteableType, n.NoteableID, err)
@@ -61,11 +64,14 @@ func prepareNote(n *models.Note) error {
 	switch n.NoteableType {
 	case models.NoteableIssue:
 	case models.NoteableMergeRequest:
-		if n.Internal {
-			return fmt.Errorf("internal notes exist on issues only: %w", models.ErrInvalidInput)
-		}
 	default:
 		return fmt.Errorf("noteable type %q: %w", n.NoteableType, models.ErrInvalidInput)
+	}
+	if n.Type == models.NoteTypeDiff && (n.NoteableType != models.NoteableMergeRequest || n.Position == nil) {
+		return fmt.Errorf("a diff note needs a merge request and a position: %w", models.ErrInvalidInput)
+	}
+	if n.Type != models.NoteTypeDiff {
+		n.Position = nil
 	}
 	n.ID = 0
 	return nil
@@ -91,8 +97,8 @@ func (s *Store) checkNoteable(ctx context.Context, n *models.Note) error {
 // joinDiscussion prepares n as a reply when its DiscussionID exists.
 func (s *Store) joinDiscussion(ctx context.Context, n *models.Note) error {
 	var thread []models.Note
-	err := s.conn(ctx).Select("id", "noteable_type", "noteable_id", "type").
-		Where("discussion_id = ?", n.DiscussionID).Find(&thread).Error
+	err := s.conn(ctx).Select("id", "noteable_type", "noteable_id", "type", "position").
+		Where("discussion_id = ?", n.DiscussionID).Order("id").Find(&thread).Error
 	if err != nil {
 		return translate(err)
 	}
@@ -103,6 +109,10 @@ func (s *Store) joinDiscussion(ctx context.Context, n *models.Note) error {
 		if t.NoteableType != n.NoteableType || t.NoteableID != n.NoteableID {
 			return fmt.Errorf("discussion %s belongs to another %s: %w", n.DiscussionID, t.NoteableType, models.ErrInvalidInput)
 		}
+	}
+	if thread[0].Type == models.NoteTypeDiff {
+		n.Type, n.Position = models.NoteTypeDiff, thread[0].Position
+		return nil
 	}
 	n.Type = models.NoteTypeDiscussion
 	err = s.conn(ctx).Model(&models.Note{}).

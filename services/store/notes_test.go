@@ -60,8 +60,10 @@ func TestStore_CreateNote(t *testing.T) {
 		before := countRows(t, s, "notes")
 		crossThread := &models.Note{NoteableType: models.NoteableIssue, NoteableID: issue2.ID, ProjectID: p.ID,
 			AuthorID: bob.ID, Body: "wrong thread", DiscussionID: first.DiscussionID}
-		internalMR := &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: p.ID,
-			AuthorID: bob.ID, Body: "secret", Internal: true}
+		diffOnIssue := &models.Note{NoteableType: models.NoteableIssue, NoteableID: issue.ID, ProjectID: p.ID,
+			AuthorID: bob.ID, Body: "line", Type: models.NoteTypeDiff, Position: &models.DiffPosition{NewPath: "a"}}
+		diffNoPosition := &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: p.ID,
+			AuthorID: bob.ID, Body: "line", Type: models.NoteTypeDiff}
 		tests := []struct {
 			name string
 			note *models.Note
@@ -73,7 +75,8 @@ func TestStore_CreateNote(t *testing.T) {
 			{"unknown noteable type", &models.Note{NoteableType: "Epic", NoteableID: issue.ID, ProjectID: p.ID, AuthorID: bob.ID, Body: "x"}, models.ErrInvalidInput},
 			{"empty body", onIssue(bob, "  "), models.ErrInvalidInput},
 			{"reply in another issue's thread", crossThread, models.ErrInvalidInput},
-			{"internal note on a merge request", internalMR, models.ErrInvalidInput},
+			{"diff note on an issue", diffOnIssue, models.ErrInvalidInput},
+			{"diff note without position", diffNoPosition, models.ErrInvalidInput},
 			{"unknown author", &models.Note{NoteableType: models.NoteableIssue, NoteableID: issue.ID, ProjectID: p.ID, AuthorID: 999, Body: "x"}, models.ErrInvalidInput},
 		}
 		for _, tt := range tests {

@@ -10,7 +10,7 @@ import (
 
 // CreatePipeline inserts p in project p.ProjectID with the next pipeline
 // number of the project as its IID (any IID set by the caller is
-// replaced), and its p.Jobs, in one transaction. Jobs inherit the
+// replaced), and its p.Jobs and p.Variables, in one transaction. Jobs inherit the
 // pipeline's project and (when empty) its ref. It fills every ID, the IID
 // and the timestamps. Status defaults to created (jobs too), Source to
 // push.
@@ -39,8 +39,16 @@ func (s *Store) CreatePipeline(ctx context.Context, p *models.Pipeline) error {
 			return err
 		}
 		p.IID = iid
-		if err := tx.conn(ctx).Omit("Jobs").Create(p).Error; err != nil {
+		if err := tx.conn(ctx).Omit("Jobs", "Variables").Create(p).Error; err != nil {
 			return translate(err)
+		}
+		for k := range p.Variables {
+			p.Variables[k].PipelineID = p.ID
+		}
+		if len(p.Variables) > 0 {
+			if err := tx.conn(ctx).Create(&p.Variables).Error; err != nil {
+				return fmt.Errorf("write variables: %w", translate(err))
+			}
 		}
 		if len(p.Jobs) == 0 {
 			return nil
@@ -90,7 +98,17 @@ func preparePipeline(p *models.Pipeline) error {
 		if j.Ref == "" {
 			j.Ref = p.Ref
 		}
+		if j.Type == "" {
+			j.Type = models.JobTypeBuild
+		}
 		j.ID, j.ProjectID = 0, p.ProjectID
+	}
+	for k := range p.Variables {
+		v := &p.Variables[k]
+		if v.VariableType == "" {
+			v.VariableType = "env_var"
+		}
+		v.ID = 0
 	}
 	p.ID = 0
 	return nil

@@ -1,0 +1,50 @@
+package models
+
+import "time"
+
+// Approval is one user's approval of a merge request (table approvals,
+// GitLab's name). A user approves a merge request at most once.
+type Approval struct {
+	ID             int64     `gorm:"primaryKey" json:"id"`
+	MergeRequestID int64     `json:"merge_request_id"`
+	UserID         int64     `json:"user_id"`
+	CreatedAt      time.Time `json:"created_at"`
+
+	User *User `gorm:"foreignKey:UserID" json:"user,omitempty"`
+}
+
+// Discussion is a thread of notes sharing one discussion id, oldest note
+// first. Individual is true for a stand-alone comment (a thread of one
+// note that nobody replied to).
+type Discussion struct {
+	ID         string
+	Individual bool
+	Notes      []Note
+}
+
+// Resolvable reports whether the discussion can be resolved (it holds at
+// least one resolvable note).
+func (d *Discussion) Resolvable() bool {
+	for k := range d.Notes {
+		if d.Notes[k].Resolvable() {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolved reports whether every resolvable note of the discussion is
+// resolved (false for a discussion that cannot be resolved).
+func (d *Discussion) Resolved() bool {
+	any := false
+	for k := range d.Notes {
+		if !d.Notes[k].Resolvable() {
+			continue
+		}
+		any = true
+		if d.Notes[k].ResolvedAt == nil {
+			return false
+		}
+	}
+	return any
+}
