@@ -194,7 +194,7 @@ func TestStore_JobArtifacts(t *testing.T) {
 		alice := mustCreateUser(t, s, "alice")
 		p := mustCreateProject(t, s, "g", "p")
 		pl := &models.Pipeline{ProjectID: p.ID, SHA: "abc", Ref: "main", Status: models.StatusFailed, UserID: &alice.ID,
-			Jobs: []models.CIJob{{Name: "test", Status: models.StatusFailed}, {Name: "lint", Status: models.StatusSuccess}},
+			Jobs:      []models.CIJob{{Name: "test", Status: models.StatusFailed}, {Name: "lint", Status: models.StatusSuccess}},
 			Variables: []models.PipelineVariable{{Key: "A", Value: "1"}}}
 		wantErr(t, "CreatePipeline", s.CreatePipeline(ctx, pl), nil)
 		job := pl.Jobs[0]
