@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -173,3 +174,7 @@ func (s *Store) ReadArtifactRange(ctx context.Context, a *models.JobArtifact, of
 	}
 	return buf[:n], nil
 }
+
+// Now is the store's clock (UTC, microseconds), for callers that stamp
+// rows they build themselves.
+func (s *Store) Now() time.Time { return s.clock() }
