@@ -106,3 +106,52 @@ func CanReadNote(u *models.User, n *models.Note, level models.AccessLevel) bool 
 	}
 	return !n.Internal || CanReadInternalNote(u, level)
 }
+
+// CanUpdateMergeRequest reports whether u may edit merge request mr of p:
+// its author while they can still read the code, Developer or above, or
+// an administrator.
+func CanUpdateMergeRequest(u *models.User, p *models.Project, mr *models.MergeRequest, level models.AccessLevel) bool {
+	if mr == nil || !CanReadCode(u, p, level) {
+		return false
+	}
+	return u.Admin || level >= models.Developer || (mr.AuthorID == u.ID && level.Valid())
+}
+
+// CanApproveMergeRequest reports whether u may approve (or unapprove)
+// merge requests of p: Developer or above, or an administrator (GitLab
+// CE's rule; authors may approve their own).
+func CanApproveMergeRequest(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Developer)
+}
+
+// CanResolveDiscussion reports whether u may resolve discussions of merge
+// request mr of p: Developer or above, the merge request's author, or an
+// administrator.
+func CanResolveDiscussion(u *models.User, p *models.Project, mr *models.MergeRequest, level models.AccessLevel) bool {
+	return CanUpdateMergeRequest(u, p, mr, level)
+}
+
+// CanUpdatePipeline reports whether u may run, retry, cancel or rename
+// pipelines of p: Developer or above, or an administrator.
+func CanUpdatePipeline(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Developer)
+}
+
+// CanDeletePipeline reports whether u may delete pipelines of p: Owner,
+// or an administrator (GitLab's destroy_pipeline).
+func CanDeletePipeline(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Owner)
+}
+
+// CanReadVulnerability reports whether u may see p's vulnerabilities:
+// Developer or above, or an administrator (GitLab's security dashboard).
+func CanReadVulnerability(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Developer)
+}
+
+// CanAdminVulnerability reports whether u may change p's vulnerabilities
+// (dismiss, confirm, revert, severity, create an issue): Maintainer or
+// above, or an administrator (GitLab 17.0 took it from Developers).
+func CanAdminVulnerability(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Maintainer)
+}

@@ -197,3 +197,42 @@ func TestInternalNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewAndCIMatrix walks the merge request review, pipeline and
+// vulnerability rules over every user kind × visibility × level.
+func TestReviewAndCIMatrix(t *testing.T) {
+	other := &models.User{ID: 9, Username: "bob", State: models.UserActive}
+	for _, u := range []*models.User{alice, root, blocked, gone, blockedAdmin, other} {
+		for _, v := range []models.Visibility{models.VisibilityPrivate, models.VisibilityInternal, models.VisibilityPublic} {
+			for _, l := range levels {
+				p := project(v)
+				mr := &models.MergeRequest{ID: 7, AuthorID: alice.ID}
+				ok := u.State == models.UserActive
+				read := ok && (u.Admin || l != models.NoAccess || v != models.VisibilityPrivate)
+				code := read && (u.Admin || v != models.VisibilityPrivate || l >= models.Reporter)
+				role := func(min models.AccessLevel) bool { return read && (u.Admin || l >= min) }
+				name := fmt.Sprintf("%s/%s/%v", u.Username, v, l)
+				checks := []struct {
+					what     string
+					got, exp bool
+				}{
+					{"update MR", access.CanUpdateMergeRequest(u, p, mr, l), code && (u.Admin || l >= models.Developer || (u.ID == alice.ID && l != models.NoAccess))},
+					{"approve", access.CanApproveMergeRequest(u, p, l), role(models.Developer)},
+					{"resolve", access.CanResolveDiscussion(u, p, mr, l), code && (u.Admin || l >= models.Developer || (u.ID == alice.ID && l != models.NoAccess))},
+					{"update pipeline", access.CanUpdatePipeline(u, p, l), role(models.Developer)},
+					{"delete pipeline", access.CanDeletePipeline(u, p, l), role(models.Owner)},
+					{"read vulnerability", access.CanReadVulnerability(u, p, l), role(models.Developer)},
+					{"admin vulnerability", access.CanAdminVulnerability(u, p, l), role(models.Maintainer)},
+				}
+				for _, c := range checks {
+					if c.got != c.exp {
+						t.Errorf("%s: %s = %v, want %v", name, c.what, c.got, c.exp)
+					}
+				}
+			}
+		}
+	}
+	if access.CanUpdateMergeRequest(alice, project(models.VisibilityPublic), nil, models.Owner) {
+		t.Error("update of a nil merge request allowed")
+	}
+}
