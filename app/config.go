@@ -6,11 +6,13 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
 // Config is every setting of the server. cmd/glmcp fills it from flags and
@@ -52,6 +54,15 @@ type Config struct {
 	// only; the tools are never written to the store.
 	ConformanceFixtures bool
 
+	// TokenPrefix is the personal access token prefix (GitLab's
+	// personal_access_token_prefix, default "glpat-"); InstanceTokenPrefix,
+	// when set, makes minted tokens "<instance>-<prefix>" (GitLab's
+	// instance_token_prefix). CellID, when set, is minted as the `c`
+	// routing key.
+	TokenPrefix         string
+	InstanceTokenPrefix string
+	CellID              string
+
 	OAuthIssuer               string
 	OAuthAuthorizationServers []string
 	OAuthJWKS                 string
@@ -60,6 +71,7 @@ type Config struct {
 	OAuthUserClaim            string
 	OAuthAllowPrivateJWKS     bool
 
+	tokenFormat      *auth.TokenFormat
 	rateLimit        ratelimit.Limit
 	rateLimitEnabled bool
 	failLimit        ratelimit.Limit
@@ -86,6 +98,7 @@ func Defaults() Config {
 		LogFormat:        "json",
 		Demo:             true,
 		OAuthUserClaim:   "sub",
+		TokenPrefix:      auth.TokenPrefix,
 		// Off: the fixtures exist only for conformance runs.
 		ConformanceFixtures: false,
 	}
@@ -168,11 +181,43 @@ func (cfg *Config) Validate() error {
 			cfg.OAuthAuthorizationServers = []string{cfg.OAuthIssuer}
 		}
 	}
+	if f, err := tokenFormat(cfg); err != nil {
+		bad("%v", err)
+	} else {
+		cfg.tokenFormat = f
+	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = "."
 	}
 	cfg.DataDir = filepath.Clean(cfg.DataDir)
 	return errors.Join(errs...)
+}
+
+// tokenFormat builds the personal access token format from the token
+// settings.
+func tokenFormat(cfg *Config) (*auth.TokenFormat, error) {
+	tc := auth.TokenFormatConfig{Prefix: cfg.TokenPrefix, InstancePrefix: cfg.InstanceTokenPrefix}
+	if cfg.CellID != "" {
+		id, err := strconv.ParseInt(cfg.CellID, 10, 64)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("GLMCP_CELL_ID: %q is not a non-negative integer", cfg.CellID)
+		}
+		tc.CellID = &id
+	}
+	f, err := auth.NewTokenFormat(tc)
+	if err != nil {
+		return nil, fmt.Errorf("GLMCP_TOKEN_PREFIX / GLMCP_INSTANCE_TOKEN_PREFIX: %v", err)
+	}
+	return f, nil
+}
+
+// TokenFormat is the personal access token format (valid after Validate;
+// GitLab's default before).
+func (cfg *Config) TokenFormat() *auth.TokenFormat {
+	if cfg.tokenFormat == nil {
+		return auth.DefaultTokenFormat()
+	}
+	return cfg.tokenFormat
 }
 
 // ListensOnLoopback reports whether the listen address is a loopback one

@@ -45,7 +45,7 @@ func SeedDemo(ctx context.Context, e *Env) ([]DemoToken, error) {
 	exp := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7)
 	var out []DemoToken
 	for _, u := range w.Users() {
-		raw, _, err := MintToken(ctx, e.Store, e.Secret, u, "demo", demoScopes, &exp)
+		raw, _, err := MintToken(ctx, e, u, "demo", demoScopes, &exp)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -17,6 +18,8 @@ import (
 type Env struct {
 	Store  *store.Store
 	Secret string
+	// Tokens is the personal access token format.
+	Tokens *auth.TokenFormat
 	// Embedded is set for the SQLite store under the data directory.
 	Embedded bool
 	// DSN is the database URL, or the SQLite file path.
@@ -46,7 +49,7 @@ const secretSetting = "instance_secret"
 // verify here); otherwise one generated on first start and kept in the
 // database, so every instance sharing it agrees and tokens survive restarts.
 func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
-	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret}
+	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret, Tokens: cfg.TokenFormat()}
 	if e.DSN == "" {
 		e.Embedded = true
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {

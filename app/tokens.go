@@ -9,7 +9,6 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
-	"gitlab.com/glmcp/glmcp/services/store"
 )
 
 // KnownScopes are GitLab's personal access token scopes accepted here.
@@ -26,16 +25,17 @@ const (
 
 // MintToken creates a personal access token for u and returns it in clear
 // (the only time it exists in clear; the store keeps the digest).
-func MintToken(ctx context.Context, st *store.Store, secret string, u *models.User, name string, scopes []string, expires *time.Time) (string, *models.PersonalAccessToken, error) {
-	raw, err := auth.GenerateToken(nil)
+// The token is in GitLab's versioned routable format, naming u.
+func MintToken(ctx context.Context, e *Env, u *models.User, name string, scopes []string, expires *time.Time) (string, *models.PersonalAccessToken, error) {
+	raw, err := e.Tokens.Generate(nil, u.ID)
 	if err != nil {
 		return "", nil, err
 	}
 	t := &models.PersonalAccessToken{
-		UserID: u.ID, Name: name, TokenDigest: auth.Digest(raw, secret),
+		UserID: u.ID, Name: name, TokenDigest: auth.Digest(raw, e.Secret),
 		Scopes: models.StringList(scopes), ExpiresAt: expires,
 	}
-	if err := st.CreateToken(ctx, t); err != nil {
+	if err := e.Store.CreateToken(ctx, t); err != nil {
 		return "", nil, fmt.Errorf("create token: %w", err)
 	}
 	return raw, t, nil
@@ -81,4 +81,22 @@ func ParseExpiry(s string, now time.Time) (*time.Time, error) {
 		return nil, fmt.Errorf("expiry %s: at most %d days ahead (%s)", s, maxTokenDays, today.AddDate(0, 0, maxTokenDays).Format("2006-01-02"))
 	}
 	return &d, nil
+}
+
+// MintOAuthToken creates an OAuth access token owned by u, valid for
+// expiresIn seconds from now, and returns it in clear (the store keeps
+// its SHA-512 digest, as GitLab does).
+func MintOAuthToken(ctx context.Context, e *Env, u *models.User, scopes []string, expiresIn int) (string, *models.OAuthAccessToken, error) {
+	raw, err := auth.GenerateOAuthToken(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	t := &models.OAuthAccessToken{
+		ResourceOwnerID: &u.ID, Token: auth.OAuthDigest(raw),
+		ExpiresIn: &expiresIn, Scopes: strings.Join(scopes, " "),
+	}
+	if err := e.Store.CreateOAuthToken(ctx, t); err != nil {
+		return "", nil, fmt.Errorf("create oauth token: %w", err)
+	}
+	return raw, t, nil
 }

@@ -82,7 +82,8 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		w.listener = subscriptions.NewPGListener(e.DSN, w.hub, logger)
 	}
 
-	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger)
+	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger,
+		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store))
 	if err != nil {
 		return nil, err
 	}

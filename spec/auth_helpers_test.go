@@ -32,7 +32,7 @@ func authUser(t testing.TB, h *harness, username string) *models.User {
 // date (nil: never).
 func authMint(t testing.TB, h *harness, username string, scopes []string, expires *time.Time) (string, *models.PersonalAccessToken) {
 	t.Helper()
-	raw, tok, err := app.MintToken(context.Background(), h.Env.Store, h.Env.Secret, authUser(t, h, username), "spec", scopes, expires)
+	raw, tok, err := app.MintToken(context.Background(), h.Env, authUser(t, h, username), "spec", scopes, expires)
 	if err != nil {
 		t.Fatalf("mint token: %v", err)
 	}

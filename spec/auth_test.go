@@ -158,7 +158,7 @@ func TestAuth_missingCredential(t *testing.T) {
 func TestAuth_invalidTokens(t *testing.T) {
 	h := startServer(t, withEE())
 	good := h.Tokens["alice"]
-	unknown, err := authsvc.GenerateToken(nil) // well formed, never stored
+	unknown, err := h.Env.Tokens.Generate(nil, authUser(t, h, "alice").ID) // well formed, never stored
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,8 @@ func TestAuth_invalidTokens(t *testing.T) {
 		{"bad checksum", flip(good), reasonMalformed},
 		{"payload changed", good[:8] + string(rune(good[8]^1)) + good[9:], reasonMalformed},
 		{"wrong prefix", "glpxx-" + good[len("glpat-"):], reasonMalformed},
-		{"GitHub token", "ghp_" + strings.Repeat("a", 36), reasonMalformed},
+		// Not a personal access token: looked up as an OAuth access token.
+		{"GitHub token", "ghp_" + strings.Repeat("a", 36), reasonInvalid},
 		{"no prefix", good[len("glpat-"):], reasonMalformed},
 		{"prefix only", "glpat-", reasonMalformed},
 		{"legacy shape too short", "glpat-" + strings.Repeat("a", 19), reasonMalformed},
@@ -510,7 +511,7 @@ func TestAuth_gitlabDigest(t *testing.T) {
 func TestAuth_tokenNotLogged(t *testing.T) {
 	var logs authSyncBuffer
 	h := startServerLogged(t, &logs, withEE())
-	unknown, err := authsvc.GenerateToken(nil)
+	unknown, err := h.Env.Tokens.Generate(nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

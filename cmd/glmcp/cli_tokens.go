@@ -50,7 +50,7 @@ func newTokensCommand(a *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, _, err := app.MintToken(ctx, e.Store, e.Secret, u, name, sc, exp)
+			raw, _, err := app.MintToken(ctx, e, u, name, sc, exp)
 			if err != nil {
 				return err
 			}

@@ -23,8 +23,9 @@ func TestTokensCreate(t *testing.T) {
 			t.Fatalf("stdout = %q, want exactly one line", out)
 		}
 		token := strings.TrimSuffix(out, "\n")
-		if !strings.HasPrefix(token, "glpat-") || !auth.WellFormed(token) {
-			t.Fatalf("token %q is not a well-formed glpat- token", token)
+		parsed, err := auth.DefaultTokenFormat().Parse(token)
+		if !strings.HasPrefix(token, "glpat-") || err != nil || parsed.Kind != auth.FormatVersioned {
+			t.Fatalf("token %q is not a versioned routable glpat- token: %+v, %v", token, parsed, err)
 		}
 
 		s := b.store(t)

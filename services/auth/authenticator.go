@@ -24,9 +24,20 @@ type TokenStore interface {
 // LastUsedInterval is how often last_used_at is written per token at most.
 const LastUsedInterval = 10 * time.Minute
 
-// Authenticator verifies personal access tokens.
+// Failure reasons shown to the caller (GitLab's wording).
+const (
+	reasonMalformed = "Token is malformed"
+	reasonInvalid   = "Token is invalid"
+	reasonRevoked   = "Token was revoked. You have to re-authorize from the user."
+	reasonExpired   = "Token has expired."
+)
+
+// Authenticator verifies personal access tokens and, when given an
+// OAuthTokenStore, GitLab's opaque OAuth access tokens.
 type Authenticator struct {
 	store  TokenStore
+	oauth  OAuthTokenStore
+	format *TokenFormat
 	secret string
 	now    func() time.Time
 	logger *slog.Logger
@@ -41,9 +52,20 @@ type touch struct {
 	at time.Time
 }
 
+// Option configures an Authenticator.
+type Option func(*Authenticator)
+
+// WithTokenFormat sets the accepted personal access token prefixes
+// (default: DefaultTokenFormat).
+func WithTokenFormat(f *TokenFormat) Option { return func(a *Authenticator) { a.format = f } }
+
+// WithOAuthTokens looks up credentials that are not personal access tokens
+// in s as GitLab OAuth access tokens. Without it they are malformed.
+func WithOAuthTokens(s OAuthTokenStore) Option { return func(a *Authenticator) { a.oauth = s } }
+
 // NewAuthenticator returns an Authenticator. secret is the instance secret
 // (at least 32 characters); now defaults to time.Now.
-func NewAuthenticator(store TokenStore, secret string, now func() time.Time, logger *slog.Logger) (*Authenticator, error) {
+func NewAuthenticator(store TokenStore, secret string, now func() time.Time, logger *slog.Logger, opts ...Option) (*Authenticator, error) {
 	if store == nil {
 		return nil, errors.New("new authenticator: nil token store")
 	}
@@ -56,35 +78,56 @@ func NewAuthenticator(store TokenStore, secret string, now func() time.Time, log
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Authenticator{
+	a := &Authenticator{
 		store: store, secret: secret, now: now, logger: logger,
+		format:  DefaultTokenFormat(),
 		touched: make(map[int64]time.Time),
 		queue:   make(chan touch, 1024),
-	}, nil
+	}
+	for _, o := range opts {
+		o(a)
+	}
+	if a.format == nil {
+		return nil, errors.New("new authenticator: nil token format")
+	}
+	return a, nil
 }
 
-// Authenticate verifies a personal access token. Malformed, unknown,
-// revoked and expired tokens give an Unauthenticated *Error; a blocked or
-// deactivated user gives UserForbidden. Store failures are returned wrapped.
+// Authenticate verifies a personal access token, or an OAuth access token
+// when the credential has no personal access token prefix. Malformed
+// tokens are refused from their text alone (prefix, shape, length field,
+// version, checksum), before any query. Unknown, revoked and expired
+// tokens, and a routable token whose `u` is not its owner, give an
+// Unauthenticated *Error; a blocked or deactivated user gives
+// UserForbidden. Store failures are returned wrapped.
 func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Identity, error) {
-	if !WellFormed(raw) {
-		return nil, unauthenticated("Token is malformed")
+	parsed, err := a.format.Parse(raw)
+	if errors.Is(err, ErrNotPersonalToken) && a.oauth != nil && oauthCandidate(raw) {
+		return a.authenticateOAuth(ctx, raw)
+	}
+	if err != nil {
+		return nil, unauthenticated(reasonMalformed)
 	}
 	tok, err := a.store.FindTokenByDigest(ctx, Digest(raw, a.secret))
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, unauthenticated("Token is invalid")
+		return nil, unauthenticated(reasonInvalid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("authenticate token: %w", err)
 	}
+	// A routable token names its owner: a row of another user means the
+	// token was not minted for it. Same answer as an unknown token.
+	if u, ok := parsed.UserID(); ok && u != tok.UserID {
+		return nil, unauthenticated(reasonInvalid)
+	}
 	now := a.now()
 	switch {
 	case tok.Revoked:
-		return nil, unauthenticated("Token was revoked. You have to re-authorize from the user.")
+		return nil, unauthenticated(reasonRevoked)
 	case tok.Expired(now):
-		return nil, unauthenticated("Token has expired.")
+		return nil, unauthenticated(reasonExpired)
 	case tok.User == nil:
-		return nil, unauthenticated("Token is invalid")
+		return nil, unauthenticated(reasonInvalid)
 	}
 	if err := UserAllowed(tok.User); err != nil {
 		return nil, err

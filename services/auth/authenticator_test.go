@@ -45,6 +45,9 @@ func newFakeTokenStore() *fakeTokenStore {
 func (s *fakeTokenStore) add(raw string, tok *models.PersonalAccessToken) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if tok.UserID == 0 && tok.User != nil {
+		tok.UserID = tok.User.ID // as the store fills it
+	}
 	s.byDigest[auth.Digest(raw, testSecret)] = tok
 }
 
@@ -113,12 +116,13 @@ func (c *clock) Set(t time.Time) {
 	c.now = t
 }
 
-// mintToken returns a routable token generated from seed.
+// mintToken returns a versioned routable token of activeUser generated
+// from seed.
 func mintToken(t *testing.T, seed byte) string {
 	t.Helper()
-	tok, err := auth.GenerateToken(bytes.NewReader(bytes.Repeat([]byte{seed}, 24)))
+	tok, err := auth.DefaultTokenFormat().Generate(bytes.NewReader(bytes.Repeat([]byte{seed}, 16)), activeUser().ID)
 	if err != nil {
-		t.Fatalf("GenerateToken: %v", err)
+		t.Fatalf("Generate: %v", err)
 	}
 	return tok
 }

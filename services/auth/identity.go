@@ -21,7 +21,10 @@ type Identity struct {
 	Method Method
 	// TokenID is the personal access token's id (0 for OAuth).
 	TokenID int64
-	Scopes  []string
+	// OAuthTokenID is the oauth_access_tokens row of an opaque OAuth
+	// token (0 otherwise, and for JWTs).
+	OAuthTokenID int64
+	Scopes       []string
 	// ReadOnly is set when the identity may only use read-only tools.
 	ReadOnly bool
 }
