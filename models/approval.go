@@ -48,3 +48,14 @@ func (d *Discussion) Resolved() bool {
 	}
 	return any
 }
+
+// DiscussionPageQuery selects a page of a noteable's discussions, ordered
+// by their first note, keyset-paged by AfterNoteID (the first note of the
+// last discussion of the previous page).
+type DiscussionPageQuery struct {
+	NoteableType    NoteableType
+	NoteableID      int64
+	IncludeInternal bool
+	AfterNoteID     int64
+	Limit           int
+}

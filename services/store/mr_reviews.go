@@ -213,22 +213,11 @@ func (s *Store) MergeRequestApprovals(ctx context.Context, mrID int64) ([]models
 	return out, nil
 }
 
-// DiscussionPageQuery selects a page of a noteable's discussions, ordered
-// by their first note, keyset-paged by AfterNoteID (the first note of the
-// last discussion of the previous page).
-type DiscussionPageQuery struct {
-	NoteableType    models.NoteableType
-	NoteableID      int64
-	IncludeInternal bool
-	AfterNoteID     int64
-	Limit           int
-}
-
 // PageDiscussions returns up to q.Limit discussions (each with all its
 // visible notes, oldest first, with authors) and whether more follow.
 // System notes are left out, as GitLab's discussions API shows them only
 // with the notes.
-func (s *Store) PageDiscussions(ctx context.Context, q DiscussionPageQuery) ([]models.Discussion, bool, error) {
+func (s *Store) PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error) {
 	visible := func(db *gorm.DB) *gorm.DB {
 		db = db.Where("noteable_type = ? AND noteable_id = ? AND NOT system", q.NoteableType, q.NoteableID)
 		if !q.IncludeInternal {

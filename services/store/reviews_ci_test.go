@@ -86,16 +86,16 @@ func TestStore_Discussions(t *testing.T) {
 		if err != nil || loaded.Position == nil || loaded.Position.NewPath != "a.go" || loaded.Position.OldLine != nil {
 			t.Fatalf("stored position: %+v %v", loaded, err)
 		}
-		page, more, err := s.PageDiscussions(ctx, store.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, Limit: 1})
+		page, more, err := s.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, Limit: 1})
 		if err != nil || len(page) != 1 || !more || page[0].ID != comment.DiscussionID || !page[0].Individual {
 			t.Fatalf("page 1 = %+v more %v err %v", page, more, err)
 		}
-		page, more, err = s.PageDiscussions(ctx, store.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest,
+		page, more, err = s.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest,
 			NoteableID: mr.ID, Limit: 5, AfterNoteID: page[0].Notes[0].ID})
 		if err != nil || len(page) != 1 || more || len(page[0].Notes) != 2 || !page[0].Resolvable() || page[0].Resolved() {
 			t.Fatalf("page 2 (internal hidden) = %+v more %v err %v", page, more, err)
 		}
-		all, _, _ := s.PageDiscussions(ctx, store.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest,
+		all, _, _ := s.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest,
 			NoteableID: mr.ID, Limit: 5, IncludeInternal: true})
 		if len(all) != 3 || all[2].ID != secret.DiscussionID {
 			t.Fatalf("with internal: %d discussions", len(all))
@@ -283,13 +283,13 @@ func TestStore_Vulnerabilities(t *testing.T) {
 			Location: models.VulnerabilityLocation{File: "db.go", StartLine: 12}}
 		wantErr(t, "CreateVulnerability", s.CreateVulnerability(ctx, v), nil)
 		wantErr(t, "bad severity", s.CreateVulnerability(ctx, &models.Vulnerability{ProjectID: p.ID, Title: "x", Severity: "HUGE", ReportType: "sast"}), models.ErrInvalidInput)
-		got, err := s.ChangeVulnerability(ctx, v.ID, store.VulnerabilityChange{State: "dismissed", DismissalReason: "false_positive", Comment: "test data", AuthorID: alice.ID})
+		got, err := s.ChangeVulnerability(ctx, v.ID, models.VulnerabilityChange{State: "dismissed", DismissalReason: "false_positive", Comment: "test data", AuthorID: alice.ID})
 		if err != nil || got.State != "dismissed" || *got.DismissalReason != "false_positive" || *got.DismissedByID != alice.ID || got.Location.File != "db.go" {
 			t.Fatalf("dismiss: %+v %v", got, err)
 		}
-		_, err = s.ChangeVulnerability(ctx, v.ID, store.VulnerabilityChange{State: "dismissed", AuthorID: alice.ID})
+		_, err = s.ChangeVulnerability(ctx, v.ID, models.VulnerabilityChange{State: "dismissed", AuthorID: alice.ID})
 		wantErr(t, "dismiss twice", err, models.ErrConflict)
-		got, err = s.ChangeVulnerability(ctx, v.ID, store.VulnerabilityChange{State: "detected", AuthorID: alice.ID})
+		got, err = s.ChangeVulnerability(ctx, v.ID, models.VulnerabilityChange{State: "detected", AuthorID: alice.ID})
 		if err != nil || got.DismissalReason != nil || got.DismissedAt != nil {
 			t.Fatalf("revert: %+v %v", got, err)
 		}

@@ -68,25 +68,11 @@ func (s *Store) ListVulnerabilities(ctx context.Context, q models.VulnerabilityQ
 	return out, more, nil
 }
 
-// VulnerabilityChange is one save_vulnerability write.
-type VulnerabilityChange struct {
-	// State, when set, moves the vulnerability to it (detected, confirmed
-	// or dismissed); DismissalReason goes with dismissed.
-	State           string
-	DismissalReason string
-	// Severity, when set, overrides the severity.
-	Severity string
-	// IssueID, when set, links the issue created for the vulnerability.
-	IssueID  int64
-	Comment  string
-	AuthorID int64
-}
-
 // ChangeVulnerability applies c to vulnerability id under a row lock,
 // records the change in vulnerability_events, and returns the
 // vulnerability as stored afterwards. A move to the state it already has
 // is models.ErrConflict (GitLab refuses it too); nothing is written then.
-func (s *Store) ChangeVulnerability(ctx context.Context, id int64, c VulnerabilityChange) (*models.Vulnerability, error) {
+func (s *Store) ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error) {
 	var out models.Vulnerability
 	err := s.WithTx(ctx, func(tx *Store) error {
 		var v models.Vulnerability
