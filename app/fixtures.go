@@ -6,6 +6,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/services/tools/conformance"
 )
 
 // conformanceFixtures returns the conformance toolset when the config
@@ -35,5 +36,5 @@ func (w *Server) conformanceFixtures(cfg *Config, e *Env) ([]tools.Definition, e
 		pub := subscriptions.NewPGPublisher(db)
 		notify = func(ctx context.Context) error { return pub.Publish(ctx, event) }
 	}
-	return tools.ConformanceFixtures(tools.FixtureDeps{NotifyToolsChanged: notify}), nil
+	return conformance.Tools(conformance.Deps{NotifyToolsChanged: notify}), nil
 }

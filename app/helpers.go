@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
 // NewToolService returns the tool service over the store with every tool
@@ -20,8 +22,10 @@ func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, e
 
 // newToolService is NewToolService plus transient definitions.
 func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
-	defs := tools.Catalog(tools.Deps{Store: e.Store, PublicURL: cfg.PublicURL, Version: tools.ServerVersion{Version: Version}})
-	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient})
+	defs := gitlab.Tools(gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store),
+		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}})
+	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient,
+		Secret: []byte(e.Secret), PageSize: cfg.PageSize})
 }
 
 // originOf returns the origin (scheme://host[:port]) of a URL.

@@ -21,7 +21,6 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
-	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -93,10 +92,6 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		return nil, err
 	}
 
-	lister, err := catalog.NewLister([]byte(e.Secret), cfg.PageSize)
-	if err != nil {
-		return nil, err
-	}
 	deps := handlers.Deps{
 		Logger: logger,
 		Ready:  e.Store.Ping,
@@ -122,7 +117,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			KeepAlive: cfg.KeepAlive, Scopes: scopes,
 			MetadataURL: wellknown.MetadataURL(cfg.PublicURL, path), Logger: logger,
 			Logging: cfg.ConformanceFixtures,
-		}, mcp.Deps{Catalog: ts, Lister: lister, Hub: w.hub, Shutdown: w.shutdown, StateSecret: []byte(e.Secret)})
+		}, mcp.Deps{Tools: ts, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
 			return handlers.Group{}, err
 		}

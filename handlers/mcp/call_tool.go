@@ -3,15 +3,14 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/middleware"
-	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
-	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -31,7 +30,8 @@ type callToolResult struct {
 	IsError           bool  `json:"isError,omitempty"`
 }
 
-// callTool answers tools/call. Tool failures are results with isError;
+// callTool answers tools/call: the tool service resolves and runs the
+// tool; this translates the wire. Tool failures are results with isError;
 // an unknown tool is -32602; a write tool under a read-only token is a 403
 // step-up challenge.
 func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
@@ -46,87 +46,83 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 	if p.Name == nil || *p.Name == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: name is required", nil)
 	}
-	if a := bytes.TrimSpace(p.Arguments); len(a) > 0 && a[0] != '{' && !bytes.Equal(a, []byte("null")) {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: arguments must be an object", nil)
+	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments}
+	logLevel := logOff
+	req.Check = func(e *tools.Entry, r *tools.CallRequest) error {
+		x.fields.Tool = e.Tool.Name
+		if x.modern {
+			if e := checkParamHeaders(x, e, p.Arguments); e != nil {
+				return e
+			}
+		}
+		var le *jsonrpc.Error
+		if logLevel, le = s.toolLogLevel(x); le != nil {
+			return le
+		}
+		if x.modern {
+			if e := readInput(&p, r); e != nil {
+				return e
+			}
+		}
+		return nil
 	}
-	filter, e := x.filter()
-	if e != nil {
-		return nil, e
-	}
-	// With a prefix header, only prefixed names exist for this client.
-	name, known := catalog.StripPrefix(filter.Prefix(), *p.Name)
-	snap, err := s.catalog.Snapshot(x.ctx)
-	if err != nil {
-		return nil, s.internal(x, "load tool catalog", err)
-	}
-	var entry *tools.Entry
-	if known {
-		entry, known = snap.Lookup(name)
-	}
-	if !known || (entry.Tool.Edition == models.EditionEE && s.cfg.Edition != models.EditionEE) {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+quote(*p.Name), map[string]any{"name": truncate(*p.Name, 200)})
-	}
-	x.fields.Tool = entry.Tool.Name
 	if x.modern {
-		if e := checkParamHeaders(x, entry, p.Arguments); e != nil {
-			return nil, e
-		}
-		if e := requireCapabilities(x, entry); e != nil {
-			return nil, e
-		}
-	}
-	logLevel, e := s.toolLogLevel(x)
-	if e != nil {
-		return nil, e
-	}
-	if x.readOnly() && !entry.ReadOnly() {
-		middleware.WriteAuthError(x.c, s.cfg.MetadataURL, &auth.Error{
-			Kind: auth.InsufficientScope, Presented: true, Scope: s.cfg.Scopes.Needed,
-			Reason: fmt.Sprintf("The tool %s writes data; the token's read_api scope allows read-only tools. A token with the %s scope is needed.", entry.Tool.Name, s.cfg.Scopes.Needed),
-		})
-		return nil, nil
-	}
-	call := &tools.Call{Identity: x.id, Edition: s.cfg.Edition, Arguments: p.Arguments}
-	if x.modern {
-		call.ClientCapabilities = x.meta.Capabilities
-		if e := s.readInput(x, entry, &p, call); e != nil {
-			return nil, e
-		}
+		req.Capabilities = x.meta.Capabilities
 	}
 	// Progress (both eras: _meta.progressToken) and log messages turn the
-	// response into an event stream at the first event.
-	var stream *progressStream
-	if x.meta.ProgressToken != nil || logLevel != logOff {
-		stream = &progressStream{x: x, token: x.meta.ProgressToken}
-		if x.meta.ProgressToken != nil {
-			call.Progress = stream.report
-		}
+	// response into an event stream at the first event. The stream is
+	// set up lazily: the log level is known once the tool is resolved.
+	stream := &progressStream{x: x, token: x.meta.ProgressToken}
+	if x.meta.ProgressToken != nil {
+		req.Progress = stream.report
+	}
+	req.Log = func(level, logger string, data any) {
 		if logLevel != logOff {
-			call.Log = stream.logger(logLevel)
+			stream.logger(logLevel)(level, logger, data)
 		}
 	}
-	res, err := entry.Run(x.ctx, call)
+	res, err := s.tools.Call(x.ctx, req)
 	var out any
-	e = nil
-	if err != nil {
-		if x.ctx.Err() != nil { // the client went away: nothing to answer
-			return nil, nil
-		}
-		e = s.internal(x, "call tool", err)
-	} else {
-		out, e = s.renderResult(x, entry, call, res)
+	var e *jsonrpc.Error
+	var ro *tools.ReadOnlyError
+	switch {
+	case errors.As(err, &ro):
+		middleware.WriteAuthError(x.c, s.cfg.MetadataURL, &auth.Error{
+			Kind: auth.InsufficientScope, Presented: true, Scope: s.cfg.Scopes.Needed,
+			Reason: fmt.Sprintf("The tool %s writes data; the token's read_api scope allows read-only tools. A token with the %s scope is needed.", ro.Tool, s.cfg.Scopes.Needed),
+		})
+		return nil, nil
+	case err != nil && x.ctx.Err() != nil: // the client went away: nothing to answer
+		return nil, nil
+	case err != nil:
+		e = s.toolError(x, "call tool", err)
+	default:
+		out = s.renderResult(x, res)
 	}
-	if stream != nil && stream.streaming() {
+	if stream.streaming() {
 		stream.finish(out, e)
 		return nil, nil
 	}
 	return out, e
 }
 
-func (s *Server) toolResult(x *exchange, res *tools.Result) callToolResult {
-	out := callToolResult{Content: renderContent(res), StructuredContent: res.Structured, IsError: res.IsError}
-	if x.modern {
-		out.resultFields = s.modernFields()
+// renderResult renders a tool's result: complete, or (Modern) asking the
+// client for input.
+func (s *Server) renderResult(x *exchange, res *tools.Result) any {
+	if len(res.InputRequests) == 0 && res.RequestState == "" {
+		out := callToolResult{Content: renderContent(res), StructuredContent: res.Structured, IsError: res.IsError}
+		if x.modern {
+			out.resultFields = s.modernFields()
+		}
+		return out
+	}
+	out := inputRequiredResult{resultFields: s.modernFields(), RequestState: res.RequestState}
+	out.ResultType = "input_required"
+	if len(res.InputRequests) > 0 {
+		out.InputRequests = make(map[string]inputRequest, len(res.InputRequests))
+		for k, r := range res.InputRequests {
+			out.InputRequests[k] = inputRequest{Method: r.Method, Params: r.Params}
+		}
 	}
 	return out
 }

@@ -67,37 +67,11 @@ func (s *Server) listTools(x *exchange) (any, *jsonrpc.Error) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
 		}
 	}
-	filter, e := x.filter()
-	if e != nil {
-		return nil, e
-	}
-	snap, err := s.catalog.Snapshot(x.ctx)
+	page, err := s.tools.List(x.ctx, tools.ListQuery{Scope: x.scope(s.cfg.Edition), Cursor: p.Cursor})
 	if err != nil {
-		return nil, s.internal(x, "load tool catalog", err)
+		return nil, s.toolError(x, "list tools", err)
 	}
-	q := catalog.Query{Edition: s.cfg.Edition, ReadOnly: x.readOnly(), Filter: filter, Verb: MethodListTools}
-	if p.Cursor != nil {
-		q.Cursor = *p.Cursor
-		if q.Cursor == "" {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: invalid cursor", nil)
-		}
-	}
-	page, err := s.lister.Page(snap.Tools, q)
-	if err != nil {
-		if errors.Is(err, models.ErrInvalidInput) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+inputMessage(err), nil)
-		}
-		return nil, s.internal(x, "page tool catalog", err)
-	}
-	// Page returns names with the prefix applied; the snapshot knows the
-	// stored names.
-	prefix := filter.Prefix()
-	res := &listToolsResult{NextCursor: page.NextCursor, prefix: prefix, entries: make([]*tools.Entry, 0, len(page.Tools))}
-	for i := range page.Tools {
-		if entry, ok := snap.Lookup(page.Tools[i].Name[len(prefix):]); ok {
-			res.entries = append(res.entries, entry)
-		}
-	}
+	res := &listToolsResult{NextCursor: page.NextCursor, prefix: page.Prefix, entries: page.Entries}
 	if x.modern {
 		res.resultFields = s.modernFields()
 		ttl := ms(s.cfg.ListTTL)
@@ -109,20 +83,43 @@ func (s *Server) listTools(x *exchange) (any, *jsonrpc.Error) {
 	return res, nil
 }
 
-// filter parses the GitLab tool filter headers (-32602 when invalid).
-func (x *exchange) filter() (catalog.Filter, *jsonrpc.Error) {
+// scope is the caller and filter headers of this request on a group of
+// edition.
+func (x *exchange) scope(edition models.Edition) tools.Scope {
 	h := x.c.Request.Header
-	f, err := catalog.ParseFilter(
-		strings.Join(h.Values(HeaderEnabledTools), ","),
-		strings.Join(h.Values(HeaderEnabledToolsets), ","),
-		h.Get(HeaderToolNamePrefix))
-	if err != nil {
-		return f, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+inputMessage(err), nil)
-	}
-	return f, nil
+	return tools.Scope{Edition: edition, Identity: x.id, Headers: tools.Headers{
+		Tools:    strings.Join(h.Values(catalog.HeaderEnabledTools), ","),
+		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
+		Prefix:   h.Get(catalog.HeaderToolNamePrefix),
+	}}
 }
 
-func (x *exchange) readOnly() bool { return x.id != nil && x.id.ReadOnly }
+// toolError translates an error of the tool service: the caller's mistakes
+// are -32602, a missing capability -32021, anything else a logged -32603.
+func (s *Server) toolError(x *exchange, what string, err error) *jsonrpc.Error {
+	var (
+		rpc     *jsonrpc.Error
+		unknown *tools.UnknownToolError
+		caps    *tools.MissingCapabilityError
+	)
+	switch {
+	case errors.As(err, &rpc): // the handler's own checks, run by the service
+		return rpc
+	case errors.As(err, &unknown):
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+quote(unknown.Name),
+			map[string]any{"name": truncate(unknown.Name, 200)})
+	case errors.As(err, &caps):
+		required := make(map[string]struct{}, len(caps.Required))
+		for _, c := range caps.Required {
+			required[c] = struct{}{}
+		}
+		return jsonrpc.NewError(jsonrpc.CodeMissingRequiredClientCapability, caps.Error(),
+			map[string]any{"requiredCapabilities": required})
+	case errors.Is(err, models.ErrInvalidInput):
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+inputMessage(err), nil)
+	}
+	return s.internal(x, what, err)
+}
 
 // inputMessage is the client-facing text of an error wrapping
 // models.ErrInvalidInput: the message without the sentinel's own words.

@@ -9,9 +9,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // CodeTooManySubscriptions answers a listen request over the stream caps
@@ -52,16 +50,6 @@ type listenEnd struct {
 	resultFields
 }
 
-// toolDescriber is what listen needs from a catalog to decide who hears
-// about a change: any tool's toolset, edition, annotations and aliases,
-// enabled or not, without I/O (tools.Service implements it). Without it,
-// visibility falls back to the tool's edition.
-type toolDescriber interface {
-	Describe(name string) (*models.Tool, bool)
-}
-
-var _ toolDescriber = (*tools.Service)(nil)
-
 // listen answers subscriptions/listen with an SSE stream: the
 // acknowledgement, then notifications/tools/list_changed whenever a tool
 // this caller could see changes (or after a resync), comment keep-alives,
@@ -83,9 +71,9 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 	if p.Notifications == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: notifications is required (an object)", nil)
 	}
-	filter, e := x.filter()
-	if e != nil {
-		return nil, e
+	sees, err := s.tools.Watch(x.scope(s.cfg.Edition))
+	if err != nil {
+		return nil, s.toolError(x, "watch tools", err)
 	}
 	h := honoured{ToolsListChanged: p.Notifications.ToolsListChanged && s.hub != nil}
 
@@ -95,7 +83,6 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 		if x.id != nil && x.id.User != nil {
 			userID = x.id.User.ID
 		}
-		sees := s.listenerSees(filter, x.readOnly())
 		if !h.ToolsListChanged {
 			sees = func(string, models.Edition) bool { return false }
 		}
@@ -158,27 +145,6 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 			s.endListen(x, out, subID)
 			return nil, nil
 		}
-	}
-}
-
-// listenerSees returns the hub visibility of a listener on this route group
-// whose tools/list is shaped by filter and a read-only (or not) token: a
-// change reaches it when the tool, enabled, would be on that list — so it
-// could have been there before the change or is there after it.
-func (s *Server) listenerSees(filter catalog.Filter, readOnly bool) subscriptions.Visibility {
-	describer, _ := s.catalog.(toolDescriber)
-	edition := s.cfg.Edition
-	return func(name string, toolEdition models.Edition) bool {
-		if describer != nil {
-			if def, ok := describer.Describe(name); ok {
-				t := *def
-				t.Enabled = true
-				return filter.Visible(&t, edition, readOnly)
-			}
-		}
-		// A tool the code does not know (a row only the store has): judge by
-		// edition alone; telling one listener too many is harmless.
-		return toolEdition != models.EditionEE || edition == models.EditionEE
 	}
 }
 

@@ -49,11 +49,10 @@ const (
 	HeaderName            = "Mcp-Name"
 	HeaderParamPrefix     = "Mcp-Param-"
 	HeaderSessionID       = "Mcp-Session-Id"
-
-	HeaderEnabledTools    = "X-Gitlab-Enabled-Mcp-Server-Tools"
-	HeaderEnabledToolsets = "X-Gitlab-Enabled-Mcp-Server-Toolsets"
-	HeaderToolNamePrefix  = "X-Gitlab-Mcp-Server-Tool-Name-Prefix"
 )
+
+// GitLab's tool filter headers are catalog.HeaderEnabledTools,
+// catalog.HeaderEnabledToolsets and catalog.HeaderToolNamePrefix.
 
 // Implementation is clientInfo / serverInfo.
 type Implementation struct {

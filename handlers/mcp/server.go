@@ -17,14 +17,17 @@ import (
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
-	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// Catalog gives the current tool snapshot.
-type Catalog interface {
-	Snapshot(ctx context.Context) (*tools.Snapshot, error)
+// ToolService lists and calls tools for a caller: every rule about which
+// tools exist for whom lives behind it (tools.Service implements it).
+type ToolService interface {
+	List(ctx context.Context, q tools.ListQuery) (tools.Page, error)
+	Call(ctx context.Context, req tools.CallRequest) (*tools.Result, error)
+	// Watch returns which tool changes a listener of this scope hears.
+	Watch(sc tools.Scope) (func(name string, toolEdition models.Edition) bool, error)
 }
 
 // Config configures one route group's endpoint.
@@ -53,36 +56,29 @@ type Config struct {
 
 // Server serves one route group.
 type Server struct {
-	cfg     Config
-	catalog Catalog
-	lister  *catalog.Lister
-	hub     *subscriptions.Hub
-	info    Implementation
+	cfg   Config
+	tools ToolService
+	hub   *subscriptions.Hub
+	info  Implementation
 	// modernMeta is the encoded _meta of every Modern result
 	// ({serverInfo}), built once.
 	modernMeta json.RawMessage
 	shutdown   <-chan struct{}
-	states     *stateSealer // requestState of input_required results
 }
 
 // Deps are the services a Server uses. Hub may be nil (no listen support).
 type Deps struct {
-	Catalog Catalog
-	Lister  *catalog.Lister
-	Hub     *subscriptions.Hub
+	Tools ToolService
+	Hub   *subscriptions.Hub
 	// Shutdown is closed when the server begins a graceful shutdown; open
 	// listen streams then end with their final result.
 	Shutdown <-chan struct{}
-	// StateSecret keys the protection of requestState (input_required
-	// results); instances sharing it accept each other's states. Empty: a
-	// random per-process key.
-	StateSecret []byte
 }
 
 // New returns a Server.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Catalog == nil || deps.Lister == nil {
-		return nil, errors.New("new mcp server: catalog and lister are required")
+	if deps.Tools == nil {
+		return nil, errors.New("new mcp server: the tool service is required")
 	}
 	if cfg.Edition != models.EditionCE && cfg.Edition != models.EditionEE {
 		return nil, fmt.Errorf("new mcp server: unknown edition %q", cfg.Edition)
@@ -96,19 +92,14 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	states, err := newStateSealer(deps.StateSecret)
-	if err != nil {
-		return nil, fmt.Errorf("new mcp server: %w", err)
-	}
 	info := Implementation{Name: cfg.ServerName, Version: cfg.ServerVersion}
 	modernMeta, err := encodeMeta(map[string]any{MetaServerInfo: info})
 	if err != nil {
 		return nil, fmt.Errorf("new mcp server: encode server info: %w", err)
 	}
 	return &Server{
-		cfg: cfg, catalog: deps.Catalog, lister: deps.Lister, hub: deps.Hub,
-		info: info, modernMeta: modernMeta,
-		shutdown: deps.Shutdown, states: states,
+		cfg: cfg, tools: deps.Tools, hub: deps.Hub,
+		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
 	}, nil
 }
 

@@ -26,7 +26,7 @@ func BenchmarkPageFirst(b *testing.B) {
 			q := bq.q(b)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := l.Page(catalog, q); err != nil {
+				if _, err := pageTools(l, catalog, q); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -45,7 +45,7 @@ func BenchmarkPageDeep(b *testing.B) {
 			q.Cursor = deepCursor(b, l, catalog, q)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := l.Page(catalog, q); err != nil {
+				if _, err := pageTools(l, catalog, q); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -59,7 +59,7 @@ func deepCursor(tb testing.TB, l *Lister, catalog []models.Tool, q Query) string
 	var prev, cur string
 	for {
 		q.Cursor = cur
-		p, err := l.Page(catalog, q)
+		p, err := pageTools(l, catalog, q)
 		if err != nil {
 			tb.Fatal(err)
 		}

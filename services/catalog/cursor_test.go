@@ -13,7 +13,7 @@ import (
 // the fixture catalog).
 func mintCursor(tb testing.TB, l *Lister, q Query) string {
 	tb.Helper()
-	p, err := l.Page(fixtureCatalog(), q)
+	p, err := pageTools(l, fixtureCatalog(), q)
 	if err != nil {
 		tb.Fatalf("Page: %v", err)
 	}
@@ -87,7 +87,7 @@ func TestLister_Page_badCursor(t *testing.T) {
 			if tc.lister != nil {
 				lister = tc.lister
 			}
-			p, err := lister.Page(fixtureCatalog(), tc.q)
+			p, err := pageTools(lister, fixtureCatalog(), tc.q)
 			if !errors.Is(err, models.ErrInvalidInput) {
 				t.Fatalf("Page = %+v, %v; want ErrInvalidInput", p, err)
 			}
@@ -99,7 +99,7 @@ func TestLister_Page_badCursor(t *testing.T) {
 
 	t.Run("the untouched cursor works", func(t *testing.T) {
 		t.Parallel()
-		if _, err := l.Page(fixtureCatalog(), with(func(*Query) {})); err != nil {
+		if _, err := pageTools(l, fixtureCatalog(), with(func(*Query) {})); err != nil {
 			t.Fatalf("Page: %v", err)
 		}
 	})
@@ -202,7 +202,7 @@ func FuzzDecodeCursor(f *testing.F) {
 		if cursor != good {
 			t.Fatalf("decodeCursor accepted forged cursor %q (name %q)", cursor, name)
 		}
-		if _, err := l.Page(fixtureCatalog(), Query{Edition: q.Edition, Verb: q.Verb, Cursor: cursor}); err != nil {
+		if _, err := pageTools(l, fixtureCatalog(), Query{Edition: q.Edition, Verb: q.Verb, Cursor: cursor}); err != nil {
 			t.Fatalf("Page with accepted cursor: %v", err)
 		}
 	})

@@ -1,13 +1,15 @@
 // Package catalog decides which tools a caller sees in tools/list, in which
 // order, and pages through them with opaque cursors.
 //
-// It is protocol-free: it knows neither HTTP nor JSON-RPC. The handler reads
-// the three GitLab filter headers (see [HeaderEnabledTools],
-// [HeaderEnabledToolsets], [HeaderToolNamePrefix]), turns them into a
-// [Filter] with [ParseFilter], and asks a [Lister] for one [Page] of the tool
-// definitions it loaded from the store. Errors caused by the caller's input
-// (a bad header, a bad cursor) wrap [models.ErrInvalidInput]; the handler
-// maps them to JSON-RPC -32602.
+// It holds the rules the tool service (services/tools) applies, and is
+// used by nothing else: the three GitLab filter headers (see
+// [HeaderEnabledTools], [HeaderEnabledToolsets], [HeaderToolNamePrefix],
+// the one definition of their names) parsed into a [Filter] by
+// [ParseFilter], the toolsets they may name ([Toolsets], from the tools'
+// own toolset fields), the edition rule ([EditionServes]) and paging
+// ([PageOf]) over the service's snapshot entries. It is protocol-free: it
+// knows neither HTTP nor JSON-RPC. Errors caused by the caller's input (a
+// bad header, a bad cursor) wrap [models.ErrInvalidInput].
 //
 // Visibility ([Filter.Visible]) combines the route group's edition (the CE
 // group sees CE tools, the EE group CE and EE tools), the token's read-only

@@ -22,15 +22,24 @@ const (
 // ToolsetAll in the toolsets header enables every toolset.
 const ToolsetAll = "all"
 
-// validToolsets lists the names the toolsets header accepts, in the order
-// error messages show them.
-var validToolsets = []string{
-	models.ToolsetMeta,
-	models.ToolsetCore,
-	models.ToolsetMergeRequests,
-	models.ToolsetWorkItems,
-	models.ToolsetCI,
-	ToolsetAll,
+// Toolsets returns the names the toolsets header accepts, in the order
+// error messages show them: meta, the toolsets of the given tools in byte
+// order, then "all". Toolset membership is data (each tool names its
+// toolset), so a new toolset needs no code here.
+func Toolsets(names []string) []string {
+	set := map[string]struct{}{}
+	for _, n := range names {
+		if n != "" && n != models.ToolsetMeta && n != ToolsetAll {
+			set[n] = struct{}{}
+		}
+	}
+	out := make([]string, 0, len(set)+2)
+	out = append(out, models.ToolsetMeta)
+	for n := range set {
+		out = append(out, n)
+	}
+	slices.Sort(out[1:])
+	return append(out, ToolsetAll)
 }
 
 // Filter is the parsed form of one request's filter headers. The zero value
@@ -47,20 +56,20 @@ type Filter struct {
 	tools    map[string]struct{}
 	toolsets map[string]struct{}
 	prefix   string
-	fp       string
 }
 
 // ParseFilter parses the raw values of the tools, toolsets and prefix
-// headers (empty strings when absent).
+// headers (empty strings when absent); known lists the valid toolsets (see
+// [Toolsets]).
 //
 // Both lists are comma-separated with entries trimmed; a header that is blank
 // or holds only blanks and commas counts as absent. Tool names are
 // case-sensitive and unknown ones are ignored. Toolsets are lower-cased;
-// "all" enables every toolset, and an unknown toolset is an error. The prefix
+// "all" enables every toolset, and a toolset not in known is an error. The prefix
 // is trimmed, at most [MaxPrefixLen] characters of [A-Za-z0-9_-].
 //
 // Errors wrap [models.ErrInvalidInput].
-func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string) (Filter, error) {
+func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []string) (Filter, error) {
 	var f Filter
 	for name := range listEntries(toolsHeader) {
 		if f.tools == nil {
@@ -71,9 +80,9 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string) (Filter, erro
 	}
 	for name := range listEntries(toolsetsHeader) {
 		name = strings.ToLower(name)
-		if !slices.Contains(validToolsets, name) {
+		if !slices.Contains(known, name) {
 			return Filter{}, fmt.Errorf("%s: unknown toolset %q (valid toolsets: %s): %w",
-				HeaderEnabledToolsets, clip(name), strings.Join(validToolsets, ", "), models.ErrInvalidInput)
+				HeaderEnabledToolsets, clip(name), strings.Join(known, ", "), models.ErrInvalidInput)
 		}
 		f.active = true
 		switch name {
@@ -93,7 +102,6 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string) (Filter, erro
 		return Filter{}, err
 	}
 	f.prefix = prefix
-	f.fp = f.fingerprint()
 	return f, nil
 }
 
@@ -108,7 +116,7 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string) (Filter, erro
 // alias is in the tools header), and, for a read-only token, it is annotated
 // readOnlyHint: true.
 func (f Filter) Visible(t *models.Tool, edition models.Edition, readOnly bool) bool {
-	if t == nil || !t.Enabled || !editionServes(edition, t.Edition) {
+	if t == nil || !t.Enabled || !EditionServes(edition, t.Edition) {
 		return false
 	}
 	if !f.admits(t) {
@@ -123,15 +131,8 @@ func (f Filter) Prefix() string { return f.prefix }
 // Fingerprint returns a stable short hash (16 hex digits) of the normalised
 // filter and prefix: filters that list the same way under the same prefix
 // share it regardless of entry order, case of toolsets, duplicates or blanks.
-// Cursors are bound to it.
-func (f Filter) Fingerprint() string {
-	if f.fp == "" {
-		return emptyFingerprint
-	}
-	return f.fp
-}
-
-var emptyFingerprint = Filter{}.fingerprint()
+// Cursors are bound to it. It is computed on demand: only paging needs it.
+func (f Filter) Fingerprint() string { return f.fingerprint() }
 
 // admits applies the header part of the visibility rule.
 func (f Filter) admits(t *models.Tool) bool {
@@ -155,9 +156,11 @@ func (f Filter) admits(t *models.Tool) bool {
 	return false
 }
 
-// editionServes reports whether the route group of edition serves a tool of
-// toolEdition. Unknown editions serve and are served by nothing.
-func editionServes(edition, toolEdition models.Edition) bool {
+// EditionServes reports whether the route group of edition serves a tool of
+// toolEdition (CE tools on both groups, EE tools on the EE group). Unknown
+// editions serve and are served by nothing. It is the one edition rule:
+// listing, calling and change notification all ask it.
+func EditionServes(edition, toolEdition models.Edition) bool {
 	switch toolEdition {
 	case models.EditionCE:
 		return edition == models.EditionCE || edition == models.EditionEE

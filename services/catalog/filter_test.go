@@ -63,7 +63,7 @@ func TestParseFilter_errors(t *testing.T) {
 		tools, toolsets, prefix string
 		wantInMsg               []string
 	}{
-		{desc: "unknown toolset", toolsets: "nope", wantInMsg: []string{`"nope"`, "meta, core, merge_requests, work_items, ci, all", HeaderEnabledToolsets}},
+		{desc: "unknown toolset", toolsets: "nope", wantInMsg: []string{`"nope"`, "meta, ci, core, merge_requests, work_items, all", HeaderEnabledToolsets}},
 		{desc: "unknown toolset among valid ones", toolsets: "ci, Bogus ,core", wantInMsg: []string{`"bogus"`}},
 		{desc: "toolset with inner space", toolsets: "merge requests", wantInMsg: []string{`"merge requests"`}},
 		{desc: "prefix of 33 characters", prefix: strings.Repeat("p", 33), wantInMsg: []string{HeaderToolNamePrefix, "33", "32"}},
@@ -76,7 +76,7 @@ func TestParseFilter_errors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
-			f, err := ParseFilter(tc.tools, tc.toolsets, tc.prefix)
+			f, err := ParseFilter(tc.tools, tc.toolsets, tc.prefix, testToolsets)
 			if !errors.Is(err, models.ErrInvalidInput) {
 				t.Fatalf("err = %v, want ErrInvalidInput", err)
 			}

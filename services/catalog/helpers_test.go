@@ -98,7 +98,7 @@ func names(tools []models.Tool) []string {
 
 func mustFilter(tb testing.TB, tools, toolsets, prefix string) Filter {
 	tb.Helper()
-	f, err := ParseFilter(tools, toolsets, prefix)
+	f, err := ParseFilter(tools, toolsets, prefix, testToolsets)
 	if err != nil {
 		tb.Fatalf("ParseFilter(%q, %q, %q): %v", tools, toolsets, prefix, err)
 	}
@@ -119,4 +119,32 @@ func equalNames(tb testing.TB, what string, got, want []string) {
 	if !slices.Equal(got, want) {
 		tb.Errorf("%s:\n got  %q\n want %q", what, got, want)
 	}
+}
+
+// testToolsets are the toolsets of fixtureCatalog.
+var testToolsets = Toolsets([]string{models.ToolsetCore, models.ToolsetMergeRequests, models.ToolsetWorkItems, models.ToolsetCI})
+
+// toolPage is a page of tools rendered as tools/list names them.
+type toolPage struct {
+	Tools      []models.Tool
+	NextCursor string
+}
+
+// pageTools pages through tools with the visibility rule of Filter.Visible
+// and applies the filter's prefix to the names, as tools/list renders them.
+func pageTools(l *Lister, tools []models.Tool, q Query) (toolPage, error) {
+	p, err := PageOf(l, tools, Paged[models.Tool]{
+		Name:    func(t *models.Tool) string { return t.Name },
+		Visible: func(t *models.Tool) bool { return q.Filter.Visible(t, q.Edition, q.ReadOnly) },
+	}, q)
+	if err != nil {
+		return toolPage{}, err
+	}
+	out := toolPage{Tools: make([]models.Tool, 0, len(p.Items)), NextCursor: p.NextCursor}
+	for _, t := range p.Items {
+		c := *t
+		c.Name = q.Filter.Prefix() + c.Name
+		out.Tools = append(out.Tools, c)
+	}
+	return out, nil
 }

@@ -63,70 +63,76 @@ type Query struct {
 }
 
 // Page is one page of a listing.
-type Page struct {
-	// Tools are the visible tools of this page in name order, never nil.
-	// Each is a shallow copy of the input (slices such as InputSchema are
-	// shared: do not modify them) whose Name carries the filter's prefix,
-	// ready to render.
-	Tools []models.Tool
+type Page[T any] struct {
+	// Items are the visible items of this page in name order, never nil:
+	// pointers into the slice paged, never copies.
+	Items []*T
 	// NextCursor resumes after this page; "" when there is nothing more
 	// (the handler then omits nextCursor).
 	NextCursor string
 }
 
-// Page returns the page of tools visible to q that follows q.Cursor. tools
-// must be sorted by name in byte order (see [SortTools]) with unique names;
-// they are not modified.
+// Paged is what a listing pages through: a name (the keyset position) and
+// whether the caller may see it.
+type Paged[T any] struct {
+	Name    func(*T) string
+	Visible func(*T) bool
+}
+
+// PageOf returns the page of items that follows q.Cursor, keeping the ones
+// p.Visible admits. items must be sorted by name in byte order with unique
+// names; they are not modified. q.Filter's prefix is not applied: the
+// caller renders names.
 //
 // A malformed, tampered, over-long or foreign cursor (minted for another
 // verb, filter, prefix, edition or read-only state, or with another secret)
 // is an error wrapping [models.ErrInvalidInput] whose message starts
 // "invalid cursor". Other errors are the caller's bug.
-func (l *Lister) Page(tools []models.Tool, q Query) (Page, error) {
+func PageOf[T any](l *Lister, items []T, p Paged[T], q Query) (Page[T], error) {
 	if q.Verb == "" {
-		return Page{}, errors.New("page: empty verb")
+		return Page[T]{}, errors.New("page: empty verb")
 	}
 	if q.Edition != models.EditionCE && q.Edition != models.EditionEE {
-		return Page{}, fmt.Errorf("page: unknown edition %q", q.Edition)
+		return Page[T]{}, fmt.Errorf("page: unknown edition %q", q.Edition)
 	}
-	bind := newBinding(q)
+	var bind binding
+	bound := false
 	start := 0
 	if q.Cursor != "" {
+		bind, bound = newBinding(q), true
 		last, err := decodeCursor(l.signer, bind, q.Cursor)
 		if err != nil {
-			return Page{}, err // self-describing: "invalid cursor: …"
+			return Page[T]{}, err // self-describing: "invalid cursor: …"
 		}
-		start = sort.Search(len(tools), func(i int) bool { return tools[i].Name > last })
+		start = sort.Search(len(items), func(i int) bool { return p.Name(&items[i]) > last })
 	}
 
-	out := make([]models.Tool, 0, min(l.pageSize, len(tools)-start))
+	out := make([]*T, 0, min(l.pageSize, len(items)-start))
 	i := start
-	for ; i < len(tools) && len(out) < l.pageSize; i++ {
-		if q.Filter.Visible(&tools[i], q.Edition, q.ReadOnly) {
-			out = append(out, tools[i])
+	for ; i < len(items) && len(out) < l.pageSize; i++ {
+		if p.Visible(&items[i]) {
+			out = append(out, &items[i])
 		}
 	}
-	page := Page{Tools: out}
-	if len(out) == l.pageSize && l.anyVisible(tools[i:], q) {
-		next, err := encodeCursor(l.signer, bind, out[len(out)-1].Name)
+	page := Page[T]{Items: out}
+	if len(out) == l.pageSize && anyVisible(items[i:], p.Visible) {
+		if !bound {
+			bind = newBinding(q)
+		}
+		next, err := encodeCursor(l.signer, bind, p.Name(out[len(out)-1]))
 		if err != nil {
-			return Page{}, fmt.Errorf("page %s: %w", q.Verb, err)
+			return Page[T]{}, fmt.Errorf("page %s: %w", q.Verb, err)
 		}
 		page.NextCursor = next
-	}
-	if p := q.Filter.Prefix(); p != "" {
-		for k := range out {
-			out[k].Name = p + out[k].Name
-		}
 	}
 	return page, nil
 }
 
-// anyVisible reports whether any of tools is visible to q, so the last page
+// anyVisible reports whether any of items is visible, so the last page
 // never carries a cursor to an empty one.
-func (l *Lister) anyVisible(tools []models.Tool, q Query) bool {
-	for i := range tools {
-		if q.Filter.Visible(&tools[i], q.Edition, q.ReadOnly) {
+func anyVisible[T any](items []T, visible func(*T) bool) bool {
+	for i := range items {
+		if visible(&items[i]) {
 			return true
 		}
 	}

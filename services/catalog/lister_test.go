@@ -57,7 +57,7 @@ func walk(tb testing.TB, l *Lister, tools []models.Tool, q Query) []string {
 		if pages > len(tools)+1 {
 			tb.Fatalf("walk did not end after %d pages", pages)
 		}
-		p, err := l.Page(tools, q)
+		p, err := pageTools(l, tools, q)
 		if err != nil {
 			tb.Fatalf("page %d: %v", pages, err)
 		}
@@ -146,7 +146,7 @@ func TestLister_Page_firstPage(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
 			tc.q.Verb = VerbToolsList
-			p, err := mustLister(t, tc.pageSize).Page(tc.tools, tc.q)
+			p, err := pageTools(mustLister(t, tc.pageSize), tc.tools, tc.q)
 			if err != nil {
 				t.Fatalf("Page: %v", err)
 			}
@@ -166,7 +166,7 @@ func TestLister_Page_doesNotModifyInput(t *testing.T) {
 	catalog := fixtureCatalog()
 	before := names(catalog)
 	q := Query{Edition: models.EditionEE, Verb: VerbToolsList, Filter: mustFilter(t, "", "", "p_")}
-	if _, err := mustLister(t, 3).Page(catalog, q); err != nil {
+	if _, err := pageTools(mustLister(t, 3), catalog, q); err != nil {
 		t.Fatalf("Page: %v", err)
 	}
 	equalNames(t, "catalog after Page", names(catalog), before)
@@ -179,7 +179,7 @@ func TestLister_Page_catalogChanges(t *testing.T) {
 	base := syntheticCatalog(200)
 	q := Query{Edition: models.EditionEE, Verb: VerbToolsList}
 	l := mustLister(t, 10)
-	first, err := l.Page(base, q)
+	first, err := pageTools(l, base, q)
 	if err != nil {
 		t.Fatalf("first page: %v", err)
 	}
@@ -237,7 +237,7 @@ func TestLister_Page_catalogChanges(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
 			changed := tc.change(slices.Clone(base))
-			p, err := l.Page(changed, Query{Edition: q.Edition, Verb: q.Verb, Cursor: first.NextCursor})
+			p, err := pageTools(l, changed, Query{Edition: q.Edition, Verb: q.Verb, Cursor: first.NextCursor})
 			if err != nil {
 				t.Fatalf("Page: %v", err)
 			}
@@ -260,7 +260,7 @@ func TestLister_Page_queryErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
-			_, err := l.Page(fixtureCatalog(), tc.q)
+			_, err := pageTools(l, fixtureCatalog(), tc.q)
 			if err == nil {
 				t.Fatal("Page succeeded")
 			}
@@ -275,7 +275,7 @@ func TestLister_Page_nameTooLongForCursor(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("a", maxCursorBytes)
 	catalog := []models.Tool{tool(long, models.ToolsetCore, models.EditionCE, true), tool(long+"b", models.ToolsetCore, models.EditionCE, true)}
-	_, err := mustLister(t, 1).Page(catalog, Query{Edition: models.EditionCE, Verb: VerbToolsList})
+	_, err := pageTools(mustLister(t, 1), catalog, Query{Edition: models.EditionCE, Verb: VerbToolsList})
 	if !errors.Is(err, errNameTooLong) || errors.Is(err, models.ErrInvalidInput) {
 		t.Errorf("err = %v, want errNameTooLong (not invalid input)", err)
 	}
@@ -291,14 +291,14 @@ func TestLister_Page_allocations(t *testing.T) {
 	q := Query{Edition: models.EditionEE, ReadOnly: true, Verb: VerbToolsList, Filter: mustFilter(t, "alpha_00001,alias_00013", "core,ci", "")}
 	allocs := func(pageSize int) float64 {
 		l := mustLister(t, pageSize)
-		first, err := l.Page(catalog, q)
+		first, err := pageTools(l, catalog, q)
 		if err != nil {
 			t.Fatalf("Page: %v", err)
 		}
 		resumed := q
 		resumed.Cursor = first.NextCursor
 		return testing.AllocsPerRun(20, func() {
-			if _, err := l.Page(catalog, resumed); err != nil {
+			if _, err := pageTools(l, catalog, resumed); err != nil {
 				t.Fatalf("Page: %v", err)
 			}
 		})

@@ -4,141 +4,170 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
-	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/catalog"
 )
 
-// Run validates call.Arguments against e's input schema and executes it.
-// Validation failures and tool-level failures come back as IsError results.
-func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
-	if e.Def == nil || e.Def.Run == nil {
-		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}, nil
+// CallRequest is one tools/call.
+type CallRequest struct {
+	Scope
+	// Name is the name the client called, prefix included.
+	Name string
+	// Arguments is the arguments member as sent (absent or null: {}).
+	Arguments json.RawMessage
+	// Capabilities are the request's declared client capabilities; nil
+	// when the protocol revision carries none per request (Legacy). Then
+	// no capability is checked and a tool asking for input gets an error
+	// result instead.
+	Capabilities map[string]json.RawMessage
+	// InputResponses and RequestState are a retry's answers to an
+	// input_required result (RequestState as the client got it, sealed;
+	// nil when absent).
+	InputResponses map[string]json.RawMessage
+	RequestState   *string
+	// Check, when set, runs on the resolved tool before the service's own
+	// checks: the transport's own rules (mirrored headers, log level, the
+	// shape of the retry fields). It may fill InputResponses and
+	// RequestState.
+	Check func(e *Entry, req *CallRequest) error
+	// Progress and Log are Call.Progress and Call.Log (nil: dropped).
+	Progress func(progress, total float64, message string)
+	Log      func(level, logger string, data any)
+}
+
+// Call runs one tools/call for the scope, in this order: arguments must be
+// an object (ErrInvalidInput), the headers must parse (ErrInvalidInput),
+// the name (prefix stripped, alias resolved) must name a tool the edition
+// serves (*UnknownToolError), req.Check, the tool's required client
+// capabilities (*MissingCapabilityError), a read-only token may call only
+// read-only tools (*ReadOnlyError), a requestState must open
+// (ErrInvalidInput); then the tool runs. Tool failures are IsError results.
+//
+// A result asking for input carries its InputRequests and the sealed
+// RequestState for the client; on a request without per-request
+// capabilities it is an error result saying so.
+func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
+	if a := bytes.TrimSpace(req.Arguments); len(a) == 0 || bytes.Equal(a, []byte("null")) {
+		req.Arguments = json.RawMessage(`{}`)
+	} else if a[0] != '{' {
+		return nil, fmt.Errorf("arguments must be an object: %w", models.ErrInvalidInput)
 	}
-	if a := bytes.TrimSpace(call.Arguments); len(a) == 0 || string(a) == "null" {
-		call.Arguments = json.RawMessage(`{}`)
-	}
-	if msg := e.validate(call.Arguments); msg != "" {
-		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
-	}
-	if call.Progress == nil {
-		call.Progress = func(float64, float64, string) {}
-	}
-	if call.Log == nil {
-		call.Log = func(string, string, any) {}
-	}
-	res, err := e.Def.Run(ctx, call)
+	f, err := s.filter(req.Scope)
 	if err != nil {
-		if r, ok := ErrorResult(err); ok {
-			return r, nil
-		}
-		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
+		return nil, err
 	}
-	return res, nil
-}
-
-// validate returns "" when args satisfy the schema, else a message naming
-// the failing locations.
-func (e *Entry) validate(args json.RawMessage) string {
-	schema, err := e.schema.get()
+	// With a prefix header, only prefixed names exist for this client.
+	name, known := catalog.StripPrefix(f.Prefix(), req.Name)
+	snap, err := s.Snapshot(ctx)
 	if err != nil {
-		return "the tool's input schema is invalid"
+		return nil, err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return "arguments are not valid JSON"
+	var e *Entry
+	if known {
+		e, known = snap.Lookup(name)
 	}
-	if _, ok := inst.(map[string]any); !ok {
-		return "arguments must be an object"
+	if !known || !catalog.EditionServes(req.Edition, e.Tool.Edition) {
+		return nil, &UnknownToolError{Name: req.Name}
 	}
-	if err := schema.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return flatten(ve)
-		}
-		return err.Error()
-	}
-	return ""
-}
-
-// lazySchema is a tool input schema compiled on first use. Snapshot
-// entries of an unchanged row share one, so the compilation is
-// synchronized even while an older snapshot is still validating calls.
-type lazySchema struct {
-	name string
-	raw  json.RawMessage
-
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
-
-func (l *lazySchema) get() (*jsonschema.Schema, error) {
-	l.once.Do(func() { l.schema, l.err = compileSchema(l.name, l.raw) })
-	return l.schema, l.err
-}
-
-// schemaPrinter renders validation messages; some kinds (required, …)
-// dereference the printer, so it must not be nil.
-var schemaPrinter = message.NewPrinter(language.English)
-
-// flatten renders the leaf causes as "at '/path': message; …".
-func flatten(ve *jsonschema.ValidationError) string {
-	var parts []string
-	var walk func(v *jsonschema.ValidationError)
-	walk = func(v *jsonschema.ValidationError) {
-		if len(v.Causes) == 0 {
-			loc := "/" + strings.Join(v.InstanceLocation, "/")
-			msg := v.ErrorKind.LocalizedString(schemaPrinter)
-			if loc == "/" {
-				parts = append(parts, msg)
-			} else {
-				parts = append(parts, fmt.Sprintf("%s: %s", loc, msg))
-			}
-			return
-		}
-		for _, c := range v.Causes {
-			walk(c)
+	if req.Check != nil {
+		if err := req.Check(e, &req); err != nil {
+			return nil, err
 		}
 	}
-	walk(ve)
-	if len(parts) > 5 {
-		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	if req.Capabilities != nil && e.Def != nil {
+		if err := missingCapabilities(e.Tool.Name, "", req.Capabilities, e.Def.RequiredClientCapabilities); err != nil {
+			return nil, err
+		}
 	}
-	return strings.Join(parts, "; ")
+	if req.readOnly() && !e.ReadOnly() {
+		return nil, &ReadOnlyError{Tool: e.Tool.Name}
+	}
+	call := &Call{Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments,
+		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
+	if req.RequestState != nil {
+		if call.RequestState, err = s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments); err != nil {
+			return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
+		}
+	}
+	res, err := e.Run(ctx, call)
+	if err != nil || (len(res.InputRequests) == 0 && res.RequestState == "") {
+		return res, err
+	}
+	return s.askInput(req, e, res)
 }
 
-// compileSchema compiles a tool input schema (default dialect 2020-12). No
-// remote $ref is ever fetched.
-func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
-	if len(raw) == 0 {
-		raw = json.RawMessage(`{"type":"object"}`)
+// askInput finishes a result that asks the client for input: every request
+// must be one the client declared the capability for, and the tool's state
+// is sealed to this user, tool and arguments.
+func (s *Service) askInput(req CallRequest, e *Entry, res *Result) (*Result, error) {
+	keys := make([]string, 0, len(res.InputRequests))
+	for k := range res.InputRequests {
+		keys = append(keys, k)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	sort.Strings(keys)
+	var methods, needed []string
+	for _, k := range keys {
+		m := res.InputRequests[k].Method
+		c := InputCapability(m)
+		if c == "" {
+			return nil, fmt.Errorf("tool %q asked for input by unknown method %q", e.Tool.Name, m)
+		}
+		if !slices.Contains(methods, m) {
+			methods = append(methods, m)
+		}
+		if !slices.Contains(needed, c) {
+			needed = append(needed, c)
+		}
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noRemote{})
-	url := "mem:///tools/" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	if req.Capabilities == nil {
+		return &Result{IsError: true, Text: "The tool " + e.Tool.Name + " needs input from the client (" +
+			strings.Join(methods, ", ") + "), which takes protocol revision 2026-07-28 (multi round-trip requests)."}, nil
 	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	if err := missingCapabilities(e.Tool.Name, "input by ", req.Capabilities, needed); err != nil {
+		return nil, err
 	}
-	return s, nil
+	out := *res
+	if res.RequestState != "" {
+		sealed, err := s.states.seal(userOf(req.Scope), e.Tool.Name, req.Arguments, res.RequestState)
+		if err != nil {
+			return nil, err
+		}
+		out.RequestState = sealed
+	}
+	return &out, nil
 }
 
-type noRemote struct{}
+// userOf is the principal a requestState is bound to.
+func userOf(sc Scope) int64 {
+	if sc.Identity != nil && sc.Identity.User != nil {
+		return sc.Identity.User.ID
+	}
+	return 0
+}
 
-func (noRemote) Load(url string) (any, error) {
-	return nil, fmt.Errorf("remote $ref %q is not loaded", url)
+// Declares reports whether caps declare the client capability name (as an
+// object). It is the one reading of "the client declared capability X".
+func Declares(caps map[string]json.RawMessage, name string) bool {
+	v := bytes.TrimSpace(caps[name])
+	return len(v) > 0 && v[0] == '{'
+}
+
+// missingCapabilities returns a *MissingCapabilityError when caps lack one
+// of required; what says what the tool needs them for.
+func missingCapabilities(tool, what string, caps map[string]json.RawMessage, required []string) error {
+	var missing []string
+	for _, c := range required {
+		if !Declares(caps, c) && !slices.Contains(missing, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &MissingCapabilityError{Tool: tool, What: what, Missing: missing, Required: required}
 }

@@ -1,17 +1,20 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
 // Definition is a tool as the code knows it. The store keeps the editable
-// copy (description, enabled); the executor lives here.
+// copy (description, enabled); the executor lives here. A tool is one
+// Definition in one file of a tool package (see services/tools/gitlab).
 type Definition struct {
 	Name         string
 	Title        string
@@ -19,9 +22,18 @@ type Definition struct {
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Annotations  models.ToolAnnotations
-	Toolset      string
-	Edition      models.Edition
-	Aliases      []string
+	// Toolset is the toolset the tool belongs to (GitLab's names, see
+	// models.Toolset*). The toolsets header accepts exactly the toolsets
+	// the definitions name, so a new toolset is a new value here.
+	Toolset string
+	Edition models.Edition
+	// Aliases are other names the tool answers to in tools/call (and the
+	// tools header), never listed.
+	Aliases []string
+	// Unlisted tools are left out of tools/list (and its change
+	// notifications) but stay callable by name or alias: GitLab's
+	// superseded tools.
+	Unlisted bool
 	// RequiredClientCapabilities names the top-level client capabilities
 	// (for example "sampling") a call needs. A 2026-07-28 request whose
 	// clientCapabilities lack one is refused with -32021 before Run; Legacy
@@ -35,6 +47,29 @@ type Definition struct {
 // failed; errors wrapping models.ErrNotFound, ErrForbidden, ErrInvalidInput
 // or ErrConflict (or a *ToolError) are turned into IsError results.
 type Handler func(ctx context.Context, call *Call) (*Result, error)
+
+// Typed adapts a tool function taking its arguments decoded into A (a
+// struct with json tags). The arguments were validated against the input
+// schema before; a value the schema admits but A cannot hold is a
+// validation error result.
+func Typed[A any](run func(ctx context.Context, call *Call, args A) (*Result, error)) Handler {
+	return func(ctx context.Context, call *Call) (*Result, error) {
+		var args A
+		if err := DecodeArgs(call.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return run(ctx, call, args)
+	}
+}
+
+// DecodeArgs unmarshals validated arguments into dst; a failure wraps
+// models.ErrInvalidInput (a "Validation error: …" result).
+func DecodeArgs(raw json.RawMessage, dst any) error {
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(dst); err != nil {
+		return &ToolError{Message: "Validation error: " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	return nil
+}
 
 // Call is one invocation.
 type Call struct {

@@ -1,9 +1,6 @@
 package tools
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // Methods a tool may ask the client to serve through Result.InputRequests,
 // and the client capability each needs.
@@ -54,11 +51,8 @@ func ListRootsInput() InputRequest {
 }
 
 // Declares reports whether the request declared the client capability
-// name (as an object).
-func (c *Call) Declares(name string) bool {
-	v := bytes.TrimSpace(c.ClientCapabilities[name])
-	return len(v) > 0 && v[0] == '{'
-}
+// name (see the package function Declares).
+func (c *Call) Declares(name string) bool { return Declares(c.ClientCapabilities, name) }
 
 // Accepted returns the content of the elicitation answer under key when
 // the user accepted it.

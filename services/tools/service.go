@@ -3,8 +3,8 @@ package tools
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -37,6 +37,13 @@ type Options struct {
 	// snapshot (shadowing a store row of the same name). The conformance
 	// fixtures use it, so they vanish with the flag that adds them.
 	Transient []Definition
+	// Secret keys the tools/list cursors and the requestState of
+	// input_required results; instances sharing it accept each other's.
+	// Empty: a random per-process key.
+	Secret []byte
+	// PageSize is the most tools a tools/list page holds (default
+	// catalog.DefaultPageSize).
+	PageSize int
 }
 
 // Service owns the tool definitions and the cached catalog snapshot.
@@ -47,6 +54,12 @@ type Service struct {
 	opts  Options
 	// transient are the Options.Transient rows, ordered by name.
 	transient []models.Tool
+
+	// toolsets are the names the toolsets header accepts (catalog.Toolsets
+	// of the definitions).
+	toolsets []string
+	lister   *catalog.Lister
+	states   *stateSealer
 
 	mu   sync.Mutex
 	snap *Snapshot
@@ -84,6 +97,28 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 	if err := s.addTransient(opts.Transient); err != nil {
 		return nil, fmt.Errorf("new tool service: %w", err)
 	}
+	secret := opts.Secret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return nil, fmt.Errorf("new tool service: generate key: %w", err)
+		}
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = catalog.DefaultPageSize
+	}
+	var err error
+	if s.lister, err = catalog.NewLister(secret, opts.PageSize); err != nil {
+		return nil, fmt.Errorf("new tool service: %w", err)
+	}
+	if s.states, err = newStateSealer(secret); err != nil {
+		return nil, fmt.Errorf("new tool service: %w", err)
+	}
+	names := make([]string, 0, len(s.defs))
+	for _, d := range s.defs {
+		names = append(names, d.Toolset)
+	}
+	s.toolsets = catalog.Toolsets(names)
 	return s, nil
 }
 
@@ -162,7 +197,6 @@ func (s *Service) Snapshot(ctx context.Context) (*Snapshot, error) {
 func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
 	rows = s.withTransient(rows)
 	prev := s.snap
-	snap := &Snapshot{loaded: now, byName: make(map[string]*Entry, len(rows))}
 	enabled := make([]models.Tool, 0, len(rows))
 	for _, r := range rows {
 		if r.Enabled {
@@ -170,7 +204,7 @@ func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
 		}
 	}
 	sort.Slice(enabled, func(i, j int) bool { return enabled[i].Name < enabled[j].Name })
-	snap.Tools = make([]models.Tool, 0, len(enabled))
+	snap := &Snapshot{loaded: now, byName: make(map[string]*Entry, len(enabled))}
 	snap.Entries = make([]Entry, 0, len(enabled))
 	for i := range enabled {
 		t := &enabled[i]
@@ -193,14 +227,12 @@ func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
 			}
 			encoded = enc
 		}
-		snap.Tools = append(snap.Tools, *t)
 		snap.Entries = append(snap.Entries, Entry{}) // Entry holds a sync.Once: fill in place
 		e := &snap.Entries[len(snap.Entries)-1]
-		e.Def, e.readOnly, e.schema, e.encoded = s.defs[t.Name], catalog.ReadOnly(t), schema, encoded
+		e.Tool, e.Def, e.readOnly, e.schema, e.encoded = *t, s.defs[t.Name], catalog.ReadOnly(t), schema, encoded
 	}
 	for i := range snap.Entries {
 		e := &snap.Entries[i]
-		e.Tool = &snap.Tools[i]
 		snap.byName[e.Tool.Name] = e
 	}
 	for i := range snap.Entries { // aliases resolve on call, never shadow a name
@@ -217,15 +249,14 @@ func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
 // Snapshot is an immutable view of the enabled catalog.
 type Snapshot struct {
 	loaded time.Time
-	// Tools are the enabled tools ordered by name; Entries[i] describes Tools[i].
-	Tools   []models.Tool
+	// Entries are the enabled tools ordered by name.
 	Entries []Entry
 	byName  map[string]*Entry
 }
 
 // Entry is one enabled tool with its executor and cached encodings.
 type Entry struct {
-	Tool *models.Tool
+	Tool models.Tool
 	Def  *Definition // nil when the store has a tool the code cannot run
 
 	// schema is shared with the previous snapshot's entry of an unchanged
@@ -242,68 +273,12 @@ type Entry struct {
 // (see catalog.ReadOnly), computed once when the snapshot was built.
 func (e *Entry) ReadOnly() bool { return e.readOnly }
 
+// Listed reports whether tools/list shows the tool (see
+// Definition.Unlisted).
+func (e *Entry) Listed() bool { return e.Def == nil || !e.Def.Unlisted }
+
 // Lookup resolves a name or alias to an enabled tool.
 func (s *Snapshot) Lookup(name string) (*Entry, bool) {
 	e, ok := s.byName[name]
 	return e, ok
-}
-
-// Index returns the entry of Tools[i].
-func (s *Snapshot) Index(i int) *Entry { return &s.Entries[i] }
-
-// JSONSize is the length of AppendJSON's output (the name's escaping
-// aside).
-func (e *Entry) JSONSize(prefix string) int {
-	return len(`{"name":""`) + len(prefix) + len(e.Tool.Name) + len(e.encoded)
-}
-
-// AppendJSON appends the tool's tools/list object with its name prefixed.
-func (e *Entry) AppendJSON(dst []byte, prefix string) []byte {
-	dst = append(dst, `{"name":`...)
-	if plainJSON(prefix) && plainJSON(e.Tool.Name) { // the usual case: no escaping
-		dst = append(dst, '"')
-		dst = append(dst, prefix...)
-		dst = append(dst, e.Tool.Name...)
-		dst = append(dst, '"')
-	} else {
-		name, _ := json.Marshal(prefix + e.Tool.Name)
-		dst = append(dst, name...)
-	}
-	return append(dst, e.encoded...)
-}
-
-// plainJSON reports whether s can stand in a JSON string as is: printable
-// ASCII without quote or backslash.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-func encodeTool(t *models.Tool) ([]byte, error) {
-	type wire struct {
-		Title        string          `json:"title,omitempty"`
-		Description  string          `json:"description,omitempty"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-		Annotations  json.RawMessage `json:"annotations,omitempty"`
-	}
-	w := wire{Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-		OutputSchema: json.RawMessage(t.OutputSchema), Annotations: json.RawMessage(t.Annotations)}
-	if len(w.InputSchema) == 0 {
-		w.InputSchema = json.RawMessage(`{"type":"object"}`)
-	}
-	b, err := marshalUnescaped(w)
-	if err != nil {
-		return nil, fmt.Errorf("encode tool %q: %w", t.Name, err)
-	}
-	if len(b) == 2 { // "{}": cannot happen, inputSchema is always set
-		return nil, errors.New("encode tool: empty object")
-	}
-	out := make([]byte, 0, len(b))
-	out = append(out, ',')
-	return append(out, b[1:]...), nil
 }

@@ -29,15 +29,15 @@ func TestSnapshot_skipsUnencodableRow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Snapshot = %v, want the healthy rows served", err)
 	}
-	if len(snap.Tools) != 2 || snap.Tools[0].Name != "a_tool" || snap.Tools[1].Name != "z_tool" {
-		t.Fatalf("tools = %v, want a_tool and z_tool", snap.Tools)
+	if len(snap.Entries) != 2 || snap.Entries[0].Tool.Name != "a_tool" || snap.Entries[1].Tool.Name != "z_tool" {
+		t.Fatalf("%d tools, want a_tool and z_tool", len(snap.Entries))
 	}
 	if _, ok := snap.Lookup("broken"); ok {
 		t.Fatal("the broken row is served")
 	}
 	for i := range snap.Entries {
-		if snap.Index(i).Tool != &snap.Tools[i] {
-			t.Fatalf("Entries[%d] does not describe Tools[%d]", i, i)
+		if e, _ := snap.Lookup(snap.Entries[i].Tool.Name); e != &snap.Entries[i] {
+			t.Fatalf("Lookup(%q) is not Entries[%d]", snap.Entries[i].Tool.Name, i)
 		}
 	}
 	if e, _ := snap.Lookup("a_tool"); !e.ReadOnly() {

@@ -13,7 +13,7 @@ func TestEntry_AppendJSON_names(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &Entry{Tool: &models.Tool{Name: name}, encoded: enc}
+		e := &Entry{Tool: models.Tool{Name: name}, encoded: enc}
 		out := e.AppendJSON(nil, "p_")
 		var got struct {
 			Name string `json:"name"`

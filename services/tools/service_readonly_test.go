@@ -11,7 +11,7 @@ import (
 // Ensure Entry.ReadOnly follows the row's readOnlyHint annotation (true
 // only for a literal true) and is recomputed when a reload changes it.
 func TestEntryReadOnly(t *testing.T) {
-	st := &fxStore{}
+	st := &memStore{}
 	rows := map[string]string{
 		"ro":     `{"readOnlyHint":true}`,
 		"rw":     `{"readOnlyHint":false,"destructiveHint":false}`,
@@ -66,7 +66,7 @@ func TestEntryValidatesAfterReload(t *testing.T) {
 		Name: "typed", InputSchema: []byte(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
 		Run: func(context.Context, *tools.Call) (*tools.Result, error) { return &tools.Result{Text: "ok"}, nil },
 	}
-	st := &fxStore{}
+	st := &memStore{}
 	svc, err := tools.NewService(st, []tools.Definition{def}, tools.Options{})
 	if err != nil {
 		t.Fatalf("new service: %v", err)

@@ -1,0 +1,162 @@
+package gitlab_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
+)
+
+// TestCatalog checks every tool of the catalog: GitLab's names, toolsets,
+// editions, aliases and annotations, a description, and an input schema
+// that compiles as JSON Schema 2020-12 and is a closed object.
+func TestCatalog(t *testing.T) {
+	type want struct {
+		toolset  string
+		edition  models.Edition
+		readOnly bool
+		aliases  []string
+		required []string
+	}
+	wants := map[string]want{
+		"get_mcp_server_version":      {models.ToolsetMeta, models.EditionCE, true, nil, nil},
+		"get_issue":                   {models.ToolsetWorkItems, models.EditionCE, true, nil, []string{"id", "issue_iid"}},
+		"create_issue":                {models.ToolsetWorkItems, models.EditionCE, false, nil, []string{"id", "title"}},
+		"create_merge_request":        {models.ToolsetMergeRequests, models.EditionCE, false, nil, []string{"id", "title", "source_branch", "target_branch"}},
+		"get_merge_request":           {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
+		"get_merge_request_commits":   {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
+		"get_merge_request_diffs":     {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
+		"get_merge_request_pipelines": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
+		"get_pipeline_jobs":           {models.ToolsetCI, models.EditionCE, true, nil, []string{"id", "pipeline_id"}},
+		"create_workitem_note":        {models.ToolsetWorkItems, models.EditionCE, false, nil, []string{"body"}},
+		"get_workitem_notes":          {models.ToolsetWorkItems, models.EditionCE, true, []string{"get_work_item_notes"}, nil},
+		"search":                      {models.ToolsetCore, models.EditionCE, true, []string{"gitlab_search"}, []string{"scope", "search"}},
+		"search_labels":               {models.ToolsetCore, models.EditionCE, true, nil, []string{"full_path", "is_project"}},
+		"semantic_code_search":        {models.ToolsetCore, models.EditionEE, true, nil, []string{"semantic_query", "project_id"}},
+	}
+	defs := gitlab.Tools(gitlab.Deps{})
+	if len(defs) != len(wants) {
+		t.Errorf("catalog has %d tools, want %d", len(defs), len(wants))
+	}
+	seen := map[string]bool{}
+	for _, d := range defs {
+		t.Run(d.Name, func(t *testing.T) {
+			w, ok := wants[d.Name]
+			if !ok {
+				t.Fatalf("unexpected tool %q", d.Name)
+			}
+			seen[d.Name] = true
+			if d.Description == "" || d.Title == "" {
+				t.Errorf("title %q / description %q must not be empty", d.Title, d.Description)
+			}
+			if d.Run == nil {
+				t.Error("no executor")
+			}
+			if d.Toolset != w.toolset || d.Edition != w.edition {
+				t.Errorf("toolset/edition = %s/%s, want %s/%s", d.Toolset, d.Edition, w.toolset, w.edition)
+			}
+			if !slices.Equal(d.Aliases, w.aliases) {
+				t.Errorf("aliases = %v, want %v", d.Aliases, w.aliases)
+			}
+			a := d.Annotations
+			if a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint {
+				t.Errorf("annotations = readOnly %v destructive %v, want readOnly %v destructive false",
+					a.ReadOnlyHint, a.DestructiveHint, w.readOnly)
+			}
+
+			var schema map[string]any
+			if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+				t.Fatalf("input schema: %v", err)
+			}
+			if schema["type"] != "object" || schema["additionalProperties"] != false {
+				t.Errorf("schema type %v, additionalProperties %v: want a closed object", schema["type"], schema["additionalProperties"])
+			}
+			var required []string
+			if r, ok := schema["required"].([]any); ok {
+				for _, x := range r {
+					required = append(required, x.(string))
+				}
+			}
+			if !slices.Equal(required, w.required) {
+				t.Errorf("required = %v, want %v", required, w.required)
+			}
+			props, _ := schema["properties"].(map[string]any)
+			for name, p := range props {
+				if desc, _ := p.(map[string]any)["description"].(string); desc == "" {
+					t.Errorf("property %q has no description", name)
+				}
+			}
+			for _, r := range required {
+				if _, ok := props[r]; !ok {
+					t.Errorf("required %q is not a property", r)
+				}
+			}
+			c := jsonschema.NewCompiler()
+			c.DefaultDraft(jsonschema.Draft2020)
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.InputSchema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.AddResource("mem:///"+d.Name+".json", doc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Compile("mem:///" + d.Name + ".json"); err != nil {
+				t.Errorf("schema does not compile: %v", err)
+			}
+		})
+	}
+	for name := range wants {
+		if !seen[name] {
+			t.Errorf("tool %q missing from the catalog", name)
+		}
+	}
+}
+
+// TestAliasesResolve calls tools by their GitLab aliases.
+func TestAliasesResolve(t *testing.T) {
+	w := newWorld(t)
+	m := w.ok(t, w.Alice, "gitlab_search", `{"scope":"projects","search":"orbit"}`)
+	jsonEq(t, "gitlab_search projects", field(t, items(t, m), "path_with_namespace"), []string{"gitlab-org/orbit"})
+	m = w.ok(t, w.Alice, "get_work_item_notes", `{"project_id":"gitlab-org/gitlab-mcp","work_item_iid":4}`)
+	if n := len(items(t, m)); n != 1 {
+		t.Errorf("get_work_item_notes returned %d notes, want 1", n)
+	}
+}
+
+// TestValidationErrors: arguments are checked against the schema before
+// anything runs; failures are isError results starting "Validation error:".
+func TestValidationErrors(t *testing.T) {
+	w := newWorld(t)
+	cases := []struct {
+		tool, args, want string
+	}{
+		{"get_issue", `{"id":"gitlab-org/gitlab-mcp"}`, "Validation error: missing property 'issue_iid'"},
+		{"get_issue", `{"id":"gitlab-org/gitlab-mcp","issue_iid":0}`, "Validation error: /issue_iid: minimum: got 0, want 1"},
+		{"get_issue", `{"id":"gitlab-org/gitlab-mcp","issue_iid":"1"}`, "Validation error: /issue_iid: got string, want integer"},
+		{"get_issue", `{"id":true,"issue_iid":1}`, "Validation error: /id: got boolean, want integer or string"},
+		{"get_issue", `{"id":"","issue_iid":1}`, "Validation error: /id: minLength: got 0, want 1"},
+		{"get_issue", `{"id":"g/p","issue_iid":1,"extra":1}`, "Validation error: additional properties 'extra' not allowed"},
+		{"create_issue", `{"id":1}`, "Validation error: missing property 'title'"},
+		{"create_merge_request", `{"id":1,"title":"x","source_branch":"a"}`, "Validation error: missing property 'target_branch'"},
+		{"get_merge_request_commits", `{"id":1,"merge_request_iid":1,"per_page":101}`, "Validation error: /per_page: maximum: got 101, want 100"},
+		{"get_pipeline_jobs", `{"id":1,"pipeline_id":-3}`, "Validation error: /pipeline_id: minimum: got -3, want 1"},
+		{"create_workitem_note", `{"project_id":1,"work_item_iid":1,"body":""}`, "Validation error: /body: minLength: got 0, want 1"},
+		{"get_workitem_notes", `{"project_id":1,"work_item_iid":1,"first":0}`, "Validation error: /first: minimum: got 0, want 1"},
+		{"search", `{"scope":"wikis","search":"x"}`, "Validation error: /scope: value must be one of"},
+		{"search", `{"scope":"issues"}`, "Validation error: missing property 'search'"},
+		{"search", `{"scope":"issues","search":"x","sort":"up"}`, "Validation error: /sort: value must be one of 'asc', 'desc'"},
+		{"search_labels", `{"full_path":"gitlab-org"}`, "Validation error: missing property 'is_project'"},
+		{"search_labels", `{"full_path":"gitlab-org","is_project":false,"search":[]}`, "Validation error:"},
+		{"semantic_code_search", `{"project_id":1}`, "Validation error: missing property 'semantic_query'"},
+	}
+	for _, c := range cases {
+		t.Run(c.tool+" "+c.args, func(t *testing.T) {
+			w.fails(t, w.Alice, c.tool, c.args, c.want)
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package gitlab
+
+import (
+	"context"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).createIssue)
+}
+
+// createIssue is GitLab's create_issue: POST /projects/:id/issues.
+func (g *gitlab) createIssue() tools.Definition {
+	return tools.Definition{
+		Name:  "create_issue",
+		Title: "Create issue",
+		Description: "Create a new issue in a GitLab project. Needs at least the Reporter role. " +
+			"Labels that do not exist yet are created; assignees must be members of the project.",
+		InputSchema: inputSchema(obj{
+			"id":           projectIDProp(),
+			"title":        strProp("Title of the issue (at most 255 characters).", 1, maxTitleLength),
+			"description":  strProp("Description of the issue, in Markdown.", 0, maxDescriptionLength),
+			"assignee_ids": idListProp("IDs of the users to assign. They must be members of the project; 0 is ignored."),
+			"milestone_id": iidProp("ID of the project milestone."),
+			"labels":       labelsProp(),
+			"confidential": boolProp("Make the issue confidential: visible only to its author, assignees and members with at least the Reporter role. Default false."),
+			"epic_id":      iidProp("ID of the epic to add the issue to."),
+		}, "id", "title"),
+		Annotations: writeTool("Create issue"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runCreateIssue),
+	}
+}
+
+type createIssueArgs struct {
+	ID           refArg    `json:"id"`
+	Title        string    `json:"title"`
+	Description  string    `json:"description"`
+	AssigneeIDs  []intArg  `json:"assignee_ids"`
+	MilestoneID  *intArg   `json:"milestone_id"`
+	Labels       labelsArg `json:"labels"`
+	Confidential bool      `json:"confidential"`
+	EpicID       *intArg   `json:"epic_id"`
+}
+
+func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args createIssueArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanCreateIssue(u, pa.project, pa.level) {
+		return nil, forbiddenf("you need at least the Reporter role in project %s to create issues", pa.project.PathWithNamespace)
+	}
+	title, err := checkTitle(args.Title)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := args.Labels.names()
+	if err != nil {
+		return nil, err
+	}
+	if args.MilestoneID != nil {
+		return nil, invalidf("milestone_id: milestone %d not found in project %s", *args.MilestoneID, pa.project.PathWithNamespace)
+	}
+	if args.EpicID != nil {
+		return nil, invalidf("epic_id: epic %d not found", *args.EpicID)
+	}
+	var res *tools.Result
+	err = g.inTx(ctx, func(tx Store) error {
+		assignees, err := projectUsers(ctx, tx, pa.project, "assignee_ids", args.AssigneeIDs)
+		if err != nil {
+			return err
+		}
+		if err := ensureLabels(ctx, tx, pa.project.ID, labels); err != nil {
+			return err
+		}
+		issue := &models.Issue{ProjectID: pa.project.ID, Title: title, Description: args.Description,
+			State: models.IssueOpened, Labels: models.StringList(labels), Confidential: args.Confidential,
+			AuthorID: u.ID, Assignees: assignees}
+		if err := tx.CreateIssue(ctx, issue); err != nil {
+			return err
+		}
+		created, err := tx.LoadIssue(ctx, pa.project.ID, issue.IID)
+		if err != nil {
+			return err
+		}
+		res, err = g.issueResult(ctx, tx, u, pa, created)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,76 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).getIssue)
+}
+
+// getIssue is GitLab's get_issue: GET /projects/:id/issues/:issue_iid.
+func (g *gitlab) getIssue() tools.Definition {
+	return tools.Definition{
+		Name:        "get_issue",
+		Title:       "Get issue",
+		Description: "Get a single issue of a GitLab project by its internal ID (the number after # in the project), with its labels, assignees, author and web URL.",
+		InputSchema: inputSchema(obj{
+			"id":        projectIDProp(),
+			"issue_iid": iidProp("Internal ID of the issue (the number after #)."),
+		}, "id", "issue_iid"),
+		Annotations: readOnlyTool("Get issue"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runGetIssue),
+	}
+}
+
+type getIssueArgs struct {
+	ID       refArg `json:"id"`
+	IssueIID intArg `json:"issue_iid"`
+}
+
+func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssueArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	if err != nil {
+		return nil, err
+	}
+	issue, err := g.readableIssue(ctx, g.store, u, pa, int64(args.IssueIID), notFound("Issue"))
+	if err != nil {
+		return nil, err
+	}
+	return g.issueResult(ctx, g.store, u, pa, issue)
+}
+
+// readableIssue loads issue iid of pa's project, or returns missing when it
+// does not exist or u may not read it (confidential).
+func (g *gitlab) readableIssue(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, iid int64, missing error) (*models.Issue, error) {
+	issue, err := st.LoadIssue(ctx, pa.project.ID, iid)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadIssue(u, pa.project, issue, pa.level) {
+		return nil, missing
+	}
+	return issue, nil
+}
+
+func (g *gitlab) issueResult(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, issue *models.Issue) (*tools.Result, error) {
+	notes, err := st.CountUserNotes(ctx, models.NoteableIssue, issue.ID, access.CanReadInternalNote(u, pa.level))
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(g.issue(pa.project, issue, notes))
+}

@@ -1,0 +1,39 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/json"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// ServerVersion describes the running server for get_mcp_server_version.
+type ServerVersion struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Edition  string `json:"edition"`
+}
+
+func init() { register((*gitlab).getMCPServerVersion) }
+
+// getMCPServerVersion is the meta tool that reports the server's version,
+// like GitLab's get_mcp_server_version.
+func (g *gitlab) getMCPServerVersion() tools.Definition {
+	return tools.Definition{
+		Name:        "get_mcp_server_version",
+		Title:       "Get MCP server version",
+		Description: "Get the current version of the GitLab MCP server.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Annotations: models.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false)},
+		Toolset:     models.ToolsetMeta,
+		Edition:     models.EditionCE,
+		Run: func(ctx context.Context, call *tools.Call) (*tools.Result, error) {
+			out := g.version
+			out.Edition = string(call.Edition)
+			return &tools.Result{Text: out.Version, Structured: out}, nil
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,124 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).getPipelineJobs)
+}
+
+type jobCommitJSON struct {
+	ID      string `json:"id"`
+	ShortID string `json:"short_id"`
+}
+
+type jobJSON struct {
+	ID             int64         `json:"id"`
+	Status         string        `json:"status"`
+	Stage          string        `json:"stage"`
+	Name           string        `json:"name"`
+	Ref            string        `json:"ref"`
+	Tag            bool          `json:"tag"`
+	Coverage       *float64      `json:"coverage"`
+	AllowFailure   bool          `json:"allow_failure"`
+	CreatedAt      string        `json:"created_at"`
+	StartedAt      *string       `json:"started_at"`
+	FinishedAt     *string       `json:"finished_at"`
+	ErasedAt       *string       `json:"erased_at"`
+	Duration       *float64      `json:"duration"`
+	QueuedDuration *float64      `json:"queued_duration"`
+	User           *userJSON     `json:"user"`
+	Commit         jobCommitJSON `json:"commit"`
+	Pipeline       *pipelineJSON `json:"pipeline"`
+	FailureReason  string        `json:"failure_reason,omitempty"`
+	WebURL         string        `json:"web_url"`
+	Artifacts      []any         `json:"artifacts"`
+	TagList        []string      `json:"tag_list"`
+	Archived       bool          `json:"archived"`
+}
+
+// getPipelineJobs is GitLab's get_pipeline_jobs:
+// GET /projects/:id/pipelines/:pipeline_id/jobs.
+func (g *gitlab) getPipelineJobs() tools.Definition {
+	return tools.Definition{
+		Name:  "get_pipeline_jobs",
+		Title: "Get pipeline jobs",
+		Description: "List the jobs of a GitLab CI/CD pipeline (name, stage, status, duration, failure reason), " +
+			"a page at a time. pipeline_id is the pipeline's ID, as in its URL (/-/pipelines/<id>), not its IID.",
+		InputSchema: inputSchema(obj{
+			"id":          projectIDProp(),
+			"pipeline_id": iidProp("ID of the pipeline."),
+			"per_page":    perPageProp("jobs"),
+			"page":        pageProp(),
+		}, "id", "pipeline_id"),
+		Annotations: readOnlyTool("Get pipeline jobs"),
+		Toolset:     models.ToolsetCI,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runGetPipelineJobs),
+	}
+}
+
+type getPipelineJobsArgs struct {
+	ID         refArg `json:"id"`
+	PipelineID intArg `json:"pipeline_id"`
+	PerPage    intArg `json:"per_page"`
+	Page       intArg `json:"page"`
+}
+
+func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args getPipelineJobsArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadCode(u, pa.project, pa.level) { // Guests of private projects see no pipelines
+		return nil, notFound("Pipeline")
+	}
+	pl, err := g.store.LoadPipeline(ctx, pa.project.ID, int64(args.PipelineID))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Pipeline")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var by *userJSON
+	if pl.UserID != nil {
+		switch pu, err := g.store.FindUserByID(ctx, *pl.UserID); {
+		case err == nil:
+			by = g.user(pu)
+		case !errors.Is(err, models.ErrNotFound):
+			return nil, err
+		}
+	}
+	page, perPage := paging(args.Page, args.PerPage)
+	jobs, total, err := g.store.PagePipelineJobs(ctx, pl.ID, perPage, (page-1)*perPage)
+	if err != nil {
+		return nil, err
+	}
+	pj := g.pipeline(pa.project, pl)
+	short := pl.SHA
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	items := make([]jobJSON, 0, len(jobs))
+	for _, j := range jobs {
+		items = append(items, jobJSON{
+			ID: j.ID, Status: j.Status, Stage: j.Stage, Name: j.Name, Ref: j.Ref, AllowFailure: j.AllowFailure,
+			CreatedAt: apiTime(j.CreatedAt), StartedAt: apiTimePtr(j.StartedAt), FinishedAt: apiTimePtr(j.FinishedAt),
+			Duration: j.Duration, User: by, Commit: jobCommitJSON{ID: pl.SHA, ShortID: short}, Pipeline: pj,
+			FailureReason: j.FailureReason, WebURL: g.projectURL(pa.project) + "/-/jobs/" + strconv.FormatInt(j.ID, 10),
+			Artifacts: []any{}, TagList: []string{},
+		})
+	}
+	return jsonResult(listJSON[jobJSON]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
+}

@@ -1,0 +1,293 @@
+package gitlab
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// Deps are what the GitLab tools need.
+type Deps struct {
+	// Store is the GitLab data store (projects, issues, …). The tools fail
+	// with a server error without it.
+	Store Store
+	// InTx runs a write tool's work in one transaction (see Transactions).
+	InTx InTx
+	// Version is reported by get_mcp_server_version.
+	Version ServerVersion
+	// PublicURL is the instance's external base URL
+	// ("https://gitlab.example.com"), used for web_url and _links. Empty
+	// gives root-relative URLs ("/group/project/-/issues/1").
+	PublicURL string
+}
+
+// gitlab holds what the GitLab tools share: the store, its transactions,
+// the server version and the instance's public URL (no trailing slash).
+type gitlab struct {
+	store   Store
+	inTx    InTx
+	version ServerVersion
+	base    string
+}
+
+// definer builds one tool's definition over the shared dependencies. Each
+// tool's file registers its definer in an init function, so adding a tool
+// is adding one file:
+//
+//	func init() { register((*gitlab).getIssue) }
+type definer func(g *gitlab) tools.Definition
+
+var definers []definer
+
+func register(d definer) { definers = append(definers, d) }
+
+// Tools returns every GitLab tool, ordered by name.
+func Tools(d Deps) []tools.Definition {
+	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL)}
+	if g.inTx == nil {
+		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
+	}
+	out := make([]tools.Definition, 0, len(definers))
+	for _, def := range definers {
+		out = append(out, def(g))
+	}
+	slices.SortFunc(out, func(a, b tools.Definition) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// errNoStore is a server failure: the catalog was built without a store.
+var errNoStore = errors.New("the GitLab data store is not configured")
+
+// kindError is a tool-level failure with a message written for the model,
+// classified by a models sentinel (ErrorResult adds the prefix: "Validation
+// error: ", "Forbidden: ", "Conflict: "; not-found messages are shown as is).
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// notFound is GitLab's REST not-found message ("404 Issue Not Found"). It
+// is the same whether the object does not exist or the caller may not see
+// it.
+func notFound(what string) error {
+	return &kindError{msg: "404 " + what + " Not Found", kind: models.ErrNotFound}
+}
+
+func invalidf(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrInvalidInput}
+}
+
+func forbiddenf(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrForbidden}
+}
+
+func conflictf(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrConflict}
+}
+
+// viewer returns the calling user, or an error when the call carries none
+// (the transport authenticates every call, so this is a server bug).
+func (g *gitlab) viewer(call *tools.Call) (*models.User, error) {
+	if g.store == nil {
+		return nil, errNoStore
+	}
+	if call.Identity == nil || call.Identity.User == nil {
+		return nil, errors.New("tool call without an authenticated user")
+	}
+	return call.Identity.User, nil
+}
+
+// intArg is an integer argument. JSON Schema counts 5.0 as an integer, so
+// it accepts integral floats too.
+type intArg int64
+
+func (n *intArg) UnmarshalJSON(b []byte) error {
+	s := string(bytes.TrimSpace(b))
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*n = intArg(i)
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != float64(int64(f)) {
+		return fmt.Errorf("%s is not an integer", s)
+	}
+	*n = intArg(f)
+	return nil
+}
+
+// refArg is a project or group reference: a numeric id (as a JSON number or
+// a string of digits) or a full path, plain ("group/project") or
+// URL-encoded ("group%2Fproject"), as GitLab's API accepts them.
+type refArg string
+
+func (r *refArg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*r = refArg(s)
+		return nil
+	}
+	var n intArg
+	if err := n.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*r = refArg(strconv.FormatInt(int64(n), 10))
+	return nil
+}
+
+// parseRef splits a reference into a numeric id (> 0) or a path.
+func parseRef(field string, r refArg) (id int64, path string, err error) {
+	s := strings.TrimSpace(string(r))
+	if s == "" {
+		return 0, "", invalidf("%s: must not be empty", field)
+	}
+	if isDigits(s) {
+		id, perr := strconv.ParseInt(s, 10, 64)
+		if perr != nil || id <= 0 {
+			return 0, "", invalidf("%s: %q is not a valid id", field, s)
+		}
+		return id, "", nil
+	}
+	if strings.Contains(s, "%") {
+		un, uerr := url.PathUnescape(s)
+		if uerr != nil {
+			return 0, "", invalidf("%s: %q is not a valid URL-encoded path", field, s)
+		}
+		s = un
+	}
+	s = strings.Trim(s, "/")
+	if s == "" {
+		return 0, "", invalidf("%s: must not be empty", field)
+	}
+	return 0, s, nil
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// projectAccess is a project the caller may read, with the caller's role.
+type projectAccess struct {
+	project *models.Project
+	level   models.AccessLevel
+}
+
+// resolveProject finds the project named by ref and checks that u may read
+// it; a missing or hidden project is "404 Project Not Found".
+func resolveProject(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*projectAccess, error) {
+	id, path, err := parseRef(field, ref)
+	if err != nil {
+		return nil, err
+	}
+	var p *models.Project
+	var level models.AccessLevel
+	if id > 0 {
+		p, level, err = st.FindProjectWithRoleByID(ctx, id, u.ID)
+	} else {
+		p, level, err = st.FindProjectWithRoleByPath(ctx, path, u.ID)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Project")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadProject(u, p, level) {
+		return nil, notFound("Project")
+	}
+	return &projectAccess{project: p, level: level}, nil
+}
+
+// memberLevel returns userID's role in projectID, NoAccess for a
+// non-member.
+func memberLevel(ctx context.Context, st projectStore, projectID, userID int64) (models.AccessLevel, error) {
+	m, err := st.FindProjectMember(ctx, projectID, userID)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return models.NoAccess, nil
+	case err != nil:
+		return models.NoAccess, err
+	}
+	return m.AccessLevel, nil
+}
+
+// resolveGroup finds the group named by ref and checks that u may see it:
+// public and internal groups are visible to every active user, private
+// ones to administrators and members of one of their projects.
+func resolveGroup(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*models.Group, error) {
+	id, path, err := parseRef(field, ref)
+	if err != nil {
+		return nil, err
+	}
+	var g *models.Group
+	if id > 0 {
+		g, err = st.FindGroupByID(ctx, id)
+	} else {
+		g, err = st.FindGroupByFullPath(ctx, path)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Group")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !u.Active() {
+		return nil, notFound("Group")
+	}
+	if u.Admin || g.Visibility == models.VisibilityPublic || g.Visibility == models.VisibilityInternal {
+		return g, nil
+	}
+	member, err := st.HasMembershipInGroup(ctx, g.FullPath, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !member {
+		return nil, notFound("Group")
+	}
+	return g, nil
+}
+
+// jsonResult renders v (a JSON object) as both the text content and the
+// structured content, as GitLab's MCP server does.
+func jsonResult(v any) (*tools.Result, error) {
+	b, err := marshalUnescaped(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return &tools.Result{Text: string(b), Structured: json.RawMessage(b)}, nil
+}
+
+// marshalUnescaped is json.Marshal without HTML escaping (<, >, & stay as
+// is, as GitLab renders them).
+func marshalUnescaped(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+func trimSlash(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }

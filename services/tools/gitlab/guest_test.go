@@ -1,0 +1,56 @@
+package gitlab_test
+
+import (
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// TestPrivateProjectGuest: a Guest of a private project reads its issues
+// but not its repository, merge requests or pipelines, in every tool.
+func TestPrivateProjectGuest(t *testing.T) {
+	w := newWorld(t)
+	f := w.fixture(t)
+	secret := w.project("acme/secret-plans")
+	ctx := t.Context()
+	if err := w.st.AddProjectMember(ctx, &models.ProjectMember{ProjectID: secret.ID, UserID: w.Carol.ID, AccessLevel: models.Guest}); err != nil {
+		t.Fatal(err)
+	}
+	mr := &models.MergeRequest{ProjectID: secret.ID, Title: "Zebrafish merger", SourceBranch: "deal", TargetBranch: "main", AuthorID: w.Alice.ID}
+	if err := w.st.CreateMergeRequest(ctx, mr); err != nil {
+		t.Fatal(err)
+	}
+	pl := &models.Pipeline{ProjectID: secret.ID, SHA: "abababababababababababababababababababab", Ref: "main"}
+	if err := w.st.CreatePipeline(ctx, pl); err != nil {
+		t.Fatal(err)
+	}
+	ee := callOpts{edition: models.EditionEE}
+
+	wantFields(t, "guest reads issues", w.ok(t, w.Carol, "get_issue", map[string]any{"id": secret.ID, "issue_iid": f.Private.IID}),
+		map[string]any{"id": f.Private.ID})
+	mrArgs := map[string]any{"id": secret.ID, "merge_request_iid": mr.IID}
+	for _, tool := range []string{"get_merge_request", "get_merge_request_commits", "get_merge_request_diffs", "get_merge_request_pipelines"} {
+		w.fails(t, w.Carol, tool, mrArgs, "404 Merge Request Not Found")
+		w.ok(t, w.Alice, tool, mrArgs) // a maintainer does
+	}
+	w.fails(t, w.Carol, "get_pipeline_jobs", map[string]any{"id": secret.ID, "pipeline_id": pl.ID}, "404 Pipeline Not Found")
+	w.ok(t, w.Alice, "get_pipeline_jobs", map[string]any{"id": secret.ID, "pipeline_id": pl.ID})
+	w.fails(t, w.Carol, "semantic_code_search", map[string]any{"project_id": secret.ID, "semantic_query": "zebrafish"},
+		"Forbidden: you need at least the Reporter role in project acme/secret-plans to read its code", ee)
+
+	count := func(u *models.User, scope string) any {
+		m := w.ok(t, u, "search", map[string]any{"scope": scope, "search": "zebrafish", "project_id": secret.ID})
+		return get(t, m, "pageInfo", "total")
+	}
+	jsonEq(t, "guest: issues, merge requests, blobs", []any{count(w.Carol, "issues"), count(w.Carol, "merge_requests"), count(w.Carol, "blobs")},
+		[]int{1, 0, 0})
+	jsonEq(t, "maintainer: issues, merge requests, blobs", []any{count(w.Alice, "issues"), count(w.Alice, "merge_requests"), count(w.Alice, "blobs")},
+		[]int{1, 1, 1})
+	// Notes on the hidden merge request stay hidden too.
+	if err := w.st.CreateNote(ctx, &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: secret.ID,
+		AuthorID: w.Alice.ID, Body: "zebrafish terms"}); err != nil {
+		t.Fatal(err)
+	}
+	jsonEq(t, "guest notes", count(w.Carol, "notes"), 1) // the note on the private issue only
+	jsonEq(t, "maintainer notes", count(w.Alice, "notes"), 2)
+}

@@ -1,0 +1,130 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// readOnlyTool and writeTool are the annotations of the two kinds of tool.
+func readOnlyTool(title string) models.ToolAnnotations {
+	return models.ToolAnnotations{Title: title, ReadOnlyHint: true, DestructiveHint: ptr(false)}
+}
+
+func writeTool(title string) models.ToolAnnotations {
+	return models.ToolAnnotations{Title: title, ReadOnlyHint: false, DestructiveHint: ptr(false)}
+}
+
+// checkTitle trims a title (GitLab strips it) and checks it is not blank
+// and at most 255 characters long.
+func checkTitle(raw string) (string, error) {
+	t := strings.TrimSpace(raw)
+	switch {
+	case t == "":
+		return "", invalidf("title: must not be blank")
+	case utf8.RuneCountInString(t) > maxTitleLength:
+		return "", invalidf("title: is too long (%d characters, at most %d)", utf8.RuneCountInString(t), maxTitleLength)
+	}
+	return t, nil
+}
+
+// projectUsers checks that every non-zero id names an active user who is a
+// member of p and returns them (as ID-only users, for the store's links),
+// without duplicates.
+func projectUsers(ctx context.Context, st projectStore, p *models.Project, field string, ids []intArg) ([]models.User, error) {
+	var out []models.User
+	seen := map[int64]bool{}
+	for _, raw := range ids {
+		id := int64(raw)
+		if id == 0 || seen[id] {
+			continue
+		}
+		seen[id] = true
+		u, err := st.FindUserByID(ctx, id)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalidf("%s: user %d does not exist", field, id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !u.Active() {
+			return nil, invalidf("%s: user %d (%s) is %s and cannot be assigned", field, id, u.Username, u.State)
+		}
+		level, err := memberLevel(ctx, st, p.ID, id)
+		if err != nil {
+			return nil, err
+		}
+		if !level.Valid() {
+			return nil, invalidf("%s: user %d (%s) is not a member of project %s", field, id, u.Username, p.PathWithNamespace)
+		}
+		out = append(out, models.User{ID: id})
+	}
+	return out, nil
+}
+
+// ensureLabels creates the labels of names the project does not have yet.
+// Another call may create the same label at the same moment: EnsureLabel
+// is insert-or-get, so both succeed.
+func ensureLabels(ctx context.Context, st issueStore, projectID int64, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	existing, err := st.FindLabelsByName(ctx, projectID, names)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, l := range existing {
+		have[l.Name] = true
+	}
+	for _, n := range names {
+		if have[n] {
+			continue
+		}
+		if err := st.EnsureLabel(ctx, &models.Label{ProjectID: projectID, Name: n}); err != nil {
+			return fmt.Errorf("create label %q: %w", n, err)
+		}
+		have[n] = true
+	}
+	return nil
+}
+
+// labelsArg is GitLab's labels parameter: an array of names or a
+// comma-separated string.
+type labelsArg struct {
+	list []string
+}
+
+func (l *labelsArg) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		l.list = strings.Split(s, ",")
+		return nil
+	}
+	return json.Unmarshal(b, &l.list)
+}
+
+// names returns the trimmed, non-empty, distinct label names in order.
+func (l labelsArg) names() ([]string, error) {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, n := range l.list {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "" || seen[n]:
+			continue
+		case strings.Contains(n, ","):
+			return nil, invalidf("labels: %q: a label name cannot contain a comma", n)
+		case utf8.RuneCountInString(n) > maxTitleLength:
+			return nil, invalidf("labels: %q is too long (at most %d characters)", n, maxTitleLength)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
+}

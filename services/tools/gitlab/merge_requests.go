@@ -1,0 +1,118 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// mrArgs identify a merge request: GitLab's id + merge_request_iid.
+type mrArgs struct {
+	ID              refArg `json:"id"`
+	MergeRequestIID intArg `json:"merge_request_iid"`
+	PerPage         intArg `json:"per_page"`
+	Page            intArg `json:"page"`
+}
+
+func mrSchema(paged bool, items string) obj {
+	props := obj{
+		"id":                projectIDProp(),
+		"merge_request_iid": iidProp("Internal ID of the merge request (the number after !)."),
+	}
+	if paged {
+		props["per_page"] = perPageProp(items)
+		props["page"] = pageProp()
+	}
+	return props
+}
+
+// mrCall is a merge request tool's call resolved: the caller, the
+// arguments, the project and the merge request.
+type mrCall struct {
+	user *models.User
+	args mrArgs
+	pa   *projectAccess
+	mr   *models.MergeRequest
+}
+
+// readableMergeRequest resolves a merge request tool's call: a missing or
+// hidden merge request (Guests of private projects see none) is "404 Merge
+// Request Not Found".
+func (g *gitlab) readableMergeRequest(ctx context.Context, call *tools.Call, args mrArgs) (*mrCall, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	c := &mrCall{user: u, args: args}
+	c.pa, c.mr, err = g.findReadableMergeRequest(ctx, u, &c.args)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !access.CanReadCode(u, pa.project, pa.level) {
+		return nil, nil, notFound("Merge Request")
+	}
+	mr, err := g.store.LoadMergeRequest(ctx, pa.project.ID, int64(args.MergeRequestIID))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, notFound("Merge Request")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return pa, mr, nil
+}
+
+// paging returns GitLab's page and per_page with their defaults.
+func paging(page, perPage intArg) (int, int) {
+	p, pp := int(page), int(perPage)
+	if p < 1 {
+		p = 1
+	}
+	if pp < 1 {
+		pp = defaultPerPage
+	}
+	return p, min(pp, maxPerPage)
+}
+
+// mergeRequestResult renders the single merge request view.
+func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.User, pa *projectAccess, mr *models.MergeRequest) (*tools.Result, error) {
+	notes, err := st.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := st.CountMergeRequestDiffs(ctx, mr.ID)
+	if err != nil {
+		return nil, err
+	}
+	pipelines, err := st.LatestMergeRequestPipelines(ctx, mr, maxPerPage)
+	if err != nil {
+		return nil, err
+	}
+	out := g.mergeRequest(pa.project, mr, notes)
+	count := strconv.FormatInt(changes, 10)
+	out.ChangesCount = &count
+	// GitLab's head pipeline: the newest pipeline of the source branch's
+	// head commit.
+	for k := range pipelines {
+		if p := &pipelines[k]; p.SHA == mr.SHA && mr.SHA != "" {
+			hp := g.pipeline(pa.project, p)
+			hp.StartedAt, hp.FinishedAt = apiTimePtr(p.StartedAt), apiTimePtr(p.FinishedAt)
+			out.HeadPipeline = hp
+			break
+		}
+	}
+	// Merging an unprotected branch needs the role creating merge requests does.
+	out.User = &mergeRequestUserJSON{CanMerge: access.CanCreateMergeRequest(u, pa.project, pa.level)}
+	return jsonResult(out)
+}

@@ -1,0 +1,329 @@
+package gitlab
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).search)
+}
+
+var searchScopes = []string{"projects", "issues", "work_items", "merge_requests", "notes", "blobs", "users"}
+
+// search is GitLab's search tool (alias gitlab_search): the search API at
+// instance, group or project level, chosen by group_id / project_id.
+func (g *gitlab) search() tools.Definition {
+	return tools.Definition{
+		Name:  "search",
+		Title: "Search GitLab",
+		Description: "Search across GitLab: the whole instance, a group (group_id) or a project (project_id). " +
+			"Matches are case-insensitive substrings. Scopes: projects (name, path, description; not within a " +
+			"project), issues / work_items (title and description), merge_requests (title and description), " +
+			"notes (comments), blobs (file paths and contents on the default branch; supports filename:*.go, " +
+			"extension:go and path:internal/ filters) and users. Only what you may read is searched.",
+		InputSchema: inputSchema(obj{
+			"scope":  enumProp("What to search for.", searchScopes...),
+			"search": strProp("The term to search for.", 1, 1000),
+			"group_id": refProp("Search within this group and its subgroups: ID or URL-encoded path of the group. " +
+				"Ignored when project_id is given."),
+			"project_id": refProp("Search within this project: ID or URL-encoded path of the project."),
+			"state": enumProp("Filter issues and merge requests by state (issues: opened, closed; merge requests: "+
+				"opened, closed, merged, locked). Other scopes ignore it.", "opened", "closed", "merged", "locked", "all"),
+			"confidential": boolProp("Filter issues by confidentiality. Other scopes ignore it."),
+			"fields": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"title"}}, "uniqueItems": true},
+				"Fields to search in issues and merge requests: [\"title\"] searches titles only. Default: title and description."),
+			"order_by": enumProp("Order results by this attribute. Only created_at is supported.", "created_at"),
+			"sort":     enumProp("Sort direction: asc or desc (default desc).", "asc", "desc"),
+			"per_page": perPageProp("results"),
+			"page":     pageProp(),
+		}, "scope", "search"),
+		Annotations: readOnlyTool("Search GitLab"),
+		Toolset:     models.ToolsetCore,
+		Edition:     models.EditionCE,
+		Aliases:     []string{"gitlab_search"},
+		Run:         tools.Typed(g.runSearch),
+	}
+}
+
+type searchArgs struct {
+	Scope        string   `json:"scope"`
+	Search       string   `json:"search"`
+	GroupID      *refArg  `json:"group_id"`
+	ProjectID    *refArg  `json:"project_id"`
+	State        string   `json:"state"`
+	Confidential *bool    `json:"confidential"`
+	Fields       []string `json:"fields"`
+	OrderBy      string   `json:"order_by"`
+	Sort         string   `json:"sort"`
+	PerPage      intArg   `json:"per_page"`
+	Page         intArg   `json:"page"`
+}
+
+const searchSteps = 3
+
+func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	page, perPage := paging(args.Page, args.PerPage)
+	q := models.SearchQuery{Viewer: u, Term: strings.TrimSpace(args.Search), Confidential: args.Confidential,
+		Ascending: args.Sort == "asc", Limit: perPage, Offset: (page - 1) * perPage}
+	if args.State != "all" {
+		q.State = args.State
+	}
+	for _, f := range args.Fields {
+		q.TitleOnly = q.TitleOnly || f == "title"
+	}
+	scope := models.SearchScope(args.Scope)
+	if scope == "work_items" {
+		scope = models.SearchIssues
+	}
+	if scope == models.SearchBlobs {
+		q.Term, q.Filename, q.Extension, q.Path = parseBlobFilters(q.Term)
+	}
+	if q.Term == "" && q.Filename == "" && q.Extension == "" && q.Path == "" {
+		return nil, invalidf("search: must not be blank")
+	}
+
+	call.Progress(0, searchSteps, "Resolving where to search")
+	where := "the instance"
+	var project *models.Project
+	switch {
+	case args.ProjectID != nil:
+		pa, err := resolveProject(ctx, g.store, u, "project_id", *args.ProjectID)
+		if err != nil {
+			return nil, err
+		}
+		if scope == models.SearchProjects {
+			return nil, invalidf("scope: projects cannot be searched within a project; use group_id or search the instance")
+		}
+		project, q.ProjectID, where = pa.project, pa.project.ID, "project "+pa.project.PathWithNamespace
+	case args.GroupID != nil:
+		grp, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
+		if err != nil {
+			return nil, err
+		}
+		q.GroupPath, where = grp.FullPath, "group "+grp.FullPath
+	}
+	call.Progress(1, searchSteps, fmt.Sprintf("Searching %s in %s", scope, where))
+	items, total, err := g.searchScope(ctx, scope, q, project)
+	if err != nil {
+		return nil, err
+	}
+	call.Progress(2, searchSteps, fmt.Sprintf("Found %d result(s); rendering page %d", total, page))
+	res, err := jsonResult(listJSON[any]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
+	if err != nil {
+		return nil, err
+	}
+	call.Progress(searchSteps, searchSteps, "Done")
+	return res, nil
+}
+
+// searchScope runs one scope's query and renders its REST entities.
+func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q models.SearchQuery, project *models.Project) ([]any, int64, error) {
+	items := []any{}
+	switch scope {
+	case models.SearchProjects:
+		ps, total, err := g.store.SearchProjects(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range ps {
+			items = append(items, g.projectSummary(&ps[k]))
+		}
+		return items, total, nil
+	case models.SearchIssues:
+		is, total, err := g.store.SearchIssues(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		projects, err := g.projectsByID(ctx, project, issueProjectIDs(is))
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range is {
+			// user_notes_count is not computed per search hit (0).
+			items = append(items, g.issue(projects[is[k].ProjectID], &is[k], 0))
+		}
+		return items, total, nil
+	case models.SearchMergeRequests:
+		mrs, total, err := g.store.SearchMergeRequests(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		ids := make([]int64, len(mrs))
+		for k := range mrs {
+			ids[k] = mrs[k].ProjectID
+		}
+		projects, err := g.projectsByID(ctx, project, ids)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range mrs {
+			items = append(items, g.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], 0))
+		}
+		return items, total, nil
+	case models.SearchNotes:
+		return g.searchNotes(ctx, q)
+	case models.SearchBlobs:
+		files, total, err := g.store.SearchBlobs(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, f := range files {
+			items = append(items, blobResult(f, q.Term))
+		}
+		return items, total, nil
+	case models.SearchUsers:
+		us, total, err := g.store.SearchUsers(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range us {
+			items = append(items, g.user(&us[k]))
+		}
+		return items, total, nil
+	}
+	return nil, 0, invalidf("scope: %q is not supported", scope)
+}
+
+func (g *gitlab) searchNotes(ctx context.Context, q models.SearchQuery) ([]any, int64, error) {
+	notes, total, err := g.store.SearchNotes(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	byType := map[models.NoteableType][]int64{}
+	for _, n := range notes {
+		byType[n.NoteableType] = append(byType[n.NoteableType], n.NoteableID)
+	}
+	iids := map[models.NoteableType]map[int64]int64{}
+	for typ, ids := range byType {
+		if iids[typ], err = g.store.NoteableIIDs(ctx, typ, ids); err != nil {
+			return nil, 0, err
+		}
+	}
+	items := make([]any, 0, len(notes))
+	for k := range notes {
+		n := &notes[k]
+		items = append(items, g.note(n, iids[n.NoteableType][n.NoteableID]))
+	}
+	return items, total, nil
+}
+
+// projectsByID loads the projects of search hits (known is already loaded).
+func (g *gitlab) projectsByID(ctx context.Context, known *models.Project, ids []int64) (map[int64]*models.Project, error) {
+	out := map[int64]*models.Project{}
+	if known != nil {
+		out[known.ID] = known
+	}
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			missing = append(missing, id)
+			out[id] = nil
+		}
+	}
+	ps, err := g.store.LoadProjects(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for k := range ps {
+		out[ps[k].ID] = &ps[k]
+	}
+	for id, p := range out {
+		if p == nil {
+			return nil, fmt.Errorf("project %d of a search hit not found", id)
+		}
+	}
+	return out, nil
+}
+
+func issueProjectIDs(is []models.Issue) []int64 {
+	ids := make([]int64, len(is))
+	for k := range is {
+		ids[k] = is[k].ProjectID
+	}
+	return ids
+}
+
+type projectSummaryJSON struct {
+	ID                int64  `json:"id"`
+	Description       string `json:"description"`
+	Name              string `json:"name"`
+	NameWithNamespace string `json:"name_with_namespace"`
+	Path              string `json:"path"`
+	PathWithNamespace string `json:"path_with_namespace"`
+	CreatedAt         string `json:"created_at"`
+	DefaultBranch     string `json:"default_branch"`
+	Visibility        string `json:"visibility"`
+	WebURL            string `json:"web_url"`
+	NamespaceID       int64  `json:"namespace_id"`
+}
+
+func (g *gitlab) projectSummary(p *models.Project) *projectSummaryJSON {
+	ns := strings.TrimSuffix(p.PathWithNamespace, "/"+p.Path)
+	return &projectSummaryJSON{ID: p.ID, Description: p.Description, Name: p.Name,
+		NameWithNamespace: strings.ReplaceAll(ns, "/", " / ") + " / " + p.Name, Path: p.Path,
+		PathWithNamespace: p.PathWithNamespace, CreatedAt: apiTime(p.CreatedAt), DefaultBranch: p.DefaultBranch,
+		Visibility: string(p.Visibility), WebURL: g.projectURL(p), NamespaceID: p.NamespaceID}
+}
+
+// blobJSON is GitLab's blob search result.
+type blobJSON struct {
+	Basename  string  `json:"basename"`
+	Data      string  `json:"data"`
+	Path      string  `json:"path"`
+	Filename  string  `json:"filename"`
+	ID        *string `json:"id"`
+	Ref       string  `json:"ref"`
+	Startline int     `json:"startline"`
+	ProjectID int64   `json:"project_id"`
+}
+
+// blobContext is how many lines around the first match a blob result
+// shows.
+const blobContext = 2
+
+func blobResult(f models.RepositoryFile, term string) *blobJSON {
+	lines := strings.Split(f.Content, "\n")
+	at := 0
+	if t := strings.ToLower(term); t != "" {
+		for k, l := range lines {
+			if strings.Contains(strings.ToLower(l), t) {
+				at = k
+				break
+			}
+		}
+	}
+	start := max(0, at-blobContext)
+	end := min(len(lines), at+blobContext+1)
+	return &blobJSON{Basename: strings.TrimSuffix(f.FilePath, path.Ext(f.FilePath)),
+		Data: strings.Join(lines[start:end], "\n"), Path: f.FilePath, Filename: f.FilePath,
+		Ref: f.Ref, Startline: start + 1, ProjectID: f.ProjectID}
+}
+
+// parseBlobFilters pulls GitLab's filename:, extension: and path: filters
+// out of a blob search term.
+func parseBlobFilters(term string) (rest, filename, extension, dir string) {
+	var words []string
+	for _, w := range strings.Fields(term) {
+		switch lw := strings.ToLower(w); {
+		case strings.HasPrefix(lw, "filename:") && len(w) > len("filename:"):
+			filename = w[len("filename:"):]
+		case strings.HasPrefix(lw, "extension:") && len(w) > len("extension:"):
+			extension = strings.TrimPrefix(w[len("extension:"):], ".")
+		case strings.HasPrefix(lw, "path:") && len(w) > len("path:"):
+			dir = w[len("path:"):]
+		default:
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " "), filename, extension, dir
+}

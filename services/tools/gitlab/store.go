@@ -1,0 +1,103 @@
+package gitlab
+
+import (
+	"context"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Store is what the GitLab tools need from the data store, declared here
+// (consumer side) by tool family; the store's *Store satisfies it. A tool
+// or helper takes the smallest family it uses.
+type Store interface {
+	projectStore
+	issueStore
+	mergeRequestStore
+	pipelineStore
+	noteStore
+	searchStore
+}
+
+// InTx runs fn in one store transaction with a Store bound to it; fn's
+// error rolls the transaction back. Every write tool runs its checks and
+// writes through tx, so a failing call changes nothing.
+type InTx func(ctx context.Context, fn func(tx Store) error) error
+
+// Transactions adapts a store whose RunInTx hands fn its own transaction
+// type S (the store's *Store) to InTx, typed end to end:
+//
+//	gitlab.Transactions[*store.Store](st)
+func Transactions[S Store](st interface {
+	WithTx(ctx context.Context, fn func(tx S) error) error
+}) InTx {
+	return func(ctx context.Context, fn func(tx Store) error) error {
+		return st.WithTx(ctx, func(tx S) error { return fn(tx) })
+	}
+}
+
+// projectStore resolves projects, groups, members and users (every tool).
+type projectStore interface {
+	// FindProjectWithRoleByID and FindProjectWithRoleByPath return a
+	// project with userID's direct role in it (models.NoAccess for a
+	// non-member), in one statement.
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
+	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	FindProjectMember(ctx context.Context, projectID, userID int64) (*models.ProjectMember, error)
+	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
+	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// issueStore serves get_issue, create_issue and search_labels.
+type issueStore interface {
+	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+	CreateIssue(ctx context.Context, i *models.Issue) error
+	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
+	EnsureLabel(ctx context.Context, l *models.Label) error
+	SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error)
+}
+
+// mergeRequestStore serves the merge request tools.
+type mergeRequestStore interface {
+	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	PageMergeRequestCommits(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestCommit, int64, error)
+	PageMergeRequestDiffs(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestDiff, int64, error)
+	CountMergeRequestDiffs(ctx context.Context, mrID int64) (int64, error)
+	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, int64, error)
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, error)
+	FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error)
+	BranchExists(ctx context.Context, p *models.Project, branch string) (bool, error)
+	BranchDiffs(ctx context.Context, projectID int64, source, target string) ([]models.MergeRequestDiff, error)
+	CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error
+}
+
+// pipelineStore serves get_pipeline_jobs.
+type pipelineStore interface {
+	LoadPipeline(ctx context.Context, projectID, id int64) (*models.Pipeline, error)
+	PagePipelineJobs(ctx context.Context, pipelineID int64, limit, offset int) ([]models.CIJob, int64, error)
+}
+
+// noteStore serves the work item note tools and search.
+type noteStore interface {
+	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+	FindDiscussionStart(ctx context.Context, id string) (*models.Note, error)
+	LoadNote(ctx context.Context, id int64) (*models.Note, error)
+	CreateNote(ctx context.Context, n *models.Note) error
+	NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error)
+}
+
+// searchStore serves search and semantic_code_search. Every method
+// applies the viewer's read permissions in the query itself.
+type searchStore interface {
+	SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error)
+	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
+	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
+	SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error)
+	SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models.RepositoryFile, int64, error)
+	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
+	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
+}

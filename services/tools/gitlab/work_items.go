@@ -1,0 +1,122 @@
+package gitlab
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// workItemArgs identify a work item as GitLab's work item tools do: a URL,
+// or a project (or group) and the work item's iid. glmcp's work items are
+// issues; it has no group-level work items (epics).
+type workItemArgs struct {
+	URL         string  `json:"url"`
+	GroupID     *refArg `json:"group_id"`
+	ProjectID   *refArg `json:"project_id"`
+	WorkItemIID *intArg `json:"work_item_iid"`
+}
+
+func workItemProps() obj {
+	return obj{
+		"url": strProp("GitLab URL of the work item, for example https://gitlab.example.com/group/project/-/work_items/42 "+
+			"(/-/issues/42 also works). Provide this, or project_id (or group_id) and work_item_iid.", 1, 2048),
+		"group_id":      refProp("ID or path of the group, for group-level work items. Required if url and project_id are missing."),
+		"project_id":    refProp("ID or path of the project. Required if url and group_id are missing."),
+		"work_item_iid": iidProp("Internal ID of the work item (the issue number). Required if url is missing."),
+	}
+}
+
+var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues)/(\d+)/?$`)
+
+// resolveWorkItem finds the issue the arguments name and checks u may read
+// it; anything missing or hidden is "404 Work Item Not Found" (after the
+// project or group checks, which report their own not-found).
+func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Issue, error) {
+	var (
+		group   bool
+		ref     refArg
+		iid     int64
+		missing = notFound("Work Item")
+	)
+	switch {
+	case a.URL != "" && (a.GroupID != nil || a.ProjectID != nil || a.WorkItemIID != nil):
+		return nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
+	case a.URL != "":
+		path, n, isGroup, err := g.parseWorkItemURL(a.URL)
+		if err != nil {
+			return nil, nil, err
+		}
+		ref, iid, group = refArg(path), n, isGroup
+	case a.GroupID != nil && a.ProjectID != nil:
+		return nil, nil, invalidf("provide project_id or group_id, not both")
+	case a.GroupID == nil && a.ProjectID == nil:
+		return nil, nil, invalidf("provide url, or project_id (or group_id) and work_item_iid")
+	case a.WorkItemIID == nil:
+		return nil, nil, invalidf("work_item_iid: required when url is missing")
+	case a.GroupID != nil:
+		ref, iid, group = *a.GroupID, int64(*a.WorkItemIID), true
+	default:
+		ref, iid = *a.ProjectID, int64(*a.WorkItemIID)
+	}
+	field := "project_id"
+	if a.URL != "" {
+		field = "url"
+	}
+	if group {
+		if a.URL == "" {
+			field = "group_id"
+		}
+		if _, err := resolveGroup(ctx, g.store, u, field, ref); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, missing // no group-level work items
+	}
+	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	issue, err := g.readableIssue(ctx, g.store, u, pa, iid, missing)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pa, issue, nil
+}
+
+// parseWorkItemURL returns the project (or group) path and iid of a work
+// item URL. As in GitLab, the host is not checked; a relative URL root of
+// the public URL ("/gitlab") is stripped.
+func (g *gitlab) parseWorkItemURL(raw string) (path string, iid int64, group bool, err error) {
+	u, perr := url.Parse(strings.TrimSpace(raw))
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", 0, false, invalidf("url: %q is not an http(s) URL", raw)
+	}
+	p := u.Path
+	if base, berr := url.Parse(g.base); berr == nil && base.Path != "" && base.Path != "/" {
+		root := strings.TrimRight(base.Path, "/")
+		if p == root || strings.HasPrefix(p, root+"/") {
+			p = strings.TrimPrefix(p, root)
+		}
+	}
+	m := workItemPath.FindStringSubmatch(strings.TrimPrefix(p, "/"))
+	if m == nil {
+		return "", 0, false, invalidf("url: invalid work item URL format, expected .../-/work_items/<iid>")
+	}
+	n, perr := strconv.ParseInt(m[3], 10, 64)
+	if perr != nil || n <= 0 {
+		return "", 0, false, invalidf("url: invalid work item iid %q", m[3])
+	}
+	return m[2], n, m[1] != "", nil
+}
+
+// cursorPageInfo is GraphQL's PageInfo, as GitLab's work item tools return
+// it.
+type cursorPageInfo struct {
+	HasNextPage     bool    `json:"hasNextPage"`
+	HasPreviousPage bool    `json:"hasPreviousPage"`
+	StartCursor     *string `json:"startCursor"`
+	EndCursor       *string `json:"endCursor"`
+}

@@ -1,0 +1,140 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Run validates call.Arguments (a JSON object: Service.Call checks it)
+// against e's input schema and executes it. Validation failures and
+// tool-level failures come back as IsError results. Callers other than
+// Service.Call (tests, benchmarks) skip the scope rules.
+func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
+	if e.Def == nil || e.Def.Run == nil {
+		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}, nil
+	}
+	if msg := e.validate(call.Arguments); msg != "" {
+		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
+	}
+	if call.Progress == nil {
+		call.Progress = func(float64, float64, string) {}
+	}
+	if call.Log == nil {
+		call.Log = func(string, string, any) {}
+	}
+	res, err := e.Def.Run(ctx, call)
+	if err != nil {
+		if r, ok := ErrorResult(err); ok {
+			return r, nil
+		}
+		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
+	}
+	return res, nil
+}
+
+// validate returns "" when args satisfy the schema, else a message naming
+// the failing locations.
+func (e *Entry) validate(args json.RawMessage) string {
+	schema, err := e.schema.get()
+	if err != nil {
+		return "the tool's input schema is invalid"
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON"
+	}
+	if err := schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return flatten(ve)
+		}
+		return err.Error()
+	}
+	return ""
+}
+
+// lazySchema is a tool input schema compiled on first use. Snapshot
+// entries of an unchanged row share one, so the compilation is
+// synchronized even while an older snapshot is still validating calls.
+type lazySchema struct {
+	name string
+	raw  json.RawMessage
+
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+func (l *lazySchema) get() (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = compileSchema(l.name, l.raw) })
+	return l.schema, l.err
+}
+
+// schemaPrinter renders validation messages; some kinds (required, …)
+// dereference the printer, so it must not be nil.
+var schemaPrinter = message.NewPrinter(language.English)
+
+// flatten renders the leaf causes as "at '/path': message; …".
+func flatten(ve *jsonschema.ValidationError) string {
+	var parts []string
+	var walk func(v *jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) == 0 {
+			loc := "/" + strings.Join(v.InstanceLocation, "/")
+			msg := v.ErrorKind.LocalizedString(schemaPrinter)
+			if loc == "/" {
+				parts = append(parts, msg)
+			} else {
+				parts = append(parts, fmt.Sprintf("%s: %s", loc, msg))
+			}
+			return
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// compileSchema compiles a tool input schema (default dialect 2020-12). No
+// remote $ref is ever fetched.
+func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noRemote{})
+	url := "mem:///tools/" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema of tool %q: %w", name, err)
+	}
+	return s, nil
+}
+
+type noRemote struct{}
+
+func (noRemote) Load(url string) (any, error) {
+	return nil, fmt.Errorf("remote $ref %q is not loaded", url)
+}

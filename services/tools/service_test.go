@@ -1,0 +1,221 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// echoArgs is a typed argument struct.
+type echoArgs struct {
+	Text string `json:"text"`
+}
+
+// svcDefs is a small catalog covering every rule of the tool service: a
+// meta tool, a write tool, an EE tool, an unlisted tool with an alias, a
+// tool of a toolset no other tool names, and a tool needing sampling.
+func svcDefs() []tools.Definition {
+	ro := models.ToolAnnotations{ReadOnlyHint: true}
+	echo := tools.Typed(func(_ context.Context, _ *tools.Call, a echoArgs) (*tools.Result, error) {
+		return &tools.Result{Text: "echo:" + a.Text}, nil
+	})
+	def := func(name, toolset string, ed models.Edition, ann models.ToolAnnotations) tools.Definition {
+		return tools.Definition{Name: name, Toolset: toolset, Edition: ed, Annotations: ann, Run: echo,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false}`)}
+	}
+	old := def("old_tool", models.ToolsetCore, models.EditionCE, ro)
+	old.Unlisted, old.Aliases = true, []string{"older_tool"}
+	sampler := def("sampler", models.ToolsetCore, models.EditionCE, ro)
+	sampler.RequiredClientCapabilities = []string{"sampling"}
+	return []tools.Definition{
+		def("version", models.ToolsetMeta, models.EditionCE, ro),
+		def("reader", models.ToolsetCore, models.EditionCE, ro),
+		def("writer", models.ToolsetWorkItems, models.EditionCE, models.ToolAnnotations{}),
+		def("ee_only", models.ToolsetCore, models.EditionEE, ro),
+		def("wiki_reader", "wikis", models.EditionCE, ro),
+		old,
+		sampler,
+	}
+}
+
+func newSvc(tb testing.TB, pageSize int) *tools.Service {
+	tb.Helper()
+	st := &memStore{}
+	svc, err := tools.NewService(st, svcDefs(), tools.Options{PageSize: pageSize, Secret: []byte("0123456789abcdef0123456789abcdef")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := svc.Sync(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return svc
+}
+
+func scope(ed models.Edition, readOnly bool, h tools.Headers) tools.Scope {
+	return tools.Scope{Edition: ed, Headers: h,
+		Identity: &auth.Identity{User: &models.User{ID: 7}, ReadOnly: readOnly}}
+}
+
+// listAll pages through a whole listing and returns the rendered names.
+func listAll(tb testing.TB, svc *tools.Service, sc tools.Scope) []string {
+	tb.Helper()
+	var names []string
+	var cursor *string
+	for range 20 {
+		p, err := svc.List(context.Background(), tools.ListQuery{Scope: sc, Cursor: cursor})
+		if err != nil {
+			tb.Fatalf("List: %v", err)
+		}
+		for _, e := range p.Entries {
+			names = append(names, p.Prefix+e.Tool.Name)
+		}
+		if p.NextCursor == "" {
+			return names
+		}
+		cursor = &p.NextCursor
+	}
+	tb.Fatal("listing never ends")
+	return nil
+}
+
+// Ensure List applies every visibility rule in one place: edition,
+// read-only token, toolsets and tools headers, prefix, unlisted tools, and
+// pages of entries that resume where they stopped.
+func TestService_List(t *testing.T) {
+	svc := newSvc(t, 2)
+	tests := []struct {
+		name string
+		sc   tools.Scope
+		want []string
+	}{
+		{"CE", scope(models.EditionCE, false, tools.Headers{}), []string{"reader", "sampler", "version", "wiki_reader", "writer"}},
+		{"EE", scope(models.EditionEE, false, tools.Headers{}), []string{"ee_only", "reader", "sampler", "version", "wiki_reader", "writer"}},
+		{"read-only token", scope(models.EditionCE, true, tools.Headers{}), []string{"reader", "sampler", "version", "wiki_reader"}},
+		{"toolset from a definition", scope(models.EditionCE, false, tools.Headers{Toolsets: "wikis"}), []string{"version", "wiki_reader"}},
+		{"tools header names an alias of an unlisted tool", scope(models.EditionCE, false, tools.Headers{Tools: "older_tool,writer"}), []string{"version", "writer"}},
+		{"prefix", scope(models.EditionCE, false, tools.Headers{Toolsets: "work_items", Prefix: "gl_"}), []string{"gl_version", "gl_writer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := listAll(t, svc, tt.sc); !slices.Equal(got, tt.want) {
+				t.Errorf("listed %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// Ensure List refuses a toolset no definition names, an empty cursor and a
+// cursor minted for another scope, as invalid input.
+func TestService_List_invalid(t *testing.T) {
+	svc := newSvc(t, 2)
+	ctx := context.Background()
+	_, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "code_security"})})
+	if !errors.Is(err, models.ErrInvalidInput) || !strings.Contains(err.Error(), "meta, core, wikis, work_items, all") {
+		t.Errorf("unknown toolset: %v, want invalid input listing the valid toolsets", err)
+	}
+	empty := ""
+	if _, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{}), Cursor: &empty}); !errors.Is(err, models.ErrInvalidInput) {
+		t.Errorf("empty cursor: %v, want invalid input", err)
+	}
+	first, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{})})
+	if err != nil || first.NextCursor == "" {
+		t.Fatalf("first page: %v, %+v", err, first)
+	}
+	_, err = svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, true, tools.Headers{}), Cursor: &first.NextCursor})
+	if !errors.Is(err, models.ErrInvalidInput) || !strings.HasPrefix(err.Error(), "invalid cursor") {
+		t.Errorf("cursor of another scope: %v, want invalid cursor", err)
+	}
+}
+
+// Ensure Call resolves names (prefix, alias, unlisted) and applies the
+// edition, read-only and capability rules before the tool runs, and
+// decodes the arguments into the tool's typed struct.
+func TestService_Call(t *testing.T) {
+	svc := newSvc(t, 100)
+	ctx := context.Background()
+	modern := map[string]json.RawMessage{}
+	tests := []struct {
+		name    string
+		req     tools.CallRequest
+		want    string // result text, or
+		wantErr any    // an error type to match with errors.As, or
+		invalid bool   // an error wrapping models.ErrInvalidInput
+	}{
+		{name: "by name", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader", Arguments: json.RawMessage(`{"text":"hi"}`)}, want: "echo:hi"},
+		{name: "absent arguments", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader"}, want: "echo:"},
+		{name: "unlisted, by alias", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "older_tool"}, want: "echo:"},
+		{name: "with prefix", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{Prefix: "gl_"}), Name: "gl_reader"}, want: "echo:"},
+		{name: "prefix missing", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{Prefix: "gl_"}), Name: "reader"}, wantErr: new(*tools.UnknownToolError)},
+		{name: "EE tool on CE", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "ee_only"}, wantErr: new(*tools.UnknownToolError)},
+		{name: "EE tool on EE", req: tools.CallRequest{Scope: scope(models.EditionEE, false, tools.Headers{}), Name: "ee_only"}, want: "echo:"},
+		{name: "write tool, read-only token", req: tools.CallRequest{Scope: scope(models.EditionCE, true, tools.Headers{}), Name: "writer"}, wantErr: new(*tools.ReadOnlyError)},
+		{name: "capability not declared", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "sampler", Capabilities: modern}, wantErr: new(*tools.MissingCapabilityError)},
+		{name: "capabilities not per request", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "sampler"}, want: "echo:"},
+		{name: "arguments not an object", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader", Arguments: json.RawMessage(`[1]`)}, invalid: true},
+		{name: "bad toolsets header", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "nope"}), Name: "reader"}, invalid: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := svc.Call(ctx, tt.req)
+			switch {
+			case tt.wantErr != nil:
+				if !errors.As(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %T", err, tt.wantErr)
+				}
+			case tt.invalid:
+				if !errors.Is(err, models.ErrInvalidInput) {
+					t.Fatalf("err = %v, want invalid input", err)
+				}
+			default:
+				if err != nil || res.IsError || res.Text != tt.want {
+					t.Fatalf("Call = %+v, %v; want %q", res, err, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// Ensure a schema violation and a value the typed struct cannot hold are
+// validation error results, and the Check hook runs on the resolved tool
+// and can refuse the call.
+func TestService_Call_validation(t *testing.T) {
+	svc := newSvc(t, 100)
+	ctx := context.Background()
+	res, err := svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader",
+		Arguments: json.RawMessage(`{"text":1}`)})
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Text, "Validation error: ") {
+		t.Errorf("schema violation: %+v, %v", res, err)
+	}
+	refused := errors.New("refused by the transport")
+	var checked string
+	_, err = svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "older_tool",
+		Check: func(e *tools.Entry, _ *tools.CallRequest) error { checked = e.Tool.Name; return refused }})
+	if !errors.Is(err, refused) || checked != "old_tool" {
+		t.Errorf("Check: err %v, checked %q; want the hook's error on old_tool", err, checked)
+	}
+}
+
+// Ensure Watch tells a listener about changes to tools it could list, and
+// never about unlisted tools or tools of another edition.
+func TestService_Watch(t *testing.T) {
+	svc := newSvc(t, 100)
+	sees, err := svc.Watch(scope(models.EditionCE, true, tools.Headers{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"reader": true, "writer": false, "ee_only": false, "old_tool": false, "version": true} {
+		if got := sees(name, models.EditionCE); got != want {
+			t.Errorf("sees(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if _, err := svc.Watch(scope(models.EditionCE, false, tools.Headers{Toolsets: "nope"})); !errors.Is(err, models.ErrInvalidInput) {
+		t.Errorf("Watch with a bad header: %v, want invalid input", err)
+	}
+}
