@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
@@ -98,24 +99,6 @@ func (s *fakeTokenStore) nextTouch(t *testing.T) touchCall {
 	}
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 // mintToken returns a versioned routable token of activeUser generated
 // from seed.
 func mintToken(t *testing.T, seed byte) string {
@@ -127,7 +110,7 @@ func mintToken(t *testing.T, seed byte) string {
 	return tok
 }
 
-func newAuthenticator(t *testing.T, store auth.TokenStore, clk *clock) *auth.Authenticator {
+func newAuthenticator(t *testing.T, store auth.TokenStore, clk *clocktest.Clock) *auth.Authenticator {
 	t.Helper()
 	a, err := auth.NewAuthenticator(store, testSecret, clk.Now, nil)
 	if err != nil {
@@ -158,7 +141,7 @@ func wantAuthError(t *testing.T, err error, kind auth.Kind, reason string) *auth
 
 func TestAuthenticator_Authenticate_malformedSkipsStore(t *testing.T) {
 	store := newFakeTokenStore()
-	a := newAuthenticator(t, store, &clock{now: t0})
+	a := newAuthenticator(t, store, clocktest.New(t0))
 	good := mintToken(t, 1)
 	for _, raw := range []string{"", "glpat-short", "not-a-token", good[:len(good)-1] + "x", strings.Repeat("a", 300)} {
 		id, err := a.Authenticate(context.Background(), raw)
@@ -202,7 +185,7 @@ func TestAuthenticator_Authenticate(t *testing.T) {
 			if tt.tok != nil {
 				store.add(raw, tt.tok)
 			}
-			a := newAuthenticator(t, store, &clock{now: t0})
+			a := newAuthenticator(t, store, clocktest.New(t0))
 			id, err := a.Authenticate(context.Background(), raw)
 			if id != nil {
 				t.Fatalf("identity = %+v, want nil", id)
@@ -227,7 +210,7 @@ func TestAuthenticator_Authenticate_success(t *testing.T) {
 	u := activeUser()
 	future := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	store.add(raw, &models.PersonalAccessToken{ID: 42, User: u, Scopes: models.StringList{"mcp", "read_api"}, ExpiresAt: &future})
-	a := newAuthenticator(t, store, &clock{now: t0})
+	a := newAuthenticator(t, store, clocktest.New(t0))
 
 	id, err := a.Authenticate(context.Background(), raw)
 	if err != nil {
@@ -246,7 +229,7 @@ func TestAuthenticator_Authenticate_legacyToken(t *testing.T) {
 	store := newFakeTokenStore()
 	const raw = "glpat-abcdefghij0123456789"
 	store.add(raw, &models.PersonalAccessToken{ID: 5, User: activeUser(), Scopes: models.StringList{"api"}})
-	a := newAuthenticator(t, store, &clock{now: t0})
+	a := newAuthenticator(t, store, clocktest.New(t0))
 	id, err := a.Authenticate(context.Background(), raw)
 	if err != nil {
 		t.Fatalf("Authenticate(legacy): %v", err)
@@ -279,7 +262,7 @@ func TestAuthenticator_Authenticate_expiryBoundary(t *testing.T) {
 			store := newFakeTokenStore()
 			raw := mintToken(t, 4)
 			store.add(raw, &models.PersonalAccessToken{ID: 1, User: activeUser(), ExpiresAt: &day, Scopes: models.StringList{"api"}})
-			a := newAuthenticator(t, store, &clock{now: tt.now})
+			a := newAuthenticator(t, store, clocktest.New(tt.now))
 			id, err := a.Authenticate(context.Background(), raw)
 			if tt.expired {
 				wantAuthError(t, err, auth.Unauthenticated, "Token has expired.")
@@ -297,7 +280,7 @@ func TestAuthenticator_Authenticate_storeFailure(t *testing.T) {
 	boom := errors.New("connection refused")
 	store.findErr = boom
 	raw := mintToken(t, 5)
-	a := newAuthenticator(t, store, &clock{now: t0})
+	a := newAuthenticator(t, store, clocktest.New(t0))
 	id, err := a.Authenticate(context.Background(), raw)
 	if id != nil {
 		t.Fatalf("identity = %+v, want nil", id)
@@ -319,7 +302,7 @@ func TestAuthenticator_lastUsed(t *testing.T) {
 	rawA, rawB := mintToken(t, 6), mintToken(t, 7)
 	store.add(rawA, &models.PersonalAccessToken{ID: 1, User: activeUser(), Scopes: models.StringList{"api"}})
 	store.add(rawB, &models.PersonalAccessToken{ID: 2, User: activeUser(), Scopes: models.StringList{"api"}})
-	clk := &clock{now: t0}
+	clk := clocktest.New(t0)
 	a := newAuthenticator(t, store, clk)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -382,7 +365,7 @@ func TestAuthenticator_Run_drainsQueueOnCancel(t *testing.T) {
 		raws = append(raws, raw)
 		store.add(raw, &models.PersonalAccessToken{ID: int64(100 + i), User: activeUser(), Scopes: models.StringList{"api"}})
 	}
-	a := newAuthenticator(t, store, &clock{now: t0})
+	a := newAuthenticator(t, store, clocktest.New(t0))
 	for _, raw := range raws {
 		if _, err := a.Authenticate(context.Background(), raw); err != nil {
 			t.Fatalf("Authenticate: %v", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
@@ -96,7 +97,7 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 				os.byDigest[tt.digest] = tt.row
 			}
 			pats := newFakeTokenStore()
-			a, err := auth.NewAuthenticator(pats, testSecret, (&clock{now: t0}).Now, nil, auth.WithOAuthTokens(os))
+			a, err := auth.NewAuthenticator(pats, testSecret, clocktest.New(t0).Now, nil, auth.WithOAuthTokens(os))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 		if len(os.finds) != 0 {
 			t.Fatalf("lookups %q for malformed credentials", os.finds)
 		}
-		plain := newAuthenticator(t, newFakeTokenStore(), &clock{now: t0})
+		plain := newAuthenticator(t, newFakeTokenStore(), clocktest.New(t0))
 		_, err = plain.Authenticate(context.Background(), oauthToken)
 		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed")
 	})
@@ -173,7 +174,7 @@ func TestAuthenticator_routingUserAndOldTokens(t *testing.T) {
 	store.add(other, &models.PersonalAccessToken{ID: 3, User: activeUser()}) // owner 7
 	oldGlmcp := v0("AAECAwQFBgcICQoLDA0ODxAREhMUFRYX", "01")
 	store.add(oldGlmcp, &models.PersonalAccessToken{ID: 4, User: activeUser(), Scopes: models.StringList{"mcp"}})
-	a := newAuthenticator(t, store, &clock{now: t0})
+	a := newAuthenticator(t, store, clocktest.New(t0))
 
 	_, err = a.Authenticate(context.Background(), other)
 	wantAuthError(t, err, auth.Unauthenticated, "Token is invalid")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
 )
 
@@ -85,25 +86,8 @@ func edSigner() signer {
 	return signer{kid: "ed-1", method: jwt.SigningMethodEdDSA, key: edKey(), pub: edKey().Public()}
 }
 
-// clock is a settable clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: t0} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newClock returns a test clock at t0.
+func newClock() *clocktest.Clock { return clocktest.New(t0) }
 
 // baseClaims are valid claims at t0 for the CE endpoint.
 func baseClaims() jwt.MapClaims {
@@ -226,7 +210,7 @@ func (s *jwksServer) set(body []byte, status int) {
 }
 
 // newVerifier builds a verifier on a JWKS server serving signers.
-func newVerifier(t *testing.T, clk *clock, signers ...signer) (*jwtauth.Verifier, *jwksServer) {
+func newVerifier(t *testing.T, clk *clocktest.Clock, signers ...signer) (*jwtauth.Verifier, *jwksServer) {
 	t.Helper()
 	srv := newJWKSServer(t, jwksOf(signers...))
 	v, err := jwtauth.New(jwtauth.Config{
