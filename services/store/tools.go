@@ -105,6 +105,57 @@ func (s *Store) upsertTool(ctx context.Context, t *models.Tool) error {
 	return s.bumpCatalogVersion(ctx)
 }
 
+// CreateTools inserts new tools in bulk, in one transaction and batches
+// of 200 rows, and bumps the catalog version once. It is for catalogs too
+// large to upsert one by one (fixtures, imports). Each tool is validated as
+// UpsertTool validates it; a name or alias used by a stored tool or by
+// another tool of the list is models.ErrConflict, and then nothing is
+// written. On return each tool holds its stored row.
+func (s *Store) CreateTools(ctx context.Context, tools []models.Tool) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	for i := range tools {
+		if err := normalizeTool(&tools[i]); err != nil {
+			return fmt.Errorf("create tool %q: %w", tools[i].Name, err)
+		}
+	}
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var stored []models.Tool
+		if err := tx.conn(ctx).Select("id", "name", "aliases").Find(&stored).Error; err != nil {
+			return translate(err)
+		}
+		taken := map[string]string{} // name or alias → owning tool
+		for _, o := range stored {
+			for _, n := range append([]string{o.Name}, o.Aliases...) {
+				taken[n] = o.Name
+			}
+		}
+		now := tx.clock()
+		for i := range tools {
+			t := &tools[i]
+			for _, n := range append([]string{t.Name}, t.Aliases...) {
+				if owner, ok := taken[n]; ok {
+					return fmt.Errorf("create tool %q: name %q is used by tool %q: %w", t.Name, n, owner, models.ErrConflict)
+				}
+				taken[n] = t.Name
+			}
+			t.ID = 0
+			if t.CreatedAt.IsZero() {
+				t.CreatedAt, t.UpdatedAt = now, now
+			}
+		}
+		if err := tx.conn(ctx).CreateInBatches(tools, 200).Error; err != nil {
+			return translate(err)
+		}
+		return tx.bumpCatalogVersion(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("create tools: %w", err)
+	}
+	return nil
+}
+
 // ListTools returns every tool, enabled or not, ordered by name.
 func (s *Store) ListTools(ctx context.Context) ([]models.Tool, error) {
 	tools := []models.Tool{}

@@ -199,3 +199,43 @@ func TestStore_UpsertTool_outputSchemaAndEE(t *testing.T) {
 		}
 	})
 }
+
+func TestStore_CreateTools(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		wantErr(t, "UpsertTool(get_issue)", s.UpsertTool(ctx, newTool("get_issue")), nil)
+		wantCatalogVersion(t, s, "after one upsert", 1)
+
+		var bulk []models.Tool
+		for _, name := range []string{"a_tool", "b_tool", "c_tool"} {
+			bulk = append(bulk, *newTool(name))
+		}
+		bulk[2].Aliases = models.StringList{"c_alias"}
+		wantErr(t, "CreateTools", s.CreateTools(ctx, bulk), nil)
+		wantCatalogVersion(t, s, "after one bulk create", 2)
+		for _, tool := range bulk {
+			if tool.ID == 0 || tool.CreatedAt.IsZero() {
+				t.Errorf("CreateTools left %s with ID %d, created_at %v", tool.Name, tool.ID, tool.CreatedAt)
+			}
+		}
+		if all, err := s.ListTools(ctx); err != nil || len(all) != 4 {
+			t.Fatalf("ListTools() = %d tools, %v; want 4", len(all), err)
+		}
+
+		// A collision with a stored name, with a stored alias, or within the
+		// list writes nothing at all.
+		for name, list := range map[string][]models.Tool{
+			"stored name":  {*newTool("d_tool"), *newTool("get_issue")},
+			"stored alias": {*newTool("c_alias")},
+			"within list":  {*newTool("e_tool"), *newTool("e_tool")},
+		} {
+			wantErr(t, "CreateTools("+name+")", s.CreateTools(ctx, list), models.ErrConflict)
+		}
+		invalid := []models.Tool{*newTool("f_tool"), {Name: "no_schema", Toolset: models.ToolsetCore}}
+		wantErr(t, "CreateTools(invalid)", s.CreateTools(ctx, invalid), models.ErrInvalidInput)
+		if all, err := s.ListTools(ctx); err != nil || len(all) != 4 {
+			t.Fatalf("after refused bulk creates: ListTools() = %d tools, %v; want 4", len(all), err)
+		}
+		wantCatalogVersion(t, s, "after refused bulk creates", 2)
+	})
+}

@@ -13,6 +13,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
+	"hash/fnv"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -133,4 +135,37 @@ func openMigrated(tb testing.TB, dsn string) *store.Store {
 		tb.Fatalf("migrate test store: %v", err)
 	}
 	return s
+}
+
+// State reads what a refused write must leave untouched in tables: the
+// row count and a digest of the full content of each (so an UPDATE is
+// caught as well as an INSERT or DELETE), keyed "<table> rows" and
+// "<table> content digest". Every table's first two columns must identify
+// a row (an id, or the composite key), so that their order is total.
+func State(tb testing.TB, st *store.Store, tables ...string) map[string]int64 {
+	tb.Helper()
+	db := st.DB().WithContext(context.Background())
+	out := map[string]int64{}
+	for _, table := range tables {
+		var rows []map[string]any
+		if err := db.Raw("SELECT * FROM " + table + " ORDER BY 1, 2").Scan(&rows).Error; err != nil {
+			tb.Fatalf("read %s: %v", table, err)
+		}
+		digest := fnv.New64a()
+		fmt.Fprint(digest, rows)
+		out[table+" rows"] = int64(len(rows))
+		out[table+" content digest"] = int64(digest.Sum64())
+	}
+	return out
+}
+
+// Int runs a query returning one integer (0 when it returns no row), for
+// checks the store's API has no reader for.
+func Int(tb testing.TB, st *store.Store, query string, args ...any) int64 {
+	tb.Helper()
+	var n int64
+	if err := st.DB().WithContext(context.Background()).Raw(query, args...).Scan(&n).Error; err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return n
 }
