@@ -80,15 +80,15 @@ func authAwaitLastUsed(t testing.TB, h *harness, userID, id int64) time.Time {
 }
 
 // authPost sends a Legacy tools/list with the given credential headers.
-func authPost(t testing.TB, endpoint string, hd http.Header) *response {
+func authPost(t testing.TB, h *harness, endpoint string, hd http.Header) *response {
 	t.Helper()
-	return do(t, http.MethodPost, endpoint, envelope(t, 1, "tools/list", nil), hd)
+	return h.send(t, call{URL: endpoint, Method: "tools/list", Header: hd})
 }
 
 // authExpectOK asserts a served Legacy tools/list (see authPost).
 func authExpectOK(t testing.TB, r *response) {
 	t.Helper()
-	wireExpectStatus(t, r, http.StatusOK)
+	r.expectStatus(t, http.StatusOK)
 	validateResult(t, rev20251125, "ListToolsResult", r.Body)
 }
 

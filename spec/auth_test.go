@@ -29,9 +29,9 @@ const (
 
 // expect401 asserts a 401 for a presented but unusable token: the exact
 // challenge and the GitLab body.
-func expect401(t testing.TB, h *harness, g wireGroup, r *response, reason string) {
+func expect401(t testing.TB, h *harness, g group, r *response, reason string) {
 	t.Helper()
-	wireExpectStatus(t, r, http.StatusUnauthorized)
+	r.expectStatus(t, http.StatusUnauthorized)
 	want := `Bearer realm="GitLab", error="invalid_token", error_description="` + reason +
 		`", resource_metadata="` + authMetadataURL(h, g.Path) + `"`
 	if got := r.Header.Get("WWW-Authenticate"); got != want {
@@ -50,7 +50,7 @@ func expect401(t testing.TB, h *harness, g wireGroup, r *response, reason string
 // endpoint, with GitLab's body naming the reason.
 func expect403User(t testing.TB, r *response, reason string) {
 	t.Helper()
-	wireExpectStatus(t, r, http.StatusForbidden)
+	r.expectStatus(t, http.StatusForbidden)
 	var body struct {
 		Message string `json:"message"`
 	}
@@ -61,9 +61,9 @@ func expect403User(t testing.TB, r *response, reason string) {
 
 // expect403Scope asserts a 403 insufficient_scope naming scope, with a
 // step-up challenge that agrees with the body; it returns the description.
-func expect403Scope(t testing.TB, h *harness, g wireGroup, r *response, scope string) string {
+func expect403Scope(t testing.TB, h *harness, g group, r *response, scope string) string {
 	t.Helper()
-	wireExpectStatus(t, r, http.StatusForbidden)
+	r.expectStatus(t, http.StatusForbidden)
 	var body struct {
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
@@ -98,18 +98,18 @@ func TestAuth_credentialHeaders(t *testing.T) {
 		{"private-token lower-case name", http.Header{"private-token": {tok}}},
 		{"Basic falls back to PRIVATE-TOKEN", http.Header{"Authorization": {"Basic YWxpY2U6eA=="}, "Private-Token": {tok}}},
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, tt := range tests {
 				t.Run(g.Name+"/"+era+"/"+tt.name, func(t *testing.T) {
-					body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+					body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 					hd.Del("Authorization")
 					for k, v := range tt.hd {
 						hd[k] = v
 					}
-					r := wireSend(t, http.MethodPost, g.URL, body, hd, "")
-					wireExpectStatus(t, r, http.StatusOK)
-					validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+					r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+					r.expectStatus(t, http.StatusOK)
+					validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 				})
 			}
 		}
@@ -129,17 +129,17 @@ func TestAuth_missingCredential(t *testing.T) {
 		{"Basic only", http.Header{"Authorization": {"Basic YWxpY2U6eA=="}}},
 		{"blank PRIVATE-TOKEN", http.Header{"Private-Token": {"  "}}},
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, tt := range tests {
 				t.Run(g.Name+"/"+era+"/"+tt.name, func(t *testing.T) {
-					body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+					body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 					hd.Del("Authorization")
 					for k, v := range tt.hd {
 						hd[k] = v
 					}
-					r := wireSend(t, http.MethodPost, g.URL, body, hd, "")
-					wireExpectStatus(t, r, http.StatusUnauthorized)
+					r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+					r.expectStatus(t, http.StatusUnauthorized)
 					want := `Bearer realm="GitLab", resource_metadata="` + authMetadataURL(h, g.Path) + `"`
 					if got := r.Header.Get("WWW-Authenticate"); got != want {
 						t.Errorf("WWW-Authenticate = %s\nwant                %s", got, want)
@@ -198,7 +198,7 @@ func TestAuth_invalidTokens(t *testing.T) {
 		{"expired long ago", expLongAgo, reasonExpired},
 		{"revoked", revoked, reasonRevoked},
 	}
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tt := range tests {
 			for _, via := range []string{"Bearer", "PRIVATE-TOKEN"} {
 				t.Run(g.Name+"/"+tt.name+"/"+via, func(t *testing.T) {
@@ -208,17 +208,17 @@ func TestAuth_invalidTokens(t *testing.T) {
 					} else {
 						hd.Set("PRIVATE-TOKEN", tt.token)
 					}
-					r := authPost(t, g.URL, hd)
+					r := authPost(t, h, g.URL, hd)
 					expect401(t, h, g, r, tt.reason)
 				})
 			}
 		}
 	}
 	t.Run("modern era", func(t *testing.T) {
-		body, hd := h.wireModernRequest(t, "alice", 1, "tools/list", nil)
+		body, hd := h.parts(t, call{Era: modern, User: "alice", Method: "tools/list"})
 		hd.Set("Authorization", "Bearer "+revoked)
-		g := wireGroups(h)[0]
-		expect401(t, h, g, do(t, http.MethodPost, g.URL, body, hd), reasonRevoked)
+		g := h.groups()[0]
+		expect401(t, h, g, h.send(t, call{URL: g.URL, Body: body, Header: hd}), reasonRevoked)
 	})
 }
 
@@ -229,19 +229,19 @@ func TestAuth_invalidTokens(t *testing.T) {
 func TestAuth_malformedTokenSkipsStore(t *testing.T) {
 	h := startServer(t, withEE())
 	good := h.Tokens["alice"]
-	g := wireGroups(h)[0]
+	g := h.groups()[0]
 	// The lookup path works while the store is open.
-	authExpectOK(t, authPost(t, g.URL, auth(good)))
+	authExpectOK(t, authPost(t, h, g.URL, auth(good)))
 	if err := h.Env.Store.Close(); err != nil {
 		t.Fatalf("close store: %v", err)
 	}
-	for _, g := range wireGroups(h) {
-		expect401(t, h, g, authPost(t, g.URL, auth(good[:len(good)-1]+"!")), reasonMalformed)
-		expect401(t, h, g, authPost(t, g.URL, auth("glpat-short")), reasonMalformed)
+	for _, g := range h.groups() {
+		expect401(t, h, g, authPost(t, h, g.URL, auth(good[:len(good)-1]+"!")), reasonMalformed)
+		expect401(t, h, g, authPost(t, h, g.URL, auth("glpat-short")), reasonMalformed)
 		// A well-formed token needs the store: an internal error, 500
 		// -32603 with nothing but the fixed message.
-		r := authPost(t, g.URL, auth(good))
-		msg, data := expectError(t, r, rev20251125, http.StatusInternalServerError, -32603)
+		r := authPost(t, h, g.URL, auth(good))
+		msg, data := r.expectError(t, http.StatusInternalServerError, -32603)
 		if msg != "Internal error" || data != nil {
 			t.Errorf("500 error = %q, %v; want the bare %q", msg, data, "Internal error")
 		}
@@ -256,10 +256,10 @@ func TestAuth_expiry(t *testing.T) {
 	tomorrow, _ := authMint(t, h, "alice", scopes, authDay(1))
 	never, _ := authMint(t, h, "alice", scopes, nil)
 	today, _ := authMint(t, h, "alice", scopes, authDay(0))
-	for _, g := range wireGroups(h) {
-		authExpectOK(t, authPost(t, g.URL, auth(tomorrow)))
-		authExpectOK(t, authPost(t, g.URL, auth(never)))
-		expect401(t, h, g, authPost(t, g.URL, auth(today)), reasonExpired)
+	for _, g := range h.groups() {
+		authExpectOK(t, authPost(t, h, g.URL, auth(tomorrow)))
+		authExpectOK(t, authPost(t, h, g.URL, auth(never)))
+		expect401(t, h, g, authPost(t, h, g.URL, auth(today)), reasonExpired)
 	}
 }
 
@@ -267,24 +267,24 @@ func TestAuth_expiry(t *testing.T) {
 // with the reason; reactivation restores access.
 func TestAuth_userState(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
-		expect403User(t, authPost(t, g.URL, auth(h.Tokens["dave"])), reasonBlocked)
+	for _, g := range h.groups() {
+		expect403User(t, authPost(t, h, g.URL, auth(h.Tokens["dave"])), reasonBlocked)
 	}
 	ctx := context.Background()
 	if err := h.Env.Store.SetUserState(ctx, "alice", models.UserDeactivated); err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
-			body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
-			expect403User(t, do(t, http.MethodPost, g.URL, body, hd), reasonDeact)
+	for _, g := range h.groups() {
+		for _, era := range eras {
+			body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
+			expect403User(t, h.send(t, call{URL: g.URL, Body: body, Header: hd}), reasonDeact)
 		}
 	}
 	if err := h.Env.Store.SetUserState(ctx, "alice", models.UserActive); err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range wireGroups(h) {
-		authExpectOK(t, authPost(t, g.URL, auth(h.Tokens["alice"])))
+	for _, g := range h.groups() {
+		authExpectOK(t, authPost(t, h, g.URL, auth(h.Tokens["alice"])))
 	}
 }
 
@@ -293,23 +293,23 @@ func TestAuth_userState(t *testing.T) {
 func TestAuth_eeSeat(t *testing.T) {
 	h := startServer(t, withEE())
 	for _, user := range []string{"bob", "carol"} {
-		for _, era := range wireEras {
-			body, hd := h.wireRequest(t, era, user, 1, "tools/list", nil)
-			r := do(t, http.MethodPost, h.EE, body, hd)
-			wireExpectStatus(t, r, http.StatusForbidden)
+		for _, era := range eras {
+			body, hd := h.parts(t, call{Era: era, User: user, Method: "tools/list"})
+			r := h.send(t, call{URL: h.EE, Body: body, Header: hd})
+			r.expectStatus(t, http.StatusForbidden)
 			var b struct {
 				Message string `json:"message"`
 			}
 			if err := json.Unmarshal(r.Body, &b); err != nil || !strings.HasPrefix(b.Message, "403 Forbidden - ") || !strings.Contains(b.Message, "seat") {
 				t.Errorf("%s %s: body %s, want a 403 message explaining the missing EE seat", user, era, r.Body)
 			}
-			r = do(t, http.MethodPost, h.CE, body, hd)
-			wireExpectStatus(t, r, http.StatusOK)
-			validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+			r = h.send(t, call{Body: body, Header: hd})
+			r.expectStatus(t, http.StatusOK)
+			validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 		}
 	}
 	for _, user := range []string{"root", "alice"} {
-		authExpectOK(t, authPost(t, h.EE, auth(h.Tokens[user])))
+		authExpectOK(t, authPost(t, h, h.EE, auth(h.Tokens[user])))
 	}
 }
 
@@ -318,9 +318,9 @@ func TestAuth_eeSeat(t *testing.T) {
 // naming the scope needed.
 func TestAuth_scopes(t *testing.T) {
 	h := startServer(t, withEE())
-	ce, ee := wireGroups(h)[0], wireGroups(h)[1]
+	ce, ee := h.groups()[0], h.groups()[1]
 	tests := []struct {
-		g      wireGroup
+		g      group
 		scopes []string
 		ok     bool
 	}{
@@ -342,13 +342,13 @@ func TestAuth_scopes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.g.Name+"/"+strings.Join(tt.scopes, "+"), func(t *testing.T) {
 			tok, _ := authMint(t, h, "alice", tt.scopes, authDay(7))
-			for _, era := range wireEras {
-				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+			for _, era := range eras {
+				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 				hd.Set("Authorization", "Bearer "+tok)
-				r := do(t, http.MethodPost, tt.g.URL, body, hd)
+				r := h.send(t, call{URL: tt.g.URL, Body: body, Header: hd})
 				if tt.ok {
-					wireExpectStatus(t, r, http.StatusOK)
-					validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+					r.expectStatus(t, http.StatusOK)
+					validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 					continue
 				}
 				expect403Scope(t, h, tt.g, r, need[tt.g.Name])
@@ -360,9 +360,9 @@ func TestAuth_scopes(t *testing.T) {
 		ro, _ := authMint(t, h, "alice", []string{"read_api"}, authDay(7))
 		full, _ := authMint(t, h, "alice", []string{"mcp"}, authDay(7))
 		list := func(tok string) (names []string, readOnly map[string]bool) {
-			r := authPost(t, ce.URL, auth(tok))
+			r := authPost(t, h, ce.URL, auth(tok))
 			authExpectOK(t, r)
-			res := result(t, r)
+			res := r.result(t)
 			if _, more := res["nextCursor"]; more {
 				t.Fatalf("tools/list paginated; expected one page: %s", r.Body)
 			}
@@ -399,22 +399,22 @@ func TestAuth_scopes(t *testing.T) {
 		}
 		issuesBefore := authIssueCount(t, h, "gitlab-org/gitlab-mcp")
 		stateBefore := toolsState(t, h)
-		for _, era := range wireEras {
-			body, hd := h.wireRequest(t, era, "alice", 7, "tools/call", map[string]any{
+		for _, era := range eras {
+			body, hd := h.parts(t, call{Era: era, User: "alice", ID: 7, Method: "tools/call", Params: map[string]any{
 				"name": "create_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "from a read_api token"},
-			})
+			}})
 			hd.Set("Authorization", "Bearer "+ro)
-			r := do(t, http.MethodPost, ce.URL, body, hd)
+			r := h.send(t, call{URL: ce.URL, Body: body, Header: hd})
 			desc := expect403Scope(t, h, ce, r, "mcp")
 			if !strings.Contains(desc, "create_issue") {
 				t.Errorf("error_description %q does not name the tool", desc)
 			}
 			// A read-only tool is served under the same token.
-			body, hd = h.wireRequest(t, era, "alice", 8, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+			body, hd = h.parts(t, call{Era: era, User: "alice", ID: 8, Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
 			hd.Set("Authorization", "Bearer "+ro)
-			r = do(t, http.MethodPost, ce.URL, body, hd)
-			wireExpectStatus(t, r, http.StatusOK)
-			validateResult(t, wireRev(era), "CallToolResult", r.Body)
+			r = h.send(t, call{URL: ce.URL, Body: body, Header: hd})
+			r.expectStatus(t, http.StatusOK)
+			validateResult(t, eraRev(era), "CallToolResult", r.Body)
 		}
 		if n := authIssueCount(t, h, "gitlab-org/gitlab-mcp"); n != issuesBefore {
 			t.Errorf("the project has %d issues after the refused create_issue calls, want %d", n, issuesBefore)
@@ -434,19 +434,19 @@ func TestAuth_lastUsed(t *testing.T) {
 		t.Fatalf("last_used_at = %v before any use", at)
 	}
 	before := time.Now().Add(-time.Second)
-	authExpectOK(t, authPost(t, h.CE, auth(tok)))
+	authExpectOK(t, authPost(t, h, h.CE, auth(tok)))
 	first := authAwaitLastUsed(t, h, alice.ID, stored.ID)
 	if first.Before(before) || first.After(time.Now().Add(time.Second)) {
 		t.Errorf("last_used_at = %v, want about now", first)
 	}
 
-	authExpectOK(t, authPost(t, h.CE, auth(tok)))
-	authExpectOK(t, authPost(t, h.EE, auth(h.Tokens["alice"])))
+	authExpectOK(t, authPost(t, h, h.CE, auth(tok)))
+	authExpectOK(t, authPost(t, h, h.EE, auth(h.Tokens["alice"])))
 	// Barrier: a second token used after the second request gets its
 	// last_used_at; writes are queued in order, so any write the second
 	// request had caused for the first token has happened by then.
 	tok2, stored2 := authMint(t, h, "alice", []string{"mcp"}, authDay(7))
-	authExpectOK(t, authPost(t, h.CE, auth(tok2)))
+	authExpectOK(t, authPost(t, h, h.CE, auth(tok2)))
 	authAwaitLastUsed(t, h, alice.ID, stored2.ID)
 
 	again := authStoredToken(t, h, alice.ID, stored.ID).LastUsedAt
@@ -487,21 +487,21 @@ func TestAuth_gitlabDigest(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("create token: %v", err)
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
-			body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+	for _, g := range h.groups() {
+		for _, era := range eras {
+			body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
 			hd.Set("Authorization", "Bearer "+legacy)
-			r := do(t, http.MethodPost, g.URL, body, hd)
-			wireExpectStatus(t, r, http.StatusOK)
-			validateResult(t, wireRev(era), "CallToolResult", r.Body)
+			r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+			r.expectStatus(t, http.StatusOK)
+			validateResult(t, eraRev(era), "CallToolResult", r.Body)
 			hd.Del("Authorization")
 			hd.Set("PRIVATE-TOKEN", legacy)
-			r = do(t, http.MethodPost, g.URL, body, hd)
-			wireExpectStatus(t, r, http.StatusOK)
-			validateResult(t, wireRev(era), "CallToolResult", r.Body)
+			r = h.send(t, call{URL: g.URL, Body: body, Header: hd})
+			r.expectStatus(t, http.StatusOK)
+			validateResult(t, eraRev(era), "CallToolResult", r.Body)
 		}
 		// One character off is a different (unknown) token.
-		expect401(t, h, g, authPost(t, g.URL, auth(legacy[:len(legacy)-1]+"9")), reasonInvalid)
+		expect401(t, h, g, authPost(t, h, g.URL, auth(legacy[:len(legacy)-1]+"9")), reasonInvalid)
 	}
 }
 
@@ -519,26 +519,26 @@ func TestAuth_tokenNotLogged(t *testing.T) {
 	malformed := good[:len(good)-1] + "!"
 	secrets := []string{good, malformed, unknown, h.Tokens["dave"], h.Tokens["bob"]}
 	requests := 0
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tok := range secrets {
-			for _, era := range wireEras {
-				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+			for _, era := range eras {
+				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 				hd.Set("Authorization", "Bearer "+tok)
-				byBearer := do(t, http.MethodPost, g.URL, body, hd)
+				byBearer := h.send(t, call{URL: g.URL, Body: body, Header: hd})
 				hd.Del("Authorization")
 				hd.Set("PRIVATE-TOKEN", tok)
-				byPrivate := do(t, http.MethodPost, g.URL+"?private_token="+tok, body, hd)
+				byPrivate := h.send(t, call{URL: g.URL + "?private_token=" + tok, Body: body, Header: hd})
 				requests += 2
 				if tok == good {
 					// The logged requests were served, not refused early.
 					for _, r := range []*response{byBearer, byPrivate} {
-						wireExpectStatus(t, r, http.StatusOK)
-						validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+						r.expectStatus(t, http.StatusOK)
+						validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 					}
 				}
 			}
 		}
-		do(t, http.MethodGet, g.URL+"?private_token="+good, "", auth(good))
+		h.send(t, call{Verb: http.MethodGet, URL: g.URL + "?private_token=" + good, Header: auth(good)})
 		requests++
 	}
 	// Stop the server so every access-log line is written.

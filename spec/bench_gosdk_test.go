@@ -50,11 +50,11 @@ func benchGoSDKServer(b *testing.B) string {
 func BenchmarkGoSDKComparison(b *testing.B) {
 	h := startServer(b, withDSN(""))
 	sdkURL := benchGoSDKServer(b)
-	for _, era := range wireEras {
+	for _, era := range eras {
 		// One request shape for both servers: glmcp's, built like every
 		// spec request (the go-sdk ignores the Authorization header).
-		body, hd := h.wireRequest(b, era, "alice", 1, "tools/call", map[string]any{
-			"name": "get_mcp_server_version", "arguments": map[string]any{}})
+		body, hd := h.parts(b, call{Era: era, User: "alice", Method: "tools/call", Params: map[string]any{
+			"name": "get_mcp_server_version", "arguments": map[string]any{}}})
 		b.Run(era+"/go-sdk", func(b *testing.B) {
 			benchRun(b, newBenchRequest(sdkURL, body, hd, `"structuredContent":{"edition":"ce","version":"`+app.Version+`"}`))
 		})

@@ -28,7 +28,7 @@ func benchCatalogServer(b *testing.B, opts ...option) *harness {
 func BenchmarkToolsListFirstPage(b *testing.B) {
 	benchBackends(b, func(b *testing.B, opts ...option) {
 		h := benchCatalogServer(b, opts...)
-		body, hd := h.wireRequest(b, "modern", "alice", 1, "tools/list", nil)
+		body, hd := h.parts(b, call{Era: modern, User: "alice", Method: "tools/list"})
 		benchRun(b, newBenchRequest(h.CE, body, hd, `"nextCursor"`))
 	})
 }
@@ -36,7 +36,7 @@ func BenchmarkToolsListFirstPage(b *testing.B) {
 func BenchmarkToolsListDeepPage(b *testing.B) {
 	benchBackends(b, func(b *testing.B, opts ...option) {
 		h := benchCatalogServer(b, opts...)
-		ce := wireGroups(h)[0]
+		ce := h.groups()[0]
 		cursor := ""
 		for page := 1; page < benchDeepPage; page++ {
 			cursor = h.catalogList(b, ce, "modern", "alice", nil, cursor).NextCursor
@@ -44,7 +44,7 @@ func BenchmarkToolsListDeepPage(b *testing.B) {
 				b.Fatalf("the catalog ends before page %d", benchDeepPage)
 			}
 		}
-		body, hd := h.wireRequest(b, "modern", "alice", 1, "tools/list", map[string]any{"cursor": cursor})
+		body, hd := h.parts(b, call{Era: modern, User: "alice", Method: "tools/list", Params: map[string]any{"cursor": cursor}})
 		benchRun(b, newBenchRequest(h.CE, body, hd, `"nextCursor"`))
 	})
 }
@@ -52,8 +52,8 @@ func BenchmarkToolsListDeepPage(b *testing.B) {
 func BenchmarkGetIssue(b *testing.B) {
 	benchBackends(b, func(b *testing.B, opts ...option) {
 		h := startServer(b, opts...)
-		body, hd := h.wireRequest(b, "modern", "alice", 1, "tools/call", map[string]any{
-			"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}})
+		body, hd := h.parts(b, call{Era: modern, User: "alice", Method: "tools/call", Params: map[string]any{
+			"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}}})
 		benchRun(b, newBenchRequest(h.CE, body, hd, `"structuredContent":{"id":2,"iid":2`))
 	})
 }

@@ -54,7 +54,7 @@ func catalogHeaders(kv ...string) http.Header {
 // expected tools on CE, in both eras.
 func TestCatalog_filterHeaders(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	all := toolsCE
 	tests := []struct {
 		name string
@@ -83,28 +83,28 @@ func TestCatalog_filterHeaders(t *testing.T) {
 		{"header names are case-insensitive", http.Header{"x-gitlab-enabled-mcp-server-toolsets": {"ci"}}, catalogUnion(catalogMeta, catalogCI)},
 	}
 	for _, tt := range tests {
-		for _, era := range wireEras {
+		for _, era := range eras {
 			t.Run(era+"/"+tt.name, func(t *testing.T) {
-				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 				for k, v := range tt.hdr { // raw names: case as given
 					hd[k] = v
 				}
-				r := do(t, http.MethodPost, ce.URL, body, hd)
-				wireExpectStatus(t, r, http.StatusOK)
-				validateResult(t, wireRev(era), "ListToolsResult", r.Body)
-				res := result(t, r)
-				if got := wireToolNames(t, res); !slices.Equal(got, tt.want) {
+				r := h.send(t, call{URL: ce.URL, Body: body, Header: hd})
+				r.expectStatus(t, http.StatusOK)
+				validateResult(t, eraRev(era), "ListToolsResult", r.Body)
+				res := r.result(t)
+				if got := toolNames(t, res); !slices.Equal(got, tt.want) {
 					t.Errorf("tools = %v\nwant  %v", got, tt.want)
 				}
 				if era == "modern" {
-					wireExpectCache(t, res, "private")
+					expectCache(t, res, "private")
 				}
 			})
 		}
 	}
 	// The EE group's core toolset holds the EE tool.
-	for _, era := range wireEras {
-		p := h.catalogList(t, wireGroups(h)[1], era, "alice", catalogHeaders(hdrToolsets, "core"), "")
+	for _, era := range eras {
+		p := h.catalogList(t, h.groups()[1], era, "alice", catalogHeaders(hdrToolsets, "core"), "")
 		if want := catalogUnion(catalogMeta, catalogCore, []string{"semantic_code_search"}); !slices.Equal(p.Names, want) {
 			t.Errorf("EE %s core: %v, want %v", era, p.Names, want)
 		}
@@ -116,13 +116,13 @@ func TestCatalog_filterHeaders(t *testing.T) {
 // unknown toolset is refused on both methods.
 func TestCatalog_filterHeadersCall(t *testing.T) {
 	h := startServer(t)
-	ce := wireGroups(h)[0]
-	for _, era := range wireEras {
+	ce := h.groups()[0]
+	for _, era := range eras {
 		for _, hdr := range []http.Header{catalogHeaders(hdrTools, "get_issue"), catalogHeaders(hdrTools, "get_issue", hdrToolsets, "ci")} {
-			body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{
-				"name": "search_labels", "arguments": map[string]any{"full_path": "gitlab-org/gitlab-mcp", "is_project": true}})
+			body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/call", Params: map[string]any{
+				"name": "search_labels", "arguments": map[string]any{"full_path": "gitlab-org/gitlab-mcp", "is_project": true}}})
 			catalogMergeHeader(hd, hdr)
-			sc := toolsSucceeded(t, toolsResult(t, ce, era, do(t, http.MethodPost, ce.URL, body, hd)))
+			sc := toolsSucceeded(t, toolsResult(t, ce, era, h.send(t, call{URL: ce.URL, Body: body, Header: hd})))
 			toolsExpectField(t, sc, 5, "pageInfo", "total")
 		}
 		for _, method := range []string{"tools/list", "tools/call"} {
@@ -131,9 +131,9 @@ func TestCatalog_filterHeadersCall(t *testing.T) {
 				params = map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}
 			}
 			for _, bad := range []string{"nope", "ci,nope", "CI, Wiki", "all,nope"} {
-				body, hd := h.wireRequest(t, era, "alice", 1, method, params)
+				body, hd := h.parts(t, call{Era: era, User: "alice", Method: method, Params: params})
 				hd.Set(hdrToolsets, bad)
-				msg, _ := expectError(t, do(t, http.MethodPost, ce.URL, body, hd), wireRev(era), http.StatusBadRequest, -32602)
+				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, http.StatusBadRequest, -32602)
 				if !strings.Contains(msg, "unknown toolset") {
 					t.Errorf("%s %s %q: message %q", era, method, bad, msg)
 				}
@@ -147,17 +147,17 @@ func TestCatalog_filterHeadersCall(t *testing.T) {
 // characters of [A-Za-z0-9_-].
 func TestCatalog_prefixHeader(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	callWith := func(t *testing.T, era, prefix, name string, args map[string]any) *response {
 		t.Helper()
-		body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{"name": name, "arguments": args})
+		body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/call", Params: map[string]any{"name": name, "arguments": args}})
 		hd.Set(hdrPrefix, prefix)
-		return do(t, http.MethodPost, ce.URL, body, hd)
+		return h.send(t, call{URL: ce.URL, Body: body, Header: hd})
 	}
 	issue := map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}
 	want := h.toolsRead(t, ce, "alice", "get_issue", issue)
 	p32 := strings.Repeat("ab_-", 8)
-	for _, era := range wireEras {
+	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
 			for _, c := range []struct{ header, prefix string }{{"gl_", "gl_"}, {"  my-Agent_1  ", "my-Agent_1"}, {p32, p32}} {
 				p := h.catalogList(t, ce, era, "alice", catalogHeaders(hdrPrefix, c.header), "")
@@ -181,20 +181,20 @@ func TestCatalog_prefixHeader(t *testing.T) {
 			// With a prefix, the bare name is not a tool; neither is the
 			// prefix alone or another prefix.
 			for _, name := range []string{"get_issue", "gl_", "xx_get_issue", "gl_gl_get_issue"} {
-				msg, data := expectError(t, callWith(t, era, "gl_", name, issue), wireRev(era), http.StatusBadRequest, -32602)
+				msg, data := callWith(t, era, "gl_", name, issue).expectError(t, http.StatusBadRequest, -32602)
 				if !strings.HasPrefix(msg, "Unknown tool: ") || toolsDig(data, "name") != name {
 					t.Errorf("call %q under prefix gl_: message %q data %v", name, msg, data)
 				}
 			}
 			// Too long or off the alphabet: refused on both methods.
 			for _, bad := range []string{p32 + "x", "gl.", "gl/", "gl prefix", "préfixe"} {
-				body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 				hd.Set(hdrPrefix, bad)
-				msg, _ := expectError(t, do(t, http.MethodPost, ce.URL, body, hd), wireRev(era), http.StatusBadRequest, -32602)
+				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, http.StatusBadRequest, -32602)
 				if !strings.Contains(msg, hdrPrefix) {
 					t.Errorf("list with prefix %q: message %q", bad, msg)
 				}
-				msg, _ = expectError(t, callWith(t, era, bad, "get_issue", issue), wireRev(era), http.StatusBadRequest, -32602)
+				msg, _ = callWith(t, era, bad, "get_issue", issue).expectError(t, http.StatusBadRequest, -32602)
 				if !strings.Contains(msg, hdrPrefix) {
 					t.Errorf("call with prefix %q: message %q", bad, msg)
 				}

@@ -68,15 +68,8 @@ func catalogFixture(t testing.TB, h *harness) {
 		}
 		rows = append(rows, tool)
 	}
-	// One insert per 200 rows: UpsertTool checks names against the whole
-	// catalog per call, which makes thousands of calls slow. The last one
-	// goes through UpsertTool, which bumps the catalog version.
-	last := rows[len(rows)-1]
-	if err := h.Env.Store.DB().WithContext(ctx).CreateInBatches(rows[:len(rows)-1], 200).Error; err != nil {
-		t.Fatalf("insert fixture tools: %v", err)
-	}
-	if err := h.Env.Store.UpsertTool(ctx, &last); err != nil {
-		t.Fatalf("upsert fixture tool: %v", err)
+	if err := h.Env.Store.CreateTools(ctx, rows); err != nil {
+		t.Fatalf("create fixture tools: %v", err)
 	}
 	// The server caches its catalog for up to 5s; a change event drops the
 	// cache (PostgreSQL's notification does not come for the bulk insert).
@@ -122,19 +115,19 @@ type catalogPage struct {
 // asserts the page's shape: HTTP 200, the era's ListToolsResult schema, at
 // most pageSize tools, a full page whenever a next page is announced, no
 // empty nextCursor, and the era's cache hints.
-func (h *harness) catalogList(t testing.TB, g wireGroup, era, user string, hdr http.Header, cursor string) catalogPage {
+func (h *harness) catalogList(t testing.TB, g group, era, user string, hdr http.Header, cursor string) catalogPage {
 	t.Helper()
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
 	}
-	body, hd := h.wireRequest(t, era, user, 1, "tools/list", params)
+	body, hd := h.parts(t, call{Era: era, User: user, Method: "tools/list", Params: params})
 	catalogMergeHeader(hd, hdr)
-	r := do(t, http.MethodPost, g.URL, body, hd)
-	wireExpectStatus(t, r, http.StatusOK)
-	validateResult(t, wireRev(era), "ListToolsResult", r.Body)
-	res := result(t, r)
-	p := catalogPage{Names: wireToolNames(t, res), Raw: r}
+	r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+	r.expectStatus(t, http.StatusOK)
+	validateResult(t, eraRev(era), "ListToolsResult", r.Body)
+	res := r.result(t)
+	p := catalogPage{Names: toolNames(t, res), Raw: r}
 	if raw, ok := res["nextCursor"]; ok {
 		s, isString := raw.(string)
 		if !isString || s == "" {
@@ -150,20 +143,20 @@ func (h *harness) catalogList(t testing.TB, g wireGroup, era, user string, hdr h
 		t.Fatalf("a page of %d tools (page size %d) announces another", len(p.Names), size)
 	}
 	if era == "modern" {
-		wireExpectModern(t, res, g.ServerName)
-		wireExpectCache(t, res, "private")
+		expectModernResult(t, res, g.ServerName)
+		expectCache(t, res, "private")
 		if got, want := fmt.Sprint(res["ttlMs"]), strconv.FormatInt(h.Cfg.ListTTL.Milliseconds(), 10); got != want {
 			t.Errorf("ttlMs = %s, want %s (GLMCP_LIST_TTL_MS)", got, want)
 		}
 	} else {
-		wireExpectLegacy(t, res)
+		expectLegacyResult(t, res)
 	}
 	return p
 }
 
 // catalogWalk follows nextCursor from the first page to the last and
 // returns every name in order and the number of pages.
-func (h *harness) catalogWalk(t testing.TB, g wireGroup, era, user string, hdr http.Header) (names []string, pages int) {
+func (h *harness) catalogWalk(t testing.TB, g group, era, user string, hdr http.Header) (names []string, pages int) {
 	t.Helper()
 	cursor := ""
 	for {
@@ -182,11 +175,11 @@ func (h *harness) catalogWalk(t testing.TB, g wireGroup, era, user string, hdr h
 
 // catalogListError sends tools/list with the raw cursor value and asserts a
 // 400 -32602 whose message says the cursor is invalid.
-func (h *harness) catalogListError(t testing.TB, g wireGroup, era, user string, hdr http.Header, cursor any) string {
+func (h *harness) catalogListError(t testing.TB, g group, era, user string, hdr http.Header, cursor any) string {
 	t.Helper()
-	body, hd := h.wireRequest(t, era, user, 1, "tools/list", map[string]any{"cursor": cursor})
+	body, hd := h.parts(t, call{Era: era, User: user, Method: "tools/list", Params: map[string]any{"cursor": cursor}})
 	catalogMergeHeader(hd, hdr)
-	msg, _ := expectError(t, do(t, http.MethodPost, g.URL, body, hd), wireRev(era), http.StatusBadRequest, -32602)
+	msg, _ := h.send(t, call{URL: g.URL, Body: body, Header: hd}).expectError(t, http.StatusBadRequest, -32602)
 	return msg
 }
 

@@ -31,9 +31,9 @@ func TestCatalog_walk(t *testing.T) {
 	}
 	for _, size := range []int{1, 7, 100} {
 		h := servers[size]
-		for _, era := range wireEras {
+		for _, era := range eras {
 			t.Run(fmt.Sprintf("CE/%s/page size %d", era, size), func(t *testing.T) {
-				names, pages := h.catalogWalk(t, wireGroups(h)[0], era, "alice", nil)
+				names, pages := h.catalogWalk(t, h.groups()[0], era, "alice", nil)
 				catalogExpectNames(t, names, ceAll)
 				if want := (len(ceAll) + size - 1) / size; pages != want {
 					t.Errorf("%d pages, want %d", pages, want)
@@ -46,8 +46,8 @@ func TestCatalog_walk(t *testing.T) {
 	// ones; a prefix renames every one. Pages skip what the caller cannot
 	// see and stay full.
 	h := servers[7]
-	ee := wireGroups(h)[1]
-	for _, era := range wireEras {
+	ee := h.groups()[1]
+	for _, era := range eras {
 		t.Run("EE/"+era, func(t *testing.T) {
 			names, _ := h.catalogWalk(t, ee, era, "alice", nil)
 			catalogExpectNames(t, names, catalogExpected(t, h, models.EditionEE, false))
@@ -55,14 +55,14 @@ func TestCatalog_walk(t *testing.T) {
 		t.Run("read_api/"+era, func(t *testing.T) {
 			ro, _ := authMint(t, h, "alice", []string{"read_api"}, authDay(7))
 			h.Tokens["alice-ro"] = ro
-			names, _ := h.catalogWalk(t, wireGroups(h)[0], era, "alice-ro", nil)
+			names, _ := h.catalogWalk(t, h.groups()[0], era, "alice-ro", nil)
 			catalogExpectNames(t, names, catalogExpected(t, h, models.EditionCE, true))
 		})
 	}
 	big := servers[100]
-	for _, era := range wireEras {
+	for _, era := range eras {
 		t.Run("prefix/"+era, func(t *testing.T) {
-			names, _ := big.catalogWalk(t, wireGroups(big)[0], era, "alice", http.Header{"X-Gitlab-Mcp-Server-Tool-Name-Prefix": {"p-"}})
+			names, _ := big.catalogWalk(t, big.groups()[0], era, "alice", http.Header{"X-Gitlab-Mcp-Server-Tool-Name-Prefix": {"p-"}})
 			want := make([]string, len(ceAll))
 			for i, n := range ceAll {
 				want[i] = "p-" + n
@@ -106,13 +106,13 @@ func catalogExpectNames(t testing.TB, names, want []string) {
 func TestCatalog_cursors(t *testing.T) {
 	h := startServer(t, withEE(), catalogPageSize(7))
 	catalogFixture(t, h)
-	ce, ee := wireGroups(h)[0], wireGroups(h)[1]
+	ce, ee := h.groups()[0], h.groups()[1]
 	toolsets := http.Header{"X-Gitlab-Enabled-Mcp-Server-Toolsets": {"core"}}
 	prefix := http.Header{"X-Gitlab-Mcp-Server-Tool-Name-Prefix": {"a_"}}
 	ro, _ := authMint(t, h, "alice", []string{"read_api"}, authDay(7))
 	h.Tokens["alice-ro"] = ro
 
-	for _, era := range wireEras {
+	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
 			first := h.catalogList(t, ce, era, "alice", nil, "")
 			c := first.NextCursor
@@ -166,7 +166,7 @@ func TestCatalog_cursors(t *testing.T) {
 			eeCursor := h.catalogList(t, ee, era, "alice", nil, "").NextCursor
 			for _, x := range []struct {
 				name, cursor string
-				g            wireGroup
+				g            group
 				user         string
 				hdr          http.Header
 			}{
@@ -220,9 +220,9 @@ func TestCatalog_cursorAcrossInstances(t *testing.T) {
 	catalogFixture(t, a)
 	b := startServer(t, catalogSharedStore(a), catalogPageSize(100))
 	want := catalogExpected(t, a, models.EditionCE, false)
-	for _, era := range wireEras {
-		first := a.catalogList(t, wireGroups(a)[0], era, "alice", nil, "")
-		second := b.catalogList(t, wireGroups(b)[0], era, "alice", nil, first.NextCursor)
+	for _, era := range eras {
+		first := a.catalogList(t, a.groups()[0], era, "alice", nil, "")
+		second := b.catalogList(t, b.groups()[0], era, "alice", nil, first.NextCursor)
 		got := append(slices.Clone(first.Names), second.Names...)
 		if !slices.Equal(got, want[:len(got)]) || len(second.Names) != 100 {
 			t.Errorf("%s: resumed on another instance at %v", era, second.Names[:min(3, len(second.Names))])

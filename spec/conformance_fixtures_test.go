@@ -12,33 +12,33 @@ import (
 // server lists none, calls none, and declares no logging on either era.
 func TestConformance_fixturesOffByDefault(t *testing.T) {
 	h := startServer(t)
-	r := h.legacy(t, h.CE, "alice", 1, "tools/list", nil)
+	r := h.send(t, call{User: "alice", Method: "tools/list"})
 	validateResult(t, rev20251125, "ListToolsResult", r.Body)
 	if got := confFixturesIn(confToolNames(t, r)); got != nil {
 		t.Errorf("Legacy tools/list lists fixtures %v", got)
 	}
-	r = h.modern(t, h.CE, "alice", 2, "tools/list", nil)
+	r = h.send(t, call{Era: modern, User: "alice", ID: 2, Method: "tools/list"})
 	validateResult(t, revModern, "ListToolsResult", r.Body)
 	if got := confFixturesIn(confToolNames(t, r)); got != nil {
 		t.Errorf("Modern tools/list lists fixtures %v", got)
 	}
-	r = confCall(t, h, 3, "test_simple_text", nil, confMeta(nil, nil), nil, nil)
-	expectError(t, r, revModern, http.StatusBadRequest, -32602)
+	r = confCall(t, h, 3, "test_simple_text", nil, metaWith(nil, nil), nil, nil)
+	r.expectError(t, http.StatusBadRequest, -32602)
 	r = confCall(t, h, 4, "test_simple_text", nil, nil, nil, nil)
-	expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+	r.expectError(t, http.StatusBadRequest, -32602)
 
-	init := h.legacy(t, h.CE, "alice", 5, "initialize", confInitParams("2025-11-25"))
+	init := h.send(t, call{User: "alice", ID: 5, Method: "initialize", Params: confInitParams("2025-11-25")})
 	validateResult(t, rev20251125, "InitializeResult", init.Body)
-	if caps := result(t, init)["capabilities"].(map[string]any); caps["logging"] != nil {
+	if caps := init.result(t)["capabilities"].(map[string]any); caps["logging"] != nil {
 		t.Errorf("Legacy initialize declares logging: %v", caps)
 	}
-	disc := h.modern(t, h.CE, "alice", 6, "server/discover", nil)
+	disc := h.send(t, call{Era: modern, User: "alice", ID: 6, Method: "server/discover"})
 	validateResult(t, revModern, "DiscoverResult", disc.Body)
-	if caps := result(t, disc)["capabilities"].(map[string]any); caps["logging"] != nil {
+	if caps := disc.result(t)["capabilities"].(map[string]any); caps["logging"] != nil {
 		t.Errorf("server/discover declares logging: %v", caps)
 	}
-	r = h.legacy(t, h.CE, "alice", 7, "logging/setLevel", map[string]any{"level": "info"})
-	expectError(t, r, rev20251125, http.StatusNotFound, -32601)
+	r = h.send(t, call{User: "alice", ID: 7, Method: "logging/setLevel", Params: map[string]any{"level": "info"}})
+	r.expectError(t, http.StatusNotFound, -32601)
 }
 
 // Ensure the flag lists every fixture on both eras and groups, with the
@@ -47,25 +47,25 @@ func TestConformance_fixturesOffByDefault(t *testing.T) {
 func TestConformance_fixturesOn(t *testing.T) {
 	h := startServer(t, withEE(), withConformanceFixtures())
 	for _, url := range []string{h.CE, h.EE} {
-		r := h.legacy(t, url, "alice", 1, "tools/list", nil)
+		r := h.send(t, call{URL: url, User: "alice", Method: "tools/list"})
 		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 		if got := confFixturesIn(confToolNames(t, r)); !reflect.DeepEqual(got, confNames) {
 			t.Errorf("%s Legacy tools/list fixtures = %v, want %v", url, got, confNames)
 		}
-		r = h.modern(t, url, "alice", 2, "tools/list", nil)
+		r = h.send(t, call{Era: modern, URL: url, User: "alice", ID: 2, Method: "tools/list"})
 		validateResult(t, revModern, "ListToolsResult", r.Body)
 		if got := confFixturesIn(confToolNames(t, r)); !reflect.DeepEqual(got, confNames) {
 			t.Errorf("%s Modern tools/list fixtures = %v, want %v", url, got, confNames)
 		}
 	}
-	init := h.legacy(t, h.CE, "alice", 3, "initialize", confInitParams("2025-11-25"))
+	init := h.send(t, call{User: "alice", ID: 3, Method: "initialize", Params: confInitParams("2025-11-25")})
 	validateResult(t, rev20251125, "InitializeResult", init.Body)
-	if caps := result(t, init)["capabilities"].(map[string]any); !reflect.DeepEqual(caps["logging"], map[string]any{}) {
+	if caps := init.result(t)["capabilities"].(map[string]any); !reflect.DeepEqual(caps["logging"], map[string]any{}) {
 		t.Errorf("Legacy initialize capabilities = %v, want logging {}", caps)
 	}
-	disc := h.modern(t, h.CE, "alice", 4, "server/discover", nil)
+	disc := h.send(t, call{Era: modern, User: "alice", ID: 4, Method: "server/discover"})
 	validateResult(t, revModern, "DiscoverResult", disc.Body)
-	if caps := result(t, disc)["capabilities"].(map[string]any); !reflect.DeepEqual(caps["logging"], map[string]any{}) {
+	if caps := disc.result(t)["capabilities"].(map[string]any); !reflect.DeepEqual(caps["logging"], map[string]any{}) {
 		t.Errorf("server/discover capabilities = %v, want logging {}", caps)
 	}
 
@@ -79,7 +79,7 @@ func TestConformance_fixturesOn(t *testing.T) {
 		}
 	}
 	plain := startServer(t, withStoreOf(h))
-	r := plain.modern(t, plain.CE, "alice", 5, "tools/list", nil)
+	r := plain.send(t, call{Era: modern, User: "alice", ID: 5, Method: "tools/list"})
 	validateResult(t, revModern, "ListToolsResult", r.Body)
 	if got := confFixturesIn(confToolNames(t, r)); got != nil {
 		t.Errorf("a server without the flag on the same store lists %v", got)
@@ -106,7 +106,7 @@ func TestConformance_contentBlocks(t *testing.T) {
 			t.Run(era+"/"+name, func(t *testing.T) {
 				var meta map[string]any
 				if era == revModern {
-					meta = confMeta(nil, nil)
+					meta = metaWith(nil, nil)
 				}
 				r := confCall(t, h, 1, name, nil, meta, nil, nil)
 				if r.Status != http.StatusOK {
@@ -167,10 +167,10 @@ func TestConformance_missingCapability(t *testing.T) {
 		"sampling null": {"sampling": nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := confCall(t, h, 401, "test_missing_capability", nil, confMeta(caps, nil), nil, nil)
-			_, data := expectError(t, r, revModern, http.StatusBadRequest, -32021)
+			r := confCall(t, h, 401, "test_missing_capability", nil, metaWith(caps, nil), nil, nil)
+			_, data := r.expectError(t, http.StatusBadRequest, -32021)
 			validateMessage(t, revModern, "MissingRequiredClientCapabilityError", r.Body)
-			if id := string(confMember(t, r.Body, "id")); id != "401" {
+			if id := string(members(t, r.Body)["id"]); id != "401" {
 				t.Errorf("id = %s, want 401", id)
 			}
 			want := map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}}
@@ -180,7 +180,7 @@ func TestConformance_missingCapability(t *testing.T) {
 		})
 	}
 	t.Run("declared", func(t *testing.T) {
-		r := confCall(t, h, 402, "test_missing_capability", nil, confMeta(map[string]any{"sampling": map[string]any{}}, nil), nil, nil)
+		r := confCall(t, h, 402, "test_missing_capability", nil, metaWith(map[string]any{"sampling": map[string]any{}}, nil), nil, nil)
 		if r.Status != http.StatusOK {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -207,11 +207,11 @@ func TestConformance_progress(t *testing.T) {
 		t.Run(tc.era, func(t *testing.T) {
 			var r *response
 			if tc.era == revModern {
-				r = confCall(t, h, 11, "test_tool_with_progress", nil, confMeta(nil, map[string]any{"progressToken": tc.token}), nil, nil)
+				r = confCall(t, h, 11, "test_tool_with_progress", nil, metaWith(nil, map[string]any{"progressToken": tc.token}), nil, nil)
 			} else {
 				r = confCall(t, h, 11, "test_tool_with_progress", nil, nil, map[string]any{"progressToken": tc.token}, nil)
 			}
-			events := confSSE(t, r)
+			events := r.events(t)
 			if len(events) != 4 {
 				t.Fatalf("%d events, want 3 progress + the result:\n%s", len(events), r.Body)
 			}
@@ -231,13 +231,13 @@ func TestConformance_progress(t *testing.T) {
 				}
 			}
 			validateResult(t, tc.era, "CallToolResult", events[3])
-			if id := string(confMember(t, events[3], "id")); id != "11" {
+			if id := string(members(t, events[3])["id"]); id != "11" {
 				t.Errorf("id = %s, want 11", id)
 			}
 		})
 	}
 	t.Run("no token", func(t *testing.T) {
-		r := confCall(t, h, 12, "test_tool_with_progress", nil, confMeta(nil, nil), nil, nil)
+		r := confCall(t, h, 12, "test_tool_with_progress", nil, metaWith(nil, nil), nil, nil)
 		if ct := r.Header.Get("Content-Type"); r.Status != http.StatusOK || ct != "application/json" {
 			t.Fatalf("status %d Content-Type %q, want 200 JSON", r.Status, ct)
 		}
@@ -252,7 +252,7 @@ func TestConformance_logging(t *testing.T) {
 	h := startServer(t, withConformanceFixtures())
 	logMessages := func(t *testing.T, rev string, r *response) int {
 		t.Helper()
-		events := confSSE(t, r)
+		events := r.events(t)
 		for _, ev := range events[:len(events)-1] {
 			if m := confMethod(t, ev); m != "notifications/message" {
 				t.Fatalf("event %q, want notifications/message", m)
@@ -266,14 +266,14 @@ func TestConformance_logging(t *testing.T) {
 		return len(events) - 1
 	}
 	t.Run("modern at info", func(t *testing.T) {
-		r := confCall(t, h, 1, "test_tool_with_logging", nil, confMeta(nil, map[string]any{"io.modelcontextprotocol/logLevel": "info"}), nil, nil)
+		r := confCall(t, h, 1, "test_tool_with_logging", nil, metaWith(nil, map[string]any{"io.modelcontextprotocol/logLevel": "info"}), nil, nil)
 		if n := logMessages(t, revModern, r); n != 3 {
 			t.Errorf("%d log messages, want 3", n)
 		}
 	})
 	for name, meta := range map[string]map[string]any{
-		"modern without level": confMeta(nil, nil),
-		"modern at error":      confMeta(nil, map[string]any{"io.modelcontextprotocol/logLevel": "error"}),
+		"modern without level": metaWith(nil, nil),
+		"modern at error":      metaWith(nil, map[string]any{"io.modelcontextprotocol/logLevel": "error"}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := confCall(t, h, 2, "test_logging_tool", nil, meta, nil, nil)
@@ -284,8 +284,8 @@ func TestConformance_logging(t *testing.T) {
 		})
 	}
 	t.Run("modern unknown level", func(t *testing.T) {
-		r := confCall(t, h, 3, "test_logging_tool", nil, confMeta(nil, map[string]any{"io.modelcontextprotocol/logLevel": "loud"}), nil, nil)
-		expectError(t, r, revModern, http.StatusBadRequest, -32602)
+		r := confCall(t, h, 3, "test_logging_tool", nil, metaWith(nil, map[string]any{"io.modelcontextprotocol/logLevel": "loud"}), nil, nil)
+		r.expectError(t, http.StatusBadRequest, -32602)
 	})
 	t.Run("legacy", func(t *testing.T) {
 		r := confCall(t, h, 4, "test_tool_with_logging", nil, nil, nil, nil)
@@ -294,19 +294,19 @@ func TestConformance_logging(t *testing.T) {
 		}
 	})
 	t.Run("legacy setLevel", func(t *testing.T) {
-		r := h.legacy(t, h.CE, "alice", 5, "logging/setLevel", map[string]any{"level": "info"})
+		r := h.send(t, call{User: "alice", ID: 5, Method: "logging/setLevel", Params: map[string]any{"level": "info"}})
 		validateResult(t, rev20251125, "EmptyResult", r.Body)
-		if got := string(confMember(t, r.Body, "result")); got != "{}" {
+		if got := string(members(t, r.Body)["result"]); got != "{}" {
 			t.Errorf("result = %s, want {}", got)
 		}
 		for _, params := range []map[string]any{{"level": "loud"}, {}, {"level": 3}} {
-			r := h.legacy(t, h.CE, "alice", 6, "logging/setLevel", params)
-			expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+			r := h.send(t, call{User: "alice", ID: 6, Method: "logging/setLevel", Params: params})
+			r.expectError(t, http.StatusBadRequest, -32602)
 		}
 	})
 	t.Run("modern setLevel stays removed", func(t *testing.T) {
-		r := h.modern(t, h.CE, "alice", 7, "logging/setLevel", map[string]any{"level": "info"})
-		expectError(t, r, revModern, http.StatusNotFound, -32601)
+		r := h.send(t, call{Era: modern, User: "alice", ID: 7, Method: "logging/setLevel", Params: map[string]any{"level": "info"}})
+		r.expectError(t, http.StatusNotFound, -32601)
 	})
 }
 
@@ -314,17 +314,16 @@ func TestConformance_logging(t *testing.T) {
 // NOTIFY on PostgreSQL, the hub on the embedded store).
 func TestConformance_triggerReachesListen(t *testing.T) {
 	h := startServer(t, withConformanceFixtures())
-	s := confOpen(t, h.CE, h.Tokens["bob"], 77, "subscriptions/listen",
-		map[string]any{"_meta": modernMeta(), "notifications": map[string]any{"toolsListChanged": true}})
-	if m := confMethod(t, s.Next(t)); m != "notifications/subscriptions/acknowledged" {
+	s := h.stream(t, listenCall("", "bob", 77, toolsOnly()))
+	if m := confMethod(t, s.nextMessage(t)); m != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first event %q, want the acknowledgement", m)
 	}
-	r := confCall(t, h, 1, "test_trigger_tool_change", nil, confMeta(nil, nil), nil, nil)
+	r := confCall(t, h, 1, "test_trigger_tool_change", nil, metaWith(nil, nil), nil, nil)
 	validateResult(t, revModern, "CallToolResult", r.Body)
-	if res := result(t, r); res["isError"] == true {
+	if res := r.result(t); res["isError"] == true {
 		t.Fatalf("trigger failed: %s", r.Body)
 	}
-	ev := s.Next(t)
+	ev := s.nextMessage(t)
 	if m := confMethod(t, ev); m != "notifications/tools/list_changed" {
 		t.Fatalf("event %q, want notifications/tools/list_changed: %s", m, ev)
 	}
@@ -340,12 +339,12 @@ func TestConformance_xMCPHeader(t *testing.T) {
 	h := startServer(t, withConformanceFixtures())
 	args := map[string]any{"region": "Hello"}
 	for _, v := range []string{"Hello", "=?base64?SGVsbG8=?="} {
-		r := confCall(t, h, 1, "test_x_mcp_header", args, confMeta(nil, nil), nil, map[string]string{"Mcp-Param-Region": v})
+		r := confCall(t, h, 1, "test_x_mcp_header", args, metaWith(nil, nil), nil, map[string]string{"Mcp-Param-Region": v})
 		if r.Status != http.StatusOK {
 			t.Fatalf("header %q: status %d: %s", v, r.Status, r.Body)
 		}
 		validateResult(t, revModern, "CallToolResult", r.Body)
-		if c := result(t, r)["content"].([]any)[0].(map[string]any); c["text"] != "region=Hello" {
+		if c := r.result(t)["content"].([]any)[0].(map[string]any); c["text"] != "region=Hello" {
 			t.Errorf("header %q: content %v", v, c)
 		}
 	}
@@ -356,8 +355,8 @@ func TestConformance_xMCPHeader(t *testing.T) {
 		"different":      {"Mcp-Param-Region": "World"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := confCall(t, h, 2, "test_x_mcp_header", args, confMeta(nil, nil), nil, hd)
-			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+			r := confCall(t, h, 2, "test_x_mcp_header", args, metaWith(nil, nil), nil, hd)
+			r.expectError(t, http.StatusBadRequest, -32020)
 		})
 	}
 }

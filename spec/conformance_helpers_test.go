@@ -1,16 +1,12 @@
 package spec
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"reflect"
 	"sort"
-	"strings"
 	"testing"
-	"time"
 
 	"gitlab.com/glmcp/glmcp/app"
 )
@@ -28,9 +24,6 @@ var confNames = []string{
 	"test_x_mcp_header",
 }
 
-// confBound bounds every wait for a stream event (liveness, not speed).
-const confBound = 10 * time.Second
-
 // withConformanceFixtures turns the conformance fixtures on.
 func withConformanceFixtures() option {
 	return func(c *app.Config) { c.ConformanceFixtures = true }
@@ -41,19 +34,6 @@ func withStoreOf(h *harness) option {
 	return func(c *app.Config) { c.DatabaseURL, c.DataDir = h.Cfg.DatabaseURL, h.Cfg.DataDir }
 }
 
-// confMeta is a valid Modern _meta with the given client capabilities and
-// extra keys.
-func confMeta(caps map[string]any, extra map[string]any) map[string]any {
-	m := modernMeta()
-	if caps != nil {
-		m["io.modelcontextprotocol/clientCapabilities"] = caps
-	}
-	for k, v := range extra {
-		m[k] = v
-	}
-	return m
-}
-
 // confCall sends tools/call of name as alice on the CE group: Legacy when
 // meta is nil (legacyMeta, if any, is then the request's _meta), Modern
 // otherwise. header adds headers.
@@ -62,26 +42,23 @@ func confCall(t testing.TB, h *harness, id any, name string, args map[string]any
 	if args == nil {
 		args = map[string]any{}
 	}
-	params := map[string]any{"name": name, "arguments": args}
-	hd := auth(h.Tokens["alice"])
+	c := call{User: "alice", ID: id, Method: "tools/call", Params: map[string]any{"name": name, "arguments": args}, Header: http.Header{}}
 	if meta != nil {
-		params["_meta"] = meta
-		for k, v := range modernHeaders("tools/call", params) {
-			hd.Set(k, v)
-		}
+		c.Era = modern
+		c.Params["_meta"] = meta
 	} else if legacyMeta != nil {
-		params["_meta"] = legacyMeta
+		c.Params["_meta"] = legacyMeta
 	}
 	for k, v := range header {
-		hd.Set(k, v)
+		c.Header.Set(k, v)
 	}
-	return do(t, http.MethodPost, h.CE, envelope(t, id, "tools/call", params), hd)
+	return h.send(t, c)
 }
 
 // confToolNames lists the tool names of a tools/list response.
 func confToolNames(t testing.TB, r *response) []string {
 	t.Helper()
-	tools, _ := result(t, r)["tools"].([]any)
+	tools, _ := r.result(t)["tools"].([]any)
 	var names []string
 	for _, tool := range tools {
 		m, _ := tool.(map[string]any)
@@ -101,28 +78,6 @@ func confFixturesIn(names []string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
-}
-
-// confSSE returns the data of each event of a complete event-stream body,
-// failing unless the response is one.
-func confSSE(t testing.TB, r *response) [][]byte {
-	t.Helper()
-	if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("status %d, Content-Type %q; want a 200 event stream: %s", r.Status, r.Header.Get("Content-Type"), r.Body)
-	}
-	var out [][]byte
-	for _, block := range strings.Split(string(r.Body), "\n\n") {
-		var data []string
-		for _, line := range strings.Split(block, "\n") {
-			if rest, ok := strings.CutPrefix(line, "data: "); ok {
-				data = append(data, rest)
-			}
-		}
-		if data != nil {
-			out = append(out, []byte(strings.Join(data, "\n")))
-		}
-	}
 	return out
 }
 
@@ -152,86 +107,10 @@ func confParams(t testing.TB, msg []byte) map[string]any {
 	return m.Params
 }
 
-// confStream is an open event stream read line by line in the background;
-// Next returns the data of the next event.
-type confStream struct {
-	events chan []byte
-	cancel context.CancelFunc
-}
-
-// confOpen POSTs a Modern request and returns its event stream (failing if
-// the response is not one). The stream is closed when the test ends.
-func confOpen(t testing.TB, url, token string, id any, method string, params map[string]any) *confStream {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(envelope(t, id, method, params)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = auth(token)
-	for k, v := range modernHeaders(method, params) {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	if ct := res.Header.Get("Content-Type"); res.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
-		res.Body.Close()
-		t.Fatalf("%s: status %d Content-Type %q, want a 200 event stream", method, res.StatusCode, ct)
-	}
-	s := &confStream{events: make(chan []byte, 16), cancel: cancel}
-	go func() {
-		defer res.Body.Close()
-		defer close(s.events)
-		sc := bufio.NewScanner(res.Body)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				select {
-				case s.events <- []byte(rest):
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return s
-}
-
-// Next returns the next event's data, failing if none comes within
-// confBound or the stream ends.
-func (s *confStream) Next(t testing.TB) []byte {
-	t.Helper()
-	select {
-	case ev, ok := <-s.events:
-		if !ok {
-			t.Fatal("the stream ended")
-		}
-		return ev
-	case <-time.After(confBound):
-		t.Fatalf("no event within %s", confBound)
-	}
-	return nil
-}
-
 // confInitParams are Legacy initialize params for version.
 func confInitParams(version string) map[string]any {
 	return map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "spec", "version": "1.0.0"}}
-}
-
-// confMember returns one top-level member of a JSON-RPC message, raw.
-func confMember(t testing.TB, msg []byte, name string) json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(msg, &m); err != nil {
-		t.Fatalf("message is not a JSON object: %v: %s", err, msg)
-	}
-	return m[name]
 }
 
 // confSameJSON reports whether two JSON documents are equal as values.

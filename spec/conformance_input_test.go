@@ -18,14 +18,14 @@ func confRetry(t testing.TB, h *harness, user, name string, args map[string]any,
 	if args == nil {
 		args = map[string]any{}
 	}
-	params := map[string]any{"name": name, "arguments": args, "_meta": confMeta(caps, nil)}
+	params := map[string]any{"name": name, "arguments": args, "_meta": metaWith(caps, nil)}
 	if responses != nil {
 		params["inputResponses"] = responses
 	}
 	if state != "" {
 		params["requestState"] = state
 	}
-	return h.modern(t, h.CE, user, 31, "tools/call", params)
+	return h.send(t, call{Era: modern, User: user, ID: 31, Method: "tools/call", Params: params})
 }
 
 // confAllCaps are the client capabilities the suite declares by default.
@@ -38,7 +38,7 @@ func confInputRequired(t testing.TB, r *response) map[string]any {
 		t.Fatalf("status %d: %s", r.Status, r.Body)
 	}
 	validateResult(t, revModern, "InputRequiredResult", r.Body)
-	res := result(t, r)
+	res := r.result(t)
 	if res["resultType"] != "input_required" {
 		t.Fatalf("resultType = %v, want input_required: %s", res["resultType"], r.Body)
 	}
@@ -68,7 +68,7 @@ func TestConformance_inputRequiredRoundTrip(t *testing.T) {
 	r3 := confRetry(t, h, "alice", tool, nil, confAllCaps,
 		map[string]any{"step2": confAccept(map[string]any{"color": "blue"})}, state2)
 	validateResult(t, revModern, "CallToolResult", r3.Body)
-	res := result(t, r3)
+	res := r3.result(t)
 	if text := res["content"].([]any)[0].(map[string]any)["text"]; res["resultType"] != "complete" || text != "Multi-round complete: Alice likes blue" {
 		t.Fatalf("round 3 = %s", r3.Body)
 	}
@@ -90,7 +90,7 @@ func TestConformance_inputRequiredStateProtected(t *testing.T) {
 		"not a state": func() *response { return confRetry(t, h, "alice", tool, nil, confAllCaps, answer, "protected") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			msg, _ := expectError(t, r(), revModern, http.StatusBadRequest, -32602)
+			msg, _ := r().expectError(t, http.StatusBadRequest, -32602)
 			if !strings.Contains(msg, "requestState") {
 				t.Errorf("message %q does not name requestState", msg)
 			}
@@ -99,7 +99,7 @@ func TestConformance_inputRequiredStateProtected(t *testing.T) {
 	t.Run("intact", func(t *testing.T) {
 		r := confRetry(t, h, "alice", tool, nil, confAllCaps, answer, state)
 		validateResult(t, revModern, "CallToolResult", r.Body)
-		if res := result(t, r); res["resultType"] != "complete" || res["isError"] == true {
+		if res := r.result(t); res["resultType"] != "complete" || res["isError"] == true {
 			t.Fatalf("intact state: %s", r.Body)
 		}
 	})
@@ -117,9 +117,9 @@ func TestConformance_inputResponsesValidated(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			params := map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{},
-				"_meta": confMeta(confAllCaps, nil), "inputResponses": responses}
-			r := h.modern(t, h.CE, "alice", 32, "tools/call", params)
-			msg, _ := expectError(t, r, revModern, http.StatusBadRequest, -32602)
+				"_meta": metaWith(confAllCaps, nil), "inputResponses": responses}
+			r := h.send(t, call{Era: modern, User: "alice", ID: 32, Method: "tools/call", Params: params})
+			msg, _ := r.expectError(t, http.StatusBadRequest, -32602)
 			if !strings.Contains(msg, "inputResponses") {
 				t.Errorf("message %q does not name inputResponses", msg)
 			}
@@ -133,7 +133,7 @@ func TestConformance_inputResponsesValidated(t *testing.T) {
 func TestConformance_inputRequiredCapabilities(t *testing.T) {
 	h := startServer(t, withConformanceFixtures())
 	r := confRetry(t, h, "alice", "test_input_required_result_elicitation", nil, map[string]any{"sampling": map[string]any{}}, nil, "")
-	_, data := expectError(t, r, revModern, http.StatusBadRequest, -32021)
+	_, data := r.expectError(t, http.StatusBadRequest, -32021)
 	validateMessage(t, revModern, "MissingRequiredClientCapabilityError", r.Body)
 	if got := data.(map[string]any)["requiredCapabilities"].(map[string]any); len(got) != 1 || got["elicitation"] == nil {
 		t.Errorf("requiredCapabilities = %v, want elicitation only", got)
@@ -141,7 +141,7 @@ func TestConformance_inputRequiredCapabilities(t *testing.T) {
 
 	legacy := confCall(t, h, 33, "test_input_required_result_elicitation", nil, nil, nil, nil)
 	validateResult(t, rev20251125, "CallToolResult", legacy.Body)
-	res := result(t, legacy)
+	res := legacy.result(t)
 	text, _ := res["content"].([]any)[0].(map[string]any)["text"].(string)
 	if res["isError"] != true || !strings.Contains(text, "2026-07-28") {
 		t.Errorf("Legacy answer = %s, want an error result naming 2026-07-28", legacy.Body)

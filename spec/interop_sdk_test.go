@@ -118,7 +118,7 @@ func TestInteropSDK(t *testing.T) {
 		{rev20251125, rev20251125, false},
 		{rev20250618, rev20250618, false},
 	}
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tt := range tests {
 			t.Run(g.Name+"/"+tt.version, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -24,7 +24,7 @@ func TestListen_acknowledgement(t *testing.T) {
 		{"EE group", h.EE, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := listen(t, tc.endpoint, h.Tokens["alice"], tc.id, toolsOnly(), nil)
+			s := h.listen(t, listenCall(tc.endpoint, "alice", tc.id, toolsOnly()))
 			s.Close()
 		})
 	}
@@ -35,11 +35,11 @@ func TestListen_acknowledgement(t *testing.T) {
 // acknowledgement without toolsListChanged and hears nothing about tools.
 func TestListen_honoursOnlyRequestedTypes(t *testing.T) {
 	h := startServer(t)
-	only := listen(t, h.CE, h.Tokens["alice"], "p", map[string]any{
+	only := h.listen(t, listenCall("", "alice", "p", map[string]any{
 		"promptsListChanged": true, "resourcesListChanged": true, "resourceSubscriptions": []string{"file:///x"},
-	}, nil)
-	none := listen(t, h.CE, h.Tokens["alice"], "n", map[string]any{"toolsListChanged": false}, nil)
-	tools := listen(t, h.CE, h.Tokens["alice"], "t", toolsOnly(), nil)
+	}))
+	none := h.listen(t, listenCall("", "alice", "n", map[string]any{"toolsListChanged": false}))
+	tools := h.listen(t, listenCall("", "alice", "t", toolsOnly()))
 
 	h.publishChange("get_issue", "ce")
 	expectListChanged(t, tools.nextMessage(t), "t")
@@ -55,43 +55,37 @@ func TestListen_honoursOnlyRequestedTypes(t *testing.T) {
 // Ensure malformed listen requests get a clear JSON-RPC error, not a stream.
 func TestListen_badRequests(t *testing.T) {
 	h := startServer(t)
-	tok := h.Tokens["alice"]
+	wrongType := listenCall("", "alice", 2, nil)
+	wrongType.Params["notifications"] = []int{1}
+	badToolset := listenCall("", "alice", 3, toolsOnly())
+	badToolset.Header = http.Header{"X-Gitlab-Enabled-Mcp-Server-Toolsets": {"nope"}}
 	for _, tc := range []struct {
 		name   string
-		body   string
-		header http.Header
+		call   call
 		status int
 		code   int
 		msg    string
 	}{
-		{"no notifications filter", listenBody(t, 1, nil), nil, 400, -32602, "notifications is required"},
-		{"filter of the wrong type", envelope(t, 2, "subscriptions/listen", map[string]any{"_meta": modernMeta(), "notifications": []int{1}}), nil, 400, -32602, "notifications must be an object"},
-		{"unknown toolset header", listenBody(t, 3, toolsOnly()), http.Header{"X-Gitlab-Enabled-Mcp-Server-Toolsets": {"nope"}}, 400, -32602, "unknown toolset"},
+		{"no notifications filter", listenCall("", "alice", 1, nil), 400, -32602, "notifications is required"},
+		{"filter of the wrong type", wrongType, 400, -32602, "notifications must be an object"},
+		{"unknown toolset header", badToolset, 400, -32602, "unknown toolset"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hd := listenHeaders(tok)
-			for k, v := range tc.header {
-				hd[k] = v
-			}
-			s, r := openStream(t, h.CE, tc.body, hd)
+			s, r := h.open(t, tc.call)
 			if s != nil {
 				t.Fatal("got an event stream, want an error")
 			}
-			msg, _ := expectError(t, r, revModern, tc.status, tc.code)
+			msg, _ := r.expectError(t, tc.status, tc.code)
 			if !strings.Contains(msg, tc.msg) {
 				t.Errorf("message = %q, want it to mention %q", msg, tc.msg)
 			}
 		})
 	}
 	// Legacy has no listen stream (and no GET stream): method not found.
-	r := h.legacy(t, h.CE, "alice", 4, "subscriptions/listen", map[string]any{"notifications": toolsOnly()})
-	expectError(t, r, rev20251125, http.StatusNotFound, -32601)
+	r := h.send(t, call{User: "alice", ID: 4, Method: "subscriptions/listen", Params: map[string]any{"notifications": toolsOnly()}})
+	r.expectError(t, http.StatusNotFound, -32601)
 	// Without credentials there is no stream either.
-	s, r := openStream(t, h.CE, listenBody(t, 5, toolsOnly()), func() http.Header {
-		hd := listenHeaders("")
-		hd.Del("Authorization")
-		return hd
-	}())
+	s, r := h.open(t, listenCall("", "", 5, toolsOnly()))
 	if s != nil || r.Status != http.StatusUnauthorized {
 		t.Fatalf("unauthenticated listen: stream %v, status %d; want 401", s != nil, r.Status)
 	}
@@ -101,17 +95,17 @@ func TestListen_badRequests(t *testing.T) {
 // where listen delivers it, and initialize keeps it false on Legacy.
 func TestListen_listChangedCapability(t *testing.T) {
 	h := startServer(t)
-	r := h.modern(t, h.CE, "alice", 1, "server/discover", nil)
+	r := h.send(t, call{Era: modern, User: "alice", Method: "server/discover"})
 	validateResult(t, revModern, "DiscoverResult", r.Body)
-	if got := toolsListChanged(t, result(t, r)); got != true {
+	if got := toolsListChanged(t, r.result(t)); got != true {
 		t.Errorf("Modern capabilities.tools.listChanged = %v, want true", got)
 	}
-	r = h.legacy(t, h.CE, "alice", 2, "initialize", map[string]any{
+	r = h.send(t, call{User: "alice", ID: 2, Method: "initialize", Params: map[string]any{
 		"protocolVersion": rev20251125, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "spec", "version": "1"},
-	})
+	}})
 	validateResult(t, rev20251125, "InitializeResult", r.Body)
-	if got := toolsListChanged(t, result(t, r)); got != false {
+	if got := toolsListChanged(t, r.result(t)); got != false {
 		t.Errorf("Legacy capabilities.tools.listChanged = %v, want false", got)
 	}
 }
@@ -130,7 +124,7 @@ func toolsListChanged(t *testing.T, res map[string]any) any {
 // interval, and only after the acknowledgement.
 func TestListen_keepAlive(t *testing.T) {
 	h := startServer(t, withKeepAlive(time.Second))
-	s := listen(t, h.CE, h.Tokens["alice"], 1, toolsOnly(), nil) // ack first: checked
+	s := h.listen(t, listenCall("", "alice", 1, toolsOnly())) // ack first: checked
 	for i := range 2 {
 		ev, ok := s.next(t)
 		if !ok {
@@ -152,9 +146,9 @@ func TestListen_shutdownSendsFinalResult(t *testing.T) {
 	h := startServer(t, withEE())
 	ids := []any{1, "s-2", "3"}
 	streams := []*sseStream{
-		listen(t, h.CE, h.Tokens["alice"], ids[0], toolsOnly(), nil),
-		listen(t, h.EE, h.Tokens["root"], ids[1], toolsOnly(), nil),
-		listen(t, h.CE, h.Tokens["bob"], ids[2], map[string]any{"promptsListChanged": true}, nil),
+		h.listen(t, listenCall("", "alice", ids[0], toolsOnly())),
+		h.listen(t, listenCall(h.EE, "root", ids[1], toolsOnly())),
+		h.listen(t, listenCall("", "bob", ids[2], map[string]any{"promptsListChanged": true})),
 	}
 	h.Server.BeginShutdown()
 	for i, s := range streams {
@@ -162,11 +156,11 @@ func TestListen_shutdownSendsFinalResult(t *testing.T) {
 	}
 	eventually(t, "hub empty after shutdown", func() bool { return h.Server.Hub().Len() == 0 })
 
-	s, r := openStream(t, h.CE, listenBody(t, 9, toolsOnly()), listenHeaders(h.Tokens["alice"]))
+	s, r := h.open(t, listenCall("", "alice", 9, toolsOnly()))
 	if s != nil {
 		t.Fatal("listen after shutdown opened a stream, want 503")
 	}
-	msg, _ := expectError(t, r, revModern, http.StatusServiceUnavailable, -31001)
+	msg, _ := r.expectError(t, http.StatusServiceUnavailable, -31001)
 	if !strings.Contains(msg, "shutting down") {
 		t.Errorf("message = %q, want it to say the server is shutting down", msg)
 	}

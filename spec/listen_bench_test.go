@@ -118,11 +118,14 @@ func openRawListeners(b *testing.B, h *harness, token string, n int, got chan<- 
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
 	for i := range n {
-		body := listenBody(b, i, toolsOnly())
-		req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
-			"Accept: application/json, text/event-stream\r\nAuthorization: Bearer %s\r\n"+
-			"MCP-Protocol-Version: %s\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s",
-			u.Path, u.Host, token, revModern, len(body), body)
+		c := listenCall("", "", i, toolsOnly())
+		c.Token = token
+		body, hd := h.parts(b, c)
+		req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", u.Path, u.Host, len(body))
+		for k, v := range hd {
+			req += k + ": " + v[0] + "\r\n"
+		}
+		req += "\r\n" + body
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {

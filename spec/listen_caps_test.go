@@ -19,14 +19,14 @@ import (
 // stream frees its slot.
 func TestListen_caps(t *testing.T) {
 	h := startServer(t, withStreamCaps(2, 3))
-	a1 := listen(t, h.CE, h.Tokens["alice"], 1, toolsOnly(), nil)
-	listen(t, h.CE, h.Tokens["alice"], 2, map[string]any{}, nil) // asking for nothing still holds a slot
+	a1 := h.listen(t, listenCall("", "alice", 1, toolsOnly()))
+	h.listen(t, listenCall("", "alice", 2, map[string]any{})) // asking for nothing still holds a slot
 
-	s, r := openStream(t, h.CE, listenBody(t, "third", toolsOnly()), listenHeaders(h.Tokens["alice"]))
+	s, r := h.open(t, listenCall("", "alice", "third", toolsOnly()))
 	if s != nil {
 		t.Fatal("a third stream for alice opened, want 429")
 	}
-	msg, data := expectError(t, r, revModern, http.StatusTooManyRequests, -31001)
+	msg, data := r.expectError(t, http.StatusTooManyRequests, -31001)
 	if want := "Too many open listen streams for this user (limit 2)"; !strings.HasPrefix(msg, want) {
 		t.Errorf("message = %q, want it to start with %q", msg, want)
 	}
@@ -35,12 +35,12 @@ func TestListen_caps(t *testing.T) {
 	}
 	expectErrorID(t, r, `"third"`)
 
-	listen(t, h.CE, h.Tokens["bob"], 3, toolsOnly(), nil) // the instance is now full
-	s, r = openStream(t, h.CE, listenBody(t, 4, toolsOnly()), listenHeaders(h.Tokens["carol"]))
+	h.listen(t, listenCall("", "bob", 3, toolsOnly())) // the instance is now full
+	s, r = h.open(t, listenCall("", "carol", 4, toolsOnly()))
 	if s != nil {
 		t.Fatal("a fourth stream on the instance opened, want 503")
 	}
-	msg, _ = expectError(t, r, revModern, http.StatusServiceUnavailable, -31001)
+	msg, _ = r.expectError(t, http.StatusServiceUnavailable, -31001)
 	if want := "Too many open listen streams on this server (limit 3)"; !strings.HasPrefix(msg, want) {
 		t.Errorf("message = %q, want it to start with %q", msg, want)
 	}
@@ -54,7 +54,7 @@ func TestListen_caps(t *testing.T) {
 	a1.Close()
 	var again *sseStream
 	eventually(t, "alice's freed slot is reusable", func() bool {
-		s, _ := openStream(t, h.CE, listenBody(t, 5, toolsOnly()), listenHeaders(h.Tokens["alice"]))
+		s, _ := h.open(t, listenCall("", "alice", 5, toolsOnly()))
 		again = s
 		return s != nil
 	})
@@ -79,7 +79,7 @@ func TestListen_closeFreesEverything(t *testing.T) {
 	h := startServer(t)
 	// Warm up: one stream opened and closed, so lazily started goroutines
 	// (listeners, pools) are part of the baseline.
-	listen(t, h.CE, h.Tokens["alice"], 0, toolsOnly(), nil).Close()
+	h.listen(t, listenCall("", "alice", 0, toolsOnly())).Close()
 	eventually(t, "warm-up stream gone", func() bool { return h.Server.Hub().Len() == 0 })
 	base := settledGoroutines()
 
@@ -87,7 +87,7 @@ func TestListen_closeFreesEverything(t *testing.T) {
 	streams := make([]*sseStream, 0, n)
 	for i := range n {
 		user := []string{"alice", "bob", "root", "carol"}[i%4]
-		streams = append(streams, listen(t, h.CE, h.Tokens[user], i+1, toolsOnly(), nil))
+		streams = append(streams, h.listen(t, listenCall("", user, i+1, toolsOnly())))
 	}
 	if got := h.Server.Hub().Len(); got != n {
 		t.Fatalf("hub holds %d subscriptions, want %d", got, n)
@@ -132,8 +132,8 @@ func TestListen_slowReaderDoesNotStall(t *testing.T) {
 	eventually(t, "stuck listener registered", func() bool { return h.Server.Hub().Len() == 1 })
 
 	fast := []*sseStream{
-		listen(t, h.CE, h.Tokens["alice"], "f1", toolsOnly(), nil),
-		listen(t, h.CE, h.Tokens["bob"], "f2", toolsOnly(), nil),
+		h.listen(t, listenCall("", "alice", "f1", toolsOnly())),
+		h.listen(t, listenCall("", "bob", "f2", toolsOnly())),
 	}
 	// Keep changing until the stuck stream is dropped: a few changes fill
 	// its buffers, then its handler waits out the write timeout. Every
@@ -179,9 +179,8 @@ func stuckListener(t *testing.T, h *harness, id string) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := listenBody(t, id, toolsOnly())
-	hd := listenHeaders(h.Tokens["carol"])
-	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n", u.Path, u.Host, len(body))
+	body, hd := h.parts(t, listenCall("", "carol", id, toolsOnly()))
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", u.Path, u.Host, len(body))
 	for k, v := range hd {
 		req += k + ": " + v[0] + "\r\n"
 	}

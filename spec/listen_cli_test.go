@@ -20,7 +20,7 @@ import (
 // re-listing on the notification sees the change.
 func TestListen_cliChangeReachesListener(t *testing.T) {
 	h := startServer(t)
-	s := listen(t, h.CE, h.Tokens["alice"], "cli", toolsOnly(), nil)
+	s := h.listen(t, listenCall("", "alice", "cli", toolsOnly()))
 
 	h.runGlmcp(t, "tools", "disable", "get_mcp_server_version")
 	expectListChanged(t, s.nextMessage(t), "cli")
@@ -43,8 +43,8 @@ func TestListen_cliChangeReachesListener(t *testing.T) {
 
 func listedDescription(t *testing.T, h *harness, tool string) string {
 	t.Helper()
-	r := h.modern(t, h.CE, "alice", "list", "tools/list", nil)
-	wireExpectStatus(t, r, http.StatusOK)
+	r := h.send(t, call{Era: modern, User: "alice", ID: "list", Method: "tools/list"})
+	r.expectStatus(t, http.StatusOK)
 	validateResult(t, revModern, "ListToolsResult", r.Body)
 	var res struct {
 		Result struct {
@@ -67,8 +67,8 @@ func TestListen_twoInstancesOnePostgres(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
 	a := startServer(t, withDSN(dsn))
 	b := startServer(t, withDSN(dsn)) // seeds the same demo world again: idempotent
-	la := listen(t, a.CE, a.Tokens["alice"], "a", toolsOnly(), nil)
-	lb := listen(t, b.CE, b.Tokens["bob"], "b", toolsOnly(), nil)
+	la := a.listen(t, listenCall("", "alice", "a", toolsOnly()))
+	lb := b.listen(t, listenCall("", "bob", "b", toolsOnly()))
 
 	a.runGlmcp(t, "tools", "disable", "get_mcp_server_version")
 	expectListChanged(t, la.nextMessage(t), "a")
@@ -87,20 +87,22 @@ func TestListen_cliChangeOnlyToListenersWhoSeeTheTool(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
 	h := startServer(t, withEE(), withDSN(dsn))
 	eeTool := eeOnlyTool(t, h)
-	ce := listen(t, h.CE, h.Tokens["alice"], "ce", toolsOnly(), nil)
-	ee := listen(t, h.EE, h.Tokens["alice"], "ee", toolsOnly(), nil)
-	mr := listen(t, h.CE, h.Tokens["alice"], "mr", toolsOnly(), http.Header{"X-Gitlab-Enabled-Mcp-Server-Toolsets": {"merge_requests"}})
+	ce := h.listen(t, listenCall("", "alice", "ce", toolsOnly()))
+	ee := h.listen(t, listenCall(h.EE, "alice", "ee", toolsOnly()))
+	mrCall := listenCall("", "alice", "mr", toolsOnly())
+	mrCall.Header = http.Header{"X-Gitlab-Enabled-Mcp-Server-Toolsets": {"merge_requests"}}
+	mr := h.listen(t, mrCall)
 
 	h.runGlmcp(t, "tools", "disable", eeTool)
 	expectListChanged(t, ee.nextMessage(t), "ee")
 	// A stream registered now has waited for that fan-out to finish (the
 	// hub registers under its write lock): whoever was signalled, was.
-	listen(t, h.CE, h.Tokens["bob"], "barrier-1", toolsOnly(), nil)
+	h.listen(t, listenCall("", "bob", "barrier-1", toolsOnly()))
 
 	h.runGlmcp(t, "tools", "disable", "search")
 	expectListChanged(t, ee.nextMessage(t), "ee")
 	expectListChanged(t, ce.nextMessage(t), "ce")
-	listen(t, h.CE, h.Tokens["bob"], "barrier-2", toolsOnly(), nil)
+	h.listen(t, listenCall("", "bob", "barrier-2", toolsOnly()))
 
 	// Shutting down flushes any signal still pending before the final
 	// result, so a wrong delivery would show here.
@@ -138,7 +140,7 @@ func TestListen_resyncAfterReconnect(t *testing.T) {
 	if h.Env.Embedded {
 		t.Skip("cross-instance notification needs PostgreSQL (set GLMCP_TEST_DATABASE_URL)")
 	}
-	s := listen(t, h.CE, h.Tokens["alice"], "r", toolsOnly(), nil)
+	s := h.listen(t, listenCall("", "alice", "r", toolsOnly()))
 	db, err := sql.Open("pgx", h.Cfg.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,10 @@
 package spec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,221 +20,29 @@ import (
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 )
 
-// liveBound is the liveness bound of every wait in the listen and progress
-// specs: something that should happen "now" must happen within it. It is
-// never a speed assertion (those are benchmarks).
-const liveBound = 10 * time.Second
-
-// streamClient opens event streams. Keep-alives are off so a closed stream
-// takes its connection (and the goroutines behind it) with it.
-var streamClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-
-// sseEvent is one dispatched SSE event, or one comment line.
-type sseEvent struct {
-	Comment   string // the text after ":" of a comment line
-	IsComment bool
-	Name      string // the event field ("message")
-	Data      []byte // the data lines, joined with "\n"
-}
-
-// sseStream reads an open text/event-stream response in the background.
-type sseStream struct {
-	Resp   *http.Response
-	events chan sseEvent
-	quit   chan struct{} // closed by Close: the reader stops delivering
-	done   chan struct{}
-	err    error // the read error ending the stream (io.EOF: a clean end); after done
-	cancel context.CancelFunc
-	once   sync.Once
-}
-
-// openStream POSTs body to url and, when the answer is an event stream,
-// returns it being read; otherwise it returns the whole response.
-func openStream(t testing.TB, url, body string, header http.Header) (*sseStream, *response) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	req.Header = header.Clone()
-	req.Header.Set("Content-Type", "application/json")
-	if req.Header.Get("Accept") == "" {
-		req.Header.Set("Accept", "application/json, text/event-stream")
-	}
-	res, err := streamClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		defer cancel()
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatalf("read body: %v", err)
-		}
-		return nil, &response{Status: res.StatusCode, Header: res.Header, Body: b}
-	}
-	s := &sseStream{Resp: res, events: make(chan sseEvent, 64), quit: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
-	go s.read()
-	t.Cleanup(s.Close)
-	return s, nil
-}
-
-// read parses the stream: "event:" and "data:" fields dispatched at a blank
-// line, comment lines delivered as they come.
-func (s *sseStream) read() {
-	defer close(s.done)
-	defer close(s.events)
-	r := bufio.NewReader(s.Resp.Body)
-	var ev sseEvent
-	var data [][]byte
-	deliver := func(e sseEvent) bool {
-		select {
-		case s.events <- e:
-			return true
-		case <-s.quit:
-			return false
-		}
-	}
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			s.err = err
-			return
-		}
-		line = strings.TrimRight(line, "\r\n")
-		switch {
-		case line == "":
-			if ev.Name != "" || data != nil {
-				ev.Data = bytes.Join(data, []byte("\n"))
-				if !deliver(ev) {
-					return
-				}
-			}
-			ev, data = sseEvent{}, nil
-		case strings.HasPrefix(line, ":"):
-			if !deliver(sseEvent{IsComment: true, Comment: strings.TrimPrefix(strings.TrimPrefix(line, ":"), " ")}) {
-				return
-			}
-		default:
-			field, value, _ := strings.Cut(line, ":")
-			value = strings.TrimPrefix(value, " ")
-			switch field {
-			case "event":
-				ev.Name = value
-			case "data":
-				data = append(data, []byte(value))
-			}
-		}
-	}
-}
-
-// Close ends the stream from the client side and waits for the reader.
-func (s *sseStream) Close() {
-	s.once.Do(func() {
-		close(s.quit)
-		s.cancel()
-		_ = s.Resp.Body.Close()
-		<-s.done
-	})
-}
-
-// next returns the next event or comment; ok is false when the stream
-// ended. It fails the test when nothing arrives within liveBound.
-func (s *sseStream) next(t testing.TB) (ev sseEvent, ok bool) {
-	t.Helper()
-	select {
-	case ev, ok := <-s.events:
-		return ev, ok
-	case <-time.After(liveBound):
-		t.Fatalf("nothing on the event stream within %v", liveBound)
-		return sseEvent{}, false
-	}
-}
-
-// nextMessage returns the data of the next event, skipping comments. It
-// fails the test when the stream ends first.
-func (s *sseStream) nextMessage(t testing.TB) []byte {
-	t.Helper()
-	for {
-		ev, ok := s.next(t)
-		if !ok {
-			t.Fatalf("event stream ended (%v), want another message", s.err)
-		}
-		if ev.IsComment {
-			continue
-		}
-		if ev.Name != "" && ev.Name != "message" {
-			t.Fatalf("event type %q, want message", ev.Name)
-		}
-		if bytes.Contains(ev.Data, []byte("\n")) {
-			t.Errorf("message spans several data lines; each must be one line of compact JSON: %q", ev.Data)
-		}
-		return ev.Data
-	}
-}
-
-// rest reads the stream to its end and returns the messages (comments
-// skipped). It fails the test when the end does not come within liveBound or
-// the stream breaks instead of ending cleanly.
-func (s *sseStream) rest(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	for {
-		ev, ok := s.next(t)
-		if !ok {
-			if !errors.Is(s.err, io.EOF) {
-				t.Fatalf("event stream broke: %v; want a clean end", s.err)
-			}
-			return out
-		}
-		if !ev.IsComment {
-			out = append(out, ev.Data)
-		}
-	}
-}
-
-// listenHeaders returns the headers of a Modern subscriptions/listen
-// request authenticated with token.
-func listenHeaders(token string) http.Header {
-	h := auth(token)
-	h.Set("MCP-Protocol-Version", revModern)
-	h.Set("Mcp-Method", "subscriptions/listen")
-	return h
-}
-
-// listenBody encodes a subscriptions/listen request.
-func listenBody(t testing.TB, id any, notifications map[string]any) string {
-	t.Helper()
-	params := map[string]any{"_meta": modernMeta()}
+// listenCall is a Modern subscriptions/listen request to url ("": the
+// CE endpoint) as user, asking for notifications (nil: no filter member).
+func listenCall(url, user string, id any, notifications map[string]any) call {
+	c := call{Era: modern, URL: url, User: user, ID: id, Method: "subscriptions/listen", Params: map[string]any{}}
 	if notifications != nil {
-		params["notifications"] = notifications
+		c.Params["notifications"] = notifications
 	}
-	return envelope(t, id, "subscriptions/listen", params)
+	return c
 }
 
 // toolsOnly is the filter asking for tool list changes.
 func toolsOnly() map[string]any { return map[string]any{"toolsListChanged": true} }
 
-// listen opens a listen stream on endpoint with token (extra headers
-// added), checks the response headers and the acknowledgement, and returns
-// the stream positioned after it.
-func listen(t testing.TB, endpoint, token string, id any, notifications map[string]any, extra http.Header) *sseStream {
+// listen opens the stream of c (a listenCall), checks the response
+// headers and the acknowledgement, and returns the stream positioned after
+// it.
+func (h *harness) listen(t testing.TB, c call) *sseStream {
 	t.Helper()
-	h := listenHeaders(token)
-	for k, v := range extra {
-		h[k] = v
-	}
-	s, r := openStream(t, endpoint, listenBody(t, id, notifications), h)
-	if s == nil {
-		t.Fatalf("subscriptions/listen: status %d, Content-Type %q, want an event stream; body %s", r.Status, r.Header.Get("Content-Type"), r.Body)
-	}
+	s := h.stream(t, c)
 	checkStreamHeaders(t, s.Resp)
+	notifications, _ := c.Params["notifications"].(map[string]any)
 	wantTools, _ := notifications["toolsListChanged"].(bool)
-	expectAck(t, s, id, wantTools)
+	expectAck(t, s, c.ID, wantTools)
 	return s
 }
 
@@ -521,10 +327,10 @@ func cliEnv() []string {
 // (so a "not listed" assertion cannot pass on a failed or empty listing).
 func (h *harness) listedToolNames(t testing.TB, endpoint, user string) []string {
 	t.Helper()
-	r := h.modern(t, endpoint, user, "list", "tools/list", nil)
-	wireExpectStatus(t, r, http.StatusOK)
+	r := h.send(t, call{Era: modern, URL: endpoint, User: user, ID: "list", Method: "tools/list"})
+	r.expectStatus(t, http.StatusOK)
 	validateResult(t, revModern, "ListToolsResult", r.Body)
-	res := result(t, r)
+	res := r.result(t)
 	var names []string
 	tools, _ := res["tools"].([]any)
 	for _, x := range tools {

@@ -56,14 +56,15 @@ func TestListen_visibility(t *testing.T) {
 			readOnly := h.mintScopedToken(t, "alice", models.ScopeReadAPI)
 			streams := make([]*sseStream, len(listeners))
 			for i, l := range listeners {
-				endpoint, token := h.CE, h.Tokens["alice"]
+				c := listenCall("", "alice", l.name, toolsOnly())
+				c.Header = l.header
 				if l.ee {
-					endpoint = h.EE
+					c.URL = h.EE
 				}
 				if l.readOnly {
-					token = readOnly
+					c.User, c.Token = "", readOnly
 				}
-				streams[i] = listen(t, endpoint, token, l.name, toolsOnly(), l.header)
+				streams[i] = h.listen(t, c)
 			}
 			h.Server.Hub().Publish(tc.event)
 			h.Server.BeginShutdown()

@@ -33,9 +33,9 @@ func metadataDoc(resource, issuer string, ee bool) string {
 }
 
 // expectMetadata fetches url and asserts the exact document and headers.
-func expectMetadata(t *testing.T, url, want string) {
+func expectMetadata(t *testing.T, h *harness, url, want string) {
 	t.Helper()
-	r := do(t, http.MethodGet, url, "", http.Header{"Origin": {"https://inspector.example"}})
+	r := h.send(t, call{Verb: http.MethodGet, URL: url, Header: http.Header{"Origin": {"https://inspector.example"}}})
 	if r.Status != http.StatusOK {
 		t.Fatalf("GET %s = %d; body %s", url, r.Status, r.Body)
 	}
@@ -63,29 +63,29 @@ func TestMetadata_documents(t *testing.T) {
 	t.Run("CE edition", func(t *testing.T) {
 		h := startServer(t, withOAuth(iss))
 		ce := metadataDoc(h.CE, iss.URL, false)
-		expectMetadata(t, h.URL+metadataCEPath, ce)
-		expectMetadata(t, h.URL+metadataRoot, ce)
-		r := do(t, http.MethodGet, h.URL+metadataEEPath, "", nil)
+		expectMetadata(t, h, h.URL+metadataCEPath, ce)
+		expectMetadata(t, h, h.URL+metadataRoot, ce)
+		r := h.send(t, call{Verb: http.MethodGet, URL: h.URL + metadataEEPath})
 		if r.Status != http.StatusNotFound {
 			t.Fatalf("EE document with EE off: %d, want 404; body %s", r.Status, r.Body)
 		}
-		if r := do(t, http.MethodOptions, h.URL+metadataEEPath, "", nil); r.Status != http.StatusNotFound {
+		if r := h.send(t, call{Verb: http.MethodOptions, URL: h.URL + metadataEEPath}); r.Status != http.StatusNotFound {
 			t.Fatalf("OPTIONS on the EE document with EE off: %d, want 404", r.Status)
 		}
 	})
 
 	t.Run("EE edition", func(t *testing.T) {
 		h := startServer(t, withOAuth(iss), withEE())
-		expectMetadata(t, h.URL+metadataEEPath, metadataDoc(h.EE, iss.URL, true))
-		expectMetadata(t, h.URL+metadataCEPath, metadataDoc(h.CE, iss.URL, false))
+		expectMetadata(t, h, h.URL+metadataEEPath, metadataDoc(h.EE, iss.URL, true))
+		expectMetadata(t, h, h.URL+metadataCEPath, metadataDoc(h.CE, iss.URL, false))
 		// The root describes the CE endpoint on EE too.
-		expectMetadata(t, h.URL+metadataRoot, metadataDoc(h.CE, iss.URL, false))
+		expectMetadata(t, h, h.URL+metadataRoot, metadataDoc(h.CE, iss.URL, false))
 	})
 
 	t.Run("without OAuth no authorization server is named", func(t *testing.T) {
 		h := startServer(t, withEE())
-		expectMetadata(t, h.URL+metadataCEPath, metadataDoc(h.CE, "", false))
-		expectMetadata(t, h.URL+metadataEEPath, metadataDoc(h.EE, "", true))
+		expectMetadata(t, h, h.URL+metadataCEPath, metadataDoc(h.CE, "", false))
+		expectMetadata(t, h, h.URL+metadataEEPath, metadataDoc(h.EE, "", true))
 	})
 
 	t.Run("several authorization servers", func(t *testing.T) {
@@ -94,12 +94,12 @@ func TestMetadata_documents(t *testing.T) {
 		})
 		want := `{"resource":"` + h.CE + `","authorization_servers":["https://kc.example.com/realms/gitlab","` + iss.URL +
 			`"],"scopes_supported":["mcp"],"bearer_methods_supported":["header"],"resource_name":"GitLab MCP Server"}`
-		expectMetadata(t, h.URL+metadataCEPath, want)
+		expectMetadata(t, h, h.URL+metadataCEPath, want)
 	})
 
 	t.Run("HEAD", func(t *testing.T) {
 		h := startServer(t, withOAuth(iss), withEE())
-		r := do(t, http.MethodHead, h.URL+metadataEEPath, "", nil)
+		r := h.send(t, call{Verb: http.MethodHead, URL: h.URL + metadataEEPath})
 		if r.Status != http.StatusOK || len(r.Body) != 0 {
 			t.Fatalf("HEAD = %d with %d body bytes, want 200 and none", r.Status, len(r.Body))
 		}
@@ -113,11 +113,11 @@ func TestMetadata_CORSPreflight(t *testing.T) {
 	h := startServer(t, withEE())
 	for _, p := range []string{metadataRoot, metadataCEPath, metadataEEPath} {
 		t.Run(p, func(t *testing.T) {
-			r := do(t, http.MethodOptions, h.URL+p, "", http.Header{
+			r := h.send(t, call{Verb: http.MethodOptions, URL: h.URL + p, Header: http.Header{
 				"Origin":                         {"https://inspector.example"},
 				"Access-Control-Request-Method":  {"GET"},
 				"Access-Control-Request-Headers": {"mcp-protocol-version"},
-			})
+			}})
 			if r.Status != http.StatusNoContent {
 				t.Fatalf("OPTIONS = %d, want 204; body %s", r.Status, r.Body)
 			}
@@ -144,7 +144,7 @@ var resourceMetadataParam = regexp.MustCompile(`resource_metadata="([^"]*)"`)
 
 // followChallenge asserts that r's challenge names wantURL and that the
 // document there describes resource.
-func followChallenge(t *testing.T, r *response, wantURL, resource string) {
+func followChallenge(t *testing.T, h *harness, r *response, wantURL, resource string) {
 	t.Helper()
 	m := resourceMetadataParam.FindStringSubmatch(r.Header.Get("WWW-Authenticate"))
 	if m == nil {
@@ -153,7 +153,7 @@ func followChallenge(t *testing.T, r *response, wantURL, resource string) {
 	if m[1] != wantURL {
 		t.Fatalf("resource_metadata = %q, want %q", m[1], wantURL)
 	}
-	doc := do(t, http.MethodGet, m[1], "", nil)
+	doc := h.send(t, call{Verb: http.MethodGet, URL: m[1]})
 	if doc.Status != http.StatusOK {
 		t.Fatalf("GET %s = %d", m[1], doc.Status)
 	}
@@ -174,30 +174,30 @@ func TestMetadata_everyChallengeNamesItsGroup(t *testing.T) {
 	for _, g := range []struct{ name, endpoint string }{{"CE", h.CE}, {"EE", h.EE}} {
 		md := h.metadataURL(g.endpoint)
 		t.Run(g.name+" no credential", func(t *testing.T) {
-			r := do(t, http.MethodPost, g.endpoint, body, nil)
+			r := h.send(t, call{URL: g.endpoint, Body: body})
 			expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`, `Bearer realm="GitLab", resource_metadata="`+md+`"`)
-			followChallenge(t, r, md, g.endpoint)
+			followChallenge(t, h, r, md, g.endpoint)
 		})
 		t.Run(g.name+" unknown personal access token", func(t *testing.T) {
-			r := do(t, http.MethodPost, g.endpoint, body, auth("glpat-"+"AAAAAAAAAAAAAAAAAAAA"))
+			r := h.send(t, call{URL: g.endpoint, Body: body, Header: auth("glpat-" + "AAAAAAAAAAAAAAAAAAAA")})
 			if r.Status != http.StatusUnauthorized {
 				t.Fatalf("status = %d; body %s", r.Status, r.Body)
 			}
-			followChallenge(t, r, md, g.endpoint)
+			followChallenge(t, h, r, md, g.endpoint)
 		})
 		t.Run(g.name+" refused JWT", func(t *testing.T) {
-			r := do(t, http.MethodPost, g.endpoint, body, auth(unsignedJWT(t, iss.claims("1", g.endpoint))))
+			r := h.send(t, call{URL: g.endpoint, Body: body, Header: auth(unsignedJWT(t, iss.claims("1", g.endpoint)))})
 			if r.Status != http.StatusUnauthorized {
 				t.Fatalf("status = %d; body %s", r.Status, r.Body)
 			}
-			followChallenge(t, r, md, g.endpoint)
+			followChallenge(t, h, r, md, g.endpoint)
 		})
 		t.Run(g.name+" insufficient scope", func(t *testing.T) {
-			r := do(t, http.MethodPost, g.endpoint, body, auth(readUser))
+			r := h.send(t, call{URL: g.endpoint, Body: body, Header: auth(readUser)})
 			if r.Status != http.StatusForbidden {
 				t.Fatalf("status = %d; body %s", r.Status, r.Body)
 			}
-			followChallenge(t, r, md, g.endpoint)
+			followChallenge(t, h, r, md, g.endpoint)
 		})
 	}
 }
@@ -206,11 +206,11 @@ func TestMetadata_followsThePublicURL(t *testing.T) {
 	iss := newTestIssuer(t)
 	const public = "https://gitlab.example.com"
 	h := startServer(t, withOAuth(iss), withEE(), func(c *app.Config) { c.PublicURL = public + "/" })
-	expectMetadata(t, h.URL+metadataCEPath, metadataDoc(public+cePath, iss.URL, false))
-	expectMetadata(t, h.URL+metadataEEPath, metadataDoc(public+eePath, iss.URL, true))
+	expectMetadata(t, h, h.URL+metadataCEPath, metadataDoc(public+cePath, iss.URL, false))
+	expectMetadata(t, h, h.URL+metadataEEPath, metadataDoc(public+eePath, iss.URL, true))
 
 	for _, ep := range []string{cePath, eePath} {
-		r := do(t, http.MethodPost, h.URL+ep, envelope(t, 1, "tools/list", map[string]any{}), nil)
+		r := h.send(t, call{URL: h.URL + ep, Method: "tools/list", Params: map[string]any{}})
 		want := `Bearer realm="GitLab", resource_metadata="` + public + metadataRoot + ep + `"`
 		expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`, want)
 	}

@@ -231,7 +231,7 @@ func insufficientScopeBody(scope, description string) string {
 // order, and the set of those annotated readOnlyHint: true.
 func oauthToolNames(t testing.TB, r *response) (names []string, readOnly map[string]bool) {
 	t.Helper()
-	res := result(t, r)
+	res := r.result(t)
 	list, ok := res["tools"].([]any)
 	if !ok {
 		t.Fatalf("tools/list result has no tools array: %s", r.Body)

@@ -16,7 +16,7 @@ import (
 // listTools sends a Legacy tools/list with the token registered as name.
 func listTools(t *testing.T, h *harness, endpoint, name string) *response {
 	t.Helper()
-	return h.legacy(t, endpoint, name, 1, "tools/list", map[string]any{})
+	return h.send(t, call{URL: endpoint, User: name, Method: "tools/list", Params: map[string]any{}})
 }
 
 func TestOAuth_validToken(t *testing.T) {
@@ -33,7 +33,7 @@ func TestOAuth_validToken(t *testing.T) {
 	})
 
 	t.Run("modern tools/list and tools/call", func(t *testing.T) {
-		r := h.modern(t, h.CE, alice, "list", "tools/list", nil)
+		r := h.send(t, call{Era: modern, User: alice, ID: "list", Method: "tools/list"})
 		if r.Status != http.StatusOK {
 			t.Fatalf("status = %d; body %s", r.Status, r.Body)
 		}
@@ -41,12 +41,12 @@ func TestOAuth_validToken(t *testing.T) {
 		if names, _ := oauthToolNames(t, r); !slices.Contains(names, "get_mcp_server_version") {
 			t.Fatalf("tools = %v, want get_mcp_server_version among them", names)
 		}
-		r = h.modern(t, h.CE, alice, "call", "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+		r = h.send(t, call{Era: modern, User: alice, ID: "call", Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("tools/call status = %d; body %s", r.Status, r.Body)
 		}
 		validateResult(t, revModern, "CallToolResult", r.Body)
-		if res := result(t, r); res["isError"] == true {
+		if res := r.result(t); res["isError"] == true {
 			t.Fatalf("tools/call failed: %s", r.Body)
 		}
 	})
@@ -57,7 +57,7 @@ func TestOAuth_validToken(t *testing.T) {
 			t.Fatalf("PAT beside OAuth: status %d; body %s", r.Status, r.Body)
 		}
 		validateResult(t, rev20251125, "ListToolsResult", r.Body)
-		r = do(t, http.MethodPost, h.CE, envelope(t, 1, "tools/list", map[string]any{}), http.Header{"Private-Token": {h.Tokens["bob"]}})
+		r = h.send(t, call{Method: "tools/list", Params: map[string]any{}, Header: http.Header{"Private-Token": {h.Tokens["bob"]}}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("PRIVATE-TOKEN beside OAuth: status %d; body %s", r.Status, r.Body)
 		}
@@ -153,7 +153,7 @@ func TestOAuth_refusedTokens(t *testing.T) {
 
 	t.Run("modern request refused the same way", func(t *testing.T) {
 		name := h.withToken("jwt:modern-expired", iss.mint(t, with("exp", now.Add(-10*time.Minute).Unix())))
-		r := h.modern(t, h.CE, name, 1, "tools/list", nil)
+		r := h.send(t, call{Era: modern, User: name, Method: "tools/list"})
 		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("token expired"), challenge401(h.metadataURL(h.CE), "token expired"))
 	})
 }
@@ -221,7 +221,7 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 	})
 	t.Run("token naming both works on both", func(t *testing.T) {
 		for _, ep := range []string{h.CE, h.EE} {
-			r := h.modern(t, ep, both, 1, "tools/list", nil)
+			r := h.send(t, call{Era: modern, URL: ep, User: both, Method: "tools/list"})
 			if r.Status != http.StatusOK {
 				t.Fatalf("%s: %d %s", ep, r.Status, r.Body)
 			}
@@ -273,7 +273,7 @@ func TestOAuth_readAPIScopeListsReadOnlyTools(t *testing.T) {
 	if len(readOnly) == 0 || len(readOnly) == len(all) {
 		t.Fatalf("the full catalog must mix read-only and writing tools: %v (read-only %v)", all, readOnly)
 	}
-	r := h.modern(t, h.CE, readAPI, 1, "tools/list", nil)
+	r := h.send(t, call{Era: modern, User: readAPI, Method: "tools/list"})
 	if r.Status != http.StatusOK {
 		t.Fatalf("status = %d; body %s", r.Status, r.Body)
 	}
@@ -290,16 +290,16 @@ func TestOAuth_readAPIScopeListsReadOnlyTools(t *testing.T) {
 	}
 
 	t.Run("a read-only tool can be called", func(t *testing.T) {
-		r := h.legacy(t, h.CE, readAPI, 2, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+		r := h.send(t, call{User: readAPI, ID: 2, Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("status = %d; body %s", r.Status, r.Body)
 		}
 		validateResult(t, rev20251125, "CallToolResult", r.Body)
 	})
 	t.Run("a writing tool is a step-up", func(t *testing.T) {
-		r := h.legacy(t, h.CE, readAPI, 3, "tools/call", map[string]any{
+		r := h.send(t, call{User: readAPI, ID: 3, Method: "tools/call", Params: map[string]any{
 			"name": "create_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "from read_api"},
-		})
+		}})
 		desc := "The tool create_issue writes data; the token's read_api scope allows read-only tools. A token with the mcp scope is needed."
 		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})

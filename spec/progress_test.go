@@ -7,24 +7,18 @@ import (
 	"testing"
 )
 
-// searchCall is a Modern tools/call of search, with _meta.progressToken
-// when token is not nil.
-func searchCall(t *testing.T, id, token any) (string, http.Header) {
-	t.Helper()
-	meta := modernMeta()
+// searchCall is a Modern tools/call of search as alice, with
+// _meta.progressToken when token is not nil.
+func searchCall(id, token any) call {
+	var extra map[string]any
 	if token != nil {
-		meta["progressToken"] = token
+		extra = map[string]any{"progressToken": token}
 	}
-	params := map[string]any{
+	return call{Era: modern, User: "alice", ID: id, Method: "tools/call", Params: map[string]any{
 		"name":      "search",
 		"arguments": map[string]any{"scope": "issues", "search": "a"},
-		"_meta":     meta,
-	}
-	hd := http.Header{}
-	for k, v := range modernHeaders("tools/call", params) {
-		hd.Set(k, v)
-	}
-	return envelope(t, id, "tools/call", params), hd
+		"_meta":     metaWith(nil, extra),
+	}}
 }
 
 // Ensure a Modern call whose client asked for progress is answered as an
@@ -40,11 +34,8 @@ func TestProgress_searchStreamsProgress(t *testing.T) {
 		{"integer token", 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, hd := searchCall(t, "call-1", tc.token)
-			for k, v := range auth(h.Tokens["alice"]) {
-				hd[k] = v
-			}
-			s, r := openStream(t, h.CE, body, hd)
+			sc := searchCall("call-1", tc.token)
+			s, r := h.open(t, sc)
 			if s == nil {
 				t.Fatalf("status %d, Content-Type %q: want an event stream; body %s", r.Status, r.Header.Get("Content-Type"), r.Body)
 			}
@@ -109,11 +100,8 @@ func TestProgress_plainJSONWithoutToken(t *testing.T) {
 		{"object token", map[string]any{"a": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, hd := searchCall(t, 3, tc.token)
-			for k, v := range auth(h.Tokens["alice"]) {
-				hd[k] = v
-			}
-			r := do(t, http.MethodPost, h.CE, body, hd)
+			sc := searchCall(3, tc.token)
+			r := h.send(t, sc)
 			if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 				t.Fatalf("status %d, Content-Type %q; want 200 JSON: %s", r.Status, r.Header.Get("Content-Type"), r.Body)
 			}
@@ -126,11 +114,10 @@ func TestProgress_plainJSONWithoutToken(t *testing.T) {
 // Streamable HTTP allows there, in that revision's schema.
 func TestProgress_legacyStreamsProgress(t *testing.T) {
 	h := startServer(t)
-	body := envelope(t, 4, "tools/call", map[string]any{
+	s, r := h.open(t, call{User: "alice", ID: 4, Method: "tools/call", Params: map[string]any{
 		"name": "search", "arguments": map[string]any{"scope": "issues", "search": "a"},
 		"_meta": map[string]any{"progressToken": "legacy"},
-	})
-	s, r := openStream(t, h.CE, body, auth(h.Tokens["alice"]))
+	}})
 	if s == nil {
 		t.Fatalf("status %d, Content-Type %q: want an event stream; body %s", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
@@ -153,11 +140,8 @@ func TestProgress_legacyStreamsProgress(t *testing.T) {
 // goroutine count returns to the baseline) and the server goes on serving.
 func TestProgress_closingTheStreamCancels(t *testing.T) {
 	h := startServer(t)
-	body, hd := searchCall(t, 1, "warm")
-	for k, v := range auth(h.Tokens["alice"]) {
-		hd[k] = v
-	}
-	warm, _ := openStream(t, h.CE, body, hd)
+	sc := searchCall(1, "warm")
+	warm, _ := h.open(t, sc)
 	if warm == nil {
 		t.Fatal("no progress stream")
 	}
@@ -166,7 +150,7 @@ func TestProgress_closingTheStreamCancels(t *testing.T) {
 	base := settledGoroutines()
 
 	for i := range 5 {
-		s, r := openStream(t, h.CE, body, hd)
+		s, r := h.open(t, sc)
 		if s == nil {
 			t.Fatalf("call %d: no progress stream (status %d)", i, r.Status)
 		}
@@ -176,7 +160,7 @@ func TestProgress_closingTheStreamCancels(t *testing.T) {
 	}
 	waitGoroutinesAtMost(t, base)
 
-	r := h.modern(t, h.CE, "alice", 2, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
+	r := h.send(t, call{Era: modern, User: "alice", ID: 2, Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
 	if r.Status != http.StatusOK {
 		t.Fatalf("call after cancelled streams: status %d: %s", r.Status, r.Body)
 	}

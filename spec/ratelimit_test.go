@@ -87,7 +87,7 @@ func expectRateLimited(t *testing.T, r *response) {
 func TestRateLimit_perUser(t *testing.T) {
 	h := startServer(t, withRateLimit("3/60s"))
 	for i := range 3 {
-		r := h.legacy(t, h.CE, "alice", i, "tools/list", map[string]any{})
+		r := h.send(t, call{User: "alice", ID: i, Method: "tools/list", Params: map[string]any{}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("request %d: status %d; body %s", i+1, r.Status, r.Body)
 		}
@@ -96,67 +96,67 @@ func TestRateLimit_perUser(t *testing.T) {
 	}
 
 	t.Run("the next request is 429", func(t *testing.T) {
-		expectRateLimited(t, h.legacy(t, h.CE, "alice", 4, "tools/list", map[string]any{}))
-		expectRateLimited(t, h.modern(t, h.CE, "alice", 5, "tools/list", nil))
+		expectRateLimited(t, h.send(t, call{User: "alice", ID: 4, Method: "tools/list", Params: map[string]any{}}))
+		expectRateLimited(t, h.send(t, call{Era: modern, User: "alice", ID: 5, Method: "tools/list"}))
 	})
 	t.Run("another token of the same user shares the bucket", func(t *testing.T) {
 		raw, _ := authMint(t, h, "alice", []string{"mcp"}, nil)
-		expectRateLimited(t, h.legacy(t, h.CE, h.withToken("alice-2", raw), 6, "tools/list", map[string]any{}))
+		expectRateLimited(t, h.send(t, call{User: h.withToken("alice-2", raw), ID: 6, Method: "tools/list", Params: map[string]any{}}))
 	})
 	t.Run("another user is unaffected", func(t *testing.T) {
 		// bob has his own full bucket while alice's is empty: all of his
 		// limit passes, and only his own next request is refused.
 		for i := range 3 {
-			r := h.legacy(t, h.CE, "bob", i, "tools/list", map[string]any{})
+			r := h.send(t, call{User: "bob", ID: i, Method: "tools/list", Params: map[string]any{}})
 			if r.Status != http.StatusOK {
 				t.Fatalf("bob request %d: status %d; body %s", i+1, r.Status, r.Body)
 			}
 			validateResult(t, rev20251125, "ListToolsResult", r.Body)
 			expectRateHeaders(t, r, 2-i)
 		}
-		expectRateLimited(t, h.legacy(t, h.CE, "bob", 4, "tools/list", map[string]any{}))
+		expectRateLimited(t, h.send(t, call{User: "bob", ID: 4, Method: "tools/list", Params: map[string]any{}}))
 	})
 }
 
 func TestRateLimit_perGroup(t *testing.T) {
 	h := startServer(t, withRateLimit("3/60s"), withEE())
 	for i := range 3 {
-		r := h.legacy(t, h.CE, "alice", i, "tools/list", map[string]any{})
+		r := h.send(t, call{User: "alice", ID: i, Method: "tools/list", Params: map[string]any{}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("CE request %d: %d %s", i+1, r.Status, r.Body)
 		}
 		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 	}
-	expectRateLimited(t, h.legacy(t, h.CE, "alice", 4, "tools/list", map[string]any{}))
+	expectRateLimited(t, h.send(t, call{User: "alice", ID: 4, Method: "tools/list", Params: map[string]any{}}))
 
 	// The EE endpoint has its own bucket.
 	for i := range 3 {
-		r := h.legacy(t, h.EE, "alice", i, "tools/list", map[string]any{})
+		r := h.send(t, call{URL: h.EE, User: "alice", ID: i, Method: "tools/list", Params: map[string]any{}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("EE request %d after CE is exhausted: %d %s", i+1, r.Status, r.Body)
 		}
 		validateResult(t, rev20251125, "ListToolsResult", r.Body)
 		expectRateHeaders(t, r, 2-i)
 	}
-	expectRateLimited(t, h.legacy(t, h.EE, "alice", 4, "tools/list", map[string]any{}))
+	expectRateLimited(t, h.send(t, call{URL: h.EE, User: "alice", ID: 4, Method: "tools/list", Params: map[string]any{}}))
 }
 
 // anonymous posts a tools/list without a credential.
-func anonymous(t *testing.T, url string, header http.Header) *response {
+func anonymous(t *testing.T, h *harness, url string, header http.Header) *response {
 	t.Helper()
-	return do(t, http.MethodPost, url, envelope(t, 1, "tools/list", map[string]any{}), header)
+	return h.send(t, call{URL: url, Method: "tools/list", Params: map[string]any{}, Header: header})
 }
 
 func TestRateLimit_unauthenticatedPerAddress(t *testing.T) {
 	h := startServer(t, withRateLimit("3/60s"))
 	for i := range 3 {
-		r := anonymous(t, h.CE, nil)
+		r := anonymous(t, h, h.CE, nil)
 		expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`,
 			`Bearer realm="GitLab", resource_metadata="`+h.metadataURL(h.CE)+`"`)
 		expectRateHeaders(t, r, 2-i)
 	}
 	// The fourth is refused before authentication.
-	expectRateLimited(t, anonymous(t, h.CE, nil))
+	expectRateLimited(t, anonymous(t, h, h.CE, nil))
 
 	t.Run("a spoofed X-Forwarded-For does not change the key", func(t *testing.T) {
 		for _, hd := range []http.Header{
@@ -164,18 +164,18 @@ func TestRateLimit_unauthenticatedPerAddress(t *testing.T) {
 			{"X-Real-Ip": {"203.0.113.8"}},
 			{"X-Forwarded-For": {"198.51.100.1, 203.0.113.9"}},
 		} {
-			expectRateLimited(t, anonymous(t, h.CE, hd))
+			expectRateLimited(t, anonymous(t, h, h.CE, hd))
 		}
 	})
 	t.Run("requests with a credential are limited per user, not per address", func(t *testing.T) {
-		r := h.legacy(t, h.CE, "alice", 1, "tools/list", map[string]any{})
+		r := h.send(t, call{User: "alice", Method: "tools/list", Params: map[string]any{}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("alice from the exhausted address: %d %s", r.Status, r.Body)
 		}
 		expectRateHeaders(t, r, 2)
 		// A credential that fails is refused with 401 (not counted per
 		// address either).
-		r = do(t, http.MethodPost, h.CE, envelope(t, 1, "tools/list", map[string]any{}), auth("glpat-AAAAAAAAAAAAAAAAAAAA"))
+		r = h.send(t, call{Method: "tools/list", Params: map[string]any{}, Header: auth("glpat-AAAAAAAAAAAAAAAAAAAA")})
 		if r.Status != http.StatusUnauthorized {
 			t.Fatalf("bad credential from the exhausted address: %d %s", r.Status, r.Body)
 		}
@@ -186,13 +186,13 @@ func TestRateLimit_trustedProxyForwardsTheClientAddress(t *testing.T) {
 	h := startServer(t, withRateLimit("3/60s"), withTrustedProxies("127.0.0.1/8", "::1"))
 	from := func(client string) http.Header { return http.Header{"X-Forwarded-For": {client}} }
 	for range 3 {
-		if r := anonymous(t, h.CE, from("203.0.113.7")); r.Status != http.StatusUnauthorized {
+		if r := anonymous(t, h, h.CE, from("203.0.113.7")); r.Status != http.StatusUnauthorized {
 			t.Fatalf("status %d; body %s", r.Status, r.Body)
 		}
 	}
-	expectRateLimited(t, anonymous(t, h.CE, from("203.0.113.7")))
+	expectRateLimited(t, anonymous(t, h, h.CE, from("203.0.113.7")))
 	// Behind a trusted proxy, another client has its own bucket.
-	r := anonymous(t, h.CE, from("203.0.113.8"))
+	r := anonymous(t, h, h.CE, from("203.0.113.8"))
 	if r.Status != http.StatusUnauthorized {
 		t.Fatalf("another client behind the proxy: %d, want 401; body %s", r.Status, r.Body)
 	}

@@ -8,26 +8,26 @@ import (
 // TestHarness_smoke proves the harness: both eras answer on a fresh store.
 func TestHarness_smoke(t *testing.T) {
 	h := startServer(t)
-	r := h.legacy(t, h.CE, "alice", 1, "initialize", map[string]any{
+	r := h.send(t, call{User: "alice", Method: "initialize", Params: map[string]any{
 		"protocolVersion": rev20251125, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "spec", "version": "1"},
-	})
+	}})
 	if r.Status != http.StatusOK {
 		t.Fatalf("initialize: %d %s", r.Status, r.Body)
 	}
 	validateResult(t, rev20251125, "InitializeResult", r.Body)
 
-	r = h.modern(t, h.CE, "alice", "d", "server/discover", nil)
+	r = h.send(t, call{Era: modern, User: "alice", ID: "d", Method: "server/discover"})
 	if r.Status != http.StatusOK {
 		t.Fatalf("discover: %d %s", r.Status, r.Body)
 	}
 	validateResult(t, revModern, "DiscoverResult", r.Body)
 
-	r = h.modern(t, h.CE, "alice", 2, "tools/list", nil)
+	r = h.send(t, call{Era: modern, User: "alice", ID: 2, Method: "tools/list"})
 	validateResult(t, revModern, "ListToolsResult", r.Body)
-	if res := result(t, r); res["cacheScope"] != "private" {
+	if res := r.result(t); res["cacheScope"] != "private" {
 		t.Fatalf("cacheScope = %v", res["cacheScope"])
 	}
-	r = do(t, http.MethodPost, h.CE, `[]`, auth(h.Tokens["alice"]))
-	expectError(t, r, revModern, http.StatusBadRequest, -32600)
+	r = h.send(t, call{Body: `[]`, User: "alice"})
+	r.expectError(t, http.StatusBadRequest, -32600)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"reflect"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // Helpers of the tool specs (tools_*_test.go): calling one tool over HTTP
@@ -20,27 +20,27 @@ import (
 // left the store as it was.
 
 // toolsCall sends tools/call of tool with args as user, in era, to g.
-func (h *harness) toolsCall(t testing.TB, g wireGroup, era, user, tool string, args map[string]any) *response {
+func (h *harness) toolsCall(t testing.TB, g group, era, user, tool string, args map[string]any) *response {
 	t.Helper()
 	params := map[string]any{"name": tool}
 	if args != nil {
 		params["arguments"] = args
 	}
-	return h.wireCall(t, era, g.URL, user, 1, "tools/call", params)
+	return h.send(t, call{Era: era, URL: g.URL, User: user, Method: "tools/call", Params: params})
 }
 
 // toolsResult asserts a tools/call answer is HTTP 200 with a result that
 // validates against the era's CallToolResult schema (and, in the Modern era,
 // carries resultType and serverInfo) and returns the result.
-func toolsResult(t testing.TB, g wireGroup, era string, r *response) map[string]any {
+func toolsResult(t testing.TB, g group, era string, r *response) map[string]any {
 	t.Helper()
-	wireExpectStatus(t, r, http.StatusOK)
-	validateResult(t, wireRev(era), "CallToolResult", r.Body)
-	res := result(t, r)
+	r.expectStatus(t, http.StatusOK)
+	validateResult(t, eraRev(era), "CallToolResult", r.Body)
+	res := r.result(t)
 	if era == "modern" {
-		wireExpectModern(t, res, g.ServerName)
+		expectModernResult(t, res, g.ServerName)
 	} else {
-		wireExpectLegacy(t, res)
+		expectLegacyResult(t, res)
 	}
 	return res
 }
@@ -88,10 +88,10 @@ func toolsSucceeded(t testing.TB, res map[string]any) map[string]any {
 
 // toolsRead calls a read tool in both eras on g and returns the Modern
 // structuredContent, asserting both eras answer the same.
-func (h *harness) toolsRead(t testing.TB, g wireGroup, user, tool string, args map[string]any) map[string]any {
+func (h *harness) toolsRead(t testing.TB, g group, user, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	var got [2]map[string]any
-	for i, era := range wireEras {
+	for i, era := range eras {
 		got[i] = toolsSucceeded(t, toolsResult(t, g, era, h.toolsCall(t, g, era, user, tool, args)))
 	}
 	if !reflect.DeepEqual(got[0], got[1]) {
@@ -102,7 +102,7 @@ func (h *harness) toolsRead(t testing.TB, g wireGroup, user, tool string, args m
 
 // toolsWrite calls a write tool once, in era, and returns its
 // structuredContent.
-func (h *harness) toolsWrite(t testing.TB, g wireGroup, era, user, tool string, args map[string]any) map[string]any {
+func (h *harness) toolsWrite(t testing.TB, g group, era, user, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	return toolsSucceeded(t, toolsResult(t, g, era, h.toolsCall(t, g, era, user, tool, args)))
 }
@@ -111,11 +111,11 @@ func (h *harness) toolsWrite(t testing.TB, g wireGroup, era, user, tool string, 
 // isError true, no structuredContent) with the same text in both; it
 // returns the text. Writes are checked against the store: nothing may
 // change.
-func (h *harness) toolsFail(t testing.TB, g wireGroup, user, tool string, args map[string]any) string {
+func (h *harness) toolsFail(t testing.TB, g group, user, tool string, args map[string]any) string {
 	t.Helper()
 	before := toolsState(t, h)
 	var texts [2]string
-	for i, era := range wireEras {
+	for i, era := range eras {
 		res := toolsResult(t, g, era, h.toolsCall(t, g, era, user, tool, args))
 		if res["isError"] != true {
 			t.Fatalf("%s %s: isError = %v, want true; result %v", era, tool, res["isError"], res)
@@ -133,7 +133,7 @@ func (h *harness) toolsFail(t testing.TB, g wireGroup, user, tool string, args m
 }
 
 // toolsFailWith is toolsFail asserting the exact text.
-func (h *harness) toolsFailWith(t testing.TB, g wireGroup, user, tool string, args map[string]any, want string) {
+func (h *harness) toolsFailWith(t testing.TB, g group, user, tool string, args map[string]any, want string) {
 	t.Helper()
 	if got := h.toolsFail(t, g, user, tool, args); got != want {
 		t.Errorf("%s as %s: text = %q, want %q", tool, user, got, want)
@@ -142,7 +142,7 @@ func (h *harness) toolsFailWith(t testing.TB, g wireGroup, user, tool string, ar
 
 // toolsInvalid asserts a validation failure: a tool error whose text starts
 // "Validation error:" and contains every fragment.
-func (h *harness) toolsInvalid(t testing.TB, g wireGroup, user, tool string, args map[string]any, fragments ...string) {
+func (h *harness) toolsInvalid(t testing.TB, g group, user, tool string, args map[string]any, fragments ...string) {
 	t.Helper()
 	text := h.toolsFail(t, g, user, tool, args)
 	if !strings.HasPrefix(text, "Validation error: ") {
@@ -158,15 +158,15 @@ func (h *harness) toolsInvalid(t testing.TB, g wireGroup, user, tool string, arg
 // toolsSameAsMissing asserts that calling tool as user with args answers
 // byte for byte what calling it with missingArgs (naming an object that does
 // not exist) answers, in both eras, and returns the message.
-func (h *harness) toolsSameAsMissing(t testing.TB, g wireGroup, user, tool string, args, missingArgs map[string]any) string {
+func (h *harness) toolsSameAsMissing(t testing.TB, g group, user, tool string, args, missingArgs map[string]any) string {
 	t.Helper()
 	text := h.toolsFail(t, g, user, tool, args)
 	before := toolsState(t, h)
-	for _, era := range wireEras {
+	for _, era := range eras {
 		hidden := h.toolsCall(t, g, era, user, tool, args)
 		missing := h.toolsCall(t, g, era, user, tool, missingArgs)
-		validateResult(t, wireRev(era), "CallToolResult", hidden.Body)
-		validateResult(t, wireRev(era), "CallToolResult", missing.Body)
+		validateResult(t, eraRev(era), "CallToolResult", hidden.Body)
+		validateResult(t, eraRev(era), "CallToolResult", missing.Body)
 		if !bytes.Equal(hidden.Body, missing.Body) {
 			t.Errorf("%s %s: a hidden object reads differently from a missing one:\nhidden  %s\nmissing %s", era, tool, hidden.Body, missing.Body)
 		}
@@ -177,10 +177,10 @@ func (h *harness) toolsSameAsMissing(t testing.TB, g wireGroup, user, tool strin
 
 // toolsBlocked asserts that a blocked user is refused with 403 at
 // authentication, before any tool runs, and that nothing is written.
-func (h *harness) toolsBlocked(t testing.TB, g wireGroup, tool string, args map[string]any) {
+func (h *harness) toolsBlocked(t testing.TB, g group, tool string, args map[string]any) {
 	t.Helper()
 	before := toolsState(t, h)
-	for _, era := range wireEras {
+	for _, era := range eras {
 		expect403User(t, h.toolsCall(t, g, era, "dave", tool, args), reasonBlocked)
 	}
 	toolsExpectState(t, h, before)
@@ -200,31 +200,12 @@ var toolsWriteTables = []string{
 // DELETE).
 func toolsState(t testing.TB, h *harness) map[string]int64 {
 	t.Helper()
-	db := h.Env.Store.DB().WithContext(context.Background())
-	out := map[string]int64{}
-	scan := func(key, query string) {
-		var n int64
-		if err := db.Raw(query).Scan(&n).Error; err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-		out[key] = n
-	}
-	for _, table := range toolsWriteTables {
-		scan(table+" rows", "SELECT COUNT(*) FROM "+table)
-		var rows []map[string]any
-		// Every table's first two columns identify a row (id, or the
-		// composite key), so this order is total.
-		if err := db.Raw("SELECT * FROM " + table + " ORDER BY 1, 2").Scan(&rows).Error; err != nil {
-			t.Fatalf("read %s: %v", table, err)
-		}
-		digest := fnv.New64a()
-		fmt.Fprint(digest, rows)
-		out[table+" content digest"] = int64(digest.Sum64())
-	}
-	scan("issues max iid", "SELECT COALESCE(MAX(iid), 0) FROM issues")
-	scan("merge_requests max iid", "SELECT COALESCE(MAX(iid), 0) FROM merge_requests")
-	scan("internal_ids sum", "SELECT COALESCE(SUM(last_value), 0) FROM internal_ids")
-	scan("notes max id", "SELECT COALESCE(MAX(id), 0) FROM notes")
+	st := h.Env.Store
+	out := storetest.State(t, st, toolsWriteTables...)
+	out["issues max iid"] = storetest.Int(t, st, "SELECT COALESCE(MAX(iid), 0) FROM issues")
+	out["merge_requests max iid"] = storetest.Int(t, st, "SELECT COALESCE(MAX(iid), 0) FROM merge_requests")
+	out["internal_ids sum"] = storetest.Int(t, st, "SELECT COALESCE(SUM(last_value), 0) FROM internal_ids")
+	out["notes max id"] = storetest.Int(t, st, "SELECT COALESCE(MAX(id), 0) FROM notes")
 	return out
 }
 
@@ -246,13 +227,7 @@ func toolsExpectState(t testing.TB, h *harness, before map[string]int64) {
 // of the project with projectID (0 when it has none).
 func toolsMaxIID(t testing.TB, h *harness, table string, projectID int64) int64 {
 	t.Helper()
-	var n int64
-	err := h.Env.Store.DB().WithContext(context.Background()).
-		Raw("SELECT COALESCE(MAX(iid), 0) FROM "+table+" WHERE project_id = ?", projectID).Scan(&n).Error
-	if err != nil {
-		t.Fatalf("max iid of %s: %v", table, err)
-	}
-	return n
+	return storetest.Int(t, h.Env.Store, "SELECT COALESCE(MAX(iid), 0) FROM "+table+" WHERE project_id = ?", projectID)
 }
 
 // toolsProject returns the stored project at path.

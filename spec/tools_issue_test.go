@@ -15,11 +15,11 @@ import (
 
 func TestTools_getIssue(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	mcp := toolsProject(t, h, "gitlab-org/gitlab-mcp")
 
 	t.Run("happy path: GitLab's issue JSON", func(t *testing.T) {
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			sc := h.toolsRead(t, g, "alice", "get_issue", map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2})
 			toolsExpectField(t, sc, 2, "iid")
 			toolsExpectField(t, sc, mcp.ID, "project_id")
@@ -110,7 +110,7 @@ func TestTools_getIssue(t *testing.T) {
 		h.toolsSameAsMissing(t, ce, "carol", "get_issue",
 			map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 3}, map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 99})
 		// A blocked user never reaches the tool.
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "get_issue", map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2})
 		}
 	})
@@ -118,13 +118,13 @@ func TestTools_getIssue(t *testing.T) {
 
 func TestTools_createIssue(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	ctx := context.Background()
 	mcp := toolsProject(t, h, "gitlab-org/gitlab-mcp")
 	bob := authUser(t, h, "bob")
 
 	t.Run("happy path: created, returned and stored", func(t *testing.T) {
-		for _, era := range wireEras {
+		for _, era := range eras {
 			before := toolsState(t, h)
 			nextIID := toolsMaxIID(t, h, "issues", mcp.ID) + 1
 			title := "Spec: created over HTTP (" + era + ")"
@@ -159,7 +159,7 @@ func TestTools_createIssue(t *testing.T) {
 				t.Errorf("issues: %d → %d rows, want one more", before["issues rows"], after["issues rows"])
 			}
 			wantLabels := before["labels rows"]
-			if era == wireEras[0] {
+			if era == eras[0] {
 				wantLabels++ // spec-new-label is created once
 			}
 			if after["labels rows"] != wantLabels {
@@ -227,7 +227,7 @@ func TestTools_createIssue(t *testing.T) {
 				map[string]any{"id": "acme/secret-plans", "title": "t"}, map[string]any{"id": "acme/nope", "title": "t"})
 		}
 		// A blocked member: 403 at authentication.
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "create_issue", map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t"})
 		}
 	})

@@ -26,7 +26,7 @@ var (
 
 // toolsList lists every tool on g as user in era (following cursors) and
 // returns the tool objects.
-func (h *harness) toolsList(t testing.TB, g wireGroup, era, user string, hdr http.Header) []map[string]any {
+func (h *harness) toolsList(t testing.TB, g group, era, user string, hdr http.Header) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	params := map[string]any{}
@@ -34,12 +34,12 @@ func (h *harness) toolsList(t testing.TB, g wireGroup, era, user string, hdr htt
 		if page > 100 {
 			t.Fatal("tools/list never ends")
 		}
-		body, hd := h.wireRequest(t, era, user, page+1, "tools/list", params)
+		body, hd := h.parts(t, call{Era: era, User: user, ID: page + 1, Method: "tools/list", Params: params})
 		catalogMergeHeader(hd, hdr)
-		r := do(t, http.MethodPost, g.URL, body, hd)
-		wireExpectStatus(t, r, http.StatusOK)
-		validateResult(t, wireRev(era), "ListToolsResult", r.Body)
-		res := result(t, r)
+		r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+		r.expectStatus(t, http.StatusOK)
+		validateResult(t, eraRev(era), "ListToolsResult", r.Body)
+		res := r.result(t)
 		for _, x := range res["tools"].([]any) {
 			out = append(out, x.(map[string]any))
 		}
@@ -62,8 +62,8 @@ func toolsNames(tools []map[string]any) []string {
 func TestTools_listed(t *testing.T) {
 	h := startServer(t, withEE())
 	want := map[string][]string{"CE": toolsCE, "EE": toolsEE}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			tools := h.toolsList(t, g, era, "alice", nil)
 			if got := toolsNames(tools); !slices.Equal(got, want[g.Name]) {
 				t.Errorf("%s %s: tools = %v\nwant %v", g.Name, era, got, want[g.Name])
@@ -87,7 +87,7 @@ func TestTools_listed(t *testing.T) {
 
 func TestTools_getMCPServerVersion(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, user := range []string{"alice", "root"} {
 			sc := h.toolsRead(t, g, user, "get_mcp_server_version", map[string]any{})
 			toolsExpectField(t, sc, app.Version, "version")
@@ -97,7 +97,7 @@ func TestTools_getMCPServerVersion(t *testing.T) {
 		h.toolsBlocked(t, g, "get_mcp_server_version", map[string]any{})
 	}
 	// No arguments at all, and any signed-in user on CE.
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	for _, user := range []string{"bob", "carol"} {
 		toolsExpectField(t, h.toolsRead(t, ce, user, "get_mcp_server_version", nil), app.Version, "version")
 	}
@@ -107,18 +107,18 @@ func TestTools_getMCPServerVersion(t *testing.T) {
 // but are never listed, with or without a name prefix.
 func TestTools_aliases(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			names := toolsNames(h.toolsList(t, g, era, "alice", nil))
 			for _, alias := range []string{"gitlab_search", "get_work_item_notes"} {
 				if slices.Contains(names, alias) {
 					t.Errorf("%s %s: alias %s is listed", g.Name, era, alias)
 				}
 			}
-			body, hd := h.wireRequest(t, era, "alice", 1, "tools/call", map[string]any{
-				"name": "gl_gitlab_search", "arguments": map[string]any{"scope": "issues", "search": "nebula"}})
+			body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/call", Params: map[string]any{
+				"name": "gl_gitlab_search", "arguments": map[string]any{"scope": "issues", "search": "nebula"}}})
 			hd.Set(hdrPrefix, "gl_")
-			sc := toolsSucceeded(t, toolsResult(t, g, era, do(t, http.MethodPost, g.URL, body, hd)))
+			sc := toolsSucceeded(t, toolsResult(t, g, era, h.send(t, call{URL: g.URL, Body: body, Header: hd})))
 			toolsExpectField(t, sc, 2, "pageInfo", "total")
 		}
 		sc := h.toolsRead(t, g, "alice", "gitlab_search", map[string]any{"scope": "projects", "search": "plans"})
@@ -131,7 +131,7 @@ func TestTools_aliases(t *testing.T) {
 // nothing is written.
 func TestTools_readAPI(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	ro, _ := authMint(t, h, "alice", []string{"read_api"}, authDay(7))
 	h.Tokens["alice-ro"] = ro
 	var readOnly []string
@@ -140,7 +140,7 @@ func TestTools_readAPI(t *testing.T) {
 			readOnly = append(readOnly, n)
 		}
 	}
-	for _, era := range wireEras {
+	for _, era := range eras {
 		if got := toolsNames(h.toolsList(t, ce, era, "alice-ro", nil)); !slices.Equal(got, readOnly) {
 			t.Errorf("%s: read_api lists %v\nwant %v", era, got, readOnly)
 		}
@@ -152,7 +152,7 @@ func TestTools_readAPI(t *testing.T) {
 	}
 	before := toolsState(t, h)
 	for _, tool := range toolsWrite {
-		for _, era := range wireEras {
+		for _, era := range eras {
 			desc := expect403Scope(t, h, ce, h.toolsCall(t, ce, era, "alice-ro", tool, writes[tool]), "mcp")
 			if !strings.Contains(desc, tool) || !strings.Contains(desc, "read_api") {
 				t.Errorf("%s %s: error_description %q should name the tool and read_api", era, tool, desc)

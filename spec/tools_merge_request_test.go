@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // The merge request and pipeline tools over HTTP: get_merge_request,
@@ -15,23 +17,21 @@ import (
 // status (the demo has one per status and project).
 func toolsPipelineID(t testing.TB, h *harness, project, status string) int64 {
 	t.Helper()
-	var id int64
-	err := h.Env.Store.DB().WithContext(context.Background()).
-		Raw("SELECT id FROM ci_pipelines WHERE project_id = ? AND status = ? ORDER BY id LIMIT 1", toolsProject(t, h, project).ID, status).
-		Scan(&id).Error
-	if err != nil || id == 0 {
-		t.Fatalf("no %s pipeline in %s (%v)", status, project, err)
+	id := storetest.Int(t, h.Env.Store, "SELECT id FROM ci_pipelines WHERE project_id = ? AND status = ? ORDER BY id LIMIT 1",
+		toolsProject(t, h, project).ID, status)
+	if id == 0 {
+		t.Fatalf("no %s pipeline in %s", status, project)
 	}
 	return id
 }
 
 func TestTools_getMergeRequest(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	mr1 := map[string]any{"id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1}
 
 	t.Run("happy path", func(t *testing.T) {
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			sc := h.toolsRead(t, g, "alice", "get_merge_request", mr1)
 			toolsExpectField(t, sc, "Add server/discover for the 2026-07-28 revision", "title")
 			toolsExpectField(t, sc, "opened", "state")
@@ -88,7 +88,7 @@ func TestTools_getMergeRequest(t *testing.T) {
 			// Internal and public projects: any signed-in user, a guest too.
 			h.toolsRead(t, ce, "carol", tool, map[string]any{"id": "gitlab-org/orbit", "merge_request_iid": 1})
 			h.toolsRead(t, ce, "carol", tool, mr1)
-			for _, g := range wireGroups(h) {
+			for _, g := range h.groups() {
 				h.toolsBlocked(t, g, tool, mr1)
 			}
 		}
@@ -97,7 +97,7 @@ func TestTools_getMergeRequest(t *testing.T) {
 
 func TestTools_getMergeRequestLists(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 
 	t.Run("commits, newest first, paged", func(t *testing.T) {
 		sc := h.toolsRead(t, ce, "alice", "get_merge_request_commits", map[string]any{"id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1})
@@ -137,12 +137,12 @@ func TestTools_getMergeRequestLists(t *testing.T) {
 
 func TestTools_getPipelineJobs(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	running := toolsPipelineID(t, h, "gitlab-org/gitlab-mcp", "running")
 	failed := toolsPipelineID(t, h, "gitlab-org/orbit", "failed")
 
 	t.Run("happy path", func(t *testing.T) {
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			sc := h.toolsRead(t, g, "alice", "get_pipeline_jobs", map[string]any{"id": "gitlab-org/gitlab-mcp", "pipeline_id": running})
 			items := toolsItems(t, sc)
 			if got := toolsField(items, "name"); !slices.Equal(got, []string{"build", "test", "lint"}) {
@@ -180,7 +180,7 @@ func TestTools_getPipelineJobs(t *testing.T) {
 				map[string]any{"id": "acme/secret-plans", "pipeline_id": 1}, map[string]any{"id": "acme/nope", "pipeline_id": 1})
 		}
 		h.toolsRead(t, ce, "carol", "get_pipeline_jobs", map[string]any{"id": "gitlab-org/gitlab-mcp", "pipeline_id": running})
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "get_pipeline_jobs", map[string]any{"id": "gitlab-org/gitlab-mcp", "pipeline_id": running})
 		}
 	})
@@ -188,14 +188,14 @@ func TestTools_getPipelineJobs(t *testing.T) {
 
 func TestTools_createMergeRequest(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	ctx := context.Background()
 	mcp := toolsProject(t, h, "gitlab-org/gitlab-mcp")
 	bob := authUser(t, h, "bob")
 
 	t.Run("happy path: created, returned and stored", func(t *testing.T) {
 		branches := map[string][2]string{"legacy": {"fix/stable-tool-order", "main"}, "modern": {"main", "feature/server-discover"}}
-		for _, era := range wireEras {
+		for _, era := range eras {
 			before := toolsState(t, h)
 			nextIID := toolsMaxIID(t, h, "merge_requests", mcp.ID) + 1
 			src, dst := branches[era][0], branches[era][1]
@@ -275,7 +275,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 		for _, user := range []string{"carol", "bob"} {
 			h.toolsSameAsMissing(t, ce, user, "create_merge_request", mr("acme/secret-plans"), mr("acme/nope"))
 		}
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "create_merge_request", mr("gitlab-org/gitlab-mcp"))
 		}
 	})

@@ -12,11 +12,11 @@ import (
 
 func TestTools_getWorkItemNotes(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	issue1 := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1}
 
 	t.Run("happy path: every note, oldest first", func(t *testing.T) {
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			sc := h.toolsRead(t, g, "alice", "get_workitem_notes", issue1)
 			items := toolsItems(t, sc)
 			if got := toolsField(items, "author", "username"); !slices.Equal(got, []string{"bob", "alice", "bob", "alice", "alice", "alice"}) {
@@ -118,7 +118,7 @@ func TestTools_getWorkItemNotes(t *testing.T) {
 		}
 		h.toolsSameAsMissing(t, ce, "carol", "get_workitem_notes",
 			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3}, map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 99})
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "get_workitem_notes", issue1)
 		}
 	})
@@ -126,7 +126,7 @@ func TestTools_getWorkItemNotes(t *testing.T) {
 
 func TestTools_createWorkItemNote(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	ctx := context.Background()
 	notes := h.toolsRead(t, ce, "alice", "get_workitem_notes", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1})
 	thread, _ := toolsDig(notes, "items", 1, "discussion_id").(string) // "order-root-cause" on #1
@@ -137,7 +137,7 @@ func TestTools_createWorkItemNote(t *testing.T) {
 	}
 
 	t.Run("happy path: new thread, reply, internal note", func(t *testing.T) {
-		for _, era := range wireEras {
+		for _, era := range eras {
 			before := toolsState(t, h)
 			sc := h.toolsWrite(t, ce, era, "bob", "create_workitem_note", map[string]any{
 				"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "Spec comment (" + era + ")"})
@@ -220,7 +220,7 @@ func TestTools_createWorkItemNote(t *testing.T) {
 		h.toolsSameAsMissing(t, ce, "carol", "create_workitem_note",
 			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3, "body": "b"},
 			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 99, "body": "b"})
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b"})
 		}
 	})

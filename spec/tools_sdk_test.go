@@ -42,7 +42,7 @@ func TestTools_goSDK(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			for _, g := range wireGroups(h) {
+			for _, g := range h.groups() {
 				cs, tr := toolsSDKConnect(t, ctx, g.URL, h.Tokens["alice"], era.version)
 				var names []string
 				for tool, err := range cs.Tools(ctx, nil) {

@@ -12,11 +12,11 @@ import (
 
 func TestTools_search(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	secret := toolsProject(t, h, "acme/secret-plans")
 
 	t.Run("happy path", func(t *testing.T) {
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			sc := h.toolsRead(t, g, "alice", "search", map[string]any{"scope": "issues", "search": "nebula"})
 			if got := toolsField(toolsItems(t, sc), "title"); !slices.Equal(got, []string{
 				"Rename Project Nebula before the public announcement", "Board deck for the Nebula pricing decision"}) {
@@ -114,7 +114,7 @@ func TestTools_search(t *testing.T) {
 		// The internal project is searchable by every signed-in user.
 		sc := h.toolsRead(t, ce, "carol", "search", map[string]any{"scope": "issues", "search": "cyclic", "project_id": "gitlab-org/orbit"})
 		toolsExpectField(t, sc, 1, "pageInfo", "total")
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "search", map[string]any{"scope": "issues", "search": "x"})
 		}
 	})
@@ -122,10 +122,10 @@ func TestTools_search(t *testing.T) {
 
 func TestTools_searchLabels(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 
 	t.Run("happy path", func(t *testing.T) {
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			sc := h.toolsRead(t, g, "alice", "search_labels", map[string]any{"full_path": "gitlab-org/gitlab-mcp", "is_project": true})
 			if got := toolsField(toolsItems(t, sc), "name"); !slices.Equal(got, []string{"bug", "documentation", "feature", "security", "workflow::in review"}) {
 				t.Errorf("labels = %v", got)
@@ -183,7 +183,7 @@ func TestTools_searchLabels(t *testing.T) {
 		if n := len(toolsItems(t, sc)); n != 0 {
 			t.Errorf("carol sees %d strategy labels in gitlab-org", n)
 		}
-		for _, g := range wireGroups(h) {
+		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "search_labels", map[string]any{"full_path": "gitlab-org", "is_project": false})
 		}
 	})
@@ -191,7 +191,7 @@ func TestTools_searchLabels(t *testing.T) {
 
 func TestTools_semanticCodeSearch(t *testing.T) {
 	h := startServer(t, withEE())
-	ce, ee := wireGroups(h)[0], wireGroups(h)[1]
+	ce, ee := h.groups()[0], h.groups()[1]
 	toolsAddUser(t, h, "erin") // EE seat, member of nothing
 	query := map[string]any{"project_id": "gitlab-org/orbit", "semantic_query": "graph reachable"}
 
@@ -216,9 +216,9 @@ func TestTools_semanticCodeSearch(t *testing.T) {
 	})
 
 	t.Run("CE: unknown tool", func(t *testing.T) {
-		for _, era := range wireEras {
+		for _, era := range eras {
 			r := h.toolsCall(t, ce, era, "alice", "semantic_code_search", query)
-			msg, data := expectError(t, r, wireRev(era), 400, -32602)
+			msg, data := r.expectError(t, 400, -32602)
 			if msg != `Unknown tool: "semantic_code_search"` || toolsDig(data, "name") != "semantic_code_search" {
 				t.Errorf("%s: message %q data %v", era, msg, data)
 			}
@@ -243,9 +243,9 @@ func TestTools_semanticCodeSearch(t *testing.T) {
 			map[string]any{"project_id": "acme/nope", "semantic_query": "nebula"})
 		// Users without an EE seat are refused by the group, before the tool.
 		for _, user := range []string{"bob", "carol"} {
-			for _, era := range wireEras {
+			for _, era := range eras {
 				r := h.toolsCall(t, ee, era, user, "semantic_code_search", query)
-				wireExpectStatus(t, r, 403)
+				r.expectStatus(t, 403)
 				if !strings.Contains(string(r.Body), "seat") {
 					t.Errorf("%s: body %s, want the missing seat named", user, r.Body)
 				}

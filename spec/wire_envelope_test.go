@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// Wire rules shared by both wireEras (DESIGN.md §2.1), on both route groups.
+// Wire rules shared by both eras (DESIGN.md §2.1), on both route groups.
 
 // TestWire_postOnly: every method but POST is 405 with Allow: POST, before
 // authentication (no credential needed, no challenge sent).
 func TestWire_postOnly(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, method := range []string{http.MethodGet, http.MethodDelete, http.MethodPut, http.MethodPatch} {
 			for _, withToken := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/token=%v", g.Name, method, withToken), func(t *testing.T) {
@@ -23,8 +23,8 @@ func TestWire_postOnly(t *testing.T) {
 						hd = auth(h.Tokens["alice"])
 					}
 					hd.Set("Accept", "text/event-stream")
-					r := wireSend(t, method, g.URL, "", hd, "")
-					wireExpectStatus(t, r, http.StatusMethodNotAllowed)
+					r := h.send(t, call{Verb: method, URL: g.URL, Header: hd})
+					r.expectStatus(t, http.StatusMethodNotAllowed)
 					if got := r.Header.Get("Allow"); got != http.MethodPost {
 						t.Errorf("Allow = %q, want POST", got)
 					}
@@ -34,8 +34,8 @@ func TestWire_postOnly(t *testing.T) {
 					if got := r.Header.Get("Mcp-Session-Id"); got != "" {
 						t.Errorf("Mcp-Session-Id = %q, want none", got)
 					}
-					expectError(t, r, rev20251125, http.StatusMethodNotAllowed, -32600)
-					wireExpectID(t, r.Body, "")
+					r.expectError(t, http.StatusMethodNotAllowed, -32600)
+					r.expectID(t, "")
 				})
 			}
 		}
@@ -46,14 +46,14 @@ func TestWire_postOnly(t *testing.T) {
 // none is ever returned; Last-Event-ID is ignored too.
 func TestWire_noSessions(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		t.Run(g.Name+"/legacy", func(t *testing.T) {
 			hd := auth(h.Tokens["alice"])
-			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "initialize", map[string]any{
+			r := h.send(t, call{URL: g.URL, Method: "initialize", Params: map[string]any{
 				"protocolVersion": rev20251125, "capabilities": map[string]any{},
 				"clientInfo": map[string]any{"name": "spec", "version": "1"},
-			}), hd)
-			wireExpectStatus(t, r, http.StatusOK)
+			}, Header: hd})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20251125, "InitializeResult", r.Body)
 			if got := r.Header.Values("Mcp-Session-Id"); len(got) != 0 {
 				t.Fatalf("initialize returned Mcp-Session-Id %q: no session may be minted", got)
@@ -63,8 +63,8 @@ func TestWire_noSessions(t *testing.T) {
 			hd.Set("Last-Event-ID", "42")
 			hd.Set("MCP-Protocol-Version", rev20251125)
 			for i, m := range []string{"tools/list", "ping"} {
-				r = do(t, http.MethodPost, g.URL, envelope(t, i+2, m, nil), hd)
-				wireExpectStatus(t, r, http.StatusOK)
+				r = h.send(t, call{URL: g.URL, ID: i + 2, Method: m, Header: hd})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, rev20251125, map[string]string{"tools/list": "ListToolsResult", "ping": "EmptyResult"}[m], r.Body)
 				if got := r.Header.Values("Mcp-Session-Id"); len(got) != 0 {
 					t.Errorf("%s returned Mcp-Session-Id %q", m, got)
@@ -72,11 +72,11 @@ func TestWire_noSessions(t *testing.T) {
 			}
 		})
 		t.Run(g.Name+"/modern", func(t *testing.T) {
-			body, hd := h.wireModernRequest(t, "alice", 1, "tools/list", nil)
+			body, hd := h.parts(t, call{Era: modern, User: "alice", Method: "tools/list"})
 			hd.Set("Mcp-Session-Id", "made-up-session-0123")
 			hd.Set("Last-Event-ID", "7")
-			r := do(t, http.MethodPost, g.URL, body, hd)
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, revModern, "ListToolsResult", r.Body)
 			if got := r.Header.Values("Mcp-Session-Id"); len(got) != 0 {
 				t.Errorf("returned Mcp-Session-Id %q", got)
@@ -86,7 +86,7 @@ func TestWire_noSessions(t *testing.T) {
 }
 
 // TestWire_envelopeErrors: one JSON-RPC request object per body; anything
-// else is refused with the exact code and status, in both wireEras. wantID is
+// else is refused with the exact code and status, in both eras. wantID is
 // the raw id echoed, or "" when the error must carry no id member (the
 // 2025-11-25 and 2026-07-28 schemas do not allow "id": null, so the
 // server omits it where DESIGN.md says "id null").
@@ -136,8 +136,8 @@ func TestWire_envelopeErrors(t *testing.T) {
 		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}`, 400, -32600, "1"},
 		{"string id kept on error", `{"jsonrpc":"2.0","id":"7","Method":"tools/list","params":PARAMS}`, 400, -32600, `"7"`},
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, tt := range tests {
 				t.Run(g.Name+"/"+era+"/"+tt.name, func(t *testing.T) {
 					hd := auth(h.Tokens["alice"])
@@ -145,12 +145,12 @@ func TestWire_envelopeErrors(t *testing.T) {
 						hd.Set("MCP-Protocol-Version", revModern)
 						hd.Set("Mcp-Method", "tools/list")
 					}
-					r := do(t, http.MethodPost, g.URL, body(era, tt.tmpl), hd)
-					expectError(t, r, wireRev(era), tt.status, tt.code)
-					wireExpectID(t, r.Body, tt.wantID)
+					r := h.send(t, call{URL: g.URL, Body: body(era, tt.tmpl), Header: hd})
+					r.expectError(t, tt.status, tt.code)
+					r.expectID(t, tt.wantID)
 					if era == "modern" {
 						def := map[int]string{-32600: "InvalidRequestError", -32700: "ParseError"}[tt.code]
-						wireValidateError(t, revModern, def, r.Body)
+						validateError(t, revModern, def, r.Body)
 					}
 				})
 			}
@@ -163,24 +163,24 @@ func TestWire_envelopeErrors(t *testing.T) {
 func TestWire_idEcho(t *testing.T) {
 	h := startServer(t, withEE())
 	ids := []string{`1`, `"1"`, `0`, `-7`, `9007199254740993`, `12345678901234567890123456789`, `"abc-123"`, `""`, `"ü\u00e9"`}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, id := range ids {
 				t.Run(fmt.Sprintf("%s/%s/%s", g.Name, era, id), func(t *testing.T) {
-					body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+					body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 					body = strings.Replace(body, `"id":1`, `"id":`+id, 1)
-					r := do(t, http.MethodPost, g.URL, body, hd)
-					wireExpectStatus(t, r, http.StatusOK)
-					validateResult(t, wireRev(era), "ListToolsResult", r.Body)
-					wireExpectID(t, r.Body, id)
+					r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+					r.expectStatus(t, http.StatusOK)
+					validateResult(t, eraRev(era), "ListToolsResult", r.Body)
+					r.expectID(t, id)
 				})
 			}
 			t.Run(g.Name+"/"+era+"/error keeps id", func(t *testing.T) {
-				body, hd := h.wireRequest(t, era, "alice", 1, "no/such/method", nil)
+				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "no/such/method"})
 				body = strings.Replace(body, `"id":1`, `"id":12345678901234567890123456789`, 1)
-				r := do(t, http.MethodPost, g.URL, body, hd)
-				expectError(t, r, wireRev(era), http.StatusNotFound, -32601)
-				wireExpectID(t, r.Body, `12345678901234567890123456789`)
+				r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				r.expectError(t, http.StatusNotFound, -32601)
+				r.expectID(t, `12345678901234567890123456789`)
 			})
 		}
 	}
@@ -191,13 +191,13 @@ func TestWire_idEcho(t *testing.T) {
 func TestWire_bodyTooLarge(t *testing.T) {
 	const limit = 2048
 	h := startServer(t, withEE(), withMaxBodyBytes(limit))
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			t.Run(g.Name+"/"+era, func(t *testing.T) {
 				// pad builds a tools/list body of exactly n bytes (the
 				// padding is an ignored params member).
 				pad := func(n int) (string, http.Header) {
-					body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", map[string]any{"x": ""})
+					body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list", Params: map[string]any{"x": ""}})
 					fill := n - len(body)
 					if fill < 0 {
 						t.Fatalf("base body is %d bytes, over %d", len(body), n)
@@ -208,28 +208,28 @@ func TestWire_bodyTooLarge(t *testing.T) {
 				if len(body) != limit {
 					t.Fatalf("body is %d bytes, want %d", len(body), limit)
 				}
-				r := do(t, http.MethodPost, g.URL, body, hd)
-				wireExpectStatus(t, r, http.StatusOK)
-				validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+				r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				r.expectStatus(t, http.StatusOK)
+				validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 
 				body, hd = pad(limit + 1)
-				r = do(t, http.MethodPost, g.URL, body, hd)
-				msg, _ := expectError(t, r, wireRev(era), http.StatusRequestEntityTooLarge, -32600)
+				r = h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				msg, _ := r.expectError(t, http.StatusRequestEntityTooLarge, -32600)
 				if !strings.Contains(msg, fmt.Sprint(limit)) {
 					t.Errorf("message %q does not name the limit %d", msg, limit)
 				}
-				wireExpectID(t, r.Body, "")
+				r.expectID(t, "")
 
 				body, hd = pad(8 * limit)
-				r = do(t, http.MethodPost, g.URL, body, hd)
-				expectError(t, r, wireRev(era), http.StatusRequestEntityTooLarge, -32600)
+				r = h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				r.expectError(t, http.StatusRequestEntityTooLarge, -32600)
 			})
 		}
 	}
 }
 
 // TestWire_notifications: a message without id is accepted with 202 and an
-// empty body, in both wireEras.
+// empty body, in both eras.
 func TestWire_notifications(t *testing.T) {
 	h := startServer(t, withEE())
 	tests := []struct {
@@ -243,13 +243,13 @@ func TestWire_notifications(t *testing.T) {
 		{"modern", "notifications/initialized", nil},
 		{"modern", "notifications/cancelled", map[string]any{"requestId": 1}},
 	}
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tt := range tests {
 			t.Run(g.Name+"/"+tt.era+"/"+tt.method, func(t *testing.T) {
-				body, hd := h.wireRequest(t, tt.era, "alice", nil, tt.method, tt.params)
-				validateMessage(t, wireRev(tt.era), "JSONRPCNotification", []byte(body))
-				r := do(t, http.MethodPost, g.URL, body, hd)
-				wireExpectStatus(t, r, http.StatusAccepted)
+				body, hd := h.parts(t, call{Era: tt.era, User: "alice", Notify: true, Method: tt.method, Params: tt.params})
+				validateMessage(t, eraRev(tt.era), "JSONRPCNotification", []byte(body))
+				r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				r.expectStatus(t, http.StatusAccepted)
 				if len(r.Body) != 0 {
 					t.Errorf("body = %q, want empty", r.Body)
 				}
@@ -285,28 +285,28 @@ func TestWire_origin(t *testing.T) {
 		{"foreign host and origin", "http://evil.example.com", "evil.example.com", 403},
 		{"localhost host", "", "localhost", 200},
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, tt := range tests {
 				for _, withToken := range []bool{true, false} {
 					if !withToken && tt.status != 403 {
 						continue
 					}
 					t.Run(fmt.Sprintf("%s/%s/%s/token=%v", g.Name, era, tt.name, withToken), func(t *testing.T) {
-						body, hd := h.wireRequest(t, era, "alice", 1, "tools/list", nil)
+						body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 						if !withToken {
 							hd.Del("Authorization")
 						}
 						if tt.origin != "" {
 							hd.Set("Origin", tt.origin)
 						}
-						r := wireSend(t, http.MethodPost, g.URL, body, hd, tt.host)
+						r := h.send(t, call{URL: g.URL, Body: body, Header: hd, Host: tt.host})
 						if tt.status == 200 {
-							wireExpectStatus(t, r, http.StatusOK)
-							validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+							r.expectStatus(t, http.StatusOK)
+							validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 							return
 						}
-						expectError(t, r, wireRev(era), http.StatusForbidden, -32600)
+						r.expectError(t, http.StatusForbidden, -32600)
 						if got := r.Header.Get("WWW-Authenticate"); got != "" {
 							t.Errorf("WWW-Authenticate = %q: the origin check comes before authentication", got)
 						}
@@ -320,19 +320,19 @@ func TestWire_origin(t *testing.T) {
 // TestWire_unknownMethod: 404, -32601, data.method naming the method.
 func TestWire_unknownMethod(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, method := range []string{"no/such/method", "tools/List", "completion/complete", "resources/subscribe", "sampling/createMessage"} {
 				t.Run(g.Name+"/"+era+"/"+method, func(t *testing.T) {
-					r := h.wireCall(t, era, g.URL, "alice", 3, method, nil)
-					_, data := expectError(t, r, wireRev(era), http.StatusNotFound, -32601)
-					wireExpectID(t, r.Body, "3")
+					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: 3, Method: method})
+					_, data := r.expectError(t, http.StatusNotFound, -32601)
+					r.expectID(t, "3")
 					d, _ := data.(map[string]any)
 					if d["method"] != method {
 						t.Errorf("data = %v, want {method: %q}", data, method)
 					}
 					if era == "modern" {
-						wireValidateError(t, revModern, "MethodNotFoundError", r.Body)
+						validateError(t, revModern, "MethodNotFoundError", r.Body)
 					}
 				})
 			}
@@ -352,14 +352,14 @@ func TestWire_toolErrors(t *testing.T) {
 		{"missing required argument", map[string]any{"id": "gitlab-org/gitlab-mcp"}},
 		{"wrong argument type", map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": "one"}},
 	}
-	for _, g := range wireGroups(h) {
-		for _, era := range wireEras {
+	for _, g := range h.groups() {
+		for _, era := range eras {
 			for _, f := range failing {
 				t.Run(g.Name+"/"+era+"/get_issue "+f.name, func(t *testing.T) {
-					r := h.wireCall(t, era, g.URL, "alice", 1, "tools/call", map[string]any{"name": "get_issue", "arguments": f.args})
-					wireExpectStatus(t, r, http.StatusOK)
-					validateResult(t, wireRev(era), "CallToolResult", r.Body)
-					res := result(t, r)
+					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", Method: "tools/call", Params: map[string]any{"name": "get_issue", "arguments": f.args}})
+					r.expectStatus(t, http.StatusOK)
+					validateResult(t, eraRev(era), "CallToolResult", r.Body)
+					res := r.result(t)
 					if res["isError"] != true {
 						t.Fatalf("isError = %v, want true: %s", res["isError"], r.Body)
 					}
@@ -371,20 +371,20 @@ func TestWire_toolErrors(t *testing.T) {
 			}
 			for _, name := range []string{"no_such_tool", "GET_ISSUE", "get_issue_"} {
 				t.Run(g.Name+"/"+era+"/unknown "+name, func(t *testing.T) {
-					r := h.wireCall(t, era, g.URL, "alice", 2, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}})
-					expectError(t, r, wireRev(era), http.StatusBadRequest, -32602)
-					wireExpectID(t, r.Body, "2")
+					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: 2, Method: "tools/call", Params: map[string]any{"name": name, "arguments": map[string]any{}}})
+					r.expectError(t, http.StatusBadRequest, -32602)
+					r.expectID(t, "2")
 					if era == "modern" {
-						wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+						validateError(t, revModern, "InvalidParamsError", r.Body)
 					}
 				})
 			}
 		}
 	}
 	t.Run("EE tool on CE group", func(t *testing.T) {
-		for _, era := range wireEras {
-			r := h.wireCall(t, era, h.CE, "alice", 4, "tools/call", map[string]any{"name": "semantic_code_search", "arguments": map[string]any{}})
-			expectError(t, r, wireRev(era), http.StatusBadRequest, -32602)
+		for _, era := range eras {
+			r := h.send(t, call{Era: era, User: "alice", ID: 4, Method: "tools/call", Params: map[string]any{"name": "semantic_code_search", "arguments": map[string]any{}}})
+			r.expectError(t, http.StatusBadRequest, -32602)
 		}
 	})
 }

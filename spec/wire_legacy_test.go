@@ -12,17 +12,6 @@ import (
 // The Legacy wire (2025-03-26 … 2025-11-25, DESIGN.md §2.4), on both route
 // groups.
 
-// legacyRev is the schema revision that validates a Legacy exchange that
-// negotiated version: 2025-06-18 for the two older handshakes (no
-// 2025-03-26 schema is vendored; 2025-06-18 is its closest superset),
-// 2025-11-25 otherwise.
-func legacyRev(version string) string {
-	if version == rev20250618 || version == "2025-03-26" {
-		return rev20250618
-	}
-	return rev20251125
-}
-
 func initParams(version any) map[string]any {
 	p := map[string]any{"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "spec", "version": "1.0.0"}}
 	if version != nil {
@@ -44,14 +33,14 @@ func TestWire_legacyInitialize(t *testing.T) {
 		{"2025-03-26", "2025-03-26"},
 		{revModern, rev20251125},
 	}
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tt := range tests {
 			t.Run(g.Name+"/"+tt.ask, func(t *testing.T) {
-				r := h.legacy(t, g.URL, "alice", 1, "initialize", initParams(tt.ask))
-				wireExpectStatus(t, r, http.StatusOK)
+				r := h.send(t, call{URL: g.URL, User: "alice", Method: "initialize", Params: initParams(tt.ask)})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, legacyRev(tt.want), "InitializeResult", r.Body)
-				res := result(t, r)
-				wireExpectLegacy(t, res)
+				res := r.result(t)
+				expectLegacyResult(t, res)
 				if res["protocolVersion"] != tt.want {
 					t.Errorf("protocolVersion = %v, want %s", res["protocolVersion"], tt.want)
 				}
@@ -85,9 +74,9 @@ func TestWire_legacyInitialize(t *testing.T) {
 		}
 		for _, tt := range refused {
 			t.Run(g.Name+"/refused "+tt.name, func(t *testing.T) {
-				r := h.legacy(t, g.URL, "alice", 2, "initialize", initParams(tt.version))
-				msg, _ := expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
-				wireExpectID(t, r.Body, "2")
+				r := h.send(t, call{URL: g.URL, User: "alice", ID: 2, Method: "initialize", Params: initParams(tt.version)})
+				msg, _ := r.expectError(t, http.StatusBadRequest, -32602)
+				r.expectID(t, "2")
 				if _, ok := tt.version.(string); ok || tt.version == nil {
 					for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
 						if !strings.Contains(msg, v) {
@@ -98,12 +87,12 @@ func TestWire_legacyInitialize(t *testing.T) {
 			})
 		}
 		t.Run(g.Name+"/no params", func(t *testing.T) {
-			r := h.legacy(t, g.URL, "alice", 3, "initialize", nil)
-			expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+			r := h.send(t, call{URL: g.URL, User: "alice", ID: 3, Method: "initialize"})
+			r.expectError(t, http.StatusBadRequest, -32602)
 		})
 		t.Run(g.Name+"/initialized notification", func(t *testing.T) {
-			r := h.legacy(t, g.URL, "alice", nil, "notifications/initialized", nil)
-			wireExpectStatus(t, r, http.StatusAccepted)
+			r := h.send(t, call{URL: g.URL, User: "alice", Notify: true, Method: "notifications/initialized"})
+			r.expectStatus(t, http.StatusAccepted)
 			if len(r.Body) != 0 {
 				t.Errorf("body %q, want empty", r.Body)
 			}
@@ -114,24 +103,20 @@ func TestWire_legacyInitialize(t *testing.T) {
 // TestWire_legacyPing: ping answers exactly {}.
 func TestWire_legacyPing(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for name, params := range map[string]map[string]any{
 			"no params":    nil,
 			"empty params": {},
 			"with _meta":   {"_meta": map[string]any{"progressToken": 1}},
 		} {
 			t.Run(g.Name+"/"+name, func(t *testing.T) {
-				var p any // no params member at all, not "params": null
-				if params != nil {
-					p = params
-				}
-				r := h.legacy(t, g.URL, "alice", "p", "ping", p)
-				wireExpectStatus(t, r, http.StatusOK)
+				r := h.send(t, call{URL: g.URL, User: "alice", ID: "p", Method: "ping", Params: params})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, rev20251125, "EmptyResult", r.Body)
-				if got := string(wireMembers(t, r.Body)["result"]); got != "{}" {
+				if got := string(members(t, r.Body)["result"]); got != "{}" {
 					t.Errorf("result = %s, want exactly {}", got)
 				}
-				wireExpectID(t, r.Body, `"p"`)
+				r.expectID(t, `"p"`)
 			})
 		}
 	}
@@ -141,13 +126,13 @@ func TestWire_legacyPing(t *testing.T) {
 // first, and Legacy results carry none of the Modern-only fields.
 func TestWire_legacyStateless(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		t.Run(g.Name+"/tools/call first", func(t *testing.T) {
-			r := h.legacy(t, g.URL, "alice", 1, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{URL: g.URL, User: "alice", Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20251125, "CallToolResult", r.Body)
-			res := result(t, r)
-			wireExpectLegacy(t, res)
+			res := r.result(t)
+			expectLegacyResult(t, res)
 			if res["isError"] == true {
 				t.Fatalf("isError: %s", r.Body)
 			}
@@ -157,12 +142,12 @@ func TestWire_legacyStateless(t *testing.T) {
 			}
 		})
 		t.Run(g.Name+"/tools/list first", func(t *testing.T) {
-			r := h.legacy(t, g.URL, "alice", 1, "tools/list", nil)
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{URL: g.URL, User: "alice", Method: "tools/list"})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20251125, "ListToolsResult", r.Body)
-			res := result(t, r)
-			wireExpectLegacy(t, res)
-			if n := len(wireToolNames(t, res)); n == 0 {
+			res := r.result(t)
+			expectLegacyResult(t, res)
+			if n := len(toolNames(t, res)); n == 0 {
 				t.Errorf("no tools listed")
 			}
 		})
@@ -172,10 +157,10 @@ func TestWire_legacyStateless(t *testing.T) {
 			{"resources/templates/list", "ListResourceTemplatesResult"},
 		} {
 			t.Run(g.Name+"/"+l.method, func(t *testing.T) {
-				r := h.legacy(t, g.URL, "alice", 1, l.method, nil)
-				wireExpectStatus(t, r, http.StatusOK)
+				r := h.send(t, call{URL: g.URL, User: "alice", Method: l.method})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, rev20251125, l.def, r.Body)
-				wireExpectLegacy(t, result(t, r))
+				expectLegacyResult(t, r.result(t))
 			})
 		}
 	}
@@ -187,25 +172,25 @@ func TestWire_legacyStateless(t *testing.T) {
 // version passes.
 func TestWire_legacyVersionHeader(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, v := range []string{"1999-01-01", "2024-11-05", "v999.0.0", "2025-11-25-draft"} {
 			t.Run(g.Name+"/"+v, func(t *testing.T) {
 				hd := auth(h.Tokens["alice"])
 				hd.Set("MCP-Protocol-Version", v)
 				for i, m := range []string{"tools/list", "ping"} {
-					r := do(t, http.MethodPost, g.URL, envelope(t, i+1, m, nil), hd)
-					expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+					r := h.send(t, call{URL: g.URL, ID: i + 1, Method: m, Header: hd})
+					r.expectError(t, http.StatusBadRequest, -32602)
 				}
-				r := do(t, http.MethodPost, g.URL, envelope(t, 9, "initialize", initParams(rev20251125)), hd)
-				expectError(t, r, rev20251125, http.StatusBadRequest, -32602)
+				r := h.send(t, call{URL: g.URL, ID: 9, Method: "initialize", Params: initParams(rev20251125), Header: hd})
+				r.expectError(t, http.StatusBadRequest, -32602)
 			})
 		}
 		t.Run(g.Name+"/served versions", func(t *testing.T) {
 			for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
 				hd := auth(h.Tokens["alice"])
 				hd.Set("MCP-Protocol-Version", v)
-				r := do(t, http.MethodPost, g.URL, envelope(t, 1, "tools/list", nil), hd)
-				wireExpectStatus(t, r, http.StatusOK)
+				r := h.send(t, call{URL: g.URL, Method: "tools/list", Header: hd})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, legacyRev(v), "ListToolsResult", r.Body)
 			}
 		})
@@ -216,23 +201,23 @@ func TestWire_legacyVersionHeader(t *testing.T) {
 // against the 2025-06-18 schema.
 func TestWire_legacy20250618Round(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		t.Run(g.Name, func(t *testing.T) {
 			hd := auth(h.Tokens["alice"])
-			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "initialize", initParams(rev20250618)), hd)
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{URL: g.URL, Method: "initialize", Params: initParams(rev20250618), Header: hd})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20250618, "InitializeResult", r.Body)
 
 			hd.Set("MCP-Protocol-Version", rev20250618)
-			r = do(t, http.MethodPost, g.URL, envelope(t, nil, "notifications/initialized", nil), hd)
-			wireExpectStatus(t, r, http.StatusAccepted)
+			r = h.send(t, call{URL: g.URL, Notify: true, Method: "notifications/initialized", Header: hd})
+			r.expectStatus(t, http.StatusAccepted)
 
-			r = do(t, http.MethodPost, g.URL, envelope(t, 2, "tools/list", nil), hd)
-			wireExpectStatus(t, r, http.StatusOK)
+			r = h.send(t, call{URL: g.URL, ID: 2, Method: "tools/list", Header: hd})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20250618, "ListToolsResult", r.Body)
 
-			r = do(t, http.MethodPost, g.URL, envelope(t, 3, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}), hd)
-			wireExpectStatus(t, r, http.StatusOK)
+			r = h.send(t, call{URL: g.URL, ID: 3, Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}, Header: hd})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20250618, "CallToolResult", r.Body)
 			var res struct {
 				Result struct {
@@ -246,12 +231,12 @@ func TestWire_legacy20250618Round(t *testing.T) {
 				t.Errorf("structuredContent = %v", res.Result.StructuredContent)
 			}
 
-			r = do(t, http.MethodPost, g.URL, envelope(t, 4, "ping", nil), hd)
-			wireExpectStatus(t, r, http.StatusOK)
+			r = h.send(t, call{URL: g.URL, ID: 4, Method: "ping", Header: hd})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20250618, "EmptyResult", r.Body)
 
-			r = do(t, http.MethodPost, g.URL, envelope(t, 5, "no/such", nil), hd)
-			expectError(t, r, rev20250618, http.StatusNotFound, -32601)
+			r = h.send(t, call{URL: g.URL, ID: 5, Method: "no/such", Header: hd})
+			r.expectError(t, http.StatusNotFound, -32601)
 		})
 	}
 }

@@ -15,35 +15,35 @@ import (
 // Legacy, on the same connection, in any order.
 func TestWire_eraSelection(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		t.Run(g.Name, func(t *testing.T) {
 			for i, era := range []string{"legacy", "modern", "legacy", "modern", "modern", "legacy"} {
-				r := h.wireCall(t, era, g.URL, "alice", i+1, "tools/list", nil)
-				wireExpectStatus(t, r, http.StatusOK)
-				validateResult(t, wireRev(era), "ListToolsResult", r.Body)
+				r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: i + 1, Method: "tools/list"})
+				r.expectStatus(t, http.StatusOK)
+				validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 				if era == "modern" {
-					wireExpectModern(t, result(t, r), g.ServerName)
+					expectModernResult(t, r.result(t), g.ServerName)
 				} else {
-					wireExpectLegacy(t, result(t, r))
+					expectLegacyResult(t, r.result(t))
 				}
 			}
 		})
 		t.Run(g.Name+"/_meta without protocolVersion is Legacy", func(t *testing.T) {
-			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "tools/list", map[string]any{
+			r := h.send(t, call{URL: g.URL, Method: "tools/list", Params: map[string]any{
 				"_meta": map[string]any{"progressToken": "p1", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
-			}), auth(h.Tokens["alice"]))
-			wireExpectStatus(t, r, http.StatusOK)
+			}, User: "alice"})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, rev20251125, "ListToolsResult", r.Body)
-			wireExpectLegacy(t, result(t, r))
+			expectLegacyResult(t, r.result(t))
 		})
 		t.Run(g.Name+"/legacy version header is Legacy", func(t *testing.T) {
 			for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
 				hd := auth(h.Tokens["alice"])
 				hd.Set("MCP-Protocol-Version", v)
-				r := do(t, http.MethodPost, g.URL, envelope(t, 1, "ping", nil), hd)
-				wireExpectStatus(t, r, http.StatusOK)
+				r := h.send(t, call{URL: g.URL, Method: "ping", Header: hd})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, legacyRev(v), "EmptyResult", r.Body)
-				if got := string(wireMembers(t, r.Body)["result"]); got != "{}" {
+				if got := string(members(t, r.Body)["result"]); got != "{}" {
 					t.Errorf("ping with header %s: result %s, want {}", v, got)
 				}
 			}
@@ -54,9 +54,9 @@ func TestWire_eraSelection(t *testing.T) {
 			hd := auth(h.Tokens["alice"])
 			hd.Set("MCP-Protocol-Version", revModern)
 			hd.Set("Mcp-Method", "tools/list")
-			r := do(t, http.MethodPost, g.URL, envelope(t, 1, "tools/list", nil), hd)
-			expectError(t, r, revModern, http.StatusBadRequest, -32602)
-			wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+			r := h.send(t, call{URL: g.URL, Method: "tools/list", Header: hd})
+			r.expectError(t, http.StatusBadRequest, -32602)
+			validateError(t, revModern, "InvalidParamsError", r.Body)
 		})
 	}
 }
@@ -92,26 +92,22 @@ func TestWire_modernMeta(t *testing.T) {
 		{"missing clientInfo", map[string]any{"_meta": without(info)}, 200},
 		{"rich clientCapabilities", map[string]any{"_meta": with(caps, map[string]any{"sampling": map[string]any{}, "elicitation": map[string]any{}, "roots": map[string]any{"listChanged": true}})}, 200},
 	}
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tt := range tests {
 			t.Run(g.Name+"/"+tt.name, func(t *testing.T) {
 				hd := auth(h.Tokens["alice"])
 				hd.Set("MCP-Protocol-Version", revModern)
 				hd.Set("Mcp-Method", "server/discover")
-				var p any
-				if tt.params != nil {
-					p = tt.params
-				}
-				r := do(t, http.MethodPost, g.URL, envelope(t, 9, "server/discover", p), hd)
+				r := h.send(t, call{URL: g.URL, ID: 9, Method: "server/discover", Params: tt.params, Header: hd})
 				if tt.status == 200 {
-					wireExpectStatus(t, r, http.StatusOK)
+					r.expectStatus(t, http.StatusOK)
 					validateResult(t, revModern, "DiscoverResult", r.Body)
-					wireExpectModern(t, result(t, r), g.ServerName)
+					expectModernResult(t, r.result(t), g.ServerName)
 					return
 				}
-				expectError(t, r, revModern, http.StatusBadRequest, -32602)
-				wireValidateError(t, revModern, "InvalidParamsError", r.Body)
-				wireExpectID(t, r.Body, "9")
+				r.expectError(t, http.StatusBadRequest, -32602)
+				validateError(t, revModern, "InvalidParamsError", r.Body)
+				r.expectID(t, "9")
 			})
 		}
 	}
@@ -123,10 +119,10 @@ func TestWire_modernMeta(t *testing.T) {
 // another is a mismatch (-32020), checked first.
 func TestWire_modernUnsupportedVersion(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		t.Run(g.Name, func(t *testing.T) {
-			r := h.modern(t, g.URL, "alice", 1, "server/discover", nil)
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", Method: "server/discover"})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, revModern, "DiscoverResult", r.Body)
 			var disc struct {
 				Result struct {
@@ -139,20 +135,20 @@ func TestWire_modernUnsupportedVersion(t *testing.T) {
 			for _, v := range []string{"v999.0.0", "2099-01-01", rev20251125, "2026-07-28 "} {
 				meta := modernMeta()
 				meta["io.modelcontextprotocol/protocolVersion"] = v
-				body, hd := h.wireModernRequest(t, "alice", 2, "tools/list", map[string]any{"_meta": meta})
+				body, hd := h.parts(t, call{Era: modern, User: "alice", ID: 2, Method: "tools/list", Params: map[string]any{"_meta": meta}})
 				hd.Set("MCP-Protocol-Version", v)
 				if v == "2026-07-28 " {
 					// A header value cannot carry the trailing space (HTTP
 					// trims it); the header then names the served version
 					// and the _meta differs: a mismatch, not an unknown version.
-					r := do(t, http.MethodPost, g.URL, body, hd)
-					expectError(t, r, revModern, http.StatusBadRequest, -32020)
+					r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+					r.expectError(t, http.StatusBadRequest, -32020)
 					continue
 				}
-				r := do(t, http.MethodPost, g.URL, body, hd)
-				_, data := expectError(t, r, revModern, http.StatusBadRequest, -32022)
+				r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				_, data := r.expectError(t, http.StatusBadRequest, -32022)
 				validateMessage(t, revModern, "UnsupportedProtocolVersionError", r.Body)
-				wireExpectID(t, r.Body, "2")
+				r.expectID(t, "2")
 				d, _ := data.(map[string]any)
 				if d["requested"] != v {
 					t.Errorf("data.requested = %v, want %q", d["requested"], v)
@@ -169,10 +165,10 @@ func TestWire_modernUnsupportedVersion(t *testing.T) {
 			// Header 2026-07-28, _meta v999: the header check wins.
 			meta := modernMeta()
 			meta["io.modelcontextprotocol/protocolVersion"] = "v999.0.0"
-			body, hd := h.wireModernRequest(t, "alice", 3, "tools/list", map[string]any{"_meta": meta})
+			body, hd := h.parts(t, call{Era: modern, User: "alice", ID: 3, Method: "tools/list", Params: map[string]any{"_meta": meta}})
 			hd.Set("MCP-Protocol-Version", revModern)
-			r = do(t, http.MethodPost, g.URL, body, hd)
-			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+			r = h.send(t, call{URL: g.URL, Body: body, Header: hd})
+			r.expectError(t, http.StatusBadRequest, -32020)
 			validateMessage(t, revModern, "HeaderMismatchError", r.Body)
 		})
 	}
@@ -228,38 +224,38 @@ func TestWire_modernHeaders(t *testing.T) {
 		{"name header base64 not UTF-8", "tools/call", set("Mcp-Name", "=?base64?"+base64.StdEncoding.EncodeToString([]byte{0xff, 0xfe})+"?="), false},
 		{"name header on tools/list is ignored", "tools/list", set("Mcp-Name", "anything"), true},
 	}
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tt := range tests {
 			t.Run(g.Name+"/"+tt.name, func(t *testing.T) {
 				var params map[string]any
 				if tt.method == "tools/call" {
 					params = map[string]any{"name": tool, "arguments": map[string]any{}}
 				}
-				body, hd := h.wireModernRequest(t, "alice", 5, tt.method, params)
+				body, hd := h.parts(t, call{Era: modern, User: "alice", ID: 5, Method: tt.method, Params: params})
 				tt.edit(hd)
-				r := wireSend(t, http.MethodPost, g.URL, body, hd, "")
+				r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
 				if tt.ok {
-					wireExpectStatus(t, r, http.StatusOK)
+					r.expectStatus(t, http.StatusOK)
 					def := map[string]string{"tools/list": "ListToolsResult", "tools/call": "CallToolResult"}[tt.method]
 					validateResult(t, revModern, def, r.Body)
-					wireExpectModern(t, result(t, r), g.ServerName)
+					expectModernResult(t, r.result(t), g.ServerName)
 					return
 				}
-				expectError(t, r, revModern, http.StatusBadRequest, -32020)
+				r.expectError(t, http.StatusBadRequest, -32020)
 				validateMessage(t, revModern, "HeaderMismatchError", r.Body)
-				wireExpectID(t, r.Body, "5")
+				r.expectID(t, "5")
 			})
 		}
 	}
 	t.Run("Mcp-Name on prompts/get and resources/read", func(t *testing.T) {
 		for _, tt := range []struct{ method, key string }{{"prompts/get", "name"}, {"resources/read", "uri"}} {
-			body, hd := h.wireModernRequest(t, "alice", 6, tt.method, map[string]any{tt.key: "gitlab://x"})
+			body, hd := h.parts(t, call{Era: modern, User: "alice", ID: 6, Method: tt.method, Params: map[string]any{tt.key: "gitlab://x"}})
 			hd.Set("Mcp-Name", "gitlab://y")
-			r := do(t, http.MethodPost, h.CE, body, hd)
-			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+			r := h.send(t, call{Body: body, Header: hd})
+			r.expectError(t, http.StatusBadRequest, -32020)
 			hd.Del("Mcp-Name")
-			r = do(t, http.MethodPost, h.CE, body, hd)
-			expectError(t, r, revModern, http.StatusBadRequest, -32020)
+			r = h.send(t, call{Body: body, Header: hd})
+			r.expectError(t, http.StatusBadRequest, -32020)
 		}
 	})
 }
@@ -268,7 +264,7 @@ func TestWire_modernHeaders(t *testing.T) {
 // not exist in 2026-07-28.
 func TestWire_modernRemovedMethods(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, m := range []string{"ping", "initialize", "logging/setLevel"} {
 			t.Run(g.Name+"/"+m, func(t *testing.T) {
 				params := map[string]any{}
@@ -278,10 +274,10 @@ func TestWire_modernRemovedMethods(t *testing.T) {
 				if m == "logging/setLevel" {
 					params = map[string]any{"level": "debug"}
 				}
-				r := h.modern(t, g.URL, "alice", 500, m, params)
-				_, data := expectError(t, r, revModern, http.StatusNotFound, -32601)
-				wireValidateError(t, revModern, "MethodNotFoundError", r.Body)
-				wireExpectID(t, r.Body, "500")
+				r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", ID: 500, Method: m, Params: params})
+				_, data := r.expectError(t, http.StatusNotFound, -32601)
+				validateError(t, revModern, "MethodNotFoundError", r.Body)
+				r.expectID(t, "500")
 				if d, _ := data.(map[string]any); d["method"] != m {
 					t.Errorf("data = %v, want {method: %q}", data, m)
 				}
@@ -294,14 +290,14 @@ func TestWire_modernRemovedMethods(t *testing.T) {
 // group's serverInfo; discover, lists and their caching hints.
 func TestWire_modernResults(t *testing.T) {
 	h := startServer(t, withEE())
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		t.Run(g.Name+"/server/discover", func(t *testing.T) {
-			r := h.modern(t, g.URL, "alice", 1, "server/discover", nil)
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", Method: "server/discover"})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, revModern, "DiscoverResult", r.Body)
-			res := result(t, r)
-			wireExpectModern(t, res, g.ServerName)
-			wireExpectCache(t, res, "public")
+			res := r.result(t)
+			expectModernResult(t, res, g.ServerName)
+			expectCache(t, res, "public")
 			var got []string
 			for _, v := range res["supportedVersions"].([]any) {
 				got = append(got, v.(string))
@@ -324,13 +320,13 @@ func TestWire_modernResults(t *testing.T) {
 			}
 		})
 		t.Run(g.Name+"/tools/list", func(t *testing.T) {
-			r := h.modern(t, g.URL, "alice", 2, "tools/list", nil)
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", ID: 2, Method: "tools/list"})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, revModern, "ListToolsResult", r.Body)
-			res := result(t, r)
-			wireExpectModern(t, res, g.ServerName)
-			wireExpectCache(t, res, "private")
-			names := wireToolNames(t, res)
+			res := r.result(t)
+			expectModernResult(t, res, g.ServerName)
+			expectCache(t, res, "private")
+			names := toolNames(t, res)
 			if !slices.Contains(names, "get_mcp_server_version") {
 				t.Errorf("tools = %v, want get_mcp_server_version among them", names)
 			}
@@ -339,11 +335,11 @@ func TestWire_modernResults(t *testing.T) {
 			}
 		})
 		t.Run(g.Name+"/tools/call", func(t *testing.T) {
-			r := h.modern(t, g.URL, "alice", 3, "tools/call", map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}})
-			wireExpectStatus(t, r, http.StatusOK)
+			r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", ID: 3, Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}})
+			r.expectStatus(t, http.StatusOK)
 			validateResult(t, revModern, "CallToolResult", r.Body)
-			res := result(t, r)
-			wireExpectModern(t, res, g.ServerName)
+			res := r.result(t)
+			expectModernResult(t, res, g.ServerName)
 			if res["isError"] == true {
 				t.Fatalf("isError: %s", r.Body)
 			}
@@ -355,11 +351,11 @@ func TestWire_modernResults(t *testing.T) {
 		}
 		for _, l := range lists {
 			t.Run(g.Name+"/"+l.method, func(t *testing.T) {
-				r := h.modern(t, g.URL, "alice", 4, l.method, nil)
-				wireExpectStatus(t, r, http.StatusOK)
+				r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", ID: 4, Method: l.method})
+				r.expectStatus(t, http.StatusOK)
 				validateResult(t, revModern, l.def, r.Body)
-				res := result(t, r)
-				wireExpectModern(t, res, g.ServerName)
+				res := r.result(t)
+				expectModernResult(t, res, g.ServerName)
 				if list, ok := res[l.field].([]any); !ok || len(list) != 0 {
 					t.Errorf("%s = %v, want []", l.field, res[l.field])
 				}
@@ -369,16 +365,16 @@ func TestWire_modernResults(t *testing.T) {
 				if s := res["cacheScope"]; s != "public" && s != "private" {
 					t.Errorf("cacheScope = %v", s)
 				}
-				wireExpectCache(t, res, res["cacheScope"].(string))
+				expectCache(t, res, res["cacheScope"].(string))
 			})
 		}
 		t.Run(g.Name+"/unknown prompt and resource", func(t *testing.T) {
-			r := h.modern(t, g.URL, "alice", 5, "prompts/get", map[string]any{"name": "no-such-prompt"})
-			expectError(t, r, revModern, http.StatusBadRequest, -32602)
-			wireValidateError(t, revModern, "InvalidParamsError", r.Body)
-			r = h.modern(t, g.URL, "alice", 6, "resources/read", map[string]any{"uri": "gitlab://no/such/resource"})
-			expectError(t, r, revModern, http.StatusBadRequest, -32602)
-			wireValidateError(t, revModern, "InvalidParamsError", r.Body)
+			r := h.send(t, call{Era: modern, URL: g.URL, User: "alice", ID: 5, Method: "prompts/get", Params: map[string]any{"name": "no-such-prompt"}})
+			r.expectError(t, http.StatusBadRequest, -32602)
+			validateError(t, revModern, "InvalidParamsError", r.Body)
+			r = h.send(t, call{Era: modern, URL: g.URL, User: "alice", ID: 6, Method: "resources/read", Params: map[string]any{"uri": "gitlab://no/such/resource"}})
+			r.expectError(t, http.StatusBadRequest, -32602)
+			validateError(t, revModern, "InvalidParamsError", r.Body)
 		})
 	}
 }
