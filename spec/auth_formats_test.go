@@ -99,14 +99,14 @@ func TestAuth_tokenFormats(t *testing.T) {
 
 	// Refusals by shape never touch the store: they answer with the store
 	// closed; the lookups above it already proved the others need it.
-	for _, g := range wireGroups(h) {
+	for _, g := range h.groups() {
 		for _, tok := range []string{routable, versioned, legacy, minted, oldGlmcp} {
-			authExpectOK(t, authPost(t, g.URL, auth(tok)))
-			authExpectOK(t, authPost(t, g.URL, http.Header{"Private-Token": {tok}}))
+			authExpectOK(t, authPost(t, h, g.URL, auth(tok)))
+			authExpectOK(t, authPost(t, h, g.URL, http.Header{"Private-Token": {tok}}))
 		}
 		for _, tt := range refused {
 			t.Run(g.Name+"/"+tt.name, func(t *testing.T) {
-				expect401(t, h, g, authPost(t, g.URL, auth(tt.tok)), tt.reason)
+				expect401(t, h, g, authPost(t, h, g.URL, auth(tt.tok)), tt.reason)
 			})
 		}
 	}
@@ -115,9 +115,9 @@ func TestAuth_tokenFormats(t *testing.T) {
 	if err := h.Env.Store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	g := wireGroups(h)[0]
+	g := h.groups()[0]
 	for _, tt := range refused[:4] {
-		expect401(t, h, g, authPost(t, g.URL, auth(tt.tok)), tt.reason)
+		expect401(t, h, g, authPost(t, h, g.URL, auth(tt.tok)), tt.reason)
 	}
 }
 
@@ -134,10 +134,10 @@ func TestAuth_instancePrefix(t *testing.T) {
 	if err != nil || p.Routing["c"] != 7 || p.Routing["o"] != 1 || p.Routing["u"] != authUser(t, h, "alice").ID {
 		t.Fatalf("Parse(%q) = %+v, %v; want c 7, o 1, u alice", tok, p, err)
 	}
-	g := wireGroups(h)[0]
-	authExpectOK(t, authPost(t, g.URL, auth(tok)))
-	authExpectOK(t, authPost(t, g.URL, auth(h.Tokens["alice"])))
-	expect401(t, h, g, authPost(t, g.URL, auth("other-"+tok[len("acme-"):])), reasonMalformed)
+	g := h.groups()[0]
+	authExpectOK(t, authPost(t, h, g.URL, auth(tok)))
+	authExpectOK(t, authPost(t, h, g.URL, auth(h.Tokens["alice"])))
+	expect401(t, h, g, authPost(t, h, g.URL, auth("other-"+tok[len("acme-"):])), reasonMalformed)
 }
 
 // TestAuth_oauthAccessTokens: a GitLab OAuth access token is looked up by
@@ -178,24 +178,24 @@ func TestAuth_oauthAccessTokens(t *testing.T) {
 	if err := st.RevokeOAuthToken(ctx, revokedID); err != nil {
 		t.Fatal(err)
 	}
-	ce, ee := wireGroups(h)[0], wireGroups(h)[1]
+	ce, ee := h.groups()[0], h.groups()[1]
 
-	authExpectOK(t, authPost(t, ce.URL, auth(fresh)))
-	authExpectOK(t, authPost(t, ee.URL, auth(fresh)))
-	authExpectOK(t, authPost(t, ce.URL, auth(legacy)))
-	authExpectOK(t, authPost(t, ce.URL, auth(readOnly)))
-	expect403Scope(t, h, ee, authPost(t, ee.URL, auth(readOnly)), "mcp_orbit")
-	expect403Scope(t, h, ce, authPost(t, ce.URL, auth(wrongScope)), "mcp")
-	expect401(t, h, ce, authPost(t, ce.URL, auth(expired)), reasonExpired)
-	expect401(t, h, ce, authPost(t, ce.URL, auth(revoked)), reasonRevoked)
-	expect401(t, h, ce, authPost(t, ce.URL, auth(strings.Repeat("ab", 32))), reasonInvalid)
-	expect403User(t, authPost(t, ce.URL, auth(blocked)), reasonBlocked)
+	authExpectOK(t, authPost(t, h, ce.URL, auth(fresh)))
+	authExpectOK(t, authPost(t, h, ee.URL, auth(fresh)))
+	authExpectOK(t, authPost(t, h, ce.URL, auth(legacy)))
+	authExpectOK(t, authPost(t, h, ce.URL, auth(readOnly)))
+	expect403Scope(t, h, ee, authPost(t, h, ee.URL, auth(readOnly)), "mcp_orbit")
+	expect403Scope(t, h, ce, authPost(t, h, ce.URL, auth(wrongScope)), "mcp")
+	expect401(t, h, ce, authPost(t, h, ce.URL, auth(expired)), reasonExpired)
+	expect401(t, h, ce, authPost(t, h, ce.URL, auth(revoked)), reasonRevoked)
+	expect401(t, h, ce, authPost(t, h, ce.URL, auth(strings.Repeat("ab", 32))), reasonInvalid)
+	expect403User(t, authPost(t, h, ce.URL, auth(blocked)), reasonBlocked)
 
 	// A read_api OAuth token lists read-only tools only, as a PAT does.
-	r := h.legacy(t, ce.URL, "alice", 1, "tools/list", nil)
-	all := len(result(t, r)["tools"].([]any))
-	r = do(t, http.MethodPost, ce.URL, envelope(t, 1, "tools/list", nil), auth(readOnly))
-	if n := len(result(t, r)["tools"].([]any)); n == 0 || n >= all {
+	r := h.send(t, call{URL: ce.URL, User: "alice", Method: "tools/list"})
+	all := len(r.result(t)["tools"].([]any))
+	r = h.send(t, call{URL: ce.URL, Method: "tools/list", Header: auth(readOnly)})
+	if n := len(r.result(t)["tools"].([]any)); n == 0 || n >= all {
 		t.Fatalf("read_api OAuth token lists %d tools of %d, want the read-only subset", n, all)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // Two agents doing the same write at once (issue #13, items 2 and 3): real
@@ -21,19 +23,24 @@ const relConcurrency = 20
 // relCallResult is one raced tools/call: its HTTP status and, for a
 // result, isError and the text block.
 type relCallResult struct {
-	status  int
-	isError bool
-	text    string
-	body    string
-	err     error
+	status      int
+	contentType string
+	isError     bool
+	text        string
+	body        string
+	err         error
 }
 
 // relRace sends n identical Legacy tools/call requests as user at once
-// (released together) and returns every outcome. It is safe to call from
-// a test goroutine only: it never fails the test itself.
+// (released together) and returns every outcome, each answer validated
+// against the schema. Call it from the test goroutine.
 func (h *harness) relRace(t testing.TB, n int, user, tool string, args map[string]any) []relCallResult {
 	t.Helper()
-	body := envelope(t, 1, "tools/call", map[string]any{"name": tool, "arguments": args})
+	c := call{User: user, Method: "tools/call", Params: map[string]any{"name": tool, "arguments": args}}
+	reqs := make([]*http.Request, n)
+	for i := range reqs {
+		reqs[i] = h.request(t, context.Background(), c)
+	}
 	out := make([]relCallResult, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -42,30 +49,28 @@ func (h *harness) relRace(t testing.TB, n int, user, tool string, args map[strin
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			out[i] = relPost(client, h.CE, h.Tokens[user], body)
+			out[i] = relPost(client, reqs[i])
 		})
 	}
 	close(start)
 	wg.Wait()
+	for _, r := range out {
+		if r.err == nil && strings.HasPrefix(r.contentType, "application/json") {
+			validateAnswer(t, c.rev(), c.Method, []byte(r.body))
+		}
+	}
 	return out
 }
 
-// relPost sends one JSON-RPC request and decodes a tools/call answer.
-func relPost(client *http.Client, url, token, body string) relCallResult {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return relCallResult{err: err}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
+// relPost sends one request and decodes a tools/call answer.
+func relPost(client *http.Client, req *http.Request) relCallResult {
 	res, err := client.Do(req)
 	if err != nil {
 		return relCallResult{err: err}
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	r := relCallResult{status: res.StatusCode, body: string(b), err: err}
+	r := relCallResult{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), body: string(b), err: err}
 	var env struct {
 		Result struct {
 			IsError bool `json:"isError"`
@@ -86,11 +91,7 @@ func relPost(client *http.Client, url, token, body string) relCallResult {
 // relCount runs a COUNT query on the store.
 func relCount(t testing.TB, h *harness, query string, args ...any) int64 {
 	t.Helper()
-	var n int64
-	if err := h.Env.Store.DB().WithContext(context.Background()).Raw(query, args...).Scan(&n).Error; err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
+	return storetest.Int(t, h.Env.Store, query, args...)
 }
 
 func TestReliability_concurrentCreateIssueWithNewLabel(t *testing.T) {
@@ -121,23 +122,19 @@ func TestReliability_concurrentCreateIssueWithNewLabel(t *testing.T) {
 func TestReliability_concurrentCreateMergeRequestOpensOne(t *testing.T) {
 	h := startServer(t)
 	project := toolsProject(t, h, "gitlab-org/gitlab-mcp")
-	db := h.Env.Store.DB().WithContext(context.Background())
 	// One round per branch pair no open merge request uses yet.
 	for _, pair := range [][2]string{
 		{"fix/stable-tool-order", "main"}, {"main", "fix/stable-tool-order"}, {"fix/stable-tool-order", "feature/server-discover"},
 	} {
 		source, target := pair[0], pair[1]
 		const openSQL = "SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'"
-		var open []int64
-		if err := db.Raw(openSQL, project.ID, source, target).Scan(&open).Error; err != nil || len(open) != 0 {
-			t.Fatalf("the demo already has open merge requests %s → %s: %v (%v)", source, target, open, err)
+		if open := storetest.Ints(t, h.Env.Store, openSQL, project.ID, source, target); len(open) != 0 {
+			t.Fatalf("the demo already has open merge requests %s → %s: %v", source, target, open)
 		}
 		results := h.relRace(t, relConcurrency, "alice", "create_merge_request", map[string]any{
 			"id": "gitlab-org/gitlab-mcp", "title": "Raced", "source_branch": source, "target_branch": target,
 		})
-		if err := db.Raw(openSQL, project.ID, source, target).Scan(&open).Error; err != nil {
-			t.Fatal(err)
-		}
+		open := storetest.Ints(t, h.Env.Store, openSQL, project.ID, source, target)
 		if len(open) != 1 {
 			t.Errorf("open merge requests %s → %s: %v, want exactly one", source, target, open)
 			continue

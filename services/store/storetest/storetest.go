@@ -169,3 +169,14 @@ func Int(tb testing.TB, st *store.Store, query string, args ...any) int64 {
 	}
 	return n
 }
+
+// Ints runs a query returning one integer column, for checks the store's
+// API has no reader for.
+func Ints(tb testing.TB, st *store.Store, query string, args ...any) []int64 {
+	tb.Helper()
+	var out []int64
+	if err := st.DB().WithContext(context.Background()).Raw(query, args...).Scan(&out).Error; err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
