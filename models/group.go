@@ -20,3 +20,40 @@ type Group struct {
 
 // TableName maps Group to GitLab's namespaces table.
 func (Group) TableName() string { return "namespaces" }
+
+// ProjectQuery selects one page of a project listing (GitLab's
+// list_projects). Without GroupPath: the projects where Viewer holds at
+// least MinAccess (Guest when unset). With GroupPath and neither MinAccess
+// nor Visibility: every project Viewer may read in the group and its
+// subgroups; with either of them: the group's own projects only (GitLab's
+// Query.projects branch), filtered.
+type ProjectQuery struct {
+	Viewer     *User
+	GroupPath  string
+	MinAccess  AccessLevel
+	Search     string
+	Visibility Visibility
+	// Archived is "only", "include" or "exclude" (the default).
+	Archived string
+	AfterID  int64
+	Limit    int
+}
+
+// SubgroupsIncluded reports whether q lists the group's subgroups too.
+func (q ProjectQuery) SubgroupsIncluded() bool {
+	return q.GroupPath != "" && q.MinAccess == NoAccess && q.Visibility == ""
+}
+
+// GroupQuery selects one page of a group listing (GitLab's list_groups).
+// Without ParentID: the top-level groups Viewer is a member of (any depth
+// with IncludeSubgroups). With ParentID: the parent's direct subgroups
+// Viewer may see (all descendants with IncludeSubgroups).
+type GroupQuery struct {
+	Viewer           *User
+	ParentID         int64
+	IncludeSubgroups bool
+	Search           string
+	Visibility       Visibility
+	AfterID          int64
+	Limit            int
+}

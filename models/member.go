@@ -73,3 +73,25 @@ type ProjectMember struct {
 	CreatedAt   time.Time   `json:"created_at"`
 	UpdatedAt   time.Time   `json:"updated_at"`
 }
+
+// GroupMember is a user's membership of a group (table namespace_members):
+// it gives the user that role in every project and subgroup below the
+// group, unless a closer membership grants more.
+type GroupMember struct {
+	ID          int64       `gorm:"primaryKey" json:"id"`
+	NamespaceID int64       `json:"namespace_id"`
+	UserID      int64       `json:"user_id"`
+	AccessLevel AccessLevel `json:"access_level"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
+}
+
+// TableName maps GroupMember to the namespace_members table.
+func (GroupMember) TableName() string { return "namespace_members" }
+
+// Member is one row of a project's member list: the user and its role
+// (with inherited members, the highest it holds).
+type Member struct {
+	User        User
+	AccessLevel AccessLevel
+}

@@ -17,6 +17,7 @@ type Project struct {
 	Description       string     `json:"description"`
 	Visibility        Visibility `json:"visibility"`
 	DefaultBranch     string     `json:"default_branch"`
+	Archived          bool       `json:"archived"`
 	CreatedAt         time.Time  `json:"created_at"`
 	UpdatedAt         time.Time  `json:"updated_at"`
 

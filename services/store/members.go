@@ -32,3 +32,49 @@ func (s *Store) FindProjectMember(ctx context.Context, projectID, userID int64) 
 	}
 	return &m, nil
 }
+
+// AddGroupMember makes m.UserID a member of group m.NamespaceID with
+// m.AccessLevel (and so of everything below the group) and fills m's ID
+// and timestamps. Errors as AddProjectMember.
+func (s *Store) AddGroupMember(ctx context.Context, m *models.GroupMember) error {
+	if !m.AccessLevel.Valid() {
+		return fmt.Errorf("add member %d to group %d: access level %d: %w", m.UserID, m.NamespaceID, m.AccessLevel, models.ErrInvalidInput)
+	}
+	m.ID = 0
+	if err := s.conn(ctx).Create(m).Error; err != nil {
+		return fmt.Errorf("add member %d to group %d: %w", m.UserID, m.NamespaceID, translate(err))
+	}
+	return nil
+}
+
+// ListProjectMembers returns one page of the members of projectID ordered
+// by user id, after afterUserID, at most limit+1 (the extra row tells the
+// caller that more follow). Direct members only, or with inherited (members
+// of the project's group and its ancestors too) every user with a role,
+// at their highest role. query filters on username and name (substring,
+// case-insensitive). Blocked and deactivated users are listed as GitLab
+// lists them.
+func (s *Store) ListProjectMembers(ctx context.Context, projectID int64, inherited bool, query string, afterUserID int64, limit int) ([]models.Member, error) {
+	source := "project_members"
+	if inherited {
+		source = "project_authorizations"
+	}
+	type row struct {
+		models.User
+		MemberAccessLevel models.AccessLevel
+	}
+	db := s.conn(ctx).Table("users").
+		Select("users.*, m.access_level AS member_access_level").
+		Joins("JOIN "+source+" m ON m.user_id = users.id AND m.project_id = ?", projectID).
+		Where("users.id > ?", afterUserID)
+	db = matchAny(db, query, "users.username", "users.name")
+	var rows []row
+	if err := db.Order("users.id").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list members of project %d: %w", projectID, translate(err))
+	}
+	out := make([]models.Member, len(rows))
+	for k, r := range rows {
+		out[k] = models.Member{User: r.User, AccessLevel: r.MemberAccessLevel}
+	}
+	return out, nil
+}

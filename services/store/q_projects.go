@@ -20,16 +20,26 @@ func (s *Store) LoadProjects(ctx context.Context, ids []int64) ([]models.Project
 	return out, nil
 }
 
-// HasMembershipInGroup reports whether userID is a member of any project
-// in the group at fullPath or its subgroups (which makes a private group
-// visible to that user, as in GitLab).
+// HasMembershipInGroup reports whether userID is a member of the group at
+// fullPath, of one of its ancestors or subgroups, or (directly or through
+// a group) of a project in it or its subgroups, which makes a private group
+// visible to that user, as in GitLab.
 func (s *Store) HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error) {
 	var n int64
 	scope, args := scopeProjectsSQL(0, fullPath)
-	err := s.conn(ctx).Table("project_members").
+	err := s.conn(ctx).Table("project_authorizations").
 		Where("user_id = ? AND project_id IN (SELECT projects.id FROM projects WHERE "+scope+")",
 			append([]any{userID}, args...)...).
 		Count(&n).Error
+	if err == nil && n == 0 {
+		err = s.conn(ctx).Table("namespace_members nm").Joins("JOIN namespaces n ON n.id = nm.namespace_id").
+			Where("nm.user_id = ?", userID).
+			Where("lower(n.full_path) = lower(?) OR "+
+				"substr(lower(n.full_path), 1, length(?) + 1) = lower(?) || '/' OR "+
+				"substr(lower(?), 1, length(n.full_path) + 1) = lower(n.full_path) || '/'",
+				fullPath, fullPath, fullPath, fullPath).
+			Count(&n).Error
+	}
 	if err != nil {
 		return false, fmt.Errorf("memberships of user %d in group %q: %w", userID, fullPath, translate(err))
 	}
@@ -48,7 +58,7 @@ func (s *Store) VisibleProjectIDs(ctx context.Context, viewer *models.User, grou
 }
 
 // FindProjectWithRoleByID returns the project with id together with
-// userID's direct role in it (models.NoAccess for a non-member), read in
+// userID's role in it (direct or inherited from a group) (models.NoAccess for a non-member), read in
 // one statement, or models.ErrNotFound. It does not check permissions.
 func (s *Store) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
 	p, level, err := s.findProjectWithRole(ctx, userID, "projects.id = ?", id)
@@ -76,12 +86,12 @@ type projectWithRole struct {
 
 // findProjectWithRole reads the project matching cond (on the projects
 // table) and userID's access level in it, with one LEFT JOIN on the
-// (project_id, user_id) unique index of project_members.
+// view project_authorizations (direct and inherited memberships).
 func (s *Store) findProjectWithRole(ctx context.Context, userID int64, cond string, arg any) (*models.Project, models.AccessLevel, error) {
 	var row projectWithRole
 	err := s.conn(ctx).Table("projects").
 		Select("projects.*, COALESCE(pm.access_level, 0) AS member_access_level").
-		Joins("LEFT JOIN project_members pm ON pm.project_id = projects.id AND pm.user_id = ?", userID).
+		Joins("LEFT JOIN project_authorizations pm ON pm.project_id = projects.id AND pm.user_id = ?", userID).
 		Where(cond, arg).Take(&row).Error
 	if err != nil {
 		return nil, models.NoAccess, translate(err)

@@ -138,8 +138,8 @@ func (s *Store) SearchUsers(ctx context.Context, q models.SearchQuery) ([]models
 		db = db.Where("users.state = ?", models.UserActive)
 	}
 	if q.ProjectID > 0 || q.GroupPath != "" {
-		members := withProjects(s.conn(ctx).Table("project_members").Select("project_members.user_id"),
-			"project_members.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+		members := withProjects(s.conn(ctx).Table("project_authorizations").Select("project_authorizations.user_id"),
+			"project_authorizations.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 		db = db.Where("users.id IN (?)", members)
 	}
 	db = matchAny(db, q.Term, "users.username", "users.name")

@@ -9,7 +9,8 @@ import (
 )
 
 // The SQL in this file applies GitLab's read rules (package
-// services/access) inside queries, so that searches and lists never match,
+// services/access) inside queries, with roles read from the
+// project_authorizations view (direct and inherited group memberships), so that searches and lists never match,
 // count or page over what the viewer may not see. Keep the two in step:
 // the tools' permission-matrix tests exercise both.
 
@@ -23,7 +24,7 @@ func visibleProjectsSQL(viewer *models.User) (string, []any) {
 		return "1 = 1", nil
 	}
 	return "(projects.visibility IN ('public', 'internal') OR projects.id IN " +
-		"(SELECT pm.project_id FROM project_members pm WHERE pm.user_id = ?))", []any{viewer.ID}
+		"(SELECT pm.project_id FROM project_authorizations pm WHERE pm.user_id = ?))", []any{viewer.ID}
 }
 
 // codeProjectsSQL returns a condition on projects true for the projects
@@ -43,7 +44,7 @@ func codeProjectsSQL(viewer *models.User) (string, []any) {
 // reporterProjectsSQL is a subquery of the ids of the projects where viewer
 // has Reporter or above.
 func reporterProjectsSQL() string {
-	return "(SELECT rm.project_id FROM project_members rm WHERE rm.user_id = ? AND rm.access_level >= 20)"
+	return "(SELECT rm.project_id FROM project_authorizations rm WHERE rm.user_id = ? AND rm.access_level >= 20)"
 }
 
 // visibleIssuesSQL returns a condition on an issues table aliased alias

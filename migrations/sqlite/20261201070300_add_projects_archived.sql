@@ -1,0 +1,7 @@
+-- +goose Up
+-- Archived projects are read-only and left out of listings unless asked
+-- for (list_projects' archived: only | include | exclude).
+ALTER TABLE projects ADD COLUMN archived BOOLEAN NOT NULL DEFAULT 0;
+
+-- +goose Down
+ALTER TABLE projects DROP COLUMN archived;
