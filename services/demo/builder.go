@@ -143,6 +143,43 @@ func (b *demoBuilder) issue(p *models.Project, i models.Issue, assignees ...*mod
 	return &i
 }
 
+// milestone creates m in p.
+func (b *demoBuilder) milestone(p *models.Project, m models.Milestone) {
+	m.ProjectID, m.CreatedAt, m.UpdatedAt = p.ID, at(-20, 0, 0), at(-20, 0, 0)
+	if b.err == nil {
+		b.err = b.s.CreateMilestone(b.ctx, &m)
+	}
+}
+
+// workItem creates i in p as a child of parent.
+func (b *demoBuilder) workItem(p *models.Project, parent *models.Issue, i models.Issue, assignees ...*models.User) {
+	i.ProjectID = p.ID
+	for _, u := range assignees {
+		i.Assignees = append(i.Assignees, models.User{ID: u.ID})
+	}
+	if i.UpdatedAt.IsZero() {
+		i.UpdatedAt = i.CreatedAt
+	}
+	if b.err == nil {
+		b.err = b.s.At(i.CreatedAt).CreateWorkItem(b.ctx, &i, &parent.ID)
+	}
+}
+
+// link links two work items, at the later one's creation.
+func (b *demoBuilder) link(from, to *models.Issue, t models.LinkType) {
+	if b.err == nil {
+		b.err = b.s.At(to.CreatedAt).LinkWorkItems(b.ctx, from.ID, []int64{to.ID}, t)
+	}
+}
+
+// wikiPage adds a page to p's wiki.
+func (b *demoBuilder) wikiPage(p *models.Project, w models.WikiPage) {
+	w.ProjectID, w.CreatedAt, w.UpdatedAt = p.ID, at(-10, 0, 0), at(-10, 0, 0)
+	if b.err == nil {
+		b.err = b.s.CreateWikiPage(b.ctx, &w)
+	}
+}
+
 // note adds a note by author on an issue or merge request of p. An empty
 // discussion starts a stand-alone comment.
 func (b *demoBuilder) note(p *models.Project, on any, author *models.User, n models.Note) {

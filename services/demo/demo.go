@@ -154,6 +154,12 @@ func at(days, hours, minutes int) time.Time {
 
 func ptr[T any](v T) *T { return &v }
 
+// day returns the date days after BaseTime.
+func day(days int) *models.Date {
+	t := at(days, 0, 0)
+	return &models.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}
+}
+
 // demoSHA returns a stable 40-hex id for the demo object named by parts.
 func demoSHA(parts ...string) string {
 	sum := sha1.Sum([]byte("glmcp-demo\x00" + strings.Join(parts, "\x00")))

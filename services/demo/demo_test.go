@@ -21,6 +21,7 @@ var seededTables = []string{
 	"users", "namespaces", "projects", "project_members", "labels", "issues", "issue_assignees", "notes",
 	"merge_requests", "merge_request_assignees", "merge_request_reviewers", "merge_request_commits",
 	"merge_request_diff_files", "ci_pipelines", "ci_jobs", "repository_files", "internal_ids",
+	"milestones", "work_item_parent_links", "issue_links", "wiki_pages",
 }
 
 func tableCounts(t *testing.T, s *store.Store) map[string]int64 {
@@ -102,7 +103,7 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 			t.Errorf("%s has no README.md on main", path)
 		}
 		var issues int64
-		db.Model(&models.Issue{}).Where("project_id = ?", p.ID).Count(&issues)
+		db.Model(&models.Issue{}).Where("project_id = ? AND work_item_type_id = ?", p.ID, models.TypeIssue).Count(&issues)
 		if issues < 3 || issues > 6 {
 			t.Errorf("%s has %d issues, want 3-6", path, issues)
 		}
@@ -111,6 +112,22 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 		if labels == 0 {
 			t.Errorf("%s has no labels", path)
 		}
+	}
+
+	// Work items: two tasks under #2 of gitlab-mcp, with milestone 18.8;
+	// its wiki has pages.
+	mcpID := w.Projects[demo.ProjectMCP].ID
+	var tasks []models.Issue
+	db.Where("project_id = ? AND work_item_type_id = ? AND id IN (SELECT work_item_id FROM work_item_parent_links "+
+		"WHERE work_item_parent_id = (SELECT id FROM issues WHERE project_id = ? AND iid = 2))", mcpID, models.TypeTask, mcpID).
+		Find(&tasks)
+	if len(tasks) != 2 || tasks[0].Milestone != "18.8" || tasks[0].MilestoneID == nil {
+		t.Errorf("tasks under gitlab-mcp#2 = %+v, want two in milestone 18.8", tasks)
+	}
+	var pages int64
+	db.Model(&models.WikiPage{}).Where("project_id = ?", mcpID).Count(&pages)
+	if pages == 0 {
+		t.Error("gitlab-mcp has no wiki pages")
 	}
 
 	// Membership: acme/secret-plans has alice (maintainer) only.

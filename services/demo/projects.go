@@ -18,6 +18,11 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 		models.Label{Name: "workflow::in review", Color: "#5cb85c", Description: "Waiting for code review"},
 	)
 
+	b.milestone(p, models.Milestone{Title: "18.7", State: models.MilestoneClosed,
+		Description: "Stable tool order, token hygiene.", StartDate: day(-14), DueDate: day(4)})
+	b.milestone(p, models.Milestone{Title: "18.8", Description: "The 2026-07-28 protocol revision.",
+		StartDate: day(5), DueDate: day(35)})
+
 	order := b.issue(p, models.Issue{
 		Title: "tools/list returns tools in a different order on every call",
 		Description: "Two consecutive `tools/list` requests return the same tools in a different order:\n\n" +
@@ -70,6 +75,21 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 		Body: "mentioned in merge request !2"})
 	b.note(p, order, w.Alice, models.Note{CreatedAt: at(3, 6, 0), System: true,
 		Body: "closed via merge request !2"})
+
+	// Work items: tasks under the protocol issue, a related item, the wiki.
+	b.workItem(p, stateless, models.Issue{Title: "Answer server/discover with the supported versions",
+		WorkItemTypeID: models.TypeTask, State: models.IssueClosed, AuthorID: w.Alice.ID, Milestone: "18.8",
+		CreatedAt: at(2, 1, 0), UpdatedAt: at(8, 2, 0), ClosedAt: ptr(at(8, 2, 0)), DueDate: day(9)}, w.Alice)
+	b.workItem(p, stateless, models.Issue{Title: "Validate the Mcp-Method and Mcp-Name headers",
+		WorkItemTypeID: models.TypeTask, AuthorID: w.Alice.ID, Milestone: "18.8",
+		CreatedAt: at(2, 1, 5), StartDate: day(10), DueDate: day(20)}, w.Bob)
+	b.link(order, docs, models.LinkRelatesTo)
+	b.wikiPage(p, models.WikiPage{Slug: "home", Title: "Home",
+		Content: "# gitlab-mcp\n\nThe MCP server for GitLab. See [Releases](releases) and [Toolsets](toolsets)."})
+	b.wikiPage(p, models.WikiPage{Slug: "releases", Title: "Releases",
+		Content: "Milestones 18.7 (stable tool order) and 18.8 (the 2026-07-28 revision)."})
+	b.wikiPage(p, models.WikiPage{Slug: "toolsets", Title: "Toolsets",
+		Content: "`X-Gitlab-Enabled-Mcp-Server-Toolsets: core,work_items` lists those toolsets; `meta` is always on."})
 
 	// The confidential issue has an internal note only members can read.
 	b.note(p, leak, w.Alice, models.Note{CreatedAt: at(4, 3, 0),
