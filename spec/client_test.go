@@ -304,6 +304,14 @@ func (h *harness) send(t testing.TB, c call) *response {
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
+	return readAnswer(t, c, res)
+}
+
+// readAnswer reads res, c's answer, to its end and validates each
+// JSON-RPC message in it against c's revision (its result against the
+// method's result definition).
+func readAnswer(t testing.TB, c call, res *http.Response) *response {
+	t.Helper()
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
@@ -587,16 +595,7 @@ func (h *harness) open(t testing.TB, c call) (*sseStream, *response) {
 	}
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		defer cancel()
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatalf("read body: %v", err)
-		}
-		r := &response{Status: res.StatusCode, Header: res.Header, Body: b, Rev: c.rev()}
-		for _, msg := range r.messages(t) {
-			validateAnswer(t, r.Rev, c.method(), msg)
-		}
-		return nil, r
+		return nil, readAnswer(t, c, res)
 	}
 	s := &sseStream{Resp: res, rev: c.rev(), method: c.method(), events: make(chan sseEvent, 64),
 		quit: make(chan struct{}), done: make(chan struct{}), cancel: cancel}

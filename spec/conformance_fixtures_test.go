@@ -14,12 +14,12 @@ func TestConformance_fixturesOffByDefault(t *testing.T) {
 	h := startServer(t)
 	r := h.send(t, call{User: "alice", Method: "tools/list"})
 	validateResult(t, rev20251125, "ListToolsResult", r.Body)
-	if got := confFixturesIn(confToolNames(t, r)); got != nil {
+	if got := confFixturesIn(toolNames(t, r.result(t))); got != nil {
 		t.Errorf("Legacy tools/list lists fixtures %v", got)
 	}
 	r = h.send(t, call{Era: modern, User: "alice", ID: 2, Method: "tools/list"})
 	validateResult(t, revModern, "ListToolsResult", r.Body)
-	if got := confFixturesIn(confToolNames(t, r)); got != nil {
+	if got := confFixturesIn(toolNames(t, r.result(t))); got != nil {
 		t.Errorf("Modern tools/list lists fixtures %v", got)
 	}
 	r = confCall(t, h, 3, "test_simple_text", nil, metaWith(nil, nil), nil, nil)
@@ -49,12 +49,12 @@ func TestConformance_fixturesOn(t *testing.T) {
 	for _, url := range []string{h.CE, h.EE} {
 		r := h.send(t, call{URL: url, User: "alice", Method: "tools/list"})
 		validateResult(t, rev20251125, "ListToolsResult", r.Body)
-		if got := confFixturesIn(confToolNames(t, r)); !reflect.DeepEqual(got, confNames) {
+		if got := confFixturesIn(toolNames(t, r.result(t))); !reflect.DeepEqual(got, confNames) {
 			t.Errorf("%s Legacy tools/list fixtures = %v, want %v", url, got, confNames)
 		}
 		r = h.send(t, call{Era: modern, URL: url, User: "alice", ID: 2, Method: "tools/list"})
 		validateResult(t, revModern, "ListToolsResult", r.Body)
-		if got := confFixturesIn(confToolNames(t, r)); !reflect.DeepEqual(got, confNames) {
+		if got := confFixturesIn(toolNames(t, r.result(t))); !reflect.DeepEqual(got, confNames) {
 			t.Errorf("%s Modern tools/list fixtures = %v, want %v", url, got, confNames)
 		}
 	}
@@ -81,7 +81,7 @@ func TestConformance_fixturesOn(t *testing.T) {
 	plain := startServer(t, withStoreOf(h))
 	r := plain.send(t, call{Era: modern, User: "alice", ID: 5, Method: "tools/list"})
 	validateResult(t, revModern, "ListToolsResult", r.Body)
-	if got := confFixturesIn(confToolNames(t, r)); got != nil {
+	if got := confFixturesIn(toolNames(t, r.result(t))); got != nil {
 		t.Errorf("a server without the flag on the same store lists %v", got)
 	}
 }

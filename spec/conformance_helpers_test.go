@@ -55,19 +55,6 @@ func confCall(t testing.TB, h *harness, id any, name string, args map[string]any
 	return h.send(t, c)
 }
 
-// confToolNames lists the tool names of a tools/list response.
-func confToolNames(t testing.TB, r *response) []string {
-	t.Helper()
-	tools, _ := r.result(t)["tools"].([]any)
-	var names []string
-	for _, tool := range tools {
-		m, _ := tool.(map[string]any)
-		n, _ := m["name"].(string)
-		names = append(names, n)
-	}
-	return names
-}
-
 // confFixturesIn returns the fixture names found in names, sorted.
 func confFixturesIn(names []string) []string {
 	var out []string
