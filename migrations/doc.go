@@ -10,7 +10,7 @@
 //
 // The package imports database/sql and goose only: it registers no
 // database/sql driver. The caller opens the database with its driver
-// (pgx for PostgreSQL, glebarez/sqlite for SQLite) and passes the *sql.DB.
+// (pgx for PostgreSQL, modernc.org/sqlite for SQLite) and passes the *sql.DB.
 // Nothing here uses goose's package-level state, so concurrent calls are
 // safe.
 package migrations

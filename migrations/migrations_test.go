@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	_ "github.com/glebarez/go-sqlite"  // database/sql driver "sqlite"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"modernc.org/sqlite"
 
 	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/models"
@@ -93,6 +93,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		dialector gorm.Dialector
 		dialect   string
 		pool      poolConfig
+		// prepare keeps each statement shape compiled per connection.
+		// On PostgreSQL pgx already caches prepared statements by SQL
+		// text, and gorm's cache would add a round trip per shape.
+		prepare bool
 	)
 	if isPostgresDSN(dsn) {
 		dialect = migrations.DialectPostgres
@@ -106,7 +110,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		dialector = sqlite.Open(liteDSN)
+		conn, err := sqlite.NewConnector(liteDSN)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite database: %w", err)
+		}
+		dialector = sqliteDialector{db: sql.OpenDB(conn)}
+		prepare = true
 		pool = poolConfig{open: 4}
 		if memory {
 			// Each connection to :memory: is its own empty database: keep
@@ -131,8 +140,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
 		DisableAutomaticPing:   true,
-		Logger:                 &gormLogger{log: log, slow: slow},
-		NowFunc:                func() time.Time { return now().UTC().Truncate(time.Microsecond) },
+		PrepareStmt:            prepare,
+		// Bounded: IN lists of every length are shapes of their own.
+		PrepareStmtMaxSize: 256,
+		Logger:             &gormLogger{log: log, slow: slow},
+		NowFunc:            func() time.Time { return now().UTC().Truncate(time.Microsecond) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
@@ -304,6 +316,9 @@ func sqliteDSN(dsn string, busy time.Duration) (string, bool, error) {
 		q.Add("_pragma", "synchronous(NORMAL)")
 	}
 	q.Set("_txlock", "immediate")
+	// Times as text in one format (the one glebarez's driver wrote, so
+	// databases created before the driver change read the same).
+	q.Set("_time_format", "sqlite")
 	sep := "?"
 	if strings.Contains(dsn, "?") {
 		sep = "&"

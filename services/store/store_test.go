@@ -73,9 +73,10 @@ func TestOpen_badDSN(t *testing.T) {
 }
 
 func TestStore_sqlDriversRegisteredOnce(t *testing.T) {
-	// Importing the store registers glebarez's "sqlite" and pgx's "pgx";
-	// a second registration of "sqlite" (modernc.org/sqlite) would have
-	// panicked before this test ran.
+	// Importing the store registers modernc.org/sqlite's "sqlite" and
+	// pgx's "pgx"; a second registration of "sqlite" (another driver of the
+	// same name, such as glebarez/go-sqlite) would have panicked before
+	// this test ran.
 	drivers := sql.Drivers()
 	for _, name := range []string{"sqlite", "pgx"} {
 		if !slices.Contains(drivers, name) {
