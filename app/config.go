@@ -63,6 +63,11 @@ type Config struct {
 	InstanceTokenPrefix string
 	CellID              string
 
+	// GitLabURL is the GitLab instance whose OAuth server issues the
+	// tokens glmcp reads from oauth_access_tokens; without an issuer it is
+	// the authorization server advertised in the metadata.
+	GitLabURL string
+
 	OAuthIssuer               string
 	OAuthAuthorizationServers []string
 	OAuthJWKS                 string
@@ -186,6 +191,14 @@ func (cfg *Config) Validate() error {
 	} else {
 		cfg.tokenFormat = f
 	}
+	if cfg.GitLabURL != "" {
+		cfg.GitLabURL = strings.TrimRight(cfg.GitLabURL, "/")
+		if u, err := url.Parse(cfg.GitLabURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("GLMCP_GITLAB_URL: %q is not an http(s) URL", cfg.GitLabURL)
+		} else if len(cfg.OAuthAuthorizationServers) == 0 {
+			cfg.OAuthAuthorizationServers = []string{cfg.GitLabURL}
+		}
+	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = "."
 	}
@@ -218,6 +231,14 @@ func (cfg *Config) TokenFormat() *auth.TokenFormat {
 		return auth.DefaultTokenFormat()
 	}
 	return cfg.tokenFormat
+}
+
+// AuthorizationServerConfigured reports whether an authorization server is
+// advertised (an OAuth issuer, GLMCP_OAUTH_AUTHORIZATION_SERVERS or
+// GLMCP_GITLAB_URL). Without one, challenges name no metadata and the
+// metadata documents are not served, so clients do not try to sign in.
+func (cfg *Config) AuthorizationServerConfigured() bool {
+	return len(cfg.OAuthAuthorizationServers) > 0
 }
 
 // ListensOnLoopback reports whether the listen address is a loopback one

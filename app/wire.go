@@ -110,12 +110,20 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	if cfg.failLimitEnabled {
 		failures = ratelimit.NewLimiter(cfg.failLimit, nil)
 	}
+	// metadataURL is what challenges name: nothing when no authorization
+	// server is configured, so clients do not try to sign in.
+	metadataURL := func(path string) string {
+		if !cfg.AuthorizationServerConfigured() {
+			return ""
+		}
+		return wellknown.MetadataURL(cfg.PublicURL, path)
+	}
 	group := func(edition models.Edition, path, name string, scopes auth.GroupScopes) (handlers.Group, error) {
 		srv, err := mcp.New(mcp.Config{
 			Edition: edition, ServerName: name, ServerVersion: Version, Instructions: serverInstructions,
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeepAlive: cfg.KeepAlive, Scopes: scopes,
-			MetadataURL: wellknown.MetadataURL(cfg.PublicURL, path), Logger: logger,
+			MetadataURL: metadataURL(path), Logger: logger,
 			Logging: cfg.ConformanceFixtures,
 		}, mcp.Deps{Tools: ts, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
@@ -124,7 +132,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		return handlers.Group{Server: srv, Auth: middleware.AuthConfig{
 			PAT: authn, JWT: jwt, Scopes: scopes,
 			Audience:      wellknown.ResourceURL(cfg.PublicURL, path),
-			MetadataURL:   wellknown.MetadataURL(cfg.PublicURL, path),
+			MetadataURL:   metadataURL(path),
 			RequireEESeat: edition == models.EditionEE, Failures: failures, Logger: logger,
 		}}, nil
 	}

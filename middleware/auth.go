@@ -36,7 +36,8 @@ type AuthConfig struct {
 	// Audience is the group's canonical resource URL (JWT aud binding).
 	Audience string
 	// MetadataURL is the group's protected resource metadata URL, named in
-	// every challenge.
+	// every challenge; "" when no authorization server is configured (the
+	// challenge then names none, and the body says which token to send).
 	MetadataURL string
 	// RequireEESeat refuses users without an EE seat (the orbit group).
 	RequireEESeat bool
@@ -107,8 +108,17 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 	}
 }
 
+// NoOAuthHint is added to 401 bodies as "hint" when no authorization
+// server is configured: a client cannot sign in, so the body says what to
+// send instead.
+const NoOAuthHint = "This server offers no OAuth sign-in. Send a GitLab personal access token " +
+	"with the mcp scope (mcp_orbit for /api/v4/orbit/mcp) as \"Authorization: Bearer TOKEN\" or " +
+	"\"PRIVATE-TOKEN: TOKEN\"; create one in GitLab under User settings, Access tokens, or with \"glmcp tokens create\"."
+
 // WriteAuthError answers an authentication failure with GitLab's status
 // and body and an RFC 6750 / RFC 9728 challenge, and aborts the chain.
+// With no metadataURL (no authorization server) the challenge names no
+// metadata and a 401 body carries NoOAuthHint.
 func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 	switch e.Kind {
 	case auth.InsufficientScope:
@@ -125,6 +135,9 @@ func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 		body := gin.H{"message": "401 Unauthorized"}
 		if e.Presented {
 			body = gin.H{"error": "invalid_token", "error_description": e.Reason}
+		}
+		if metadataURL == "" {
+			body["hint"] = NoOAuthHint
 		}
 		c.JSON(http.StatusUnauthorized, body)
 	}

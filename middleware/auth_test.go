@@ -232,6 +232,37 @@ func TestRequireAuth_invalidToken(t *testing.T) {
 	}
 }
 
+// Ensure that without an authorization server (no metadata URL) a 401
+// names no metadata, so clients do not try to sign in, and its body says
+// which token to send.
+func TestRequireAuth_noAuthorizationServer(t *testing.T) {
+	pat := &fakePAT{fn: func(string) (*auth.Identity, error) {
+		return nil, &auth.Error{Kind: auth.Unauthenticated, Presented: true, Reason: "Token is invalid"}
+	}}
+	r := gin.New()
+	r.POST("/api/v4/mcp", middleware.RequireAuth(middleware.AuthConfig{PAT: pat, Scopes: auth.CEScopes}), func(c *gin.Context) { c.Status(200) })
+	send := func(hdr ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/api/v4/mcp", strings.NewReader(`{}`))
+		if len(hdr) == 2 {
+			req.Header.Set(hdr[0], hdr[1])
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+	w := send("Authorization", "Bearer glpat-wrong")
+	wantStatus(t, w, http.StatusUnauthorized)
+	wantHeader(t, w, "WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="Token is invalid"`)
+	wantJSON(t, w.Body.Bytes(), map[string]any{"error": "invalid_token", "error_description": "Token is invalid", "hint": middleware.NoOAuthHint})
+	w = send()
+	wantStatus(t, w, http.StatusUnauthorized)
+	wantHeader(t, w, "WWW-Authenticate", `Bearer realm="GitLab"`)
+	wantJSON(t, w.Body.Bytes(), map[string]any{"message": "401 Unauthorized", "hint": middleware.NoOAuthHint})
+	if strings.Contains(w.Body.String(), `\u00`) {
+		t.Fatalf("hint is HTML-escaped: %s", w.Body)
+	}
+}
+
 func TestRequireAuth_success(t *testing.T) {
 	want := identity(7, "mcp")
 	pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return want, nil }}

@@ -18,6 +18,16 @@ func authMetadataURL(h *harness, path string) string {
 	return h.Cfg.PublicURL + "/.well-known/oauth-protected-resource" + path
 }
 
+// authChallengeMetadata is the resource_metadata parameter of the group
+// at path's challenges (with its leading ", "), or "" when no
+// authorization server is configured and challenges name none.
+func authChallengeMetadata(h *harness, path string) string {
+	if !h.Cfg.AuthorizationServerConfigured() {
+		return ""
+	}
+	return `, resource_metadata="` + authMetadataURL(h, path) + `"`
+}
+
 // authUser returns the stored user called username.
 func authUser(t testing.TB, h *harness, username string) *models.User {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/models"
 	authsvc "gitlab.com/glmcp/glmcp/services/auth"
 )
@@ -32,17 +33,21 @@ const (
 func expect401(t testing.TB, h *harness, g group, r *response, reason string) {
 	t.Helper()
 	r.expectStatus(t, http.StatusUnauthorized)
-	want := `Bearer realm="GitLab", error="invalid_token", error_description="` + reason +
-		`", resource_metadata="` + authMetadataURL(h, g.Path) + `"`
+	want := `Bearer realm="GitLab", error="invalid_token", error_description="` + reason + `"` + authChallengeMetadata(h, g.Path)
 	if got := r.Header.Get("WWW-Authenticate"); got != want {
 		t.Errorf("WWW-Authenticate = %s\nwant                %s", got, want)
 	}
 	var body struct {
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
+		Hint        string `json:"hint"`
 	}
 	if err := json.Unmarshal(r.Body, &body); err != nil || body.Error != "invalid_token" || body.Description != reason {
 		t.Errorf("body = %s, want {error: invalid_token, error_description: %q}", r.Body, reason)
+	}
+	// Without an authorization server the body says which token to send.
+	if wantHint := !h.Cfg.AuthorizationServerConfigured(); (body.Hint == middleware.NoOAuthHint) != wantHint {
+		t.Errorf("body = %s, want the no-OAuth hint: %t", r.Body, wantHint)
 	}
 }
 
@@ -76,7 +81,7 @@ func expect403Scope(t testing.TB, h *harness, g group, r *response, scope string
 		t.Errorf("body = %s, want insufficient_scope naming scope %q", r.Body, scope)
 	}
 	want := `Bearer realm="GitLab", error="insufficient_scope", scope="` + scope + `", error_description="` + body.Description +
-		`", resource_metadata="` + authMetadataURL(h, g.Path) + `"`
+		`"` + authChallengeMetadata(h, g.Path)
 	if got := r.Header.Get("WWW-Authenticate"); got != want {
 		t.Errorf("WWW-Authenticate = %s\nwant                %s", got, want)
 	}
@@ -117,7 +122,8 @@ func TestAuth_credentialHeaders(t *testing.T) {
 }
 
 // TestAuth_missingCredential: no usable credential is 401 with a challenge
-// carrying realm and resource_metadata and no error parameter.
+// carrying realm (and resource_metadata when an authorization server is
+// configured: not here) and no error parameter.
 func TestAuth_missingCredential(t *testing.T) {
 	h := startServer(t, withEE())
 	tests := []struct {
@@ -140,7 +146,7 @@ func TestAuth_missingCredential(t *testing.T) {
 					}
 					r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
 					r.expectStatus(t, http.StatusUnauthorized)
-					want := `Bearer realm="GitLab", resource_metadata="` + authMetadataURL(h, g.Path) + `"`
+					want := `Bearer realm="GitLab"` + authChallengeMetadata(h, g.Path)
 					if got := r.Header.Get("WWW-Authenticate"); got != want {
 						t.Errorf("WWW-Authenticate = %s\nwant                %s", got, want)
 					}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/handlers/wellknown"
 )
 
 // Metadata document paths (RFC 9728 §3.1).
@@ -82,10 +83,13 @@ func TestMetadata_documents(t *testing.T) {
 		expectMetadata(t, h, h.URL+metadataRoot, metadataDoc(h.CE, iss.URL, false))
 	})
 
-	t.Run("without OAuth no authorization server is named", func(t *testing.T) {
-		h := startServer(t, withEE())
-		expectMetadata(t, h, h.URL+metadataCEPath, metadataDoc(h.CE, "", false))
-		expectMetadata(t, h, h.URL+metadataEEPath, metadataDoc(h.EE, "", true))
+	t.Run("GLMCP_GITLAB_URL is the authorization server", func(t *testing.T) {
+		h := startServer(t, withEE(), withGitLabURL)
+		expectMetadata(t, h, h.URL+metadataCEPath, metadataDoc(h.CE, gitlabURL, false))
+		expectMetadata(t, h, h.URL+metadataEEPath, metadataDoc(h.EE, gitlabURL, true))
+		r := h.send(t, call{URL: h.CE, Method: "tools/list", Token: "glpat-" + "AAAAAAAAAAAAAAAAAAAA"})
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("Token is invalid"), challenge401(h.metadataURL(h.CE), "Token is invalid"))
+		followChallenge(t, h, r, h.metadataURL(h.CE), h.CE)
 	})
 
 	t.Run("several authorization servers", func(t *testing.T) {
@@ -110,7 +114,7 @@ func TestMetadata_documents(t *testing.T) {
 }
 
 func TestMetadata_CORSPreflight(t *testing.T) {
-	h := startServer(t, withEE())
+	h := startServer(t, withEE(), withGitLabURL)
 	for _, p := range []string{metadataRoot, metadataCEPath, metadataEEPath} {
 		t.Run(p, func(t *testing.T) {
 			r := h.send(t, call{Verb: http.MethodOptions, URL: h.URL + p, Header: http.Header{
@@ -136,6 +140,38 @@ func TestMetadata_CORSPreflight(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// gitlabURL is the GitLab instance of withGitLabURL.
+const gitlabURL = "https://gitlab.example.com"
+
+// withGitLabURL sets GLMCP_GITLAB_URL (and no OAuth issuer).
+func withGitLabURL(c *app.Config) { c.GitLabURL = gitlabURL + "/" }
+
+// TestMetadata_noAuthorizationServer: with no authorization server the
+// challenges name no metadata, no document is served and registration is
+// refused with what to do instead, so an MCP client does not try to sign in
+// (mcp-remote showed "Dynamic Client Registration rejected (404)" and "SSE
+// 405" instead of the token problem).
+func TestMetadata_noAuthorizationServer(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, p := range []string{metadataRoot, metadataCEPath, metadataEEPath} {
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
+			if r := h.send(t, call{Verb: m, URL: h.URL + p}); r.Status != http.StatusNotFound {
+				t.Errorf("%s %s = %d, want 404", m, p, r.Status)
+			}
+		}
+	}
+	for _, ep := range []string{h.CE, h.EE} {
+		expectAuthFailure(t, h.send(t, call{URL: ep, Method: "tools/list"}), http.StatusUnauthorized, anonymousHintBody(), `Bearer realm="GitLab"`)
+		expectAuthFailure(t, h.send(t, call{URL: ep, Method: "tools/list", Token: "glpat-" + "AAAAAAAAAAAAAAAAAAAA"}), http.StatusUnauthorized,
+			invalidTokenHintBody("Token is invalid"), challenge401("", "Token is invalid"))
+	}
+	r := h.send(t, call{URL: h.URL + "/register", Body: `{"redirect_uris":["http://localhost:1/cb"]}`, Header: http.Header{"Content-Type": {"application/json"}}})
+	want, _ := json.Marshal(map[string]string{"error": "invalid_client_metadata", "error_description": wellknown.NoRegistrationDescription})
+	if r.Status != http.StatusBadRequest || string(r.Body) != string(want) {
+		t.Fatalf("POST /register = %d %s, want 400 %s", r.Status, r.Body, want)
 	}
 }
 

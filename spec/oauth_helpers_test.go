@@ -19,6 +19,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/middleware"
 )
 
 // Key ids of the test issuer: issuerKID is published in its JWKS,
@@ -177,10 +178,13 @@ func (h *harness) metadataURL(endpoint string) string {
 }
 
 // challenge401 is the WWW-Authenticate value of a 401 for a refused
-// token.
+// token (metadataURL "": no authorization server, none named).
 func challenge401(metadataURL, description string) string {
-	return `Bearer realm="GitLab", error="invalid_token", error_description="` + description +
-		`", resource_metadata="` + metadataURL + `"`
+	c := `Bearer realm="GitLab", error="invalid_token", error_description="` + description + `"`
+	if metadataURL != "" {
+		c += `, resource_metadata="` + metadataURL + `"`
+	}
+	return c
 }
 
 // insufficientScopeDescription is glmcp's error_description of a 403 for a
@@ -218,6 +222,20 @@ func expectAuthFailure(t testing.TB, r *response, status int, body, challenge st
 // invalidTokenBody is the body of a 401 for a refused token.
 func invalidTokenBody(description string) string {
 	b, _ := json.Marshal(map[string]string{"error": "invalid_token", "error_description": description})
+	return string(b)
+}
+
+// invalidTokenHintBody is the body of a 401 for a refused token when no
+// authorization server is configured: it says which token to send.
+func invalidTokenHintBody(description string) string {
+	b, _ := json.Marshal(map[string]string{"error": "invalid_token", "error_description": description, "hint": middleware.NoOAuthHint})
+	return string(b)
+}
+
+// anonymousHintBody is the body of a 401 without a credential when no
+// authorization server is configured.
+func anonymousHintBody() string {
+	b, _ := json.Marshal(map[string]string{"message": "401 Unauthorized", "hint": middleware.NoOAuthHint})
 	return string(b)
 }
 

@@ -326,8 +326,9 @@ func TestOAuth_offWithoutIssuer(t *testing.T) {
 	h := startServer(t)
 	name := h.withToken("jwt:alice", iss.mint(t, iss.claims(h.userID(t, "alice"), h.CE)))
 	r := listTools(t, h, h.CE, name)
-	// Without an issuer a JWT is just a malformed personal access token.
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("Token is malformed"), challenge401(h.metadataURL(h.CE), "Token is malformed"))
+	// Without an issuer a JWT is just a malformed personal access token,
+	// and no authorization server is named.
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenHintBody("Token is malformed"), challenge401("", "Token is malformed"))
 	if got := iss.JWKSHits(); got != 0 {
 		t.Fatalf("JWKS fetched %d times with OAuth off", got)
 	}

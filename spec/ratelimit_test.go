@@ -151,8 +151,7 @@ func TestRateLimit_unauthenticatedPerAddress(t *testing.T) {
 	h := startServer(t, withRateLimit("3/60s"))
 	for i := range 3 {
 		r := anonymous(t, h, h.CE, nil)
-		expectAuthFailure(t, r, http.StatusUnauthorized, `{"message":"401 Unauthorized"}`,
-			`Bearer realm="GitLab", resource_metadata="`+h.metadataURL(h.CE)+`"`)
+		expectAuthFailure(t, r, http.StatusUnauthorized, anonymousHintBody(), `Bearer realm="GitLab"`)
 		expectRateHeaders(t, r, 2-i)
 	}
 	// The fourth is refused before authentication.

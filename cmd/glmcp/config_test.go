@@ -39,6 +39,10 @@ func TestConfigValidation(t *testing.T) {
 		{"negative ttl", map[string]string{"GLMCP_LIST_TTL_MS": "-5"}, nil, "GLMCP_LIST_TTL_MS"},
 		{"trusted proxy", map[string]string{"GLMCP_TRUSTED_PROXIES": "10.0.0.0/8, not-an-ip"}, nil, `GLMCP_TRUSTED_PROXIES: "not-an-ip"`},
 		{"oauth without keys", map[string]string{"GLMCP_OAUTH_ISSUER": "https://id.example.com"}, nil, "GLMCP_OAUTH_JWKS"},
+		{"gitlab url not http", map[string]string{"GLMCP_GITLAB_URL": "gitlab.example.com"}, nil, `GLMCP_GITLAB_URL: "gitlab.example.com"`},
+		{"token prefix with a dot", map[string]string{"GLMCP_TOKEN_PREFIX": "gl.pat-"}, nil, "GLMCP_TOKEN_PREFIX"},
+		{"instance prefix too long", map[string]string{"GLMCP_INSTANCE_TOKEN_PREFIX": "a-very-long-instance"}, nil, "at most 20 characters"},
+		{"cell id not a number", map[string]string{"GLMCP_CELL_ID": "eu-1"}, nil, `GLMCP_CELL_ID: "eu-1"`},
 	}
 	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}
 	for _, tt := range tests {

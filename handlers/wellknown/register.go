@@ -10,7 +10,17 @@ import (
 // Register serves the metadata documents on r: GET and HEAD with the
 // document, OPTIONS as a CORS preflight. The EE document is registered only
 // when cfg.EEEnabled, so it is the router's 404 otherwise.
+//
+// Without an authorization server no document is served (404): a document
+// naming none sends MCP clients to register themselves with glmcp. Such
+// clients still try dynamic client registration at /register; it answers
+// 400 with an RFC 7591 error saying which token to send instead, so that is
+// what the user reads.
 func Register(r gin.IRoutes, cfg Config) {
+	if len(cfg.AuthorizationServers) == 0 {
+		r.POST(RegistrationPath, noRegistration)
+		return
+	}
 	ce := document(Metadata(cfg, CEPath))
 	route(r, MetadataPath, ce)
 	route(r, MetadataPath+CEPath, ce)
@@ -60,4 +70,22 @@ func preflight(c *gin.Context) {
 	h.Add("Vary", "Access-Control-Request-Headers")
 	h.Set("Access-Control-Max-Age", "86400")
 	c.Status(http.StatusNoContent)
+}
+
+// RegistrationPath is where MCP clients without authorization server
+// metadata try dynamic client registration (the MCP authorization spec's
+// default endpoints).
+const RegistrationPath = "/register"
+
+// NoRegistrationDescription is the error_description of a registration
+// attempt when no authorization server is configured.
+const NoRegistrationDescription = "This GitLab MCP server has no OAuth authorization server, so clients cannot " +
+	"register or sign in. Configure the client to send a GitLab personal access token with the mcp scope " +
+	"(mcp_orbit for /api/v4/orbit/mcp) as the header \"Authorization: Bearer TOKEN\"; if it already does, " +
+	"the token was refused: check it is valid, unexpired and has that scope."
+
+// noRegistration refuses dynamic client registration (RFC 7591 §3.2.2).
+func noRegistration(c *gin.Context) {
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusBadRequest, gin.H{"error": "invalid_client_metadata", "error_description": NoRegistrationDescription})
 }

@@ -1,10 +1,12 @@
 package wellknown_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -90,14 +92,35 @@ func TestRegister_documents(t *testing.T) {
 	}
 }
 
+// Ensure that without an authorization server no document is served (a
+// document naming none sends clients to register with glmcp) and that a
+// registration attempt is refused with an RFC 7591 error saying which
+// token to send.
 func TestRegister_withoutAuthorizationServers(t *testing.T) {
 	r := gin.New()
-	wellknown.Register(r, wellknown.Config{PublicURL: publicURL})
-	w := do(r, http.MethodGet, "/.well-known/oauth-protected-resource/api/v4/mcp", nil)
-	want := `{"resource":"https://gitlab.example.com/api/v4/mcp","scopes_supported":["mcp"],` +
-		`"bearer_methods_supported":["header"],"resource_name":"GitLab MCP Server"}`
-	if w.Code != 200 || w.Body.String() != want {
-		t.Fatalf("status %d, body %s; want 200 %s", w.Code, w.Body, want)
+	wellknown.Register(r, wellknown.Config{PublicURL: publicURL, EEEnabled: true})
+	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/v4/mcp", "/.well-known/oauth-protected-resource/api/v4/orbit/mcp"} {
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
+			if w := do(r, m, p, nil); w.Code != http.StatusNotFound {
+				t.Errorf("%s %s = %d, want 404", m, p, w.Code)
+			}
+		}
+	}
+	w := do(r, http.MethodPost, "/register", map[string]string{"Content-Type": "application/json"})
+	if w.Code != http.StatusBadRequest || w.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("POST /register = %d %v, want 400 no-store", w.Code, w.Header())
+	}
+	var body struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Error != "invalid_client_metadata" ||
+		body.Description != wellknown.NoRegistrationDescription || strings.Contains(w.Body.String(), `\u00`) {
+		t.Fatalf("POST /register body = %s", w.Body)
+	}
+	// With an authorization server, registration is its business: 404 here.
+	if w := do(newEngine(true), http.MethodPost, "/register", nil); w.Code != http.StatusNotFound {
+		t.Fatalf("POST /register with an authorization server = %d, want 404", w.Code)
 	}
 }
 
