@@ -48,7 +48,25 @@ const secretSetting = "instance_secret"
 // instance, and equal to a GitLab instance's secret for its token digests to
 // verify here); otherwise one generated on first start and kept in the
 // database, so every instance sharing it agrees and tokens survive restarts.
+//
+// The database keeps a fingerprint of the secret it was set up with;
+// OpenEnv refuses a different one (*SecretMismatchError): tokens minted with
+// it would never verify, and tokens already handed out would stop working.
+// RotateSecret changes it deliberately.
 func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
+	e, err := openEnv(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSecret(ctx, e); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// openEnv is OpenEnv without the fingerprint check.
+func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
 	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret, Tokens: cfg.TokenFormat()}
 	if e.DSN == "" {
 		e.Embedded = true

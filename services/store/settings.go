@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // EnsureSetting returns the stored value of key, storing candidate first
@@ -22,4 +24,21 @@ func (s *Store) EnsureSetting(ctx context.Context, key, candidate string) (strin
 		return "", fmt.Errorf("read setting %q: %w", key, translate(err))
 	}
 	return value, nil
+}
+
+// ReplaceSetting sets key to value if it currently holds old (a
+// compare-and-swap, so two rotations racing cannot both win). A key that
+// is missing or holds something else is models.ErrConflict.
+func (s *Store) ReplaceSetting(ctx context.Context, key, old, value string) error {
+	if key == "" || value == "" {
+		return errors.New("replace setting: empty key or value")
+	}
+	res := s.conn(ctx).Exec(`UPDATE glmcp_settings SET value = ? WHERE key = ? AND value = ?`, value, key, old)
+	if res.Error != nil {
+		return fmt.Errorf("replace setting %q: %w", key, translate(res.Error))
+	}
+	if res.RowsAffected != 1 {
+		return fmt.Errorf("replace setting %q: it changed meanwhile: %w", key, models.ErrConflict)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -36,6 +37,33 @@ func TestStore_EnsureSetting(t *testing.T) {
 			if g == "" || g != got[0] {
 				t.Fatalf("racing EnsureSetting returned %q, want one value for all", got)
 			}
+		}
+	})
+}
+
+// Ensure ReplaceSetting swaps only the expected value (two rotations racing
+// cannot both win) and RevokeAllTokens counts what it revoked.
+func TestStore_ReplaceSettingAndRevokeAll(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if _, err := s.EnsureSetting(ctx, "fp", "a"); err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, "ReplaceSetting(a→b)", s.ReplaceSetting(ctx, "fp", "a", "b"), nil)
+		wantErr(t, "ReplaceSetting(stale a→c)", s.ReplaceSetting(ctx, "fp", "a", "c"), models.ErrConflict)
+		wantErr(t, "ReplaceSetting(missing key)", s.ReplaceSetting(ctx, "nope", "a", "c"), models.ErrConflict)
+		if v, _ := s.EnsureSetting(ctx, "fp", "z"); v != "b" {
+			t.Fatalf("setting = %q, want b", v)
+		}
+		u := mustCreateUser(t, s, "alice")
+		for _, d := range []string{"d1", "d2"} {
+			wantErr(t, "CreateToken", s.CreateToken(ctx, &models.PersonalAccessToken{UserID: u.ID, Name: d, TokenDigest: d}), nil)
+		}
+		if n, err := s.RevokeAllTokens(ctx); n != 2 || err != nil {
+			t.Fatalf("RevokeAllTokens = %d, %v; want 2", n, err)
+		}
+		if n, err := s.RevokeAllTokens(ctx); n != 0 || err != nil {
+			t.Fatalf("RevokeAllTokens again = %d, %v; want 0", n, err)
 		}
 	})
 }

@@ -83,6 +83,19 @@ func (s *Store) RevokeToken(ctx context.Context, id int64) error {
 	return nil
 }
 
+// RevokeAllTokens marks every personal access token revoked and returns
+// how many were not revoked before (used when the instance secret
+// changes: their digests can never verify again).
+func (s *Store) RevokeAllTokens(ctx context.Context) (int64, error) {
+	res := s.conn(ctx).Model(&models.PersonalAccessToken{}).
+		Where("revoked = ?", false).
+		Updates(map[string]any{"revoked": true, "updated_at": s.clock()})
+	if res.Error != nil {
+		return 0, fmt.Errorf("revoke all tokens: %w", translate(res.Error))
+	}
+	return res.RowsAffected, nil
+}
+
 // TouchTokenLastUsed sets last_used_at of the token with id to at, unless
 // it was set less than LastUsedInterval before at. The rule is part of the
 // UPDATE's WHERE clause, so instances racing to record the same use write
