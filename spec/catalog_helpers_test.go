@@ -121,9 +121,7 @@ func (h *harness) catalogList(t testing.TB, g group, era, user string, hdr http.
 	if cursor != "" {
 		params["cursor"] = cursor
 	}
-	body, hd := h.parts(t, call{Era: era, User: user, Method: "tools/list", Params: params})
-	catalogMergeHeader(hd, hdr)
-	r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+	r := h.send(t, call{Era: era, URL: g.URL, User: user, Method: "tools/list", Params: params, Header: hdr})
 	r.expectStatus(t, http.StatusOK)
 	validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 	res := r.result(t)
@@ -177,9 +175,8 @@ func (h *harness) catalogWalk(t testing.TB, g group, era, user string, hdr http.
 // 400 -32602 whose message says the cursor is invalid.
 func (h *harness) catalogListError(t testing.TB, g group, era, user string, hdr http.Header, cursor any) string {
 	t.Helper()
-	body, hd := h.parts(t, call{Era: era, User: user, Method: "tools/list", Params: map[string]any{"cursor": cursor}})
-	catalogMergeHeader(hd, hdr)
-	msg, _ := h.send(t, call{URL: g.URL, Body: body, Header: hd}).expectError(t, http.StatusBadRequest, -32602)
+	r := h.send(t, call{Era: era, URL: g.URL, User: user, Method: "tools/list", Params: map[string]any{"cursor": cursor}, Header: hdr})
+	msg, _ := r.expectError(t, http.StatusBadRequest, -32602)
 	return msg
 }
 
@@ -208,13 +205,3 @@ func catalogForge(t testing.TB, secret, cursor, verb string) string {
 
 // catalogVerbToolsList is the verb tools/list cursors are bound to.
 const catalogVerbToolsList = catalog.VerbToolsList
-
-// catalogMergeHeader sets every header of extra on hd.
-func catalogMergeHeader(hd, extra http.Header) {
-	for k, vs := range extra {
-		hd.Del(k)
-		for _, v := range vs {
-			hd.Add(k, v)
-		}
-	}
-}

@@ -328,17 +328,7 @@ func cliEnv() []string {
 func (h *harness) listedToolNames(t testing.TB, endpoint, user string) []string {
 	t.Helper()
 	r := h.send(t, call{Era: modern, URL: endpoint, User: user, ID: "list", Method: "tools/list"})
-	r.expectStatus(t, http.StatusOK)
-	validateResult(t, revModern, "ListToolsResult", r.Body)
-	res := r.result(t)
-	var names []string
-	tools, _ := res["tools"].([]any)
-	for _, x := range tools {
-		if m, ok := x.(map[string]any); ok {
-			name, _ := m["name"].(string)
-			names = append(names, name)
-		}
-	}
+	names := toolNames(t, r.ok(t))
 	if len(names) == 0 {
 		t.Fatalf("tools/list as %s lists no tools: %s", user, r.Body)
 	}

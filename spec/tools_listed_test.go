@@ -34,9 +34,7 @@ func (h *harness) toolsList(t testing.TB, g group, era, user string, hdr http.He
 		if page > 100 {
 			t.Fatal("tools/list never ends")
 		}
-		body, hd := h.parts(t, call{Era: era, User: user, ID: page + 1, Method: "tools/list", Params: params})
-		catalogMergeHeader(hd, hdr)
-		r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+		r := h.send(t, call{Era: era, URL: g.URL, User: user, ID: page + 1, Method: "tools/list", Params: params, Header: hdr})
 		r.expectStatus(t, http.StatusOK)
 		validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 		res := r.result(t)
