@@ -167,18 +167,14 @@ func TestWire_idEcho(t *testing.T) {
 		for _, era := range eras {
 			for _, id := range ids {
 				t.Run(fmt.Sprintf("%s/%s/%s", g.Name, era, id), func(t *testing.T) {
-					body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
-					body = strings.Replace(body, `"id":1`, `"id":`+id, 1)
-					r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", RawID: id, Method: "tools/list"})
 					r.expectStatus(t, http.StatusOK)
 					validateResult(t, eraRev(era), "ListToolsResult", r.Body)
 					r.expectID(t, id)
 				})
 			}
 			t.Run(g.Name+"/"+era+"/error keeps id", func(t *testing.T) {
-				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "no/such/method"})
-				body = strings.Replace(body, `"id":1`, `"id":12345678901234567890123456789`, 1)
-				r := h.send(t, call{URL: g.URL, Body: body, Header: hd})
+				r := h.send(t, call{Era: era, URL: g.URL, User: "alice", RawID: `12345678901234567890123456789`, Method: "no/such/method"})
 				r.expectError(t, http.StatusNotFound, -32601)
 				r.expectID(t, `12345678901234567890123456789`)
 			})
