@@ -8,28 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 )
 
-// clock is a settable clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newClock returns the shared test clock, at a fixed start.
+func newClock() *clocktest.Clock { return clocktest.New(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)) }
 
 func TestParseLimit(t *testing.T) {
 	tests := []struct {
