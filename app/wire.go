@@ -21,6 +21,7 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
+	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -81,6 +82,13 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		w.listener = subscriptions.NewPGListener(e.DSN, w.hub, logger)
 	}
 
+	ctxs, err := resources.New(ts, e.Store, resources.Options{
+		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Fixtures: cfg.ConformanceFixtures,
+	})
+	if err != nil {
+		return nil, err
+	}
+
 	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger,
 		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store))
 	if err != nil {
@@ -125,7 +133,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			KeepAlive: cfg.KeepAlive, Scopes: scopes,
 			MetadataURL: metadataURL(path), Logger: logger,
 			Logging: cfg.ConformanceFixtures,
-		}, mcp.Deps{Tools: ts, Hub: w.hub, Shutdown: w.shutdown})
+		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
 			return handlers.Group{}, err
 		}

@@ -318,7 +318,7 @@ func TestWire_unknownMethod(t *testing.T) {
 	h := startServer(t, withEE())
 	for _, g := range h.groups() {
 		for _, era := range eras {
-			for _, method := range []string{"no/such/method", "tools/List", "completion/complete", "resources/subscribe", "sampling/createMessage"} {
+			for _, method := range []string{"no/such/method", "tools/List", "completion/completes", "resources/watch", "sampling/createMessage"} {
 				t.Run(g.Name+"/"+era+"/"+method, func(t *testing.T) {
 					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: 3, Method: method})
 					_, data := r.expectError(t, http.StatusNotFound, -32601)

@@ -74,7 +74,7 @@ func (s *Server) initialize(x *exchange) (any, *jsonrpc.Error) {
 	}
 	return initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.capabilities(false),
+		Capabilities:    s.capabilities(false, false),
 		ServerInfo:      s.info,
 		Instructions:    s.cfg.Instructions,
 	}, nil

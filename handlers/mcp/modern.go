@@ -48,7 +48,7 @@ func (s *Server) discover(x *exchange) any {
 	return discoverResult{
 		resultFields:      s.modernFields(),
 		SupportedVersions: SupportedVersions,
-		Capabilities:      s.capabilities(s.hub != nil),
+		Capabilities:      s.capabilities(true, s.hub != nil),
 		Instructions:      s.cfg.Instructions,
 		TTLMs:             ms(s.cfg.DiscoverTTL),
 		CacheScope:        "public",
@@ -60,11 +60,17 @@ func (s *Server) discover(x *exchange) any {
 // method answering; listChanged is true only on Modern, where
 // subscriptions/listen delivers it. Logging is declared when tools may log
 // (Config.Logging).
-func (s *Server) capabilities(listChanged bool) map[string]any {
+//
+// resources.subscribe: on the 2025 revisions resources/subscribe is
+// accepted (a stateless server keeps no session to push updates on, so
+// clients re-read); on 2026-07-28 resource subscriptions ride on
+// subscriptions/listen.
+func (s *Server) capabilities(modern, listChanged bool) map[string]any {
 	caps := map[string]any{
-		"tools":     map[string]any{"listChanged": listChanged},
-		"prompts":   map[string]any{},
-		"resources": map[string]any{},
+		"tools":       map[string]any{"listChanged": listChanged},
+		"prompts":     map[string]any{},
+		"resources":   map[string]any{"subscribe": !modern},
+		"completions": map[string]any{},
 	}
 	if s.cfg.Logging {
 		caps["logging"] = map[string]any{}

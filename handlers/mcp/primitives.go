@@ -1,55 +1,273 @@
 package mcp
 
-import "gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+import (
+	"context"
+	"encoding/json"
+	"errors"
 
-// glmcp serves no prompts and no resources yet. The list methods answer
-// empty lists (with caching hints on Modern), and prompts/get and
-// resources/read answer -32602 for any name, as the 2026-07-28 revision
-// prescribes for an unknown resource.
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+	"gitlab.com/glmcp/glmcp/services/resources"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// ContextService serves resources, prompts and completions
+// (resources.Service implements it). Without one, the list methods answer
+// empty lists and reads answer "not found".
+type ContextService interface {
+	List(ctx context.Context, sc tools.Scope, cursor *string) (resources.ListPage, error)
+	Templates() []resources.Template
+	Read(ctx context.Context, sc tools.Scope, uri string) ([]resources.Contents, error)
+	Prompts() []resources.Prompt
+	GetPrompt(ctx context.Context, sc tools.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*resources.PromptResult, error)
+	Complete(ctx context.Context, sc tools.Scope, ref resources.Ref, arg, value string, ctxArgs map[string]string) (resources.Completion, error)
+}
+
+// Method names of the prompt, resource and completion methods.
+const (
+	MethodListPrompts       = "prompts/list"
+	MethodListResources     = "resources/list"
+	MethodListTemplates     = "resources/templates/list"
+	MethodComplete          = "completion/complete"
+	MethodSubscribeResource = "resources/subscribe"
+	MethodUnsubscribe       = "resources/unsubscribe"
+)
+
+// cacheHints are the Modern caching fields of list and read results.
+type cacheHints struct {
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
+}
 
 type promptsResult struct {
 	resultFields
-	Prompts    []struct{} `json:"prompts"`
-	TTLMs      *int64     `json:"ttlMs,omitempty"`
-	CacheScope string     `json:"cacheScope,omitempty"`
+	Prompts []resources.Prompt `json:"prompts"`
+	cacheHints
 }
 
 type resourcesResult struct {
 	resultFields
-	Resources  []struct{} `json:"resources"`
-	TTLMs      *int64     `json:"ttlMs,omitempty"`
-	CacheScope string     `json:"cacheScope,omitempty"`
+	Resources  []resources.Resource `json:"resources"`
+	NextCursor string               `json:"nextCursor,omitempty"`
+	cacheHints
 }
 
 type templatesResult struct {
 	resultFields
-	ResourceTemplates []struct{} `json:"resourceTemplates"`
-	TTLMs             *int64     `json:"ttlMs,omitempty"`
-	CacheScope        string     `json:"cacheScope,omitempty"`
+	ResourceTemplates []resources.Template `json:"resourceTemplates"`
+	cacheHints
 }
 
-// servePrimitives answers the prompt and resource methods; ok is false for
-// any other method.
+type readResult struct {
+	resultFields
+	Contents []resources.Contents `json:"contents"`
+	cacheHints
+}
+
+type promptResult struct {
+	resultFields
+	Description string                    `json:"description,omitempty"`
+	Messages    []resources.PromptMessage `json:"messages"`
+}
+
+type completeResult struct {
+	resultFields
+	Completion resources.Completion `json:"completion"`
+}
+
+type emptyResult struct {
+	resultFields
+}
+
+type cursorParams struct {
+	Cursor *string `json:"cursor"`
+}
+
+type getPromptParams struct {
+	Name           string                     `json:"name"`
+	Arguments      map[string]string          `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+}
+
+type completeParams struct {
+	Ref      *resources.Ref `json:"ref"`
+	Argument *struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"argument"`
+	Context *struct {
+		Arguments map[string]string `json:"arguments"`
+	} `json:"context"`
+}
+
+// hints returns the caching hints of a Modern result: private (every
+// answer depends on who asks) with the list TTL; none on Legacy.
+func (s *Server) hints(x *exchange, scope string) cacheHints {
+	if !x.modern {
+		return cacheHints{}
+	}
+	v := ms(s.cfg.ListTTL)
+	return cacheHints{TTLMs: &v, CacheScope: scope}
+}
+
+// decodeParams decodes params into dst; -32602 when they do not fit.
+func decodeParams(x *exchange, dst any) *jsonrpc.Error {
+	if len(x.req.Params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(x.req.Params, dst); err != nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+	}
+	return nil
+}
+
+// servePrimitives answers the prompt, resource and completion methods; ok
+// is false for any other method.
 func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok bool) {
 	var rf resultFields
-	var ttl *int64
-	scope := ""
 	if x.modern {
 		rf = s.modernFields()
-		v := ms(s.cfg.ListTTL)
-		ttl, scope = &v, "public" // the same (empty) for everyone
 	}
+	sc := x.scope(s.cfg.Edition)
+	svc := s.context
 	switch x.req.Method {
-	case "prompts/list":
-		return promptsResult{resultFields: rf, Prompts: []struct{}{}, TTLMs: ttl, CacheScope: scope}, nil, true
-	case "resources/list":
-		return resourcesResult{resultFields: rf, Resources: []struct{}{}, TTLMs: ttl, CacheScope: scope}, nil, true
-	case "resources/templates/list":
-		return templatesResult{resultFields: rf, ResourceTemplates: []struct{}{}, TTLMs: ttl, CacheScope: scope}, nil, true
-	case MethodGetPrompt:
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown prompt: "+quote(x.name), nil), true
+	case MethodListPrompts:
+		var p cursorParams
+		if e := decodeParams(x, &p); e != nil {
+			return nil, e, true
+		}
+		if p.Cursor != nil { // every prompt fits on the first page
+			return nil, badCursor(), true
+		}
+		out := []resources.Prompt{}
+		if svc != nil {
+			out = svc.Prompts()
+		}
+		return promptsResult{resultFields: rf, Prompts: out, cacheHints: s.hints(x, "public")}, nil, true
+	case MethodListTemplates:
+		var p cursorParams
+		if e := decodeParams(x, &p); e != nil {
+			return nil, e, true
+		}
+		if p.Cursor != nil {
+			return nil, badCursor(), true
+		}
+		out := []resources.Template{}
+		if svc != nil {
+			out = svc.Templates()
+		}
+		return templatesResult{resultFields: rf, ResourceTemplates: out, cacheHints: s.hints(x, "public")}, nil, true
+	case MethodListResources:
+		var p cursorParams
+		if e := decodeParams(x, &p); e != nil {
+			return nil, e, true
+		}
+		if svc == nil {
+			if p.Cursor != nil {
+				return nil, badCursor(), true
+			}
+			return resourcesResult{resultFields: rf, Resources: []resources.Resource{}, cacheHints: s.hints(x, "private")}, nil, true
+		}
+		page, err := svc.List(x.ctx, sc, p.Cursor)
+		if err != nil {
+			return nil, s.contextError(x, "list resources", err), true
+		}
+		return resourcesResult{resultFields: rf, Resources: page.Resources, NextCursor: page.NextCursor,
+			cacheHints: s.hints(x, "private")}, nil, true
 	case MethodReadResource:
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Resource not found: "+quote(x.uri), map[string]any{"uri": truncate(x.uri, 500)}), true
+		if x.uri == "" {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: uri must be a non-empty string", nil), true
+		}
+		if svc == nil {
+			return nil, s.contextError(x, "read resource", &resources.NotFoundError{Kind: "Resource", Name: x.uri}), true
+		}
+		contents, err := svc.Read(x.ctx, sc, x.uri)
+		if err != nil {
+			return nil, s.contextError(x, "read resource", err), true
+		}
+		return readResult{resultFields: rf, Contents: contents, cacheHints: s.hints(x, "private")}, nil, true
+	case MethodGetPrompt:
+		var p getPromptParams
+		if e := decodeParams(x, &p); e != nil {
+			return nil, e, true
+		}
+		if p.Name == "" {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: name must be a non-empty string", nil), true
+		}
+		if svc == nil {
+			return nil, s.contextError(x, "get prompt", &resources.NotFoundError{Kind: "Prompt", Name: p.Name}), true
+		}
+		out, err := svc.GetPrompt(x.ctx, sc, p.Name, p.Arguments, p.InputResponses)
+		if err != nil {
+			return nil, s.contextError(x, "get prompt", err), true
+		}
+		if len(out.InputRequests) > 0 {
+			if !x.modern {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+					"The prompt "+quote(p.Name)+" needs input from the client, which takes protocol revision 2026-07-28", nil), true
+			}
+			ir := inputRequiredResult{resultFields: rf, InputRequests: map[string]inputRequest{}}
+			ir.ResultType = "input_required"
+			for k, raw := range out.InputRequests {
+				var r inputRequest
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return nil, s.contextError(x, "get prompt", err), true
+				}
+				ir.InputRequests[k] = r
+			}
+			return ir, nil, true
+		}
+		return promptResult{resultFields: rf, Description: out.Description, Messages: out.Messages}, nil, true
+	case MethodComplete:
+		var p completeParams
+		if e := decodeParams(x, &p); e != nil {
+			return nil, e, true
+		}
+		if p.Ref == nil || p.Argument == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: ref and argument are required", nil), true
+		}
+		var ctxArgs map[string]string
+		if p.Context != nil {
+			ctxArgs = p.Context.Arguments
+		}
+		if svc == nil {
+			return completeResult{resultFields: rf, Completion: resources.Completion{Values: []string{}}}, nil, true
+		}
+		c, err := svc.Complete(x.ctx, sc, *p.Ref, p.Argument.Name, p.Argument.Value, ctxArgs)
+		if err != nil {
+			return nil, s.contextError(x, "complete", err), true
+		}
+		return completeResult{resultFields: rf, Completion: c}, nil, true
+	case MethodSubscribeResource, MethodUnsubscribe:
+		// 2025 revisions only (2026-07-28 subscribes on
+		// subscriptions/listen). A stateless server has no session to
+		// deliver updates on; the subscription is accepted and the
+		// client reads the resource when it needs it.
+		if x.modern {
+			return nil, nil, false
+		}
+		return emptyResult{resultFields: rf}, nil, true
 	}
 	return nil, nil, false
+}
+
+func badCursor() *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid cursor: it was not issued by this server for this list", nil)
+}
+
+// contextError maps the resources service's errors: not found and bad
+// input are -32602 (with data.uri for a resource, as SEP-2164 asks); any
+// other error is logged and answered -32603 without its text.
+func (s *Server) contextError(x *exchange, what string, err error) *jsonrpc.Error {
+	var nf *resources.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		var data any
+		if nf.Kind == "Resource" {
+			data = map[string]any{"uri": truncate(nf.Name, 500)}
+		}
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, nf.Error(), data)
+	case resources.IsInvalid(err):
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error(), nil)
+	}
+	return s.toolError(x, what, err)
 }

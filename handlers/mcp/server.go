@@ -56,10 +56,11 @@ type Config struct {
 
 // Server serves one route group.
 type Server struct {
-	cfg   Config
-	tools ToolService
-	hub   *subscriptions.Hub
-	info  Implementation
+	cfg     Config
+	tools   ToolService
+	context ContextService
+	hub     *subscriptions.Hub
+	info    Implementation
 	// modernMeta is the encoded _meta of every Modern result
 	// ({serverInfo}), built once.
 	modernMeta json.RawMessage
@@ -69,7 +70,10 @@ type Server struct {
 // Deps are the services a Server uses. Hub may be nil (no listen support).
 type Deps struct {
 	Tools ToolService
-	Hub   *subscriptions.Hub
+	// Context serves resources, prompts and completions (nil: empty
+	// lists).
+	Context ContextService
+	Hub     *subscriptions.Hub
 	// Shutdown is closed when the server begins a graceful shutdown; open
 	// listen streams then end with their final result.
 	Shutdown <-chan struct{}
@@ -98,7 +102,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, fmt.Errorf("new mcp server: encode server info: %w", err)
 	}
 	return &Server{
-		cfg: cfg, tools: deps.Tools, hub: deps.Hub,
+		cfg: cfg, tools: deps.Tools, context: deps.Context, hub: deps.Hub,
 		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
 	}, nil
 }

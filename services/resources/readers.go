@@ -1,0 +1,209 @@
+package resources
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"mime"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// readProject reads get_project, and the README of the default branch as
+// a second item when there is one.
+func (s *Service) readProject(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+	raw, err := s.callTool(ctx, sc, uri, "get_project", map[string]any{"id": t.project})
+	if err != nil {
+		return nil, err
+	}
+	out := []Contents{{URI: uri, MimeType: "application/json", Text: string(raw)}}
+	var p struct {
+		DefaultBranch string `json:"default_branch"`
+		ReadmeURL     string `json:"readme_url"`
+	}
+	_ = json.Unmarshal(raw, &p)
+	if p.DefaultBranch == "" {
+		return out, nil
+	}
+	for _, name := range []string{"README.md", "README"} {
+		readme := target{kind: kindBlob, project: t.project, ref: p.DefaultBranch, path: name}
+		c, err := s.readBlob(ctx, sc, blobURI(s.base, t.project, p.DefaultBranch, name), readme)
+		if err == nil {
+			return append(out, c...), nil
+		}
+		if !IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readMergeRequest reads get_merge_request and, as a second item, the
+// merge request's diff as one unified patch.
+func (s *Service) readMergeRequest(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+	args := map[string]any{"id": t.project, "merge_request_iid": t.iid}
+	raw, err := s.callTool(ctx, sc, uri, "get_merge_request", args)
+	if err != nil {
+		return nil, err
+	}
+	out := []Contents{{URI: uri, MimeType: "application/json", Text: string(raw)}}
+	patch, err := s.mergeRequestPatch(ctx, sc, uri, t)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, Contents{URI: uri + ".diff", MimeType: "text/x-diff", Text: patch}), nil
+}
+
+// mergeRequestPatch joins the pages of get_merge_request_diffs into one
+// unified patch, bounded by the service's MaxBytes (cut with a note).
+func (s *Service) mergeRequestPatch(ctx context.Context, sc tools.Scope, uri string, t target) (string, error) {
+	var b strings.Builder
+	for page := 1; page <= 50; page++ {
+		raw, err := s.callTool(ctx, sc, uri, "get_merge_request_diffs",
+			map[string]any{"id": t.project, "merge_request_iid": t.iid, "page": page, "per_page": 100})
+		if err != nil {
+			return "", err
+		}
+		var diffs []struct {
+			OldPath string `json:"old_path"`
+			NewPath string `json:"new_path"`
+			Diff    string `json:"diff"`
+		}
+		if err := json.Unmarshal(unwrapItems(raw), &diffs); err != nil {
+			return "", err
+		}
+		for _, d := range diffs {
+			b.WriteString("--- a/" + d.OldPath + "\n+++ b/" + d.NewPath + "\n" + d.Diff)
+			if !strings.HasSuffix(d.Diff, "\n") {
+				b.WriteByte('\n')
+			}
+			if b.Len() > s.maxBytes {
+				return cut(b.String(), s.maxBytes-64) + "\n… (diff cut: read the rest with get_merge_request_diffs)\n", nil
+			}
+		}
+		if len(diffs) < 100 {
+			break
+		}
+	}
+	return b.String(), nil
+}
+
+// unwrapItems returns the items member of a {items, pageInfo} list, or raw
+// when it is a plain array.
+func unwrapItems(raw json.RawMessage) json.RawMessage {
+	var l struct {
+		Items json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(raw, &l) == nil && len(l.Items) > 0 {
+		return l.Items
+	}
+	return raw
+}
+
+// readBlob reads a file with get_repository_file: text as text, anything
+// else as a base64 blob with the MIME type of its extension.
+func (s *Service) readBlob(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+	raw, err := s.callTool(ctx, sc, uri, "get_repository_file",
+		map[string]any{"project_id": t.project, "file_path": t.path, "ref": t.ref})
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+		Size     int64  `json:"size"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, err
+	}
+	if f.Size > int64(s.maxBytes) {
+		return nil, invalidf("Resource too large: " + quote(uri) + " is " + itoa(f.Size) +
+			" bytes, the limit is " + itoa(int64(s.maxBytes)) + "; read it in ranges with the get_repository_file tool (offset, limit)")
+	}
+	data := []byte(f.Content)
+	if f.Encoding == "base64" {
+		if data, err = base64.StdEncoding.DecodeString(f.Content); err != nil {
+			return nil, err
+		}
+	}
+	mt := mime.TypeByExtension(path.Ext(t.path))
+	if utf8.Valid(data) && !strings.ContainsRune(string(data), 0) {
+		if mt == "" || !(strings.HasPrefix(mt, "text/") || strings.Contains(mt, "json") || strings.Contains(mt, "xml")) {
+			mt = "text/plain"
+		}
+		if i := strings.IndexByte(mt, ';'); i >= 0 {
+			mt = mt[:i]
+		}
+		return []Contents{{URI: uri, MimeType: mt, Text: string(data)}}, nil
+	}
+	if mt == "" {
+		mt = "application/octet-stream"
+	}
+	return []Contents{{URI: uri, MimeType: mt, Blob: data, IsBlob: true}}, nil
+}
+
+// jobLogTail is how much of a job's log a resource shows: the end, where
+// failures are.
+const jobLogTail = 64 << 10
+
+// readJob reads a job's log with get_job: its last 64 KiB.
+func (s *Service) readJob(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+	log, err := s.jobLog(ctx, sc, uri, t.project, t.iid, jobLogTail)
+	if err != nil {
+		return nil, err
+	}
+	return []Contents{{URI: uri, MimeType: "text/plain", Text: log}}, nil
+}
+
+// jobLog returns the last tail bytes of a job's log.
+func (s *Service) jobLog(ctx context.Context, sc tools.Scope, uri, project string, id int64, tail int) (string, error) {
+	head, err := s.callTool(ctx, sc, uri, "get_job", map[string]any{"project_id": project, "job_id": id})
+	if err != nil {
+		return "", err
+	}
+	var job struct {
+		LogSize int64 `json:"log_size"`
+	}
+	_ = json.Unmarshal(head, &job)
+	offset := max(job.LogSize-int64(tail), 0)
+	raw, err := s.callTool(ctx, sc, uri, "get_job", map[string]any{
+		"project_id": project, "job_id": id, "include": []string{"log"}, "byte_offset": offset, "byte_limit": tail,
+	})
+	if err != nil {
+		return "", err
+	}
+	var l struct {
+		Log any `json:"log"`
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return "", err
+	}
+	switch v := l.Log.(type) {
+	case string:
+		return v, nil
+	case map[string]any:
+		if c, ok := v["content"].(string); ok {
+			return c, nil
+		}
+	}
+	return "", nil
+}
+
+// cut returns at most n bytes of s, not splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }

@@ -1,0 +1,223 @@
+package resources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// Caller runs a tool for a scope: the tool service.
+type Caller interface {
+	Call(ctx context.Context, req tools.CallRequest) (*tools.Result, error)
+}
+
+// Store is what resources/list and completions read directly; the store's
+// *Store satisfies it.
+type Store interface {
+	MemberProjectsAfter(ctx context.Context, userID, afterID int64, limit int) ([]models.Project, error)
+	CompleteProjectPaths(ctx context.Context, viewer *models.User, prefix string, limit int) ([]string, error)
+	CompleteIssueIIDs(ctx context.Context, viewer *models.User, projectID int64, prefix string, limit int) ([]int64, error)
+	CompleteMergeRequestIIDs(ctx context.Context, projectID int64, prefix string, limit int) ([]int64, error)
+	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	// BaseURL is the instance's public URL (GLMCP_PUBLIC_URL), without a
+	// trailing slash; resource URIs live under it.
+	BaseURL string
+	// Secret keys the cursors of resources/list (at least 32 bytes).
+	Secret []byte
+	// MaxBytes bounds one content item (default 1 MiB); a larger object
+	// is refused with a message naming the tool that reads it in ranges.
+	MaxBytes int
+	// PageSize is the number of resources per resources/list page
+	// (default 50).
+	PageSize int
+	// Fixtures adds the conformance suite's test:// resources and test_*
+	// prompts (--conformance-fixtures only).
+	Fixtures bool
+}
+
+// Service serves resources, prompts and completions.
+type Service struct {
+	tools    Caller
+	store    Store
+	base     string
+	cursors  cursorSigner
+	maxBytes int
+	pageSize int
+	fixtures bool
+}
+
+// New returns a Service.
+func New(c Caller, st Store, opts Options) (*Service, error) {
+	if c == nil || st == nil {
+		return nil, errors.New("resources: the tool service and the store are required")
+	}
+	if len(opts.Secret) < 32 {
+		return nil, errors.New("resources: the cursor secret must be at least 32 bytes")
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 1 << 20
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 50
+	}
+	return &Service{
+		tools: c, store: st, base: strings.TrimRight(opts.BaseURL, "/"),
+		cursors: newCursorSigner(opts.Secret), maxBytes: opts.MaxBytes,
+		pageSize: opts.PageSize, fixtures: opts.Fixtures,
+	}, nil
+}
+
+// Templates lists the resource templates.
+func (s *Service) Templates() []Template {
+	out := gitlabTemplates(s.base)
+	if s.fixtures {
+		out = append(out, fixtureTemplates...)
+	}
+	return out
+}
+
+// ListPage is one page of resources/list.
+type ListPage struct {
+	Resources  []Resource
+	NextCursor string
+}
+
+// List returns a page of the projects the caller is a member of, in id
+// order; cursor is nil for the first page.
+func (s *Service) List(ctx context.Context, sc tools.Scope, cursor *string) (ListPage, error) {
+	u := user(sc)
+	after := int64(0)
+	if cursor != nil {
+		var err error
+		if after, err = s.cursors.open(*cursor, u.ID); err != nil {
+			return ListPage{}, err
+		}
+	}
+	page := ListPage{Resources: []Resource{}}
+	if s.fixtures && cursor == nil {
+		page.Resources = append(page.Resources, fixtureResources...)
+	}
+	if u.ID == 0 || !u.Active() {
+		return page, nil
+	}
+	projects, err := s.store.MemberProjectsAfter(ctx, u.ID, after, s.pageSize+1)
+	if err != nil {
+		return ListPage{}, err
+	}
+	more := len(projects) > s.pageSize
+	if more {
+		projects = projects[:s.pageSize]
+	}
+	for _, p := range projects {
+		page.Resources = append(page.Resources, Resource{
+			URI: projectURI(s.base, p.PathWithNamespace), Name: p.PathWithNamespace, Title: p.Name,
+			Description: p.Description, MimeType: "application/json",
+		})
+	}
+	if more {
+		page.NextCursor = s.cursors.seal(u.ID, projects[len(projects)-1].ID)
+	}
+	return page, nil
+}
+
+// Read reads a resource. Unknown URIs, objects that do not exist and
+// objects the caller may not read are all a *NotFoundError.
+func (s *Service) Read(ctx context.Context, sc tools.Scope, uri string) ([]Contents, error) {
+	if s.fixtures {
+		if c, ok := fixtureRead(uri); ok {
+			return c, nil
+		}
+	}
+	t, ok := parseTarget(s.base, uri)
+	if !ok {
+		return nil, &NotFoundError{Kind: "Resource", Name: uri}
+	}
+	var (
+		out []Contents
+		err error
+	)
+	switch t.kind {
+	case kindProject:
+		out, err = s.readProject(ctx, sc, uri, t)
+	case kindIssue:
+		out, err = s.readJSON(ctx, sc, uri, "get_issue", map[string]any{"id": t.project, "issue_iid": t.iid})
+	case kindMergeRequest:
+		out, err = s.readMergeRequest(ctx, sc, uri, t)
+	case kindBlob:
+		out, err = s.readBlob(ctx, sc, uri, t)
+	case kindJob:
+		out, err = s.readJob(ctx, sc, uri, t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range out {
+		if c.size() > s.maxBytes {
+			return nil, invalidf(fmt.Sprintf("Resource too large: %s is %d bytes, the limit is %d; read it in ranges with the %s tool",
+				quote(uri), c.size(), s.maxBytes, rangeTool(t.kind)))
+		}
+	}
+	return out, nil
+}
+
+func rangeTool(kind string) string {
+	switch kind {
+	case kindBlob:
+		return "get_repository_file (offset, limit)"
+	case kindJob:
+		return "get_job (byte_offset, byte_limit)"
+	}
+	return "corresponding"
+}
+
+// callTool runs a read tool as the caller. A tool error (not found, no
+// access, bad argument) or a tool this instance does not serve is a
+// *NotFoundError for uri: a resource never tells why it cannot be read.
+func (s *Service) callTool(ctx context.Context, sc tools.Scope, uri, name string, args map[string]any) (json.RawMessage, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	// No filter headers: a resource does not depend on which tools the
+	// client chose to list.
+	res, err := s.tools.Call(ctx, tools.CallRequest{
+		Scope: tools.Scope{Edition: sc.Edition, Identity: sc.Identity}, Name: name, Arguments: raw,
+	})
+	var unknown *tools.UnknownToolError
+	switch {
+	case errors.As(err, &unknown), errors.Is(err, models.ErrInvalidInput):
+		return nil, &NotFoundError{Kind: "Resource", Name: uri}
+	case err != nil:
+		return nil, err
+	case res.IsError || len(res.InputRequests) > 0 || res.RequestState != "":
+		return nil, &NotFoundError{Kind: "Resource", Name: uri}
+	}
+	if res.Structured != nil {
+		return json.Marshal(res.Structured)
+	}
+	return json.Marshal(res.Text)
+}
+
+func (s *Service) readJSON(ctx context.Context, sc tools.Scope, uri, tool string, args map[string]any) ([]Contents, error) {
+	raw, err := s.callTool(ctx, sc, uri, tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return []Contents{{URI: uri, MimeType: "application/json", Text: string(raw)}}, nil
+}
+
+func user(sc tools.Scope) *models.User {
+	if sc.Identity == nil || sc.Identity.User == nil {
+		return &models.User{}
+	}
+	return sc.Identity.User
+}
