@@ -49,4 +49,17 @@ const (
 	ToolsetMergeRequests = "merge_requests"
 	ToolsetWorkItems     = "work_items"
 	ToolsetCI            = "ci"
+	ToolsetRepository    = "repository"
+	ToolsetWikis         = "wikis"
+	ToolsetCodeSecurity  = "code_security"
+	ToolsetDuoAgent      = "duo_agent_platform"
 )
+
+// GitLabToolsets are GitLab 19.5's toolsets in its order
+// (Mcp::Tools::Toolsets: always on, default, opt-in). The toolsets header
+// accepts each of them whether or not glmcp has a tool in it yet.
+var GitLabToolsets = []string{
+	ToolsetMeta,
+	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI,
+	ToolsetWikis, ToolsetCodeSecurity, ToolsetDuoAgent,
+}

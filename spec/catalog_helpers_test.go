@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -87,7 +88,7 @@ func catalogExpected(t testing.TB, h *harness, edition models.Edition, readOnly 
 	}
 	var out []string
 	for _, tool := range all {
-		if !tool.Enabled || (tool.Edition == models.EditionEE && edition != models.EditionEE) {
+		if !tool.Enabled || (tool.Edition == models.EditionEE && edition != models.EditionEE) || slices.Contains(toolsUnlisted, tool.Name) {
 			continue
 		}
 		if readOnly {

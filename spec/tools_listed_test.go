@@ -13,16 +13,35 @@ import (
 // on each group, aliases that call but are not listed, the meta tool, and
 // a read_api token's read-only view.
 
-// toolsCE and toolsEE are GitLab's tool names per group, in byte order.
+// toolsCE and toolsEE are the tools each group lists, in byte order: GitLab
+// 19.5's catalog as far as glmcp builds it (doc/tools.md). toolsUnlisted are
+// GitLab's superseded tools, callable by name but never listed.
 var (
-	toolsCE = []string{
-		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_mcp_server_version",
-		"get_merge_request", "get_merge_request_commits", "get_merge_request_diffs", "get_merge_request_pipelines",
-		"get_pipeline_jobs", "get_workitem_notes", "search", "search_labels",
+	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI)
+	toolsEE = catalogUnion(toolsCE, []string{"semantic_code_search"})
+	// toolsWrite are the listed tools that write (readOnlyHint false).
+	toolsWrite = []string{}
+	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
+	// those of them that write.
+	toolsUnlisted = []string{
+		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_merge_request_commits",
+		"get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
 	}
-	toolsEE    = append(slices.Clone(toolsCE), "semantic_code_search")
-	toolsWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
+	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
 )
+
+// toolsetOf returns the toolset a listed tool carries in its annotations.
+func toolsetOf(name string) string {
+	for ts, names := range map[string][]string{
+		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_code_search"), "work_items": catalogWorkItems,
+		"merge_requests": catalogMergeRequests, "ci": catalogCI,
+	} {
+		if slices.Contains(names, name) {
+			return ts
+		}
+	}
+	return ""
+}
 
 // toolsList lists every tool on g as user in era (following cursors) and
 // returns the tool objects.
@@ -74,6 +93,9 @@ func TestTools_listed(t *testing.T) {
 				}
 				if toolsDig(tool, "annotations", "destructiveHint") != false {
 					t.Errorf("%s: destructiveHint = %v, want false", name, toolsDig(tool, "annotations", "destructiveHint"))
+				}
+				if got := toolsDig(tool, "annotations", "toolset"); got != toolsetOf(name) || got == "" {
+					t.Errorf("%s: annotations.toolset = %v, want %q", name, got, toolsetOf(name))
 				}
 				if toolsDig(tool, "inputSchema", "type") != "object" || tool["description"] == "" {
 					t.Errorf("%s: inputSchema %v, description %q", name, tool["inputSchema"], tool["description"])
@@ -149,7 +171,7 @@ func TestTools_readAPI(t *testing.T) {
 		"create_workitem_note": {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "from read_api"},
 	}
 	before := toolsState(t, h)
-	for _, tool := range toolsWrite {
+	for _, tool := range toolsUnlistedWrite {
 		for _, era := range eras {
 			desc := expect403Scope(t, h, ce, h.toolsCall(t, ce, era, "alice-ro", tool, writes[tool]), "mcp")
 			if !strings.Contains(desc, tool) || !strings.Contains(desc, "read_api") {

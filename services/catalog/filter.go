@@ -23,31 +23,36 @@ const (
 const ToolsetAll = "all"
 
 // Toolsets returns the names the toolsets header accepts, in the order
-// error messages show them: meta, the toolsets of the given tools in byte
-// order, then "all". Toolset membership is data (each tool names its
-// toolset), so a new toolset needs no code here.
+// error messages show them: GitLab's toolsets in GitLab's order
+// (models.GitLabToolsets, accepted even before glmcp has a tool in them),
+// the other toolsets of the given tools in byte order, then "all".
+// Toolset membership is data (each tool names its toolset), so a new
+// toolset needs no code here.
 func Toolsets(names []string) []string {
 	set := map[string]struct{}{}
 	for _, n := range names {
-		if n != "" && n != models.ToolsetMeta && n != ToolsetAll {
+		if n != "" && n != ToolsetAll && !slices.Contains(models.GitLabToolsets, n) {
 			set[n] = struct{}{}
 		}
 	}
-	out := make([]string, 0, len(set)+2)
-	out = append(out, models.ToolsetMeta)
+	out := slices.Clone(models.GitLabToolsets)
+	extra := make([]string, 0, len(set))
 	for n := range set {
-		out = append(out, n)
+		extra = append(extra, n)
 	}
-	slices.Sort(out[1:])
-	return append(out, ToolsetAll)
+	slices.Sort(extra)
+	return append(append(out, extra...), ToolsetAll)
 }
 
 // Filter is the parsed form of one request's filter headers. The zero value
 // filters nothing and adds no prefix. A Filter is immutable once parsed and
 // safe for concurrent use.
 type Filter struct {
-	// active is true when the tools or toolsets header named anything.
-	active bool
+	// active is true when the tools or toolsets header named anything;
+	// withToolsets when the toolsets header did (which turns meta on: the
+	// tools header alone lists exactly the tools it names, as GitLab does).
+	active       bool
+	withToolsets bool
 	// all is true when the toolsets header named "all".
 	all bool
 	// tools holds the names from the tools header (matched against tool
@@ -84,7 +89,7 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []strin
 			return Filter{}, fmt.Errorf("%s: unknown toolset %q (valid toolsets: %s): %w",
 				HeaderEnabledToolsets, clip(name), strings.Join(known, ", "), models.ErrInvalidInput)
 		}
-		f.active = true
+		f.active, f.withToolsets = true, true
 		switch name {
 		case ToolsetAll:
 			f.all = true
@@ -112,8 +117,9 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []strin
 //
 // A tool is visible when it is enabled, its edition is served by the group
 // (CE tools on both groups, EE tools on the EE group only), the filter admits
-// it (no filter; or its toolset is meta, named, or "all"; or its name or an
-// alias is in the tools header), and, for a read-only token, it is annotated
+// it (no filter; or its toolset is named or "all", or is meta and the
+// toolsets header is present; or its name or an alias is in the tools
+// header), and, for a read-only token, it is annotated
 // readOnlyHint: true.
 func (f Filter) Visible(t *models.Tool, edition models.Edition, readOnly bool) bool {
 	if t == nil || !t.Enabled || !EditionServes(edition, t.Edition) {
@@ -136,7 +142,7 @@ func (f Filter) Fingerprint() string { return f.fingerprint() }
 
 // admits applies the header part of the visibility rule.
 func (f Filter) admits(t *models.Tool) bool {
-	if !f.active || f.all || t.Toolset == models.ToolsetMeta {
+	if !f.active || f.all || (f.withToolsets && t.Toolset == models.ToolsetMeta) {
 		return true
 	}
 	if _, ok := f.toolsets[t.Toolset]; ok {
@@ -205,6 +211,7 @@ func (f Filter) fingerprint() string {
 		writeField("all")
 	default:
 		writeField("some")
+		writeField(fmt.Sprint(f.withToolsets))
 		for _, set := range []map[string]struct{}{f.tools, f.toolsets} {
 			keys := make([]string, 0, len(set))
 			for k := range set {

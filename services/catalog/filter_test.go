@@ -26,14 +26,15 @@ func TestParseFilter_headers(t *testing.T) {
 		{desc: "tools header of blanks and commas is absent", tools: " , ,, ", want: all},
 		{desc: "blank toolsets header is absent", toolsets: " \t", want: all},
 		{desc: "toolsets header of commas is absent", toolsets: ",,", want: all},
-		{desc: "one tool plus meta", tools: "get_issue", want: []string{"get_issue", "get_mcp_server_version"}},
-		{desc: "entries are trimmed", tools: "  get_issue ,\tcreate_issue  ", want: []string{"create_issue", "get_issue", "get_mcp_server_version"}},
-		{desc: "unknown tool name is ignored", tools: "get_issue,no_such_tool", want: []string{"get_issue", "get_mcp_server_version"}},
-		{desc: "only unknown tool names leave meta", tools: "no_such_tool", want: meta},
-		{desc: "tool names are case-sensitive", tools: "GET_ISSUE", want: meta},
-		{desc: "alias selects its tool, listed once by name", tools: "gitlab_search", want: []string{"get_mcp_server_version", "search"}},
-		{desc: "name and alias of one tool list it once", tools: "search,gitlab_search", want: []string{"get_mcp_server_version", "search"}},
-		{desc: "disabled tool named explicitly stays hidden", tools: "disabled_tool", want: meta},
+		{desc: "tools header alone lists only the named tools", tools: "get_issue", want: []string{"get_issue"}},
+		{desc: "entries are trimmed", tools: "  get_issue ,\tcreate_issue  ", want: []string{"create_issue", "get_issue"}},
+		{desc: "unknown tool name is ignored", tools: "get_issue,no_such_tool", want: []string{"get_issue"}},
+		{desc: "only unknown tool names list nothing", tools: "no_such_tool", want: []string{}},
+		{desc: "tool names are case-sensitive", tools: "GET_ISSUE", want: []string{}},
+		{desc: "alias selects its tool, listed once by name", tools: "gitlab_search", want: []string{"search"}},
+		{desc: "name and alias of one tool list it once", tools: "search,gitlab_search", want: []string{"search"}},
+		{desc: "disabled tool named explicitly stays hidden", tools: "disabled_tool", want: []string{}},
+		{desc: "meta tool by name", tools: "get_mcp_server_version", want: meta},
 		{desc: "one toolset plus meta", toolsets: "ci", want: []string{"get_mcp_server_version", "get_pipeline_jobs"}},
 		{desc: "mixed-case toolsets", toolsets: " CI , Merge_Requests", want: []string{"create_merge_request", "get_mcp_server_version", "get_merge_request", "get_pipeline_jobs"}},
 		{desc: "meta toolset alone", toolsets: "meta", want: meta},
@@ -43,7 +44,8 @@ func TestParseFilter_headers(t *testing.T) {
 		{desc: "all makes the tools header moot", tools: "get_issue", toolsets: "all", want: all},
 		{desc: "union of tools and toolsets", tools: "get_issue,gitlab_search", toolsets: "ci", want: []string{"get_issue", "get_mcp_server_version", "get_pipeline_jobs", "search"}},
 		{desc: "blank tools header with a toolset", tools: " ", toolsets: "work_items", want: []string{"create_workitem_note", "get_mcp_server_version", "get_workitem_notes"}},
-		{desc: "ee tool by name", tools: "semantic_code_search", want: []string{"get_mcp_server_version", "semantic_code_search"}},
+		{desc: "ee tool by name", tools: "semantic_code_search", want: []string{"semantic_code_search"}},
+		{desc: "a GitLab toolset with no tool here yet", toolsets: "repository,duo_agent_platform", want: meta},
 	}
 	catalog := fixtureCatalog()
 	for _, tc := range tests {
@@ -63,7 +65,7 @@ func TestParseFilter_errors(t *testing.T) {
 		tools, toolsets, prefix string
 		wantInMsg               []string
 	}{
-		{desc: "unknown toolset", toolsets: "nope", wantInMsg: []string{`"nope"`, "meta, ci, core, merge_requests, work_items, all", HeaderEnabledToolsets}},
+		{desc: "unknown toolset", toolsets: "nope", wantInMsg: []string{`"nope"`, "meta, core, merge_requests, work_items, repository, ci, wikis, code_security, duo_agent_platform, all", HeaderEnabledToolsets}},
 		{desc: "unknown toolset among valid ones", toolsets: "ci, Bogus ,core", wantInMsg: []string{`"bogus"`}},
 		{desc: "toolset with inner space", toolsets: "merge requests", wantInMsg: []string{`"merge requests"`}},
 		{desc: "prefix of 33 characters", prefix: strings.Repeat("p", 33), wantInMsg: []string{HeaderToolNamePrefix, "33", "32"}},
@@ -223,6 +225,7 @@ func TestFilter_Fingerprint(t *testing.T) {
 		{"", "", "q"},
 		{"a", "", "p"},
 		{"a", "ci", ""},
+		{"a", "meta", ""},
 	}
 	seen := map[string][3]string{}
 	for _, h := range distinct {
@@ -244,7 +247,7 @@ func TestFilter_Fingerprint(t *testing.T) {
 	}
 }
 
-const goldenFingerprint = "fc89ebe73b8be8f3"
+const goldenFingerprint = "824575e816444a5e" // v1 + withToolsets (tools header alone no longer adds meta)
 
 func TestStripPrefix(t *testing.T) {
 	t.Parallel()

@@ -123,7 +123,7 @@ func TestLister_Page_firstPage(t *testing.T) {
 		wantNext bool
 	}{
 		{desc: "empty catalog", pageSize: 10, q: Query{Edition: models.EditionCE}, want: []string{}},
-		{desc: "filter leaves only meta", pageSize: 10, tools: catalog, q: Query{Edition: models.EditionCE, Filter: mustFilter(t, "semantic_code_search", "", "")}, want: []string{"get_mcp_server_version"}},
+		{desc: "filter leaves nothing", pageSize: 10, tools: catalog, q: Query{Edition: models.EditionCE, Filter: mustFilter(t, "semantic_code_search", "", "")}, want: []string{}},
 		{
 			desc: "exactly one page of visible tools, invisible ones after", pageSize: 7, tools: catalog,
 			q:    Query{Edition: models.EditionCE, ReadOnly: true},

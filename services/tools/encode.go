@@ -49,8 +49,12 @@ func encodeTool(t *models.Tool) ([]byte, error) {
 		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 		Annotations  json.RawMessage `json:"annotations,omitempty"`
 	}
+	ann, err := withToolset(t.Annotations, t.Toolset)
+	if err != nil {
+		return nil, fmt.Errorf("encode tool %q: %w", t.Name, err)
+	}
 	w := wire{Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-		OutputSchema: json.RawMessage(t.OutputSchema), Annotations: json.RawMessage(t.Annotations)}
+		OutputSchema: json.RawMessage(t.OutputSchema), Annotations: ann}
 	if len(w.InputSchema) == 0 {
 		w.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -76,4 +80,24 @@ func marshalUnescaped(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+// withToolset returns the annotations with the tool's toolset added under
+// "toolset", as GitLab's tools/list carries it (ListTools#build_tool_data
+// merges toolset into the annotations). A toolset set in the stored
+// annotations is replaced: the definition's toolset is the one that
+// filters.
+func withToolset(annotations models.JSON, toolset string) (json.RawMessage, error) {
+	if toolset == "" {
+		return json.RawMessage(annotations), nil
+	}
+	m := map[string]json.RawMessage{}
+	if len(annotations) > 0 {
+		if err := json.Unmarshal(annotations, &m); err != nil {
+			return nil, fmt.Errorf("annotations: %w", err)
+		}
+	}
+	ts, _ := json.Marshal(toolset)
+	m["toolset"] = ts
+	return marshalUnescaped(m)
 }

@@ -99,7 +99,7 @@ func TestService_List(t *testing.T) {
 		{"EE", scope(models.EditionEE, false, tools.Headers{}), []string{"ee_only", "reader", "sampler", "version", "wiki_reader", "writer"}},
 		{"read-only token", scope(models.EditionCE, true, tools.Headers{}), []string{"reader", "sampler", "version", "wiki_reader"}},
 		{"toolset from a definition", scope(models.EditionCE, false, tools.Headers{Toolsets: "wikis"}), []string{"version", "wiki_reader"}},
-		{"tools header names an alias of an unlisted tool", scope(models.EditionCE, false, tools.Headers{Tools: "older_tool,writer"}), []string{"version", "writer"}},
+		{"tools header names an alias of an unlisted tool", scope(models.EditionCE, false, tools.Headers{Tools: "older_tool,writer"}), []string{"writer"}},
 		{"prefix", scope(models.EditionCE, false, tools.Headers{Toolsets: "work_items", Prefix: "gl_"}), []string{"gl_version", "gl_writer"}},
 	}
 	for _, tt := range tests {
@@ -111,13 +111,13 @@ func TestService_List(t *testing.T) {
 	}
 }
 
-// Ensure List refuses a toolset no definition names, an empty cursor and a
+// Ensure List refuses a toolset GitLab does not have, an empty cursor and a
 // cursor minted for another scope, as invalid input.
 func TestService_List_invalid(t *testing.T) {
 	svc := newSvc(t, 2)
 	ctx := context.Background()
-	_, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "code_security"})})
-	if !errors.Is(err, models.ErrInvalidInput) || !strings.Contains(err.Error(), "meta, core, wikis, work_items, all") {
+	_, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "security"})})
+	if !errors.Is(err, models.ErrInvalidInput) || !strings.Contains(err.Error(), "meta, core, merge_requests, work_items, repository, ci, wikis, code_security, duo_agent_platform, all") {
 		t.Errorf("unknown toolset: %v, want invalid input listing the valid toolsets", err)
 	}
 	empty := ""

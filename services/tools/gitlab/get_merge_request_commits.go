@@ -36,6 +36,7 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 		InputSchema: inputSchema(mrSchema(true, "commits"), "id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request commits"),
 		Toolset:     models.ToolsetMergeRequests,
+		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			c, err := g.readableMergeRequest(ctx, call, args)

@@ -31,6 +31,7 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		InputSchema: inputSchema(mrSchema(true, "changed files"), "id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request diffs"),
 		Toolset:     models.ToolsetMergeRequests,
+		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			c, err := g.readableMergeRequest(ctx, call, args)

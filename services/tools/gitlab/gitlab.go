@@ -25,6 +25,10 @@ type Deps struct {
 	InTx InTx
 	// Version is reported by get_mcp_server_version.
 	Version ServerVersion
+	// CursorSecret keys the signed cursors of the first/after tools (the
+	// instance secret, so every instance accepts every instance's cursors).
+	// Empty: a random key, cursors valid in this process only.
+	CursorSecret []byte
 	// PublicURL is the instance's external base URL
 	// ("https://gitlab.example.com"), used for web_url and _links. Empty
 	// gives root-relative URLs ("/group/project/-/issues/1").
@@ -38,6 +42,7 @@ type gitlab struct {
 	inTx    InTx
 	version ServerVersion
 	base    string
+	cursors *cursorSigner
 }
 
 // definer builds one tool's definition over the shared dependencies. Each
@@ -53,7 +58,8 @@ func register(d definer) { definers = append(definers, d) }
 
 // Tools returns every GitLab tool, ordered by name.
 func Tools(d Deps) []tools.Definition {
-	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL)}
+	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
+		cursors: newCursorSigner(d.CursorSecret)}
 	if g.inTx == nil {
 		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
 	}
