@@ -42,6 +42,7 @@ type Server struct {
 	hub      *subscriptions.Hub
 	tools    *tools.Service
 	authn    *auth.Authenticator
+	idCache  *auth.IdentityCache
 	listener *subscriptions.PGListener
 	poll     versionSource // embedded store: catalog version poller
 	logger   *slog.Logger
@@ -89,8 +90,19 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		return nil, err
 	}
 
+	// Credentials seen before are answered from memory; the database
+	// announces every change that could alter them (migration
+	// 20261201060000): NOTIFY on the LISTEN connection, or on the embedded
+	// store a version counter read before each use.
+	if e.Embedded {
+		w.idCache = auth.NewVersionedIdentityCache(0, e.Store.IdentityVersion)
+	} else {
+		w.idCache = auth.NewNotifiedIdentityCache(0)
+		w.listener.Handle(auth.IdentityChannel, w.idCache.Invalidate)
+		w.listener.OnState(w.idCache.SetLive)
+	}
 	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger,
-		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store))
+		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store), auth.WithIdentityCache(w.idCache))
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +209,9 @@ func (w *Server) Handler() http.Handler { return w.handler }
 
 // Hub is the change hub (tests and benchmarks observe it).
 func (w *Server) Hub() *subscriptions.Hub { return w.hub }
+
+// IdentityCache is the authenticator's cache (tests observe it).
+func (w *Server) IdentityCache() *auth.IdentityCache { return w.idCache }
 
 // Start runs the background workers (last_used_at writer, change listener
 // or catalog poller) until Shutdown.

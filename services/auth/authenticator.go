@@ -37,6 +37,7 @@ const (
 type Authenticator struct {
 	store  TokenStore
 	oauth  OAuthTokenStore
+	cache  *IdentityCache // nil: every request asks the store
 	format *TokenFormat
 	secret string
 	now    func() time.Time
@@ -62,6 +63,10 @@ func WithTokenFormat(f *TokenFormat) Option { return func(a *Authenticator) { a.
 // WithOAuthTokens looks up credentials that are not personal access tokens
 // in s as GitLab OAuth access tokens. Without it they are malformed.
 func WithOAuthTokens(s OAuthTokenStore) Option { return func(a *Authenticator) { a.oauth = s } }
+
+// WithIdentityCache answers credentials seen before from c (see
+// IdentityCache for how it stays true to the database).
+func WithIdentityCache(c *IdentityCache) Option { return func(a *Authenticator) { a.cache = c } }
 
 // NewAuthenticator returns an Authenticator. secret is the instance secret
 // (at least 32 characters); now defaults to time.Now.
@@ -108,7 +113,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Identity
 	if err != nil {
 		return nil, unauthenticated(reasonMalformed)
 	}
-	tok, err := a.store.FindTokenByDigest(ctx, Digest(raw, a.secret))
+	tok, err := a.findToken(ctx, Digest(raw, a.secret))
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, unauthenticated(reasonInvalid)
 	}
@@ -133,7 +138,22 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Identity
 		return nil, err
 	}
 	a.markUsed(tok.ID, now)
-	return &Identity{User: tok.User, Method: MethodPAT, TokenID: tok.ID, Scopes: tok.Scopes}, nil
+	user := *tok.User // the row may be cached: the identity gets its own copy
+	return &Identity{User: &user, Method: MethodPAT, TokenID: tok.ID, Scopes: tok.Scopes}, nil
+}
+
+// findToken returns the personal access token row of digest, from the
+// identity cache when it holds it. The row is shared: read-only.
+func (a *Authenticator) findToken(ctx context.Context, digest string) (*models.PersonalAccessToken, error) {
+	e, t, use := a.cache.lookup(ctx, digest)
+	if e != nil && e.pat != nil {
+		return e.pat, nil
+	}
+	tok, err := a.store.FindTokenByDigest(ctx, digest)
+	if err == nil && use {
+		a.cache.store(t, &cachedToken{pat: tok})
+	}
+	return tok, err
 }
 
 // UserAllowed returns a UserForbidden *Error for users that may not use the

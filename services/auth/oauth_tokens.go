@@ -89,10 +89,7 @@ func isHexToken(raw string) bool {
 // up by its SHA-512 digest, then (hex tokens only: the PBKDF2 form costs
 // 20,000 rounds) by its legacy digest.
 func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*Identity, error) {
-	tok, err := a.oauth.FindOAuthTokenByDigest(ctx, OAuthDigest(raw))
-	if errors.Is(err, models.ErrNotFound) && isHexToken(raw) {
-		tok, err = a.oauth.FindOAuthTokenByDigest(ctx, OAuthLegacyDigest(raw))
-	}
+	tok, err := a.findOAuthToken(ctx, raw)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, unauthenticated(reasonInvalid)
 	}
@@ -112,5 +109,26 @@ func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*Ide
 	if err := UserAllowed(tok.User); err != nil {
 		return nil, err
 	}
-	return &Identity{User: tok.User, Method: MethodOAuth, OAuthTokenID: tok.ID, Scopes: tok.ScopeList()}, nil
+	user := *tok.User // the row may be cached: the identity gets its own copy
+	return &Identity{User: &user, Method: MethodOAuth, OAuthTokenID: tok.ID, Scopes: tok.ScopeList()}, nil
+}
+
+// findOAuthToken returns the OAuth access token row of raw, from the
+// identity cache (keyed by the SHA-512 digest, whichever digest found the
+// row: the PBKDF2 form costs 20,000 rounds) when it holds it. The row is
+// shared: read-only.
+func (a *Authenticator) findOAuthToken(ctx context.Context, raw string) (*models.OAuthAccessToken, error) {
+	digest := OAuthDigest(raw)
+	e, t, use := a.cache.lookup(ctx, digest)
+	if e != nil && e.oauth != nil {
+		return e.oauth, nil
+	}
+	tok, err := a.oauth.FindOAuthTokenByDigest(ctx, digest)
+	if errors.Is(err, models.ErrNotFound) && isHexToken(raw) {
+		tok, err = a.oauth.FindOAuthTokenByDigest(ctx, OAuthLegacyDigest(raw))
+	}
+	if err == nil && use {
+		a.cache.store(t, &cachedToken{oauth: tok})
+	}
+	return tok, err
 }

@@ -57,10 +57,12 @@ type Options struct {
 
 // Store is glmcp's database. It is safe for concurrent use.
 type Store struct {
-	db      *gorm.DB
-	dialect string
-	now     func() time.Time
-	log     *slog.Logger
+	// identityStmt reads the identity version (IdentityVersion).
+	identityStmt *lazyStmt
+	db           *gorm.DB
+	dialect      string
+	now          func() time.Time
+	log          *slog.Logger
 }
 
 // Open connects to the database named by dsn and checks the connection.
@@ -149,7 +151,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	s := &Store{db: db, dialect: dialect, now: now, log: log}
+	s := &Store{db: db, dialect: dialect, now: now, log: log,
+		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)

@@ -42,6 +42,10 @@ type PGListener struct {
 	readyOnce sync.Once
 	running   atomic.Bool
 
+	// handlers and onState are set before Run (Handle, OnState).
+	handlers map[string]func(payload string)
+	onState  []func(up bool)
+
 	minBackoff     time.Duration
 	maxBackoff     time.Duration
 	connectTimeout time.Duration
@@ -66,6 +70,30 @@ func NewPGListener(dsn string, h *Hub, logger *slog.Logger) *PGListener {
 		connectTimeout: defaultConnectTimeout,
 		healthInterval: defaultHealthInterval,
 		pingTimeout:    defaultPingTimeout,
+	}
+}
+
+// Handle LISTENs on channel too, on the same connection, and calls fn
+// with the payload of each notification on it (on the listener's
+// goroutine: fn must not block). Call before Run.
+func (l *PGListener) Handle(channel string, fn func(payload string)) {
+	if l.handlers == nil {
+		l.handlers = make(map[string]func(string))
+	}
+	l.handlers[channel] = fn
+}
+
+// OnState registers fn, called with true each time every LISTEN is
+// active (before anything is delivered) and with false as soon as the
+// connection is found lost, or when Run ends. Notifications sent while
+// it is down are never delivered: a consumer that caches what they
+// invalidate must not trust its cache until the next true. Call before
+// Run.
+func (l *PGListener) OnState(fn func(up bool)) { l.onState = append(l.onState, fn) }
+
+func (l *PGListener) setState(up bool) {
+	for _, fn := range l.onState {
+		fn(up)
 	}
 }
 
@@ -136,6 +164,13 @@ func (l *PGListener) listen(ctx context.Context, cfg *pgx.ConnConfig) (establish
 	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
 		return false, fmt.Errorf("listen: %w", err)
 	}
+	for ch := range l.handlers {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return false, fmt.Errorf("listen %s: %w", ch, err)
+		}
+	}
+	l.setState(true)
+	defer l.setState(false)
 	// Resync before Ready: a listener subscribing after Ready must not get
 	// the resync of this very LISTEN.
 	l.hub.Publish(Event{Kind: KindResync})
@@ -168,6 +203,9 @@ func (l *PGListener) listen(ctx context.Context, cfg *pgx.ConnConfig) (establish
 // deliver publishes one notification to the hub, ignoring malformed ones.
 func (l *PGListener) deliver(n *pgconn.Notification) {
 	if n.Channel != Channel {
+		if fn := l.handlers[n.Channel]; fn != nil {
+			fn(n.Payload)
+		}
 		return
 	}
 	e, err := decodePayload(n.Payload)

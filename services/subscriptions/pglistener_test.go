@@ -242,3 +242,62 @@ func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
 }
 func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *recordingHandler) WithGroup(string) slog.Handler      { return h }
+
+// Ensure a channel registered with Handle is LISTENed on the same
+// connection and its payloads reach the handler, and that OnState reports
+// the connection: up before anything is delivered, down as soon as it is
+// lost, up again after the reconnection.
+func TestPGListener_handlersAndState(t *testing.T) {
+	dsn, dbName := newTestDatabase(t)
+	ctx := context.Background()
+	l := fastListener(withParam(t, dsn, "application_name", "glmcp-test-h"), NewHub(Options{}))
+	payloads := make(chan string, 10)
+	states := make(chan bool, 10)
+	l.Handle("glmcp_identity", func(p string) { payloads <- p })
+	l.OnState(func(up bool) { states <- up })
+	startListener(t, l)
+	expectState := func(want bool) {
+		t.Helper()
+		select {
+		case got := <-states:
+			if got != want {
+				t.Fatalf("state = %t, want %t", got, want)
+			}
+		case <-time.After(waitTimeout):
+			t.Fatalf("no state change to %t", want)
+		}
+	}
+	expectState(true)
+
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	notify := func(payload string) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, "SELECT pg_notify('glmcp_identity', $1)", payload); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-payloads:
+			if got != payload {
+				t.Fatalf("payload = %q, want %q", got, payload)
+			}
+		case <-time.After(waitTimeout):
+			t.Fatalf("payload %q not delivered", payload)
+		}
+	}
+	notify("p:1")
+
+	var killed int
+	err = db.QueryRowContext(ctx,
+		`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2`,
+		dbName, "glmcp-test-h").Scan(&killed)
+	if err != nil || killed != 1 {
+		t.Fatalf("terminate the listener's backend: killed %d, %v; want 1", killed, err)
+	}
+	expectState(false)
+	expectState(true)
+	notify("u:2")
+}

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+)
+
+// IdentityVersion returns the embedded store's identity version: a counter
+// that triggers on personal_access_tokens, oauth_access_tokens and users
+// bump whenever a change could alter what a credential resolves to, made
+// by any writer of the file (migration 20261201060000). The identity cache
+// reads it before every use. PostgreSQL announces the same changes with
+// NOTIFY instead and has no counter.
+func (s *Store) IdentityVersion(ctx context.Context) (int64, error) {
+	var v int64
+	// database/sql directly: this runs on every request, and a prepared
+	// statement of the pool (compiled once per connection) is all it needs.
+	stmt, err := s.identityStmt.get(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	if err := stmt.QueryRowContext(ctx).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read identity version: %w", translate(err))
+	}
+	return v, nil
+}
+
+// lazyStmt prepares its statement on first use (after migrations), and
+// again after a failed attempt.
+type lazyStmt struct {
+	query string
+	mu    sync.Mutex
+	stmt  *sql.Stmt
+}
+
+func (l *lazyStmt) get(ctx context.Context, s *Store) (*sql.Stmt, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stmt != nil {
+		return l.stmt, nil
+	}
+	db, err := s.SQLDB()
+	if err != nil {
+		return nil, err
+	}
+	if l.stmt, err = db.PrepareContext(ctx, l.query); err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", l.query, err)
+	}
+	return l.stmt, nil
+}
