@@ -238,6 +238,9 @@ func TestAuth_malformedTokenSkipsStore(t *testing.T) {
 	g := h.groups()[0]
 	// The lookup path works while the store is open.
 	authExpectOK(t, authPost(t, h, g.URL, auth(good)))
+	// A token never presented yet is not in the identity cache: it must be
+	// looked up.
+	fresh, _ := authMint(t, h, "alice", []string{"mcp", "mcp_orbit"}, authDay(7))
 	if err := h.Env.Store.Close(); err != nil {
 		t.Fatalf("close store: %v", err)
 	}
@@ -246,7 +249,7 @@ func TestAuth_malformedTokenSkipsStore(t *testing.T) {
 		expect401(t, h, g, authPost(t, h, g.URL, auth("glpat-short")), reasonMalformed)
 		// A well-formed token needs the store: an internal error, 500
 		// -32603 with nothing but the fixed message.
-		r := authPost(t, h, g.URL, auth(good))
+		r := authPost(t, h, g.URL, auth(fresh))
 		msg, data := r.expectError(t, http.StatusInternalServerError, -32603)
 		if msg != "Internal error" || data != nil {
 			t.Errorf("500 error = %q, %v; want the bare %q", msg, data, "Internal error")
