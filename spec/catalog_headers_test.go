@@ -21,7 +21,7 @@ const (
 var (
 	catalogMeta          = []string{"get_mcp_server_version"}
 	catalogCore          = []string{"search", "search_labels"} // + semantic_code_search on EE
-	catalogWorkItems     = []string{}
+	catalogWorkItems     = []string{"list_work_items"}
 	catalogMergeRequests = []string{"get_merge_request"}
 	catalogCI            = []string{}
 )

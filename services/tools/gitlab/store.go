@@ -16,6 +16,7 @@ type Store interface {
 	pipelineStore
 	noteStore
 	searchStore
+	workItemStore
 }
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's
@@ -100,4 +101,11 @@ type searchStore interface {
 	SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models.RepositoryFile, int64, error)
 	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
 	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
+}
+
+// workItemStore serves the work item listing tools and list_wiki_pages.
+type workItemStore interface {
+	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
+	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+	ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error)
 }

@@ -1,0 +1,308 @@
+package gitlab
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listWorkItems) }
+
+// workItemTypeEnum is GitLab's IssueTypeEnum, by models type id.
+var workItemTypeEnum = map[string]models.WorkItemTypeID{
+	"ISSUE": models.TypeIssue, "INCIDENT": models.TypeIncident, "TEST_CASE": models.TypeTestCase,
+	"REQUIREMENT": models.TypeRequirement, "TASK": models.TypeTask, "OBJECTIVE": models.TypeObjective,
+	"KEY_RESULT": models.TypeKeyResult, "EPIC": models.TypeEpic, "TICKET": models.TypeTicket,
+}
+
+var workItemTypeNames = []string{"ISSUE", "INCIDENT", "TEST_CASE", "REQUIREMENT", "TASK", "OBJECTIVE", "KEY_RESULT", "EPIC", "TICKET"}
+
+// listWorkItems is GitLab's list_work_items (GraphQL-backed: first/after).
+func (g *gitlab) listWorkItems() tools.Definition {
+	names := obj{"type": "array", "items": obj{"type": "string", "minLength": 1}, "maxItems": 100}
+	date := func(d string) obj {
+		return strProp(d+" (ISO 8601; date-only means start of day, offsets honored).", 1, 64)
+	}
+	return tools.Definition{
+		Name:  "list_work_items",
+		Title: "List work items",
+		Description: "List or search work items (" + strings.Join(workItemTypeNames, ", ") + ") in a group or project. " +
+			"Filter by state, author, assignees, labels, milestone, dates, type, or free text. Group scope includes " +
+			"work items of descendant projects and subgroups. Each row carries only compact identifying fields: id, " +
+			"iid, title, state, web URL, reference, created and updated timestamps, and work item type. Use " +
+			"get_work_item for full details of one work item.",
+		InputSchema: inputSchema(obj{
+			"url":                   strProp("GitLab URL for the project or group.", 1, 2048),
+			"group_id":              refProp("ID or path of the group. Required if URL and project_id are not provided."),
+			"project_id":            refProp("ID or path of the project. Required if URL and group_id are not provided."),
+			"state":                 enumProp("Filter by state. Default is all.", "opened", "closed", "all"),
+			"search":                strProp("Free-text search in title and description.", 0, 1000),
+			"author_username":       strProp("Username of the author.", 1, 255),
+			"assignee_usernames":    withDesc(names, "Usernames of assignees. A work item must match all of them."),
+			"label_name":            withDesc(cloneObj(names), "Label names. A work item must have all of them."),
+			"milestone_title":       withDesc(cloneObj(names), "Milestone titles. Cannot be combined with milestone_wildcard_id."),
+			"milestone_wildcard_id": enumProp("Milestone wildcard. Cannot be combined with milestone_title.", "NONE", "ANY", "STARTED", "UPCOMING"),
+			"types": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": workItemTypeNames}},
+				`Work item types to include, for example ["ISSUE", "TASK"].`),
+			"created_after":  date("Created after this time"),
+			"created_before": date("Created before this time"),
+			"updated_after":  date("Updated after this time"),
+			"updated_before": date("Updated before this time"),
+			"due_after":      date("Due after this time"),
+			"due_before":     date("Due before this time"),
+			"sort": enumProp("Sort order. Default is CREATED_DESC.", "CREATED_DESC", "CREATED_ASC", "UPDATED_DESC",
+				"UPDATED_ASC", "TITLE_ASC", "TITLE_DESC"),
+			"first": withDesc(obj{"type": "integer", "minimum": 1, "maximum": 100},
+				"Number of work items to return after the cursor (forward pagination). Default 20, max 100."),
+			"after": strProp("Cursor for forward pagination of work items. Use pageInfo.endCursor from a previous response.", 1, maxCursorLen),
+		}),
+		Annotations: readOnlyTool("List work items"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListWorkItems),
+	}
+}
+
+func cloneObj(o obj) obj {
+	c := obj{}
+	for k, v := range o {
+		c[k] = v
+	}
+	return c
+}
+
+type listWorkItemsArgs struct {
+	URL                 string   `json:"url"`
+	GroupID             *refArg  `json:"group_id"`
+	ProjectID           *refArg  `json:"project_id"`
+	State               string   `json:"state"`
+	Search              string   `json:"search"`
+	AuthorUsername      string   `json:"author_username"`
+	AssigneeUsernames   []string `json:"assignee_usernames"`
+	LabelName           []string `json:"label_name"`
+	MilestoneTitle      []string `json:"milestone_title"`
+	MilestoneWildcardID string   `json:"milestone_wildcard_id"`
+	Types               []string `json:"types"`
+	CreatedAfter        string   `json:"created_after"`
+	CreatedBefore       string   `json:"created_before"`
+	UpdatedAfter        string   `json:"updated_after"`
+	UpdatedBefore       string   `json:"updated_before"`
+	DueAfter            string   `json:"due_after"`
+	DueBefore           string   `json:"due_before"`
+	Sort                string   `json:"sort"`
+	First               *intArg  `json:"first"`
+	After               string   `json:"after"`
+}
+
+// workItemCursor is a list_work_items position.
+type workItemCursor struct {
+	Sort string `json:"s"`
+	Key  string `json:"k"`
+	ID   int64  `json:"i"`
+}
+
+type workItemRow struct {
+	ID           string          `json:"id"`
+	IID          string          `json:"iid"`
+	Title        string          `json:"title"`
+	State        string          `json:"state"`
+	WebURL       string          `json:"webUrl"`
+	Reference    string          `json:"reference"`
+	CreatedAt    time.Time       `json:"createdAt"`
+	UpdatedAt    time.Time       `json:"updatedAt"`
+	WorkItemType workItemTypeRef `json:"workItemType"`
+}
+
+type workItemTypeRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type endPageInfo struct {
+	EndCursor   *string `json:"endCursor"`
+	HasNextPage bool    `json:"hasNextPage"`
+}
+
+func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args listWorkItemsArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	q := models.WorkItemQuery{Viewer: u, Search: args.Search, AuthorUsername: args.AuthorUsername,
+		AssigneeUsernames: args.AssigneeUsernames, LabelNames: args.LabelName, MilestoneTitles: args.MilestoneTitle,
+		MilestoneWildcard: args.MilestoneWildcardID, Sort: models.WorkItemSort(args.Sort), Limit: defaultPerPage}
+	if len(args.MilestoneTitle) > 0 && args.MilestoneWildcardID != "" {
+		return nil, invalidf("milestone_title and milestone_wildcard_id cannot be combined")
+	}
+	if q.Sort == "" {
+		q.Sort = models.SortCreatedDesc
+	}
+	if args.First != nil {
+		q.Limit = int(*args.First)
+	}
+	switch args.State {
+	case "opened", "closed":
+		q.State = models.IssueState(args.State)
+	}
+	for _, t := range args.Types {
+		q.Types = append(q.Types, workItemTypeEnum[t])
+	}
+	for _, d := range []struct {
+		field, v string
+		dst      **time.Time
+	}{
+		{"created_after", args.CreatedAfter, &q.CreatedAfter}, {"created_before", args.CreatedBefore, &q.CreatedBefore},
+		{"updated_after", args.UpdatedAfter, &q.UpdatedAfter}, {"updated_before", args.UpdatedBefore, &q.UpdatedBefore},
+	} {
+		if *d.dst, err = parseTimeArg(d.field, d.v); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []struct {
+		field, v string
+		dst      **models.Date
+	}{{"due_after", args.DueAfter, &q.DueAfter}, {"due_before", args.DueBefore, &q.DueBefore}} {
+		t, err := parseTimeArg(d.field, d.v)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			*d.dst = &models.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}
+		}
+	}
+	if args.After != "" {
+		var c workItemCursor
+		if err := g.cursors.open("list_work_items", "after", args.After, &c); err != nil {
+			return nil, err
+		}
+		if c.Sort != string(q.Sort) {
+			return nil, invalidf("after: the cursor was returned for sort %s, not %s", c.Sort, q.Sort)
+		}
+		q.AfterKey, q.AfterID = c.Key, c.ID
+	}
+	if err := g.scopeWorkItems(ctx, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+		return nil, err
+	}
+	page, err := g.store.ListWorkItems(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	projects, err := g.projectPaths(ctx, page.Items)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]workItemRow, 0, len(page.Items))
+	for _, i := range page.Items {
+		path := projects[i.ProjectID]
+		rows = append(rows, workItemRow{
+			ID: fmt.Sprintf("gid://gitlab/WorkItem/%d", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title,
+			State: graphQLState(i.State), WebURL: g.base + "/" + path + "/-/work_items/" + fmt.Sprint(i.IID),
+			Reference: fmt.Sprintf("%s#%d", path, i.IID), CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt,
+			WorkItemType: workItemTypeRef{ID: fmt.Sprintf("gid://gitlab/WorkItems::Type/%d", i.WorkItemTypeID),
+				Name: workItemTypeName(i.WorkItemTypeID)},
+		})
+	}
+	pi := endPageInfo{HasNextPage: page.HasNext}
+	if page.HasNext {
+		c := g.cursors.seal("list_work_items", workItemCursor{Sort: string(q.Sort), Key: page.EndKey, ID: page.EndID})
+		pi.EndCursor = &c
+	}
+	return jsonResult(map[string]any{"work_items": rows, "pageInfo": pi})
+}
+
+// scopeWorkItems points q at the project or group named by exactly one of
+// url, project_id and group_id, checking the viewer may see it.
+func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
+	given := 0
+	for _, set := range []bool{rawURL != "", projectID != nil, groupID != nil} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		return invalidf("Provide exactly one of url, project_id, or group_id")
+	}
+	if rawURL != "" {
+		pu, err := url.Parse(strings.TrimSpace(rawURL))
+		if err != nil || pu.Host == "" {
+			return invalidf("url: %q is not an http(s) URL", rawURL)
+		}
+		path, _, _ := strings.Cut(strings.Trim(pu.Path, "/"), "/-/")
+		if grp, ok := strings.CutPrefix(path, "groups/"); ok {
+			ref := refArg(grp)
+			groupID = &ref
+		} else {
+			ref := refArg(path)
+			if _, err := resolveProject(ctx, g.store, u, "url", ref); err == nil {
+				projectID = &ref
+			} else {
+				groupID = &ref
+			}
+		}
+	}
+	if projectID != nil {
+		pa, err := resolveProject(ctx, g.store, u, "project_id", *projectID)
+		if err != nil {
+			return err
+		}
+		q.ProjectID = pa.project.ID
+		return nil
+	}
+	grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupID)
+	if err != nil {
+		return err
+	}
+	q.GroupPath = grp.FullPath
+	return nil
+}
+
+func (g *gitlab) projectPaths(ctx context.Context, items []models.Issue) (map[int64]string, error) {
+	var ids []int64
+	for _, i := range items {
+		ids = append(ids, i.ProjectID)
+	}
+	ps, err := g.store.LoadProjects(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]string{}
+	for _, p := range ps {
+		out[p.ID] = p.PathWithNamespace
+	}
+	return out, nil
+}
+
+// parseTimeArg parses an ISO 8601 time or date ("" is nil).
+func parseTimeArg(field, v string) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", models.DateLayout} {
+		if t, err := time.Parse(layout, v); err == nil {
+			t = t.UTC()
+			return &t, nil
+		}
+	}
+	return nil, invalidf("%s: %q is not an ISO 8601 time", field, v)
+}
+
+// graphQLState is GitLab's IssueStateEnum value of a work item state.
+func graphQLState(s models.IssueState) string {
+	if s == models.IssueClosed {
+		return "CLOSED"
+	}
+	return "OPEN"
+}
+
+var workItemTypeNamesByID = map[models.WorkItemTypeID]string{
+	models.TypeIssue: "Issue", models.TypeIncident: "Incident", models.TypeTestCase: "Test Case",
+	models.TypeRequirement: "Requirement", models.TypeTask: "Task", models.TypeObjective: "Objective",
+	models.TypeKeyResult: "Key Result", models.TypeEpic: "Epic", models.TypeTicket: "Ticket",
+}
+
+func workItemTypeName(id models.WorkItemTypeID) string { return workItemTypeNamesByID[id] }
