@@ -37,6 +37,7 @@ func TestCatalog(t *testing.T) {
 		"get_workitem_notes":          {models.ToolsetWorkItems, models.EditionCE, true, []string{"get_work_item_notes"}, nil},
 		"search":                      {models.ToolsetCore, models.EditionCE, true, []string{"gitlab_search"}, []string{"scope", "search"}},
 		"search_labels":               {models.ToolsetCore, models.EditionCE, true, nil, []string{"full_path", "is_project"}},
+		"list_work_items":             {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"semantic_code_search":        {models.ToolsetCore, models.EditionEE, true, nil, []string{"semantic_query", "project_id"}},
 	}
 	defs := gitlab.Tools(gitlab.Deps{})
