@@ -1,0 +1,232 @@
+package repository
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Local is a repository on the local disk, read and written with go-git.
+// A Local reads refs from disk on every call; keep one per request.
+type Local struct {
+	dir  string
+	st   *filesystem.Storage
+	repo *git.Repository
+}
+
+var _ Repository = (*Local)(nil)
+
+// Dir returns the repository's directory.
+func (l *Local) Dir() string { return l.dir }
+
+// DefaultBranch returns the branch HEAD points at.
+func (l *Local) DefaultBranch(context.Context) (string, error) {
+	b, err := os.ReadFile(filepath.Join(l.dir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if target, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
+		return target, nil
+	}
+	return "", fmt.Errorf("HEAD is detached (%q)", s)
+}
+
+// setHead points HEAD at branch.
+func (l *Local) setHead(branch string) error {
+	ref := plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(branch))
+	if err := l.st.SetReference(ref); err != nil {
+		return fmt.Errorf("set HEAD: %w", err)
+	}
+	return nil
+}
+
+// resolve returns the commit rev names: a branch, a tag (peeled), a full or
+// abbreviated commit id, or git revision syntax (main~2). "" is the
+// default branch.
+func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error) {
+	if rev == "" {
+		b, err := l.DefaultBranch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rev = b
+	}
+	if err := validateRev(rev); err != nil {
+		return nil, err
+	}
+	var h *plumbing.Hash
+	var err error
+	if isFullHash(rev) {
+		hh := plumbing.NewHash(rev)
+		h = &hh
+	} else {
+		h, err = l.repo.ResolveRevision(plumbing.Revision(rev))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
+	}
+	c, err := l.peel(*h)
+	if err != nil {
+		return nil, fmt.Errorf("ref %q: %w", rev, err)
+	}
+	return c, nil
+}
+
+// peel follows tags from h to a commit.
+func (l *Local) peel(h plumbing.Hash) (*object.Commit, error) {
+	for range 10 {
+		obj, err := l.repo.Object(plumbing.AnyObject, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, fmt.Errorf("object %s: %w", h, models.ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", h, err)
+		}
+		switch o := obj.(type) {
+		case *object.Commit:
+			return o, nil
+		case *object.Tag:
+			h = o.Target
+		default:
+			return nil, fmt.Errorf("object %s is a %s, not a commit: %w", h, obj.Type(), models.ErrNotFound)
+		}
+	}
+	return nil, fmt.Errorf("object %s: tag chain too long: %w", h, models.ErrInvalidInput)
+}
+
+// Commit returns the commit rev names.
+func (l *Local) Commit(ctx context.Context, rev string) (*Commit, error) {
+	c, err := l.resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	out := toCommit(c)
+	return &out, nil
+}
+
+func toCommit(c *object.Commit) Commit {
+	parents := make([]string, len(c.ParentHashes))
+	for i, p := range c.ParentHashes {
+		parents[i] = p.String()
+	}
+	title, _, _ := strings.Cut(strings.TrimLeft(c.Message, "\n"), "\n")
+	return Commit{
+		ID:        c.Hash.String(),
+		ParentIDs: parents,
+		TreeID:    c.TreeHash.String(),
+		Title:     strings.TrimSpace(title),
+		Message:   c.Message,
+		Author:    Signature{Name: c.Author.Name, Email: c.Author.Email, When: c.Author.When},
+		Committer: Signature{Name: c.Committer.Name, Email: c.Committer.Email, When: c.Committer.When},
+	}
+}
+
+// Branches lists branches sorted by name.
+func (l *Local) Branches(context.Context) ([]Branch, error) {
+	iter, err := l.repo.Branches()
+	if err != nil {
+		return nil, fmt.Errorf("list branches: %w", err)
+	}
+	var out []Branch
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		c, err := l.peel(ref.Hash())
+		if err != nil {
+			return fmt.Errorf("branch %s: %w", ref.Name().Short(), err)
+		}
+		out = append(out, Branch{Name: ref.Name().Short(), Commit: toCommit(c)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Tags lists tags sorted by name.
+func (l *Local) Tags(context.Context) ([]Tag, error) {
+	iter, err := l.repo.Tags()
+	if err != nil {
+		return nil, fmt.Errorf("list tags: %w", err)
+	}
+	var out []Tag
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		t := Tag{Name: ref.Name().Short(), TargetID: ref.Hash().String()}
+		if to, err := l.repo.TagObject(ref.Hash()); err == nil {
+			t.Message = to.Message
+			t.Tagger = &Signature{Name: to.Tagger.Name, Email: to.Tagger.Email, When: to.Tagger.When}
+		}
+		c, err := l.peel(ref.Hash())
+		if err != nil {
+			return nil // a tag of a tree or blob: not listed, as GitLab
+		}
+		t.Commit = toCommit(c)
+		out = append(out, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// CreateBranch creates branch name at the commit start names (default
+// branch when empty). An existing branch is models.ErrConflict.
+func (l *Local) CreateBranch(ctx context.Context, name, start string) (*Branch, error) {
+	if err := ValidateBranchName(name); err != nil {
+		return nil, err
+	}
+	c, err := l.resolve(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.updateRef(plumbing.NewBranchReferenceName(name), plumbing.ZeroHash, c.Hash); err != nil {
+		return nil, fmt.Errorf("create branch: %w", err)
+	}
+	return &Branch{Name: name, Commit: toCommit(c)}, nil
+}
+
+// DeleteBranch deletes branch name, if it still points at expectedSHA
+// when one is given.
+func (l *Local) DeleteBranch(_ context.Context, name, expectedSHA string) error {
+	if err := ValidateBranchName(name); err != nil {
+		return err
+	}
+	ref := plumbing.NewBranchReferenceName(name)
+	cur, err := l.readRef(ref)
+	if err != nil {
+		return err
+	}
+	if cur.IsZero() {
+		return fmt.Errorf("branch %q: %w", name, models.ErrNotFound)
+	}
+	if expectedSHA != "" {
+		if !isFullHash(expectedSHA) {
+			return fmt.Errorf("expected sha %q is not a full commit id: %w", expectedSHA, models.ErrInvalidInput)
+		}
+		cur = plumbing.NewHash(expectedSHA)
+	}
+	if err := l.updateRef(ref, cur, plumbing.ZeroHash); err != nil {
+		return fmt.Errorf("delete branch: %w", err)
+	}
+	return nil
+}
+
+// branchHead returns the commit branch points at, or nil when it does
+// not exist (read from disk, not through a cache).
+func (l *Local) branchHead(name string) (plumbing.Hash, error) {
+	return l.readRef(plumbing.NewBranchReferenceName(name))
+}

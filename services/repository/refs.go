@@ -1,0 +1,187 @@
+package repository
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// Ref updates follow git's own protocol (refs.c, lockfile.c), so that glmcp
+// and a concurrent `git push` to the same repository exclude each other:
+//
+//  1. create <ref>.lock with O_EXCL (someone else holding it: conflict);
+//  2. read the ref's current value (loose file, else packed-refs) and
+//     compare it with the expected old value (different: conflict);
+//  3. write the new value into the lock file, fsync, and rename it over the
+//     ref; a reader sees the old or the new value, never a partial one.
+//
+// go-git's own CheckAndSetReference locks the ref file itself with flock and
+// rewrites it in place: a reader can see it empty, and git's rename-based
+// writers do not see that lock. Hence this file.
+
+// errRefLocked is returned when another writer holds a ref's lock file.
+var errRefLocked = errors.New("is being updated by another writer")
+
+// updateRef moves ref name from oldHash to newHash as one compare-and-swap.
+// oldHash zero means the ref must not exist (create); newHash zero deletes
+// it. A ref that is not at oldHash, or whose lock is held, is
+// models.ErrConflict and nothing changes.
+func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing.Hash) error {
+	refPath := filepath.Join(l.dir, filepath.FromSlash(name.String()))
+	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
+		return fmt.Errorf("update %s: a ref with a prefix of this name exists: %w", name.Short(), models.ErrConflict)
+	}
+	lockPath := refPath + ".lock"
+	lock, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("update %s: the ref %w: %w", name.Short(), errRefLocked, models.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("update %s: %w", name.Short(), err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			lock.Close()
+			os.Remove(lockPath)
+		}
+	}()
+
+	cur, err := l.readRef(name)
+	if err != nil {
+		return err
+	}
+	if cur != oldHash {
+		switch {
+		case oldHash.IsZero():
+			return fmt.Errorf("%s already exists: %w", name.Short(), models.ErrConflict)
+		case cur.IsZero():
+			return fmt.Errorf("%s does not exist any more: %w", name.Short(), models.ErrConflict)
+		default:
+			return fmt.Errorf("%s moved to %s while this change was prepared from %s: %w",
+				name.Short(), cur.String()[:8], oldHash.String()[:8], models.ErrConflict)
+		}
+	}
+	if newHash.IsZero() {
+		if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", name.Short(), err)
+		}
+		return l.removePackedRef(name)
+	}
+	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
+		return fmt.Errorf("update %s: write lock: %w", name.Short(), err)
+	}
+	if err := lock.Sync(); err != nil {
+		return fmt.Errorf("update %s: sync lock: %w", name.Short(), err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("update %s: close lock: %w", name.Short(), err)
+	}
+	if err := os.Rename(lockPath, refPath); err != nil {
+		return fmt.Errorf("update %s: %w", name.Short(), err)
+	}
+	renamed = true
+	return nil
+}
+
+// readRef returns the hash ref name holds on disk now (loose ref first,
+// then packed-refs), or the zero hash when it does not exist.
+func (l *Local) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(name.String())))
+	switch {
+	case err == nil:
+		s := strings.TrimSpace(string(b))
+		if !isFullHash(s) {
+			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not an object id", name.Short(), s)
+		}
+		return plumbing.NewHash(s), nil
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		var pe *fs.PathError
+		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
+			return plumbing.ZeroHash, nil
+		}
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name.Short(), err)
+	}
+	f, err := os.Open(filepath.Join(l.dir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	want := " " + name.String()
+	for sc.Scan() {
+		line := sc.Text()
+		if len(line) > 41 && strings.HasSuffix(line, want) && len(line) == 40+len(want) {
+			return plumbing.NewHash(line[:40]), nil
+		}
+	}
+	return plumbing.ZeroHash, sc.Err()
+}
+
+// removePackedRef rewrites packed-refs without name, under packed-refs.lock.
+func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
+	path := filepath.Join(l.dir, "packed-refs")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	lockPath := path + ".lock"
+	lock, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("delete %s: packed-refs %w: %w", name.Short(), errRefLocked, models.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", name.Short(), err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			lock.Close()
+			os.Remove(lockPath)
+		}
+	}()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read packed-refs: %w", err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	var out bytes.Buffer
+	found := false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if len(line) > 41 && string(bytes.TrimRight(line[41:], "\n")) == name.String() {
+			found = true
+			if i+1 < len(lines) && bytes.HasPrefix(lines[i+1], []byte("^")) {
+				i++ // its peeled value
+			}
+			continue
+		}
+		out.Write(line)
+	}
+	if !found {
+		return nil
+	}
+	if _, err := lock.Write(out.Bytes()); err != nil {
+		return fmt.Errorf("delete %s: write packed-refs: %w", name.Short(), err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("delete %s: %w", name.Short(), err)
+	}
+	if err := os.Rename(lockPath, path); err != nil {
+		return fmt.Errorf("delete %s: %w", name.Short(), err)
+	}
+	renamed = true
+	return nil
+}

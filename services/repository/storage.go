@@ -1,0 +1,169 @@
+package repository
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// largeObjectThreshold is the size above which a packed, undeltified blob
+// is streamed from the pack instead of being inflated into memory.
+const largeObjectThreshold = 1 << 20
+
+// Storage is the directory holding every project's repository. It is safe
+// for concurrent use; it holds no open repository.
+type Storage struct {
+	root string
+}
+
+// OpenStorage checks that root is an existing, writable directory and
+// returns the storage rooted there. The error says what is wrong, so the
+// operator can fix GLMCP_REPOSITORIES_PATH.
+func OpenStorage(root string) (*Storage, error) {
+	if root == "" {
+		return nil, fmt.Errorf("repositories path is empty: %w", models.ErrInvalidInput)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("repositories path %q: %w", root, err)
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("repositories path %q does not exist (create it, or point GLMCP_REPOSITORIES_PATH elsewhere)", root)
+	case err != nil:
+		return nil, fmt.Errorf("repositories path %q: %w", root, err)
+	case !info.IsDir():
+		return nil, fmt.Errorf("repositories path %q is not a directory", root)
+	}
+	probe, err := os.CreateTemp(abs, ".glmcp-write-check-*")
+	if err != nil {
+		return nil, fmt.Errorf("repositories path %q is not writable by this process: %w", root, err)
+	}
+	name := probe.Name()
+	probe.Close()
+	if err := os.Remove(name); err != nil {
+		return nil, fmt.Errorf("repositories path %q: remove write check: %w", root, err)
+	}
+	return &Storage{root: abs}, nil
+}
+
+// Root returns the absolute storage directory.
+func (s *Storage) Root() string { return s.root }
+
+// HashedPath returns GitLab's hashed-storage path of project id's
+// repository, relative to the storage root:
+// "@hashed/6b/86/6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b.git" for 1.
+func HashedPath(projectID int64) string {
+	sum := sha256.Sum256([]byte(strconv.FormatInt(projectID, 10)))
+	h := hex.EncodeToString(sum[:])
+	return "@hashed/" + h[0:2] + "/" + h[2:4] + "/" + h + ".git"
+}
+
+// Path returns the absolute directory of project id's repository.
+func (s *Storage) Path(projectID int64) string {
+	return filepath.Join(s.root, filepath.FromSlash(HashedPath(projectID)))
+}
+
+// Create makes project id's empty bare repository with HEAD on
+// defaultBranch. An existing repository without refs (left by a rolled
+// back project creation) is reused; one with refs is models.ErrConflict.
+func (s *Storage) Create(ctx context.Context, projectID int64, defaultBranch string) error {
+	if projectID <= 0 {
+		return fmt.Errorf("create repository: project id %d: %w", projectID, models.ErrInvalidInput)
+	}
+	if defaultBranch == "" {
+		defaultBranch = "main"
+	}
+	if err := ValidateBranchName(defaultBranch); err != nil {
+		return fmt.Errorf("create repository: %w", err)
+	}
+	dir := s.Path(projectID)
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
+		r, err := s.Open(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		branches, err := r.Branches(ctx)
+		if err != nil {
+			return err
+		}
+		if len(branches) > 0 {
+			return fmt.Errorf("create repository for project %d: %s already has branches: %w", projectID, HashedPath(projectID), models.ErrConflict)
+		}
+		return r.setHead(defaultBranch)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("create repository for project %d: %w", projectID, err)
+	}
+	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		Bare:        true,
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(defaultBranch)},
+	})
+	if err != nil {
+		return fmt.Errorf("create repository for project %d: %w", projectID, err)
+	}
+	// git itself ignores core.bare in a config without
+	// repositoryformatversion; write the config git init writes.
+	if err := os.WriteFile(filepath.Join(dir, "config"), []byte(gitConfig), 0o644); err != nil {
+		return fmt.Errorf("create repository for project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// gitConfig is the config of a new bare repository, as git init writes it.
+const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"
+
+// Exists reports whether project id has a repository on disk.
+func (s *Storage) Exists(projectID int64) bool {
+	_, err := os.Stat(filepath.Join(s.Path(projectID), "HEAD"))
+	return err == nil
+}
+
+// Remove deletes project id's repository (used to undo a creation whose
+// database transaction failed). A missing repository is not an error.
+func (s *Storage) Remove(projectID int64) error {
+	if projectID <= 0 {
+		return nil
+	}
+	if err := os.RemoveAll(s.Path(projectID)); err != nil {
+		return fmt.Errorf("remove repository of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// Open returns project id's repository, read fresh from disk. A project
+// without a repository is models.ErrNotFound.
+func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
+	if !s.Exists(projectID) {
+		return nil, fmt.Errorf("repository of project %d: %w", projectID, models.ErrNotFound)
+	}
+	return openLocal(s.Path(projectID))
+}
+
+// openLocal opens the bare repository in dir.
+func openLocal(dir string) (*Local, error) {
+	fsys := osfs.New(dir)
+	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{
+		LargeObjectThreshold: largeObjectThreshold,
+	})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
+	}
+	return &Local{dir: dir, st: st, repo: repo}, nil
+}
