@@ -22,22 +22,26 @@ type Config struct {
 	DatabaseURL string
 	// DBMaxConns caps the store's connection pool, idle connections
 	// included (0: 10 on PostgreSQL, 4 on the embedded store).
-	DBMaxConns     int
-	DataDir        string
-	Listen         string
-	Secret         string
-	Edition        models.Edition
-	PublicURL      string
-	AllowedOrigins []string
-	AllowedHosts   []string
-	PageSize       int
-	ListTTL        time.Duration
-	DiscoverTTL    time.Duration
-	MaxBodyBytes   int64
-	KeepAlive      time.Duration
-	MaxStreams     int
-	MaxUserStreams int
-	RateLimit      string
+	DBMaxConns int
+	DataDir    string
+	// RepositoriesPath is the directory of the projects' git repositories
+	// (GitLab's hashed layout). Empty: DataDir/repositories on the embedded
+	// store; required with PostgreSQL.
+	RepositoriesPath string
+	Listen           string
+	Secret           string
+	Edition          models.Edition
+	PublicURL        string
+	AllowedOrigins   []string
+	AllowedHosts     []string
+	PageSize         int
+	ListTTL          time.Duration
+	DiscoverTTL      time.Duration
+	MaxBodyBytes     int64
+	KeepAlive        time.Duration
+	MaxStreams       int
+	MaxUserStreams   int
+	RateLimit        string
 	// AuthFailureLimit budgets failed authentications per client address
 	// ("30/60s"; "0" = off).
 	AuthFailureLimit string
@@ -203,6 +207,9 @@ func (cfg *Config) Validate() error {
 		cfg.DataDir = "."
 	}
 	cfg.DataDir = filepath.Clean(cfg.DataDir)
+	if cfg.RepositoriesPath == "" && cfg.DatabaseURL != "" {
+		bad("GLMCP_REPOSITORIES_PATH: required with PostgreSQL (GLMCP_DATABASE_URL): the directory of the projects' git repositories, shared by every instance")
+	}
 	return errors.Join(errs...)
 }
 

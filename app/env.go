@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -24,10 +25,17 @@ type Env struct {
 	Embedded bool
 	// DSN is the database URL, or the SQLite file path.
 	DSN string
+	// Repositories holds the projects' git repositories.
+	Repositories *repository.Storage
 }
 
-// Close closes the store.
-func (e *Env) Close() error { return e.Store.Close() }
+// Close closes the store and releases idle repositories.
+func (e *Env) Close() error {
+	if e.Repositories != nil {
+		e.Repositories.Close()
+	}
+	return e.Store.Close()
+}
 
 // NewLogger returns the configured slog logger writing to w.
 func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
@@ -68,14 +76,26 @@ func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 // openEnv is OpenEnv without the fingerprint check.
 func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
 	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret, Tokens: cfg.TokenFormat()}
+	reposPath := cfg.RepositoriesPath
 	if e.DSN == "" {
 		e.Embedded = true
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory: %w", err)
 		}
 		e.DSN = filepath.Join(cfg.DataDir, "glmcp.db")
+		if reposPath == "" {
+			reposPath = filepath.Join(cfg.DataDir, "repositories")
+			if err := os.MkdirAll(reposPath, 0o700); err != nil {
+				return nil, fmt.Errorf("create repositories directory: %w", err)
+			}
+		}
 	}
-	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger, MaxOpenConns: cfg.DBMaxConns})
+	repos, err := repository.OpenStorage(reposPath)
+	if err != nil {
+		return nil, fmt.Errorf("GLMCP_REPOSITORIES_PATH: %w", err)
+	}
+	e.Repositories = repos
+	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger, MaxOpenConns: cfg.DBMaxConns, Repositories: repos})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -88,6 +108,12 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 			_ = st.Close()
 			return nil, err
 		}
+	}
+	if n, err := st.EnsureRepositories(ctx); err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("create missing repositories: %w", err)
+	} else if n > 0 && logger != nil {
+		logger.Info("created the git repositories of existing projects", "count", n, "path", repos.Root())
 	}
 	e.Store = st
 	return e, nil

@@ -36,6 +36,7 @@ func catalogSharedStore(h *harness) option {
 	return func(c *app.Config) {
 		c.DatabaseURL = h.Cfg.DatabaseURL
 		c.DataDir = h.Cfg.DataDir
+		c.RepositoriesPath = h.Cfg.RepositoriesPath
 	}
 }
 

@@ -31,7 +31,9 @@ func withConformanceFixtures() option {
 
 // withStoreOf serves from h's store (its database or data directory).
 func withStoreOf(h *harness) option {
-	return func(c *app.Config) { c.DatabaseURL, c.DataDir = h.Cfg.DatabaseURL, h.Cfg.DataDir }
+	return func(c *app.Config) {
+		c.DatabaseURL, c.DataDir, c.RepositoriesPath = h.Cfg.DatabaseURL, h.Cfg.DataDir, h.Cfg.RepositoriesPath
+	}
 }
 
 // confCall sends tools/call of name as alice on the CE group: Legacy when

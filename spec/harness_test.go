@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -68,6 +69,10 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	cfg := app.Defaults()
 	cfg.DatabaseURL = testDSN(t)
 	cfg.DataDir = t.TempDir()
+	cfg.RepositoriesPath = filepath.Join(cfg.DataDir, "repositories")
+	if err := os.MkdirAll(cfg.RepositoriesPath, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	cfg.Secret = "spec-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 	cfg.RateLimit = "0"
 	cfg.AuthFailureLimit = "0"

@@ -296,7 +296,7 @@ func (h *harness) runGlmcp(t testing.TB, args ...string) string {
 	if h.Env.Embedded {
 		args = append(args, "--data-dir", h.Cfg.DataDir)
 	} else {
-		args = append(args, "--database-url", h.Cfg.DatabaseURL)
+		args = append(args, "--database-url", h.Cfg.DatabaseURL, "--repositories-path", h.Cfg.RepositoriesPath)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

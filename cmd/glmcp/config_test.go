@@ -29,6 +29,7 @@ func TestConfigValidation(t *testing.T) {
 		{"unknown edition", map[string]string{"GLMCP_EDITION": "xx"}, nil, `GLMCP_EDITION: "xx" is not ce or ee`},
 		{"short secret", map[string]string{"GLMCP_SECRET": "too-short"}, nil, "GLMCP_SECRET: must be at least 32 characters"},
 		{"mysql database", map[string]string{"GLMCP_DATABASE_URL": "mysql://root@localhost/glmcp"}, nil, "GLMCP_DATABASE_URL: must start with postgres://"},
+		{"postgres without a repositories path", map[string]string{"GLMCP_DATABASE_URL": "postgres://nobody@127.0.0.1:1/x"}, nil, "GLMCP_REPOSITORIES_PATH: required with PostgreSQL"},
 		{"listen without port", map[string]string{"GLMCP_LISTEN": "localhost"}, nil, `GLMCP_LISTEN: "localhost" is not host:port`},
 		{"public url not http", map[string]string{"GLMCP_PUBLIC_URL": "ftp://example.com"}, nil, "GLMCP_PUBLIC_URL"},
 		{"log level", map[string]string{"GLMCP_LOG_LEVEL": "verbose"}, nil, "GLMCP_LOG_LEVEL"},

@@ -29,6 +29,15 @@ type backend struct {
 	env     map[string]string
 }
 
+// repositories returns the directory holding the backend's git
+// repositories: the embedded store's default, or GLMCP_REPOSITORIES_PATH.
+func (b *backend) repositories() string {
+	if p := b.env["GLMCP_REPOSITORIES_PATH"]; p != "" {
+		return p
+	}
+	return filepath.Join(b.dataDir, "repositories")
+}
+
 // eachBackend runs fn against the embedded store and, when
 // GLMCP_TEST_DATABASE_URL is set, against a fresh PostgreSQL database (the
 // PostgreSQL leg is skipped without it, and fails under CI=true).
@@ -45,6 +54,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 		dir := t.TempDir()
 		fn(t, &backend{name: "postgres", dataDir: dir, dsn: dsn, env: map[string]string{
 			"GLMCP_DATA_DIR": dir, "GLMCP_DATABASE_URL": dsn, "GLMCP_SECRET": testSecret, "GLMCP_LOG_LEVEL": "warn",
+			"GLMCP_REPOSITORIES_PATH": dir,
 		}})
 	})
 }

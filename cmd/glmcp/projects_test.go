@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
 )
 
 // Ensure projects create makes the project (and its group) and add-member
@@ -30,6 +34,14 @@ func TestProjects(t *testing.T) {
 		}
 		if _, err := s.FindGroupByFullPath(ctx, "acme"); err != nil {
 			t.Errorf("group acme not created: %v", err)
+		}
+		// Its bare repository is at GitLab's hashed path, readable by git.
+		gitDir := filepath.Join(b.repositories(), filepath.FromSlash(repository.HashedPath(id)))
+		if out, err := exec.Command("git", "--git-dir", gitDir, "symbolic-ref", "HEAD").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "refs/heads/main" {
+			t.Errorf("git symbolic-ref HEAD in %s = %q, %v", gitDir, out, err)
+		}
+		if out, err := exec.Command("git", "--git-dir", gitDir, "fsck").CombinedOutput(); err != nil {
+			t.Errorf("git fsck: %v\n%s", err, out)
 		}
 
 		// A second project in the same group reuses the group.
@@ -104,4 +116,24 @@ func mustProject(t *testing.T, b *backend, path string) *models.Project {
 		t.Fatalf("find project %s: %v", path, err)
 	}
 	return p
+}
+
+// Ensure a repositories path that does not exist or is not a directory
+// stops every command with a message naming the setting.
+func TestRepositoriesPath_checked(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for path, want := range map[string]string{
+			filepath.Join(t.TempDir(), "missing"): "does not exist",
+			file:                                  "is not a directory",
+		} {
+			_, _, err := b.runEnv(t, map[string]string{"GLMCP_REPOSITORIES_PATH": path}, "migrate")
+			if err == nil || !strings.Contains(err.Error(), "GLMCP_REPOSITORIES_PATH") || !strings.Contains(err.Error(), want) {
+				t.Errorf("migrate with repositories path %s: %v; want %q", path, err, want)
+			}
+		}
+	})
 }

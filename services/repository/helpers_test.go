@@ -112,6 +112,7 @@ func (f *fixture) open() *repository.Local {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	f.t.Cleanup(func() { l.Close() })
 	return l
 }
 

@@ -23,9 +23,29 @@ type Local struct {
 	dir  string
 	st   *filesystem.Storage
 	repo *git.Repository
+
+	// Pooling by Storage (see Storage).
+	pool      *Storage
+	projectID int64
+	packs     string
+	open      bool
 }
 
 var _ Repository = (*Local)(nil)
+
+// Close ends the use of l: it goes back to its Storage's idle pool (or
+// releases its pack files). Closing twice is harmless; l must not be used
+// after Close.
+func (l *Local) Close() error {
+	if !l.open {
+		return nil
+	}
+	l.open = false
+	if l.pool == nil {
+		return l.st.Close()
+	}
+	return l.pool.release(l)
+}
 
 // Dir returns the repository's directory.
 func (l *Local) Dir() string { return l.dir }

@@ -60,7 +60,7 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 		shown := true
 		if path != "" {
 			var same *object.Commit
-			if shown, same, err = l.touches(c, parents, path); err != nil {
+			if shown, same, err = w.touches(c, parents, path); err != nil {
 				return nil, err
 			}
 			if same != nil {
@@ -92,8 +92,8 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 // touches applies git's default history simplification for path: a commit
 // whose path is identical to one parent's is not shown, and only that
 // parent is followed (returned as same).
-func (l *Local) touches(c *object.Commit, parents []*object.Commit, path string) (bool, *object.Commit, error) {
-	mine, err := pathHash(c, path)
+func (w *walker) touches(c *object.Commit, parents []*object.Commit, path string) (bool, *object.Commit, error) {
+	mine, err := w.pathHash(c, path)
 	if err != nil {
 		return false, nil, err
 	}
@@ -101,7 +101,7 @@ func (l *Local) touches(c *object.Commit, parents []*object.Commit, path string)
 		return !mine.IsZero(), nil, nil
 	}
 	for _, p := range parents {
-		theirs, err := pathHash(p, path)
+		theirs, err := w.pathHash(p, path)
 		if err != nil {
 			return false, nil, err
 		}
@@ -113,7 +113,19 @@ func (l *Local) touches(c *object.Commit, parents []*object.Commit, path string)
 }
 
 // pathHash returns the object id at path in c's tree (zero when absent).
-func pathHash(c *object.Commit, path string) (plumbing.Hash, error) {
+// Each commit is looked up once: as a parent, then again when walked.
+func (w *walker) pathHash(c *object.Commit, path string) (plumbing.Hash, error) {
+	if h, ok := w.paths[c.Hash]; ok {
+		return h, nil
+	}
+	h, err := pathHashOf(c, path)
+	if err == nil {
+		w.paths[c.Hash] = h
+	}
+	return h, err
+}
+
+func pathHashOf(c *object.Commit, path string) (plumbing.Hash, error) {
 	tree, err := c.Tree()
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("tree of %s: %w", c.Hash, err)
@@ -127,13 +139,14 @@ func pathHash(c *object.Commit, path string) (plumbing.Hash, error) {
 
 // walker yields commits newest committer date first, each once.
 type walker struct {
-	l    *Local
-	seen map[plumbing.Hash]bool
-	q    commitQueue
+	l     *Local
+	seen  map[plumbing.Hash]bool
+	paths map[plumbing.Hash]plumbing.Hash // pathHash memo
+	q     commitQueue
 }
 
 func newWalker(l *Local) *walker {
-	return &walker{l: l, seen: map[plumbing.Hash]bool{}}
+	return &walker{l: l, seen: map[plumbing.Hash]bool{}, paths: map[plumbing.Hash]plumbing.Hash{}}
 }
 
 func (w *walker) Len() int { return len(w.q.items) }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
@@ -211,6 +212,8 @@ func TestLogMatchesGit(t *testing.T) {
 		{repository.LogOptions{Author: "bob"}, []string{"--author=bob"}},
 		{repository.LogOptions{Ref: "topic"}, nil},
 		{repository.LogOptions{Offset: 2, Limit: 2}, []string{"--skip=2", "-n2"}},
+		{repository.LogOptions{Since: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}, []string{"--since=2026-01-03T00:00:00Z", "--until=2026-01-05T00:00:00Z"}},
+		{repository.LogOptions{Path: "a.txt", FirstParent: true}, []string{"--first-parent", "--", "a.txt"}},
 	} {
 		page, err := l.Log(ctx, tc.opt)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 // tools use only this interface; each method is one Gitaly RPC away from a
 // remote implementation (see doc/architecture.md).
 type Repository interface {
+	// Close releases what the repository holds open (pack files).
+	Close() error
 	// DefaultBranch returns the branch HEAD names ("main").
 	DefaultBranch(ctx context.Context) (string, error)
 	// Blob reads the file at path in ref, bounded by opt (TreeEntry).

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
@@ -25,10 +27,29 @@ import (
 const largeObjectThreshold = 1 << 20
 
 // Storage is the directory holding every project's repository. It is safe
-// for concurrent use; it holds no open repository.
+// for concurrent use.
+//
+// Opening a repository parses its pack indexes, which costs time and memory
+// in proportion to the number of objects (hundreds of milliseconds for a
+// 50,000-commit history). So a closed Local is kept idle and handed to the
+// next Open of the same project, as long as the set of pack files is
+// unchanged (pack files are immutable and named by their content; a push
+// or repack that adds or removes one makes the next Open start afresh).
+// Refs and loose objects are never cached: every call reads them from disk.
+// An idle Local is used by one request at a time, never shared.
 type Storage struct {
 	root string
+
+	mu    sync.Mutex
+	idle  map[int64][]*Local
+	nIdle int
 }
+
+// Bounds of the idle pool.
+const (
+	maxIdlePerRepository = 2
+	maxIdle              = 16
+)
 
 // OpenStorage checks that root is an existing, writable directory and
 // returns the storage rooted there. The error says what is wrong, so the
@@ -44,7 +65,7 @@ func OpenStorage(root string) (*Storage, error) {
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("repositories path %q does not exist (create it, or point GLMCP_REPOSITORIES_PATH elsewhere)", root)
+		return nil, fmt.Errorf("repositories path %q does not exist (create it first)", root)
 	case err != nil:
 		return nil, fmt.Errorf("repositories path %q: %w", root, err)
 	case !info.IsDir():
@@ -59,7 +80,7 @@ func OpenStorage(root string) (*Storage, error) {
 	if err := os.Remove(name); err != nil {
 		return nil, fmt.Errorf("repositories path %q: remove write check: %w", root, err)
 	}
-	return &Storage{root: abs}, nil
+	return &Storage{root: abs, idle: map[int64][]*Local{}}, nil
 }
 
 // Root returns the absolute storage directory.
@@ -98,6 +119,7 @@ func (s *Storage) Create(ctx context.Context, projectID int64, defaultBranch str
 		if err != nil {
 			return err
 		}
+		defer r.Close()
 		branches, err := r.Branches(ctx)
 		if err != nil {
 			return err
@@ -140,6 +162,14 @@ func (s *Storage) Remove(projectID int64) error {
 	if projectID <= 0 {
 		return nil
 	}
+	s.mu.Lock()
+	idle := s.idle[projectID]
+	delete(s.idle, projectID)
+	s.nIdle -= len(idle)
+	s.mu.Unlock()
+	for _, l := range idle {
+		l.st.Close()
+	}
 	if err := os.RemoveAll(s.Path(projectID)); err != nil {
 		return fmt.Errorf("remove repository of project %d: %w", projectID, err)
 	}
@@ -147,19 +177,91 @@ func (s *Storage) Remove(projectID int64) error {
 }
 
 // Open returns project id's repository, read fresh from disk. A project
-// without a repository is models.ErrNotFound.
+// without a repository is models.ErrNotFound. Close it when done.
 func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 	if !s.Exists(projectID) {
 		return nil, fmt.Errorf("repository of project %d: %w", projectID, models.ErrNotFound)
 	}
-	return openLocal(s.Path(projectID))
+	dir := s.Path(projectID)
+	packs, err := packSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	var l *Local
+	if list := s.idle[projectID]; len(list) > 0 {
+		l = list[len(list)-1]
+		s.idle[projectID] = list[:len(list)-1]
+		s.nIdle--
+	}
+	s.mu.Unlock()
+	if l != nil && l.packs != packs {
+		l.st.Close()
+		l = nil
+	}
+	if l == nil {
+		if l, err = openLocal(dir); err != nil {
+			return nil, err
+		}
+		l.packs, l.pool, l.projectID = packs, s, projectID
+	}
+	l.open = true
+	return l, nil
+}
+
+// Close releases every idle repository. Repositories in use stay valid and
+// are closed, not pooled, when their user closes them.
+func (s *Storage) Close() error {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle, s.nIdle = map[int64][]*Local{}, maxIdle // nothing is pooled any more
+	s.mu.Unlock()
+	for _, list := range idle {
+		for _, l := range list {
+			l.st.Close()
+		}
+	}
+	return nil
+}
+
+// release takes back a closed Local into the idle pool, or closes it.
+func (s *Storage) release(l *Local) error {
+	s.mu.Lock()
+	if len(s.idle[l.projectID]) < maxIdlePerRepository && s.nIdle < maxIdle {
+		s.idle[l.projectID] = append(s.idle[l.projectID], l)
+		s.nIdle++
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	return l.st.Close()
+}
+
+// packSet names the repository's pack files (content-addressed, so the
+// names identify the contents).
+func packSet(dir string) (string, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, "objects", "pack"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("list packs: %w", err)
+	}
+	var b strings.Builder
+	for _, e := range entries { // sorted by name
+		if strings.HasSuffix(e.Name(), ".idx") || strings.HasSuffix(e.Name(), ".pack") {
+			b.WriteString(e.Name())
+			b.WriteByte(0)
+		}
+	}
+	return b.String(), nil
 }
 
 // openLocal opens the bare repository in dir.
 func openLocal(dir string) (*Local, error) {
 	fsys := osfs.New(dir)
-	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{
+	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(4*cache.MiByte), filesystem.Options{
 		LargeObjectThreshold: largeObjectThreshold,
+		// Keep pack files open for the life of the Local (one request):
+		// otherwise every object read reopens its pack.
+		KeepDescriptors: true,
 	})
 	repo, err := git.Open(st, nil)
 	if err != nil {

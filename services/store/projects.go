@@ -15,15 +15,77 @@ import (
 // to "main". A path already taken in the namespace (ignoring case) is
 // models.ErrConflict; a missing namespace, an empty name or path, a path
 // with "/" or an unknown visibility is models.ErrInvalidInput.
+//
+// With Options.Repositories set, the project's git repository is created
+// in the same transaction: a repository that cannot be created rolls the
+// row back, and a row that cannot be committed removes the repository.
 func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 	if err := s.prepareProject(ctx, p); err != nil {
 		return fmt.Errorf("create project %q: %w", p.Path, err)
 	}
 	p.ID = 0
+	if s.repos == nil {
+		return s.insertProject(ctx, p)
+	}
+	created := false
+	err := s.WithTx(ctx, func(tx *Store) error {
+		if err := tx.insertProject(ctx, p); err != nil {
+			return err
+		}
+		if err := s.repos.Create(ctx, p.ID, p.DefaultBranch); err != nil {
+			return fmt.Errorf("create project %q: repository: %w", p.PathWithNamespace, err)
+		}
+		created = true
+		return nil
+	})
+	if err != nil && created {
+		if rmErr := s.repos.Remove(p.ID); rmErr != nil {
+			s.log.Error("remove the repository of a project that was not created", "project_id", p.ID, "error", rmErr)
+		}
+	}
+	return err
+}
+
+func (s *Store) insertProject(ctx context.Context, p *models.Project) error {
 	if err := s.conn(ctx).Omit("Namespace").Create(p).Error; err != nil {
 		return fmt.Errorf("create project %q: %w", p.PathWithNamespace, translate(err))
 	}
 	return nil
+}
+
+// ProjectRepositories creates and removes projects' git repositories
+// (*repository.Storage; declared here so the store does not import it).
+type ProjectRepositories interface {
+	Create(ctx context.Context, projectID int64, defaultBranch string) error
+	Remove(projectID int64) error
+	Exists(projectID int64) bool
+}
+
+// EnsureRepositories creates the repository of every project that has
+// none (projects created before repositories existed, or restored from a
+// database backup without them). It returns how many it created.
+func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
+	if s.repos == nil {
+		return 0, nil
+	}
+	var rows []struct {
+		ID            int64
+		DefaultBranch string
+	}
+	if err := s.conn(ctx).Model(&models.Project{}).Select("id", "default_branch").Order("id").Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("list projects: %w", translate(err))
+	}
+	n := 0
+	for _, r := range rows {
+		if s.repos.Exists(r.ID) {
+			continue
+		}
+		if err := s.repos.Create(ctx, r.ID, r.DefaultBranch); err != nil {
+			return n, fmt.Errorf("repository of project %d: %w", r.ID, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // FindProjectByID returns the project with id, or models.ErrNotFound.

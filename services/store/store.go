@@ -53,6 +53,9 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now is the clock for created_at/updated_at. Nil means time.Now.
 	Now func() time.Time
+	// Repositories, when set, creates each new project's git repository
+	// (see CreateProject).
+	Repositories ProjectRepositories
 }
 
 // Store is glmcp's database. It is safe for concurrent use.
@@ -63,6 +66,7 @@ type Store struct {
 	dialect      string
 	now          func() time.Time
 	log          *slog.Logger
+	repos        ProjectRepositories
 }
 
 // Open connects to the database named by dsn and checks the connection.
@@ -152,7 +156,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	s := &Store{db: db, dialect: dialect, now: now, log: log,
-		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}}
+		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}, repos: opts.Repositories}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
