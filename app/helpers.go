@@ -22,7 +22,7 @@ func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, e
 
 // newToolService is NewToolService plus transient definitions.
 func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
-	defs := gitlab.Tools(gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store),
+	defs := gitlab.Tools(gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
 		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}, CursorSecret: []byte(e.Secret)})
 	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient,
 		Secret: []byte(e.Secret), PageSize: cfg.PageSize})

@@ -24,6 +24,7 @@ var (
 	catalogWorkItems     = []string{"list_work_items"}
 	catalogMergeRequests = []string{"get_merge_request"}
 	catalogCI            = []string{}
+	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_branches", "list_commits", "list_repository_tree", "list_tags"}
 )
 
 // catalogUnion returns the sorted union of name lists.
@@ -84,6 +85,7 @@ func TestCatalog_filterHeaders(t *testing.T) {
 		{"toolsets and tools: union", catalogHeaders(hdrToolsets, "ci", hdrTools, "get_merge_request,search_labels"), catalogUnion(catalogMeta, catalogCI, []string{"get_merge_request", "search_labels"})},
 		{"toolsets all and tools", catalogHeaders(hdrToolsets, "all", hdrTools, "get_issue"), all},
 		{"header names are case-insensitive", http.Header{"x-gitlab-enabled-mcp-server-toolsets": {"ci"}}, catalogUnion(catalogMeta, catalogCI)},
+		{"toolsets: repository", catalogHeaders(hdrToolsets, "repository"), catalogUnion(catalogMeta, catalogRepository)},
 	}
 	for _, tt := range tests {
 		for _, era := range eras {

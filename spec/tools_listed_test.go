@@ -17,10 +17,10 @@ import (
 // 19.5's catalog as far as glmcp builds it (doc/tools.md). toolsUnlisted are
 // GitLab's superseded tools, callable by name but never listed.
 var (
-	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI)
+	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
 	toolsEE = catalogUnion(toolsCE, []string{"semantic_code_search"})
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{}
+	toolsWrite = []string{"add_branch", "add_commit"}
 	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
@@ -34,7 +34,7 @@ var (
 func toolsetOf(name string) string {
 	for ts, names := range map[string][]string{
 		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_code_search"), "work_items": catalogWorkItems,
-		"merge_requests": catalogMergeRequests, "ci": catalogCI,
+		"merge_requests": catalogMergeRequests, "ci": catalogCI, "repository": catalogRepository,
 	} {
 		if slices.Contains(names, name) {
 			return ts
@@ -91,8 +91,9 @@ func TestTools_listed(t *testing.T) {
 				if toolsDig(tool, "annotations", "readOnlyHint") != !write {
 					t.Errorf("%s: readOnlyHint = %v, want %v", name, toolsDig(tool, "annotations", "readOnlyHint"), !write)
 				}
-				if toolsDig(tool, "annotations", "destructiveHint") != false {
-					t.Errorf("%s: destructiveHint = %v, want false", name, toolsDig(tool, "annotations", "destructiveHint"))
+				// GitLab marks add_commit destructive (it can delete and overwrite files).
+				if destructive := name == "add_commit"; toolsDig(tool, "annotations", "destructiveHint") != destructive {
+					t.Errorf("%s: destructiveHint = %v, want %v", name, toolsDig(tool, "annotations", "destructiveHint"), destructive)
 				}
 				if got := toolsDig(tool, "annotations", "toolset"); got != toolsetOf(name) || got == "" {
 					t.Errorf("%s: annotations.toolset = %v, want %q", name, got, toolsetOf(name))

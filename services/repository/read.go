@@ -96,6 +96,7 @@ func (l *Local) Blob(ctx context.Context, ref, path string, opt BlobOptions) (*B
 func readLines(r *bufio.Reader, opt BlobOptions, out *Blob) error {
 	var buf bytes.Buffer
 	line, kept := 0, 0
+	var consumed int64
 	out.FromLine = opt.FromLine
 	for {
 		if opt.Lines > 0 && kept == opt.Lines {
@@ -106,6 +107,7 @@ func readLines(r *bufio.Reader, opt BlobOptions, out *Blob) error {
 			break
 		}
 		chunk, err := r.ReadSlice('\n')
+		consumed += int64(len(chunk))
 		if len(chunk) == 0 && errors.Is(err, io.EOF) {
 			out.EOF, out.TotalLines = true, line
 			break
@@ -123,6 +125,9 @@ func readLines(r *bufio.Reader, opt BlobOptions, out *Blob) error {
 					kept = 1
 				}
 				out.Truncated = true
+				if complete {
+					line++ // read whole, not kept
+				}
 				break
 			}
 			buf.Write(chunk)
@@ -140,6 +145,33 @@ func readLines(r *bufio.Reader, opt BlobOptions, out *Blob) error {
 	}
 	out.Content = buf.Bytes()
 	out.ToLine = opt.FromLine + kept - 1
+	if !out.EOF && opt.ScanBytes > 0 {
+		return countLines(r, opt.ScanBytes-consumed, line, out)
+	}
+	return nil
+}
+
+// countLines reads on (at most budget bytes) counting lines; lines is the
+// count so far, including a line the range was cut in.
+func countLines(r *bufio.Reader, budget int64, lines int, out *Blob) error {
+	for budget > 0 {
+		chunk, err := r.ReadSlice('\n')
+		budget -= int64(len(chunk))
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			lines++
+		}
+		if errors.Is(err, io.EOF) {
+			if len(chunk) > 0 && chunk[len(chunk)-1] != '\n' {
+				lines++
+			}
+			out.EOF = true
+			break
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+	out.TotalLines = lines
 	return nil
 }
 

@@ -58,6 +58,11 @@ type BlobOptions struct {
 	// is cut at a line boundary and Truncated is set; a binary file larger
 	// than that is models.ErrInvalidInput (it cannot be cut usefully).
 	MaxBytes int64
+	// ScanBytes, when above the bytes read for the range, keeps reading
+	// (without keeping anything) up to that many bytes of the file to count
+	// its lines: TotalLines is then the lines in that prefix, and EOF says
+	// whether it was the whole file.
+	ScanBytes int64
 }
 
 // DefaultMaxBytes is the content bound of a Blob read when none is given.

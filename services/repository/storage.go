@@ -224,6 +224,15 @@ func (s *Storage) Close() error {
 	return nil
 }
 
+// Repository is Open as the Repository interface (what the tools use).
+func (s *Storage) Repository(ctx context.Context, projectID int64) (Repository, error) {
+	l, err := s.Open(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
 // release takes back a closed Local into the idle pool, or closes it.
 func (s *Storage) release(l *Local) error {
 	s.mu.Lock()

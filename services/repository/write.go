@@ -251,11 +251,11 @@ func (l *Local) editContent(h plumbing.Hash, path string, a Action) ([]byte, err
 	}
 	switch n := bytes.Count(data, []byte(*a.OldStr)); n {
 	case 0:
-		return nil, fmt.Errorf("old_str was not found in %q: %w", path, models.ErrInvalidInput)
+		return nil, fmt.Errorf("old_str was not found in '%s': %w", path, models.ErrInvalidInput)
 	case 1:
 		return bytes.Replace(data, []byte(*a.OldStr), []byte(*a.NewStr), 1), nil
 	default:
-		return nil, fmt.Errorf("old_str occurs %d times in %q; include more context so it is unique: %w", n, path, models.ErrInvalidInput)
+		return nil, fmt.Errorf("old_str is ambiguous in '%s' (%d occurrences); provide more surrounding context: %w", path, n, models.ErrInvalidInput)
 	}
 }
 

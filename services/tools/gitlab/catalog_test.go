@@ -39,6 +39,13 @@ func TestCatalog(t *testing.T) {
 		"search_labels":               {models.ToolsetCore, models.EditionCE, true, nil, []string{"full_path", "is_project"}},
 		"list_work_items":             {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"semantic_code_search":        {models.ToolsetCore, models.EditionEE, true, nil, []string{"semantic_query", "project_id"}},
+		"get_repository_file":         {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"list_repository_tree":        {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"list_commits":                {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"list_branches":               {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"list_tags":                   {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"add_branch":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_branch"}, []string{"branch", "ref"}},
+		"add_commit":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_commit"}, []string{"branch", "commit_message", "actions"}},
 	}
 	defs := gitlab.Tools(gitlab.Deps{})
 	if len(defs) != len(wants) {

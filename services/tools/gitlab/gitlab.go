@@ -29,6 +29,9 @@ type Deps struct {
 	// instance secret, so every instance accepts every instance's cursors).
 	// Empty: a random key, cursors valid in this process only.
 	CursorSecret []byte
+	// Repositories opens projects' git repositories (the repository
+	// tools fail with a server error without it).
+	Repositories Repositories
 	// PublicURL is the instance's external base URL
 	// ("https://gitlab.example.com"), used for web_url and _links. Empty
 	// gives root-relative URLs ("/group/project/-/issues/1").
@@ -38,6 +41,7 @@ type Deps struct {
 // gitlab holds what the GitLab tools share: the store, its transactions,
 // the server version and the instance's public URL (no trailing slash).
 type gitlab struct {
+	repos   Repositories
 	store   Store
 	inTx    InTx
 	version ServerVersion
@@ -59,7 +63,7 @@ func register(d definer) { definers = append(definers, d) }
 // Tools returns every GitLab tool, ordered by name.
 func Tools(d Deps) []tools.Definition {
 	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
-		cursors: newCursorSigner(d.CursorSecret)}
+		cursors: newCursorSigner(d.CursorSecret), repos: d.Repositories}
 	if g.inTx == nil {
 		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
 	}

@@ -1,0 +1,78 @@
+package gitlab
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listBranches) }
+
+type listBranchesArgs struct {
+	repoTarget
+	Search  string `json:"search"`
+	PerPage intArg `json:"per_page"`
+	Page    intArg `json:"page"`
+}
+
+type branchItemJSON struct {
+	Name               string     `json:"name"`
+	Merged             bool       `json:"merged"`
+	Protected          bool       `json:"protected"`
+	Default            bool       `json:"default"`
+	DevelopersCanPush  bool       `json:"developers_can_push"`
+	DevelopersCanMerge bool       `json:"developers_can_merge"`
+	CanPush            bool       `json:"can_push"`
+	WebURL             string     `json:"web_url"`
+	Commit             commitJSON `json:"commit"`
+}
+
+func (g *gitlab) listBranches() tools.Definition {
+	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
+	props["search"] = strProp("Return branches whose name contains this text.", 0, 255)
+	props["per_page"] = perPageProp("branches")
+	props["page"] = pageProp()
+	return tools.Definition{
+		Name:        "list_branches",
+		Title:       "List branches",
+		Description: "List the branches of a GitLab project's repository, by name, a page at a time.",
+		InputSchema: inputSchema(props),
+		Annotations: readOnlyTool("List branches"),
+		Toolset:     models.ToolsetRepository,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListBranches),
+	}
+}
+
+func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args listBranchesArgs) (*tools.Result, error) {
+	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Close()
+	branches, err := ra.repo.Branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := ra.pa.project
+	items := []branchItemJSON{}
+	for i := range branches {
+		b := &branches[i]
+		if args.Search != "" && !strings.Contains(strings.ToLower(b.Name), strings.ToLower(args.Search)) {
+			continue
+		}
+		isDefault := b.Name == p.DefaultBranch
+		items = append(items, branchItemJSON{
+			Name: b.Name, Protected: isDefault, Default: isDefault, DevelopersCanPush: !isDefault, DevelopersCanMerge: !isDefault,
+			CanPush: canPush(ra.user, p, ra.pa.level, b.Name) == nil,
+			WebURL:  g.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: g.commitJSONOf(p, &b.Commit),
+		})
+	}
+	page, perPage := paging(args.Page, args.PerPage)
+	from := min(len(items), (page-1)*perPage)
+	return jsonResult(listJSON[branchItemJSON]{Items: items[from:min(len(items), from+perPage)],
+		PageInfo: newRESTPageInfo(page, perPage, int64(len(items)))})
+}

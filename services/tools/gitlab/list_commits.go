@@ -1,0 +1,184 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listCommits) }
+
+// Pages of list_commits (GitLab's: 20 by default, at most 100, at most 10
+// with stats).
+const (
+	commitsDefaultFirst = 20
+	commitsMaxFirst     = 100
+	commitsStatsMax     = 10
+)
+
+type listCommitsArgs struct {
+	repoTarget
+	RefName     string  `json:"ref_name"`
+	Author      string  `json:"author"`
+	Path        string  `json:"path"`
+	Since       string  `json:"since"`
+	Until       string  `json:"until"`
+	Order       string  `json:"order"`
+	FirstParent bool    `json:"first_parent"`
+	WithStats   bool    `json:"with_stats"`
+	After       string  `json:"after"`
+	First       *intArg `json:"first"`
+}
+
+type diffStatsJSON struct {
+	Additions int `json:"additions"`
+	Deletions int `json:"deletions"`
+	FileCount int `json:"fileCount"`
+}
+
+type commitNodeJSON struct {
+	ID               string         `json:"id"`
+	Sha              string         `json:"sha"`
+	ShortID          string         `json:"shortId"`
+	Title            string         `json:"title"`
+	Message          string         `json:"message"`
+	AuthorName       string         `json:"authorName"`
+	AuthorEmail      string         `json:"authorEmail"`
+	AuthoredDate     string         `json:"authoredDate"`
+	CommitterName    string         `json:"committerName"`
+	CommitterEmail   string         `json:"committerEmail"`
+	CommittedDate    string         `json:"committedDate"`
+	WebURL           string         `json:"webUrl"`
+	DiffStatsSummary *diffStatsJSON `json:"diffStatsSummary,omitempty"`
+}
+
+type commitsJSON struct {
+	Nodes    []commitNodeJSON  `json:"nodes"`
+	PageInfo graphPageInfoJSON `json:"pageInfo"`
+}
+
+func (g *gitlab) listCommits() tools.Definition {
+	props := repoProps("GitLab URL of the project.", "ID or full path of the project.")
+	props["ref_name"] = strProp("Branch or tag to list commits from. Defaults to the project default branch.", 0, 1024)
+	props["author"] = strProp("Filter by commit author name or email.", 0, 255)
+	props["path"] = strProp("Only return commits that touch this file path.", 0, 4096)
+	props["since"] = strProp("Only return commits with a committed date after this ISO 8601 date or time.", 0, 64)
+	props["until"] = strProp("Only return commits with a committed date before this ISO 8601 date or time.", 0, 64)
+	props["order"] = enumProp("Ordering strategy. Defaults to reverse chronological when omitted.", "topo", "date")
+	props["first_parent"] = boolProp("Follow only the first parent of merge commits.")
+	props["with_stats"] = boolProp("Include per-commit line-count stats (additions, deletions, files changed). " +
+		"The page is capped at 10 when set: first defaults to 10 and must not exceed 10.")
+	props["after"] = strProp("Cursor for forward pagination. Use endCursor from the previous response.", 0, 256)
+	props["first"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": commitsMaxFirst},
+		"Number of commits to return (forward pagination, max 100). A maximum of 10 applies when with_stats is set.")
+	return tools.Definition{
+		Name:  "list_commits",
+		Title: "List commits",
+		Description: "List commits in a GitLab project, filtered by ref, author, path, or date. " +
+			"Identify the project with exactly one of url or project_id. Returns compact commit " +
+			"metadata; use get_commit for a single commit's diff or notes.",
+		InputSchema: inputSchema(props),
+		Annotations: readOnlyTool("List commits"),
+		Toolset:     models.ToolsetRepository,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListCommits),
+	}
+}
+
+// parseAPITime accepts an ISO 8601 date or date-time.
+func parseAPITime(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, invalidf("%s: %q is not an ISO 8601 date or time", field, s)
+}
+
+func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args listCommitsArgs) (*tools.Result, error) {
+	first := commitsDefaultFirst
+	if args.WithStats {
+		first = commitsStatsMax
+	}
+	if args.First != nil {
+		first = int(*args.First)
+	}
+	if args.WithStats && first > commitsStatsMax {
+		return nil, invalidf("with_stats can be requested for at most %d commits per page; set first to %d or less.", commitsStatsMax, commitsStatsMax)
+	}
+	since, err := parseAPITime("since", args.Since)
+	if err != nil {
+		return nil, err
+	}
+	until, err := parseAPITime("until", args.Until)
+	if err != nil {
+		return nil, err
+	}
+	offset := 0
+	if args.After != "" {
+		b, derr := base64.RawURLEncoding.DecodeString(args.After)
+		n, cerr := strconv.Atoi(strings.TrimPrefix(string(b), "commits:"))
+		if derr != nil || cerr != nil || !strings.HasPrefix(string(b), "commits:") || n < 0 {
+			return nil, invalidf("after: %q is not a cursor of list_commits", args.After)
+		}
+		offset = n
+	}
+	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error {
+		return &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Close()
+	ref := args.RefName
+	if ref == "" {
+		ref = ra.pa.project.DefaultBranch
+	}
+	branches, err := ra.repo.Branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := commitsJSON{Nodes: []commitNodeJSON{}}
+	if len(branches) == 0 {
+		return jsonResult(out) // an empty repository has no commits
+	}
+	page, err := ra.repo.Log(ctx, repository.LogOptions{Ref: ref, Path: strings.TrimLeft(args.Path, "/"), Author: args.Author,
+		Since: since, Until: until, FirstParent: args.FirstParent, Offset: offset, Limit: first})
+	if err != nil {
+		if _, cerr := ra.repo.Commit(ctx, ref); cerr != nil {
+			return nil, refNotFound(ref)
+		}
+		return nil, repoError(err)
+	}
+	for i := range page.Commits {
+		c := &page.Commits[i]
+		n := g.commitNode(ra.pa.project, c)
+		if args.WithStats {
+			diffs, err := ra.repo.CommitDiff(ctx, c.ID, repository.CompareOptions{})
+			if err != nil {
+				return nil, err
+			}
+			s := &diffStatsJSON{FileCount: len(diffs)}
+			for _, d := range diffs {
+				s.Additions += d.Additions
+				s.Deletions += d.Deletions
+			}
+			n.DiffStatsSummary = s
+		}
+		out.Nodes = append(out.Nodes, n)
+	}
+	if page.More {
+		c := base64.RawURLEncoding.EncodeToString([]byte("commits:" + strconv.Itoa(offset+len(page.Commits))))
+		out.PageInfo = graphPageInfoJSON{HasNextPage: true, EndCursor: &c}
+	}
+	return jsonResult(out)
+}

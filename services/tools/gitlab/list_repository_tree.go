@@ -1,0 +1,128 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listRepositoryTree) }
+
+// treePageSize is GitLab's page of list_repository_tree.
+const treePageSize = 100
+
+type listRepositoryTreeArgs struct {
+	repoTarget
+	Path      string `json:"path"`
+	Ref       string `json:"ref"`
+	Recursive bool   `json:"recursive"`
+	After     string `json:"after"`
+}
+
+type treeEntryJSON struct {
+	ID       string `json:"id"`
+	Sha      string `json:"sha"`
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Path     string `json:"path"`
+	FlatPath string `json:"flatPath"`
+	Mode     string `json:"mode"`
+}
+
+type graphPageInfoJSON struct {
+	HasNextPage bool    `json:"hasNextPage"`
+	EndCursor   *string `json:"endCursor"`
+}
+
+type treeJSON struct {
+	Entries  []treeEntryJSON   `json:"entries"`
+	PageInfo graphPageInfoJSON `json:"pageInfo"`
+}
+
+func (g *gitlab) listRepositoryTree() tools.Definition {
+	props := repoProps("GitLab URL of the project. Provide exactly one of url or project_id.",
+		"Project ID or full path. Provide exactly one of url or project_id.")
+	props["path"] = strProp("Path of the directory to list, relative to the repository root. Defaults to the root.", 0, 4096)
+	props["ref"] = strProp("Branch name, tag name, or commit SHA. Defaults to HEAD, the default branch.", 0, 1024)
+	props["recursive"] = boolProp("When true, lists entries of all subdirectories recursively. Defaults to false.")
+	props["after"] = strProp("Cursor for forward pagination. Use endCursor from the previous response.", 0, 8192)
+	return tools.Definition{
+		Name:  "list_repository_tree",
+		Title: "List repository tree",
+		Description: "List files and directories in a GitLab repository at a given path and ref. " +
+			"Identify the project with exactly one of url or project_id. Returns entry metadata only, " +
+			"never file contents; use get_repository_file to read a file. Each call returns up to 100 " +
+			"entries; when pageInfo.hasNextPage is true, pass pageInfo.endCursor as after to fetch the next page.",
+		InputSchema: inputSchema(props),
+		Annotations: readOnlyTool("List repository tree"),
+		Toolset:     models.ToolsetRepository,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListRepositoryTree),
+	}
+}
+
+func (g *gitlab) runListRepositoryTree(ctx context.Context, call *tools.Call, args listRepositoryTreeArgs) (*tools.Result, error) {
+	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error {
+		return &kindError{msg: "Project not found: it does not exist or you do not have access to it.", kind: models.ErrNotFound}
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Close()
+	after := ""
+	if args.After != "" {
+		b, err := base64.RawURLEncoding.DecodeString(args.After)
+		if err != nil || !strings.HasPrefix(string(b), "tree:") {
+			return nil, invalidf("after: %q is not a cursor of list_repository_tree", args.After)
+		}
+		after = strings.TrimPrefix(string(b), "tree:")
+	}
+	path := strings.TrimLeft(args.Path, "/")
+	branches, err := ra.repo.Branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(branches) == 0 { // an empty repository
+		return jsonResult(treeJSON{Entries: []treeEntryJSON{}})
+	}
+	page, err := ra.repo.Tree(ctx, args.Ref, path, repository.TreeOptions{Recursive: args.Recursive, After: after, Limit: treePageSize})
+	if err != nil {
+		if errors.Is(err, models.ErrInvalidInput) && !strings.Contains(err.Error(), "is a file") {
+			return nil, repoError(err)
+		}
+		if _, cerr := ra.repo.Commit(ctx, args.Ref); args.Ref != "" && cerr != nil {
+			return nil, refNotFound(args.Ref)
+		}
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrInvalidInput) {
+			ref := args.Ref
+			if ref == "" {
+				ref = "HEAD"
+			}
+			return nil, &kindError{msg: fmt.Sprintf("Path '%s' not found at ref '%s': it does not exist "+
+				"or is a file, not a directory. Provide a directory path relative to the repository root, "+
+				"or use get_repository_file to read a file.", args.Path, ref), kind: models.ErrNotFound}
+		}
+		return nil, repoError(err)
+	}
+	// GitLab lists a page's trees, then its blobs, then its submodules.
+	out := treeJSON{Entries: make([]treeEntryJSON, 0, len(page.Entries))}
+	for _, kind := range []string{"tree", "blob", "commit"} {
+		for _, e := range page.Entries {
+			if e.Type == kind {
+				out.Entries = append(out.Entries, treeEntryJSON{ID: e.ID, Sha: e.ID, Name: e.Name, Type: e.Type,
+					Path: e.Path, FlatPath: e.Path, Mode: e.Mode})
+			}
+		}
+	}
+	if page.Next != "" {
+		c := base64.RawURLEncoding.EncodeToString([]byte("tree:" + page.Next))
+		out.PageInfo = graphPageInfoJSON{HasNextPage: true, EndCursor: &c}
+	}
+	return jsonResult(out)
+}

@@ -1,0 +1,182 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// Repositories opens a project's git repository; *repository.Storage
+// satisfies it. The repository tools use nothing but repository.Repository.
+type Repositories interface {
+	Repository(ctx context.Context, projectID int64) (repository.Repository, error)
+}
+
+// errNoRepositories is a server failure: the catalog was built without
+// repositories.
+var errNoRepositories = errors.New("the git repositories are not configured")
+
+// repoTarget is a repository tool's project: given as project_id or as a
+// GitLab URL, never both (GitLab's rule).
+type repoTarget struct {
+	URL       string `json:"url"`
+	ProjectID refArg `json:"project_id"`
+}
+
+// repoProps are the url and project_id properties of the repository tools.
+func repoProps(urlDesc, idDesc string) obj {
+	return obj{
+		"url":        strProp(urlDesc, 0, 2048),
+		"project_id": strProp(idDesc, 0, 1024),
+	}
+}
+
+// repoAccess is a resolved repository tool call: the caller, the project
+// with the caller's role, and its open repository (close it).
+type repoAccess struct {
+	user *models.User
+	pa   *projectAccess
+	repo repository.Repository
+	// rest is what followed "/-/" in the url (e.g. "blob/main/README.md").
+	rest string
+}
+
+func (r *repoAccess) Close() {
+	if r.repo != nil {
+		r.repo.Close()
+	}
+}
+
+// openRepository resolves t for a tool whose hidden or missing project
+// reads as missing, in GitLab's words (missing). The caller must be able
+// to read the project's code.
+func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTarget, missing func(id string) error) (*repoAccess, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	if g.repos == nil {
+		return nil, errNoRepositories
+	}
+	hasURL, hasID := strings.TrimSpace(t.URL) != "", strings.TrimSpace(string(t.ProjectID)) != ""
+	if hasURL == hasID {
+		return nil, invalidf("Provide exactly one of: url or project_id")
+	}
+	ra := &repoAccess{user: u}
+	ident := string(t.ProjectID)
+	if hasURL {
+		if ident, ra.rest, err = g.parseProjectURL(t.URL); err != nil {
+			return nil, err
+		}
+	}
+	ra.pa, err = resolveProject(ctx, g.store, u, "project_id", refArg(ident))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, missing(ident)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadCode(u, ra.pa.project, ra.pa.level) {
+		return nil, missing(ident)
+	}
+	if ra.repo, err = g.repos.Repository(ctx, ra.pa.project.ID); err != nil {
+		return nil, fmt.Errorf("repository of %s: %w", ra.pa.project.PathWithNamespace, err)
+	}
+	return ra, nil
+}
+
+// parseProjectURL returns the project path of a GitLab URL on this
+// instance and what follows "/-/" in it.
+func (g *gitlab) parseProjectURL(raw string) (string, string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Path == "" {
+		return "", "", invalidf("url %q is not a GitLab URL", raw)
+	}
+	if g.base != "" {
+		if b, err := url.Parse(g.base); err == nil && b.Host != "" && u.Host != "" && !strings.EqualFold(b.Host, u.Host) {
+			return "", "", invalidf("url %q is not on this GitLab instance (%s)", raw, b.Host)
+		}
+	}
+	p := strings.Trim(u.Path, "/")
+	project, rest, _ := strings.Cut(p, "/-/")
+	if strings.Count(project, "/") < 1 {
+		return "", "", invalidf("url %q does not name a project", raw)
+	}
+	rest, err = url.PathUnescape(rest)
+	if err != nil {
+		return "", "", invalidf("url %q is not a valid URL", raw)
+	}
+	return project, rest, nil
+}
+
+// refNotFound is GitLab's message for a ref that does not resolve.
+func refNotFound(ref string) error {
+	return &kindError{msg: fmt.Sprintf("Ref '%s' not found. Provide an existing branch name, tag name, or commit SHA, "+
+		"or use HEAD for the default branch.", ref), kind: models.ErrNotFound}
+}
+
+// repoError turns a repository failure into a tool error with the
+// repository's own words (it names the path or ref); server failures pass
+// through.
+func repoError(err error) error {
+	var ce *repository.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		return conflictf("%s", ce.Error())
+	case errors.Is(err, models.ErrInvalidInput):
+		return invalidf("%s", trimSentinel(err))
+	case errors.Is(err, models.ErrConflict):
+		return conflictf("%s", trimSentinel(err))
+	case errors.Is(err, models.ErrNotFound):
+		return &kindError{msg: trimSentinel(err), kind: models.ErrNotFound}
+	}
+	return err
+}
+
+// trimSentinel drops the ": invalid input" (…) suffix the sentinel adds.
+func trimSentinel(err error) string {
+	s := err.Error()
+	for _, sentinel := range []error{models.ErrInvalidInput, models.ErrConflict, models.ErrNotFound} {
+		s = strings.TrimSuffix(s, ": "+sentinel.Error())
+	}
+	return s
+}
+
+// canPush applies GitLab's push rule: Developer or above, and Maintainer
+// for a protected branch. The default branch is protected (GitLab's
+// default: Maintainers may push, nobody may force-push).
+func canPush(u *models.User, p *models.Project, level models.AccessLevel, branch string) error {
+	if !access.CanCreateMergeRequest(u, p, level) {
+		return forbiddenf("You are not allowed to push into this branch")
+	}
+	if branch == p.DefaultBranch && !u.Admin && level < models.Maintainer {
+		return forbiddenf("You are not allowed to push into the protected branch '%s'; it needs the Maintainer role", branch)
+	}
+	return nil
+}
+
+// commitJSONOf renders a commit in GitLab's REST shape.
+func (g *gitlab) commitJSONOf(p *models.Project, c *repository.Commit) commitJSON {
+	short := c.ID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	parents := c.ParentIDs
+	if parents == nil {
+		parents = []string{}
+	}
+	return commitJSON{
+		ID: c.ID, ShortID: short, CreatedAt: apiTime(c.Committer.When), ParentIDs: parents,
+		Title: c.Title, Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email,
+		AuthoredDate: apiTime(c.Author.When), CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email,
+		CommittedDate: apiTime(c.Committer.When), Trailers: map[string]string{},
+		WebURL: g.projectURL(p) + "/-/commit/" + c.ID,
+	}
+}
