@@ -72,9 +72,11 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("aliases = %v, want %v", d.Aliases, w.aliases)
 			}
 			a := d.Annotations
-			if a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint {
-				t.Errorf("annotations = readOnly %v destructive %v, want readOnly %v destructive false",
-					a.ReadOnlyHint, a.DestructiveHint, w.readOnly)
+			// GitLab marks add_commit destructive (it deletes and overwrites files).
+			destructive := d.Name == "add_commit"
+			if a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != destructive {
+				t.Errorf("annotations = readOnly %v destructive %v, want readOnly %v destructive %v",
+					a.ReadOnlyHint, a.DestructiveHint, w.readOnly, destructive)
 			}
 
 			var schema map[string]any
