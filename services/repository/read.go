@@ -17,6 +17,19 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
+// resolveTree returns the commit ref names and its root tree.
+func (l *Local) resolveTree(ctx context.Context, ref string) (*object.Commit, *object.Tree, error) {
+	c, err := l.resolve(ctx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("tree of %s: %w", c.Hash, err)
+	}
+	return c, tree, nil
+}
+
 // binarySniff is how many leading bytes git inspects for a NUL byte to call
 // a file binary (xdiff's FIRST_FEW_BYTES).
 const binarySniff = 8000
@@ -39,13 +52,9 @@ func (l *Local) Blob(ctx context.Context, ref, path string, opt BlobOptions) (*B
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
-	c, err := l.resolve(ctx, ref)
+	c, tree, err := l.resolveTree(ctx, ref)
 	if err != nil {
 		return nil, err
-	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("tree of %s: %w", c.Hash, err)
 	}
 	entry, err := tree.FindEntry(clean)
 	if err != nil {
@@ -218,13 +227,9 @@ func (l *Local) Tree(ctx context.Context, ref, path string, opt TreeOptions) (*T
 		opt.Limit = 100
 	}
 	opt.Limit = min(opt.Limit, maxTreePage)
-	c, err := l.resolve(ctx, ref)
+	c, tree, err := l.resolveTree(ctx, ref)
 	if err != nil {
 		return nil, err
-	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("tree of %s: %w", c.Hash, err)
 	}
 	if dir != "" {
 		entry, err := tree.FindEntry(dir)

@@ -11,11 +11,21 @@ import (
 
 func init() { register((*gitlab).listBranches) }
 
-type listBranchesArgs struct {
+// refListArgs are list_branches' and list_tags' arguments.
+type refListArgs struct {
 	repoTarget
 	Search  string `json:"search"`
 	PerPage intArg `json:"per_page"`
 	Page    intArg `json:"page"`
+}
+
+// refListProps are list_branches' and list_tags' properties.
+func refListProps(items string) obj {
+	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
+	props["search"] = strProp("Return "+items+" whose name contains this text.", 0, 255)
+	props["per_page"] = perPageProp(items)
+	props["page"] = pageProp()
+	return props
 }
 
 type branchItemJSON struct {
@@ -31,10 +41,7 @@ type branchItemJSON struct {
 }
 
 func (g *gitlab) listBranches() tools.Definition {
-	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
-	props["search"] = strProp("Return branches whose name contains this text.", 0, 255)
-	props["per_page"] = perPageProp("branches")
-	props["page"] = pageProp()
+	props := refListProps("branches")
 	return tools.Definition{
 		Name:        "list_branches",
 		Title:       "List branches",
@@ -47,7 +54,7 @@ func (g *gitlab) listBranches() tools.Definition {
 	}
 }
 
-func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args listBranchesArgs) (*tools.Result, error) {
+func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args refListArgs) (*tools.Result, error) {
 	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
 	if err != nil {
 		return nil, err
@@ -71,8 +78,5 @@ func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args lis
 			WebURL:  g.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: g.commitJSONOf(p, &b.Commit),
 		})
 	}
-	page, perPage := paging(args.Page, args.PerPage)
-	from := min(len(items), (page-1)*perPage)
-	return jsonResult(listJSON[branchItemJSON]{Items: items[from:min(len(items), from+perPage)],
-		PageInfo: newRESTPageInfo(page, perPage, int64(len(items)))})
+	return jsonResult(pageOf(items, args.Page, args.PerPage))
 }

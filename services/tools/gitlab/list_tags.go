@@ -10,13 +10,6 @@ import (
 
 func init() { register((*gitlab).listTags) }
 
-type listTagsArgs struct {
-	repoTarget
-	Search  string `json:"search"`
-	PerPage intArg `json:"per_page"`
-	Page    intArg `json:"page"`
-}
-
 type tagJSON struct {
 	Name      string     `json:"name"`
 	Message   string     `json:"message"`
@@ -26,10 +19,7 @@ type tagJSON struct {
 }
 
 func (g *gitlab) listTags() tools.Definition {
-	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
-	props["search"] = strProp("Return tags whose name contains this text.", 0, 255)
-	props["per_page"] = perPageProp("tags")
-	props["page"] = pageProp()
+	props := refListProps("tags")
 	return tools.Definition{
 		Name:        "list_tags",
 		Title:       "List tags",
@@ -42,7 +32,7 @@ func (g *gitlab) listTags() tools.Definition {
 	}
 }
 
-func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTagsArgs) (*tools.Result, error) {
+func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args refListArgs) (*tools.Result, error) {
 	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
 	if err != nil {
 		return nil, err
@@ -60,8 +50,12 @@ func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTag
 		}
 		items = append(items, tagJSON{Name: t.Name, Message: t.Message, Target: t.TargetID, Commit: g.commitJSONOf(ra.pa.project, &t.Commit)})
 	}
-	page, perPage := paging(args.Page, args.PerPage)
-	total := int64(len(items))
-	from := min(len(items), (page-1)*perPage)
-	return jsonResult(listJSON[tagJSON]{Items: items[from:min(len(items), from+perPage)], PageInfo: newRESTPageInfo(page, perPage, total)})
+	return jsonResult(pageOf(items, args.Page, args.PerPage))
+}
+
+// pageOf is one REST page of a list built in memory.
+func pageOf[T any](items []T, page, perPage intArg) listJSON[T] {
+	p, pp := paging(page, perPage)
+	from := min(len(items), (p-1)*pp)
+	return listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))}
 }
