@@ -24,7 +24,7 @@ var (
 	catalogWorkItems     = []string{"list_work_items"}
 	catalogMergeRequests = []string{"get_merge_request"}
 	catalogCI            = []string{}
-	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_branches", "list_commits", "list_repository_tree", "list_tags"}
+	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_commits", "list_repository_tree", "list_tags"}
 )
 
 // catalogUnion returns the sorted union of name lists.
@@ -74,7 +74,7 @@ func TestCatalog_filterHeaders(t *testing.T) {
 		{"tools: an alias names its tool", catalogHeaders(hdrTools, "gitlab_search"), []string{"search"}},
 		{"tools: several header lines", catalogHeaders(hdrTools, "search", hdrTools, "get_merge_request"), []string{"get_merge_request", "search"}},
 		{"toolsets: one, meta always on", catalogHeaders(hdrToolsets, "ci"), catalogUnion(catalogMeta, catalogCI)},
-		{"toolsets: GitLab's, none built here yet", catalogHeaders(hdrToolsets, "repository,duo_agent_platform"), catalogMeta},
+		{"toolsets: GitLab's, none built here yet", catalogHeaders(hdrToolsets, "duo_agent_platform"), catalogMeta},
 		{"toolsets: lower-cased and trimmed", catalogHeaders(hdrToolsets, " CI , Merge_Requests "), catalogUnion(catalogMeta, catalogCI, catalogMergeRequests)},
 		{"toolsets: meta alone", catalogHeaders(hdrToolsets, "meta"), catalogMeta},
 		{"toolsets: core", catalogHeaders(hdrToolsets, "core"), catalogUnion(catalogMeta, catalogCore)},
@@ -225,7 +225,7 @@ var gitlabDefaultTools = []string{
 func TestCatalog_gitlabDefaultToolsets(t *testing.T) {
 	h := startServer(t)
 	ce := h.groups()[0]
-	want := catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI)
+	want := catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
 	var notBuilt []string
 	for _, n := range gitlabDefaultTools {
 		if !slices.Contains(want, n) {

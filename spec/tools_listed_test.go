@@ -26,6 +26,7 @@ var (
 	toolsUnlisted = []string{
 		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_merge_request_commits",
 		"get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
+		"list_branches", // glmcp's; not in GitLab's MCP catalog
 	}
 	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
 )

@@ -50,6 +50,7 @@ func (g *gitlab) listBranches() tools.Definition {
 		Annotations: readOnlyTool("List branches"),
 		Toolset:     models.ToolsetRepository,
 		Edition:     models.EditionCE,
+		Unlisted:    true, // not in GitLab 19.5's MCP catalog; callable by name
 		Run:         tools.Typed(g.runListBranches),
 	}
 }
