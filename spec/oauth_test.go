@@ -264,7 +264,9 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 
 func TestOAuth_readAPIScopeListsReadOnlyTools(t *testing.T) {
 	iss := newTestIssuer(t)
-	h := startServer(t, withOAuth(iss))
+	// The conformance fixtures keep a listed writing tool in the catalog
+	// whatever GitLab tools are built, so the listing always mixes both.
+	h := startServer(t, withOAuth(iss), withConformanceFixtures())
 	c := iss.claims(h.userID(t, "alice"), h.CE)
 	c["scope"] = "read_api"
 	readAPI := h.withToken("jwt:read_api", iss.mint(t, c))
