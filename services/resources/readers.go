@@ -107,21 +107,24 @@ func unwrapItems(raw json.RawMessage) json.RawMessage {
 // else as a base64 blob with the MIME type of its extension.
 func (s *Service) readBlob(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
 	raw, err := s.callTool(ctx, sc, uri, "get_repository_file",
-		map[string]any{"project_id": t.project, "file_path": t.path, "ref": t.ref})
+		map[string]any{"project_id": t.project, "file_path": t.path, "ref": t.ref, "limit": 2000})
 	if err != nil {
 		return nil, err
 	}
 	var f struct {
 		Content  string `json:"content"`
 		Encoding string `json:"encoding"`
-		Size     int64  `json:"size"`
+		Metadata struct {
+			SizeBytes int64 `json:"size_bytes"`
+			Truncated bool  `json:"truncated"`
+		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, err
 	}
-	if f.Size > int64(s.maxBytes) {
-		return nil, invalidf("Resource too large: " + quote(uri) + " is " + itoa(f.Size) +
-			" bytes, the limit is " + itoa(int64(s.maxBytes)) + "; read it in ranges with the get_repository_file tool (offset, limit)")
+	if f.Metadata.SizeBytes > int64(s.maxBytes) || f.Metadata.Truncated {
+		return nil, invalidf("Resource too large: " + quote(uri) + " is " + itoa(f.Metadata.SizeBytes) +
+			" bytes, more than one read returns; read it in ranges with the get_repository_file tool (offset, limit)")
 	}
 	data := []byte(f.Content)
 	if f.Encoding == "base64" {
