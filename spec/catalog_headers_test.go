@@ -20,10 +20,10 @@ const (
 // GitLab's toolsets, as the catalog lists them (unlisted tools left out).
 var (
 	catalogMeta          = []string{"get_mcp_server_version"}
-	catalogCore          = []string{"search", "search_labels"} // + semantic_code_search on EE
+	catalogCore          = []string{"search", "search_labels"} // + semantic_search on EE
 	catalogWorkItems     = []string{"list_work_items"}
-	catalogMergeRequests = []string{"get_merge_request"}
-	catalogCI            = []string{}
+	catalogMergeRequests = []string{"get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
+	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "list_pipelines", "manage_pipeline", "save_pipeline"}
 	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_commits", "list_repository_tree", "list_tags"}
 )
 
@@ -110,7 +110,7 @@ func TestCatalog_filterHeaders(t *testing.T) {
 	// The EE group's core toolset holds the EE tool.
 	for _, era := range eras {
 		p := h.catalogList(t, h.groups()[1], era, "alice", catalogHeaders(hdrToolsets, "core"), "")
-		if want := catalogUnion(catalogMeta, catalogCore, []string{"semantic_code_search"}); !slices.Equal(p.Names, want) {
+		if want := catalogUnion(catalogMeta, catalogCore, []string{"semantic_search"}); !slices.Equal(p.Names, want) {
 			t.Errorf("EE %s core: %v, want %v", era, p.Names, want)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
+	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
 // Helpers of the catalog specs (catalog_*_test.go): a large tool catalog
@@ -87,9 +88,13 @@ func catalogExpected(t testing.TB, h *harness, edition models.Edition, readOnly 
 	if err != nil {
 		t.Fatal(err)
 	}
+	unlisted := map[string]bool{}
+	for _, d := range gitlab.Tools(gitlab.Deps{}) {
+		unlisted[d.Name] = d.Unlisted
+	}
 	var out []string
 	for _, tool := range all {
-		if !tool.Enabled || (tool.Edition == models.EditionEE && edition != models.EditionEE) || slices.Contains(toolsUnlisted, tool.Name) {
+		if !tool.Enabled || unlisted[tool.Name] || (tool.Edition == models.EditionEE && edition != models.EditionEE) || slices.Contains(toolsUnlisted, tool.Name) {
 			continue
 		}
 		if readOnly {

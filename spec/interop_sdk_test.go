@@ -150,8 +150,8 @@ func TestInteropSDK(t *testing.T) {
 				if !slices.Contains(names, "get_mcp_server_version") {
 					t.Errorf("tools = %v, want get_mcp_server_version", names)
 				}
-				if hasEE := slices.Contains(names, "semantic_code_search"); hasEE != (g.Name == "EE") {
-					t.Errorf("semantic_code_search listed = %v on %s", hasEE, g.Name)
+				if hasEE := slices.Contains(names, "semantic_search"); hasEE != (g.Name == "EE") {
+					t.Errorf("semantic_search listed = %v on %s", hasEE, g.Name)
 				}
 
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_mcp_server_version", Arguments: map[string]any{}})

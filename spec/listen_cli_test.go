@@ -113,12 +113,12 @@ func TestListen_cliChangeOnlyToListenersWhoSeeTheTool(t *testing.T) {
 }
 
 // eeOnlyTool returns the name of an enabled EE-only tool: the catalog's
-// semantic_code_search, or a row registered for the test when the code has
+// semantic_search, or a row registered for the test when the code has
 // none.
 func eeOnlyTool(t *testing.T, h *harness) string {
 	t.Helper()
 	ctx := context.Background()
-	if tool, err := h.Env.Store.FindToolByName(ctx, "semantic_code_search"); err == nil && tool.Edition == models.EditionEE && tool.Enabled {
+	if tool, err := h.Env.Store.FindToolByName(ctx, "semantic_search"); err == nil && tool.Edition == models.EditionEE && tool.Enabled {
 		return tool.Name
 	}
 	row := &models.Tool{

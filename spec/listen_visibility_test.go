@@ -41,7 +41,7 @@ func TestListen_visibility(t *testing.T) {
 		event subscriptions.Event
 		hear  []string
 	}{
-		{"EE-only tool", tools("semantic_code_search", models.EditionEE), []string{"ee"}},
+		{"EE-only tool", tools("semantic_search", models.EditionEE), []string{"ee"}},
 		{"core read-only tool, named by alias", tools("search", models.EditionCE), []string{"ce", "ee", "tools=gitlab_search", "read_api"}},
 		{"merge request tool", tools("get_merge_request", models.EditionCE), []string{"ce", "ee", "toolsets=merge_requests", "read_api"}},
 		{"unlisted (superseded) tool: no listing changes", tools("create_issue", models.EditionCE), []string{}},

@@ -190,7 +190,8 @@ func (h *harness) toolsBlocked(t testing.TB, g group, tool string, args map[stri
 var toolsWriteTables = []string{
 	"issues", "issue_assignees", "labels", "notes", "merge_requests", "merge_request_assignees",
 	"merge_request_reviewers", "merge_request_commits", "merge_request_diff_files", "internal_ids",
-	"ci_pipelines", "ci_jobs", "projects", "users",
+	"ci_pipelines", "ci_jobs", "projects", "users", "approvals", "ci_pipeline_variables", "ci_job_artifacts",
+	"ci_job_artifact_chunks", "vulnerabilities", "vulnerability_events",
 }
 
 // toolsState reads what a refused write must leave untouched: the row count

@@ -18,9 +18,9 @@ import (
 // GitLab's superseded tools, callable by name but never listed.
 var (
 	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
-	toolsEE = catalogUnion(toolsCE, []string{"semantic_code_search"})
+	toolsEE = catalogUnion(toolsCE, []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability", "semantic_search"})
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"add_branch", "add_commit"}
+	toolsWrite = []string{"add_branch", "add_commit", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_pipeline", "save_vulnerability"}
 	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
@@ -92,8 +92,9 @@ func TestTools_listed(t *testing.T) {
 				if toolsDig(tool, "annotations", "readOnlyHint") != !write {
 					t.Errorf("%s: readOnlyHint = %v, want %v", name, toolsDig(tool, "annotations", "readOnlyHint"), !write)
 				}
-				// GitLab marks add_commit destructive (it can delete and overwrite files).
-				if destructive := name == "add_commit"; toolsDig(tool, "annotations", "destructiveHint") != destructive {
+				// GitLab marks add_commit and the two pipeline writers destructive.
+				destructive := name == "add_commit" || name == "save_pipeline" || name == "manage_pipeline"
+				if toolsDig(tool, "annotations", "destructiveHint") != destructive {
 					t.Errorf("%s: destructiveHint = %v, want %v", name, toolsDig(tool, "annotations", "destructiveHint"), destructive)
 				}
 				if got := toolsDig(tool, "annotations", "toolset"); got != toolsetOf(name) || got == "" {
@@ -168,12 +169,19 @@ func TestTools_readAPI(t *testing.T) {
 		}
 	}
 	writes := map[string]map[string]any{
-		"create_issue":         {"id": "gitlab-org/gitlab-mcp", "title": "from read_api"},
-		"create_merge_request": {"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "main"},
-		"create_workitem_note": {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "from read_api"},
+		"create_issue":              {"id": "gitlab-org/gitlab-mcp", "title": "from read_api"},
+		"create_merge_request":      {"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "main"},
+		"create_workitem_note":      {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "from read_api"},
+		"save_merge_request":        {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "title": "from read_api"},
+		"save_merge_request_review": {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "method": "approve"},
+		"save_pipeline":             {"project_id": "gitlab-org/gitlab-mcp", "ref": "main"},
+		"manage_pipeline":           {"id": "gitlab-org/gitlab-mcp", "pipeline_id": 1},
 	}
 	before := toolsState(t, h)
-	for _, tool := range toolsUnlistedWrite {
+	for _, tool := range append(slices.Clone(toolsUnlistedWrite), toolsWrite...) {
+		if tool == "save_vulnerability" {
+			continue // EE: see TestTools_vulnerabilities
+		}
 		for _, era := range eras {
 			desc := expect403Scope(t, h, ce, h.toolsCall(t, ce, era, "alice-ro", tool, writes[tool]), "mcp")
 			if !strings.Contains(desc, tool) || !strings.Contains(desc, "read_api") {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -189,28 +190,32 @@ func TestTools_searchLabels(t *testing.T) {
 	})
 }
 
-func TestTools_semanticCodeSearch(t *testing.T) {
+func TestTools_semanticSearch(t *testing.T) {
 	h := startServer(t, withEE())
 	ce, ee := h.groups()[0], h.groups()[1]
 	toolsAddUser(t, h, "erin") // EE seat, member of nothing
-	query := map[string]any{"project_id": "gitlab-org/orbit", "semantic_query": "graph reachable"}
+	query := map[string]any{"project_id": "gitlab-org/orbit", "scope": "code", "q": "graph reachable"}
 
 	t.Run("happy path on the EE group", func(t *testing.T) {
 		for _, user := range []string{"alice", "root", "erin"} {
-			sc := h.toolsRead(t, ee, user, "semantic_code_search", query)
-			items := toolsItems(t, sc)
+			sc := h.toolsRead(t, ee, user, "semantic_search", query)
+			items := toolsArray(t, sc["results"])
 			if len(items) == 0 {
 				t.Fatalf("%s: no results", user)
 			}
-			toolsExpectField(t, sc, "graph/graph.go", "items", 0, "path")
-			toolsExpectField(t, sc, "main", "items", 0, "ref")
-			if !strings.Contains(fmt.Sprint(toolsDig(items, 0, "snippet")), "Graph") {
-				t.Errorf("snippet = %v", toolsDig(items, 0, "snippet"))
+			toolsExpectField(t, sc, "graph/graph.go", "results", 0, "path")
+			toolsExpectField(t, sc, "main", "results", 0, "ref")
+			if !strings.Contains(fmt.Sprint(toolsDig(items, 0, "ranges", 0, "content")), "Graph") {
+				t.Errorf("range = %v", toolsDig(items, 0, "ranges"))
+			}
+			// The 19.3 name still answers (an alias), the same way.
+			if old := h.toolsRead(t, ee, user, "semantic_code_search", query); !reflect.DeepEqual(old, sc) {
+				t.Errorf("semantic_code_search answers differently from semantic_search")
 			}
 		}
-		sc := h.toolsRead(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "acme/secret-plans", "semantic_query": "nebula", "limit": 1})
-		toolsExpectField(t, sc, "plans/nebula.md", "items", 0, "path")
-		if n := len(toolsItems(t, sc)); n != 1 {
+		sc := h.toolsRead(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "acme/secret-plans", "scope": "code", "q": "nebula", "limit": 1})
+		toolsExpectField(t, sc, "plans/nebula.md", "results", 0, "path")
+		if n := len(toolsArray(t, sc["results"])); n != 1 {
 			t.Errorf("limit 1 returned %d results", n)
 		}
 	})
@@ -226,21 +231,26 @@ func TestTools_semanticCodeSearch(t *testing.T) {
 	})
 
 	t.Run("validation errors", func(t *testing.T) {
-		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit"}, "semantic_query")
-		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"semantic_query": "graph"}, "project_id")
-		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "semantic_query": "?!"}, "has no searchable words")
-		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "semantic_query": "graph", "limit": 101}, "/limit")
-		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "semantic_query": "graph", "knn": 0}, "/knn")
+		h.toolsInvalid(t, ee, "alice", "semantic_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "code"}, "'q'")
+		h.toolsInvalid(t, ee, "alice", "semantic_search", map[string]any{"project_id": "gitlab-org/orbit", "q": "graph"}, "'scope'")
+		h.toolsInvalid(t, ee, "alice", "semantic_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "docs", "q": "graph"}, "/scope")
+		h.toolsInvalid(t, ee, "alice", "semantic_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "code", "q": "graph", "knn": 101}, "/knn")
+		h.toolsInvalid(t, ee, "alice", "semantic_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "code", "q": "graph", "directory_path": "../x"}, "directory_path")
+		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "semantic_query": "graph"}, "semantic_query")
+		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"scope": "code", "q": "graph"}, "project_id")
+		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "code", "q": "?!"}, "has no searchable words")
+		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "code", "q": "graph", "limit": 101}, "/limit")
+		h.toolsInvalid(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/orbit", "scope": "code", "q": "graph", "knn": 0}, "/knn")
 	})
 
 	t.Run("not found", func(t *testing.T) {
-		h.toolsFailWith(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/nope", "semantic_query": "graph"}, "404 Project Not Found")
+		h.toolsFailWith(t, ee, "alice", "semantic_code_search", map[string]any{"project_id": "gitlab-org/nope", "scope": "code", "q": "graph"}, "404 Project Not Found")
 	})
 
 	t.Run("permissions", func(t *testing.T) {
 		h.toolsSameAsMissing(t, ee, "erin", "semantic_code_search",
-			map[string]any{"project_id": "acme/secret-plans", "semantic_query": "nebula"},
-			map[string]any{"project_id": "acme/nope", "semantic_query": "nebula"})
+			map[string]any{"project_id": "acme/secret-plans", "scope": "code", "q": "nebula"},
+			map[string]any{"project_id": "acme/nope", "scope": "code", "q": "nebula"})
 		// Users without an EE seat are refused by the group, before the tool.
 		for _, user := range []string{"bob", "carol"} {
 			for _, era := range eras {

@@ -330,8 +330,8 @@ func TestWire_modernResults(t *testing.T) {
 			if !slices.Contains(names, "get_mcp_server_version") {
 				t.Errorf("tools = %v, want get_mcp_server_version among them", names)
 			}
-			if g.Name == "CE" && slices.Contains(names, "semantic_code_search") {
-				t.Errorf("CE group lists the EE tool semantic_code_search")
+			if g.Name == "CE" && slices.Contains(names, "semantic_search") {
+				t.Errorf("CE group lists the EE tool semantic_search")
 			}
 		})
 		t.Run(g.Name+"/tools/call", func(t *testing.T) {

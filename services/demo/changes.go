@@ -1,6 +1,10 @@
 package demo
 
 import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"sort"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -103,4 +107,69 @@ func job(name, stage, status string, start time.Time, seconds float64) models.CI
 		j.FailureReason = "script_failure"
 	}
 	return j
+}
+
+// diffThread is thread for a discussion on a line of a merge request's
+// diff: every note of it is a DiffNote at pos.
+func (b *demoBuilder) diffThread(p *models.Project, on *models.MergeRequest, name string, pos *models.DiffPosition) func(author *models.User, n models.Note) {
+	id := demoSHA("discussion", p.PathWithNamespace, name)
+	return func(author *models.User, n models.Note) {
+		n.DiscussionID, n.Type, n.Position = id, models.NoteTypeDiff, pos
+		b.note(p, on, author, n)
+	}
+}
+
+// resolve marks the discussion named name of mr resolved by u.
+func (b *demoBuilder) resolve(mr *models.MergeRequest, name string, p *models.Project, u *models.User, when time.Time) {
+	if b.err == nil {
+		_, b.err = b.s.ResolveDiscussionAt(b.ctx, mr.ID, demoSHA("discussion", p.PathWithNamespace, name), u.ID, true, when)
+	}
+}
+
+// approve records u's approval of mr.
+func (b *demoBuilder) approve(mr *models.MergeRequest, u *models.User, when time.Time) {
+	if b.err == nil {
+		_, b.err = b.s.ApproveMergeRequestAt(b.ctx, mr.ID, u.ID, when)
+	}
+}
+
+// jobFile stores data as the file of fileType of the job named jobName of
+// pipeline pl.
+func (b *demoBuilder) jobFile(pl *models.Pipeline, jobName, fileType, format, fileName string, data []byte) {
+	if b.err != nil {
+		return
+	}
+	for _, j := range pl.Jobs {
+		if j.Name == jobName {
+			b.err = b.s.WriteJobArtifact(b.ctx, &models.JobArtifact{JobID: j.ID, FileType: fileType,
+				FileFormat: format, FileName: fileName, CreatedAt: *pl.FinishedAt}, bytes.NewReader(data))
+			return
+		}
+	}
+	b.err = fmt.Errorf("demo: pipeline %d has no job %q", pl.ID, jobName)
+}
+
+// demoZip returns a zip archive of files (name → content), in name order.
+func demoZip(files map[string]string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: n, Method: zip.Deflate, Modified: BaseTime})
+		_, _ = w.Write([]byte(files[n]))
+	}
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+// vulnerability records v in p.
+func (b *demoBuilder) vulnerability(p *models.Project, v models.Vulnerability) {
+	v.ProjectID = p.ID
+	if b.err == nil {
+		b.err = b.s.CreateVulnerability(b.ctx, &v)
+	}
 }

@@ -127,11 +127,17 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 		paths:     []string{"internal/mcp/discover.go", "internal/mcp/handler.go"},
 		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Bob},
 	})
-	review := b.thread(p, discover, "discover-ttl")
+	// A review thread on line 10 of discover.go, resolved by its author,
+	// and the owner's approval: the merge request is under review.
+	review := b.diffThread(p, discover, "discover-ttl", &models.DiffPosition{
+		BaseSHA: demoSHA("branch", proj, "main"), StartSHA: demoSHA("branch", proj, "main"), HeadSHA: discover.SHA,
+		OldPath: "internal/mcp/discover.go", NewPath: "internal/mcp/discover.go", PositionType: "text", NewLine: ptr(10)})
 	review(w.Bob, models.Note{CreatedAt: at(7, 6, 0),
 		Body: "Should `ttlMs` be configurable? Operators behind a CDN may want more than a minute."})
 	review(w.Alice, models.Note{CreatedAt: at(8, 0, 50),
 		Body: "Kept it a constant for now; a flag can come with the config rework. Resolving."})
+	b.resolve(discover, "discover-ttl", p, w.Alice, at(8, 0, 51))
+	b.approve(discover, w.Root, at(8, 2, 0))
 	b.pipeline(p, models.Pipeline{
 		SHA: discover.SHA, Ref: "refs/merge-requests/1/head", Status: models.StatusRunning,
 		Source: models.PipelineSourceMergeRequestEvent, UserID: &w.Alice.ID, MergeRequestID: &discover.ID,
@@ -235,7 +241,7 @@ func (b *demoBuilder) orbitWorld(p *models.Project) {
 	})
 	b.note(p, fix, w.Root, models.Note{CreatedAt: at(9, 3, 0),
 		Body: "`test` fails on the race detector: `seen` is shared between two concurrent walks in `index`. Please take a look."})
-	b.pipeline(p, models.Pipeline{
+	failed := b.pipeline(p, models.Pipeline{
 		SHA: fix.SHA, Ref: "refs/merge-requests/1/head", Status: models.StatusFailed,
 		Source: models.PipelineSourceMergeRequestEvent, UserID: &w.Alice.ID, MergeRequestID: &fix.ID,
 		CreatedAt: at(9, 2, 0), StartedAt: ptr(at(9, 2, 1)), FinishedAt: ptr(at(9, 2, 5)),
@@ -244,7 +250,60 @@ func (b *demoBuilder) orbitWorld(p *models.Project) {
 		job("test", "test", models.StatusFailed, at(9, 2, 2), 96.3),
 		job("lint", "lint", models.StatusSuccess, at(9, 2, 2), 18.0),
 	)
+	// The failed test job's log and its artifacts (a JUnit report and a
+	// coverage summary), as a runner would have uploaded them.
+	b.jobFile(failed, "test", models.ArtifactTrace, "raw", "job.log", []byte(orbitTestLog))
+	b.jobFile(failed, "build", models.ArtifactTrace, "raw", "job.log", []byte("$ go build ./...\nJob succeeded\n"))
+	b.jobFile(failed, "test", models.ArtifactArchive, "zip", "artifacts.zip", demoZip(map[string]string{
+		"report.xml":           orbitJUnit,
+		"coverage/summary.txt": "graph\t91.2%\nindex\t64.0%\ntotal\t78.9%\n",
+	}))
+
+	// A finding of the EE security scanners (code_security toolset).
+	b.vulnerability(p, models.Vulnerability{
+		Title:       "Unbounded recursion in graph.Reachable allows denial of service",
+		Description: "A repository whose packages import each other makes `Reachable` recurse until the stack overflows, crashing the indexer.",
+		Solution:    "Track visited modules (see !1), or bound the traversal depth.",
+		Severity:    "high", ReportType: "sast", ScannerName: "Semgrep",
+		Identifiers: []models.VulnerabilityIdentifier{{ExternalType: "cwe", ExternalID: "674", Name: "CWE-674",
+			URL: "https://cwe.mitre.org/data/definitions/674.html"}},
+		Location:  models.VulnerabilityLocation{File: "graph/graph.go", StartLine: 27, EndLine: 28},
+		AuthorID:  &w.Root.ID,
+		CreatedAt: at(9, 2, 6), UpdatedAt: at(9, 2, 6),
+	})
 }
+
+// orbitTestLog is the log of orbit's failed test job.
+const orbitTestLog = "Running with gitlab-runner 19.5.0 (a1b2c3d4)\n" +
+	"Preparing the \"docker\" executor\n" +
+	"$ go test -race ./...\n" +
+	"ok  \tgitlab.com/gitlab-org/orbit/graph\t0.412s\n" +
+	"==================\n" +
+	"WARNING: DATA RACE\n" +
+	"Write at 0x00c0001a2090 by goroutine 9:\n" +
+	"  gitlab.com/gitlab-org/orbit/graph.(*Graph).Reachable.func1()\n" +
+	"      graph/graph.go:31 +0x8c\n" +
+	"Previous read at 0x00c0001a2090 by goroutine 8:\n" +
+	"  gitlab.com/gitlab-org/orbit/index.(*Indexer).walk()\n" +
+	"      index/index.go:58 +0x1f4\n" +
+	"==================\n" +
+	"--- FAIL: TestIndexConcurrentWalks (0.03s)\n" +
+	"    testing.go:1490: race detected during execution of test\n" +
+	"FAIL\n" +
+	"FAIL\tgitlab.com/gitlab-org/orbit/index\t0.871s\n" +
+	"ERROR: Job failed: exit code 1\n"
+
+// orbitJUnit is the JUnit report in the failed test job's artifacts.
+const orbitJUnit = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="14" failures="1">
+  <testsuite name="gitlab.com/gitlab-org/orbit/graph" tests="9" failures="0"></testsuite>
+  <testsuite name="gitlab.com/gitlab-org/orbit/index" tests="5" failures="1">
+    <testcase classname="index" name="TestIndexConcurrentWalks">
+      <failure message="race detected during execution of test"></failure>
+    </testcase>
+  </testsuite>
+</testsuites>
+`
 
 // secretWorld fills acme/secret-plans: three issues only its one member
 // (alice) and admins may read.

@@ -17,7 +17,7 @@ import (
 const ChunkSize = 128 << 10
 
 // WriteJobArtifact stores a (its JobID, FileType, FileFormat, FileName
-// and ExpireAt are read) with the bytes of r, chunk by chunk, in one
+// ExpireAt and CreatedAt, now when zero, are read) with the bytes of r, chunk by chunk, in one
 // transaction, replacing a previous file of the same type of that job.
 // It fills ID, ProjectID, Size and CreatedAt. Memory use is one chunk,
 // whatever the size of r. An unknown job is models.ErrNotFound.
@@ -37,7 +37,10 @@ func (s *Store) WriteJobArtifact(ctx context.Context, a *models.JobArtifact, r i
 			Delete(&models.JobArtifact{}).Error; err != nil {
 			return translate(err)
 		}
-		a.ID, a.ProjectID, a.Size, a.CreatedAt = 0, job.ProjectID, 0, tx.clock()
+		a.ID, a.ProjectID, a.Size = 0, job.ProjectID, 0
+		if a.CreatedAt.IsZero() {
+			a.CreatedAt = tx.clock()
+		}
 		if err := tx.conn(ctx).Create(a).Error; err != nil {
 			return translate(err)
 		}
@@ -81,8 +84,12 @@ type ArtifactReader struct {
 }
 
 // OpenArtifact returns a reader of artifact a's bytes (a.ID and a.Size are
-// read).
-func (s *Store) OpenArtifact(ctx context.Context, a *models.JobArtifact) *ArtifactReader {
+// read): an *ArtifactReader.
+func (s *Store) OpenArtifact(ctx context.Context, a *models.JobArtifact) io.ReaderAt {
+	return s.openArtifact(ctx, a)
+}
+
+func (s *Store) openArtifact(ctx context.Context, a *models.JobArtifact) *ArtifactReader {
 	return &ArtifactReader{s: s, ctx: ctx, id: a.ID, size: a.Size, cached: -1}
 }
 
@@ -168,7 +175,7 @@ func (s *Store) ReadArtifactRange(ctx context.Context, a *models.JobArtifact, of
 		limit = rest
 	}
 	buf := make([]byte, limit)
-	n, err := s.OpenArtifact(ctx, a).ReadAt(buf, offset)
+	n, err := s.openArtifact(ctx, a).ReadAt(buf, offset)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -184,7 +185,13 @@ func (s *Store) UpdateMergeRequest(ctx context.Context, projectID, iid int64, u 
 // reports false (and writes nothing) when the user had already approved,
 // also when two approvals by the same user race: the unique index decides.
 func (s *Store) ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error) {
-	a := models.Approval{MergeRequestID: mrID, UserID: userID, CreatedAt: s.clock()}
+	return s.ApproveMergeRequestAt(ctx, mrID, userID, s.clock())
+}
+
+// ApproveMergeRequestAt is ApproveMergeRequest with the approval's time
+// given (imports and the demo world).
+func (s *Store) ApproveMergeRequestAt(ctx context.Context, mrID, userID int64, at time.Time) (bool, error) {
+	a := models.Approval{MergeRequestID: mrID, UserID: userID, CreatedAt: at.UTC()}
 	res := s.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Omit(clause.Associations).Create(&a)
 	if res.Error != nil {
 		return false, fmt.Errorf("approve merge request %d: %w", mrID, translate(res.Error))
@@ -270,6 +277,12 @@ func (s *Store) PageDiscussions(ctx context.Context, q models.DiscussionPageQuer
 // merge request is models.ErrNotFound; one that cannot be resolved (a
 // stand-alone comment) is models.ErrInvalidInput.
 func (s *Store) ResolveDiscussion(ctx context.Context, mrID int64, id string, userID int64, resolved bool) ([]models.Note, error) {
+	return s.ResolveDiscussionAt(ctx, mrID, id, userID, resolved, s.clock())
+}
+
+// ResolveDiscussionAt is ResolveDiscussion at a given time (imports and
+// the demo world).
+func (s *Store) ResolveDiscussionAt(ctx context.Context, mrID int64, id string, userID int64, resolved bool, at time.Time) ([]models.Note, error) {
 	var notes []models.Note
 	err := s.WithTx(ctx, func(tx *Store) error {
 		q := tx.forUpdate(tx.conn(ctx).Where("discussion_id = ? AND noteable_type = ? AND noteable_id = ?",
@@ -284,10 +297,10 @@ func (s *Store) ResolveDiscussion(ctx context.Context, mrID int64, id string, us
 		if !d.Resolvable() {
 			return fmt.Errorf("a stand-alone comment cannot be resolved: %w", models.ErrInvalidInput)
 		}
-		now := tx.clock()
-		set := map[string]any{"resolved_at": nil, "resolved_by_id": nil}
+		now := at.UTC()
+		set := map[string]any{"resolved_at": nil, "resolved_by_id": nil, "updated_at": now}
 		if resolved {
-			set = map[string]any{"resolved_at": now, "resolved_by_id": userID}
+			set = map[string]any{"resolved_at": now, "resolved_by_id": userID, "updated_at": now}
 		}
 		upd := tx.conn(ctx).Model(&models.Note{}).
 			Where("discussion_id = ? AND NOT system AND type IN ?", id, []string{models.NoteTypeDiscussion, models.NoteTypeDiff})

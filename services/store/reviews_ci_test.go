@@ -226,8 +226,7 @@ func TestStore_JobArtifacts(t *testing.T) {
 		_ = zw.Close()
 		arch := &models.JobArtifact{JobID: job.ID, FileType: models.ArtifactArchive, FileFormat: "zip", FileName: "artifacts.zip"}
 		wantErr(t, "WriteJobArtifact(zip)", s.WriteJobArtifact(ctx, arch, bytes.NewReader(zbuf.Bytes())), nil)
-		r := s.OpenArtifact(ctx, arch)
-		zr, err := zip.NewReader(r, r.Size())
+		zr, err := zip.NewReader(s.OpenArtifact(ctx, arch), arch.Size)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,7 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if req.readOnly() && !e.ReadOnly() {
 		return nil, &ReadOnlyError{Tool: e.Tool.Name}
 	}
-	call := &Call{Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments,
+	call := &Call{Name: name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments,
 		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
 	if req.RequestState != nil {
 		if call.RequestState, err = s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments); err != nil {

@@ -73,6 +73,10 @@ func DecodeArgs(raw json.RawMessage, dst any) error {
 
 // Call is one invocation.
 type Call struct {
+	// Name is the name the tool was called by, without the client's prefix:
+	// the tool's name or one of its aliases (some aliases answer
+	// differently, as get_job_log always returns the log).
+	Name      string
 	Identity  *auth.Identity
 	Edition   models.Edition
 	Arguments json.RawMessage // a JSON object, validated against the schema

@@ -28,7 +28,25 @@ func TestCatalog(t *testing.T) {
 		"get_issue":                   {models.ToolsetWorkItems, models.EditionCE, true, nil, []string{"id", "issue_iid"}},
 		"create_issue":                {models.ToolsetWorkItems, models.EditionCE, false, nil, []string{"id", "title"}},
 		"create_merge_request":        {models.ToolsetMergeRequests, models.EditionCE, false, nil, []string{"id", "title", "source_branch", "target_branch"}},
-		"get_merge_request":           {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
+		"get_merge_request":           {models.ToolsetMergeRequests, models.EditionCE, true, nil, nil},
+		"list_merge_requests":         {models.ToolsetMergeRequests, models.EditionCE, true, []string{"gitlab_merge_request_search"}, nil},
+		"get_merge_request_notes":     {models.ToolsetMergeRequests, models.EditionCE, true, nil, nil},
+		"save_merge_request":          {models.ToolsetMergeRequests, models.EditionCE, false, []string{"update_merge_request"}, []string{"project_id"}},
+		"save_merge_request_review":   {models.ToolsetMergeRequests, models.EditionCE, false, nil, []string{"method"}},
+		"list_pipelines":              {models.ToolsetCI, models.EditionCE, true, nil, []string{"id"}},
+		"get_pipeline":                {models.ToolsetCI, models.EditionCE, true, nil, []string{"id", "pipeline_id"}},
+		"save_pipeline":               {models.ToolsetCI, models.EditionCE, false, nil, nil},
+		"manage_pipeline":             {models.ToolsetCI, models.EditionCE, false, nil, []string{"id", "pipeline_id"}},
+		"get_job":                     {models.ToolsetCI, models.EditionCE, true, []string{"get_job_log"}, []string{"id", "job_id"}},
+		"get_artifact_file":           {models.ToolsetCI, models.EditionCE, true, nil, []string{"artifact_path"}},
+		"list_vulnerabilities":        {"code_security", models.EditionEE, true, nil, []string{"project_full_path"}},
+		"get_vulnerability":           {"code_security", models.EditionEE, true, nil, []string{"vulnerability_id"}},
+		"save_vulnerability":          {"code_security", models.EditionEE, false, nil, []string{"action", "vulnerability_id"}},
+		"list_duo_agents_and_flows":   {"duo_agent_platform", models.EditionCE, true, nil, []string{"project_id"}},
+		"start_duo_session":           {"duo_agent_platform", models.EditionCE, true, nil, []string{"project_id", "ai_catalog_item_consumer_id", "goal"}},
+		"list_duo_sessions":           {"duo_agent_platform", models.EditionCE, true, nil, nil},
+		"get_duo_session":             {"duo_agent_platform", models.EditionCE, true, []string{"get_duo_workflow_status"}, []string{"workflow_id"}},
+		"send_duo_session_input":      {"duo_agent_platform", models.EditionCE, true, nil, []string{"workflow_id", "human_approval"}},
 		"get_merge_request_commits":   {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_diffs":     {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_pipelines": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
@@ -38,7 +56,6 @@ func TestCatalog(t *testing.T) {
 		"search":                      {models.ToolsetCore, models.EditionCE, true, []string{"gitlab_search"}, []string{"scope", "search"}},
 		"search_labels":               {models.ToolsetCore, models.EditionCE, true, nil, []string{"full_path", "is_project"}},
 		"list_work_items":             {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
-		"semantic_code_search":        {models.ToolsetCore, models.EditionEE, true, nil, []string{"semantic_query", "project_id"}},
 		"get_repository_file":         {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"list_repository_tree":        {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"list_commits":                {models.ToolsetRepository, models.EditionCE, true, nil, nil},
@@ -46,6 +63,7 @@ func TestCatalog(t *testing.T) {
 		"list_tags":                   {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"add_branch":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_branch"}, []string{"branch", "ref"}},
 		"add_commit":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_commit"}, []string{"branch", "commit_message", "actions"}},
+		"semantic_search":             {models.ToolsetCore, models.EditionEE, true, []string{"semantic_code_search"}, []string{"scope", "q", "project_id"}},
 	}
 	defs := gitlab.Tools(gitlab.Deps{})
 	if len(defs) != len(wants) {
@@ -72,8 +90,8 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("aliases = %v, want %v", d.Aliases, w.aliases)
 			}
 			a := d.Annotations
-			// GitLab marks add_commit destructive (it deletes and overwrites files).
-			destructive := d.Name == "add_commit"
+			// GitLab marks add_commit, save_pipeline and manage_pipeline destructive.
+			destructive := d.Name == "add_commit" || d.Name == "save_pipeline" || d.Name == "manage_pipeline"
 			if a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != destructive {
 				t.Errorf("annotations = readOnly %v destructive %v, want readOnly %v destructive %v",
 					a.ReadOnlyHint, a.DestructiveHint, w.readOnly, destructive)
@@ -162,7 +180,7 @@ func TestValidationErrors(t *testing.T) {
 		{"search", `{"scope":"issues","search":"x","sort":"up"}`, "Validation error: /sort: value must be one of 'asc', 'desc'"},
 		{"search_labels", `{"full_path":"gitlab-org"}`, "Validation error: missing property 'is_project'"},
 		{"search_labels", `{"full_path":"gitlab-org","is_project":false,"search":[]}`, "Validation error:"},
-		{"semantic_code_search", `{"project_id":1}`, "Validation error: missing property 'semantic_query'"},
+		{"semantic_code_search", `{"project_id":1,"scope":"code"}`, "Validation error: missing property 'q'"},
 	}
 	for _, c := range cases {
 		t.Run(c.tool+" "+c.args, func(t *testing.T) {

@@ -65,29 +65,53 @@ func (g *gitlab) runCreateMergeRequest(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	p := pa.project
-	if !access.CanCreateMergeRequest(u, p, pa.level) {
-		return nil, forbiddenf("you need at least the Developer role in project %s to create merge requests", p.PathWithNamespace)
-	}
-	title, err := checkTitle(args.Title)
+	// Milestones exist now: an unknown one is still "not found".
+	milestone, err := g.milestoneArg(ctx, pa.project, nil, args.MilestoneID)
 	if err != nil {
 		return nil, err
-	}
-	source, target := strings.TrimSpace(args.SourceBranch), strings.TrimSpace(args.TargetBranch)
-	switch {
-	case source == "" || target == "":
-		return nil, invalidf("source_branch and target_branch must not be blank")
-	case source == target:
-		return nil, invalidf("source_branch and target_branch must be different (both are %q)", source)
-	case args.TargetProjectID != nil && int64(*args.TargetProjectID) != p.ID:
-		return nil, invalidf("target_project_id: merge requests into another project (forks) are not supported; omit it or pass %d", p.ID)
-	case args.MilestoneID != nil:
-		return nil, invalidf("milestone_id: milestone %d not found in project %s", *args.MilestoneID, p.PathWithNamespace)
 	}
 	labels, err := args.Labels.names()
 	if err != nil {
 		return nil, err
 	}
+	return g.openMergeRequest(ctx, u, pa, newMRSpec{Title: args.Title, SourceBranch: args.SourceBranch,
+		TargetBranch: args.TargetBranch, TargetProjectID: args.TargetProjectID, AssigneeIDs: args.AssigneeIDs,
+		ReviewerIDs: args.ReviewerIDs, Description: args.Description, Labels: labels, MilestoneID: milestone})
+}
+
+// newMRSpec is a merge request to open (create_merge_request and
+// save_merge_request without merge_request_iid).
+type newMRSpec struct {
+	Title, SourceBranch, TargetBranch string
+	TargetProjectID                   *intArg
+	AssigneeIDs, ReviewerIDs          []intArg
+	Description                       string
+	Labels                            []string
+	MilestoneID                       *int64
+	Squash, RemoveSourceBranch        bool
+}
+
+// openMergeRequest checks and creates a merge request in pa's project as
+// u, in one transaction, and renders it.
+func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, spec newMRSpec) (*tools.Result, error) {
+	p := pa.project
+	if !access.CanCreateMergeRequest(u, p, pa.level) {
+		return nil, forbiddenf("you need at least the Developer role in project %s to create merge requests", p.PathWithNamespace)
+	}
+	title, err := checkTitle(spec.Title)
+	if err != nil {
+		return nil, err
+	}
+	source, target := strings.TrimSpace(spec.SourceBranch), strings.TrimSpace(spec.TargetBranch)
+	switch {
+	case source == "" || target == "":
+		return nil, invalidf("source_branch and target_branch must not be blank")
+	case source == target:
+		return nil, invalidf("source_branch and target_branch must be different (both are %q)", source)
+	case spec.TargetProjectID != nil && int64(*spec.TargetProjectID) != p.ID:
+		return nil, invalidf("target_project_id: merge requests into another project (forks) are not supported; omit it or pass %d", p.ID)
+	}
+	labels := spec.Labels
 	var res *tools.Result
 	err = g.inTx(ctx, func(tx Store) error {
 		for _, b := range []struct{ field, name string }{{"source_branch", source}, {"target_branch", target}} {
@@ -106,11 +130,11 @@ func (g *gitlab) runCreateMergeRequest(ctx context.Context, call *tools.Call, ar
 		case !errors.Is(err, models.ErrNotFound):
 			return err
 		}
-		assignees, err := projectUsers(ctx, tx, p, "assignee_ids", args.AssigneeIDs)
+		assignees, err := projectUsers(ctx, tx, p, "assignee_ids", spec.AssigneeIDs)
 		if err != nil {
 			return err
 		}
-		reviewers, err := projectUsers(ctx, tx, p, "reviewer_ids", args.ReviewerIDs)
+		reviewers, err := projectUsers(ctx, tx, p, "reviewer_ids", spec.ReviewerIDs)
 		if err != nil {
 			return err
 		}
@@ -121,10 +145,11 @@ func (g *gitlab) runCreateMergeRequest(ctx context.Context, call *tools.Call, ar
 		if err != nil {
 			return err
 		}
-		mr := &models.MergeRequest{ProjectID: p.ID, Title: title, Description: args.Description,
+		mr := &models.MergeRequest{ProjectID: p.ID, Title: title, Description: spec.Description,
 			State: models.MergeRequestOpened, SourceBranch: source, TargetBranch: target, AuthorID: u.ID,
 			Labels: models.StringList(labels), Draft: isDraftTitle(title), MergeStatus: models.MergeStatusUnchecked,
-			Assignees: assignees, Reviewers: reviewers, Diffs: diffs}
+			Assignees: assignees, Reviewers: reviewers, Diffs: diffs, MilestoneID: spec.MilestoneID,
+			Squash: spec.Squash, ForceRemoveSourceBranch: spec.RemoveSourceBranch}
 		if err := tx.CreateMergeRequest(ctx, mr); err != nil {
 			return err
 		}

@@ -2,8 +2,11 @@ package gitlab
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -11,22 +14,520 @@ func init() {
 	register((*gitlab).getMergeRequest)
 }
 
+// mrFacets are get_merge_request's include values (GitLab 19.5).
+var mrFacets = []string{"diffs", "commits", "notes", "pipelines", "discussions", "approvals", "conflicts"}
+
+// getMergeRequest is GitLab 19.5's get_merge_request: the merge request and
+// at most one facet, each paged with its own cursor.
 func (g *gitlab) getMergeRequest() tools.Definition {
+	props := mrRefProps(obj{
+		"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": mrFacets}, "maxItems": 1, "uniqueItems": true},
+			"Associated facets to fetch inline, one per call. diffs returns aggregate change stats and a per-file "+
+				"breakdown by default; set detail=full_patch for raw per-file patch text or detail=none for summary "+
+				"counts only. conflicts returns raw conflict file content, only when the merge request cannot be "+
+				"merged and the caller can push to the source branch. diffs, notes, commits, pipelines and discussions "+
+				"support pagination (diffs_*, notes_*, commits_*, pipelines_*, discussions_*); for the newest notes, "+
+				"use notes_last without notes_first or notes_after. approvals returns approved and approvedBy; "+
+				"approvalsRequired and approvalsLeft are 0 (no approval rules on this instance)."),
+		"detail": enumProp("Level of diff detail, applies only when diffs is in include. none: summary counts only; "+
+			"stats: per-file additions and deletions (default); full_patch: per-file patch text (raw diff), plus the per-file stats.",
+			"none", "stats", "full_patch"),
+		"diffs_first":       firstProp("files", "diffs_", "diffs is in include and detail is full_patch"),
+		"diffs_after":       cursorProp("files", "pageInfo.endCursor", "diffs is in include and detail is full_patch"),
+		"notes_first":       firstProp("notes", "notes_", "notes is in include"),
+		"notes_after":       cursorProp("notes", "pageInfo.endCursor", "notes is in include"),
+		"notes_last":        lastProp("notes", "notes is in include"),
+		"notes_before":      cursorProp("notes", "pageInfo.startCursor", "notes is in include"),
+		"commits_first":     firstProp("commits", "commits_", "commits is in include"),
+		"commits_after":     cursorProp("commits", "pageInfo.endCursor", "commits is in include"),
+		"pipelines_first":   firstProp("pipelines", "pipelines_", "pipelines is in include"),
+		"pipelines_after":   cursorProp("pipelines", "pageInfo.endCursor", "pipelines is in include"),
+		"discussions_first": firstProp("discussions", "discussions_", "discussions is in include"),
+		"discussions_after": cursorProp("discussions", "pageInfo.endCursor", "discussions is in include"),
+	})
 	return tools.Definition{
 		Name:  "get_merge_request",
 		Title: "Get merge request",
-		Description: "Get a single merge request of a GitLab project by its internal ID (the number after !): " +
-			"title, description, state, branches, author, assignees, reviewers, merge status and head pipeline.",
-		InputSchema: inputSchema(mrSchema(false, ""), "id", "merge_request_iid"),
+		Description: "Get a merge request and optionally its diffs, commits, notes, pipelines, discussions, approvals, " +
+			"or conflicts. By default only the base merge request metadata is returned; request associated data " +
+			"through the `include` parameter so nothing extra is fetched unless asked for.",
+		InputSchema: inputSchema(props),
 		Annotations: readOnlyTool("Get merge request"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
-		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
-			c, err := g.readableMergeRequest(ctx, call, args)
-			if err != nil {
-				return nil, err
-			}
-			return g.mergeRequestResult(ctx, g.store, c.user, c.pa, c.mr)
-		}),
+		Run:         tools.Typed(g.runGetMergeRequest),
 	}
+}
+
+type getMRArgs struct {
+	mrRefArgs
+	Include          []string `json:"include"`
+	Detail           string   `json:"detail"`
+	DiffsFirst       intArg   `json:"diffs_first"`
+	DiffsAfter       string   `json:"diffs_after"`
+	NotesFirst       intArg   `json:"notes_first"`
+	NotesAfter       string   `json:"notes_after"`
+	NotesLast        intArg   `json:"notes_last"`
+	NotesBefore      string   `json:"notes_before"`
+	CommitsFirst     intArg   `json:"commits_first"`
+	CommitsAfter     string   `json:"commits_after"`
+	PipelinesFirst   intArg   `json:"pipelines_first"`
+	PipelinesAfter   string   `json:"pipelines_after"`
+	DiscussionsFirst intArg   `json:"discussions_first"`
+	DiscussionsAfter string   `json:"discussions_after"`
+}
+
+// mrDetailJSON is get_merge_request's merge request (GitLab's GraphQL
+// MergeRequest fields the tool selects).
+type mrDetailJSON struct {
+	ID                       string         `json:"id"`
+	IID                      string         `json:"iid"`
+	Title                    string         `json:"title"`
+	Description              string         `json:"description"`
+	State                    string         `json:"state"`
+	Draft                    bool           `json:"draft"`
+	SourceBranch             string         `json:"sourceBranch"`
+	TargetBranch             string         `json:"targetBranch"`
+	DiffHeadSha              *string        `json:"diffHeadSha"`
+	MergeStatus              string         `json:"mergeStatus"`
+	DetailedMergeStatus      string         `json:"detailedMergeStatus"`
+	Conflicts                bool           `json:"conflicts"`
+	Squash                   bool           `json:"squash"`
+	ShouldRemoveSourceBranch bool           `json:"shouldRemoveSourceBranch"`
+	DiscussionLocked         bool           `json:"discussionLocked"`
+	AllowCollaboration       bool           `json:"allowCollaboration"`
+	WebURL                   string         `json:"webUrl"`
+	Reference                string         `json:"reference"`
+	CreatedAt                string         `json:"createdAt"`
+	UpdatedAt                string         `json:"updatedAt"`
+	MergedAt                 *string        `json:"mergedAt"`
+	ClosedAt                 *string        `json:"closedAt"`
+	Author                   *plainUserJSON `json:"author"`
+	Assignees                userNodesJSON  `json:"assignees"`
+	Reviewers                userNodesJSON  `json:"reviewers"`
+	Labels                   []string       `json:"labels"`
+	Milestone                *milestoneJSON `json:"milestone"`
+	UserNotesCount           int64          `json:"userNotesCount"`
+	Project                  mrProjectJSON  `json:"project"`
+	DiffStatsSummary         *diffSummary   `json:"diffStatsSummary,omitempty"`
+	DiffStats                []fileStatJSON `json:"diffStats,omitempty"`
+	Diffs                    *connection    `json:"diffs,omitempty"`
+	Commits                  *connection    `json:"commits,omitempty"`
+	Notes                    *connection    `json:"notes,omitempty"`
+	Pipelines                *connection    `json:"pipelines,omitempty"`
+	Discussions              *connection    `json:"discussions,omitempty"`
+	Approved                 *bool          `json:"approved,omitempty"`
+	ApprovedBy               *userNodesJSON `json:"approvedBy,omitempty"`
+	ApprovalsRequired        *int           `json:"approvalsRequired,omitempty"`
+	ApprovalsLeft            *int           `json:"approvalsLeft,omitempty"`
+	ApprovalState            *approvalState `json:"approvalState,omitempty"`
+}
+
+type mrProjectJSON struct {
+	ID       string `json:"id"`
+	FullPath string `json:"fullPath"`
+}
+
+type approvalState struct {
+	Rules []any `json:"rules"`
+}
+
+type connection struct {
+	Nodes    any          `json:"nodes"`
+	PageInfo pageInfoJSON `json:"pageInfo"`
+}
+
+type diffSummary struct {
+	Additions int `json:"additions"`
+	Deletions int `json:"deletions"`
+	Changes   int `json:"changes"`
+	FileCount int `json:"fileCount"`
+}
+
+type fileStatJSON struct {
+	Path      string `json:"path"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+}
+
+func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args getMRArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, mr, err := g.mergeRequestByRef(ctx, g.store, u, args.mrRefArgs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := g.mrDetail(ctx, pa, mr)
+	if err != nil {
+		return nil, err
+	}
+	facet := ""
+	if len(args.Include) > 0 {
+		facet = args.Include[0]
+	}
+	if err := g.checkFacetParams(args, facet); err != nil {
+		return nil, err
+	}
+	scope := "mr:" + strconv.FormatInt(mr.ID, 10) + ":" + facet
+	switch facet {
+	case "diffs":
+		err = g.mrDiffsFacet(ctx, out, mr, args, scope)
+	case "commits":
+		err = g.mrCommitsFacet(ctx, out, pa, mr, args, scope)
+	case "notes":
+		out.Notes, err = g.mrNotes(ctx, "get_merge_request", scope, u, pa, mr, noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"})
+	case "pipelines":
+		err = g.mrPipelinesFacet(ctx, out, pa, mr, args, scope)
+	case "discussions":
+		out.Discussions, err = g.mrDiscussions(ctx, scope, u, pa, mr, args.DiscussionsFirst, args.DiscussionsAfter)
+	case "approvals":
+		err = g.mrApprovalsFacet(ctx, out, mr)
+	case "conflicts":
+		err = mrConflictsFacet(u, pa, mr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(out)
+}
+
+// checkFacetParams refuses pagination parameters of a facet not included,
+// and notes pagination in both directions, as GitLab does.
+func (g *gitlab) checkFacetParams(args getMRArgs, facet string) error {
+	given := map[string]bool{
+		"diffs":       args.DiffsFirst != 0 || args.DiffsAfter != "",
+		"notes":       args.NotesFirst != 0 || args.NotesAfter != "" || args.NotesLast != 0 || args.NotesBefore != "",
+		"commits":     args.CommitsFirst != 0 || args.CommitsAfter != "",
+		"pipelines":   args.PipelinesFirst != 0 || args.PipelinesAfter != "",
+		"discussions": args.DiscussionsFirst != 0 || args.DiscussionsAfter != "",
+	}
+	for f, set := range given {
+		if set && f != facet {
+			return invalidf("%s_* parameters apply only when include is [\"%s\"]", f, f)
+		}
+	}
+	if args.Detail != "" && facet != "diffs" {
+		return invalidf("detail applies only when include is [\"diffs\"]")
+	}
+	if (args.NotesLast != 0 || args.NotesBefore != "") && (args.NotesFirst != 0 || args.NotesAfter != "") {
+		return invalidf("Provide notes_first/notes_after or notes_last/notes_before, not both directions")
+	}
+	return nil
+}
+
+func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.MergeRequest) (*mrDetailJSON, error) {
+	notes, err := g.store.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	p := pa.project
+	iid := strconv.FormatInt(mr.IID, 10)
+	out := &mrDetailJSON{ID: gid("MergeRequest", mr.ID), IID: iid, Title: mr.Title, Description: mr.Description,
+		State: string(mr.State), Draft: mr.Draft, SourceBranch: mr.SourceBranch, TargetBranch: mr.TargetBranch,
+		MergeStatus: mr.MergeStatus, DetailedMergeStatus: strings.ToUpper(detailedMergeStatus(mr)),
+		Conflicts: mr.MergeStatus == models.MergeStatusCannotBeMerged, Squash: mr.Squash,
+		ShouldRemoveSourceBranch: mr.ForceRemoveSourceBranch, DiscussionLocked: mr.DiscussionLocked,
+		AllowCollaboration: mr.AllowCollaboration, WebURL: g.projectURL(p) + "/-/merge_requests/" + iid,
+		Reference: "!" + iid, CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt),
+		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: g.gqlUser(mr.Author),
+		Assignees: g.gqlUsers(mr.Assignees), Reviewers: g.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
+		UserNotesCount: notes, Project: mrProjectJSON{ID: gid("Project", p.ID), FullPath: p.PathWithNamespace}}
+	if mr.SHA != "" {
+		sha := mr.SHA
+		out.DiffHeadSha = &sha
+	}
+	if mr.MilestoneID != nil {
+		m, err := g.store.FindMilestone(ctx, p.ID, *mr.MilestoneID)
+		if err == nil {
+			out.Milestone = &milestoneJSON{Title: m.Title}
+		}
+	}
+	return out, nil
+}
+
+// diffLineCounts counts the added and removed lines of a unified diff.
+func diffLineCounts(diff string) (add, del int) {
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			add++
+		case strings.HasPrefix(line, "-"):
+			del++
+		}
+	}
+	return add, del
+}
+
+func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest, args getMRArgs, scope string) error {
+	detail := args.Detail
+	if detail == "" {
+		detail = "stats"
+	}
+	if detail != "full_patch" && (args.DiffsFirst != 0 || args.DiffsAfter != "") {
+		return invalidf("diffs_first and diffs_after apply only when detail is full_patch")
+	}
+	// Summary and per-file stats cover every file, a page at a time.
+	sum := &diffSummary{}
+	var stats []fileStatJSON
+	for offset := 0; ; offset += maxPerPage {
+		files, total, err := g.store.PageMergeRequestDiffs(ctx, mr.ID, maxPerPage, offset)
+		if err != nil {
+			return err
+		}
+		for k := range files {
+			a, d := diffLineCounts(files[k].Diff)
+			sum.Additions += a
+			sum.Deletions += d
+			if detail != "none" {
+				stats = append(stats, fileStatJSON{Path: files[k].NewPath, Additions: a, Deletions: d})
+			}
+		}
+		sum.FileCount = int(total)
+		if offset+len(files) >= int(total) || len(files) == 0 {
+			break
+		}
+	}
+	sum.Changes = sum.Additions + sum.Deletions
+	out.DiffStatsSummary = sum
+	if detail != "none" {
+		if stats == nil {
+			stats = []fileStatJSON{}
+		}
+		out.DiffStats = stats
+	}
+	if detail != "full_patch" {
+		return nil
+	}
+	offset, err := g.openCursor("diffs_after", "get_merge_request", scope, args.DiffsAfter)
+	if err != nil {
+		return err
+	}
+	limit := pageSize(args.DiffsFirst)
+	files, total, err := g.store.PageMergeRequestDiffs(ctx, mr.ID, limit, int(offset))
+	if err != nil {
+		return err
+	}
+	nodes := make([]obj, 0, len(files))
+	for k := range files {
+		f := &files[k]
+		nodes = append(nodes, obj{"oldPath": f.OldPath, "newPath": f.NewPath, "aMode": f.AMode, "bMode": f.BMode,
+			"newFile": f.NewFile, "renamedFile": f.RenamedFile, "deletedFile": f.DeletedFile, "diff": f.Diff})
+	}
+	out.Diffs = &connection{Nodes: nodes, PageInfo: g.offsetPageInfo("get_merge_request", scope, offset, len(files), total)}
+	return nil
+}
+
+// offsetPageInfo is the page info of an offset-paged facet: n items from
+// offset of total.
+func (g *gitlab) offsetPageInfo(tool, scope string, offset int64, n int, total int64) pageInfoJSON {
+	pi := pageInfoJSON{HasPreviousPage: offset > 0, HasNextPage: offset+int64(n) < total}
+	if n > 0 {
+		start, end := g.mintCursor(tool, scope, offset), g.mintCursor(tool, scope, offset+int64(n))
+		pi.StartCursor, pi.EndCursor = &start, &end
+	}
+	return pi
+}
+
+func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, scope string) error {
+	offset, err := g.openCursor("commits_after", "get_merge_request", scope, args.CommitsAfter)
+	if err != nil {
+		return err
+	}
+	commits, total, err := g.store.PageMergeRequestCommits(ctx, mr.ID, pageSize(args.CommitsFirst), int(offset))
+	if err != nil {
+		return err
+	}
+	nodes := make([]obj, 0, len(commits))
+	for k := range commits {
+		c := &commits[k]
+		nodes = append(nodes, obj{"sha": c.SHA, "shortId": c.ShortID, "title": c.Title, "message": c.Message,
+			"authorName": c.AuthorName, "authorEmail": c.AuthorEmail, "authoredDate": apiTime(c.AuthoredDate),
+			"committerName": c.CommitterName, "committedDate": apiTime(c.CommittedDate),
+			"webUrl": g.projectURL(pa.project) + "/-/commit/" + c.SHA})
+	}
+	out.Commits = &connection{Nodes: nodes, PageInfo: g.offsetPageInfo("get_merge_request", scope, offset, len(commits), total)}
+	return nil
+}
+
+func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, scope string) error {
+	offset, err := g.openCursor("pipelines_after", "get_merge_request", scope, args.PipelinesAfter)
+	if err != nil {
+		return err
+	}
+	limit := pageSize(args.PipelinesFirst)
+	// At most 100 pipelines of a merge request are shown (the store's
+	// newest-first list); the cursor pages within them.
+	all, total, err := g.store.MergeRequestPipelines(ctx, mr, int(offset)+limit)
+	if err != nil {
+		return err
+	}
+	page := all[min(int(offset), len(all)):]
+	nodes := make([]obj, 0, len(page))
+	for k := range page {
+		p := &page[k]
+		nodes = append(nodes, g.gqlPipeline(pa.project, p))
+	}
+	out.Pipelines = &connection{Nodes: nodes, PageInfo: g.offsetPageInfo("get_merge_request", scope, offset, len(page), total)}
+	return nil
+}
+
+// gqlPipeline is a pipeline as GraphQL shows it.
+func (g *gitlab) gqlPipeline(proj *models.Project, p *models.Pipeline) obj {
+	return obj{"id": gid("Ci::Pipeline", p.ID), "iid": strconv.FormatInt(p.IID, 10), "status": strings.ToUpper(p.Status),
+		"ref": p.Ref, "sha": p.SHA, "source": p.Source, "name": p.Name, "createdAt": apiTime(p.CreatedAt),
+		"finishedAt": apiTimePtr(p.FinishedAt), "webUrl": g.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
+}
+
+func (g *gitlab) mrApprovalsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest) error {
+	as, err := g.store.MergeRequestApprovals(ctx, mr.ID)
+	if err != nil {
+		return err
+	}
+	by := userNodesJSON{Nodes: make([]*plainUserJSON, 0, len(as))}
+	for k := range as {
+		by.Nodes = append(by.Nodes, g.gqlUser(as[k].User))
+	}
+	approved, zero := len(as) > 0, 0
+	out.Approved, out.ApprovedBy = &approved, &by
+	out.ApprovalsRequired, out.ApprovalsLeft = &zero, &zero
+	out.ApprovalState = &approvalState{Rules: []any{}}
+	return nil
+}
+
+// mrConflictsFacet answers the conflicts facet: glmcp computes no merges
+// yet, so it can only say whether the merge request has conflicts.
+func mrConflictsFacet(u *models.User, pa *projectAccess, mr *models.MergeRequest) error {
+	if !access.CanUpdateMergeRequest(u, pa.project, mr, pa.level) {
+		return forbiddenf("conflicts are shown only to users who can push to the source branch")
+	}
+	if mr.MergeStatus != models.MergeStatusCannotBeMerged {
+		return invalidf("merge request !%d has no conflicts (merge status %s)", mr.IID, mr.MergeStatus)
+	}
+	return invalidf("the conflict content of merge request !%d is not available on this instance", mr.IID)
+}
+
+// noteWindow is a notes page request: first/after or last/before.
+type noteWindow struct {
+	first  intArg
+	after  string
+	last   intArg
+	before string
+	prefix string
+}
+
+// mrNotes pages a merge request's notes (oldest first), internal notes
+// only for those who may read them.
+func (g *gitlab) mrNotes(ctx context.Context, tool, scope string, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
+	q := models.NotePageQuery{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID,
+		IncludeInternal: access.CanReadInternalNote(u, pa.level), Limit: pageSize(w.first)}
+	var err error
+	if q.AfterID, err = g.openCursor(w.prefix+"after", tool, scope, w.after); err != nil {
+		return nil, err
+	}
+	if q.BeforeID, err = g.openCursor(w.prefix+"before", tool, scope, w.before); err != nil {
+		return nil, err
+	}
+	if w.last != 0 || w.before != "" {
+		q.FromEnd, q.Limit = true, pageSize(w.last)
+	}
+	page, err := g.store.PageNotes(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]*gqlNoteJSON, 0, len(page.Notes))
+	for k := range page.Notes {
+		nodes = append(nodes, g.gqlNote(&page.Notes[k]))
+	}
+	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
+	if n := len(page.Notes); n > 0 {
+		start, end := g.mintCursor(tool, scope, page.Notes[0].ID), g.mintCursor(tool, scope, page.Notes[n-1].ID)
+		pi.StartCursor, pi.EndCursor = &start, &end
+	}
+	return &connection{Nodes: nodes, PageInfo: pi}, nil
+}
+
+// gqlNoteJSON is a note as GitLab's GraphQL Note shows it.
+type gqlNoteJSON struct {
+	ID           string           `json:"id"`
+	Body         string           `json:"body"`
+	Author       *plainUserJSON   `json:"author"`
+	System       bool             `json:"system"`
+	Internal     bool             `json:"internal"`
+	CreatedAt    string           `json:"createdAt"`
+	UpdatedAt    string           `json:"updatedAt"`
+	DiscussionID string           `json:"discussionId"`
+	Resolvable   bool             `json:"resolvable"`
+	Resolved     bool             `json:"resolved"`
+	Position     *gqlPositionJSON `json:"position"`
+}
+
+type gqlPositionJSON struct {
+	OldPath  string `json:"oldPath"`
+	NewPath  string `json:"newPath"`
+	OldLine  *int   `json:"oldLine"`
+	NewLine  *int   `json:"newLine"`
+	HeadSha  string `json:"headSha"`
+	BaseSha  string `json:"baseSha"`
+	StartSha string `json:"startSha"`
+}
+
+func (g *gitlab) gqlNote(n *models.Note) *gqlNoteJSON {
+	out := &gqlNoteJSON{ID: gid("Note", n.ID), Body: n.Body, Author: g.gqlUser(n.Author), System: n.System,
+		Internal: n.Internal, CreatedAt: apiTime(n.CreatedAt), UpdatedAt: apiTime(n.UpdatedAt),
+		DiscussionID: "gid://gitlab/Discussion/" + n.DiscussionID, Resolvable: n.Resolvable(),
+		Resolved: n.Resolvable() && n.ResolvedAt != nil}
+	if p := n.Position; p != nil {
+		out.Position = &gqlPositionJSON{OldPath: p.OldPath, NewPath: p.NewPath, OldLine: p.OldLine, NewLine: p.NewLine,
+			HeadSha: p.HeadSHA, BaseSha: p.BaseSHA, StartSha: p.StartSHA}
+	}
+	return out
+}
+
+// mrDiscussions pages a merge request's discussions by their first note.
+func (g *gitlab) mrDiscussions(ctx context.Context, scope string, u *models.User, pa *projectAccess, mr *models.MergeRequest, first intArg, after string) (*connection, error) {
+	afterID, err := g.openCursor("discussions_after", "get_merge_request", scope, after)
+	if err != nil {
+		return nil, err
+	}
+	ds, more, err := g.store.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest,
+		NoteableID: mr.ID, IncludeInternal: access.CanReadInternalNote(u, pa.level), AfterNoteID: afterID, Limit: pageSize(first)})
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]obj, 0, len(ds))
+	for k := range ds {
+		nodes = append(nodes, g.gqlDiscussion(&ds[k]))
+	}
+	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: after != ""}
+	if n := len(ds); n > 0 {
+		start := g.mintCursor("get_merge_request", scope, ds[0].Notes[0].ID-1)
+		end := g.mintCursor("get_merge_request", scope, ds[n-1].Notes[0].ID)
+		pi.StartCursor, pi.EndCursor = &start, &end
+	}
+	return &connection{Nodes: nodes, PageInfo: pi}, nil
+}
+
+func (g *gitlab) gqlDiscussion(d *models.Discussion) obj {
+	notes := make([]*gqlNoteJSON, 0, len(d.Notes))
+	var resolvedAt *string
+	var resolvedBy *int64
+	for k := range d.Notes {
+		notes = append(notes, g.gqlNote(&d.Notes[k]))
+		if n := &d.Notes[k]; n.ResolvedAt != nil {
+			resolvedAt, resolvedBy = apiTimePtr(n.ResolvedAt), n.ResolvedByID
+		}
+	}
+	out := obj{"id": "gid://gitlab/Discussion/" + d.ID, "replyId": "gid://gitlab/Discussion/" + d.ID,
+		"individualNote": d.Individual, "resolvable": d.Resolvable(), "resolved": d.Resolved(),
+		"resolvedAt": nil, "resolvedBy": nil, "notes": obj{"nodes": notes}}
+	if d.Resolved() {
+		out["resolvedAt"] = resolvedAt
+		if resolvedBy != nil {
+			out["resolvedBy"] = obj{"id": gid("User", *resolvedBy)}
+		}
+	}
+	return out
 }

@@ -3,6 +3,9 @@ package gitlab
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +50,9 @@ type gitlab struct {
 	version ServerVersion
 	base    string
 	cursors *cursorSigner
+	// cursorKey signs the cursors of the merge request, CI and
+	// vulnerability tools (mintCursor), derived from Deps.CursorSecret.
+	cursorKey []byte
 }
 
 // definer builds one tool's definition over the shared dependencies. Each
@@ -63,7 +69,14 @@ func register(d definer) { definers = append(definers, d) }
 // Tools returns every GitLab tool, ordered by name.
 func Tools(d Deps) []tools.Definition {
 	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
-		cursors: newCursorSigner(d.CursorSecret), repos: d.Repositories}
+		cursors: newCursorSigner(d.CursorSecret), cursorKey: make([]byte, 32), repos: d.Repositories}
+	if len(d.CursorSecret) > 0 {
+		m := hmac.New(sha256.New, d.CursorSecret)
+		m.Write([]byte("glmcp tool pagination cursors"))
+		g.cursorKey = m.Sum(nil)
+	} else {
+		_, _ = rand.Read(g.cursorKey)
+	}
 	if g.inTx == nil {
 		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
 	}

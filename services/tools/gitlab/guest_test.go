@@ -29,13 +29,16 @@ func TestPrivateProjectGuest(t *testing.T) {
 	wantFields(t, "guest reads issues", w.ok(t, w.Carol, "get_issue", map[string]any{"id": secret.ID, "issue_iid": f.Private.IID}),
 		map[string]any{"id": f.Private.ID})
 	mrArgs := map[string]any{"id": secret.ID, "merge_request_iid": mr.IID}
-	for _, tool := range []string{"get_merge_request", "get_merge_request_commits", "get_merge_request_diffs", "get_merge_request_pipelines"} {
+	for _, tool := range []string{"get_merge_request_commits", "get_merge_request_diffs", "get_merge_request_pipelines"} {
 		w.fails(t, w.Carol, tool, mrArgs, "404 Merge Request Not Found")
 		w.ok(t, w.Alice, tool, mrArgs) // a maintainer does
 	}
+	refArgs := map[string]any{"project_id": secret.ID, "merge_request_iid": mr.IID}
+	w.fails(t, w.Carol, "get_merge_request", refArgs, "404 Merge Request Not Found")
+	w.ok(t, w.Alice, "get_merge_request", refArgs)
 	w.fails(t, w.Carol, "get_pipeline_jobs", map[string]any{"id": secret.ID, "pipeline_id": pl.ID}, "404 Pipeline Not Found")
 	w.ok(t, w.Alice, "get_pipeline_jobs", map[string]any{"id": secret.ID, "pipeline_id": pl.ID})
-	w.fails(t, w.Carol, "semantic_code_search", map[string]any{"project_id": secret.ID, "semantic_query": "zebrafish"},
+	w.fails(t, w.Carol, "semantic_code_search", map[string]any{"project_id": secret.ID, "scope": "code", "q": "zebrafish"},
 		"Forbidden: you need at least the Reporter role in project acme/secret-plans to read its code", ee)
 
 	count := func(u *models.User, scope string) any {

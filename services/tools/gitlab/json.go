@@ -185,10 +185,13 @@ type mergeRequestJSON struct {
 	MergeCommitSHA      *string        `json:"merge_commit_sha"`
 	SquashCommitSHA     *string        `json:"squash_commit_sha"`
 	Squash              bool           `json:"squash"`
-	HasConflicts        bool           `json:"has_conflicts"`
-	Reference           string         `json:"reference"`
-	References          referencesJSON `json:"references"`
-	WebURL              string         `json:"web_url"`
+	// ForceRemoveSourceBranch and DiscussionLocked are save_merge_request's.
+	ForceRemoveSourceBranch bool           `json:"force_remove_source_branch"`
+	DiscussionLocked        bool           `json:"discussion_locked"`
+	HasConflicts            bool           `json:"has_conflicts"`
+	Reference               string         `json:"reference"`
+	References              referencesJSON `json:"references"`
+	WebURL                  string         `json:"web_url"`
 	// The single merge request view (get_merge_request, create) adds these.
 	ChangesCount *string               `json:"changes_count,omitempty"`
 	HeadPipeline *pipelineJSON         `json:"head_pipeline"`
@@ -204,7 +207,8 @@ func (g *gitlab) mergeRequest(p *models.Project, mr *models.MergeRequest, notes 
 		Author: g.user(mr.Author), Assignees: g.users(mr.Assignees), Reviewers: g.users(mr.Reviewers),
 		SourceProjectID: mr.ProjectID, TargetProjectID: mr.ProjectID, Labels: labelNames(mr.Labels),
 		Draft: mr.Draft, WorkInProgress: mr.Draft, MergeStatus: mr.MergeStatus,
-		DetailedMergeStatus: detailedMergeStatus(mr), SHA: mr.SHA,
+		DetailedMergeStatus: detailedMergeStatus(mr), SHA: mr.SHA, Squash: mr.Squash,
+		ForceRemoveSourceBranch: mr.ForceRemoveSourceBranch, DiscussionLocked: mr.DiscussionLocked,
 		HasConflicts: mr.MergeStatus == models.MergeStatusCannotBeMerged,
 		Reference:    "!" + iid,
 		References:   referencesJSON{Short: "!" + iid, Relative: "!" + iid, Full: p.PathWithNamespace + "!" + iid},

@@ -69,8 +69,8 @@ func TestSemanticCodeSearch(t *testing.T) {
 	}
 	ee := callOpts{edition: models.EditionEE}
 
-	m := w.ok(t, w.Stranger, "semantic_code_search", `{"semantic_query":"How is the zebrafish zebrarank?","project_id":"gitlab-org/orbit"}`, ee)
-	list := items(t, m)
+	m := w.ok(t, w.Stranger, "semantic_code_search", `{"scope":"code","q":"How is the zebrafish zebrarank?","project_id":"gitlab-org/orbit"}`, ee)
+	list := get(t, m, "results").([]any)
 	paths := toStrings(field(t, list, "path"))
 	if len(paths) != 3 || paths[0] != "search/rank.go" {
 		t.Fatalf("paths = %v, want search/rank.go first of the 3 files that match", paths)
@@ -84,31 +84,35 @@ func TestSemanticCodeSearch(t *testing.T) {
 			t.Errorf("scores %v are not positive and descending", scores)
 		}
 	}
-	wantFields(t, "top hit", list[0], map[string]any{"project_id": orbit.ID, "ref": "main", "start_line": 1, "end_line": 7,
-		"blob_id": models.GitBlobID(files["search/rank.go"]),
-		"snippet": "1: package search\n2: \n3: // Rank orders zebrafish results.\n4: // The zebrafish zebrarank score is a float.\n" +
-			"5: func Rank(zebrafish []string) []string {\n6: \treturn zebrafish // zebrarank\n7: }",
-		"web_url": publicURL + "/gitlab-org/orbit/-/blob/main/search/rank.go#L1-7"})
-	other := list[indexOf(paths, "search/other.go")]
+	wantFields(t, "top hit", list[0], map[string]any{"project_id": orbit.ID, "ref": "main",
+		"blob_id": models.GitBlobID(files["search/rank.go"]), "web_url": publicURL + "/gitlab-org/orbit/-/blob/main/search/rank.go#L1-7"})
+	wantFields(t, "top hit range", get(t, list[0], "ranges").([]any)[0], map[string]any{"start_line": 1, "end_line": 7,
+		"content": "1: package search\n2: \n3: // Rank orders zebrafish results.\n4: // The zebrafish zebrarank score is a float.\n" +
+			"5: func Rank(zebrafish []string) []string {\n6: \treturn zebrafish // zebrarank\n7: }"})
+	other := get(t, list[indexOf(paths, "search/other.go")], "ranges").([]any)[0]
 	wantFields(t, "snippet around the match", other, map[string]any{"start_line": 23, "end_line": 34})
-	if s := get(t, other, "snippet").(string); !strings.HasSuffix(s, "34: // one zebrarank here") {
+	if s := get(t, other, "content").(string); !strings.HasSuffix(s, "34: // one zebrarank here") {
 		t.Errorf("snippet = %q", s)
 	}
 
-	dir := w.ok(t, w.Stranger, "semantic_code_search", `{"semantic_query":"zebrafish","project_id":"gitlab-org/orbit","directory_path":"/docs/"}`, ee)
-	jsonEq(t, "directory", field(t, items(t, dir), "path"), []string{"docs/zebrafish.md"})
-	one := w.ok(t, w.Stranger, "semantic_code_search", `{"semantic_query":"zebrafish zebrarank","project_id":"gitlab-org/orbit","limit":1}`, ee)
-	jsonEq(t, "limit", field(t, items(t, one), "path"), []string{"search/rank.go"})
-	none := w.ok(t, w.Stranger, "semantic_code_search", `{"semantic_query":"quetzalcoatl","project_id":"gitlab-org/orbit"}`, ee)
-	jsonEq(t, "no match", items(t, none), []any{})
+	dir := w.ok(t, w.Stranger, "semantic_code_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit","directory_path":"docs/"}`, ee)
+	jsonEq(t, "directory", field(t, get(t, dir, "results").([]any), "path"), []string{"docs/zebrafish.md"})
+	one := w.ok(t, w.Stranger, "semantic_code_search", `{"scope":"code","q":"zebrafish zebrarank","project_id":"gitlab-org/orbit","limit":1}`, ee)
+	jsonEq(t, "limit", field(t, get(t, one, "results").([]any), "path"), []string{"search/rank.go"})
+	none := w.ok(t, w.Stranger, "semantic_code_search", `{"scope":"code","q":"quetzalcoatl","project_id":"gitlab-org/orbit"}`, ee)
+	jsonEq(t, "no match", get(t, none, "results"), []any{})
 
-	w.fails(t, w.Stranger, "semantic_code_search", `{"semantic_query":"zebrafish","project_id":"acme/secret-plans"}`, "404 Project Not Found", ee)
-	jsonEq(t, "private member", field(t, items(t, w.ok(t, w.Alice, "semantic_code_search",
-		`{"semantic_query":"zebrafish","project_id":"acme/secret-plans"}`, ee)), "path"), []string{"zebrafish.txt"})
-	w.fails(t, w.Alice, "semantic_code_search", `{"semantic_query":"?!","project_id":"gitlab-org/orbit"}`,
-		"Validation error: semantic_query: has no searchable words", ee)
+	w.fails(t, w.Stranger, "semantic_code_search", `{"scope":"code","q":"zebrafish","project_id":"acme/secret-plans"}`, "404 Project Not Found", ee)
+	jsonEq(t, "private member", field(t, get(t, w.ok(t, w.Alice, "semantic_code_search",
+		`{"scope":"code","q":"zebrafish","project_id":"acme/secret-plans"}`, ee), "results").([]any), "path"), []string{"zebrafish.txt"})
+	w.fails(t, w.Alice, "semantic_code_search", `{"scope":"code","q":"?!","project_id":"gitlab-org/orbit"}`,
+		"Validation error: q: has no searchable words", ee)
+	w.fails(t, w.Alice, "semantic_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit","directory_path":"/etc"}`,
+		"Validation error: directory_path: must be a relative path without a leading slash or .. segments", ee)
+	w.fails(t, w.Alice, "semantic_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit","directory_path":"a/../b"}`,
+		"Validation error: directory_path: must be a relative path without a leading slash or .. segments", ee)
 	// The CE group does not serve the EE tool: it does not exist there.
-	_, err := w.try(w.Alice, "semantic_code_search", `{"semantic_query":"zebrafish","project_id":"gitlab-org/orbit"}`,
+	_, err := w.try(w.Alice, "semantic_code_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit"}`,
 		callOpts{edition: models.EditionCE})
 	var unknown *tools.UnknownToolError
 	if !errors.As(err, &unknown) {

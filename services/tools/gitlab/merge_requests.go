@@ -100,6 +100,11 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 		return nil, err
 	}
 	out := g.mergeRequest(pa.project, mr, notes)
+	if mr.MilestoneID != nil {
+		if m, err := st.FindMilestone(ctx, pa.project.ID, *mr.MilestoneID); err == nil {
+			out.Milestone = &milestoneJSON{Title: m.Title}
+		}
+	}
 	count := strconv.FormatInt(changes, 10)
 	out.ChangesCount = &count
 	// GitLab's head pipeline: the newest pipeline of the source branch's

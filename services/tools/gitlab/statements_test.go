@@ -24,7 +24,7 @@ func TestGitLabTools_statementsPerCall(t *testing.T) {
 	stmts := storetest.CountStatements(t, w.st)
 	mcp := w.project("gitlab-org/gitlab-mcp")
 	issue := `{"id":"gitlab-org/gitlab-mcp","issue_iid":` + itoa(f.Issue.IID) + `}`
-	mr := `{"id":"gitlab-org/gitlab-mcp","merge_request_iid":` + itoa(f.MR.IID) + `}`
+	mr := `{"project_id":"gitlab-org/gitlab-mcp","merge_request_iid":` + itoa(f.MR.IID) + `}`
 	tests := []struct {
 		name, tool, args string
 		user             *models.User
@@ -42,10 +42,10 @@ func TestGitLabTools_statementsPerCall(t *testing.T) {
 		// project+role (not visible)
 		{"hidden project", "get_issue", `{"id":"acme/secret-plans","issue_iid":1}`, w.Stranger, 1, true},
 		// project+role, merge request, author+assignees+reviewers,
-		// note count, diff count, pipelines
-		{"get_merge_request", "get_merge_request", mr, w.Alice, 6, false},
+		// note count
+		{"get_merge_request", "get_merge_request", mr, w.Alice, 4, false},
 		// project+role, no merge request
-		{"missing merge request", "get_merge_request", `{"id":"gitlab-org/gitlab-mcp","merge_request_iid":9999}`, w.Alice, 2, true},
+		{"missing merge request", "get_merge_request", `{"project_id":"gitlab-org/gitlab-mcp","merge_request_iid":9999}`, w.Alice, 2, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"io"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -17,6 +18,9 @@ type Store interface {
 	noteStore
 	searchStore
 	workItemStore
+	reviewStore
+	ciStore
+	vulnerabilityStore
 }
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's
@@ -108,4 +112,45 @@ type workItemStore interface {
 	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
 	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
 	ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error)
+}
+
+// reviewStore serves list_merge_requests, save_merge_request and
+// save_merge_request_review.
+type reviewStore interface {
+	ListMergeRequests(ctx context.Context, q models.MergeRequestQuery) ([]models.MergeRequest, bool, error)
+	UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error)
+	ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
+	UnapproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
+	MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error)
+	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
+	ResolveDiscussion(ctx context.Context, mrID int64, id string, userID int64, resolved bool) ([]models.Note, error)
+	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+}
+
+// ciStore serves the ci toolset.
+type ciStore interface {
+	ListPipelines(ctx context.Context, q models.PipelineQuery) ([]models.Pipeline, bool, error)
+	PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob, bool, error)
+	DownstreamPipelines(ctx context.Context, id, afterID int64, limit int) ([]models.Pipeline, bool, error)
+	PipelinesTriggeredBy(ctx context.Context, jobIDs []int64) (map[int64]models.Pipeline, error)
+	LoadJob(ctx context.Context, projectID, id int64) (*models.CIJob, error)
+	JobArtifacts(ctx context.Context, jobIDs []int64) ([]models.JobArtifact, error)
+	FindJobArtifact(ctx context.Context, jobID int64, fileType string) (*models.JobArtifact, error)
+	ReadArtifactRange(ctx context.Context, a *models.JobArtifact, offset, limit int64) ([]byte, error)
+	// OpenArtifact returns a reader of the artifact's bytes by ranges.
+	OpenArtifact(ctx context.Context, a *models.JobArtifact) io.ReaderAt
+	CreatePipeline(ctx context.Context, p *models.Pipeline) error
+	RetryPipeline(ctx context.Context, id, userID int64) (*models.Pipeline, error)
+	CancelPipeline(ctx context.Context, id int64) (*models.Pipeline, error)
+	RenamePipeline(ctx context.Context, id int64, name string) (*models.Pipeline, error)
+	DeletePipeline(ctx context.Context, id int64) error
+}
+
+// vulnerabilityStore serves the code_security toolset.
+type vulnerabilityStore interface {
+	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
+	ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error)
+	ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error)
 }

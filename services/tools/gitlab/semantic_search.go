@@ -13,71 +13,86 @@ import (
 )
 
 func init() {
-	register((*gitlab).semanticCodeSearch)
+	register((*gitlab).semanticSearch)
 }
 
-// Defaults of semantic_code_search (GitLab's).
+// Defaults and caps of semantic_search (GitLab 19.4's).
 const (
 	defaultCodeKNN   = 64
 	defaultCodeLimit = 20
+	maxCodeKNN       = 100
 	snippetLines     = 12
 )
 
-// semanticCodeSearch is GitLab's semantic_code_search (EE). glmcp has no
-// embeddings: it ranks files with PostgreSQL full-text search (a plain
-// term-frequency fallback on the embedded SQLite store).
-func (g *gitlab) semanticCodeSearch() tools.Definition {
+// semanticSearch is GitLab 19.4's semantic_search (EE), renamed from
+// semantic_code_search (an alias since). glmcp has no embeddings: it ranks
+// files with PostgreSQL full-text search (a plain term-frequency fallback
+// on the embedded SQLite store).
+func (g *gitlab) semanticSearch() tools.Definition {
 	return tools.Definition{
-		Name:  "semantic_code_search",
-		Title: "Semantic code search",
-		Description: "Search a GitLab project's code on its default branch for the files most relevant to a query, " +
-			"ranked best first. Each result has the file path, a snippet with line numbers around the best " +
-			"matching lines, and a score. Describe the functionality you are looking for in words that appear " +
-			"in the code (names, comments).",
+		Name:  "semantic_search",
+		Title: "Semantic search",
+		Description: "Search for relevant content in a GitLab project by meaning rather than keywords. Use this tool " +
+			"when you do not know the exact symbol or file names, or to discover how a behaviour is implemented " +
+			"across the codebase. Results are grouped by file; each file has merged line ranges with content and a " +
+			"relevance score. Describe the functionality or behaviour you are interested in.",
 		InputSchema: inputSchema(obj{
-			"semantic_query": strProp("Search query for the code.", 1, 1000),
-			"project_id":     projectIDProp(),
-			"directory_path": strProp("Only search files under this directory (for example app/services/).", 1, 1000),
-			"knn": withDesc(obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": defaultCodeKNN},
-				"Number of nearest neighbours (candidate files) considered before limit is applied. Default 64."),
-			"limit": withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage, "default": defaultCodeLimit},
-				"Maximum number of results to return. Default 20, max 100."),
-		}, "semantic_query", "project_id"),
-		Annotations: readOnlyTool("Semantic code search"),
+			"scope":      enumProp("Type of content to search. Only code is supported.", "code"),
+			"q":          strProp("Natural language search query.", 1, 1000),
+			"project_id": projectRefProp("ID or full path of the project."),
+			"directory_path": strProp("Restrict the search to files under this directory path (for example, app/services/). "+
+				"Must be a relative path without a leading slash or .. segments. Applies only when scope is code.", 1, 1000),
+			"knn": withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxCodeKNN},
+				"Number of nearest neighbors retrieved internally. Default 64, max 100. Applies only when scope is code."),
+			"limit": withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
+				"Maximum number of results to return. Default 20, max 100. Applies only when scope is code."),
+		}, "scope", "q", "project_id"),
+		Annotations: readOnlyTool("Semantic search"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionEE,
-		Run:         tools.Typed(g.runSemanticCodeSearch),
+		Aliases:     []string{"semantic_code_search"},
+		Run:         tools.Typed(g.runSemanticSearch),
 	}
 }
 
-type codeHitJSON struct {
-	ProjectID int64   `json:"project_id"`
-	Path      string  `json:"path"`
-	Ref       string  `json:"ref"`
-	BlobID    string  `json:"blob_id"`
-	Score     float64 `json:"score"`
-	StartLine int     `json:"start_line"`
-	EndLine   int     `json:"end_line"`
-	Snippet   string  `json:"snippet"`
-	WebURL    string  `json:"web_url"`
-}
-
-type semanticCodeSearchArgs struct {
-	Query     string  `json:"semantic_query"`
+type semanticSearchArgs struct {
+	Scope     string  `json:"scope"`
+	Query     string  `json:"q"`
 	ProjectID refArg  `json:"project_id"`
 	Directory string  `json:"directory_path"`
 	KNN       *intArg `json:"knn"`
 	Limit     *intArg `json:"limit"`
 }
 
-func (g *gitlab) runSemanticCodeSearch(ctx context.Context, call *tools.Call, args semanticCodeSearchArgs) (*tools.Result, error) {
+type codeRangeJSON struct {
+	StartLine int     `json:"start_line"`
+	EndLine   int     `json:"end_line"`
+	Content   string  `json:"content"`
+	Score     float64 `json:"score"`
+}
+
+type codeFileJSON struct {
+	ProjectID int64           `json:"project_id"`
+	Path      string          `json:"path"`
+	Ref       string          `json:"ref"`
+	BlobID    string          `json:"blob_id"`
+	Score     float64         `json:"score"`
+	WebURL    string          `json:"web_url"`
+	Ranges    []codeRangeJSON `json:"ranges"`
+}
+
+func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args semanticSearchArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)
 	if err != nil {
 		return nil, err
 	}
 	terms := queryTerms(args.Query)
 	if len(terms) == 0 {
-		return nil, invalidf("semantic_query: has no searchable words")
+		return nil, invalidf("q: has no searchable words")
+	}
+	dir := strings.TrimSpace(args.Directory)
+	if strings.HasPrefix(dir, "/") || dir == ".." || strings.HasPrefix(dir, "../") || strings.Contains(dir, "/../") || strings.HasSuffix(dir, "/..") {
+		return nil, invalidf("directory_path: must be a relative path without a leading slash or .. segments")
 	}
 	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
 	if err != nil {
@@ -93,8 +108,7 @@ func (g *gitlab) runSemanticCodeSearch(ctx context.Context, call *tools.Call, ar
 	if args.KNN != nil {
 		knn = int(*args.KNN)
 	}
-	dir := strings.Trim(strings.TrimSpace(args.Directory), "/")
-	if dir != "" {
+	if dir = strings.Trim(dir, "/"); dir != "" {
 		dir += "/"
 	}
 	hits, err := g.store.SearchCode(ctx, models.CodeSearchQuery{ProjectID: pa.project.ID,
@@ -102,15 +116,16 @@ func (g *gitlab) runSemanticCodeSearch(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	items := make([]codeHitJSON, 0, len(hits))
+	items := make([]codeFileJSON, 0, len(hits))
 	for _, h := range hits {
 		start, end, snippet := codeSnippet(h.File.Content, terms)
-		items = append(items, codeHitJSON{ProjectID: h.File.ProjectID, Path: h.File.FilePath, Ref: h.File.Ref,
-			BlobID: h.File.BlobID, Score: math.Round(h.Score*1e6) / 1e6, StartLine: start, EndLine: end,
-			Snippet: snippet,
-			WebURL:  fmt.Sprintf("%s/-/blob/%s/%s#L%d-%d", g.projectURL(pa.project), h.File.Ref, h.File.FilePath, start, end)})
+		score := math.Round(h.Score*1e6) / 1e6
+		items = append(items, codeFileJSON{ProjectID: h.File.ProjectID, Path: h.File.FilePath, Ref: h.File.Ref,
+			BlobID: h.File.BlobID, Score: score,
+			WebURL: fmt.Sprintf("%s/-/blob/%s/%s#L%d-%d", g.projectURL(pa.project), h.File.Ref, h.File.FilePath, start, end),
+			Ranges: []codeRangeJSON{{StartLine: start, EndLine: end, Content: snippet, Score: score}}})
 	}
-	return jsonResult(listJSON[codeHitJSON]{Items: items, PageInfo: newRESTPageInfo(1, limit, int64(len(items)))})
+	return jsonResult(obj{"scope": "code", "results": items})
 }
 
 // stopWords are left out of a natural-language query unless nothing else

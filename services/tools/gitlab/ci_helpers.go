@@ -1,0 +1,140 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+)
+
+// ciStatuses are GitLab's pipeline and job statuses the store knows.
+var ciStatuses = []string{"created", "waiting_for_resource", "preparing", "pending", "running", "success",
+	"failed", "canceled", "skipped", "manual", "scheduled"}
+
+// pipelineSources are GitLab's pipeline sources (Ci::Pipeline.sources).
+var pipelineSources = []string{"unknown", "push", "web", "trigger", "schedule", "api", "external", "pipeline",
+	"chat", "webide", "merge_request_event", "external_pull_request_event", "parent_pipeline",
+	"ondemand_dast_scan", "ondemand_dast_validation", "security_orchestration_policy", "container_registry_push",
+	"duo_workflow", "pipeline_execution_policy_schedule"}
+
+// readablePipeline resolves a project reference and a pipeline id to a
+// pipeline u may see; a hidden one reads as missing.
+func (g *gitlab) readablePipeline(ctx context.Context, st Store, u *models.User, field string, ref refArg, id int64) (*projectAccess, *models.Pipeline, error) {
+	pa, err := resolveProject(ctx, st, u, field, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !access.CanReadCode(u, pa.project, pa.level) {
+		return nil, nil, notFound("Pipeline")
+	}
+	p, err := st.LoadPipeline(ctx, pa.project.ID, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, notFound("Pipeline")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return pa, p, nil
+}
+
+// readableJob resolves a project reference and a job id to a job u may
+// see.
+func (g *gitlab) readableJob(ctx context.Context, u *models.User, field string, ref refArg, id int64) (*projectAccess, *models.CIJob, error) {
+	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !access.CanReadCode(u, pa.project, pa.level) {
+		return nil, nil, notFound("Job")
+	}
+	j, err := g.store.LoadJob(ctx, pa.project.ID, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, notFound("Job")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return pa, j, nil
+}
+
+func (g *gitlab) pipelineURL(p *models.Project, id int64) string {
+	return g.projectURL(p) + "/-/pipelines/" + strconv.FormatInt(id, 10)
+}
+
+func (g *gitlab) jobURL(p *models.Project, id int64) string {
+	return g.projectURL(p) + "/-/jobs/" + strconv.FormatInt(id, 10)
+}
+
+// ciJobJSON is a job as get_pipeline and get_job show it.
+type ciJobJSON struct {
+	ID           int64  `json:"id"`
+	Name         string `json:"name"`
+	Status       string `json:"status"`
+	Stage        string `json:"stage"`
+	AllowFailure bool   `json:"allow_failure"`
+	WebURL       string `json:"web_url"`
+}
+
+func (g *gitlab) ciJob(p *models.Project, j *models.CIJob) ciJobJSON {
+	return ciJobJSON{ID: j.ID, Name: j.Name, Status: j.Status, Stage: j.Stage, AllowFailure: j.AllowFailure, WebURL: g.jobURL(p, j.ID)}
+}
+
+// artifactJSON is an artifact as get_job and get_pipeline list it.
+type artifactJSON struct {
+	ID       int64   `json:"id"`
+	Name     string  `json:"name"`
+	Size     int64   `json:"size"`
+	FileType string  `json:"file_type"`
+	ExpireAt *string `json:"expire_at"`
+	Expired  bool    `json:"expired"`
+	JobID    int64   `json:"job_id,omitempty"`
+	JobName  string  `json:"job_name,omitempty"`
+}
+
+func (g *gitlab) artifact(a *models.JobArtifact) artifactJSON {
+	return artifactJSON{ID: a.ID, Name: a.FileName, Size: a.Size, FileType: a.FileType,
+		ExpireAt: apiTimePtr(a.ExpireAt), Expired: a.Expired(time.Now())}
+}
+
+// toValidUTF8 turns bytes into a string, replacing invalid sequences (a
+// window cut inside a character) with U+FFFD, as GitLab scrubs them.
+func toValidUTF8(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
+
+// byteWindow is the metadata of a byte range read (GitLab's get_job log
+// and get_artifact_file).
+type byteWindow struct {
+	TotalBytes int64         `json:"total_bytes"`
+	Returned   byteRangeJSON `json:"returned"`
+	Truncated  bool          `json:"truncated"`
+}
+
+type byteRangeJSON struct {
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
+}
+
+// readWindow reads limit bytes of a from offset and describes the window;
+// the content is made valid UTF-8 (a window can split a character).
+func (g *gitlab) readWindow(ctx context.Context, a *models.JobArtifact, offset, limit int64, what string) (obj, error) {
+	data, err := g.store.ReadArtifactRange(ctx, a, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	start := min(offset, a.Size)
+	end := start + int64(len(data))
+	w := byteWindow{TotalBytes: a.Size, Returned: byteRangeJSON{Start: start, End: end}, Truncated: end < a.Size}
+	out := obj{"metadata": w, "content": toValidUTF8(data)}
+	if w.Truncated {
+		out["system_instruction"] = what + " truncated. Remaining: " + strconv.FormatInt(a.Size-end, 10) +
+			" bytes. Call again with {\"byte_offset\": " + strconv.FormatInt(end, 10) + "}."
+	}
+	return out, nil
+}
+
+func destructiveTool(title string) models.ToolAnnotations {
+	return models.ToolAnnotations{Title: title, ReadOnlyHint: false, DestructiveHint: ptr(true)}
+}

@@ -1,0 +1,75 @@
+package gitlab
+
+import (
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).listDuoAgentsAndFlows)
+	register((*gitlab).startDuoSession)
+	register((*gitlab).listDuoSessions)
+	register((*gitlab).getDuoSession)
+	register((*gitlab).sendDuoSessionInput)
+}
+
+// The duo_agent_platform toolset is known (the toolsets header accepts it)
+// but glmcp has no GitLab Duo Agent Platform: its tools are unlisted, and a
+// call answers isError "not available on this instance".
+
+const toolsetDuoAgentPlatform = "duo_agent_platform"
+
+func duoTool(name, title, desc string, props obj, aliases []string, required ...string) tools.Definition {
+	return tools.Definition{Name: name, Title: title, Description: desc + " Not available on glmcp.",
+		InputSchema: inputSchema(props, required...), Annotations: readOnlyTool(title),
+		Toolset: toolsetDuoAgentPlatform, Edition: models.EditionCE, Aliases: aliases, Unlisted: true,
+		Run: notAvailable(name)}
+}
+
+func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
+	return duoTool("list_duo_agents_and_flows", "List Duo agents and flows",
+		"List the GitLab Duo agents and flows enabled in a project.", obj{
+			"project_id": projectRefProp("Numeric ID or full path of the project."),
+			"item_type":  enumProp("Return only entries of this kind.", "agent", "flow", "third_party_flow"),
+			"after":      cursorProp("agents and flows", "pageInfo.endCursor", ""),
+			"first":      firstProp("agents and flows", "", ""),
+		}, nil, "project_id")
+}
+
+func (g *gitlab) startDuoSession() tools.Definition {
+	return duoTool("start_duo_session", "Start Duo session",
+		"Start a GitLab Duo Agent Platform session that runs a flow from the AI Catalog.", obj{
+			"project_id":                  projectRefProp("ID or full path of the project."),
+			"ai_catalog_item_consumer_id": iidProp("ID of the AI Catalog item consumer configuring the flow."),
+			"goal":                        strProp("What the agent should do.", 1, 10000),
+		}, nil, "project_id", "ai_catalog_item_consumer_id", "goal")
+}
+
+func (g *gitlab) listDuoSessions() tools.Definition {
+	return duoTool("list_duo_sessions", "List Duo sessions",
+		"List your GitLab Duo Agent Platform sessions.", obj{
+			"url":          urlProp("GitLab URL of the project to filter sessions by."),
+			"project_id":   projectRefProp("Numeric ID or full path of the project to filter sessions by."),
+			"status_group": enumProp("Session status group.", "active", "paused", "awaiting_input", "completed", "failed", "canceled"),
+			"statuses": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"created", "running", "paused",
+				"finished", "failed", "stopped", "input_required", "plan_approval_required", "tool_call_approval_required"}}}, "Session statuses."),
+			"after": cursorProp("sessions", "pageInfo.endCursor", ""),
+			"first": firstProp("sessions", "", ""),
+		}, nil)
+}
+
+func (g *gitlab) getDuoSession() tools.Definition {
+	return duoTool("get_duo_session", "Get Duo session",
+		"Check the status of a GitLab Duo Agent Platform session.", obj{
+			"workflow_id": iidProp("The workflow ID of the session."),
+		}, []string{"get_duo_workflow_status"}, "workflow_id")
+}
+
+func (g *gitlab) sendDuoSessionInput() tools.Definition {
+	return duoTool("send_duo_session_input", "Send Duo session input",
+		"Answer a GitLab Duo Agent Platform session that is waiting for input.", obj{
+			"workflow_id":    iidProp("ID of the Duo session."),
+			"human_approval": boolProp("true approves the pending plan or tool call; false rejects it."),
+			"human_message":  strProp("Feedback for the agent, or the answer to its question.", 1, 2000),
+		}, nil, "workflow_id", "human_approval")
+}

@@ -1,0 +1,63 @@
+package gitlab
+
+import (
+	"context"
+	"strconv"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).getMergeRequestNotes)
+}
+
+// getMergeRequestNotes is GitLab 19.5's get_merge_request_notes
+// (GraphQL-backed: first/after, last/before).
+func (g *gitlab) getMergeRequestNotes() tools.Definition {
+	return tools.Definition{
+		Name:  "get_merge_request_notes",
+		Title: "Get merge request notes",
+		Description: "Get the notes (comments and system notes) for a specific merge request, oldest first. Each note " +
+			"carries its discussion ID, so related notes can be grouped into threads. Internal notes are included " +
+			"only for members with at least the Reporter role.",
+		InputSchema: inputSchema(mrRefProps(obj{
+			"after":  strProp("Cursor for forward pagination. Use endCursor from previous response.", 1, 512),
+			"before": strProp("Cursor for backward pagination. Use startCursor from previous response.", 1, 512),
+			"first":  withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of notes to return after the cursor (forward pagination, max 100)"),
+			"last":   withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of notes to return before the cursor (backward pagination, max 100)"),
+		})),
+		Annotations: readOnlyTool("Get merge request notes"),
+		Toolset:     models.ToolsetMergeRequests,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runGetMergeRequestNotes),
+	}
+}
+
+type mrNotesArgs struct {
+	mrRefArgs
+	After  string `json:"after"`
+	Before string `json:"before"`
+	First  intArg `json:"first"`
+	Last   intArg `json:"last"`
+}
+
+func (g *gitlab) runGetMergeRequestNotes(ctx context.Context, call *tools.Call, args mrNotesArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	if (args.Last != 0 || args.Before != "") && (args.First != 0 || args.After != "") {
+		return nil, invalidf("Provide first/after or last/before, not both directions")
+	}
+	pa, mr, err := g.mergeRequestByRef(ctx, g.store, u, args.mrRefArgs)
+	if err != nil {
+		return nil, err
+	}
+	scope := "mr:" + strconv.FormatInt(mr.ID, 10) + ":notes"
+	conn, err := g.mrNotes(ctx, "get_merge_request_notes", scope, u, pa, mr, noteWindow{args.First, args.After, args.Last, args.Before, ""})
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(conn)
+}

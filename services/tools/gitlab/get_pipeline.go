@@ -1,0 +1,226 @@
+package gitlab
+
+import (
+	"context"
+	"strconv"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).getPipeline)
+}
+
+var pipelineFacets = []string{"jobs", "downstream_pipelines", "bridge_jobs", "artifacts"}
+
+// getPipeline is GitLab 19.5's get_pipeline (GraphQL-backed, one facet,
+// first/after with page_info in snake case).
+func (g *gitlab) getPipeline() tools.Definition {
+	return tools.Definition{
+		Name:  "get_pipeline",
+		Title: "Get pipeline",
+		Description: "Get a CI/CD pipeline in a GitLab project, and optionally its jobs, downstream pipelines, bridge " +
+			"(trigger) jobs, or the artifacts its jobs produced. A bridge job's downstream pipeline is omitted if you " +
+			"do not have access to it. The artifacts facet pages over the pipeline's jobs; read one artifact file with " +
+			"the get_artifact_file tool. To list pipelines, use the list_pipelines tool instead.",
+		InputSchema: inputSchema(obj{
+			"id":          projectIDProp(),
+			"pipeline_id": iidProp("ID of the pipeline"),
+			"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": pipelineFacets}, "maxItems": 1, "uniqueItems": true},
+				"Facet to include alongside the pipeline, one per call: jobs, downstream_pipelines, bridge_jobs, or artifacts."),
+			"job_status": enumProp("Filters the jobs facet by status (for example, failed). Only applies when include is jobs.", ciStatuses...),
+			"first":      firstProp("items for the selected include facet", "", ""),
+			"after":      cursorProp("items for the selected include facet", "page_info.end_cursor", ""),
+		}, "id", "pipeline_id"),
+		Annotations: readOnlyTool("Get pipeline"),
+		Toolset:     models.ToolsetCI,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runGetPipeline),
+	}
+}
+
+type getPipelineArgs struct {
+	ID         refArg   `json:"id"`
+	PipelineID intArg   `json:"pipeline_id"`
+	Include    []string `json:"include"`
+	JobStatus  string   `json:"job_status"`
+	First      intArg   `json:"first"`
+	After      string   `json:"after"`
+}
+
+type snakePageInfo struct {
+	HasNextPage bool    `json:"has_next_page"`
+	EndCursor   *string `json:"end_cursor"`
+}
+
+func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getPipelineArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, p, err := g.readablePipeline(ctx, g.store, u, "id", args.ID, int64(args.PipelineID))
+	if err != nil {
+		return nil, err
+	}
+	facet := ""
+	if len(args.Include) > 0 {
+		facet = args.Include[0]
+	}
+	if args.JobStatus != "" && facet != "jobs" {
+		return nil, invalidf("job_status applies only when include is [\"jobs\"]")
+	}
+	if facet == "" && (args.First != 0 || args.After != "") {
+		return nil, invalidf("first and after apply only with an include facet")
+	}
+	out := g.pipelineData(pa.project, p)
+	scope := "pipeline:" + strconv.FormatInt(p.ID, 10) + ":" + facet + ":" + args.JobStatus
+	after, err := g.openCursor("after", "get_pipeline", scope, args.After)
+	if err != nil {
+		return nil, err
+	}
+	limit := pageSize(args.First)
+	var more bool
+	var last int64
+	switch facet {
+	case "jobs", "artifacts", "bridge_jobs":
+		typ := models.JobTypeBuild
+		if facet == "bridge_jobs" {
+			typ = models.JobTypeBridge
+		}
+		jobs, m, err := g.store.PageJobs(ctx, models.JobQuery{PipelineID: p.ID, Type: typ, Status: args.JobStatus, AfterID: after, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		more = m
+		if n := len(jobs); n > 0 {
+			last = jobs[n-1].ID
+		}
+		switch facet {
+		case "jobs":
+			list := make([]ciJobJSON, 0, len(jobs))
+			for k := range jobs {
+				list = append(list, g.ciJob(pa.project, &jobs[k]))
+			}
+			out["jobs"] = list
+		case "artifacts":
+			if err := g.pipelineArtifacts(ctx, out, jobs); err != nil {
+				return nil, err
+			}
+		case "bridge_jobs":
+			if err := g.bridgeJobs(ctx, u, out, jobs); err != nil {
+				return nil, err
+			}
+		}
+	case "downstream_pipelines":
+		ds, m, err := g.store.DownstreamPipelines(ctx, p.ID, after, limit)
+		if err != nil {
+			return nil, err
+		}
+		more = m
+		list := make([]obj, 0, len(ds))
+		for k := range ds {
+			dp, ok, err := g.visibleDownstream(ctx, u, &ds[k])
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				list = append(list, dp)
+			}
+		}
+		if n := len(ds); n > 0 {
+			last = ds[n-1].ID
+		}
+		out["downstream_pipelines"] = list
+	}
+	if facet != "" {
+		pi := snakePageInfo{HasNextPage: more}
+		if last > 0 {
+			c := g.mintCursor("get_pipeline", scope, last)
+			pi.EndCursor = &c
+		}
+		out["page_info"] = pi
+	}
+	return jsonResult(out)
+}
+
+// pipelineData is a pipeline as get_pipeline shows it.
+func (g *gitlab) pipelineData(proj *models.Project, p *models.Pipeline) obj {
+	out := obj{"id": p.ID, "iid": p.IID, "status": p.Status, "ref": p.Ref, "sha": p.SHA, "source": p.Source,
+		"name": nilIfEmpty(p.Name), "created_at": apiTime(p.CreatedAt), "updated_at": apiTime(p.UpdatedAt),
+		"started_at": apiTimePtr(p.StartedAt), "finished_at": apiTimePtr(p.FinishedAt),
+		"web_url": g.pipelineURL(proj, p.ID)}
+	return out
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// visibleDownstream renders a downstream pipeline if u may read its
+// project (it can be another project's).
+func (g *gitlab) visibleDownstream(ctx context.Context, u *models.User, p *models.Pipeline) (obj, bool, error) {
+	proj, level, err := g.store.FindProjectWithRoleByID(ctx, p.ProjectID, u.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	if !access.CanReadCode(u, proj, level) {
+		return nil, false, nil
+	}
+	out := g.pipelineData(proj, p)
+	out["project_full_path"] = proj.PathWithNamespace
+	return out, true, nil
+}
+
+func (g *gitlab) bridgeJobs(ctx context.Context, u *models.User, out obj, jobs []models.CIJob) error {
+	ids := make([]int64, len(jobs))
+	for k := range jobs {
+		ids[k] = jobs[k].ID
+	}
+	triggered, err := g.store.PipelinesTriggeredBy(ctx, ids)
+	if err != nil {
+		return err
+	}
+	list := make([]obj, 0, len(jobs))
+	for k := range jobs {
+		j := &jobs[k]
+		b := obj{"id": j.ID, "name": j.Name, "status": j.Status, "downstream_pipeline": nil}
+		if dp, ok := triggered[j.ID]; ok {
+			rendered, visible, err := g.visibleDownstream(ctx, u, &dp)
+			if err != nil {
+				return err
+			}
+			if visible {
+				b["downstream_pipeline"] = rendered
+			}
+		}
+		list = append(list, b)
+	}
+	out["bridge_jobs"] = list
+	return nil
+}
+
+func (g *gitlab) pipelineArtifacts(ctx context.Context, out obj, jobs []models.CIJob) error {
+	ids := make([]int64, len(jobs))
+	names := map[int64]string{}
+	for k := range jobs {
+		ids[k] = jobs[k].ID
+		names[jobs[k].ID] = jobs[k].Name
+	}
+	arts, err := g.store.JobArtifacts(ctx, ids)
+	if err != nil {
+		return err
+	}
+	list := make([]artifactJSON, 0, len(arts))
+	for k := range arts {
+		a := g.artifact(&arts[k])
+		a.JobID, a.JobName = arts[k].JobID, names[arts[k].JobID]
+		list = append(list, a)
+	}
+	out["artifacts"] = list
+	return nil
+}

@@ -1,0 +1,85 @@
+package gitlab
+
+import (
+	"context"
+	"strconv"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).listVulnerabilities)
+}
+
+func (g *gitlab) listVulnerabilities() tools.Definition {
+	arr := func(desc string, values []string) obj {
+		return withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": values}, "uniqueItems": true}, desc)
+	}
+	return tools.Definition{
+		Name:  "list_vulnerabilities",
+		Title: "List vulnerabilities",
+		Description: "List security vulnerabilities in a GitLab project, newest first. The project must be specified " +
+			"using its project_full_path (e.g., \"namespace/project\"). Supports filtering by severity levels " +
+			"(CRITICAL, HIGH, MEDIUM, LOW, INFO, UNKNOWN), report type (SAST, DAST, DEPENDENCY_SCANNING, etc.), and " +
+			"state (CONFIRMED, DETECTED, DISMISSED, RESOLVED). Returns paginated vulnerability metadata; use " +
+			"get_vulnerability for full details of a single vulnerability. Needs at least the Developer role.",
+		InputSchema: inputSchema(obj{
+			"project_full_path": strProp("Full path of the project (e.g., \"namespace/project\" or \"group/subgroup/project\").", 1, 1024),
+			"severity":          arr("Filter by severity level. Omit to include vulnerabilities of any severity.", []string{"CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN"}),
+			"report_type":       arr("Filter by security report type. Omit to include all report types.", upperAll(models.VulnerabilityReportTypes)),
+			"state":             arr("Filter by vulnerability state. Omit to include vulnerabilities in any state.", upperAll(models.VulnerabilityStates)),
+			"first":             firstProp("vulnerabilities", "", ""),
+			"after":             cursorProp("vulnerabilities", "pageInfo.endCursor", ""),
+		}, "project_full_path"),
+		Annotations: readOnlyTool("List vulnerabilities"),
+		Toolset:     toolsetCodeSecurity,
+		Edition:     models.EditionEE,
+		Run:         tools.Typed(g.runListVulnerabilities),
+	}
+}
+
+type listVulnArgs struct {
+	ProjectFullPath string   `json:"project_full_path"`
+	Severity        []string `json:"severity"`
+	ReportType      []string `json:"report_type"`
+	State           []string `json:"state"`
+	First           intArg   `json:"first"`
+	After           string   `json:"after"`
+}
+
+func (g *gitlab) runListVulnerabilities(ctx context.Context, call *tools.Call, args listVulnArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, err := resolveProject(ctx, g.store, u, "project_full_path", refArg(args.ProjectFullPath))
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadVulnerability(u, pa.project, pa.level) {
+		return nil, notFound("Project")
+	}
+	scope := "project:" + strconv.FormatInt(pa.project.ID, 10)
+	before, err := g.openCursor("after", "list_vulnerabilities", scope, args.After)
+	if err != nil {
+		return nil, err
+	}
+	vs, more, err := g.store.ListVulnerabilities(ctx, models.VulnerabilityQuery{ProjectID: pa.project.ID,
+		Severities: lowerAll(args.Severity), ReportTypes: lowerAll(args.ReportType), States: lowerAll(args.State),
+		BeforeID: before, Limit: pageSize(args.First)})
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]obj, 0, len(vs))
+	for k := range vs {
+		nodes = append(nodes, g.vulnerabilityJSON(pa.project, &vs[k], false))
+	}
+	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: args.After != ""}
+	if n := len(vs); n > 0 {
+		start, end := g.mintCursor("list_vulnerabilities", scope, vs[0].ID+1), g.mintCursor("list_vulnerabilities", scope, vs[n-1].ID)
+		pi.StartCursor, pi.EndCursor = &start, &end
+	}
+	return jsonResult(connection{Nodes: nodes, PageInfo: pi})
+}

@@ -1,0 +1,306 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).saveMergeRequest)
+}
+
+// saveMergeRequest is GitLab 19.5's save_merge_request: create (no
+// merge_request_iid) or update a merge request, REST-backed.
+func (g *gitlab) saveMergeRequest() tools.Definition {
+	usernames := func(d string) obj {
+		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 255}, "maxItems": 100}, d)
+	}
+	names := func(d string) obj {
+		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": maxTitleLength}, "maxItems": 50}, d)
+	}
+	return tools.Definition{
+		Name:  "save_merge_request",
+		Title: "Save merge request",
+		Description: "Create or update a merge request in a GitLab project. The presence of merge_request_iid selects " +
+			"the operation: omit it to create a merge request (title, source_branch and target_branch required), or " +
+			"provide it to update an existing one. Send only the fields you intend to set.",
+		InputSchema: inputSchema(obj{
+			"project_id":           projectRefProp("ID or full path of the project."),
+			"merge_request_iid":    iidProp("Internal ID of the merge request. Provide to update an existing merge request; omit to create one."),
+			"title":                strProp("Title of the merge request. Required when creating.", 1, maxTitleLength),
+			"source_branch":        strProp("Name of the source branch. Required when creating.", 1, 255),
+			"target_branch":        strProp("Name of the target branch. Required when creating.", 1, 255),
+			"target_project_id":    iidProp("ID of the target project. Applies when creating; only the project itself is supported (no forks)."),
+			"description":          strProp("Description of the merge request.", 0, maxDescriptionLength),
+			"labels":               names("Label names. Replaces all existing labels. Pass an empty array to remove all labels."),
+			"add_labels":           names("Label names to add. Applies when updating."),
+			"remove_labels":        names("Label names to remove. Applies when updating."),
+			"assignees":            usernames("Usernames to assign. Alternative to assignee_ids; provide one. Pass an empty array to remove all assignees."),
+			"assignee_ids":         idListProp("User IDs to assign. Alternative to assignees; provide one. Pass an empty array to remove all assignees."),
+			"reviewers":            usernames("Usernames to request review from. Alternative to reviewer_ids; provide one. Pass an empty array to remove all reviewers."),
+			"reviewer_ids":         idListProp("User IDs to request review from. Alternative to reviewers; provide one. Pass an empty array to remove all reviewers."),
+			"milestone_id":         withDesc(obj{"type": "integer", "minimum": 0}, "ID of the milestone; 0 removes the milestone."),
+			"milestone":            strProp("Title of a project milestone to assign. Mutually exclusive with milestone_id.", 1, maxTitleLength),
+			"remove_source_branch": boolProp("Remove the source branch when the merge request is merged."),
+			"squash":               boolProp("Squash commits into a single commit when merging."),
+			"state_event":          enumProp("State transition to perform. Applies when updating.", "close", "reopen"),
+			"discussion_locked":    boolProp("Lock the merge request discussion. Applies when updating."),
+			"allow_collaboration":  boolProp("Allow commits from members who can merge to the target branch. Applies when updating."),
+		}, "project_id"),
+		Annotations: writeTool("Save merge request"),
+		Toolset:     models.ToolsetMergeRequests,
+		Edition:     models.EditionCE,
+		Aliases:     []string{"update_merge_request"},
+		Run:         tools.Typed(g.runSaveMergeRequest),
+	}
+}
+
+type saveMRArgs struct {
+	ProjectID          refArg    `json:"project_id"`
+	MergeRequestIID    intArg    `json:"merge_request_iid"`
+	Title              *string   `json:"title"`
+	SourceBranch       *string   `json:"source_branch"`
+	TargetBranch       *string   `json:"target_branch"`
+	TargetProjectID    *intArg   `json:"target_project_id"`
+	Description        *string   `json:"description"`
+	Labels             *[]string `json:"labels"`
+	AddLabels          []string  `json:"add_labels"`
+	RemoveLabels       []string  `json:"remove_labels"`
+	Assignees          *[]string `json:"assignees"`
+	AssigneeIDs        *[]intArg `json:"assignee_ids"`
+	Reviewers          *[]string `json:"reviewers"`
+	ReviewerIDs        *[]intArg `json:"reviewer_ids"`
+	MilestoneID        *intArg   `json:"milestone_id"`
+	Milestone          *string   `json:"milestone"`
+	RemoveSourceBranch *bool     `json:"remove_source_branch"`
+	Squash             *bool     `json:"squash"`
+	StateEvent         string    `json:"state_event"`
+	DiscussionLocked   *bool     `json:"discussion_locked"`
+	AllowCollaboration *bool     `json:"allow_collaboration"`
+}
+
+func (g *gitlab) runSaveMergeRequest(ctx context.Context, call *tools.Call, args saveMRArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case args.Assignees != nil && args.AssigneeIDs != nil:
+		return nil, invalidf("provide one of assignees or assignee_ids, not both")
+	case args.Reviewers != nil && args.ReviewerIDs != nil:
+		return nil, invalidf("provide one of reviewers or reviewer_ids, not both")
+	case args.Milestone != nil && args.MilestoneID != nil:
+		return nil, invalidf("milestone and milestone_id are mutually exclusive")
+	}
+	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if args.MergeRequestIID == 0 {
+		return g.createSavedMergeRequest(ctx, u, pa, args)
+	}
+	return g.updateSavedMergeRequest(ctx, u, pa, args)
+}
+
+func (g *gitlab) createSavedMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, args saveMRArgs) (*tools.Result, error) {
+	for name, set := range map[string]bool{"add_labels": args.AddLabels != nil, "remove_labels": args.RemoveLabels != nil,
+		"state_event": args.StateEvent != "", "discussion_locked": args.DiscussionLocked != nil,
+		"allow_collaboration": args.AllowCollaboration != nil} {
+		if set {
+			return nil, invalidf("%s applies only when updating (with merge_request_iid)", name)
+		}
+	}
+	if args.Title == nil || args.SourceBranch == nil || args.TargetBranch == nil {
+		return nil, invalidf("title, source_branch and target_branch are required to create a merge request")
+	}
+	spec := newMRSpec{Title: *args.Title, SourceBranch: *args.SourceBranch, TargetBranch: *args.TargetBranch,
+		TargetProjectID: args.TargetProjectID, Squash: deref(args.Squash), RemoveSourceBranch: deref(args.RemoveSourceBranch)}
+	if args.Description != nil {
+		spec.Description = *args.Description
+	}
+	if args.Labels != nil {
+		spec.Labels = *args.Labels
+	}
+	var err error
+	if spec.AssigneeIDs, err = g.userIDArgs(ctx, "assignees", args.Assignees, args.AssigneeIDs); err != nil {
+		return nil, err
+	}
+	if spec.ReviewerIDs, err = g.userIDArgs(ctx, "reviewers", args.Reviewers, args.ReviewerIDs); err != nil {
+		return nil, err
+	}
+	if spec.MilestoneID, err = g.milestoneArg(ctx, pa.project, args.Milestone, args.MilestoneID); err != nil {
+		return nil, err
+	}
+	return g.openMergeRequest(ctx, u, pa, spec)
+}
+
+func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, args saveMRArgs) (*tools.Result, error) {
+	switch {
+	case args.SourceBranch != nil:
+		return nil, invalidf("source_branch cannot be changed; it applies only when creating")
+	case args.TargetProjectID != nil:
+		return nil, invalidf("target_project_id applies only when creating")
+	case args.Labels != nil && (args.AddLabels != nil || args.RemoveLabels != nil):
+		return nil, invalidf("provide labels, or add_labels/remove_labels, not both")
+	}
+	if !access.CanReadCode(u, pa.project, pa.level) {
+		return nil, notFound("Merge Request")
+	}
+	iid := int64(args.MergeRequestIID)
+	var res *tools.Result
+	err := g.inTx(ctx, func(tx Store) error {
+		mr, err := tx.LoadMergeRequest(ctx, pa.project.ID, iid)
+		if errors.Is(err, models.ErrNotFound) {
+			return notFound("Merge Request")
+		}
+		if err != nil {
+			return err
+		}
+		if !access.CanUpdateMergeRequest(u, pa.project, mr, pa.level) {
+			return forbiddenf("you need at least the Developer role in project %s, or to be the author, to update merge request !%d", pa.project.PathWithNamespace, iid)
+		}
+		upd := models.MergeRequestUpdate{Description: args.Description, StateEvent: args.StateEvent,
+			Squash: args.Squash, RemoveSourceBranch: args.RemoveSourceBranch, DiscussionLocked: args.DiscussionLocked,
+			AllowCollaboration: args.AllowCollaboration, AddLabels: trimAll(args.AddLabels), RemoveLabels: trimAll(args.RemoveLabels)}
+		if args.Title != nil {
+			t, err := checkTitle(*args.Title)
+			if err != nil {
+				return err
+			}
+			upd.Title = &t
+			d := isDraftTitle(t)
+			upd.Draft = &d
+		}
+		if args.TargetBranch != nil {
+			t := strings.TrimSpace(*args.TargetBranch)
+			ok, err := tx.BranchExists(ctx, pa.project, t)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return invalidf("target_branch: branch %q does not exist in project %s", t, pa.project.PathWithNamespace)
+			}
+			upd.TargetBranch = &t
+		}
+		if args.Labels != nil {
+			upd.Labels = trimAll(*args.Labels)
+			if upd.Labels == nil {
+				upd.Labels = []string{}
+			}
+		}
+		if err := ensureLabels(ctx, tx, pa.project.ID, append(append([]string{}, upd.Labels...), upd.AddLabels...)); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			field string
+			names *[]string
+			ids   *[]intArg
+			dst   *[]int64
+		}{{"assignees", args.Assignees, args.AssigneeIDs, &upd.AssigneeIDs}, {"reviewers", args.Reviewers, args.ReviewerIDs, &upd.ReviewerIDs}} {
+			ids, err := g.userIDArgs(ctx, f.field, f.names, f.ids)
+			if err != nil {
+				return err
+			}
+			if ids == nil {
+				continue
+			}
+			users, err := projectUsers(ctx, tx, pa.project, f.field, ids)
+			if err != nil {
+				return err
+			}
+			*f.dst = []int64{}
+			for k := range users {
+				*f.dst = append(*f.dst, users[k].ID)
+			}
+		}
+		if args.Milestone != nil || args.MilestoneID != nil {
+			mid, err := g.milestoneArg(ctx, pa.project, args.Milestone, args.MilestoneID)
+			if err != nil {
+				return err
+			}
+			upd.MilestoneID = &mid
+		}
+		updated, err := tx.UpdateMergeRequest(ctx, pa.project.ID, iid, upd)
+		if err != nil {
+			return err
+		}
+		res, err = g.mergeRequestResult(ctx, tx, u, pa, updated)
+		return err
+	})
+	if dup := (*models.OpenMergeRequestExistsError)(nil); errors.As(err, &dup) {
+		return nil, conflictf("Another open merge request already exists for this source branch: !%d", dup.IID)
+	}
+	if errors.Is(err, models.ErrConflict) {
+		return nil, conflictf("Another open merge request already exists for this source branch")
+	}
+	return res, err
+}
+
+// userIDArgs turns usernames (or ids) into ids; nil when neither is given.
+// Unknown usernames are a validation error.
+func (g *gitlab) userIDArgs(ctx context.Context, field string, names *[]string, ids *[]intArg) ([]intArg, error) {
+	if ids != nil {
+		out := append([]intArg{}, (*ids)...)
+		return out, nil
+	}
+	if names == nil {
+		return nil, nil
+	}
+	out := []intArg{}
+	for _, n := range *names {
+		usr, err := g.store.FindUserByUsername(ctx, strings.TrimPrefix(strings.TrimSpace(n), "@"))
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalidf("%s: user %q not found", field, n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, intArg(usr.ID))
+	}
+	return out, nil
+}
+
+// milestoneArg resolves milestone (a title) or milestone_id to a
+// milestone of project p; nil clears (milestone_id 0 or nothing given).
+func (g *gitlab) milestoneArg(ctx context.Context, p *models.Project, title *string, id *intArg) (*int64, error) {
+	var m *models.Milestone
+	var err error
+	switch {
+	case title != nil:
+		m, err = g.store.FindMilestoneByTitle(ctx, p.ID, strings.TrimSpace(*title))
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalidf("milestone: no milestone titled %q in project %s", *title, p.PathWithNamespace)
+		}
+	case id != nil && *id > 0:
+		m, err = g.store.FindMilestone(ctx, p.ID, int64(*id))
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalidf("milestone_id: milestone %d not found in project %s", *id, p.PathWithNamespace)
+		}
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &m.ID, nil
+}
+
+func trimAll(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func deref(b *bool) bool { return b != nil && *b }

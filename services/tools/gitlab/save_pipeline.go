@@ -1,0 +1,191 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() {
+	register((*gitlab).savePipeline)
+}
+
+// savePipeline is GitLab 19.5's save_pipeline: run a pipeline for a ref,
+// or retry, cancel or rename one.
+func (g *gitlab) savePipeline() tools.Definition {
+	return tools.Definition{
+		Name:  "save_pipeline",
+		Title: "Save pipeline",
+		Description: "Run, retry, cancel, or rename a CI/CD pipeline in a GitLab project. Omit pipeline_id and pass " +
+			"ref to run a new pipeline, and identify the project with exactly one of url or project_id. Pass " +
+			"pipeline_id with action to retry, cancel, or update an existing pipeline; update renames it and requires " +
+			"name. glmcp has no runners: a new pipeline stays created, retried jobs stay pending.",
+		InputSchema: inputSchema(obj{
+			"url":         urlProp("GitLab URL of the project. Used only when creating a pipeline."),
+			"project_id":  projectRefProp("ID or full path of the project. Required with pipeline_id; or use url when creating."),
+			"pipeline_id": iidProp("ID of an existing pipeline to target. When set, requires action. Omit to create a new pipeline."),
+			"action":      enumProp("Lifecycle action to perform on pipeline_id. Required when pipeline_id is set.", "retry", "cancel", "update"),
+			"ref":         strProp("Branch or tag name. Required to create a pipeline (when pipeline_id is absent).", 1, 255),
+			"name":        strProp("New pipeline name. Required for action: \"update\".", 1, 255),
+			"variables": withDesc(obj{"type": "array", "maxItems": 200, "items": obj{
+				"type": "object", "additionalProperties": false, "required": []string{"key", "value"},
+				"properties": obj{
+					"key":           strProp("Name of the variable.", 1, 255),
+					"value":         strProp("Value of the variable.", 0, 10000),
+					"variable_type": enumProp("Type of the variable. Defaults to env_var.", "env_var", "file"),
+				}}}, "Pipeline variables to create the pipeline with."),
+			"inputs": withDesc(obj{"type": "object"}, "Pipeline input parameters as key-value pairs."),
+		}),
+		Annotations: destructiveTool("Save pipeline"),
+		Toolset:     models.ToolsetCI,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runSavePipeline),
+	}
+}
+
+type pipelineVariableArg struct {
+	Key          string `json:"key"`
+	Value        string `json:"value"`
+	VariableType string `json:"variable_type"`
+}
+
+type savePipelineArgs struct {
+	URL        string                     `json:"url"`
+	ProjectID  refArg                     `json:"project_id"`
+	PipelineID intArg                     `json:"pipeline_id"`
+	Action     string                     `json:"action"`
+	Ref        string                     `json:"ref"`
+	Name       string                     `json:"name"`
+	Variables  []pipelineVariableArg      `json:"variables"`
+	Inputs     map[string]json.RawMessage `json:"inputs"`
+}
+
+func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args savePipelineArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	if args.PipelineID == 0 {
+		if args.Action != "" || args.Name != "" {
+			return nil, invalidf("action and name apply only with pipeline_id")
+		}
+		return g.createPipeline(ctx, u, args)
+	}
+	switch {
+	case args.Action == "":
+		return nil, invalidf("action is required when pipeline_id is set (retry, cancel or update)")
+	case args.Ref != "" || args.Variables != nil || args.Inputs != nil || args.URL != "":
+		return nil, invalidf("ref, variables, inputs and url apply only when creating a pipeline (without pipeline_id)")
+	case args.ProjectID == "":
+		return nil, invalidf("project_id is required with pipeline_id")
+	case args.Action == "update" && strings.TrimSpace(args.Name) == "":
+		return nil, invalidf("Provide name to rename the pipeline")
+	case args.Action != "update" && args.Name != "":
+		return nil, invalidf("name applies only to action update")
+	}
+	var res *tools.Result
+	err = g.inTx(ctx, func(tx Store) error {
+		pa, p, err := g.readablePipeline(ctx, tx, u, "project_id", args.ProjectID, int64(args.PipelineID))
+		if err != nil {
+			return err
+		}
+		if !access.CanUpdatePipeline(u, pa.project, pa.level) {
+			// Readable but not changeable reads as GitLab's uniform message.
+			return notFound("Pipeline")
+		}
+		var changed *models.Pipeline
+		switch args.Action {
+		case "retry":
+			changed, err = tx.RetryPipeline(ctx, p.ID, u.ID)
+		case "cancel":
+			changed, err = tx.CancelPipeline(ctx, p.ID)
+		case "update":
+			changed, err = tx.RenamePipeline(ctx, p.ID, strings.TrimSpace(args.Name))
+		}
+		if err != nil {
+			return err
+		}
+		res, err = g.pipelineActionResult(args.Action, pa.project, changed)
+		return err
+	})
+	return res, err
+}
+
+func (g *gitlab) pipelineActionResult(action string, proj *models.Project, p *models.Pipeline) (*tools.Result, error) {
+	return jsonResult(obj{"action": action, "id": p.ID, "iid": p.IID, "name": nilIfEmpty(p.Name), "status": p.Status,
+		"ref": p.Ref, "sha": p.SHA, "web_url": g.pipelineURL(proj, p.ID)})
+}
+
+func (g *gitlab) createPipeline(ctx context.Context, u *models.User, args savePipelineArgs) (*tools.Result, error) {
+	ref := strings.TrimSpace(args.Ref)
+	if ref == "" {
+		return nil, invalidf("ref is required to create a pipeline")
+	}
+	pa, err := g.projectFromURLOrID(ctx, g.store, u, args.URL, args.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanUpdatePipeline(u, pa.project, pa.level) {
+		if !access.CanReadCode(u, pa.project, pa.level) {
+			return nil, notFound("Project")
+		}
+		return nil, forbiddenf("you need at least the Developer role in project %s to run pipelines", pa.project.PathWithNamespace)
+	}
+	vars := make([]models.PipelineVariable, 0, len(args.Variables))
+	seen := map[string]bool{}
+	for _, v := range args.Variables {
+		if seen[v.Key] {
+			return nil, invalidf("variables: key %q given twice", v.Key)
+		}
+		seen[v.Key] = true
+		vars = append(vars, models.PipelineVariable{Key: v.Key, Value: v.Value, VariableType: v.VariableType})
+	}
+	if len(args.Inputs) > 0 {
+		return nil, invalidf("inputs: this project's CI configuration declares no inputs")
+	}
+	var res *tools.Result
+	err = g.inTx(ctx, func(tx Store) error {
+		ok, err := tx.BranchExists(ctx, pa.project, ref)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return invalidf("ref: %q is not a branch or tag of project %s", ref, pa.project.PathWithNamespace)
+		}
+		sha, err := g.refHead(ctx, tx, pa.project, ref)
+		if err != nil {
+			return err
+		}
+		uid := u.ID
+		p := &models.Pipeline{ProjectID: pa.project.ID, Ref: ref, SHA: sha, Status: models.StatusCreated,
+			Source: "api", UserID: &uid, Variables: vars}
+		if err := tx.CreatePipeline(ctx, p); err != nil {
+			return err
+		}
+		res, err = g.pipelineActionResult("create", pa.project, p)
+		return err
+	})
+	if errors.Is(err, models.ErrConflict) {
+		return nil, conflictf("a pipeline could not be created: %v", err)
+	}
+	return res, err
+}
+
+// refHead is the commit a new pipeline on ref runs on: the latest SHA the
+// store knows for it (its newest pipeline or merge request), or 40 zeros
+// when none is known (glmcp keeps no git refs for tables-only projects).
+func (g *gitlab) refHead(ctx context.Context, tx Store, p *models.Project, ref string) (string, error) {
+	ps, _, err := tx.ListPipelines(ctx, models.PipelineQuery{ProjectID: p.ID, Ref: ref, Page: 1, PerPage: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(ps) > 0 {
+		return ps[0].SHA, nil
+	}
+	return strings.Repeat("0", 40), nil
+}
