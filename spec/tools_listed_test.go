@@ -34,8 +34,9 @@ var (
 // toolsetOf returns the toolset a listed tool carries in its annotations.
 func toolsetOf(name string) string {
 	for ts, names := range map[string][]string{
-		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_code_search"), "work_items": catalogWorkItems,
+		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_search"), "work_items": catalogWorkItems,
 		"merge_requests": catalogMergeRequests, "ci": catalogCI, "repository": catalogRepository,
+		"code_security": {"get_vulnerability", "list_vulnerabilities", "save_vulnerability"},
 	} {
 		if slices.Contains(names, name) {
 			return ts
