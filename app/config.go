@@ -63,6 +63,12 @@ type Config struct {
 	// when set, makes minted tokens "<instance>-<prefix>" (GitLab's
 	// instance_token_prefix). CellID, when set, is minted as the `c`
 	// routing key.
+	// DefaultWriteRule is the tool rule (allow, ask, deny) of write tools
+	// where no project or group rule applies; RequestStateTTL is how long
+	// an approval (a sealed requestState) stays valid.
+	DefaultWriteRule string
+	RequestStateTTL  time.Duration
+
 	TokenPrefix         string
 	InstanceTokenPrefix string
 	CellID              string
@@ -108,6 +114,8 @@ func Defaults() Config {
 		Demo:             true,
 		OAuthUserClaim:   "sub",
 		TokenPrefix:      auth.TokenPrefix,
+		DefaultWriteRule: string(models.RuleAllow),
+		RequestStateTTL:  15 * time.Minute,
 		// Off: the fixtures exist only for conformance runs.
 		ConformanceFixtures: false,
 	}
@@ -189,6 +197,12 @@ func (cfg *Config) Validate() error {
 		if len(cfg.OAuthAuthorizationServers) == 0 {
 			cfg.OAuthAuthorizationServers = []string{cfg.OAuthIssuer}
 		}
+	}
+	if !models.ToolRuleKind(cfg.DefaultWriteRule).Valid() {
+		bad("GLMCP_DEFAULT_WRITE_RULE: %q is not allow, ask or deny", cfg.DefaultWriteRule)
+	}
+	if cfg.RequestStateTTL < time.Second {
+		bad("GLMCP_REQUEST_STATE_TTL: %s is below 1s", cfg.RequestStateTTL)
 	}
 	if f, err := tokenFormat(cfg); err != nil {
 		bad("%v", err)

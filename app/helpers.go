@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -25,7 +26,8 @@ func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.
 	defs := gitlab.Tools(gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
 		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}, CursorSecret: []byte(e.Secret)})
 	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient,
-		Secret: []byte(e.Secret), PageSize: cfg.PageSize})
+		Secret: []byte(e.Secret), PageSize: cfg.PageSize,
+		Rules: e.Store, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL})
 }
 
 // originOf returns the origin (scheme://host[:port]) of a URL.

@@ -61,6 +61,8 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 	fs.BoolVar(&cfg.Demo, "demo", envBool("GLMCP_DEMO", d.Demo), "seed demo data on first start of the embedded store [GLMCP_DEMO]")
 	fs.BoolVar(&cfg.ConformanceFixtures, "conformance-fixtures", envBool("GLMCP_CONFORMANCE_FIXTURES", d.ConformanceFixtures), "serve the MCP conformance suite's diagnostic tools (toolset conformance) and the logging capability; test use only [GLMCP_CONFORMANCE_FIXTURES]")
 
+	fs.StringVar(&cfg.DefaultWriteRule, "default-write-rule", env("GLMCP_DEFAULT_WRITE_RULE", d.DefaultWriteRule), "rule of write tools where no project or group rule applies: allow, ask or deny [GLMCP_DEFAULT_WRITE_RULE]")
+	fs.DurationVar(&cfg.RequestStateTTL, "request-state-ttl", envDuration(env("GLMCP_REQUEST_STATE_TTL", d.RequestStateTTL.String())), "how long a requestState (an approval of an Ask rule) stays valid [GLMCP_REQUEST_STATE_TTL]")
 	fs.StringVar(&cfg.TokenPrefix, "token-prefix", env("GLMCP_TOKEN_PREFIX", d.TokenPrefix), "personal access token prefix, as GitLab's personal_access_token_prefix [GLMCP_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.InstanceTokenPrefix, "instance-token-prefix", env("GLMCP_INSTANCE_TOKEN_PREFIX", ""), "GitLab's instance token prefix: tokens are minted as <instance>-<prefix> [GLMCP_INSTANCE_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.CellID, "cell-id", env("GLMCP_CELL_ID", ""), "cell id minted into tokens' routing payload (c) [GLMCP_CELL_ID]")

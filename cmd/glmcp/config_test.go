@@ -43,6 +43,8 @@ func TestConfigValidation(t *testing.T) {
 		{"gitlab url not http", map[string]string{"GLMCP_GITLAB_URL": "gitlab.example.com"}, nil, `GLMCP_GITLAB_URL: "gitlab.example.com"`},
 		{"token prefix with a dot", map[string]string{"GLMCP_TOKEN_PREFIX": "gl.pat-"}, nil, "GLMCP_TOKEN_PREFIX"},
 		{"instance prefix too long", map[string]string{"GLMCP_INSTANCE_TOKEN_PREFIX": "a-very-long-instance"}, nil, "at most 20 characters"},
+		{"default write rule", map[string]string{"GLMCP_DEFAULT_WRITE_RULE": "maybe"}, nil, `GLMCP_DEFAULT_WRITE_RULE: "maybe" is not allow, ask or deny`},
+		{"request state ttl", map[string]string{"GLMCP_REQUEST_STATE_TTL": "10ms"}, nil, "GLMCP_REQUEST_STATE_TTL"},
 		{"cell id not a number", map[string]string{"GLMCP_CELL_ID": "eu-1"}, nil, `GLMCP_CELL_ID: "eu-1"`},
 	}
 	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}

@@ -41,7 +41,7 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 	envErrs = bindConfig(root.PersistentFlags(), &a.cfg, getenv)
 	serve := newServeCommand(a)
 	root.AddCommand(serve, newMigrateCommand(a), newSeedCommand(a), newUsersCommand(a),
-		newTokensCommand(a), newOAuthTokensCommand(a), newSecretCommand(a), newToolsCommand(a), newProjectsCommand(a), newCICommand(a), newHealthcheckCommand(a))
+		newTokensCommand(a), newOAuthTokensCommand(a), newSecretCommand(a), newToolRulesCommand(a), newToolsCommand(a), newProjectsCommand(a), newCICommand(a), newHealthcheckCommand(a))
 	// `glmcp` alone serves.
 	root.RunE = serve.RunE
 	return root

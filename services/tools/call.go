@@ -87,6 +87,23 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if req.readOnly() && !e.ReadOnly() {
 		return nil, &ReadOnlyError{Tool: e.Tool.Name}
 	}
+	// Tool rules (Allow / Ask / Deny) govern write tools, here only.
+	if s.opts.Rules != nil && !e.ReadOnly() && userOf(req.Scope) != 0 {
+		d, err := s.decideRule(ctx, req.Scope, e, req.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.applyRule(ctx, &req, e, d)
+		if err != nil {
+			return nil, err
+		}
+		if res != nil && len(res.InputRequests) > 0 {
+			return s.askInput(req, e, res)
+		}
+		if res != nil {
+			return res, nil
+		}
+	}
 	call := &Call{Name: name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments,
 		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
 	if req.RequestState != nil {

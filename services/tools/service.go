@@ -44,6 +44,14 @@ type Options struct {
 	// PageSize is the most tools a tools/list page holds (default
 	// catalog.DefaultPageSize).
 	PageSize int
+	// Rules, when set, holds the Allow / Ask / Deny tool rules checked on
+	// every call of a write tool; DefaultWriteRule applies where no rule
+	// does (default allow, GitLab's behaviour).
+	Rules            RuleStore
+	DefaultWriteRule models.ToolRuleKind
+	// StateTTL is how long a requestState (an approval among them) stays
+	// valid (default 15 minutes).
+	StateTTL time.Duration
 }
 
 // Service owns the tool definitions and the cached catalog snapshot.
@@ -113,6 +121,12 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 	}
 	if s.states, err = newStateSealer(secret); err != nil {
 		return nil, fmt.Errorf("new tool service: %w", err)
+	}
+	if opts.StateTTL > 0 {
+		s.states.ttl = opts.StateTTL
+	}
+	if opts.DefaultWriteRule != "" && !opts.DefaultWriteRule.Valid() {
+		return nil, fmt.Errorf("new tool service: default write rule %q is not allow, ask or deny", opts.DefaultWriteRule)
 	}
 	names := make([]string, 0, len(s.defs))
 	for _, d := range s.defs {

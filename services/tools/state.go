@@ -31,6 +31,7 @@ var errBadState = errors.New("requestState failed verification")
 type stateSealer struct {
 	aead cipher.AEAD
 	now  func() time.Time
+	ttl  time.Duration
 }
 
 // sealedState is the plaintext of a sealed requestState.
@@ -60,13 +61,13 @@ func newStateSealer(secret []byte) (*stateSealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request state cipher: %w", err)
 	}
-	return &stateSealer{aead: aead, now: time.Now}, nil
+	return &stateSealer{aead: aead, now: time.Now, ttl: inputStateTTL}, nil
 }
 
 // seal returns the sealed form of state for user's call of tool with args.
 func (s *stateSealer) seal(user int64, tool string, args json.RawMessage, state string) (string, error) {
 	pt, err := json.Marshal(sealedState{User: user, Tool: tool, Args: argsDigest(args),
-		Expires: s.now().Add(inputStateTTL).Unix(), State: state})
+		Expires: s.now().Add(s.ttl).Unix(), State: state})
 	if err != nil {
 		return "", fmt.Errorf("encode request state: %w", err)
 	}

@@ -1,0 +1,278 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+)
+
+// RuleStore is what tool rules need from the store.
+type RuleStore interface {
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	FindProjectWithRoleByPath(ctx context.Context, path string, userID int64) (*models.Project, models.AccessLevel, error)
+	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	// ToolRulesFor returns the rules for tool that apply in the project
+	// (0: none) inside the group (0: none), nearest first.
+	ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error)
+	// UseApproval records an answered approval; a nonce already recorded
+	// is models.ErrConflict.
+	UseApproval(ctx context.Context, a *models.UsedApproval) error
+}
+
+// approvalKey is the inputResponses key of an Ask rule's elicitation, and
+// approvalPrefix marks the requestState it seals.
+const (
+	approvalKey    = "approval"
+	approvalPrefix = "glmcp-approval:"
+)
+
+// ruleDecision is the rule that governs one call of a write tool.
+type ruleDecision struct {
+	rule models.ToolRuleKind
+	// where names the rule's project or group ("" for the instance
+	// default); tool is "" for a rule on every write tool.
+	where, tool string
+	// target is the project or group path the call writes to ("" when the
+	// arguments name none the caller can see).
+	target string
+}
+
+func (d ruleDecision) describe() string {
+	what := "every write tool"
+	if d.tool != "" {
+		what = d.tool
+	}
+	if d.where == "" {
+		return fmt.Sprintf("the instance default (GLMCP_DEFAULT_WRITE_RULE=%s)", d.rule)
+	}
+	return fmt.Sprintf("the %q rule for %s on %s", d.rule, what, d.where)
+}
+
+// decideRule finds the rule for a call of the write tool e: the nearest
+// rule on the project or group the arguments name, else the instance
+// default. A project or group the caller cannot see has no rules for it
+// (its existence does not leak through a rule).
+func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.RawMessage) (ruleDecision, error) {
+	d := ruleDecision{rule: s.opts.DefaultWriteRule}
+	if d.rule == "" {
+		d.rule = models.RuleAllow
+	}
+	u := sc.Identity.User
+	kind, ref := callTarget(args)
+	var projectID, groupID int64
+	switch kind {
+	case "project":
+		p, level, err := s.findProject(ctx, ref, u.ID)
+		if err != nil {
+			return d, err
+		}
+		if p == nil || !access.CanReadProject(u, p, level) {
+			return d, nil
+		}
+		projectID, groupID, d.target = p.ID, p.NamespaceID, p.PathWithNamespace
+	case "group":
+		g, err := s.findGroup(ctx, ref)
+		if err != nil || g == nil {
+			return d, err
+		}
+		groupID, d.target = g.ID, g.FullPath
+	default:
+		return d, nil
+	}
+	rules, err := s.opts.Rules.ToolRulesFor(ctx, projectID, groupID, e.Tool.Name)
+	if err != nil {
+		return d, err
+	}
+	if len(rules) > 0 {
+		d.rule, d.where, d.tool = rules[0].Rule, rules[0].Path, rules[0].Tool
+	}
+	return d, nil
+}
+
+func (s *Service) findProject(ctx context.Context, ref string, userID int64) (*models.Project, models.AccessLevel, error) {
+	var (
+		p     *models.Project
+		level models.AccessLevel
+		err   error
+	)
+	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+		p, level, err = s.opts.Rules.FindProjectWithRoleByID(ctx, id, userID)
+	} else {
+		p, level, err = s.opts.Rules.FindProjectWithRoleByPath(ctx, ref, userID)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, models.NoAccess, nil
+	}
+	return p, level, err
+}
+
+func (s *Service) findGroup(ctx context.Context, ref string) (*models.Group, error) {
+	var (
+		g   *models.Group
+		err error
+	)
+	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+		g, err = s.opts.Rules.FindGroupByID(ctx, id)
+	} else {
+		g, err = s.opts.Rules.FindGroupByFullPath(ctx, ref)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	}
+	return g, err
+}
+
+// callTarget reads which project or group a call writes to from GitLab's
+// argument names: id or project_id (a project), group_id (a group), url (a
+// GitLab URL of a project's or group's object), full_path (a project). A
+// reference is an id or a path.
+func callTarget(args json.RawMessage) (kind, ref string) {
+	var a map[string]json.RawMessage
+	if json.Unmarshal(args, &a) != nil {
+		return "", ""
+	}
+	str := func(k string) string {
+		v := bytes.TrimSpace(a[k])
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			s, _ = url.PathUnescape(strings.TrimSpace(s))
+			return strings.Trim(s, "/")
+		}
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n > 0 {
+			return strconv.FormatInt(n, 10)
+		}
+		return ""
+	}
+	for _, k := range []string{"id", "project_id"} {
+		if r := str(k); r != "" {
+			return "project", r
+		}
+	}
+	if r := str("group_id"); r != "" {
+		return "group", r
+	}
+	if raw := str("url"); raw != "" {
+		if u, err := url.Parse(raw); err == nil {
+			path, _, found := strings.Cut(strings.Trim(u.Path, "/"), "/-/")
+			if g, ok := strings.CutPrefix(path, "groups/"); ok && found {
+				return "group", g
+			}
+			if found && path != "" {
+				return "project", path
+			}
+		}
+	}
+	if r := str("full_path"); r != "" {
+		return "project", r
+	}
+	return "", ""
+}
+
+// applyRule enforces d on a call of the write tool e. It returns a result
+// to send instead of running the tool (deny, a question, a refusal, a
+// decline), or nil to run it.
+func (s *Service) applyRule(ctx context.Context, req *CallRequest, e *Entry, d ruleDecision) (*Result, error) {
+	switch d.rule {
+	case models.RuleAllow:
+		return nil, nil
+	case models.RuleDeny:
+		return &Result{IsError: true, Text: fmt.Sprintf("The tool %s is not allowed here: %s forbids it. "+
+			"An administrator can change the rule with `glmcp tool-rules set`.", e.Tool.Name, d.describe())}, nil
+	}
+	// Ask.
+	if req.RequestState != nil {
+		return s.answerApproval(ctx, req, e, d)
+	}
+	if req.Capabilities == nil || !Declares(req.Capabilities, "elicitation") {
+		why := "this request is in a protocol revision without multi round-trip requests (2025-11-25 or older)"
+		if req.Capabilities != nil {
+			why = "the client did not declare the elicitation capability"
+		}
+		return &Result{IsError: true, Text: fmt.Sprintf("The tool %s needs a person's approval before it writes (%s), "+
+			"and it cannot be asked for: %s. Nothing was written. Use a client that supports elicitation with protocol "+
+			"revision 2026-07-28, or ask an administrator to allow the tool (`glmcp tool-rules set --rule allow`).",
+			e.Tool.Name, d.describe(), why)}, nil
+	}
+	nonce := make([]byte, 18)
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("approval nonce: %w", err)
+	}
+	return &Result{
+		InputRequests: map[string]InputRequest{approvalKey: ElicitInput(approvalMessage(e.Tool.Name, d, req.Arguments),
+			json.RawMessage(`{"type":"object","properties":{}}`))},
+		RequestState: approvalPrefix + base64.RawURLEncoding.EncodeToString(nonce),
+	}, nil
+}
+
+// answerApproval handles the retry of an Ask: the sealed state (already
+// opened: user, tool, arguments and expiry checked) is used once, then
+// accept runs the tool and decline or cancel writes nothing.
+func (s *Service) answerApproval(ctx context.Context, req *CallRequest, e *Entry, d ruleDecision) (*Result, error) {
+	state, err := s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments)
+	nonce, isApproval := strings.CutPrefix(state, approvalPrefix)
+	if err != nil || !isApproval {
+		return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
+	}
+	var answer struct {
+		Action string `json:"action"`
+	}
+	if json.Unmarshal(req.InputResponses[approvalKey], &answer) != nil ||
+		(answer.Action != "accept" && answer.Action != "decline" && answer.Action != "cancel") {
+		return nil, fmt.Errorf("inputResponses.%s: want the elicitation result (action accept, decline or cancel): %w", approvalKey, models.ErrInvalidInput)
+	}
+	err = s.opts.Rules.UseApproval(ctx, &models.UsedApproval{Nonce: nonce, UserID: userOf(req.Scope), Tool: e.Tool.Name, Action: answer.Action})
+	if errors.Is(err, models.ErrConflict) {
+		return nil, fmt.Errorf("requestState was already used: an approval answers one call; call the tool again to be asked again: %w", models.ErrInvalidInput)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if answer.Action != "accept" {
+		return &Result{IsError: true, Text: fmt.Sprintf("The write was not approved (%s): %s did nothing.", answer.Action, e.Tool.Name)}, nil
+	}
+	// Approved: the tool runs without the approval's state and answers.
+	req.RequestState, req.InputResponses = nil, nil
+	return nil, nil
+}
+
+// approvalMessage shows the person exactly what will be written.
+func approvalMessage(tool string, d ruleDecision, args json.RawMessage) string {
+	var b strings.Builder
+	target := d.target
+	if target == "" {
+		target = "(no project or group named)"
+	}
+	fmt.Fprintf(&b, "Approve a write by %s on %s? (%s asks for approval.)\n", tool, target, d.describe())
+	var a map[string]json.RawMessage
+	_ = json.Unmarshal(args, &a)
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := string(bytes.TrimSpace(a[k]))
+		var s string
+		if json.Unmarshal(a[k], &s) == nil {
+			v = s
+		}
+		if utf8.RuneCountInString(v) > 500 {
+			v = string([]rune(v)[:500]) + "…"
+		}
+		fmt.Fprintf(&b, "\n%s: %s", k, v)
+	}
+	return b.String()
+}

@@ -1,0 +1,270 @@
+package spec
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+const rulesProject = "gitlab-org/gitlab-mcp"
+
+// setRule sets a tool rule (tool "" = every write tool) on the project or
+// group at path.
+func setRule(t testing.TB, h *harness, path, tool string, rule models.ToolRuleKind) {
+	t.Helper()
+	ctx := context.Background()
+	r := &models.ToolRule{Tool: tool, Rule: rule}
+	if p, err := h.Env.Store.FindProjectByPath(ctx, path); err == nil {
+		r.ProjectID = &p.ID
+	} else if g, err := h.Env.Store.FindGroupByFullPath(ctx, path); err == nil {
+		r.NamespaceID = &g.ID
+	} else {
+		t.Fatalf("no project or group %s", path)
+	}
+	if err := h.Env.Store.SetToolRule(ctx, r); err != nil {
+		t.Fatalf("set rule: %v", err)
+	}
+}
+
+// issueArgs are create_issue arguments on the rules project.
+func issueArgs(title string) map[string]any {
+	return map[string]any{"id": rulesProject, "title": title, "description": "written after approval"}
+}
+
+// callText returns the text of a tools/call result and whether it is an
+// error result.
+func callText(t testing.TB, r *response) (string, bool) {
+	t.Helper()
+	res := r.ok(t)
+	isErr, _ := res["isError"].(bool)
+	content, _ := res["content"].([]any)
+	if len(content) == 0 {
+		t.Fatalf("result without content: %s", r.Body)
+	}
+	text, _ := content[0].(map[string]any)["text"].(string)
+	return text, isErr
+}
+
+// askFor sends a Modern create_issue as alice with caps and returns the
+// approval question's requestState, after checking it shows what will be
+// written.
+func askFor(t testing.TB, h *harness, title string) string {
+	t.Helper()
+	res := confInputRequired(t, confRetry(t, h, "alice", "create_issue", issueArgs(title), confAllCaps, nil, ""))
+	req := res["inputRequests"].(map[string]any)["approval"].(map[string]any)
+	if req["method"] != "elicitation/create" {
+		t.Fatalf("input request %v, want elicitation/create", req)
+	}
+	msg := req["params"].(map[string]any)["message"].(string)
+	for _, want := range []string{"create_issue", rulesProject, "title: " + title, "description: written after approval", `"ask"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("elicitation message does not show %q:\n%s", want, msg)
+		}
+	}
+	state, _ := res["requestState"].(string)
+	if state == "" {
+		t.Fatalf("no requestState: %v", res)
+	}
+	return state
+}
+
+// TestToolRules: every rule and every way an approval can go, each checked
+// against the store (an issue written exactly when it should be).
+func TestToolRules(t *testing.T) {
+	h := startServer(t, func(c *app.Config) { c.RequestStateTTL = time.Second })
+	count := func() int { return authIssueCount(t, h, rulesProject) }
+	legacyCall := func(user string, args map[string]any) *response {
+		return h.send(t, call{User: user, Method: "tools/call", Params: map[string]any{"name": "create_issue", "arguments": args}})
+	}
+	accept := map[string]any{"approval": map[string]any{"action": "accept", "content": map[string]any{}}}
+
+	t.Run("allow by default", func(t *testing.T) {
+		before := count()
+		if text, isErr := callText(t, legacyCall("alice", issueArgs("allowed"))); isErr {
+			t.Fatalf("default rule refused: %s", text)
+		}
+		if count() != before+1 {
+			t.Fatal("no issue written")
+		}
+	})
+
+	setRule(t, h, "gitlab-org", "", models.RuleAsk)
+
+	t.Run("read tools are never asked", func(t *testing.T) {
+		r := h.send(t, call{User: "alice", Method: "tools/call", Params: map[string]any{"name": "get_issue",
+			"arguments": map[string]any{"id": rulesProject, "issue_iid": 1}}})
+		if text, isErr := callText(t, r); isErr {
+			t.Fatalf("get_issue under an ask rule: %s", text)
+		}
+	})
+
+	t.Run("ask, accepted: written once; replay refused", func(t *testing.T) {
+		before := count()
+		state := askFor(t, h, "approved issue")
+		if count() != before {
+			t.Fatal("written before approval")
+		}
+		r := confRetry(t, h, "alice", "create_issue", issueArgs("approved issue"), confAllCaps, accept, state)
+		if text, isErr := callText(t, r); isErr || r.result(t)["resultType"] != "complete" {
+			t.Fatalf("accepted call: %s", text)
+		}
+		if count() != before+1 {
+			t.Fatalf("issues %d → %d, want one written", before, count())
+		}
+		// The same state again, even with the same answer: refused.
+		r = confRetry(t, h, "alice", "create_issue", issueArgs("approved issue"), confAllCaps, accept, state)
+		msg, _ := r.expectError(t, http.StatusBadRequest, -32602)
+		if !strings.Contains(msg, "already used") {
+			t.Errorf("replay message %q", msg)
+		}
+		if count() != before+1 {
+			t.Fatal("replay wrote again")
+		}
+	})
+
+	for _, action := range []string{"decline", "cancel"} {
+		t.Run("ask, "+action+": nothing written", func(t *testing.T) {
+			before := count()
+			state := askFor(t, h, action+"d issue")
+			r := confRetry(t, h, "alice", "create_issue", issueArgs(action+"d issue"), confAllCaps,
+				map[string]any{"approval": map[string]any{"action": action}}, state)
+			text, isErr := callText(t, r)
+			if !isErr || !strings.Contains(text, "not approved ("+action+")") {
+				t.Fatalf("%s answer = %s", action, r.Body)
+			}
+			if count() != before {
+				t.Fatal("written though " + action + "d")
+			}
+			// A declined state cannot be turned into an accept.
+			r = confRetry(t, h, "alice", "create_issue", issueArgs(action+"d issue"), confAllCaps, accept, state)
+			r.expectError(t, http.StatusBadRequest, -32602)
+			if count() != before {
+				t.Fatal("written by re-answering a used state")
+			}
+		})
+	}
+
+	t.Run("another user's state, other arguments, expired state", func(t *testing.T) {
+		before := count()
+		state := askFor(t, h, "guarded issue")
+		confRetry(t, h, "bob", "create_issue", issueArgs("guarded issue"), confAllCaps, accept, state).expectError(t, http.StatusBadRequest, -32602)
+		confRetry(t, h, "alice", "create_issue", issueArgs("other title"), confAllCaps, accept, state).expectError(t, http.StatusBadRequest, -32602)
+		time.Sleep(2100 * time.Millisecond) // the state's lifetime is 1s here
+		confRetry(t, h, "alice", "create_issue", issueArgs("guarded issue"), confAllCaps, accept, state).expectError(t, http.StatusBadRequest, -32602)
+		if count() != before {
+			t.Fatal("written with a refused state")
+		}
+	})
+
+	t.Run("ask without elicitation or in the legacy era: explained, nothing written", func(t *testing.T) {
+		before := count()
+		text, isErr := callText(t, legacyCall("alice", issueArgs("legacy")))
+		if !isErr || !strings.Contains(text, "approval") || !strings.Contains(text, "tool-rules set") {
+			t.Fatalf("legacy ask = %q", text)
+		}
+		r := confRetry(t, h, "alice", "create_issue", issueArgs("no elicitation"), map[string]any{"sampling": map[string]any{}}, nil, "")
+		text, isErr = callText(t, r)
+		if !isErr || !strings.Contains(text, "did not declare the elicitation capability") {
+			t.Fatalf("modern without elicitation = %q", text)
+		}
+		if count() != before {
+			t.Fatal("written without approval")
+		}
+	})
+
+	t.Run("deny names the rule; a project rule overrides the group's", func(t *testing.T) {
+		setRule(t, h, rulesProject, "create_issue", models.RuleDeny)
+		before := count()
+		text, isErr := callText(t, legacyCall("alice", issueArgs("denied")))
+		if !isErr || !strings.Contains(text, `the "deny" rule for create_issue on `+rulesProject) {
+			t.Fatalf("deny = %q", text)
+		}
+		setRule(t, h, rulesProject, "", models.RuleAllow) // every write tool: less specific than the deny
+		if text, isErr := callText(t, legacyCall("alice", issueArgs("still denied"))); !isErr {
+			t.Fatalf("the tool's own rule lost to the every-write-tool rule: %s", text)
+		}
+		setRule(t, h, rulesProject, "create_issue", models.RuleAllow)
+		if text, isErr := callText(t, legacyCall("alice", issueArgs("project allows"))); isErr {
+			t.Fatalf("project allow under a group ask: %s", text)
+		}
+		if count() != before+1 {
+			t.Fatalf("issues %d → %d, want one", before, count())
+		}
+	})
+}
+
+// TestToolRules_goSDKAsk: the go-sdk client, with an elicitation handler,
+// completes an Ask flow in the 2026-07-28 era: the handler sees what will
+// be written, its accept writes once; its decline writes nothing.
+func TestToolRules_goSDKAsk(t *testing.T) {
+	h := startServer(t)
+	setRule(t, h, rulesProject, "create_issue", models.RuleAsk)
+	var asked atomic.Int32
+	var answer atomic.Value
+	answer.Store("accept")
+	client := mcp.NewClient(&mcp.Implementation{Name: "spec-go-sdk-ask", Version: "1.8.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			if !strings.Contains(req.Params.Message, "title: sdk issue") {
+				t.Errorf("elicitation message %q", req.Params.Message)
+			}
+			return &mcp.ElicitResult{Action: answer.Load().(string), Content: map[string]any{}}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: h.CE, HTTPClient: &http.Client{Transport: bearerTransport{token: h.Tokens["alice"], base: http.DefaultTransport}}, MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: revModern})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	before := authIssueCount(t, h, rulesProject)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_issue", Arguments: map[string]any{"id": rulesProject, "title": "sdk issue"}})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool = %+v, %v", res, err)
+	}
+	if asked.Load() != 1 || authIssueCount(t, h, rulesProject) != before+1 {
+		t.Fatalf("asked %d times, issues %d → %d; want one question and one issue", asked.Load(), before, authIssueCount(t, h, rulesProject))
+	}
+	answer.Store("decline")
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_issue", Arguments: map[string]any{"id": rulesProject, "title": "sdk issue"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("declined CallTool = %+v, %v; want an error result", res, err)
+	}
+	if asked.Load() != 2 || authIssueCount(t, h, rulesProject) != before+1 {
+		t.Fatalf("declined call wrote or was not asked: asked %d", asked.Load())
+	}
+}
+
+// TestToolRules_replayOnAnotherInstance: an approval answered on one
+// instance cannot be answered again on another sharing the database.
+func TestToolRules_replayOnAnotherInstance(t *testing.T) {
+	dsn := testDSN(t)
+	if dsn == "" {
+		t.Skip("two instances need PostgreSQL (GLMCP_TEST_DATABASE_URL)")
+	}
+	h1 := startServer(t, withDSN(dsn))
+	h2 := startServer(t, withDSN(dsn))
+	setRule(t, h1, rulesProject, "create_issue", models.RuleAsk)
+	accept := map[string]any{"approval": map[string]any{"action": "accept", "content": map[string]any{}}}
+	state := askFor(t, h1, "once only")
+	before := authIssueCount(t, h1, rulesProject)
+	r := confRetry(t, h1, "alice", "create_issue", issueArgs("once only"), confAllCaps, accept, state)
+	if text, isErr := callText(t, r); isErr {
+		t.Fatalf("accepted on instance 1: %s", text)
+	}
+	confRetry(t, h2, "alice", "create_issue", issueArgs("once only"), confAllCaps, accept, state).expectError(t, http.StatusBadRequest, -32602)
+	if after := authIssueCount(t, h2, rulesProject); after != before+1 {
+		t.Fatalf("issues %d → %d, want exactly one", before, after)
+	}
+}
