@@ -117,6 +117,11 @@ func TestContext_resourceTemplatesAndReads(t *testing.T) {
 				}
 			})
 			t.Run(g.Name+"/"+era+"/private reads like missing", func(t *testing.T) {
+				if a, b := h.ctxMissing(t, g, era, "outsider", base+"/acme/secret-plans"), h.ctxMissing(t, g, era, "outsider", base+"/acme/nope"); a != b {
+					t.Errorf("private project %q, missing %q", a, b)
+				}
+				p := h.ctxRead(t, g, era, "alice", base+"/acme/secret-plans")
+				toolsExpectField(t, decodeObject(t, []byte(p[0]["text"].(string))), "acme/secret-plans", "path_with_namespace")
 				private := h.ctxMissing(t, g, era, "outsider", base+"/acme/secret-plans/-/issues/1")
 				missing := h.ctxMissing(t, g, era, "outsider", base+"/acme/no-such-project/-/issues/1")
 				if private != missing {
@@ -346,3 +351,41 @@ func TestContext_legacySubscribe(t *testing.T) {
 // legacyRPCErrorStatus is the status of a Legacy-era JSON-RPC error about
 // a parsed request.
 const legacyRPCErrorStatus = http.StatusBadRequest
+
+// TestContext_jobLogAndFailedPipeline: a job's log reads as a resource (its
+// tail), and explain_failed_pipeline embeds each failed job's log tail.
+func TestContext_jobLogAndFailedPipeline(t *testing.T) {
+	h := startServer(t)
+	ce := h.groups()[0]
+	pipes := h.toolsRead(t, ce, "alice", "list_pipelines", map[string]any{"id": "gitlab-org/orbit", "status": "failed"})
+	items := toolsItems(t, pipes)
+	if len(items) == 0 {
+		t.Fatal("the demo has no failed pipeline in gitlab-org/orbit")
+	}
+	pipeline := toolsInt(t, toolsDig(items[0], "id"))
+	jobs := h.toolsRead(t, ce, "alice", "get_pipeline_jobs", map[string]any{"id": "gitlab-org/orbit", "pipeline_id": pipeline})
+	var failed int64
+	for _, j := range toolsItems(t, jobs) {
+		if toolsDig(j, "status") == "failed" {
+			failed = toolsInt(t, toolsDig(j, "id"))
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no failed job")
+	}
+	uri := fmt.Sprintf("%s/gitlab-org/orbit/-/jobs/%d", h.Cfg.PublicURL, failed)
+	for _, era := range eras {
+		c := h.ctxRead(t, ce, era, "alice", uri)
+		if len(c) != 1 || c[0]["mimeType"] != "text/plain" || !strings.Contains(c[0]["text"].(string), "gitlab-runner") {
+			t.Errorf("%s: job log resource = %v", era, c)
+		}
+		h.ctxMissing(t, ce, era, "alice", fmt.Sprintf("%s/gitlab-org/orbit/-/jobs/%d", h.Cfg.PublicURL, failed+100000))
+		r := h.ctxSend(t, ce, era, "alice", "prompts/get", map[string]any{"name": "explain_failed_pipeline",
+			"arguments": map[string]any{"project": "gitlab-org/orbit", "pipeline_id": fmt.Sprint(pipeline)}})
+		r.expectStatus(t, http.StatusOK)
+		validateResult(t, eraRev(era), "GetPromptResult", r.Body)
+		if body := string(r.Body); !strings.Contains(body, uri) || !strings.Contains(body, "gitlab-runner") {
+			t.Errorf("%s: prompt lacks the failed job's log: %.300s", era, body)
+		}
+	}
+}

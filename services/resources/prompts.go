@@ -174,7 +174,7 @@ func (s *Service) reviewMergeRequest(ctx context.Context, sc tools.Scope, args m
 	}
 	proj := projectLabel(args["project"])
 	uri := mergeRequestURI(s.base, proj, iid)
-	mr, err := s.embed(ctx, sc, uri, "get_merge_request", map[string]any{"id": projectRef(proj), "merge_request_iid": iid})
+	mr, err := s.embed(ctx, sc, uri, "get_merge_request", map[string]any{"project_id": projectRef(proj), "merge_request_iid": iid})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (s *Service) reviewMergeRequest(ctx context.Context, sc tools.Scope, args m
 		userBlock(resourceBlock(Contents{URI: uri + ".diff", MimeType: "text/x-diff", Text: cutPart(patch)})),
 	}
 	if d, err := s.embed(ctx, sc, uri+"#discussions", "get_merge_request",
-		map[string]any{"id": projectRef(proj), "merge_request_iid": iid, "include": []string{"discussions"}}); err == nil {
+		map[string]any{"project_id": projectRef(proj), "merge_request_iid": iid, "include": []string{"discussions"}}); err == nil {
 		msgs = append(msgs, userBlock(d))
 	}
 	return &PromptResult{Description: fmt.Sprintf("Review of !%d in %s", iid, proj), Messages: msgs}, nil

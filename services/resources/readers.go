@@ -4,37 +4,49 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"mime"
 	"path"
 	"strings"
 	"unicode/utf8"
 
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// readProject reads get_project, and the README of the default branch as
-// a second item when there is one.
+// readProject reads the project's metadata (GitLab's project JSON fields
+// that matter to an agent) and, when there is one, the README of its
+// default branch as a second item. A project the caller may not read reads
+// like a missing one.
 func (s *Service) readProject(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
-	raw, err := s.callTool(ctx, sc, uri, "get_project", map[string]any{"id": t.project})
+	u := user(sc)
+	p, level, err := s.store.FindProjectWithRoleByPath(ctx, t.project, u.ID)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanReadProject(u, p, level)) {
+		return nil, &NotFoundError{Kind: "Resource", Name: uri}
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(map[string]any{
+		"id": p.ID, "name": p.Name, "path": p.Path, "path_with_namespace": p.PathWithNamespace,
+		"description": p.Description, "visibility": p.Visibility, "default_branch": p.DefaultBranch,
+		"web_url": p.WebURL(s.base), "created_at": p.CreatedAt, "updated_at": p.UpdatedAt,
+	})
 	if err != nil {
 		return nil, err
 	}
 	out := []Contents{{URI: uri, MimeType: "application/json", Text: string(raw)}}
-	var p struct {
-		DefaultBranch string `json:"default_branch"`
-		ReadmeURL     string `json:"readme_url"`
-	}
-	_ = json.Unmarshal(raw, &p)
 	if p.DefaultBranch == "" {
 		return out, nil
 	}
 	for _, name := range []string{"README.md", "README"} {
-		readme := target{kind: kindBlob, project: t.project, ref: p.DefaultBranch, path: name}
-		c, err := s.readBlob(ctx, sc, blobURI(s.base, t.project, p.DefaultBranch, name), readme)
+		readme := target{kind: kindBlob, project: p.PathWithNamespace, ref: p.DefaultBranch, path: name}
+		c, err := s.readBlob(ctx, sc, blobURI(s.base, p.PathWithNamespace, p.DefaultBranch, name), readme)
 		if err == nil {
 			return append(out, c...), nil
 		}
-		if !IsNotFound(err) {
+		if !IsNotFound(err) && !IsInvalid(err) {
 			return nil, err
 		}
 	}
@@ -44,7 +56,7 @@ func (s *Service) readProject(ctx context.Context, sc tools.Scope, uri string, t
 // readMergeRequest reads get_merge_request and, as a second item, the
 // merge request's diff as one unified patch.
 func (s *Service) readMergeRequest(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
-	args := map[string]any{"id": t.project, "merge_request_iid": t.iid}
+	args := map[string]any{"project_id": t.project, "merge_request_iid": t.iid}
 	raw, err := s.callTool(ctx, sc, uri, "get_merge_request", args)
 	if err != nil {
 		return nil, err
@@ -161,38 +173,37 @@ func (s *Service) readJob(ctx context.Context, sc tools.Scope, uri string, t tar
 	return []Contents{{URI: uri, MimeType: "text/plain", Text: log}}, nil
 }
 
-// jobLog returns the last tail bytes of a job's log.
+// jobLog returns the last tail bytes of a job's log, read with get_job's
+// log facet: one byte first to learn the log's size, then the tail.
 func (s *Service) jobLog(ctx context.Context, sc tools.Scope, uri, project string, id int64, tail int) (string, error) {
-	head, err := s.callTool(ctx, sc, uri, "get_job", map[string]any{"project_id": project, "job_id": id})
+	type logFacet struct {
+		Log struct {
+			Metadata struct {
+				TotalBytes int64 `json:"total_bytes"`
+			} `json:"metadata"`
+			Content string `json:"content"`
+		} `json:"log"`
+	}
+	args := map[string]any{"id": projectRef(project), "job_id": id, "include": []string{"log"}, "byte_limit": 1}
+	head, err := s.callTool(ctx, sc, uri, "get_job", args)
 	if err != nil {
 		return "", err
 	}
-	var job struct {
-		LogSize int64 `json:"log_size"`
+	var h logFacet
+	if err := json.Unmarshal(head, &h); err != nil {
+		return "", err
 	}
-	_ = json.Unmarshal(head, &job)
-	offset := max(job.LogSize-int64(tail), 0)
-	raw, err := s.callTool(ctx, sc, uri, "get_job", map[string]any{
-		"project_id": project, "job_id": id, "include": []string{"log"}, "byte_offset": offset, "byte_limit": tail,
-	})
+	args["byte_offset"] = max(h.Log.Metadata.TotalBytes-int64(tail), 0)
+	args["byte_limit"] = tail
+	raw, err := s.callTool(ctx, sc, uri, "get_job", args)
 	if err != nil {
 		return "", err
 	}
-	var l struct {
-		Log any `json:"log"`
-	}
+	var l logFacet
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return "", err
 	}
-	switch v := l.Log.(type) {
-	case string:
-		return v, nil
-	case map[string]any:
-		if c, ok := v["content"].(string); ok {
-			return c, nil
-		}
-	}
-	return "", nil
+	return l.Log.Content, nil
 }
 
 // cut returns at most n bytes of s, not splitting a UTF-8 sequence.
