@@ -41,7 +41,7 @@ func TestListen_honoursOnlyRequestedTypes(t *testing.T) {
 	none := h.listen(t, listenCall("", "alice", "n", map[string]any{"toolsListChanged": false}))
 	tools := h.listen(t, listenCall("", "alice", "t", toolsOnly()))
 
-	h.publishChange("get_issue", "ce")
+	h.publishChange("get_merge_request", "ce")
 	expectListChanged(t, tools.nextMessage(t), "t")
 	h.publishChange("", "") // a bulk change reaches every tools listener
 	expectListChanged(t, tools.nextMessage(t), "t")

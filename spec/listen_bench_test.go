@@ -43,7 +43,7 @@ func BenchmarkListen2000(b *testing.B) {
 	b.Run("hub", func(b *testing.B) {
 		h := startServer(b, withStreamCaps(benchStreams, benchStreams))
 		benchListen(b, h, func() {
-			h.Server.Hub().Publish(subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_issue", Edition: models.EditionCE})
+			h.Server.Hub().Publish(subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_merge_request", Edition: models.EditionCE})
 		})
 	})
 	b.Run("notify", func(b *testing.B) {
@@ -57,7 +57,7 @@ func BenchmarkListen2000(b *testing.B) {
 		}
 		defer db.Close()
 		pub := subscriptions.NewPGPublisher(db)
-		ev := subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_issue", Edition: models.EditionCE}
+		ev := subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_merge_request", Edition: models.EditionCE}
 		benchListen(b, h, func() {
 			if err := pub.Publish(context.Background(), ev); err != nil {
 				b.Fatal(err)

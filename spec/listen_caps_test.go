@@ -97,7 +97,7 @@ func TestListen_closeFreesEverything(t *testing.T) {
 	if open := runtime.NumGoroutine(); open <= base {
 		t.Fatalf("%d goroutines with %d streams open, baseline %d: the count does not see the streams", open, n, base)
 	}
-	h.publishChange("get_issue", "ce")
+	h.publishChange("get_merge_request", "ce")
 	for i, s := range streams {
 		expectListChanged(t, s.nextMessage(t), i+1)
 		s.Close()

@@ -28,10 +28,10 @@ func TestListen_cliChangeReachesListener(t *testing.T) {
 		t.Errorf("tools/list after disable still has get_mcp_server_version: %v", names)
 	}
 
-	h.runGlmcp(t, "tools", "describe", "get_issue", "--description", "Fetch one issue (edited by spec).")
+	h.runGlmcp(t, "tools", "describe", "get_merge_request", "--description", "Fetch one merge request (edited by spec).")
 	expectListChanged(t, s.nextMessage(t), "cli")
-	if d := listedDescription(t, h, "get_issue"); d != "Fetch one issue (edited by spec)." {
-		t.Errorf("get_issue description after describe = %q", d)
+	if d := listedDescription(t, h, "get_merge_request"); d != "Fetch one merge request (edited by spec)." {
+		t.Errorf("get_merge_request description after describe = %q", d)
 	}
 
 	h.runGlmcp(t, "tools", "enable", "get_mcp_server_version")
@@ -157,7 +157,7 @@ func TestListen_resyncAfterReconnect(t *testing.T) {
 
 	// The resync is sent once LISTEN is active again: a NOTIFY from
 	// anywhere reaches the stream.
-	ev := subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_issue", Edition: models.EditionCE}
+	ev := subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_merge_request", Edition: models.EditionCE}
 	if err := subscriptions.NewPGPublisher(db).Publish(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
