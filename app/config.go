@@ -39,9 +39,23 @@ type Config struct {
 	DiscoverTTL      time.Duration
 	MaxBodyBytes     int64
 	KeepAlive        time.Duration
-	MaxStreams       int
-	MaxUserStreams   int
-	RateLimit        string
+	// BodyTimeout is how long a client has to send its request body (from
+	// the start of the request); a slower one gets 408.
+	BodyTimeout time.Duration
+	// MaxUserRequests caps one user's requests whose body is still
+	// arriving (a slow client cannot hold more); the next gets 429.
+	MaxUserRequests int
+	// DBStatementTimeout bounds each database statement and DBAcquireTimeout
+	// taking a connection for a transaction: a stalled database answers
+	// 503 instead of holding requests.
+	DBStatementTimeout time.Duration
+	DBAcquireTimeout   time.Duration
+	// MonitoringAllowlist are the IPs and CIDRs that may read /metrics
+	// (GitLab's monitoring allowlist); default loopback.
+	MonitoringAllowlist []string
+	MaxStreams          int
+	MaxUserStreams      int
+	RateLimit           string
 	// AuthFailureLimit budgets failed authentications per client address
 	// ("30/60s"; "0" = off).
 	AuthFailureLimit string
@@ -97,25 +111,32 @@ type Config struct {
 // no flags and no environment).
 func Defaults() Config {
 	return Config{
-		DataDir:          "glmcp-data",
-		Listen:           "127.0.0.1:8080",
-		Edition:          models.EditionCE,
-		PageSize:         100,
-		ListTTL:          time.Minute,
-		DiscoverTTL:      time.Hour,
-		MaxBodyBytes:     1 << 20,
-		KeepAlive:        25 * time.Second,
-		MaxStreams:       10000,
-		MaxUserStreams:   10,
-		RateLimit:        "600/60s",
-		AuthFailureLimit: "30/60s",
-		LogLevel:         "info",
-		LogFormat:        "json",
-		Demo:             true,
-		OAuthUserClaim:   "sub",
-		TokenPrefix:      auth.TokenPrefix,
-		DefaultWriteRule: string(models.RuleAllow),
-		RequestStateTTL:  15 * time.Minute,
+		DataDir:         "glmcp-data",
+		Listen:          "127.0.0.1:8080",
+		Edition:         models.EditionCE,
+		PageSize:        100,
+		ListTTL:         time.Minute,
+		DiscoverTTL:     time.Hour,
+		MaxBodyBytes:    1 << 20,
+		KeepAlive:       25 * time.Second,
+		BodyTimeout:     30 * time.Second,
+		MaxUserRequests: 32,
+		// A few seconds: long enough for any statement glmcp runs, short
+		// enough that a stalled database answers before clients give up.
+		DBStatementTimeout:  5 * time.Second,
+		DBAcquireTimeout:    5 * time.Second,
+		MonitoringAllowlist: []string{"127.0.0.0/8", "::1/128"},
+		MaxStreams:          10000,
+		MaxUserStreams:      10,
+		RateLimit:           "600/60s",
+		AuthFailureLimit:    "30/60s",
+		LogLevel:            "info",
+		LogFormat:           "json",
+		Demo:                true,
+		OAuthUserClaim:      "sub",
+		TokenPrefix:         auth.TokenPrefix,
+		DefaultWriteRule:    string(models.RuleAllow),
+		RequestStateTTL:     15 * time.Minute,
 		// Off: the fixtures exist only for conformance runs.
 		ConformanceFixtures: false,
 	}
@@ -152,6 +173,20 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.KeepAlive < time.Second {
 		bad("GLMCP_KEEPALIVE: %s is below 1s", cfg.KeepAlive)
+	}
+	if cfg.BodyTimeout < time.Second {
+		bad("GLMCP_BODY_TIMEOUT: %s is below 1s", cfg.BodyTimeout)
+	}
+	if cfg.MaxUserRequests < 1 {
+		bad("GLMCP_MAX_USER_REQUESTS: must be ≥ 1")
+	}
+	if cfg.DBStatementTimeout < 10*time.Millisecond || cfg.DBAcquireTimeout < 10*time.Millisecond {
+		bad("GLMCP_DB_STATEMENT_TIMEOUT / GLMCP_DB_ACQUIRE_TIMEOUT: must be ≥ 10ms")
+	}
+	for _, p := range cfg.MonitoringAllowlist {
+		if !validProxy(p) {
+			bad("GLMCP_MONITORING_ALLOWLIST: %q is not an IP address or CIDR", p)
+		}
 	}
 	if cfg.MaxStreams < 1 || cfg.MaxUserStreams < 1 {
 		bad("GLMCP_MAX_STREAMS / GLMCP_MAX_USER_STREAMS: must be ≥ 1")

@@ -95,7 +95,8 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 		return nil, fmt.Errorf("GLMCP_REPOSITORIES_PATH: %w", err)
 	}
 	e.Repositories = repos
-	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger, MaxOpenConns: cfg.DBMaxConns, Repositories: repos})
+	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger, MaxOpenConns: cfg.DBMaxConns, Repositories: repos,
+		StatementTimeout: cfg.DBStatementTimeout, AcquireTimeout: cfg.DBAcquireTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}

@@ -9,8 +9,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/handlers/wellknown"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
@@ -87,9 +89,14 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 		if err != nil {
 			var ae *auth.Error
 			if !errors.As(err, &ae) {
-				cfg.Logger.ErrorContext(ctx, "authenticate", "error", err, "request_id", Fields(ctx).RequestID)
-				c.Data(http.StatusInternalServerError, "application/json",
-					[]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+				e := jsonrpc.Internal()
+				if errors.Is(err, models.ErrStoreUnavailable) {
+					e = jsonrpc.Unavailable() // the store logs the outage
+				} else {
+					cfg.Logger.ErrorContext(ctx, "authenticate", "error", err, "request_id", Fields(ctx).RequestID)
+				}
+				Fields(ctx).RPCCode = e.Code
+				jsonrpc.WriteError(c.Writer, jsonrpc.ID{}, e)
 				c.Abort()
 				return
 			}

@@ -19,6 +19,10 @@ var (
 	ErrUnauthorized = errors.New("unauthorized")
 	// ErrForbidden: a valid credential that may not do this.
 	ErrForbidden = errors.New("forbidden")
+	// ErrStoreUnavailable: the database cannot be reached right now (down,
+	// stalled past its deadline, out of connections); retrying later may
+	// work. The store maps driver connection errors to it.
+	ErrStoreUnavailable = errors.New("store unavailable")
 )
 
 // OpenMergeRequestExistsError: a merge request cannot be opened because

@@ -36,6 +36,19 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 		}
 		return b
 	}
+	// envDuration accepts Go durations (25s, 1m30s).
+	envDuration := func(k string, def time.Duration) time.Duration {
+		v := strings.TrimSpace(getenv(k))
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a duration (write it like 30s, 1m or 1m30s)", k, v))
+			return def
+		}
+		return d
+	}
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("GLMCP_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty: embedded SQLite under --data-dir [GLMCP_DATABASE_URL]")
 	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", envInt(env("GLMCP_DB_MAX_CONNS", "0")), "database connections, all kept open while in use (0: 10 on PostgreSQL, 4 embedded) [GLMCP_DB_MAX_CONNS]")
 	fs.StringVar(&cfg.DataDir, "data-dir", env("GLMCP_DATA_DIR", d.DataDir), "directory of the embedded store and its generated secret [GLMCP_DATA_DIR]")
@@ -50,7 +63,12 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 	fs.DurationVar(&cfg.ListTTL, "list-ttl", envMs(env("GLMCP_LIST_TTL_MS", ms(d.ListTTL))), "ttlMs hint on tools/list [GLMCP_LIST_TTL_MS, in ms]")
 	fs.DurationVar(&cfg.DiscoverTTL, "discover-ttl", envMs(env("GLMCP_DISCOVER_TTL_MS", ms(d.DiscoverTTL))), "ttlMs hint on server/discover [GLMCP_DISCOVER_TTL_MS, in ms]")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(envInt(env("GLMCP_MAX_BODY_BYTES", strconv.FormatInt(d.MaxBodyBytes, 10)))), "request body limit [GLMCP_MAX_BODY_BYTES]")
-	fs.DurationVar(&cfg.KeepAlive, "keepalive", envDuration(env("GLMCP_KEEPALIVE", d.KeepAlive.String())), "SSE keep-alive interval on listen streams [GLMCP_KEEPALIVE]")
+	fs.DurationVar(&cfg.KeepAlive, "keepalive", envDuration("GLMCP_KEEPALIVE", d.KeepAlive), "SSE keep-alive interval on listen streams [GLMCP_KEEPALIVE]")
+	fs.DurationVar(&cfg.BodyTimeout, "body-timeout", envDuration("GLMCP_BODY_TIMEOUT", d.BodyTimeout), "time a client has to send a request body before 408 [GLMCP_BODY_TIMEOUT]")
+	fs.IntVar(&cfg.MaxUserRequests, "max-user-requests", envInt(env("GLMCP_MAX_USER_REQUESTS", strconv.Itoa(d.MaxUserRequests))), "requests per user whose body is still arriving, before 429 [GLMCP_MAX_USER_REQUESTS]")
+	fs.DurationVar(&cfg.DBStatementTimeout, "db-statement-timeout", envDuration("GLMCP_DB_STATEMENT_TIMEOUT", d.DBStatementTimeout), "deadline of one database statement; past it the request gets 503 [GLMCP_DB_STATEMENT_TIMEOUT]")
+	fs.DurationVar(&cfg.DBAcquireTimeout, "db-acquire-timeout", envDuration("GLMCP_DB_ACQUIRE_TIMEOUT", d.DBAcquireTimeout), "deadline for taking a database connection for a transaction [GLMCP_DB_ACQUIRE_TIMEOUT]")
+	fs.StringSliceVar(&cfg.MonitoringAllowlist, "monitoring-allowlist", splitList(env("GLMCP_MONITORING_ALLOWLIST", strings.Join(d.MonitoringAllowlist, ","))), "IPs or CIDRs allowed to read /metrics (GitLab's monitoring allowlist) [GLMCP_MONITORING_ALLOWLIST]")
 	fs.IntVar(&cfg.MaxStreams, "max-streams", envInt(env("GLMCP_MAX_STREAMS", strconv.Itoa(d.MaxStreams))), "open subscriptions/listen streams per instance [GLMCP_MAX_STREAMS]")
 	fs.IntVar(&cfg.MaxUserStreams, "max-user-streams", envInt(env("GLMCP_MAX_USER_STREAMS", strconv.Itoa(d.MaxUserStreams))), "open listen streams per user [GLMCP_MAX_USER_STREAMS]")
 	fs.StringVar(&cfg.AuthFailureLimit, "auth-failure-limit", env("GLMCP_AUTH_FAILURE_LIMIT", d.AuthFailureLimit), "failed authentications per client address and window before 429, e.g. 30/60s; 0 = off [GLMCP_AUTH_FAILURE_LIMIT]")
@@ -62,7 +80,7 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, getenv func(string) string) 
 	fs.BoolVar(&cfg.ConformanceFixtures, "conformance-fixtures", envBool("GLMCP_CONFORMANCE_FIXTURES", d.ConformanceFixtures), "serve the MCP conformance suite's diagnostic tools (toolset conformance) and the logging capability; test use only [GLMCP_CONFORMANCE_FIXTURES]")
 
 	fs.StringVar(&cfg.DefaultWriteRule, "default-write-rule", env("GLMCP_DEFAULT_WRITE_RULE", d.DefaultWriteRule), "rule of write tools where no project or group rule applies: allow, ask or deny [GLMCP_DEFAULT_WRITE_RULE]")
-	fs.DurationVar(&cfg.RequestStateTTL, "request-state-ttl", envDuration(env("GLMCP_REQUEST_STATE_TTL", d.RequestStateTTL.String())), "how long a requestState (an approval of an Ask rule) stays valid [GLMCP_REQUEST_STATE_TTL]")
+	fs.DurationVar(&cfg.RequestStateTTL, "request-state-ttl", envDuration("GLMCP_REQUEST_STATE_TTL", d.RequestStateTTL), "how long a requestState (an approval of an Ask rule) stays valid [GLMCP_REQUEST_STATE_TTL]")
 	fs.StringVar(&cfg.TokenPrefix, "token-prefix", env("GLMCP_TOKEN_PREFIX", d.TokenPrefix), "personal access token prefix, as GitLab's personal_access_token_prefix [GLMCP_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.InstanceTokenPrefix, "instance-token-prefix", env("GLMCP_INSTANCE_TOKEN_PREFIX", ""), "GitLab's instance token prefix: tokens are minted as <instance>-<prefix> [GLMCP_INSTANCE_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.CellID, "cell-id", env("GLMCP_CELL_ID", ""), "cell id minted into tokens' routing payload (c) [GLMCP_CELL_ID]")
@@ -103,14 +121,6 @@ func envMs(s string) time.Duration {
 		return -1
 	}
 	return time.Duration(n) * time.Millisecond
-}
-
-func envDuration(s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0
-	}
-	return d
 }
 
 func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }

@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "fmt"
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+)
 
 // Error is a JSON-RPC error object. Method handlers return one to choose the
 // code the client sees; it marshals as {"code":…,"message":…,"data":…} with
@@ -9,6 +13,36 @@ type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
+	// status overrides the code's HTTP status (see Status).
+	status int
+}
+
+// RetryAfterSeconds is the Retry-After of an [Unavailable] answer.
+const RetryAfterSeconds = 5
+
+// Unavailable returns the error of a request that could not be served
+// because the data store cannot be reached: code -32603, sent with HTTP 503
+// and Retry-After (DESIGN.md §2.1). Like [Internal] it carries no details.
+func Unavailable() *Error {
+	return &Error{Code: CodeInternalError, status: http.StatusServiceUnavailable,
+		Message: "Store unavailable: the database cannot be reached right now; retry later",
+		Data:    map[string]int{"retryAfterSeconds": RetryAfterSeconds}}
+}
+
+// Status is the HTTP status of a response carrying e: [HTTPStatus] of its
+// code, or 503 for [Unavailable].
+func (e *Error) Status() int {
+	if e.status != 0 {
+		return e.status
+	}
+	return HTTPStatus(e.Code)
+}
+
+// SetHeaders sets the response headers e calls for (Retry-After on 503).
+func (e *Error) SetHeaders(h http.Header) {
+	if e.Status() == http.StatusServiceUnavailable {
+		h.Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	}
 }
 
 // Error implements the error interface, for logs.

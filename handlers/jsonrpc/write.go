@@ -19,7 +19,7 @@ func WriteResult(w http.ResponseWriter, id ID, result any) {
 }
 
 // WriteError writes the error envelope for id (null when zero) with the
-// status [HTTPStatus] gives e.Code and Content-Type application/json. A nil e
+// status [Error.Status] gives e and Content-Type application/json. A nil e
 // is written as [Internal]. If e.Data cannot be encoded the error is written
 // without data, keeping its code and message.
 func WriteError(w http.ResponseWriter, id ID, e *Error) {
@@ -30,7 +30,8 @@ func WriteError(w http.ResponseWriter, id ID, e *Error) {
 	if err != nil {
 		b, _ = EncodeError(id, &Error{Code: e.Code, Message: e.Message})
 	}
-	WriteJSON(w, HTTPStatus(e.Code), b)
+	e.SetHeaders(w.Header())
+	WriteJSON(w, e.Status(), b)
 }
 
 // WriteJSON writes an already encoded JSON body with the given status,

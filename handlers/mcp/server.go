@@ -200,14 +200,15 @@ var internalErrorBody = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message
 
 // fail writes a JSON-RPC error with its mapped status.
 func (s *Server) fail(c *gin.Context, id jsonrpc.ID, e *jsonrpc.Error) {
-	s.writeError(c, id, jsonrpc.HTTPStatus(e.Code), e)
+	s.writeError(c, id, e.Status(), e)
 }
 
 func (s *Server) writeError(c *gin.Context, id jsonrpc.ID, status int, e *jsonrpc.Error) {
 	middleware.Fields(c.Request.Context()).RPCCode = e.Code
-	if e.Code == jsonrpc.CodeInternalError {
+	if e.Code == jsonrpc.CodeInternalError && e.Status() != http.StatusServiceUnavailable {
 		e = jsonrpc.Internal()
 	}
+	e.SetHeaders(c.Writer.Header())
 	b, err := jsonrpc.EncodeError(id, e)
 	if err != nil {
 		b = internalErrorBody
@@ -226,7 +227,12 @@ func writeJSON(c *gin.Context, status int, id jsonrpc.ID, result any) {
 }
 
 // internal logs err once (where it stops travelling) and returns -32603.
+// A store outage is answered 503 and not logged here: the store logs it,
+// once per interval, however many requests it fails.
 func (s *Server) internal(x *exchange, what string, err error) *jsonrpc.Error {
+	if errors.Is(err, models.ErrStoreUnavailable) {
+		return jsonrpc.Unavailable()
+	}
 	s.cfg.Logger.ErrorContext(x.ctx, what, "error", err, "request_id", x.fields.RequestID)
 	return jsonrpc.Internal()
 }

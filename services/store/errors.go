@@ -23,8 +23,11 @@ const (
 // applied once, by the method that ran the query; callers wrap the result
 // with what they were doing. Errors it does not recognise pass unchanged.
 func translate(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, context.Canceled) {
 		return err
+	}
+	if unavailable(err) {
+		return unavailableError(err)
 	}
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):

@@ -56,6 +56,17 @@ type Options struct {
 	// Repositories, when set, creates each new project's git repository
 	// (see CreateProject).
 	Repositories ProjectRepositories
+	// StatementTimeout bounds each statement, from taking a connection to
+	// its answer; one that runs out is models.ErrStoreUnavailable. Zero
+	// means DefaultStatementTimeout; negative disables.
+	StatementTimeout time.Duration
+	// AcquireTimeout bounds taking a connection for a transaction (its
+	// statements then each have StatementTimeout). Zero means
+	// DefaultAcquireTimeout; negative disables.
+	AcquireTimeout time.Duration
+	// OutageLogInterval is how often, while the database is unavailable,
+	// one log line counts the failures. Zero means DefaultOutageLogInterval.
+	OutageLogInterval time.Duration
 }
 
 // Store is glmcp's database. It is safe for concurrent use.
@@ -67,6 +78,7 @@ type Store struct {
 	now          func() time.Time
 	log          *slog.Logger
 	repos        ProjectRepositories
+	limits       *deadlines
 }
 
 // Open connects to the database named by dsn and checks the connection.
@@ -155,7 +167,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	s := &Store{db: db, dialect: dialect, now: now, log: log,
+	limits := &deadlines{
+		statement: orDefault(opts.StatementTimeout, DefaultStatementTimeout),
+		acquire:   orDefault(opts.AcquireTimeout, DefaultAcquireTimeout),
+		outage:    &outageLog{log: log, interval: orDefault(opts.OutageLogInterval, DefaultOutageLogInterval), now: time.Now},
+	}
+	if err := limits.register(db); err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	s := &Store{db: db, dialect: dialect, now: now, log: log, limits: limits,
 		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}, repos: opts.Repositories}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -171,6 +191,17 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// orDefault returns d for zero, 0 (off) for a negative v, and v otherwise.
+func orDefault(v, d time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return d
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // Dialect returns "postgres" or "sqlite" (the migrations.Dialect* names).
@@ -251,10 +282,18 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 // transaction. A WithTx inside fn opens a savepoint.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 	var fnErr error
-	err := s.db.WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
-		fnErr = fn(s.with(gtx))
-		return fnErr
-	})
+	run := func(db *gorm.DB) error {
+		return db.Transaction(func(gtx *gorm.DB) error {
+			fnErr = fn(s.with(gtx))
+			return fnErr
+		})
+	}
+	var err error
+	if _, nested := s.db.Statement.ConnPool.(gorm.TxCommitter); nested {
+		err = run(s.db.WithContext(ctx)) // a savepoint on the transaction's connection
+	} else {
+		err = s.limits.acquireConn(ctx, s.db, run)
+	}
 	switch {
 	case err == nil:
 		return nil
