@@ -120,8 +120,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			AllowedHosts:   append([]string{hostOf(cfg.PublicURL)}, cfg.AllowedHosts...),
 			LoopbackOnly:   cfg.ListensOnLoopback(),
 		},
-		TrustedProxies: cfg.TrustedProxies,
-		WellKnown:      wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers, EEEnabled: cfg.Edition == models.EditionEE},
+		TrustedProxies:      cfg.TrustedProxies,
+		BodyTimeout:         cfg.BodyTimeout,
+		MaxUserRequests:     cfg.MaxUserRequests,
+		MonitoringAllowlist: cfg.MonitoringAllowlist,
+		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers, EEEnabled: cfg.Edition == models.EditionEE},
 	}
 	if cfg.rateLimitEnabled {
 		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)

@@ -44,6 +44,13 @@ type Deps struct {
 	WellKnown      wellknown.Config
 	// Metrics records every request and serves /metrics (nil: neither).
 	Metrics *middleware.Metrics
+	// BodyTimeout is the time a client has to send its request body;
+	// MaxUserRequests caps a user's requests whose body is still arriving.
+	BodyTimeout     time.Duration
+	MaxUserRequests int
+	// MonitoringAllowlist are the IPs and CIDRs that may read /metrics;
+	// others get 404.
+	MonitoringAllowlist []string
 }
 
 // NewRouter returns the complete HTTP handler.
@@ -61,10 +68,11 @@ func NewRouter(d Deps) *gin.Engine {
 		d.Logger.Error("trusted proxies: trusting none", "error", err)
 		_ = r.SetTrustedProxies(nil)
 	}
-	r.Use(middleware.RequestLogger(d.Logger), middleware.Recovery(d.Logger))
+	// BodyDeadline first: it needs the server's own ResponseWriter.
+	r.Use(middleware.BodyDeadline(d.BodyTimeout), middleware.RequestLogger(d.Logger), middleware.Recovery(d.Logger))
 	if d.Metrics != nil {
 		r.Use(d.Metrics.Record())
-		r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
+		r.GET("/metrics", middleware.AllowClients(d.MonitoringAllowlist), gin.WrapH(d.Metrics.Handler()))
 	}
 
 	r.GET("/-/liveness", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
@@ -94,7 +102,7 @@ func mount(r *gin.Engine, path string, d Deps, g Group) {
 	if d.Limiter != nil {
 		chain = append(chain, ratelimit.Middleware(d.Limiter, anonymousKey(path)))
 	}
-	chain = append(chain, middleware.RequireAuth(g.Auth))
+	chain = append(chain, middleware.RequireAuth(g.Auth), middleware.OpenRequests(d.MaxUserRequests))
 	if d.Limiter != nil {
 		chain = append(chain, ratelimit.Middleware(d.Limiter, userKey(path)))
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -51,7 +52,13 @@ func RequestLogger(logger *slog.Logger) gin.HandlerFunc {
 		if f.RPCCode != 0 {
 			attrs = append(attrs, slog.Int("rpc_code", f.RPCCode))
 		}
-		logger.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", attrs...)
+		level := slog.LevelInfo
+		if strings.HasPrefix(c.Request.URL.Path, "/-/") && c.Writer.Status() < 400 {
+			// Liveness and readiness probes come every few seconds: a
+			// healthy answer is not news.
+			level = slog.LevelDebug
+		}
+		logger.LogAttrs(c.Request.Context(), level, "request", attrs...)
 	}
 }
 

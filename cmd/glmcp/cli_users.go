@@ -41,9 +41,27 @@ func inputError(err error) error {
 	}
 	msgs := make([]error, 0, len(ve))
 	for _, fe := range ve {
-		msgs = append(msgs, fmt.Errorf("--%s: fails %q", lower(fe.Field()), fe.Tag()))
+		msgs = append(msgs, fmt.Errorf("--%s %q: %s", lower(fe.Field()), fe.Value(), ruleText(fe)))
 	}
 	return errors.Join(msgs...)
+}
+
+// ruleText says what a valid value looks like, for the rule fe broke.
+func ruleText(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "is required"
+	case "min":
+		return "must be at least " + fe.Param() + " characters long"
+	case "max":
+		return "must be at most " + fe.Param() + " characters long"
+	case "gitlab_username":
+		return "is not a valid username: use letters, digits, '_', '-' and '.', " +
+			"not starting with '-' or '.' and not ending with '.' (for example jane.doe)"
+	case "email":
+		return "is not a valid email address (for example jane@example.com)"
+	}
+	return "is not valid (" + fe.Tag() + ")"
 }
 
 func lower(s string) string {

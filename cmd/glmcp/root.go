@@ -5,10 +5,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-
-	"gitlab.com/glmcp/glmcp/app"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"gitlab.com/glmcp/glmcp/app"
 )
 
 // cli carries what every command shares.
@@ -33,7 +36,10 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 			if needsNoConfig(cmd) {
 				return nil
 			}
-			return errors.Join(append(envErrs, a.cfg.Validate())...)
+			if err := a.cfg.Validate(); err != nil {
+				return errors.Join(append(envErrs, namedAsTyped(cmd.Flags(), err))...)
+			}
+			return errors.Join(envErrs...)
 		},
 	}
 	root.SetOut(stdout)
@@ -45,6 +51,22 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 	// `glmcp` alone serves.
 	root.RunE = serve.RunE
 	return root
+}
+
+// envInUsage finds the variable a flag's usage names ("… [GLMCP_X]").
+var envInUsage = regexp.MustCompile(`\[(GLMCP_[A-Z0-9_]+)`)
+
+// namedAsTyped rewrites configuration errors, which name settings by
+// their environment variable, to name the flag instead where the user
+// typed the flag (--database-url rather than GLMCP_DATABASE_URL).
+func namedAsTyped(fs *pflag.FlagSet, err error) error {
+	msg := err.Error()
+	fs.Visit(func(f *pflag.Flag) { // the flags set on the command line
+		if m := envInUsage.FindStringSubmatch(f.Usage); m != nil {
+			msg = strings.ReplaceAll(msg, m[1], "--"+f.Name)
+		}
+	})
+	return errors.New(msg)
 }
 
 // needsNoConfig reports whether cmd only prints help or completion

@@ -129,6 +129,12 @@ func (s *Server) Handle(c *gin.Context) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
+		if errors.Is(err, middleware.ErrBodyTimeout) {
+			c.Header("Connection", "close")
+			s.writeError(c, jsonrpc.ID{}, http.StatusRequestTimeout,
+				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Request timeout: the request body did not arrive in time", nil))
+			return
+		}
 		if errors.As(err, &mbe) {
 			s.writeError(c, jsonrpc.ID{}, http.StatusRequestEntityTooLarge,
 				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes), nil))
