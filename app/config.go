@@ -100,7 +100,11 @@ type Config struct {
 	OAuthUserClaim            string
 	OAuthAllowPrivateJWKS     bool
 
-	tokenFormat      *auth.TokenFormat
+	tokenFormat *auth.TokenFormat
+	// publicURLGuessed: PublicURL was not configured but derived from
+	// Listen (see FollowListener).
+	publicURLGuessed bool
+
 	rateLimit        ratelimit.Limit
 	rateLimitEnabled bool
 	failLimit        ratelimit.Limit
@@ -212,8 +216,8 @@ func (cfg *Config) Validate() error {
 	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
 		bad("GLMCP_LOG_FORMAT: %q is not json or text", cfg.LogFormat)
 	}
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://" + cfg.Listen
+	if cfg.PublicURL == "" || cfg.publicURLGuessed {
+		cfg.PublicURL, cfg.publicURLGuessed = "http://"+reachableAddr(cfg.Listen), true
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	if u, err := url.Parse(cfg.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -295,6 +299,42 @@ func (cfg *Config) TokenFormat() *auth.TokenFormat {
 // metadata documents are not served, so clients do not try to sign in.
 func (cfg *Config) AuthorizationServerConfigured() bool {
 	return len(cfg.OAuthAuthorizationServers) > 0
+}
+
+// PublicURLGuessed reports whether PublicURL was derived from the listen
+// address rather than configured.
+func (cfg *Config) PublicURLGuessed() bool { return cfg.publicURLGuessed }
+
+// ListensOnAllInterfaces reports whether the listen address names no
+// host (0.0.0.0, ::, or none): clients elsewhere reach the server by a
+// name only the operator knows, the public URL.
+func (cfg *Config) ListensOnAllInterfaces() bool {
+	host, _, _ := net.SplitHostPort(cfg.Listen)
+	ip := net.ParseIP(host)
+	return host == "" || ip != nil && ip.IsUnspecified()
+}
+
+// FollowListener records the address the server actually bound (port 0
+// picks one) and, when the public URL was not configured, derives it from
+// that address again.
+func (cfg *Config) FollowListener(addr string) {
+	cfg.Listen = addr
+	if cfg.publicURLGuessed {
+		cfg.PublicURL = "http://" + reachableAddr(addr)
+	}
+}
+
+// reachableAddr is listen as a client on this machine dials it: an
+// unspecified host (every interface) becomes 127.0.0.1.
+func reachableAddr(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return listen
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return listen
 }
 
 // ListensOnLoopback reports whether the listen address is a loopback one

@@ -70,6 +70,15 @@ func AnnounceDemo(ctx context.Context, cfg *Config, e *Env, w io.Writer) error {
 		fmt.Fprintf(&b, "    %-6s %-26s %s\n", t.Username, "("+t.Role+")", t.Token)
 	}
 	url := cfg.PublicURL + "/api/v4/mcp"
+	endpoints := "    " + url + "  (GitLab MCP Server)\n"
+	if cfg.Edition == models.EditionEE {
+		endpoints += "    " + cfg.PublicURL + "/api/v4/orbit/mcp  (GitLab Orbit MCP Server, users with a Duo Enterprise seat)\n"
+	}
+	if cfg.PublicURLGuessed() && cfg.ListensOnAllInterfaces() {
+		endpoints += "\n    These URLs work on this machine. glmcp listens on every interface: for clients\n" +
+			"    elsewhere set GLMCP_PUBLIC_URL (or --public-url) to the URL they use, e.g.\n" +
+			"    GLMCP_PUBLIC_URL=https://mcp.example.com\n"
+	}
 	fmt.Fprintf(w, `
 glmcp demo — embedded store at %s
 Fresh demo tokens (valid 7 days, shown only now):
@@ -80,8 +89,8 @@ Try it:
       -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
       -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_issue","arguments":{"id":"gitlab-org/gitlab-mcp","issue_iid":1}}}'
 
-MCP clients: point them at %s with the header "Authorization: Bearer <token>".
-
-`, e.DSN, b.String(), url, alice, url)
+MCP clients: point them at the endpoint with the header "Authorization: Bearer <token>":
+%s
+`, e.DSN, b.String(), url, alice, endpoints)
 	return nil
 }

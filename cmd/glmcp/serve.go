@@ -40,12 +40,7 @@ func (a *cli) serve(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", a.cfg.Listen, err)
 	}
 	defer ln.Close()
-	if addr := ln.Addr().String(); addr != a.cfg.Listen {
-		if a.cfg.PublicURL == "http://"+a.cfg.Listen { // the default follows the address
-			a.cfg.PublicURL = "http://" + addr
-		}
-		a.cfg.Listen = addr
-	}
+	a.cfg.FollowListener(ln.Addr().String())
 	e, err := a.openEnv(ctx)
 	if err != nil {
 		return err
@@ -71,6 +66,11 @@ func (a *cli) serve(ctx context.Context) error {
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "edition", string(a.cfg.Edition),
 		"store", e.Store.Dialect(), "public_url", a.cfg.PublicURL, "version", app.Version)
+	if a.cfg.PublicURLGuessed() && a.cfg.ListensOnAllInterfaces() {
+		logger.Warn("listening on every interface without a public URL: links, OAuth metadata and "+
+			"the banner use "+a.cfg.PublicURL+", which works on this machine only; set GLMCP_PUBLIC_URL "+
+			"(--public-url) to the URL clients use", "public_url", a.cfg.PublicURL)
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -253,3 +253,39 @@ func TestHealthcheck(t *testing.T) {
 		t.Errorf("hanging server: %v, want a deadline error", err)
 	}
 }
+
+// Ensure the banner of a server listening on every interface without a
+// public URL names a URL that works here (loopback, not [::] or 0.0.0.0),
+// says how to set the public one, and on EE names both endpoints; the
+// OAuth metadata uses the same URL.
+func TestServeBannerAllInterfaces(t *testing.T) {
+	env := map[string]string{"GLMCP_DATA_DIR": t.TempDir(), "GLMCP_LISTEN": "0.0.0.0:0", "GLMCP_LOG_LEVEL": "info", "GLMCP_EDITION": "ee"}
+	s := startServe(t, env)
+	m := bannerCurl.FindStringSubmatch(s.banner)
+	if m == nil {
+		t.Fatalf("banner has no curl example:\n%s", s.banner)
+	}
+	if !strings.HasPrefix(m[1], "http://127.0.0.1:") || strings.HasSuffix(m[1], ":0/api/v4/mcp") {
+		t.Errorf("curl URL %q, want the bound port on 127.0.0.1", m[1])
+	}
+	for _, bad := range []string{"[::]", "0.0.0.0"} {
+		if strings.Contains(s.banner, "http://"+bad) {
+			t.Errorf("banner names unreachable %s:\n%s", bad, s.banner)
+		}
+	}
+	for _, want := range []string{"GLMCP_PUBLIC_URL", "--public-url", "/api/v4/orbit/mcp"} {
+		if !strings.Contains(s.banner, want) {
+			t.Errorf("banner does not mention %s:\n%s", want, s.banner)
+		}
+	}
+	port := m[1][len("http://127.0.0.1:") : len(m[1])-len("/api/v4/mcp")]
+	res, err := http.Get("http://127.0.0.1:" + port + "/.well-known/oauth-protected-resource/api/v4/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if !strings.Contains(string(b), `"resource":"http://127.0.0.1:`+port+`/api/v4/mcp"`) {
+		t.Errorf("protected resource metadata: %s", b)
+	}
+}
