@@ -43,7 +43,10 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 			if err != nil {
 				return nil, err
 			}
-			page, perPage := paging(c.args.Page, c.args.PerPage)
+			page, perPage, err := paging(c.args.Page, c.args.PerPage)
+			if err != nil {
+				return nil, err
+			}
 			commits, total, err := g.store.PageMergeRequestCommits(ctx, c.mr.ID, perPage, (page-1)*perPage)
 			if err != nil {
 				return nil, err

@@ -38,7 +38,10 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 			if err != nil {
 				return nil, err
 			}
-			page, perPage := paging(c.args.Page, c.args.PerPage)
+			page, perPage, err := paging(c.args.Page, c.args.PerPage)
+			if err != nil {
+				return nil, err
+			}
 			diffs, total, err := g.store.PageMergeRequestDiffs(ctx, c.mr.ID, perPage, (page-1)*perPage)
 			if err != nil {
 				return nil, err

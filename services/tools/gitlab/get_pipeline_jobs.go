@@ -101,7 +101,10 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 			return nil, err
 		}
 	}
-	page, perPage := paging(args.Page, args.PerPage)
+	page, perPage, err := paging(args.Page, args.PerPage)
+	if err != nil {
+		return nil, err
+	}
 	jobs, total, err := g.store.PagePipelineJobs(ctx, pl.ID, perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, err

@@ -73,16 +73,28 @@ func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, a
 	return pa, mr, nil
 }
 
-// paging returns GitLab's page and per_page with their defaults.
-func paging(page, perPage intArg) (int, int) {
-	p, pp := int(page), int(perPage)
+// maxOffset is GitLab's cap on offset pagination (the plan limit
+// offset_pagination_limit, 50,000 by default): a page that starts past
+// it is refused, as GitLab refuses page × per_page > 50,000.
+const maxOffset = 50_000
+
+// paging returns GitLab's page and per_page with their defaults, or a
+// validation error naming page when page × per_page passes maxOffset (so
+// no offset can overflow).
+func paging(page, perPage intArg) (int, int, error) {
+	p, pp := int64(page), int64(perPage)
 	if p < 1 {
 		p = 1
 	}
 	if pp < 1 {
 		pp = defaultPerPage
 	}
-	return p, min(pp, maxPerPage)
+	pp = min(pp, maxPerPage)
+	if p > maxOffset || p*pp > maxOffset {
+		return 0, 0, invalidf("page: offset pagination has a maximum allowed offset of %d (page × per_page); "+
+			"page %d with per_page %d is past it. Narrow the query instead", maxOffset, p, pp)
+	}
+	return int(p), int(pp), nil
 }
 
 // mergeRequestResult renders the single merge request view.

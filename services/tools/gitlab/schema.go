@@ -64,7 +64,8 @@ func perPageProp(items string) obj {
 }
 
 func pageProp() obj {
-	return withDesc(obj{"type": "integer", "minimum": 1, "default": 1}, "Page number, starting at 1. Default 1.")
+	return withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxOffset, "default": 1},
+		fmt.Sprintf("Page number, starting at 1. Default 1. page × per_page may not pass %d (GitLab's offset pagination limit).", maxOffset))
 }
 
 func idListProp(desc string) obj {

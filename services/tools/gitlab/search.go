@@ -72,7 +72,10 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	if err != nil {
 		return nil, err
 	}
-	page, perPage := paging(args.Page, args.PerPage)
+	page, perPage, err := paging(args.Page, args.PerPage)
+	if err != nil {
+		return nil, err
+	}
 	q := models.SearchQuery{Viewer: u, Term: strings.TrimSpace(args.Search), Confidential: args.Confidential,
 		Ascending: args.Sort == "asc", Limit: perPage, Offset: (page - 1) * perPage}
 	if args.State != "all" {
