@@ -33,7 +33,7 @@ func TestReliability_pageBounds(t *testing.T) {
 			{int64(math.MaxInt64), nil},
 			{int64(math.MaxInt64), 100},
 			{int64(1) << 32, 20},
-			{2501, 20},  // offset 50,020: past GitLab's cap
+			{2501, 20}, // offset 50,020: past GitLab's cap
 			{50001, 1}, // likewise
 		} {
 			args := overrideArgs(p.args, "page", c.page)
