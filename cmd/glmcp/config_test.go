@@ -25,7 +25,7 @@ func TestConfigValidation(t *testing.T) {
 		{"pool size flag too big", nil, []string{"--db-max-conns", "5000"}, "GLMCP_DB_MAX_CONNS: 5000"},
 		{"page size zero", map[string]string{"GLMCP_PAGE_SIZE": "0"}, nil, "GLMCP_PAGE_SIZE: 0 is not within 1..1000"},
 		{"page size not a number", map[string]string{"GLMCP_PAGE_SIZE": "many"}, nil, "GLMCP_PAGE_SIZE"},
-		{"page size flag too big", nil, []string{"--page-size", "1001"}, "GLMCP_PAGE_SIZE: 1001"},
+		{"page size flag too big", nil, []string{"--page-size", "1001"}, "--page-size: 1001 is not within 1..1000"},
 		{"unknown edition", map[string]string{"GLMCP_EDITION": "xx"}, nil, `GLMCP_EDITION: "xx" is not ce or ee`},
 		{"short secret", map[string]string{"GLMCP_SECRET": "too-short"}, nil, "GLMCP_SECRET: must be at least 32 characters"},
 		{"mysql database", map[string]string{"GLMCP_DATABASE_URL": "mysql://root@localhost/glmcp"}, nil, "GLMCP_DATABASE_URL: must start with postgres://"},

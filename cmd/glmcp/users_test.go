@@ -40,11 +40,11 @@ func TestUsersCreate_invalid(t *testing.T) {
 			args []string
 			want []string
 		}{
-			{"username with a space", []string{"--username", "bad name", "--email", "x@example.com"}, []string{"--username"}},
+			{"username with a space", []string{"--username", "bad name", "--email", "x@example.com"}, []string{"--username", "not a valid username", "jane.doe"}},
 			{"username starting with a dash", []string{"--username", "-bad", "--email", "x@example.com"}, []string{"--username"}},
-			{"username too short", []string{"--username", "x", "--email", "x@example.com"}, []string{"--username", "min"}},
+			{"username too short", []string{"--username", "x", "--email", "x@example.com"}, []string{"--username", "at least 2 characters"}},
 			{"missing username", []string{"--email", "x@example.com"}, []string{"--username", "required"}},
-			{"bad email", []string{"--username", "xavier", "--email", "not-an-email"}, []string{"--email", "email"}},
+			{"bad email", []string{"--username", "xavier", "--email", "not-an-email"}, []string{"--email", "not a valid email address (for example jane@example.com)"}},
 			{"missing email", []string{"--username", "xavier"}, []string{"--email", "required"}},
 			{"duplicate username", []string{"--username", "erin", "--email", "other@example.com"}, []string{"already exists", `"erin"`}},
 			{"duplicate email", []string{"--username", "erin2", "--email", "erin@example.com"}, []string{"already exists", "erin@example.com"}},
