@@ -40,3 +40,16 @@ func (e *OpenMergeRequestExistsError) Error() string {
 
 // Unwrap makes the error an ErrConflict.
 func (e *OpenMergeRequestExistsError) Unwrap() error { return ErrConflict }
+
+// InputError is an ErrInvalidInput whose message is written for the
+// caller: it names the argument and never carries database text, so the
+// tools may show it as is (CallerMessage).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// CallerMessage is the message to show the caller.
+func (e *InputError) CallerMessage() string { return e.Msg }
+
+// Unwrap makes the error an ErrInvalidInput.
+func (e *InputError) Unwrap() error { return ErrInvalidInput }

@@ -22,7 +22,7 @@ func TestConfigValidation(t *testing.T) {
 	}{
 		{"pool size negative", map[string]string{"GLMCP_DB_MAX_CONNS": "-2"}, nil, "GLMCP_DB_MAX_CONNS: -2 is not within 0..1000"},
 		{"pool size not a number", map[string]string{"GLMCP_DB_MAX_CONNS": "lots"}, nil, "GLMCP_DB_MAX_CONNS"},
-		{"pool size flag too big", nil, []string{"--db-max-conns", "5000"}, "GLMCP_DB_MAX_CONNS: 5000"},
+		{"pool size flag too big", nil, []string{"--db-max-conns", "5000"}, "--db-max-conns: 5000 is not within"},
 		{"page size zero", map[string]string{"GLMCP_PAGE_SIZE": "0"}, nil, "GLMCP_PAGE_SIZE: 0 is not within 1..1000"},
 		{"page size not a number", map[string]string{"GLMCP_PAGE_SIZE": "many"}, nil, "GLMCP_PAGE_SIZE"},
 		{"page size flag too big", nil, []string{"--page-size", "1001"}, "--page-size: 1001 is not within 1..1000"},

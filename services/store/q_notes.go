@@ -44,7 +44,7 @@ func (s *Store) PageNotes(ctx context.Context, q models.NotePageQuery) (*models.
 			return nil, fmt.Errorf("page notes: %w", translate(err))
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: the cursor does not point into this list of notes: %w", name, models.ErrInvalidInput)
+			return nil, &models.InputError{Msg: name + ": the cursor does not point into this list of notes"}
 		}
 	}
 	page := base().Preload("Author")

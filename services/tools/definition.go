@@ -129,23 +129,49 @@ func Errorf(format string, args ...any) error {
 	return &ToolError{Message: fmt.Sprintf(format, args...)}
 }
 
+// CallerError is a tool failure whose message was written for the
+// caller (a tool's own "404 Issue Not Found", "title: must not be blank").
+// It wraps one of the models sentinels to give its kind.
+type CallerError interface {
+	error
+	CallerMessage() string
+}
+
 // ErrorResult turns err into an IsError result when it is a tool-level
 // failure, and returns ok=false when it is a server failure.
+//
+// Only messages written for the caller are shown: a *ToolError's, or a
+// CallerError's with the prefix of its kind. Any other error of a known
+// kind — typically the store's, whose text can carry the database's
+// own message, SQLSTATE, constraint and table names — is answered with a
+// fixed text for its kind, so no driver text can reach a response.
 func ErrorResult(err error) (res *Result, ok bool) {
 	var te *ToolError
-	switch {
-	case errors.As(err, &te):
+	if errors.As(err, &te) {
 		return &Result{Text: te.Message, IsError: true}, true
+	}
+	msg := ""
+	if ce := CallerError(nil); errors.As(err, &ce) {
+		msg = ce.CallerMessage()
+	}
+	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return &Result{Text: capitalize(err.Error()), IsError: true}, true
+		return &Result{Text: capitalize(or(msg, "404 Not Found")), IsError: true}, true
 	case errors.Is(err, models.ErrForbidden):
-		return &Result{Text: "Forbidden: " + err.Error(), IsError: true}, true
+		return &Result{Text: "Forbidden: " + or(msg, "you may not do this"), IsError: true}, true
 	case errors.Is(err, models.ErrInvalidInput):
-		return &Result{Text: "Validation error: " + err.Error(), IsError: true}, true
+		return &Result{Text: "Validation error: " + or(msg, "the data store refused the input; check the arguments"), IsError: true}, true
 	case errors.Is(err, models.ErrConflict):
-		return &Result{Text: "Conflict: " + err.Error(), IsError: true}, true
+		return &Result{Text: "Conflict: " + or(msg, "the change conflicts with the current data (it may have been made at the same moment); read it again and retry"), IsError: true}, true
 	}
 	return nil, false
+}
+
+func or(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
 }
 
 func capitalize(s string) string {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -21,6 +23,9 @@ import (
 func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	if e.Def == nil || e.Def.Run == nil {
 		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}, nil
+	}
+	if msg := checkText(call.Arguments); msg != "" {
+		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
 	}
 	if msg := e.validate(call.Arguments); msg != "" {
 		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
@@ -39,6 +44,84 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
 	}
 	return res, nil
+}
+
+// checkText returns "" when every string in args (names and values, at
+// any depth) is valid UTF-8 without NUL characters, else a message naming
+// the first argument that is not. It runs for every tool before its
+// schema: no text a database or a git command cannot hold gets further
+// (PostgreSQL refuses NUL and invalid UTF-8 with its own error text).
+func checkText(args json.RawMessage) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(args, &top) != nil {
+		return "" // not an object: the schema says so
+	}
+	names := make([]string, 0, len(top))
+	for name := range top {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		raw := top[name]
+		// encoding/json replaces invalid UTF-8 with U+FFFD when decoding,
+		// so look at the raw bytes first.
+		if !utf8.Valid(raw) {
+			return fmt.Sprintf("/%s: is not valid UTF-8 text", pointerToken(name))
+		}
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		if at, ok := findNUL(v, "/"+pointerToken(name)); ok {
+			return at + ": must not contain NUL characters (\\u0000)"
+		}
+	}
+	if !utf8.Valid(args) {
+		return "argument names must be valid UTF-8 text"
+	}
+	for name := range top {
+		if strings.ContainsRune(name, 0) {
+			return "argument names must not contain NUL characters (\\u0000)"
+		}
+	}
+	return ""
+}
+
+// findNUL returns the JSON pointer of the first string under v (at path)
+// holding a NUL character.
+func findNUL(v any, path string) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return path, strings.ContainsRune(t, 0)
+	case []any:
+		for i, item := range t {
+			if at, ok := findNUL(item, fmt.Sprintf("%s/%d", path, i)); ok {
+				return at, true
+			}
+		}
+	case map[string]any:
+		for k, item := range t {
+			if strings.ContainsRune(k, 0) {
+				return path, true
+			}
+			if at, ok := findNUL(item, path+"/"+pointerToken(k)); ok {
+				return at, true
+			}
+		}
+	}
+	return "", false
+}
+
+// pointerToken escapes a name for a JSON pointer (RFC 6901) and drops
+// control characters, so a message never carries them.
+func pointerToken(name string) string {
+	name = strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(name, ""))
 }
 
 // validate returns "" when args satisfy the schema, else a message naming

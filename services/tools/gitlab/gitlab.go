@@ -100,7 +100,11 @@ type kindError struct {
 }
 
 func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.kind }
+
+// CallerMessage makes kindError a tools.CallerError: its message is
+// written for the caller.
+func (e *kindError) CallerMessage() string { return e.msg }
+func (e *kindError) Unwrap() error         { return e.kind }
 
 // notFound is GitLab's REST not-found message ("404 Issue Not Found"). It
 // is the same whether the object does not exist or the caller may not see
