@@ -50,7 +50,7 @@ func (h *harness) relTools(t testing.TB, endpoint string) []relTool {
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		r := h.legacy(t, endpoint, "root", 1, "tools/list", params)
+		r := h.send(t, call{URL: endpoint, User: "root", Method: "tools/list", Params: params})
 		var page struct {
 			Result struct {
 				Tools      []relTool `json:"tools"`
@@ -107,7 +107,7 @@ func relTakes(p map[string]any, typ string) bool {
 func (h *harness) relCallRaw(t testing.TB, endpoint, user, tool, rawArgs string) *response {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + strconvQuote(tool) + `,"arguments":` + rawArgs + `}}`
-	return do(t, http.MethodPost, endpoint, body, auth(h.Tokens[user]))
+	return h.send(t, call{URL: endpoint, User: user, Body: body})
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -161,7 +161,7 @@ func TestReliability_textArgumentsRefuseNULAndInvalidUTF8(t *testing.T) {
 				r := h.relCallRaw(t, h.EE, "root", tool.Name, relArgs(t, tool, baseline, arg, value))
 				what := fmt.Sprintf("%s %s with %s", tool.Name, arg, c.name)
 				relExpectClean(t, what, r)
-				res := toolsResult(t, wireGroups(h)[1], "legacy", r)
+				res := toolsResult(t, h.groups()[1], "legacy", r)
 				text := toolsText(t, res)
 				if res["isError"] != true || !strings.HasPrefix(text, "Validation error: ") || !strings.Contains(text, want) {
 					t.Errorf("%s: %q, want a validation error containing %q", what, text, want)
@@ -228,7 +228,7 @@ func relBadValues(p map[string]any, long bool) []string {
 
 func TestReliability_badInputCorpus(t *testing.T) {
 	h := startServer(t, withEE())
-	ee := wireGroups(h)[1]
+	ee := h.groups()[1]
 	tools := h.relTools(t, h.EE)
 	cases := 0
 	for _, tool := range tools {
@@ -258,13 +258,13 @@ func TestReliability_badInputCorpus(t *testing.T) {
 		"Authorization", "PRIVATE-TOKEN", "Accept", "Content-Type", "X-Request-Id", "Last-Event-ID", "Mcp-Session-Id"}
 	values := []string{"", " ", "=?base64?!!!?=", "=?base64?AA==?=", strings.Repeat("z", 8000), "ünïcode", "a,b,,c,all",
 		"2026-07-28, 2025-11-25", "Bearer", "Bearer glpat-" + strings.Repeat("A", 20), "null", "tools/call"}
-	for _, era := range wireEras {
+	for _, era := range eras {
 		for _, name := range headers {
 			for _, v := range values {
-				body, hd := h.wireRequest(t, era, "alice", 1, "tools/call",
-					map[string]any{"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 1}})
+				body, hd := h.parts(t, call{Era: era, URL: ee.URL, User: "alice", Method: "tools/call",
+					Params: map[string]any{"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 1}}})
 				hd.Set(name, v)
-				r := do(t, http.MethodPost, ee.URL, body, hd)
+				r := h.send(t, call{URL: ee.URL, Body: body, Header: hd, Rev: eraRev(era)})
 				relExpectClean(t, fmt.Sprintf("%s header %s=%.40q", era, name, v), r)
 				cases++
 			}

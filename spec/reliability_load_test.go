@@ -38,8 +38,10 @@ func relLoad(ctx context.Context, client *http.Client, endpoint, token string, w
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_issue","arguments":{"id":"acme/secret-plans","issue_iid":1}}}`,
 	}
 	for i := 0; ctx.Err() == nil && i < 100_000; i++ {
-		r := relPost(client, endpoint, token, bodies[(worker+i)%len(bodies)])
+		r := relPostBody(ctx, client, endpoint, token, bodies[(worker+i)%len(bodies)])
 		switch {
+		case r.err != nil && ctx.Err() != nil:
+			return // the run ended during this request
 		case r.err != nil:
 			c.transport.Add(1)
 		case r.status == http.StatusOK && r.isError:
@@ -52,6 +54,18 @@ func relLoad(ctx context.Context, client *http.Client, endpoint, token string, w
 			c.failed.Add(1)
 		}
 	}
+}
+
+// relPostBody posts a raw JSON-RPC body with token as a Bearer credential.
+func relPostBody(ctx context.Context, client *http.Client, url, token, body string) relCallResult {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return relCallResult{err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	return relPost(client, req)
 }
 
 func TestReliability_sigtermUnderLoad(t *testing.T) {
@@ -192,7 +206,7 @@ func TestReliability_soak(t *testing.T) {
 
 func TestReliability_isolationSweep(t *testing.T) {
 	h := startServer(t, withEE())
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	toolsAddUser(t, h, "outsider")
 	// acme/secret-plans is private: alice and root are members; bob, carol
 	// and a user who belongs to nothing are not. Whatever they ask about

@@ -20,21 +20,21 @@ func withMonitoringAllowlist(list ...string) option {
 func TestReliability_metricsAllowlist(t *testing.T) {
 	t.Run("loopback by default", func(t *testing.T) {
 		h := startServer(t)
-		r := do(t, http.MethodGet, h.URL+"/metrics", "", nil)
-		wireExpectStatus(t, r, http.StatusOK)
+		r := h.send(t, call{Verb: http.MethodGet, URL: h.URL + "/metrics"})
+		r.expectStatus(t, http.StatusOK)
 		if !strings.Contains(string(r.Body), "go_goroutines") {
 			t.Errorf("/metrics does not look like Prometheus metrics: %.200s", r.Body)
 		}
 	})
 	t.Run("a client outside the allowlist gets 404", func(t *testing.T) {
 		h := startServer(t, withMonitoringAllowlist("10.0.0.0/8", "192.0.2.7"))
-		r := do(t, http.MethodGet, h.URL+"/metrics", "", nil)
-		wireExpectStatus(t, r, http.StatusNotFound)
+		r := h.send(t, call{Verb: http.MethodGet, URL: h.URL + "/metrics"})
+		r.expectStatus(t, http.StatusNotFound)
 		if strings.Contains(string(r.Body), "go_goroutines") {
 			t.Errorf("metrics served to a client outside the allowlist")
 		}
 		// The MCP endpoint and health checks are not affected.
-		wireExpectStatus(t, do(t, http.MethodGet, h.URL+"/-/liveness", "", nil), http.StatusOK)
-		wireExpectStatus(t, h.legacy(t, h.CE, "alice", 1, "ping", nil), http.StatusOK)
+		h.send(t, call{Verb: http.MethodGet, URL: h.URL + "/-/liveness"}).expectStatus(t, http.StatusOK)
+		h.send(t, call{User: "alice", Method: "ping"}).expectStatus(t, http.StatusOK)
 	})
 }

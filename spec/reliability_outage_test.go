@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -169,9 +170,9 @@ func withDBDeadlines(d time.Duration) option {
 // relExpectUnavailable asserts the outage answer: 503, Retry-After, and
 // a JSON-RPC -32603 error saying the store is unavailable, valid against
 // the era's schema.
-func relExpectUnavailable(t testing.TB, r *response, rev string) {
+func relExpectUnavailable(t testing.TB, r *response) {
 	t.Helper()
-	msg, _ := expectError(t, r, rev, http.StatusServiceUnavailable, -32603)
+	msg, _ := r.expectError(t, http.StatusServiceUnavailable, -32603)
 	if r.Header.Get("Retry-After") == "" {
 		t.Errorf("503 without Retry-After")
 	}
@@ -202,7 +203,7 @@ func TestReliability_databaseOutage(t *testing.T) {
 	dsn, proxy := relProxiedDSN(t)
 	var logs authSyncBuffer
 	h := startServerLogged(t, &logs, withDSN(dsn), withDBDeadlines(300*time.Millisecond))
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	getIssue := map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 1}
 	// Without deadlines a request would wait for the whole stall: the client
 	// gives up long before the spec's own timeout.
@@ -214,9 +215,9 @@ func TestReliability_databaseOutage(t *testing.T) {
 	t.Run("stalled: 503 within the deadline", func(t *testing.T) {
 		proxy.set("stall")
 		defer proxy.set("forward")
-		for _, era := range wireEras {
+		for _, era := range eras {
 			for range 3 {
-				relExpectUnavailable(t, h.toolsCall(t, ce, era, "alice", "get_issue", getIssue), wireRev(era))
+				relExpectUnavailable(t, h.toolsCall(t, ce, era, "alice", "get_issue", getIssue))
 			}
 		}
 	})
@@ -226,9 +227,10 @@ func TestReliability_databaseOutage(t *testing.T) {
 		const n = 40
 		var wg sync.WaitGroup
 		results := make([]relCallResult, n)
-		body := envelope(t, 1, "tools/call", map[string]any{"name": "get_issue", "arguments": getIssue})
+		c := call{User: "bob", Method: "tools/call", Params: map[string]any{"name": "get_issue", "arguments": getIssue}}
 		for i := range n {
-			wg.Go(func() { results[i] = relPost(http.DefaultClient, h.CE, h.Tokens["bob"], body) })
+			req := h.request(t, context.Background(), c)
+			wg.Go(func() { results[i] = relPost(http.DefaultClient, req) })
 		}
 		wg.Wait()
 		for i, r := range results {
@@ -236,7 +238,7 @@ func TestReliability_databaseOutage(t *testing.T) {
 				t.Errorf("request %d: err %v, status %d: %s", i, r.err, r.status, r.body)
 			}
 		}
-		relExpectUnavailable(t, h.legacy(t, h.CE, "alice", 7, "tools/list", nil), rev20251125)
+		relExpectUnavailable(t, h.send(t, call{User: "alice", ID: 7, Method: "tools/list"}))
 	})
 
 	t.Run("back: served again", func(t *testing.T) {

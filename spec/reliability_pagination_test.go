@@ -14,7 +14,7 @@ import (
 
 func TestReliability_pageBounds(t *testing.T) {
 	h := startServer(t)
-	ce := wireGroups(h)[0]
+	ce := h.groups()[0]
 	pipeline := toolsPipelineID(t, h, "gitlab-org/gitlab-mcp", "running")
 	mr := map[string]any{"id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1}
 	paged := []struct {

@@ -89,23 +89,23 @@ func (r *relSlowRequest) close() {
 
 func TestReliability_slowClients(t *testing.T) {
 	h := startServer(t, withBodyLimits(time.Second, 2), withKeepAlive(time.Second))
-	list := func(user string) *response { return h.legacy(t, h.CE, user, 1, "tools/list", nil) }
+	list := func(user string) *response { return h.send(t, call{User: user, Method: "tools/list"}) }
 
 	t.Run("a dripping body: 408", func(t *testing.T) {
 		r := relStartSlow(t, h, h.Tokens["alice"], 500, 20, true)
 		res := r.response(t)
-		expectError(t, res, rev20251125, http.StatusRequestTimeout, -32600)
+		res.expectError(t, http.StatusRequestTimeout, -32600)
 	})
 
 	t.Run("a Content-Length longer than the body: 408", func(t *testing.T) {
 		r := relStartSlow(t, h, h.Tokens["alice"], 500, 40, false)
-		expectError(t, r.response(t), rev20251125, http.StatusRequestTimeout, -32600)
+		r.response(t).expectError(t, http.StatusRequestTimeout, -32600)
 	})
 
 	t.Run("a body cut short: 400", func(t *testing.T) {
 		r := relStartSlow(t, h, h.Tokens["alice"], 500, 40, false)
 		_ = r.conn.(*net.TCPConn).CloseWrite()
-		expectError(t, r.response(t), rev20251125, http.StatusBadRequest, -32600)
+		r.response(t).expectError(t, http.StatusBadRequest, -32600)
 	})
 
 	t.Run("open requests per user are capped", func(t *testing.T) {
@@ -122,19 +122,19 @@ func TestReliability_slowClients(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		expectError(t, capped, rev20251125, http.StatusTooManyRequests, -31029)
+		capped.expectError(t, http.StatusTooManyRequests, -31029)
 		if capped.Header.Get("Retry-After") == "" {
 			t.Errorf("429 without Retry-After")
 		}
-		wireExpectStatus(t, list("bob"), http.StatusOK) // other users are not affected
+		list("bob").expectStatus(t, http.StatusOK) // other users are not affected
 		for _, s := range slow {
-			expectError(t, s.response(t), rev20251125, http.StatusRequestTimeout, -32600)
+			s.response(t).expectError(t, http.StatusRequestTimeout, -32600)
 		}
-		wireExpectStatus(t, list("carol"), http.StatusOK) // the slots are free again
+		list("carol").expectStatus(t, http.StatusOK) // the slots are free again
 	})
 
 	t.Run("a listen stream outlives the body deadline", func(t *testing.T) {
-		s := listen(t, h.CE, h.Tokens["alice"], "slow-listen", toolsOnly(), nil)
+		s := h.listen(t, listenCall("", "alice", "slow-listen", toolsOnly()))
 		defer s.Close()
 		time.Sleep(2500 * time.Millisecond) // past the 1s body deadline, twice
 		h.publishChange("get_issue", models.EditionCE)
