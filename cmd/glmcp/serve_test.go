@@ -259,7 +259,8 @@ func TestHealthcheck(t *testing.T) {
 // says how to set the public one, and on EE names both endpoints; the
 // OAuth metadata uses the same URL.
 func TestServeBannerAllInterfaces(t *testing.T) {
-	env := map[string]string{"GLMCP_DATA_DIR": t.TempDir(), "GLMCP_LISTEN": "0.0.0.0:0", "GLMCP_LOG_LEVEL": "info", "GLMCP_EDITION": "ee"}
+	env := map[string]string{"GLMCP_DATA_DIR": t.TempDir(), "GLMCP_LISTEN": "0.0.0.0:0", "GLMCP_LOG_LEVEL": "info", "GLMCP_EDITION": "ee",
+		"GLMCP_OAUTH_AUTHORIZATION_SERVERS": "https://gitlab.example.com"} // metadata is served with an authorization server
 	s := startServe(t, env)
 	m := bannerCurl.FindStringSubmatch(s.banner)
 	if m == nil {
