@@ -79,5 +79,5 @@ func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args ref
 			WebURL:  g.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: g.commitJSONOf(p, &b.Commit),
 		})
 	}
-	return jsonResult(pageOf(items, args.Page, args.PerPage))
+	return pageOf(items, args.Page, args.PerPage)
 }

@@ -65,7 +65,10 @@ func (g *gitlab) runListPipelines(ctx context.Context, call *tools.Call, args li
 	if !access.CanReadCode(u, pa.project, pa.level) {
 		return nil, notFound("Project")
 	}
-	page, perPage := paging(args.Page, args.PerPage)
+	page, perPage, err := paging(args.Page, args.PerPage)
+	if err != nil {
+		return nil, err
+	}
 	q := models.PipelineQuery{ProjectID: pa.project.ID, Ref: args.Ref, Status: args.Status, Source: args.Source,
 		OrderBy: args.OrderBy, Sort: args.Sort, Page: page, PerPage: perPage}
 	for _, t := range []struct {

@@ -50,12 +50,16 @@ func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args refList
 		}
 		items = append(items, tagJSON{Name: t.Name, Message: t.Message, Target: t.TargetID, Commit: g.commitJSONOf(ra.pa.project, &t.Commit)})
 	}
-	return jsonResult(pageOf(items, args.Page, args.PerPage))
+	return pageOf(items, args.Page, args.PerPage)
 }
 
-// pageOf is one REST page of a list built in memory.
-func pageOf[T any](items []T, page, perPage intArg) listJSON[T] {
-	p, pp := paging(page, perPage)
+// pageOf is one REST page of a list built in memory, rendered (or the
+// validation error of a page past the offset cap).
+func pageOf[T any](items []T, page, perPage intArg) (*tools.Result, error) {
+	p, pp, err := paging(page, perPage)
+	if err != nil {
+		return nil, err
+	}
 	from := min(len(items), (p-1)*pp)
-	return listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))}
+	return jsonResult(listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))})
 }
