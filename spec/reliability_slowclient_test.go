@@ -137,7 +137,7 @@ func TestReliability_slowClients(t *testing.T) {
 		s := h.listen(t, listenCall("", "alice", "slow-listen", toolsOnly()))
 		defer s.Close()
 		time.Sleep(2500 * time.Millisecond) // past the 1s body deadline, twice
-		h.publishChange("get_issue", models.EditionCE)
+		h.publishChange("get_merge_request", models.EditionCE)
 		expectListChanged(t, s.nextMessage(t), "slow-listen")
 	})
 }
