@@ -53,3 +53,17 @@ func (e *InputError) CallerMessage() string { return e.Msg }
 
 // Unwrap makes the error an ErrInvalidInput.
 func (e *InputError) Unwrap() error { return ErrInvalidInput }
+
+// DatabaseError is an error of a sentinel kind (Kind) whose text came from
+// the database driver: constraint, table and column names, SQLSTATE. The
+// store makes it from the driver's error; nothing shows its text to a
+// caller, only the kind.
+type DatabaseError struct {
+	Kind error
+	Err  error
+}
+
+func (e *DatabaseError) Error() string { return e.Kind.Error() + ": " + e.Err.Error() }
+
+// Unwrap makes the error both its Kind and the driver's error.
+func (e *DatabaseError) Unwrap() []error { return []error{e.Kind, e.Err} }

@@ -122,7 +122,11 @@ func (s *Server) toolError(x *exchange, what string, err error) *jsonrpc.Error {
 }
 
 // inputMessage is the client-facing text of an error wrapping
-// models.ErrInvalidInput: the message without the sentinel's own words.
+// models.ErrInvalidInput: the message without the sentinel's own words,
+// or a fixed text when the database driver wrote part of it.
 func inputMessage(err error) string {
+	if de := (*models.DatabaseError)(nil); errors.As(err, &de) {
+		return "the data store refused the input; check the arguments"
+	}
 	return strings.TrimSuffix(err.Error(), ": "+models.ErrInvalidInput.Error())
 }

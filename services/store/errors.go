@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"gorm.io/gorm"
@@ -33,28 +32,28 @@ func translate(err error) error {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		return models.ErrNotFound
 	case errors.Is(err, gorm.ErrDuplicatedKey):
-		return fmt.Errorf("%w: %v", models.ErrConflict, err)
+		return &models.DatabaseError{Kind: models.ErrConflict, Err: err}
 	case errors.Is(err, gorm.ErrForeignKeyViolated), errors.Is(err, gorm.ErrCheckConstraintViolated):
-		return fmt.Errorf("%w: %v", models.ErrInvalidInput, err)
+		return &models.DatabaseError{Kind: models.ErrInvalidInput, Err: err}
 	}
 	// What gorm's dialect translators leave alone.
 	var pg interface{ SQLState() string }
 	if errors.As(err, &pg) {
 		switch state := pg.SQLState(); {
 		case state == "23505":
-			return fmt.Errorf("%w: %v", models.ErrConflict, err)
+			return &models.DatabaseError{Kind: models.ErrConflict, Err: err}
 		case strings.HasPrefix(state, "23"), strings.HasPrefix(state, "22"):
 			// integrity constraint violation, data exception
-			return fmt.Errorf("%w: %v", models.ErrInvalidInput, err)
+			return &models.DatabaseError{Kind: models.ErrInvalidInput, Err: err}
 		}
 	}
 	var lite interface{ Code() int }
 	if errors.As(err, &lite) {
 		switch code := lite.Code(); {
 		case code == sqliteConstraintUnique, code == sqliteConstraintPrimaryKey:
-			return fmt.Errorf("%w: %v", models.ErrConflict, err)
+			return &models.DatabaseError{Kind: models.ErrConflict, Err: err}
 		case code&0xff == sqliteConstraint:
-			return fmt.Errorf("%w: %v", models.ErrInvalidInput, err)
+			return &models.DatabaseError{Kind: models.ErrInvalidInput, Err: err}
 		}
 	}
 	return err

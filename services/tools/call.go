@@ -87,6 +87,11 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if req.readOnly() && !e.ReadOnly() {
 		return nil, &ReadOnlyError{Tool: e.Tool.Name}
 	}
+	// Arguments are checked before the rules, so a rule never looks up a
+	// project named by text the store cannot hold.
+	if res := e.check(req.Arguments); res != nil {
+		return res, nil
+	}
 	// Tool rules (Allow / Ask / Deny) govern write tools, here only.
 	if s.opts.Rules != nil && !e.ReadOnly() && userOf(req.Scope) != 0 {
 		d, err := s.decideRule(ctx, req.Scope, e, req.Arguments)
@@ -111,7 +116,7 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 			return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
 		}
 	}
-	res, err := e.Run(ctx, call)
+	res, err := e.execute(ctx, call)
 	if err != nil || (len(res.InputRequests) == 0 && res.RequestState == "") {
 		return res, err
 	}

@@ -140,11 +140,12 @@ type CallerError interface {
 // ErrorResult turns err into an IsError result when it is a tool-level
 // failure, and returns ok=false when it is a server failure.
 //
-// Only messages written for the caller are shown: a *ToolError's, or a
-// CallerError's with the prefix of its kind. Any other error of a known
-// kind — typically the store's, whose text can carry the database's
-// own message, SQLSTATE, constraint and table names — is answered with a
-// fixed text for its kind, so no driver text can reach a response.
+// A *ToolError's message is shown as is; a CallerError's with the prefix
+// of its kind. Any other error of a known kind shows its own text (the
+// store's "pipeline 4 is success and cannot be canceled"), unless the
+// database driver wrote part of it (a models.DatabaseError, whose text
+// can carry SQLSTATE, constraint and table names): that is answered with
+// a fixed text for its kind, so no driver text can reach a response.
 func ErrorResult(err error) (res *Result, ok bool) {
 	var te *ToolError
 	if errors.As(err, &te) {
@@ -153,6 +154,8 @@ func ErrorResult(err error) (res *Result, ok bool) {
 	msg := ""
 	if ce := CallerError(nil); errors.As(err, &ce) {
 		msg = ce.CallerMessage()
+	} else if de := (*models.DatabaseError)(nil); !errors.As(err, &de) {
+		msg = err.Error()
 	}
 	switch {
 	case errors.Is(err, models.ErrNotFound):

@@ -108,6 +108,9 @@ func (s *Service) findProject(ctx context.Context, ref string, userID int64) (*m
 		level models.AccessLevel
 		err   error
 	)
+	if !validRef(ref) {
+		return nil, models.NoAccess, nil
+	}
 	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
 		p, level, err = s.opts.Rules.FindProjectWithRoleByID(ctx, id, userID)
 	} else {
@@ -124,6 +127,9 @@ func (s *Service) findGroup(ctx context.Context, ref string) (*models.Group, err
 		g   *models.Group
 		err error
 	)
+	if !validRef(ref) {
+		return nil, nil
+	}
 	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
 		g, err = s.opts.Rules.FindGroupByID(ctx, id)
 	} else {
@@ -133,6 +139,12 @@ func (s *Service) findGroup(ctx context.Context, ref string) (*models.Group, err
 		return nil, nil
 	}
 	return g, err
+}
+
+// validRef reports whether ref can name a project or group at all: a
+// percent-decoded reference ("%00") may hold text no path can.
+func validRef(ref string) bool {
+	return utf8.ValidString(ref) && !strings.ContainsRune(ref, 0)
 }
 
 // callTarget reads which project or group a call writes to from GitLab's

@@ -21,15 +21,29 @@ import (
 // tool-level failures come back as IsError results. Callers other than
 // Service.Call (tests, benchmarks) skip the scope rules.
 func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
+	if res := e.check(call.Arguments); res != nil {
+		return res, nil
+	}
+	return e.execute(ctx, call)
+}
+
+// check returns the IsError result refusing args, or nil when e can run
+// with them: its text is valid (checkText) and it meets e's input schema.
+func (e *Entry) check(args json.RawMessage) *Result {
 	if e.Def == nil || e.Def.Run == nil {
-		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}, nil
+		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}
 	}
-	if msg := checkText(call.Arguments); msg != "" {
-		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
+	if msg := checkText(args); msg != "" {
+		return &Result{Text: "Validation error: " + msg, IsError: true}
 	}
-	if msg := e.validate(call.Arguments); msg != "" {
-		return &Result{Text: "Validation error: " + msg, IsError: true}, nil
+	if msg := e.validate(args); msg != "" {
+		return &Result{Text: "Validation error: " + msg, IsError: true}
 	}
+	return nil
+}
+
+// execute runs e on arguments check has passed.
+func (e *Entry) execute(ctx context.Context, call *Call) (*Result, error) {
 	if call.Progress == nil {
 		call.Progress = func(float64, float64, string) {}
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -195,6 +196,9 @@ func parseRef(field string, r refArg) (id int64, path string, err error) {
 		un, uerr := url.PathUnescape(s)
 		if uerr != nil {
 			return 0, "", invalidf("%s: %q is not a valid URL-encoded path", field, s)
+		}
+		if strings.ContainsRune(un, 0) || !utf8.ValidString(un) {
+			return 0, "", invalidf("%s: %q decodes to text no path can hold (NUL or invalid UTF-8)", field, s)
 		}
 		s = un
 	}
