@@ -160,5 +160,7 @@ type JobQuery struct {
 }
 
 // ActiveStatuses are the statuses of a pipeline or job that has not
-// finished (cancel applies to them).
-var ActiveStatuses = []string{StatusCreated, "waiting_for_resource", "preparing", StatusPending, StatusRunning, "scheduled"}
+// finished and may be canceled (GitLab's CANCELABLE_STATUSES; canceling is
+// already on its way to canceled).
+var ActiveStatuses = []string{StatusCreated, "waiting_for_resource", "preparing", "waiting_for_callback", StatusPending,
+	StatusRunning, "scheduled"}

@@ -117,8 +117,8 @@ func preparePipeline(p *models.Pipeline) error {
 // validCIStatus reports whether s is one of GitLab's pipeline/job statuses.
 func validCIStatus(s string) bool {
 	switch s {
-	case models.StatusCreated, "waiting_for_resource", "preparing", models.StatusPending,
-		models.StatusRunning, models.StatusSuccess, models.StatusFailed, models.StatusCanceled,
+	case models.StatusCreated, "waiting_for_resource", "preparing", "waiting_for_callback", models.StatusPending,
+		models.StatusRunning, models.StatusSuccess, models.StatusFailed, "canceling", models.StatusCanceled,
 		models.StatusSkipped, models.StatusManual, "scheduled":
 		return true
 	}

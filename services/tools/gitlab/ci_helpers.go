@@ -12,8 +12,8 @@ import (
 )
 
 // ciStatuses are GitLab's pipeline and job statuses the store knows.
-var ciStatuses = []string{"created", "waiting_for_resource", "preparing", "pending", "running", "success",
-	"failed", "canceled", "skipped", "manual", "scheduled"}
+var ciStatuses = []string{"created", "waiting_for_resource", "preparing", "waiting_for_callback", "pending", "running",
+	"success", "failed", "canceling", "canceled", "skipped", "manual", "scheduled"}
 
 // pipelineSources are GitLab's pipeline sources (Ci::Pipeline.sources).
 var pipelineSources = []string{"unknown", "push", "web", "trigger", "schedule", "api", "external", "pipeline",
