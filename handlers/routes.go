@@ -125,10 +125,12 @@ func postOnly(c *gin.Context) {
 }
 
 // anonymousKey limits requests that carry no credential by client address;
-// requests with a credential pass (they are limited per user after auth).
+// requests with a credential pass: authentication judges them, a failed one
+// spends the address's failed-auth budget, a good one is limited per user.
+// middleware.CredentialOf decides, for both.
 func anonymousKey(path string) func(*gin.Context) string {
 	return func(c *gin.Context) string {
-		if c.GetHeader("Authorization") != "" || c.GetHeader("PRIVATE-TOKEN") != "" {
+		if middleware.CredentialOf(c.Request).Presented() {
 			return ""
 		}
 		return "ip:" + c.ClientIP() + ":" + path

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -50,19 +49,22 @@ type AuthConfig struct {
 	Logger   *slog.Logger
 }
 
-// RequireAuth authenticates the caller from `Authorization: Bearer` or
-// `PRIVATE-TOKEN`, checks the group's scopes and stores the identity in the
-// request context. Failures are answered here, before any JSON-RPC work:
-// 401 with a Bearer challenge, 403 for forbidden users and missing scopes.
+// RequireAuth authenticates the caller from the credential [CredentialOf]
+// reads (`Authorization: Bearer` or `PRIVATE-TOKEN`), checks the group's
+// scopes and stores the identity in the request context. Failures are
+// answered here, before any JSON-RPC work: 401 with a Bearer challenge, 403
+// for forbidden users and missing scopes. A credential that fails — a token
+// that does not authenticate, or an Authorization header of a scheme glmcp
+// refuses (Basic) — spends one of the address's failed authentications.
 func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
-		raw, ok := bearerToken(c.Request)
-		if !ok {
-			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: "Authentication required"})
+		cred := CredentialOf(c.Request)
+		if cred.Kind == NoCredential {
+			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated})
 			return
 		}
 		failKey := "authfail:" + c.ClientIP()
@@ -70,6 +72,14 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 			ratelimit.Reject(c, cfg.Failures, retry)
 			return
 		}
+		if cred.Kind == RefusedCredential {
+			cfg.Failures.Allow(failKey) // spend one failure
+			// Not a bearer token at all: the challenge carries no error
+			// code (RFC 6750 §3.1), the body says what to send.
+			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: refusedReason(cred)})
+			return
+		}
+		raw := cred.Token
 		var (
 			id  *auth.Identity
 			err error
@@ -125,7 +135,10 @@ const NoOAuthHint = "This server offers no OAuth sign-in. Send a GitLab personal
 // WriteAuthError answers an authentication failure with GitLab's status
 // and body and an RFC 6750 / RFC 9728 challenge, and aborts the chain.
 // With no metadataURL (no authorization server) the challenge names no
-// metadata and a 401 body carries NoOAuthHint.
+// metadata and a 401 body carries NoOAuthHint. A 401 for a request that
+// presented no bearer token (none at all, or one of a refused scheme) has
+// no error code in its challenge (RFC 6750 §3.1); its Reason, if any, is
+// added to the body's message.
 func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 	switch e.Kind {
 	case auth.InsufficientScope:
@@ -140,6 +153,9 @@ func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 		}
 		c.Header("WWW-Authenticate", wellknown.Challenge401(metadataURL, code, desc))
 		body := gin.H{"message": "401 Unauthorized"}
+		if !e.Presented && e.Reason != "" {
+			body["message"] = "401 Unauthorized - " + e.Reason
+		}
 		if e.Presented {
 			body = gin.H{"error": "invalid_token", "error_description": e.Reason}
 		}
@@ -149,20 +165,4 @@ func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 		c.JSON(http.StatusUnauthorized, body)
 	}
 	c.Abort()
-}
-
-// bearerToken reads the credential from Authorization: Bearer (scheme
-// case-insensitive) or, failing that, PRIVATE-TOKEN.
-func bearerToken(r *http.Request) (string, bool) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, tok, found := strings.Cut(h, " ")
-		if found && strings.EqualFold(scheme, "Bearer") {
-			tok = strings.TrimSpace(tok)
-			return tok, tok != ""
-		}
-	}
-	if tok := strings.TrimSpace(r.Header.Get("PRIVATE-TOKEN")); tok != "" {
-		return tok, true
-	}
-	return "", false
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/models"
@@ -176,6 +177,7 @@ func TestRequireAuth_credentialSources(t *testing.T) {
 		{"both headers: Authorization wins", []string{"Authorization", "Bearer a", "PRIVATE-TOKEN", "p"}, "a"},
 		{"Basic falls back to PRIVATE-TOKEN", []string{"Authorization", "Basic dXNlcjpwYXNz", "PRIVATE-TOKEN", "p"}, "p"},
 		{"Basic alone", []string{"Authorization", "Basic dXNlcjpwYXNz"}, ""},
+		{"another scheme", []string{"Authorization", "Token t"}, ""},
 		{"scheme without token", []string{"Authorization", "Bearer"}, ""},
 		{"empty bearer", []string{"Authorization", "Bearer "}, ""},
 		{"blank bearer", []string{"Authorization", "Bearer    "}, ""},
@@ -437,27 +439,9 @@ func TestRequireAuth_internalError(t *testing.T) {
 	}
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestRequireAuth_failureBudget(t *testing.T) {
 	const ipA, ipB = "192.0.2.1:1234", "198.51.100.2:5678"
-	clk := &clock{now: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)}
+	clk := clocktest.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	// 3 failures per minute: one more every 20 s.
 	lim := ratelimit.NewLimiter(ratelimit.Limit{Requests: 3, Per: time.Minute}, clk.Now)
 	pat := &fakePAT{fn: func(raw string) (*auth.Identity, error) {
@@ -514,7 +498,7 @@ func TestRequireAuth_failureBudget(t *testing.T) {
 }
 
 func TestRequireAuth_failureBudgetOnlyCountsFailures(t *testing.T) {
-	clk := &clock{now: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)}
+	clk := clocktest.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	lim := ratelimit.NewLimiter(ratelimit.Limit{Requests: 2, Per: time.Minute}, clk.Now)
 	pat := &fakePAT{fn: func(raw string) (*auth.Identity, error) {
 		switch raw {
@@ -536,4 +520,68 @@ func TestRequireAuth_failureBudgetOnlyCountsFailures(t *testing.T) {
 	wantStatus(t, e.post("", "Authorization", "Bearer bad"), http.StatusUnauthorized)
 	wantStatus(t, e.post("", "Authorization", "Bearer bad"), http.StatusUnauthorized)
 	wantStatus(t, e.post("", "Authorization", "Bearer bad"), http.StatusTooManyRequests)
+}
+
+// Ensure that CredentialOf is the one reading of a request's credential:
+// a usable Bearer token first, then PRIVATE-TOKEN, and any other
+// Authorization header a refused credential.
+func TestCredentialOf(t *testing.T) {
+	tests := []struct {
+		name    string
+		headers []string
+		want    middleware.Credential
+	}{
+		{"none", nil, middleware.Credential{}},
+		{"Bearer", []string{"Authorization", "Bearer t"}, middleware.Credential{Kind: middleware.BearerCredential, Token: "t"}},
+		{"bearer, spaces", []string{"Authorization", "bearer   t  "}, middleware.Credential{Kind: middleware.BearerCredential, Token: "t"}},
+		{"PRIVATE-TOKEN", []string{"Private-Token", " p "}, middleware.Credential{Kind: middleware.PrivateTokenCredential, Token: "p"}},
+		{"Bearer wins", []string{"Authorization", "Bearer a", "PRIVATE-TOKEN", "p"}, middleware.Credential{Kind: middleware.BearerCredential, Token: "a"}},
+		{"Basic with PRIVATE-TOKEN", []string{"Authorization", "Basic dXNlcjpwYXNz", "PRIVATE-TOKEN", "p"}, middleware.Credential{Kind: middleware.PrivateTokenCredential, Token: "p"}},
+		{"Basic", []string{"Authorization", "Basic dXNlcjpwYXNz"}, middleware.Credential{Kind: middleware.RefusedCredential, Scheme: "Basic"}},
+		{"empty Bearer", []string{"Authorization", "Bearer "}, middleware.Credential{Kind: middleware.RefusedCredential, Scheme: "Bearer"}},
+		{"scheme only", []string{"Authorization", "Negotiate"}, middleware.Credential{Kind: middleware.RefusedCredential, Scheme: "Negotiate"}},
+		{"blank Authorization", []string{"Authorization", "   "}, middleware.Credential{}},
+		{"blank PRIVATE-TOKEN", []string{"PRIVATE-TOKEN", "  "}, middleware.Credential{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/", nil)
+			for i := 0; i+1 < len(tt.headers); i += 2 {
+				req.Header.Set(tt.headers[i], tt.headers[i+1])
+			}
+			got := middleware.CredentialOf(req)
+			if got != tt.want {
+				t.Fatalf("CredentialOf = %+v, want %+v", got, tt.want)
+			}
+			if got.Presented() != (tt.want.Kind != middleware.NoCredential) {
+				t.Fatalf("Presented = %v", got.Presented())
+			}
+		})
+	}
+}
+
+// Ensure that an Authorization header of a refused scheme is answered 401
+// with a body saying so and the plain Bearer challenge, and spends the
+// failed-auth budget like a bad token: after it, 429.
+func TestRequireAuth_basicIsARefusedCredential(t *testing.T) {
+	clk := clocktest.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
+	lim := ratelimit.NewLimiter(ratelimit.Limit{Requests: 2, Per: time.Minute}, clk.Now)
+	pat := &fakePAT{}
+	e := newAuthEnv(middleware.AuthConfig{PAT: pat, Failures: lim})
+	for range 2 {
+		w := e.post("", "Authorization", "Basic dXNlcjpwYXNz")
+		wantStatus(t, w, http.StatusUnauthorized)
+		wantHeader(t, w, "WWW-Authenticate", `Bearer realm="GitLab", resource_metadata="`+testMetadata+`"`)
+		msg, _ := decodeBody(t, w.Body.Bytes())["message"].(string)
+		if !strings.HasPrefix(msg, "401 Unauthorized - Basic authentication is not accepted.") || !strings.Contains(msg, "Authorization: Bearer TOKEN") {
+			t.Fatalf("401 message = %q, want it to say Basic is not accepted and what to send", msg)
+		}
+	}
+	w := e.post("", "Authorization", "Basic dXNlcjpwYXNz")
+	wantStatus(t, w, http.StatusTooManyRequests)
+	// The budget is the address's: a good token from it waits too.
+	wantStatus(t, e.post("", "Authorization", "Bearer good"), http.StatusTooManyRequests)
+	if n := len(pat.seen()); n != 0 {
+		t.Fatalf("authenticator called %d times for refused or blocked credentials", n)
+	}
 }
