@@ -21,7 +21,8 @@ const (
 var (
 	catalogMeta          = []string{"get_mcp_server_version"}
 	catalogCore          = []string{"search", "search_labels"} // + semantic_search on EE
-	catalogWorkItems     = []string{"list_work_items"}
+	catalogWorkItems     = []string{"get_work_item_types", "list_work_items"}
+	catalogWikis         = []string{"list_wiki_pages"}
 	catalogMergeRequests = []string{"get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
 	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "list_pipelines", "manage_pipeline", "save_pipeline"}
 	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_commits", "list_repository_tree", "list_tags"}
@@ -86,6 +87,7 @@ func TestCatalog_filterHeaders(t *testing.T) {
 		{"toolsets all and tools", catalogHeaders(hdrToolsets, "all", hdrTools, "get_issue"), all},
 		{"header names are case-insensitive", http.Header{"x-gitlab-enabled-mcp-server-toolsets": {"ci"}}, catalogUnion(catalogMeta, catalogCI)},
 		{"toolsets: repository", catalogHeaders(hdrToolsets, "repository"), catalogUnion(catalogMeta, catalogRepository)},
+		{"toolsets: wikis (opt-in)", catalogHeaders(hdrToolsets, "wikis"), catalogUnion(catalogMeta, catalogWikis)},
 	}
 	for _, tt := range tests {
 		for _, era := range eras {

@@ -17,7 +17,7 @@ import (
 // 19.5's catalog as far as glmcp builds it (doc/tools.md). toolsUnlisted are
 // GitLab's superseded tools, callable by name but never listed.
 var (
-	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
+	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository, catalogWikis)
 	toolsEE = catalogUnion(toolsCE, []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability", "semantic_search"})
 	// toolsWrite are the listed tools that write (readOnlyHint false).
 	toolsWrite = []string{"add_branch", "add_commit", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_pipeline", "save_vulnerability"}
@@ -26,6 +26,7 @@ var (
 	toolsUnlisted = []string{
 		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_merge_request_commits",
 		"get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
+		"get_saved_view_work_items", // saved views do not exist on glmcp
 		"list_branches", // glmcp's; not in GitLab's MCP catalog
 	}
 	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
@@ -35,7 +36,7 @@ var (
 func toolsetOf(name string) string {
 	for ts, names := range map[string][]string{
 		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_search"), "work_items": catalogWorkItems,
-		"merge_requests": catalogMergeRequests, "ci": catalogCI, "repository": catalogRepository,
+		"merge_requests": catalogMergeRequests, "ci": catalogCI, "repository": catalogRepository, "wikis": catalogWikis,
 		"code_security": {"get_vulnerability", "list_vulnerabilities", "save_vulnerability"},
 	} {
 		if slices.Contains(names, name) {

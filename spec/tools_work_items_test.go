@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -56,5 +57,109 @@ func TestTools_listWorkItems(t *testing.T) {
 		h.toolsInvalid(t, g, "alice", "list_work_items", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "group_id": "gitlab-org"}, "exactly one")
 		h.toolsInvalid(t, g, "alice", "list_work_items", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "health_status": "onTrack"}, "health_status")
 		h.toolsBlocked(t, g, "list_work_items", map[string]any{"project_id": "gitlab-org/gitlab-mcp"})
+	}
+}
+
+// get_work_item_types: the types of the route's edition with their widgets;
+// a hidden namespace reads as a missing one.
+func TestTools_getWorkItemTypes(t *testing.T) {
+	h := startServer(t, withEE())
+	want := map[string]string{
+		"CE": "Issue Incident Task Ticket",
+		"EE": "Issue Incident Test Case Requirement Task Objective Key Result Ticket",
+	}
+	for _, g := range h.groups() {
+		for _, args := range []map[string]any{
+			{"project_id": "gitlab-org/gitlab-mcp"}, {"group_id": "gitlab-org"},
+			{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp"}, {"url": h.Cfg.PublicURL + "/groups/gitlab-org"},
+		} {
+			sc := h.toolsRead(t, g, "alice", "get_work_item_types", args)
+			types := toolsArray(t, sc["workItemTypes"])
+			if got := strings.Join(toolsField(types, "name"), " "); got != want[g.Name] {
+				t.Errorf("%s %v: types %q, want %q", g.Name, args, got, want[g.Name])
+			}
+			toolsExpectField(t, types[0], "gid://gitlab/WorkItems::Type/1", "id")
+			toolsExpectField(t, types[0], "work-item-issue", "iconName")
+			if got := strings.Join(toolsField(toolsArray(t, toolsDig(types[0], "widgetDefinitions")), "type"), " "); got !=
+				"ASSIGNEES DESCRIPTION DEVELOPMENT HIERARCHY LABELS LINKED_ITEMS MILESTONE NOTES START_AND_DUE_DATE" {
+				t.Errorf("%s: Issue widgets %s", g.Name, got)
+			}
+		}
+	}
+	ce := h.groups()[0]
+	h.toolsSameAsMissing(t, ce, "bob", "get_work_item_types", map[string]any{"project_id": "acme/secret-plans"},
+		map[string]any{"project_id": "acme/no-such-project"})
+	h.toolsSameAsMissing(t, ce, "bob", "get_work_item_types", map[string]any{"group_id": "acme"},
+		map[string]any{"group_id": "no-such-group"})
+	h.toolsInvalid(t, ce, "alice", "get_work_item_types", map[string]any{}, "exactly one")
+	h.toolsInvalid(t, ce, "alice", "get_work_item_types", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "group_id": "gitlab-org"}, "exactly one")
+	h.toolsInvalid(t, ce, "alice", "get_work_item_types", map[string]any{"project_id": []any{"x"}}, "project_id")
+	h.toolsBlocked(t, ce, "get_work_item_types", map[string]any{"project_id": "gitlab-org/gitlab-mcp"})
+}
+
+// list_wiki_pages (wikis toolset, opt-in): a project's pages in slug order,
+// paged with signed cursors bound to the wiki; group wikis answer as on
+// GitLab CE.
+func TestTools_listWikiPages(t *testing.T) {
+	h := startServer(t, withEE())
+	mcp := map[string]any{"project_id": "gitlab-org/gitlab-mcp"}
+	for _, g := range h.groups() {
+		sc := h.toolsRead(t, g, "alice", "list_wiki_pages", mcp)
+		if got := strings.Join(toolsField(toolsItems(t, sc), "slug"), " "); got != "home releases toolsets" {
+			t.Errorf("%s: slugs %q", g.Name, got)
+		}
+		toolsExpectField(t, sc, h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/wikis/home", "items", 0, "webUrl")
+		toolsExpectField(t, sc, "Home", "items", 0, "title")
+		toolsExpectField(t, sc, nil, "metadata", "end_cursor")
+	}
+	ce := h.groups()[0]
+	// A guest reads the public project's wiki (carol has no EE seat).
+	toolsExpectField(t, h.toolsRead(t, ce, "carol", "list_wiki_pages", mcp), "toolsets", "items", 2, "slug")
+	var seen []string
+	args := overrideArgs(mcp, "first", 2)
+	for range 5 {
+		page := h.toolsRead(t, ce, "alice", "list_wiki_pages", args)
+		seen = append(seen, toolsField(toolsItems(t, page), "slug")...)
+		end := toolsDig(page, "metadata", "end_cursor")
+		if end == nil {
+			break
+		}
+		args = overrideArgs(args, "after", end)
+	}
+	if got := strings.Join(seen, " "); got != "home releases toolsets" {
+		t.Errorf("paged slugs %q", got)
+	}
+	// A cursor of one wiki does not page another; a forged one is refused.
+	p1 := h.toolsRead(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "first", 1))
+	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", map[string]any{"project_id": "acme/secret-plans",
+		"after": toolsDig(p1, "metadata", "end_cursor")}, "another wiki")
+	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "after", "forged.cursor"), "after")
+	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "first", 101), "first")
+	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", map[string]any{}, "exactly one of project_id or group_id")
+	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "group_id", "gitlab-org"), "exactly one")
+	h.toolsFailWith(t, ce, "alice", "list_wiki_pages", map[string]any{"group_id": "gitlab-org"},
+		"This wiki isn't available. It may be disabled, not available on the current plan, or you don't have permission "+
+			"to view it. If you expected access, check the wiki's settings or contact an administrator.")
+	// The private project's (empty) wiki reads as a missing project to an
+	// outsider, and as an empty list to its maintainer.
+	h.toolsSameAsMissing(t, ce, "bob", "list_wiki_pages", map[string]any{"project_id": "acme/secret-plans"},
+		map[string]any{"project_id": "acme/no-such-project"})
+	h.toolsSameAsMissing(t, ce, "bob", "list_wiki_pages", map[string]any{"group_id": "acme"}, map[string]any{"group_id": "nope"})
+	if n := len(toolsItems(t, h.toolsRead(t, ce, "alice", "list_wiki_pages", map[string]any{"project_id": "acme/secret-plans"}))); n != 0 {
+		t.Errorf("secret-plans wiki: %d pages", n)
+	}
+	h.toolsBlocked(t, ce, "list_wiki_pages", mcp)
+}
+
+// get_saved_view_work_items: GitLab's schema, but saved views do not exist
+// on glmcp: unlisted, and a call says so.
+func TestTools_getSavedViewWorkItems(t *testing.T) {
+	h := startServer(t, withEE())
+	for _, g := range h.groups() {
+		h.toolsFailWith(t, g, "alice", "get_saved_view_work_items", map[string]any{"project_id": "gitlab-org/gitlab-mcp",
+			"saved_view_id": "gid://gitlab/WorkItems::SavedViews::SavedView/1"},
+			"The tool get_saved_view_work_items is not available on this instance: glmcp has no saved views. "+
+				"Use list_work_items with the view's filters instead.")
+		h.toolsInvalid(t, g, "alice", "get_saved_view_work_items", map[string]any{"project_id": "gitlab-org/gitlab-mcp"}, "saved_view_id")
 	}
 }

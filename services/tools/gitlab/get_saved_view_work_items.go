@@ -1,0 +1,39 @@
+package gitlab
+
+import (
+	"context"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).getSavedViewWorkItems) }
+
+// getSavedViewWorkItems is GitLab's get_saved_view_work_items. Saved views
+// (GitLab 18.11, work_item_saved_views) do not exist in glmcp's domain, so
+// the tool is unlisted and a call answers that it is not available, as the
+// duo_agent_platform tools do; its schema is GitLab's, so a client that
+// calls it by name gets GitLab's argument checks first.
+func (g *gitlab) getSavedViewWorkItems() tools.Definition {
+	return tools.Definition{
+		Name:        "get_saved_view_work_items",
+		Title:       "Get saved view work items",
+		Description: "Fetch a saved view and its work items list from a namespace. Not available on glmcp: it has no saved views.",
+		InputSchema: inputSchema(obj{
+			"url":           urlProp("GitLab URL for the namespace (project or group)."),
+			"group_id":      refProp("ID or path of the group. Required if url and project_id are not provided."),
+			"project_id":    refProp("ID or path of the project. Required if url and group_id are not provided."),
+			"saved_view_id": strProp("The global ID of the saved view (format: gid://gitlab/WorkItems::SavedViews::SavedView/<id>).", 1, 200),
+			"after":         strProp("Cursor for forward pagination. Use endCursor from previous response.", 1, maxCursorLen),
+			"first":         withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of work items to return (forward pagination, max 100)."),
+		}, "saved_view_id"),
+		Annotations: readOnlyTool("Get saved view work items"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Unlisted:    true,
+		Run: func(context.Context, *tools.Call) (*tools.Result, error) {
+			return &tools.Result{IsError: true, Text: "The tool get_saved_view_work_items is not available on this instance: " +
+				"glmcp has no saved views. Use list_work_items with the view's filters instead."}, nil
+		},
+	}
+}

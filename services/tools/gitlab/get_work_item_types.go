@@ -1,0 +1,118 @@
+package gitlab
+
+import (
+	"context"
+	"slices"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).getWorkItemTypes) }
+
+// getWorkItemTypes is GitLab's get_work_item_types (GraphQL
+// namespace.workItemTypes).
+func (g *gitlab) getWorkItemTypes() tools.Definition {
+	return tools.Definition{
+		Name:  "get_work_item_types",
+		Title: "Get work item types",
+		Description: "List the work item types available in a namespace (group or project): the system-defined types " +
+			"(Issue, Task, Incident, …; Objective, Key Result, Test Case and Requirement on the EE endpoint). Each type has " +
+			"its global ID, name, icon, and the widget types enabled on it, so you can avoid setting fields the type " +
+			"does not support. Give exactly one of url, project_id or group_id.",
+		InputSchema: inputSchema(obj{
+			"url":        urlProp("GitLab URL for the namespace (project or group)."),
+			"group_id":   refProp("ID or path of the group. Required if url and project_id are not provided."),
+			"project_id": refProp("ID or path of the project. Required if url and group_id are not provided."),
+		}),
+		Annotations: readOnlyTool("Get work item types"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runGetWorkItemTypes),
+	}
+}
+
+type getWorkItemTypesArgs struct {
+	URL       string  `json:"url"`
+	GroupID   *refArg `json:"group_id"`
+	ProjectID *refArg `json:"project_id"`
+}
+
+type workItemTypeJSON struct {
+	ID                string          `json:"id"`
+	Name              string          `json:"name"`
+	IconName          string          `json:"iconName"`
+	WidgetDefinitions []widgetTypeRef `json:"widgetDefinitions"`
+}
+
+type widgetTypeRef struct {
+	Type string `json:"type"`
+}
+
+func (g *gitlab) runGetWorkItemTypes(ctx context.Context, call *tools.Call, args getWorkItemTypesArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	// The namespace only has to be visible: glmcp's types are the same in
+	// every namespace of an edition (no custom types).
+	var q models.WorkItemQuery
+	if err := g.scopeWorkItems(ctx, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+		return nil, err
+	}
+	types, err := g.store.ListWorkItemTypes(ctx, call.Edition)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]workItemTypeJSON, 0, len(types))
+	for _, t := range types {
+		if t.GroupLevel { // no group-level work items (epics) on glmcp
+			continue
+		}
+		ws := make([]widgetTypeRef, 0, 10)
+		for _, w := range workItemWidgets(t.ID) {
+			ws = append(ws, widgetTypeRef{Type: w})
+		}
+		out = append(out, workItemTypeJSON{ID: gid("WorkItems::Type", int64(t.ID)), Name: t.Name, IconName: t.IconName,
+			WidgetDefinitions: ws})
+	}
+	return jsonResult(map[string]any{"workItemTypes": out})
+}
+
+// Widget types (GitLab's WorkItemWidgetType values) glmcp stores for a
+// work item.
+const (
+	widgetAssignees       = "ASSIGNEES"
+	widgetDescription     = "DESCRIPTION"
+	widgetDevelopment     = "DEVELOPMENT"
+	widgetHierarchy       = "HIERARCHY"
+	widgetLabels          = "LABELS"
+	widgetLinkedItems     = "LINKED_ITEMS"
+	widgetMilestone       = "MILESTONE"
+	widgetNotes           = "NOTES"
+	widgetStartAndDueDate = "START_AND_DUE_DATE"
+)
+
+// workItemWidgets returns, in byte order, the widgets glmcp keeps for a
+// work item of type t: every type has the same fields, and HIERARCHY when
+// the type can have a parent or children (models.CanParent).
+func workItemWidgets(t models.WorkItemTypeID) []string {
+	out := []string{widgetAssignees, widgetDescription, widgetDevelopment, widgetLabels, widgetLinkedItems,
+		widgetMilestone, widgetNotes, widgetStartAndDueDate}
+	if inHierarchy(t) {
+		out = append(out, widgetHierarchy)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// inHierarchy reports whether a work item of type t can be a parent or a
+// child of some type.
+func inHierarchy(t models.WorkItemTypeID) bool {
+	for other := range workItemTypeNamesByID {
+		if models.CanParent(t, other) || models.CanParent(other, t) {
+			return true
+		}
+	}
+	return false
+}

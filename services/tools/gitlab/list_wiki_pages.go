@@ -1,0 +1,119 @@
+package gitlab
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listWikiPages) }
+
+// listWikiPages is GitLab's list_wiki_pages (GraphQL project.wikiPages).
+func (g *gitlab) listWikiPages() tools.Definition {
+	return tools.Definition{
+		Name:  "list_wiki_pages",
+		Title: "List wiki pages",
+		Description: "List the wiki pages of a GitLab project (title, slug and web URL), in slug order, with cursor " +
+			"pagination. Give exactly one of project_id or group_id; group wikis are not available on this instance.",
+		InputSchema: inputSchema(obj{
+			"project_id": refProp("ID or path of the project. Required if group_id is not provided."),
+			"group_id":   refProp("ID or path of the group. Required if project_id is not provided."),
+			"first":      withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of wiki pages to return after the cursor (forward pagination, max 100). Default 20."),
+			"after":      strProp("Cursor for forward pagination. Use metadata.end_cursor from the previous response.", 1, maxCursorLen),
+		}),
+		Annotations: readOnlyTool("List wiki pages"),
+		Toolset:     models.ToolsetWikis,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListWikiPages),
+	}
+}
+
+type listWikiPagesArgs struct {
+	ProjectID *refArg `json:"project_id"`
+	GroupID   *refArg `json:"group_id"`
+	First     *intArg `json:"first"`
+	After     string  `json:"after"`
+}
+
+// wikiCursor is a list_wiki_pages position: the project and the last slug.
+type wikiCursor struct {
+	Project int64  `json:"p"`
+	Slug    string `json:"s"`
+}
+
+type wikiPageJSON struct {
+	Title  string `json:"title"`
+	Slug   string `json:"slug"`
+	WebURL string `json:"webUrl"`
+}
+
+// errWikiUnavailable is GitLab's answer for a wiki the caller cannot read
+// (a group wiki on GitLab CE, which glmcp matches: it has no group wikis).
+var errWikiUnavailable = tools.Errorf("This wiki isn't available. It may be disabled, not available on the current plan, " +
+	"or you don't have permission to view it. If you expected access, check the wiki's settings or contact an administrator.")
+
+func (g *gitlab) runListWikiPages(ctx context.Context, call *tools.Call, args listWikiPagesArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	if (args.ProjectID == nil) == (args.GroupID == nil) {
+		return nil, invalidf("Provide exactly one of project_id or group_id.")
+	}
+	if args.GroupID != nil {
+		if _, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID); err != nil {
+			return nil, err
+		}
+		return nil, errWikiUnavailable
+	}
+	pa, err := resolveProject(ctx, g.store, u, "project_id", *args.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	limit := defaultPerPage
+	if args.First != nil {
+		limit = int(*args.First)
+	}
+	var after wikiCursor
+	if args.After != "" {
+		if err := g.cursors.open("list_wiki_pages", "after", args.After, &after); err != nil {
+			return nil, err
+		}
+		if after.Project != pa.project.ID {
+			return nil, invalidf("after: the cursor was returned for another wiki")
+		}
+	}
+	pages, err := g.store.ListWikiPages(ctx, pa.project.ID, after.Slug, limit)
+	if err != nil {
+		return nil, err
+	}
+	more := len(pages) > limit
+	if more {
+		pages = pages[:limit]
+	}
+	items := make([]wikiPageJSON, 0, len(pages))
+	for _, p := range pages {
+		items = append(items, wikiPageJSON{Title: p.Title, Slug: p.Slug,
+			WebURL: g.projectURL(pa.project) + "/-/wikis/" + escapeSlug(p.Slug)})
+	}
+	// end_cursor is there only when more pages follow (GitLab's "more
+	// pages" signal).
+	var end *string
+	if more {
+		c := g.cursors.seal("list_wiki_pages", wikiCursor{Project: pa.project.ID, Slug: pages[len(pages)-1].Slug})
+		end = &c
+	}
+	return jsonResult(map[string]any{"items": items, "metadata": map[string]any{"end_cursor": end}})
+}
+
+// escapeSlug escapes each segment of a wiki slug for a URL path.
+func escapeSlug(slug string) string {
+	parts := strings.Split(slug, "/")
+	for k, p := range parts {
+		parts[k] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
+}
