@@ -87,6 +87,14 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if req.readOnly() && !e.ReadOnly() {
 		return nil, &ReadOnlyError{Tool: e.Tool.Name}
 	}
+	// A requestState that fails verification is a protocol error, whatever
+	// the arguments it comes with.
+	var state string
+	if req.RequestState != nil {
+		if state, err = s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments); err != nil {
+			return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
+		}
+	}
 	// Arguments are checked before the rules, so a rule never looks up a
 	// project named by text the store cannot hold.
 	if res := e.check(req.Arguments); res != nil {
@@ -109,13 +117,8 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 			return res, nil
 		}
 	}
-	call := &Call{Name: name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments,
+	call := &Call{Name: name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
 		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
-	if req.RequestState != nil {
-		if call.RequestState, err = s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments); err != nil {
-			return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
-		}
-	}
 	res, err := e.execute(ctx, call)
 	if err != nil || (len(res.InputRequests) == 0 && res.RequestState == "") {
 		return res, err
