@@ -27,7 +27,7 @@ var (
 		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_merge_request_commits",
 		"get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
 		"get_saved_view_work_items", // saved views do not exist on glmcp
-		"list_branches", // glmcp's; not in GitLab's MCP catalog
+		"list_branches",             // glmcp's; not in GitLab's MCP catalog
 	}
 	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
 )
