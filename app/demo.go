@@ -69,10 +69,10 @@ func AnnounceDemo(ctx context.Context, cfg *Config, e *Env, w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "    %-6s %-26s %s\n", t.Username, "("+t.Role+")", t.Token)
 	}
-	url := cfg.PublicURL + "/api/v4/mcp"
-	endpoints := "    " + url + "  (GitLab MCP Server)\n"
+	url := cfg.PublicURL + ceGroup.path
+	endpoints := "    " + url + "  (" + ceGroup.name + ")\n"
 	if cfg.Edition == models.EditionEE {
-		endpoints += "    " + cfg.PublicURL + "/api/v4/orbit/mcp  (GitLab Orbit MCP Server, users with a Duo Enterprise seat)\n"
+		endpoints += "    " + cfg.PublicURL + eeGroup.path + "  (" + eeGroup.name + ", users with a Duo Enterprise seat)\n"
 	}
 	if cfg.PublicURLGuessed() && cfg.ListensOnAllInterfaces() {
 		endpoints += "\n    These URLs work on this machine. glmcp listens on every interface: for clients\n" +

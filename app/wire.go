@@ -35,6 +35,25 @@ const serverInstructions = "This server exposes a GitLab instance's projects, is
 	"pipelines, notes and repository files as tools. Projects are named by numeric id or full path " +
 	"(group/project). Objects the user may not see read as not found."
 
+// groupSpec is one MCP route group: where it is served, the name its
+// server and metadata give, the scopes it accepts and those its metadata
+// advertises (the minimal set for basic use, the MCP authorization spec's
+// reading of scopes_supported).
+type groupSpec struct {
+	edition    models.Edition
+	path, name string
+	scopes     auth.GroupScopes
+	advertised []string
+}
+
+// The two route groups (DESIGN.md §1).
+var (
+	ceGroup = groupSpec{edition: models.EditionCE, path: handlers.CEPath, name: "GitLab MCP Server",
+		scopes: auth.CEScopes, advertised: []string{models.ScopeMCP}}
+	eeGroup = groupSpec{edition: models.EditionEE, path: handlers.EEPath, name: "GitLab Orbit MCP Server",
+		scopes: auth.EEScopes, advertised: []string{models.ScopeMCPOrbit, models.ScopeMCP}}
+)
+
 // Server is the assembled application: the HTTP handler and the background
 // workers behind it.
 type Server struct {
@@ -124,7 +143,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		BodyTimeout:         cfg.BodyTimeout,
 		MaxUserRequests:     cfg.MaxUserRequests,
 		MonitoringAllowlist: cfg.MonitoringAllowlist,
-		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers, EEEnabled: cfg.Edition == models.EditionEE},
+		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers},
 	}
 	if cfg.rateLimitEnabled {
 		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)
@@ -141,29 +160,31 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		}
 		return wellknown.MetadataURL(cfg.PublicURL, path)
 	}
-	group := func(edition models.Edition, path, name string, scopes auth.GroupScopes) (handlers.Group, error) {
+	group := func(g groupSpec) (handlers.Group, error) {
 		srv, err := mcp.New(mcp.Config{
-			Edition: edition, ServerName: name, ServerVersion: Version, Instructions: serverInstructions,
+			Edition: g.edition, ServerName: g.name, ServerVersion: Version, Instructions: serverInstructions,
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
-			KeepAlive: cfg.KeepAlive, Scopes: scopes,
-			MetadataURL: metadataURL(path), Logger: logger,
+			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
+			MetadataURL: metadataURL(g.path), Logger: logger,
 			Logging: cfg.ConformanceFixtures,
 		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
 			return handlers.Group{}, err
 		}
+		deps.WellKnown.Resources = append(deps.WellKnown.Resources,
+			wellknown.Resource{Path: g.path, Name: g.name, Scopes: g.advertised})
 		return handlers.Group{Server: srv, Auth: middleware.AuthConfig{
-			PAT: authn, JWT: jwt, Scopes: scopes,
-			Audience:      wellknown.ResourceURL(cfg.PublicURL, path),
-			MetadataURL:   metadataURL(path),
-			RequireEESeat: edition == models.EditionEE, Failures: failures, Logger: logger,
+			PAT: authn, JWT: jwt, Scopes: g.scopes,
+			Audience:      wellknown.ResourceURL(cfg.PublicURL, g.path),
+			MetadataURL:   metadataURL(g.path),
+			RequireEESeat: g.edition == models.EditionEE, Failures: failures, Logger: logger,
 		}}, nil
 	}
-	if deps.CE, err = group(models.EditionCE, handlers.CEPath, "GitLab MCP Server", auth.CEScopes); err != nil {
+	if deps.CE, err = group(ceGroup); err != nil {
 		return nil, err
 	}
 	if cfg.Edition == models.EditionEE {
-		ee, err := group(models.EditionEE, handlers.EEPath, "GitLab Orbit MCP Server", auth.EEScopes)
+		ee, err := group(eeGroup)
 		if err != nil {
 			return nil, err
 		}

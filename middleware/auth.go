@@ -9,7 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
-	"gitlab.com/glmcp/glmcp/handlers/wellknown"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
@@ -142,7 +141,7 @@ const NoOAuthHint = "This server offers no OAuth sign-in. Send a GitLab personal
 func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 	switch e.Kind {
 	case auth.InsufficientScope:
-		c.Header("WWW-Authenticate", wellknown.ChallengeInsufficientScope(metadataURL, e.Scope, e.Reason))
+		c.Header("WWW-Authenticate", challengeInsufficientScope(metadataURL, e.Scope, e.Reason))
 		c.JSON(http.StatusForbidden, gin.H{"error": "insufficient_scope", "error_description": e.Reason, "scope": e.Scope})
 	case auth.UserForbidden:
 		c.JSON(http.StatusForbidden, gin.H{"message": "403 Forbidden - " + e.Reason})
@@ -151,7 +150,7 @@ func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
 		if e.Presented {
 			code, desc = "invalid_token", e.Reason
 		}
-		c.Header("WWW-Authenticate", wellknown.Challenge401(metadataURL, code, desc))
+		c.Header("WWW-Authenticate", challenge401(metadataURL, code, desc))
 		body := gin.H{"message": "401 Unauthorized"}
 		if !e.Presented && e.Reason != "" {
 			body["message"] = "401 Unauthorized - " + e.Reason

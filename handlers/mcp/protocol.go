@@ -48,7 +48,6 @@ const (
 	HeaderMethod          = "Mcp-Method"
 	HeaderName            = "Mcp-Name"
 	HeaderParamPrefix     = "Mcp-Param-"
-	HeaderSessionID       = "Mcp-Session-Id"
 )
 
 // GitLab's tool filter headers are catalog.HeaderEnabledTools,

@@ -1,8 +1,10 @@
 // Package wellknown serves OAuth 2.0 Protected Resource Metadata (RFC 9728)
-// for glmcp's MCP endpoints and builds the Bearer challenges (RFC 6750
-// §3, RFC 9728 §5.1) that point clients at it.
+// for glmcp's MCP endpoints; the Bearer challenges that point clients at
+// it (RFC 6750 §3, RFC 9728 §5.1) are built by the authentication
+// middleware, which uses [MetadataURL].
 //
-// Documents are served at
+// With the router's two groups (Config.Resources, the CE group first)
+// documents are served at
 //
 //	/.well-known/oauth-protected-resource                    the CE endpoint
 //	/.well-known/oauth-protected-resource/api/v4/mcp         the CE endpoint

@@ -6,19 +6,8 @@ import (
 	"strings"
 )
 
-// Well-known path prefix (RFC 9728 §3) and the route groups described.
-const (
-	MetadataPath = "/.well-known/oauth-protected-resource"
-	CEPath       = "/api/v4/mcp"
-	EEPath       = "/api/v4/orbit/mcp"
-)
-
-// Scopes advertised in scopes_supported: the minimal set for basic use of
-// each endpoint (the MCP authorization spec's reading of the field).
-var (
-	ceScopes = []string{"mcp"}
-	eeScopes = []string{"mcp_orbit", "mcp"}
-)
+// MetadataPath is the well-known path prefix (RFC 9728 §3).
+const MetadataPath = "/.well-known/oauth-protected-resource"
 
 // ResourceMetadata is an RFC 9728 §2 protected resource metadata document.
 type ResourceMetadata struct {
@@ -38,8 +27,21 @@ type Config struct {
 	// AuthorizationServers are the issuer URLs of the authorization
 	// servers; omitted from the documents when empty (PATs only).
 	AuthorizationServers []string
-	// EEEnabled serves the EE (orbit) document; otherwise it is 404.
-	EEEnabled bool
+	// Resources are the endpoints described, one document each; the
+	// first is also described at the root. Paths of others are 404.
+	Resources []Resource
+}
+
+// Resource is one protected endpoint (a route group).
+type Resource struct {
+	// Path is the endpoint's path, e.g. /api/v4/mcp.
+	Path string
+	// Name is the resource_name.
+	Name string
+	// Scopes are advertised in scopes_supported: the minimal set for
+	// basic use of the endpoint (the MCP authorization spec's reading of
+	// the field).
+	Scopes []string
 }
 
 // MetadataURL returns the metadata URL of the resource at groupPath
@@ -55,22 +57,16 @@ func ResourceURL(publicURL, groupPath string) string {
 	return strings.TrimRight(publicURL, "/") + groupPath
 }
 
-// Metadata returns the document describing the endpoint at groupPath
-// (CEPath or EEPath): scopes_supported is ["mcp"] for CE and
-// ["mcp_orbit", "mcp"] for EE, bearer_methods_supported ["header"].
-func Metadata(cfg Config, groupPath string) ResourceMetadata {
-	m := ResourceMetadata{
-		Resource:               ResourceURL(cfg.PublicURL, groupPath),
+// Metadata returns the document describing r, with
+// bearer_methods_supported ["header"].
+func Metadata(cfg Config, r Resource) ResourceMetadata {
+	return ResourceMetadata{
+		Resource:               ResourceURL(cfg.PublicURL, r.Path),
 		AuthorizationServers:   append([]string(nil), cfg.AuthorizationServers...),
-		ScopesSupported:        append([]string(nil), ceScopes...),
+		ScopesSupported:        append([]string{}, r.Scopes...),
 		BearerMethodsSupported: []string{"header"},
-		ResourceName:           "GitLab MCP Server",
+		ResourceName:           r.Name,
 	}
-	if groupPath == EEPath {
-		m.ScopesSupported = append([]string(nil), eeScopes...)
-		m.ResourceName = "GitLab Orbit MCP Server"
-	}
-	return m
 }
 
 // encode renders m without HTML escaping (URLs keep their & and <>).

@@ -8,8 +8,9 @@ import (
 )
 
 // Register serves the metadata documents on r: GET and HEAD with the
-// document, OPTIONS as a CORS preflight. The EE document is registered only
-// when cfg.EEEnabled, so it is the router's 404 otherwise.
+// document, OPTIONS as a CORS preflight. Only cfg.Resources are described
+// (the root document is the first's), so any other path is the router's
+// 404.
 //
 // Without an authorization server no document is served (404): a document
 // naming none sends MCP clients to register themselves with glmcp. Such
@@ -21,11 +22,12 @@ func Register(r gin.IRoutes, cfg Config) {
 		r.POST(RegistrationPath, noRegistration)
 		return
 	}
-	ce := document(Metadata(cfg, CEPath))
-	route(r, MetadataPath, ce)
-	route(r, MetadataPath+CEPath, ce)
-	if cfg.EEEnabled {
-		route(r, MetadataPath+EEPath, document(Metadata(cfg, EEPath)))
+	for i, res := range cfg.Resources {
+		doc := document(Metadata(cfg, res))
+		if i == 0 {
+			route(r, MetadataPath, doc)
+		}
+		route(r, MetadataPath+res.Path, doc)
 	}
 }
 

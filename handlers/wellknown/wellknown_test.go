@@ -21,12 +21,26 @@ func TestMain(m *testing.M) {
 
 const publicURL = "https://gitlab.example.com"
 
+const (
+	cePath = "/api/v4/mcp"
+	eePath = "/api/v4/orbit/mcp"
+)
+
+// resources are the router's groups: CE, and EE when ee.
+func resources(ee bool) []wellknown.Resource {
+	rs := []wellknown.Resource{{Path: cePath, Name: "GitLab MCP Server", Scopes: []string{"mcp"}}}
+	if ee {
+		rs = append(rs, wellknown.Resource{Path: eePath, Name: "GitLab Orbit MCP Server", Scopes: []string{"mcp_orbit", "mcp"}})
+	}
+	return rs
+}
+
 func newEngine(ee bool) *gin.Engine {
 	r := gin.New()
 	wellknown.Register(r, wellknown.Config{
 		PublicURL:            publicURL + "/",
 		AuthorizationServers: []string{"https://kc.example.com/realms/gitlab?x=1&y=2"},
-		EEEnabled:            ee,
+		Resources:            resources(ee),
 	})
 	return r
 }
@@ -98,7 +112,7 @@ func TestRegister_documents(t *testing.T) {
 // token to send.
 func TestRegister_withoutAuthorizationServers(t *testing.T) {
 	r := gin.New()
-	wellknown.Register(r, wellknown.Config{PublicURL: publicURL, EEEnabled: true})
+	wellknown.Register(r, wellknown.Config{PublicURL: publicURL, Resources: resources(true)})
 	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/v4/mcp", "/.well-known/oauth-protected-resource/api/v4/orbit/mcp"} {
 		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
 			if w := do(r, m, p, nil); w.Code != http.StatusNotFound {
@@ -187,89 +201,14 @@ func TestURLs(t *testing.T) {
 		want string
 	}{
 		{wellknown.MetadataURL, "https://gitlab.example.com", "", "https://gitlab.example.com/.well-known/oauth-protected-resource"},
-		{wellknown.MetadataURL, "https://gitlab.example.com/", wellknown.CEPath, "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/mcp"},
-		{wellknown.MetadataURL, "https://gitlab.example.com", wellknown.EEPath, "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/orbit/mcp"},
-		{wellknown.ResourceURL, "https://gitlab.example.com//", wellknown.CEPath, "https://gitlab.example.com/api/v4/mcp"},
-		{wellknown.ResourceURL, "http://127.0.0.1:8080", wellknown.EEPath, "http://127.0.0.1:8080/api/v4/orbit/mcp"},
+		{wellknown.MetadataURL, "https://gitlab.example.com/", cePath, "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/mcp"},
+		{wellknown.MetadataURL, "https://gitlab.example.com", eePath, "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/orbit/mcp"},
+		{wellknown.ResourceURL, "https://gitlab.example.com//", cePath, "https://gitlab.example.com/api/v4/mcp"},
+		{wellknown.ResourceURL, "http://127.0.0.1:8080", eePath, "http://127.0.0.1:8080/api/v4/orbit/mcp"},
 	}
 	for _, tt := range tests {
 		if got := tt.fn(tt.base, tt.path); got != tt.want {
 			t.Errorf("(%q, %q) = %q, want %q", tt.base, tt.path, got, tt.want)
 		}
-	}
-}
-
-func TestChallenge401(t *testing.T) {
-	const md = "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/mcp"
-	tests := []struct {
-		name, code, desc, md, want string
-	}{
-		{
-			name: "no token presented",
-			md:   md,
-			want: `Bearer realm="GitLab", resource_metadata="` + md + `"`,
-		},
-		{
-			name: "no token, description ignored",
-			desc: "ignored", md: md,
-			want: `Bearer realm="GitLab", resource_metadata="` + md + `"`,
-		},
-		{
-			name: "invalid token",
-			code: "invalid_token", desc: "token expired", md: md,
-			want: `Bearer realm="GitLab", error="invalid_token", error_description="token expired", resource_metadata="` + md + `"`,
-		},
-		{
-			name: "error without description",
-			code: "invalid_token", md: md,
-			want: `Bearer realm="GitLab", error="invalid_token", resource_metadata="` + md + `"`,
-		},
-		{
-			name: "quotes and backslashes escaped",
-			code: "invalid_token", desc: `say "hi" \ bye`, md: md,
-			want: `Bearer realm="GitLab", error="invalid_token", error_description="say \"hi\" \\ bye", resource_metadata="` + md + `"`,
-		},
-		{
-			name: "control characters and non-ASCII neutralised",
-			code: "invalid_token", desc: "line1\r\nline2\tx\x7fé",
-			want: `Bearer realm="GitLab", error="invalid_token", error_description="line1  line2 x ?"`,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := wellknown.Challenge401(tt.md, tt.code, tt.desc); got != tt.want {
-				t.Fatalf("Challenge401 =\n%s\nwant\n%s", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestChallengeInsufficientScope(t *testing.T) {
-	const md = "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/orbit/mcp"
-	tests := []struct {
-		name, scope, desc, md, want string
-	}{
-		{
-			name:  "with description",
-			scope: "mcp_orbit", desc: "The token needs the mcp_orbit scope", md: md,
-			want: `Bearer realm="GitLab", error="insufficient_scope", scope="mcp_orbit", error_description="The token needs the mcp_orbit scope", resource_metadata="` + md + `"`,
-		},
-		{
-			name:  "several scopes, no description",
-			scope: "mcp api", md: md,
-			want: `Bearer realm="GitLab", error="insufficient_scope", scope="mcp api", resource_metadata="` + md + `"`,
-		},
-		{
-			name:  "escaped",
-			scope: `a"b`, desc: `c\d`,
-			want: `Bearer realm="GitLab", error="insufficient_scope", scope="a\"b", error_description="c\\d"`,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := wellknown.ChallengeInsufficientScope(tt.md, tt.scope, tt.desc); got != tt.want {
-				t.Fatalf("ChallengeInsufficientScope =\n%s\nwant\n%s", got, tt.want)
-			}
-		})
 	}
 }

@@ -1,19 +1,19 @@
-package wellknown
+package middleware
 
 import "strings"
 
-// Realm is the realm of every challenge, as GitLab sends it.
-const Realm = "GitLab"
+// realm is the realm of every challenge, as GitLab sends it.
+const realm = "GitLab"
 
-// Challenge401 returns the WWW-Authenticate value of a 401:
+// challenge401 returns the WWW-Authenticate value of a 401:
 //
 //	Bearer realm="GitLab", error="invalid_token", error_description="…", resource_metadata="…"
 //
 // error and error_description are left out when errCode is "" (no token was
 // presented, RFC 6750 §3.1), error_description also when description is "",
 // and resource_metadata when metadataURL is "".
-func Challenge401(metadataURL, errCode, description string) string {
-	params := []string{param("realm", Realm)}
+func challenge401(metadataURL, errCode, description string) string {
+	params := []string{param("realm", realm)}
 	if errCode != "" {
 		params = append(params, param("error", errCode))
 		if description != "" {
@@ -26,7 +26,7 @@ func Challenge401(metadataURL, errCode, description string) string {
 	return "Bearer " + strings.Join(params, ", ")
 }
 
-// ChallengeInsufficientScope returns the WWW-Authenticate value of a 403
+// challengeInsufficientScope returns the WWW-Authenticate value of a 403
 // for a token that lacks scope (RFC 6750 §3.1; the MCP authorization spec's
 // step-up flow):
 //
@@ -34,8 +34,8 @@ func Challenge401(metadataURL, errCode, description string) string {
 //
 // scope lists every scope the operation needs, space separated.
 // error_description and resource_metadata are left out when empty.
-func ChallengeInsufficientScope(metadataURL, scope, description string) string {
-	params := []string{param("realm", Realm), param("error", "insufficient_scope"), param("scope", scope)}
+func challengeInsufficientScope(metadataURL, scope, description string) string {
+	params := []string{param("realm", realm), param("error", "insufficient_scope"), param("scope", scope)}
 	if description != "" {
 		params = append(params, param("error_description", description))
 	}
@@ -47,14 +47,14 @@ func ChallengeInsufficientScope(metadataURL, scope, description string) string {
 
 // param renders name="value" with value as an RFC 9110 quoted-string.
 func param(name, value string) string {
-	return name + `="` + quote(value) + `"`
+	return name + `="` + quoteParam(value) + `"`
 }
 
-// quote escapes \ and " and replaces what a quoted-string in a challenge
+// quoteParam escapes \ and " and replaces what a quoted-string in a challenge
 // may not hold: control characters (CR and LF would split the header)
 // become a space, and non-ASCII becomes "?" (RFC 6750 §3 limits error,
 // error_description and scope to printable ASCII).
-func quote(s string) string {
+func quoteParam(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
