@@ -58,6 +58,10 @@ func TestStore_inheritedMembership(t *testing.T) {
 			if err != nil || level != c.want {
 				t.Errorf("%s in %s: %v (%v), want %v", c.user.Username, c.proj.PathWithNamespace, level, err, c.want)
 			}
+			level, err = s.ProjectAccessLevel(ctx, c.proj.ID, c.user.ID)
+			if err != nil || level != c.want {
+				t.Errorf("ProjectAccessLevel(%s in %s) = %v (%v), want %v", c.user.Username, c.proj.PathWithNamespace, level, err, c.want)
+			}
 		}
 		direct, err := s.ListProjectMembers(ctx, p.ID, false, "", 0, 10)
 		if err != nil || len(direct) != 2 || direct[0].AccessLevel != models.Guest {

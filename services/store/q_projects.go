@@ -57,6 +57,24 @@ func (s *Store) VisibleProjectIDs(ctx context.Context, viewer *models.User, grou
 	return ids, nil
 }
 
+// ProjectAccessLevel returns userID's effective role in projectID: the
+// highest of its direct membership and its memberships of the project's
+// group and the group's ancestors (the project_authorizations view), or
+// models.NoAccess for a user who holds none. It does not check that the
+// project exists.
+func (s *Store) ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error) {
+	var levels []models.AccessLevel
+	err := s.conn(ctx).Table("project_authorizations").Where("project_id = ? AND user_id = ?", projectID, userID).
+		Limit(1).Pluck("access_level", &levels).Error
+	if err != nil {
+		return models.NoAccess, fmt.Errorf("role of user %d in project %d: %w", userID, projectID, translate(err))
+	}
+	if len(levels) == 0 {
+		return models.NoAccess, nil
+	}
+	return levels[0], nil
+}
+
 // FindProjectWithRoleByID returns the project with id together with
 // userID's role in it (direct or inherited from a group) (models.NoAccess for a non-member), read in
 // one statement, or models.ErrNotFound. It does not check permissions.

@@ -55,6 +55,8 @@ func TestCatalog(t *testing.T) {
 		"get_workitem_notes":          {models.ToolsetWorkItems, models.EditionCE, true, []string{"get_work_item_notes"}, nil},
 		"search":                      {models.ToolsetCore, models.EditionCE, true, []string{"gitlab_search"}, []string{"scope", "search"}},
 		"search_labels":               {models.ToolsetCore, models.EditionCE, true, nil, []string{"full_path", "is_project"}},
+		"get_project":                 {models.ToolsetCore, models.EditionCE, true, nil, nil},
+		"get_user":                    {models.ToolsetCore, models.EditionCE, true, nil, nil},
 		"list_work_items":             {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"get_work_item_types":         {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"get_saved_view_work_items":   {models.ToolsetWorkItems, models.EditionCE, true, nil, []string{"saved_view_id"}},

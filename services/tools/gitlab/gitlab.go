@@ -250,17 +250,12 @@ func resolveProject(ctx context.Context, st projectStore, u *models.User, field 
 	return &projectAccess{project: p, level: level}, nil
 }
 
-// memberLevel returns userID's role in projectID, NoAccess for a
-// non-member.
+// memberLevel returns userID's effective role in projectID (direct, or
+// inherited from the project's group and its ancestors, the highest of
+// them; NoAccess for a non-member): the role every permission rule reads,
+// as resolveProject's is.
 func memberLevel(ctx context.Context, st projectStore, projectID, userID int64) (models.AccessLevel, error) {
-	m, err := st.FindProjectMember(ctx, projectID, userID)
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return models.NoAccess, nil
-	case err != nil:
-		return models.NoAccess, err
-	}
-	return m.AccessLevel, nil
+	return st.ProjectAccessLevel(ctx, projectID, userID)
 }
 
 // resolveGroup finds the group named by ref and checks that u may see it:

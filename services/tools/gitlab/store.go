@@ -43,13 +43,15 @@ func Transactions[S Store](st interface {
 // projectStore resolves projects, groups, members and users (every tool).
 type projectStore interface {
 	// FindProjectWithRoleByID and FindProjectWithRoleByPath return a
-	// project with userID's direct role in it (models.NoAccess for a
-	// non-member), in one statement.
+	// project with userID's effective role in it (direct or inherited from
+	// a group; models.NoAccess for a non-member), in one statement.
 	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
 	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
 	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
 	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
-	FindProjectMember(ctx context.Context, projectID, userID int64) (*models.ProjectMember, error)
+	// ProjectAccessLevel is userID's effective role in projectID, as
+	// FindProjectWithRoleByID reads it.
+	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
 	FindUserByID(ctx context.Context, id int64) (*models.User, error)
 	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
