@@ -241,6 +241,37 @@ func toolsProject(t testing.TB, h *harness, path string) *models.Project {
 	return p
 }
 
+// toolsAddProject creates a public project at group/name (group
+// "gitlab-org", "acme", …; it must exist) with an empty repository and the
+// members of gitlab-org/gitlab-mcp: root (owner), alice (developer), bob
+// (reporter), carol (guest). For specs that build their own history.
+func toolsAddProject(t testing.TB, h *harness, group, name string) *models.Project {
+	t.Helper()
+	ctx := context.Background()
+	g, err := h.Env.Store.FindGroupByFullPath(ctx, group)
+	if err != nil {
+		t.Fatalf("find group %s: %v", group, err)
+	}
+	now := time.Now().UTC()
+	p := &models.Project{Name: name, Path: name, NamespaceID: g.ID, Visibility: g.Visibility, DefaultBranch: "main",
+		CreatedAt: now, UpdatedAt: now}
+	if err := h.Env.Store.CreateProject(ctx, p); err != nil {
+		t.Fatalf("create project %s/%s: %v", group, name, err)
+	}
+	for username, level := range map[string]models.AccessLevel{"root": models.Owner, "alice": models.Developer,
+		"bob": models.Reporter, "carol": models.Guest} {
+		u, err := h.Env.Store.FindUserByUsername(ctx, username)
+		if err != nil {
+			t.Fatalf("find user %s: %v", username, err)
+		}
+		if err := h.Env.Store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
+			CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatalf("add %s to %s: %v", username, p.PathWithNamespace, err)
+		}
+	}
+	return p
+}
+
 // toolsAddUser creates an active user with an EE seat who is a member of
 // nothing, and returns a token for it (scopes api, mcp, mcp_orbit) under
 // h.Tokens[username].

@@ -22,11 +22,13 @@ type repoFixture struct {
 	work string
 }
 
-// repoSetUp fills project's repository with a small history, made and
-// pushed with the git command line: main (3 commits, a tag), feature.
+// repoSetUp creates project (gitlab-org/NAME, with gitlab-mcp's members)
+// and fills its repository with a small history, made and pushed with the
+// git command line: main (3 commits, a tag), feature.
 func repoSetUp(t testing.TB, h *harness, project string) *repoFixture {
 	t.Helper()
-	p := toolsProject(t, h, project)
+	group, name, _ := strings.Cut(project, "/")
+	p := toolsAddProject(t, h, group, name)
 	f := &repoFixture{t: t, bare: h.Env.Repositories.Path(p.ID), work: filepath.Join(t.TempDir(), "work")}
 	f.git("", "clone", "-q", f.bare, f.work)
 	f.git(f.work, "checkout", "-q", "-b", "main")
@@ -98,7 +100,9 @@ func (f *repoFixture) refs() string {
 	return f.git("", "for-each-ref", "--format=%(refname) %(objectname)")
 }
 
-const repoMCP = "gitlab-org/gitlab-mcp"
+// repoMCP is the public project the repository specs build (the demo
+// projects have their own history, see TestTools_demoHistory).
+const repoMCP = "gitlab-org/sandbox"
 
 func TestTools_repositoryRead(t *testing.T) {
 	h := startServer(t, withEE())
@@ -356,4 +360,41 @@ func TestTools_repositoryWrite(t *testing.T) {
 		}
 		f.git("", "fsck", "--strict")
 	})
+}
+
+// TestTools_demoHistory: the demo world's repositories hold real history
+// (glmcp seed --demo): the repository tools read what git shows, a merge
+// request's head is its source branch's commit, and a branch pushed with
+// plain git to a path clone is listed on the next call.
+func TestTools_demoHistory(t *testing.T) {
+	h := startServer(t)
+	ce := h.groups()[0]
+	const mcp = "gitlab-org/gitlab-mcp"
+	bare := h.Env.Repositories.Path(toolsProject(t, h, mcp).ID)
+	git := func(args ...string) string { return gitRun(t, "", bare, "", args...) }
+	for _, era := range eras {
+		sc := toolsResult(t, ce, era, h.toolsCall(t, ce, era, "bob", "list_commits", map[string]any{"project_id": mcp, "first": 5}))
+		if got, want := strings.Join(toolsField(toolsArray(t, toolsSucceeded(t, sc)["nodes"]), "sha"), "\n"), git("log", "-5", "--format=%H", "main"); got != want {
+			t.Errorf("%s: list_commits = %s, git log = %s", era, got, want)
+		}
+	}
+	tags := h.toolsRead(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp})
+	if got := strings.Join(toolsField(toolsItems(t, tags), "name"), ","); got != "v18.6.0,v18.7.0" {
+		t.Errorf("tags = %s", got)
+	}
+	toolsExpectField(t, tags, git("rev-parse", "v18.7.0^{commit}"), "items", 1, "commit", "id")
+	mr := h.toolsRead(t, ce, "alice", "get_merge_request", map[string]any{"project_id": mcp, "merge_request_iid": 1})
+	toolsExpectField(t, mr, git("rev-parse", "feature/server-discover"), "diffHeadSha")
+	file := h.toolsRead(t, ce, "alice", "get_repository_file", map[string]any{"project_id": mcp, "file_path": "internal/mcp/discover.go", "ref": "feature/server-discover"})
+	toolsExpectField(t, file, git("show", "feature/server-discover:internal/mcp/discover.go")+"\n", "content")
+
+	work := filepath.Join(t.TempDir(), "work")
+	gitRun(t, "", bare, "", "clone", "-q", bare, work)
+	gitRun(t, work, bare, "", "checkout", "-q", "-b", "pushed/by-git")
+	gitRun(t, work, bare, "", "commit", "-q", "--allow-empty", "-m", "Pushed with git")
+	gitRun(t, work, bare, "", "push", "-q", "origin", "pushed/by-git")
+	branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": mcp})
+	if got := strings.Join(toolsField(toolsItems(t, branches), "name"), ","); got != "feature/server-discover,main,pushed/by-git" {
+		t.Errorf("branches after git push = %s", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/repository"
 )
 
 // Ensure migrate brings the store to the newest embedded migration, says
@@ -90,7 +92,24 @@ func TestSeedDemo(t *testing.T) {
 		first := seedTokens(t, b.mustRun(t, "seed", "--demo"))
 		s := b.store(t)
 		users, projects, issues := count(t, s, &models.User{}), count(t, s, &models.Project{}), count(t, s, &models.Issue{})
+		// Each demo repository holds the demo's history: commits by demo
+		// users, a branch per open merge request, tags.
+		mcp := mustProject(t, b, "gitlab-org/gitlab-mcp")
+		gitDir := filepath.Join(b.repositories(), filepath.FromSlash(repository.HashedPath(mcp.ID)))
+		refs := git(t, "", "--git-dir", gitDir, "for-each-ref", "--format=%(refname)")
+		if refs != "refs/heads/feature/server-discover\nrefs/heads/main\nrefs/tags/v18.6.0\nrefs/tags/v18.7.0" {
+			t.Errorf("gitlab-mcp refs:\n%s", refs)
+		}
+		if got := git(t, "", "--git-dir", gitDir, "log", "--format=%an|%s", "-3", "main"); got !=
+			"Administrator|Merge branch 'fix/stable-tool-order' into 'main'\nAlice Martin|Sort tools by name in tools/list\nAdministrator|Document the tools and their parameters" {
+			t.Errorf("git log main:\n%s", got)
+		}
+		git(t, "", "--git-dir", gitDir, "fsck", "--strict")
+		heads := git(t, "", "--git-dir", gitDir, "for-each-ref", "--format=%(refname) %(objectname)")
 		second := seedTokens(t, b.mustRun(t, "seed", "--demo"))
+		if again := git(t, "", "--git-dir", gitDir, "for-each-ref", "--format=%(refname) %(objectname)"); again != heads {
+			t.Errorf("second seed changed the refs:\n%s\n%s", heads, again)
+		}
 		if u, p, i := count(t, s, &models.User{}), count(t, s, &models.Project{}), count(t, s, &models.Issue{}); u != users || p != projects || i != issues {
 			t.Errorf("second seed changed the world: users %d→%d, projects %d→%d, issues %d→%d", users, u, projects, p, issues, i)
 		}

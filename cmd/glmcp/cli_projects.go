@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -111,6 +113,105 @@ func newProjectsCommand(a *cli) *cobra.Command {
 	for _, f := range []string{"project", "user", "access-level"} {
 		_ = addMember.MarkFlagRequired(f)
 	}
-	cmd.AddCommand(create, addMember)
+	cmd.AddCommand(create, addMember, newProjectsImportCommand(a))
+	return cmd
+}
+
+func newProjectsImportCommand(a *cli) *cobra.Command {
+	var path, from, visibility, name, description string
+	cmd := &cobra.Command{
+		Use:   "import --path GROUP/NAME --from DIR [--visibility private|internal|public] [--name N] [--description D]",
+		Short: "Import a git repository (all branches and tags) into a new or empty project and print the project's id",
+		Long: "Import copies every branch and tag of the git repository in DIR (a bare repository or a clone; in a\n" +
+			"clone, origin's remote-tracking branches count too) into the project GROUP/NAME. The project (and its\n" +
+			"group) is created when it does not exist; an existing project must have an empty repository. The\n" +
+			"project's default branch becomes the repository's HEAD branch.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			vis, err := models.ParseVisibility(visibility)
+			if err != nil {
+				return fmt.Errorf("--visibility: %q is not private, internal or public", visibility)
+			}
+			groupPath, projectPath, ok := strings.Cut(strings.Trim(path, "/"), "/")
+			if !ok || groupPath == "" || projectPath == "" || strings.Contains(projectPath, "/") {
+				return fmt.Errorf("--path %q: want GROUP/NAME", path)
+			}
+			if info, err := os.Stat(from); err != nil || !info.IsDir() {
+				return fmt.Errorf("--from %q: not a directory", from)
+			}
+			if name == "" {
+				name = projectPath
+			}
+			ctx := cmd.Context()
+			e, err := a.openEnv(ctx)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			var p *models.Project
+			var res *repository.ImportResult
+			created := false
+			var importErr error
+			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
+				p, err = tx.FindProjectByPath(ctx, groupPath+"/"+projectPath)
+				if errors.Is(err, models.ErrNotFound) {
+					g, gerr := tx.FindGroupByFullPath(ctx, groupPath)
+					if errors.Is(gerr, models.ErrNotFound) {
+						g = &models.Group{Name: groupPath, Path: groupPath, Visibility: vis}
+						gerr = tx.CreateGroup(ctx, g)
+					}
+					if gerr != nil {
+						return gerr
+					}
+					p = &models.Project{Name: name, Path: projectPath, NamespaceID: g.ID, Description: description, Visibility: vis, DefaultBranch: "main"}
+					if err := tx.CreateProject(ctx, p); err != nil {
+						return err
+					}
+					created = true
+				} else if err != nil {
+					return err
+				}
+				repo, err := e.Repositories.Open(ctx, p.ID)
+				if err != nil {
+					return err
+				}
+				defer repo.Close()
+				if res, importErr = repo.Import(ctx, from); importErr != nil {
+					return importErr
+				}
+				if res.DefaultBranch != "" && res.DefaultBranch != p.DefaultBranch {
+					if err := tx.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil && created && p != nil && p.ID > 0 {
+				// The project's row is rolled back; so is its repository.
+				_ = e.Repositories.Remove(p.ID)
+			}
+			switch {
+			case errors.Is(importErr, models.ErrConflict):
+				return fmt.Errorf("project %s already has branches or tags; import into a new project or an empty one", p.PathWithNamespace)
+			case errors.Is(importErr, models.ErrInvalidInput):
+				return fmt.Errorf("--from %q: %w", from, importErr)
+			case errors.Is(err, models.ErrInvalidInput):
+				return fmt.Errorf("--path %q: %w", path, err)
+			case err != nil:
+				return err
+			}
+			fmt.Fprintln(a.stdout, p.ID)
+			fmt.Fprintf(a.stderr, "imported %d branches and %d tags (%d objects) into %s; default branch %s\n",
+				len(res.Branches), len(res.Tags), res.Objects, p.PathWithNamespace, res.DefaultBranch)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")
+	cmd.Flags().StringVar(&from, "from", "", "directory of the git repository to import")
+	cmd.Flags().StringVar(&visibility, "visibility", "private", "private, internal or public (a new project)")
+	cmd.Flags().StringVar(&name, "name", "", "display name of a new project (default: NAME)")
+	cmd.Flags().StringVar(&description, "description", "", "description of a new project")
+	_ = cmd.MarkFlagRequired("path")
+	_ = cmd.MarkFlagRequired("from")
 	return cmd
 }

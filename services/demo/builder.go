@@ -41,6 +41,7 @@ func (b *demoBuilder) build() {
 
 	for _, p := range []*models.Project{mcp, orbit, secret} {
 		b.files(p, "main")
+		b.history(p)
 	}
 
 	b.mcpWorld(mcp)

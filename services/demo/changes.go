@@ -8,23 +8,21 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/repository"
 )
 
-// demoMR describes a demo merge request whose diffs are computed from the
-// files of two trees under _demo/<project>/ (a tree falls back to "main"
-// for files it does not hold).
+// demoMR describes a demo merge request; its commits and diffs are read
+// from the project's repository: what the source branch adds to the
+// target branch, or, for a merged one, what it added when it was merged.
 type demoMR struct {
 	mr        models.MergeRequest
-	commits   []models.MergeRequestCommit // newest first
-	before    string                      // tree before the change
-	after     string                      // tree after the change
-	paths     []string                    // changed files, in diff order
 	assignees []*models.User
 	reviewers []*models.User
 }
 
-func (b *demoBuilder) mergeRequest(p *models.Project, d demoMR) *models.MergeRequest {
+// mergeRequest creates d's merge request and returns it with the merge
+// base its diff starts from.
+func (b *demoBuilder) mergeRequest(p *models.Project, d demoMR) (*models.MergeRequest, string) {
 	mr := d.mr
 	mr.ProjectID = p.ID
 	for _, u := range d.assignees {
@@ -33,44 +31,64 @@ func (b *demoBuilder) mergeRequest(p *models.Project, d demoMR) *models.MergeReq
 	for _, u := range d.reviewers {
 		mr.Reviewers = append(mr.Reviewers, models.User{ID: u.ID})
 	}
-	mr.Commits = d.commits
-	for _, fp := range d.paths {
-		oldText, inBefore := treeFile(p.PathWithNamespace, d.before, fp)
-		newText, inAfter := treeFile(p.PathWithNamespace, d.after, fp)
-		mr.Diffs = append(mr.Diffs, models.MergeRequestDiff{
-			OldPath: fp, NewPath: fp,
-			NewFile: !inBefore, DeletedFile: !inAfter,
-			Diff: store.UnifiedDiff(oldText, newText),
-		})
-	}
 	if mr.UpdatedAt.IsZero() {
 		mr.UpdatedAt = mr.CreatedAt
 	}
+	if b.err != nil {
+		return &mr, ""
+	}
+	cmp, err := b.compare(p, mr.SourceBranch, mr.TargetBranch)
+	if err != nil {
+		b.err = fmt.Errorf("demo merge request %q: %w", mr.Title, err)
+		return &mr, ""
+	}
+	mr.SHA = cmp.HeadSHA
+	for _, c := range cmp.Commits {
+		mr.Commits = append(mr.Commits, models.MergeRequestCommit{
+			SHA: c.ID, Title: c.Title, Message: c.Message,
+			AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, AuthoredDate: c.Author.When.UTC(),
+			CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email, CommittedDate: c.Committer.When.UTC(),
+		})
+	}
+	for _, f := range cmp.Files {
+		mr.Diffs = append(mr.Diffs, models.MergeRequestDiff{
+			OldPath: f.OldPath, NewPath: f.NewPath, AMode: f.AMode, BMode: f.BMode,
+			NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile, Diff: f.Diff,
+		})
+	}
+	b.err = b.s.CreateMergeRequest(b.ctx, &mr)
+	return &mr, cmp.MergeBaseSHA
+}
+
+// compare returns what branch source adds to target in p's repository; a
+// source already merged is compared with the merge base it had then.
+func (b *demoBuilder) compare(p *models.Project, source, target string) (*repository.Comparison, error) {
+	h := b.hist[p.ID]
+	head, ok := h.heads[source]
+	if !ok {
+		return nil, fmt.Errorf("the history of %s has no branch %q", p.PathWithNamespace, source)
+	}
+	base := target
+	if m := h.merges[source]; m != nil {
+		base = m.MergeBase
+	}
+	repo, err := b.repos.Repository(b.ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	return repo.Compare(b.ctx, base, head, repository.CompareOptions{})
+}
+
+// mergeCommit returns the commit that merged branch source in p's history.
+func (b *demoBuilder) mergeCommit(p *models.Project, source string) string {
+	if m := b.hist[p.ID].merges[source]; m != nil {
+		return m.CommitID
+	}
 	if b.err == nil {
-		b.err = b.s.CreateMergeRequest(b.ctx, &mr)
+		b.err = fmt.Errorf("the history of %s never merges %q", p.PathWithNamespace, source)
 	}
-	return &mr
-}
-
-// treeFile reads a file of a demo tree, falling back to main.
-func treeFile(project, tree, filePath string) (string, bool) {
-	if content, ok := demoFile(project, tree, filePath); ok {
-		return content, true
-	}
-	return demoFile(project, "main", filePath)
-}
-
-// commit returns a demo commit by u, authored at t.
-func commit(project, title, body string, u *models.User, t time.Time) models.MergeRequestCommit {
-	msg := title + "\n"
-	if body != "" {
-		msg += "\n" + body + "\n"
-	}
-	return models.MergeRequestCommit{
-		SHA: demoSHA("commit", project, title), Title: title, Message: msg,
-		AuthorName: u.Name, AuthorEmail: u.Email, AuthoredDate: t,
-		CommitterName: u.Name, CommitterEmail: u.Email, CommittedDate: t,
-	}
+	return ""
 }
 
 func (b *demoBuilder) pipeline(p *models.Project, pl models.Pipeline, jobs ...models.CIJob) *models.Pipeline {

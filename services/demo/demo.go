@@ -5,10 +5,13 @@
 // tests, as their fixture.
 //
 // The world is a script: World is built by build() (builder.go) from the
-// per-project scripts in projects.go and the file trees under _demo/
-// (_demo/<group>/<project>/<tree>/<path>; a tree is a branch or the state
-// of a merge request's source). Adding a project, issue or merge request
-// is adding a line to a script or a file to a tree.
+// per-project scripts in projects.go and, under _demo/<group>/<project>/,
+// the history of its git repository (history.json: commits, merges and
+// tags by demo users at fixed times, see script) and the file trees the
+// commits take their files from (<tree>/<path>). The tree "main" is the
+// default branch at the end of the history; history.go checks nothing of
+// that, demo_test.go does. Adding a project, issue, commit or merge
+// request is adding a line to a script or a file to a tree.
 package demo
 
 import (
@@ -79,16 +82,30 @@ func Seed(ctx context.Context, s *store.Store) (*World, error) {
 	if err == nil || !errors.Is(err, errNoDemo) {
 		return w, err
 	}
+	repos, ok := s.Repositories().(Repositories)
+	if !ok {
+		return nil, fmt.Errorf("seed demo: the store has no git repositories to write the demo history into")
+	}
+	var built *World
 	err = s.WithTx(ctx, func(tx *store.Store) error {
-		b := &demoBuilder{ctx: ctx, s: tx, w: &World{
+		b := &demoBuilder{ctx: ctx, s: tx, repos: repos, hist: map[int64]*history{}, w: &World{
 			Created:  true,
 			Groups:   map[string]*models.Group{},
 			Projects: map[string]*models.Project{},
 		}}
 		b.build()
-		w = b.w
+		w, built = b.w, b.w
 		return b.err
 	})
+	if err != nil && built != nil {
+		// The projects' rows are rolled back; their repositories (and the
+		// history written into them) go too.
+		for _, p := range built.Projects {
+			if p.ID > 0 {
+				_ = repos.Remove(p.ID)
+			}
+		}
+	}
 	if errors.Is(err, models.ErrConflict) {
 		// Another process seeded at the same time: use its world.
 		if existing, lerr := loadDemo(ctx, s); lerr == nil {
@@ -141,10 +158,12 @@ func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 // demoBuilder writes the demo world. Its methods do nothing once err is
 // set, so build reads as a script; the transaction rolls everything back.
 type demoBuilder struct {
-	ctx context.Context
-	s   *store.Store
-	w   *World
-	err error
+	ctx   context.Context
+	s     *store.Store
+	repos Repositories
+	hist  map[int64]*history // by project id
+	w     *World
+	err   error
 }
 
 // at returns BaseTime plus days, hours and minutes.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/demo"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
@@ -186,6 +188,7 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 			checkDiffApplies(t, s, mr, d)
 		}
 	}
+	checkDemoRepositories(t, s, w, mrs)
 
 	var files []models.RepositoryFile
 	db.Find(&files)
@@ -206,34 +209,105 @@ func commitAt(commits []models.MergeRequestCommit, pos int) models.MergeRequestC
 }
 
 // checkDiffApplies checks that d is well-formed and consistent with the
-// default branch: an open merge request's diff applies to main; a merged
-// one's result is main.
+// repository: an open merge request's diff applies to the merge base of
+// its branches; a merged one's result is main.
 func checkDiffApplies(t *testing.T, s *store.Store, mr models.MergeRequest, d models.MergeRequestDiff) {
 	t.Helper()
-	var main string
-	s.DB().Model(&models.RepositoryFile{}).Where("project_id = ? AND ref = 'main' AND file_path = ?", mr.ProjectID, d.NewPath).Pluck("content", &main)
 	oldSide, newSide, err := diffSides(d.Diff)
 	if err != nil {
 		t.Errorf("%s %s: %v", mr.Title, d.NewPath, err)
 		return
 	}
-	side := oldSide
-	if mr.State == models.MergeRequestMerged {
-		side = newSide
+	rev, side, path := "main", newSide, d.NewPath
+	if mr.State != models.MergeRequestMerged {
+		rev = gitOut(t, s, mr.ProjectID, "merge-base", "main", mr.SHA)
+		side, path = oldSide, d.OldPath
 	}
 	if d.NewFile && mr.State != models.MergeRequestMerged {
-		if main != "" {
-			t.Errorf("%s: %s is a new file but exists on main", mr.Title, d.NewPath)
+		if _, err := gitRun(s, mr.ProjectID, "cat-file", "-e", rev+":"+path); err == nil {
+			t.Errorf("%s: %s is a new file but exists at the merge base", mr.Title, path)
 		}
 		return
 	}
-	lines := strings.Split(main, "\n")
+	lines := strings.Split(gitOut(t, s, mr.ProjectID, "show", rev+":"+path), "\n")
 	for n, text := range side {
 		if n < 1 || n > len(lines) || lines[n-1] != text {
-			t.Errorf("%s: %s line %d = %q in the diff, not on main", mr.Title, d.NewPath, n, text)
+			t.Errorf("%s: %s line %d = %q in the diff, not at %s", mr.Title, path, n, text, rev)
 			return
 		}
 	}
+}
+
+// checkDemoRepositories checks the demo history with the git command
+// line: main holds exactly the demo's main tree (the repository files),
+// every merge request's source branch is in git (open: at its sha, with
+// its commits; merged: in main's history), each repository has a tag and
+// commits by demo users, and orbit's draft conflicts with main.
+func checkDemoRepositories(t *testing.T, s *store.Store, w *demo.World, mrs []models.MergeRequest) {
+	t.Helper()
+	for path, p := range w.Projects {
+		var files []models.RepositoryFile
+		s.DB().Where("project_id = ? AND ref = 'main'", p.ID).Order("file_path").Find(&files)
+		var want []string
+		for _, f := range files {
+			want = append(want, f.FilePath)
+			if got := gitOut(t, s, p.ID, "cat-file", "blob", "main:"+f.FilePath); got != strings.TrimSuffix(f.Content, "\n") {
+				t.Errorf("%s: main:%s differs from the demo's main tree", path, f.FilePath)
+			}
+		}
+		slices.Sort(want)
+		if got := strings.Split(gitOut(t, s, p.ID, "ls-tree", "-r", "--name-only", "main"), "\n"); !slices.Equal(got, want) {
+			t.Errorf("%s: git ls-tree main = %v, want the demo's main tree %v", path, got, want)
+		}
+		if tags := gitOut(t, s, p.ID, "tag"); tags == "" {
+			t.Errorf("%s has no tag", path)
+		}
+		authors := gitOut(t, s, p.ID, "log", "--all", "--format=%an <%ae> %aI")
+		for _, line := range strings.Split(authors, "\n") {
+			if !strings.Contains(line, "@example.com> 2026-") {
+				t.Errorf("%s: commit by %q, want a demo user in 2026", path, line)
+			}
+		}
+		gitOut(t, s, p.ID, "fsck", "--strict")
+	}
+	for _, mr := range mrs {
+		if mr.State == models.MergeRequestMerged {
+			if _, err := gitRun(s, mr.ProjectID, "merge-base", "--is-ancestor", mr.SHA, "main"); err != nil {
+				t.Errorf("merged %q: %s is not in main's history", mr.Title, mr.SHA)
+			}
+			continue
+		}
+		if got := gitOut(t, s, mr.ProjectID, "rev-parse", "refs/heads/"+mr.SourceBranch); got != mr.SHA {
+			t.Errorf("%q: branch %s at %s, merge request sha %s", mr.Title, mr.SourceBranch, got, mr.SHA)
+		}
+		var shas []string
+		for k := range mr.Commits {
+			shas = append(shas, commitAt(mr.Commits, k).SHA)
+		}
+		if got := gitOut(t, s, mr.ProjectID, "rev-list", "main.."+mr.SourceBranch); got != strings.Join(shas, "\n") {
+			t.Errorf("%q: git rev-list main..%s = %q, commits %v", mr.Title, mr.SourceBranch, got, shas)
+		}
+		_, err := gitRun(s, mr.ProjectID, "merge-tree", "--write-tree", "main", mr.SourceBranch)
+		if conflicts := err != nil; conflicts != (mr.MergeStatus == models.MergeStatusCannotBeMerged) {
+			t.Errorf("%q: git merge-tree conflicts = %v, merge status %s", mr.Title, conflicts, mr.MergeStatus)
+		}
+	}
+}
+
+// gitRun runs the git command line on project id's repository.
+func gitRun(s *store.Store, id int64, args ...string) (string, error) {
+	dir := s.Repositories().(*repository.Storage).Path(id)
+	out, err := exec.Command("git", append([]string{"--git-dir", dir}, args...)...).CombinedOutput()
+	return strings.TrimSuffix(string(out), "\n"), err
+}
+
+func gitOut(t *testing.T, s *store.Store, id int64, args ...string) string {
+	t.Helper()
+	out, err := gitRun(s, id, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
 }
 
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
@@ -303,6 +377,10 @@ func TestSeed_deterministic(t *testing.T) {
 			}
 			js, _ := json.Marshal(rows)
 			fmt.Fprintf(&b, "%s %s\n", table, js)
+		}
+		// The repositories hold the same commits, tags and branches.
+		for _, id := range storetest.Ints(t, s, "SELECT id FROM projects ORDER BY id") {
+			fmt.Fprintf(&b, "refs of %d:\n%s\n", id, gitOut(t, s, id, "for-each-ref", "--format=%(refname) %(objectname)"))
 		}
 		dumps[k] = b.String()
 	}

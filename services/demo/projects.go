@@ -9,7 +9,6 @@ import (
 // notes, two merge requests and three pipelines.
 func (b *demoBuilder) mcpWorld(p *models.Project) {
 	w := b.w
-	proj := p.PathWithNamespace
 	b.labels(p,
 		models.Label{Name: "bug", Color: "#d9534f", Description: "Something is not working as documented"},
 		models.Label{Name: "feature", Color: "#428bca", Description: "New functionality"},
@@ -108,7 +107,7 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 		Body: "Good catch. Carol, would you like to open the MR? The header parsing is in `handlers/filters.go`."})
 
 	// !1 — open, in review, pipeline running.
-	discover := b.mergeRequest(p, demoMR{
+	discover, discoverBase := b.mergeRequest(p, demoMR{
 		mr: models.MergeRequest{
 			Title: "Add server/discover for the 2026-07-28 revision",
 			Description: "Part of #2.\n\nAnswers `server/discover` with the supported versions, capabilities and " +
@@ -117,20 +116,12 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 			AuthorID: w.Alice.ID, Labels: models.StringList{"feature", "workflow::in review"},
 			MergeStatus: models.MergeStatusCanBeMerged, CreatedAt: at(7, 2, 0), UpdatedAt: at(8, 1, 0),
 		},
-		commits: []models.MergeRequestCommit{
-			commit(proj, "Route server/discover to its handler", "", w.Alice, at(7, 1, 40)),
-			commit(proj, "Add server/discover handler",
-				"Lists the supported protocol revisions newest first and advertises\ntools.listChanged.",
-				w.Alice, at(7, 1, 10)),
-		},
-		before: "main", after: "feature-server-discover",
-		paths:     []string{"internal/mcp/discover.go", "internal/mcp/handler.go"},
 		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Bob},
 	})
 	// A review thread on line 10 of discover.go, resolved by its author,
 	// and the owner's approval: the merge request is under review.
 	review := b.diffThread(p, discover, "discover-ttl", &models.DiffPosition{
-		BaseSHA: demoSHA("branch", proj, "main"), StartSHA: demoSHA("branch", proj, "main"), HeadSHA: discover.SHA,
+		BaseSHA: discoverBase, StartSHA: discoverBase, HeadSHA: discover.SHA,
 		OldPath: "internal/mcp/discover.go", NewPath: "internal/mcp/discover.go", PositionType: "text", NewLine: ptr(10)})
 	review(w.Bob, models.Note{CreatedAt: at(7, 6, 0),
 		Body: "Should `ttlMs` be configurable? Operators behind a CDN may want more than a minute."})
@@ -149,19 +140,14 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 	)
 
 	// !2 — merged; closed #1.
-	sorted := b.mergeRequest(p, demoMR{
+	sorted, _ := b.mergeRequest(p, demoMR{
 		mr: models.MergeRequest{
 			Title:        "Sort tools by name in tools/list",
 			Description:  "Closes #1.\n\n`Catalog.List` now sorts by name, so the order is the same on every call and every instance.",
 			SourceBranch: "fix/stable-tool-order", TargetBranch: "main", State: models.MergeRequestMerged,
 			AuthorID: w.Alice.ID, Labels: models.StringList{"bug"}, MergeStatus: models.MergeStatusCanBeMerged,
-			CreatedAt: at(2, 1, 0), UpdatedAt: at(3, 6, 0), MergedAt: ptr(at(3, 6, 0)),
+			CreatedAt: at(2, 1, 0), UpdatedAt: at(3, 6, 0), MergedAt: ptr(at(3, 6, 0)), ForceRemoveSourceBranch: true,
 		},
-		commits: []models.MergeRequestCommit{
-			commit(proj, "Sort tools by name in tools/list", "Closes #1", w.Alice, at(2, 0, 45)),
-		},
-		before: "before-stable-tool-order", after: "main",
-		paths:     []string{"internal/catalog/catalog.go"},
 		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Bob},
 	})
 	b.note(p, sorted, w.Bob, models.Note{CreatedAt: at(3, 2, 0), Body: "LGTM, thanks for the quick fix. Approved."})
@@ -177,7 +163,7 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 		job("lint", "lint", models.StatusSuccess, at(2, 1, 2), 23.4),
 	)
 	b.pipeline(p, models.Pipeline{
-		SHA: demoSHA("merge", proj, "!2"), Ref: "main", Status: models.StatusSuccess,
+		SHA: b.mergeCommit(p, "fix/stable-tool-order"), Ref: "main", Status: models.StatusSuccess,
 		Source: models.PipelineSourcePush, UserID: &w.Alice.ID,
 		CreatedAt: at(3, 6, 1), StartedAt: ptr(at(3, 6, 2)), FinishedAt: ptr(at(3, 6, 8)),
 	},
@@ -191,7 +177,6 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 // whose pipeline failed.
 func (b *demoBuilder) orbitWorld(p *models.Project) {
 	w := b.w
-	proj := p.PathWithNamespace
 	b.labels(p,
 		models.Label{Name: "bug", Color: "#d9534f", Description: "Something is not working"},
 		models.Label{Name: "performance", Color: "#8e44ad", Description: "Too slow or too hungry"},
@@ -223,7 +208,7 @@ func (b *demoBuilder) orbitWorld(p *models.Project) {
 	b.note(p, scores, w.Bob, models.Note{CreatedAt: at(4, 7, 0),
 		Body: "Shipped in 0.9.0: `score` is a float in [0, 1]."})
 
-	fix := b.mergeRequest(p, demoMR{
+	fix, _ := b.mergeRequest(p, demoMR{
 		mr: models.MergeRequest{
 			Title:        "Draft: Detect cycles in dependency graph traversal",
 			Description:  "Closes #1.\n\nTracks visited modules so `Reachable` lists each once and terminates on cycles.",
@@ -231,12 +216,6 @@ func (b *demoBuilder) orbitWorld(p *models.Project) {
 			AuthorID: w.Alice.ID, Labels: models.StringList{"bug"}, MergeStatus: models.MergeStatusCannotBeMerged,
 			CreatedAt: at(3, 5, 0), UpdatedAt: at(9, 2, 0),
 		},
-		commits: []models.MergeRequestCommit{
-			commit(proj, "Add regression test for cyclic graphs", "", w.Alice, at(3, 4, 50)),
-			commit(proj, "Track visited modules in Reachable", "Closes #1", w.Alice, at(3, 4, 30)),
-		},
-		before: "main", after: "fix-cycle-detection",
-		paths:     []string{"graph/graph.go", "graph/graph_test.go"},
 		assignees: []*models.User{w.Alice}, reviewers: []*models.User{w.Root},
 	})
 	b.note(p, fix, w.Root, models.Note{CreatedAt: at(9, 3, 0),

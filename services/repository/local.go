@@ -250,3 +250,42 @@ func (l *Local) DeleteBranch(_ context.Context, name, expectedSHA string) error 
 func (l *Local) branchHead(name string) (plumbing.Hash, error) {
 	return l.readRef(plumbing.NewBranchReferenceName(name))
 }
+
+// CreateTag creates tag req.Name at the commit req.Target names (the
+// default branch when empty): an annotated tag when req.Message is set,
+// else a lightweight one. An existing tag is models.ErrConflict.
+func (l *Local) CreateTag(ctx context.Context, req TagRequest) (*Tag, error) {
+	if err := validateRefName(req.Name); err != nil {
+		return nil, fmt.Errorf("tag name %q: %s: %w", req.Name, err, models.ErrInvalidInput)
+	}
+	if req.Name == "HEAD" || strings.HasPrefix(req.Name, "refs/") || isFullHash(req.Name) {
+		return nil, fmt.Errorf("tag name %q is reserved: %w", req.Name, models.ErrInvalidInput)
+	}
+	c, err := l.resolve(ctx, req.Target)
+	if err != nil {
+		return nil, err
+	}
+	out := &Tag{Name: req.Name, TargetID: c.Hash.String(), Commit: toCommit(c)}
+	target := c.Hash
+	if strings.TrimSpace(req.Message) != "" {
+		if strings.TrimSpace(req.Tagger.Name) == "" || strings.TrimSpace(req.Tagger.Email) == "" {
+			return nil, fmt.Errorf("an annotated tag needs a tagger name and e-mail: %w", models.ErrInvalidInput)
+		}
+		tagger := committerOf(req.Tagger, req.Tagger)
+		to := &object.Tag{Name: req.Name, Tagger: tagger, Message: ensureNewline(req.Message),
+			TargetType: plumbing.CommitObject, Target: c.Hash}
+		obj := l.st.NewEncodedObject()
+		if err := to.Encode(obj); err != nil {
+			return nil, fmt.Errorf("encode tag: %w", err)
+		}
+		if target, err = l.st.SetEncodedObject(obj); err != nil {
+			return nil, fmt.Errorf("write tag: %w", err)
+		}
+		out.TargetID, out.Message = target.String(), to.Message
+		out.Tagger = &Signature{Name: tagger.Name, Email: tagger.Email, When: tagger.When}
+	}
+	if err := l.updateRef(plumbing.NewTagReferenceName(req.Name), plumbing.ZeroHash, target); err != nil {
+		return nil, fmt.Errorf("create tag: %w", err)
+	}
+	return out, nil
+}

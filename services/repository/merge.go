@@ -104,7 +104,8 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 		return nil, fmt.Errorf("%s is already merged into %s: %w", req.Source, req.Target, models.ErrInvalidInput)
 	}
 	res := &MergeResult{MergeBase: base.Hash.String()}
-	now := time.Now().UTC().Truncate(time.Second)
+	committer := committerOf(req.Author, req.Committer)
+	now := committer.When
 	sig := func(when time.Time) object.Signature {
 		return object.Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
 	}
@@ -120,7 +121,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 		}
 		squash := &object.Commit{
 			Author:    object.Signature{Name: sc.Author.Name, Email: sc.Author.Email, When: sc.Author.When},
-			Committer: sig(now), Message: ensureNewline(msg), TreeHash: sc.TreeHash,
+			Committer: committer, Message: ensureNewline(msg), TreeHash: sc.TreeHash,
 			ParentHashes: []plumbing.Hash{base.Hash},
 		}
 		h, err := l.writeCommit(squash)
@@ -148,7 +149,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 			msg = fmt.Sprintf("Merge branch '%s' into '%s'", req.Source, req.Target)
 		}
 		mc := &object.Commit{
-			Author: sig(now), Committer: sig(now), Message: ensureNewline(msg), TreeHash: tree,
+			Author: sig(now), Committer: committer, Message: ensureNewline(msg), TreeHash: tree,
 			ParentHashes: []plumbing.Hash{tc.Hash, head.Hash},
 		}
 		if newHead, err = l.writeCommit(mc); err != nil {

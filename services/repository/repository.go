@@ -36,6 +36,9 @@ type Repository interface {
 	Branches(ctx context.Context) ([]Branch, error)
 	// Tags lists the tags by name (FindAllTags).
 	Tags(ctx context.Context) ([]Tag, error)
+	// CreateTag creates a tag, annotated when it has a message
+	// (UserCreateTag).
+	CreateTag(ctx context.Context, req TagRequest) (*Tag, error)
 	// Compare returns what head adds to base since their merge base: the
 	// commits and the file diffs (FindMergeBase + ListCommits + CommitDiff).
 	Compare(ctx context.Context, base, head string, opt CompareOptions) (*Comparison, error)
@@ -185,7 +188,10 @@ type CommitFilesRequest struct {
 	StartSHA    string
 	Message     string
 	Author      Signature
-	Actions     []Action
+	// Committer dates the commit when its When is set (its name and
+	// e-mail default to Author's); otherwise the commit is dated now.
+	Committer Signature
+	Actions   []Action
 	// ExpectedOldSHA, when set, is the value Branch must still have.
 	ExpectedOldSHA string
 }
@@ -203,6 +209,16 @@ type Tag struct {
 	Commit   Commit // the commit the tag peels to
 	Message  string
 	Tagger   *Signature
+}
+
+// TagRequest is a tag to create: Name at the commit Target names. With a
+// Message it is an annotated tag by Tagger (dated now when Tagger.When is
+// zero); without, a lightweight tag.
+type TagRequest struct {
+	Name    string
+	Target  string
+	Message string
+	Tagger  Signature
 }
 
 // CompareOptions bound a Compare.
@@ -270,6 +286,10 @@ type MergeRequest struct {
 	Message           string // merge commit message
 	SquashMessage     string
 	Author            Signature
+	// Committer dates the merge (and squash) commit when its When is set
+	// (its name and e-mail default to Author's); otherwise they are dated
+	// now.
+	Committer Signature
 }
 
 // MergeResult is a successful merge.

@@ -75,14 +75,14 @@ func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commi
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now().UTC().Truncate(time.Second)
+	committer := committerOf(req.Author, req.Committer)
 	author := object.Signature{Name: req.Author.Name, Email: req.Author.Email, When: req.Author.When}
 	if author.When.IsZero() {
-		author.When = now
+		author.When = committer.When
 	}
 	c := &object.Commit{
 		Author:    author,
-		Committer: object.Signature{Name: req.Author.Name, Email: req.Author.Email, When: now},
+		Committer: committer,
 		Message:   ensureNewline(req.Message),
 		TreeHash:  treeHash,
 	}
@@ -277,4 +277,17 @@ func ensureNewline(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// committerOf is the committer of a new commit: c where it is set, the
+// author's name and e-mail and the current time where not.
+func committerOf(author, c Signature) object.Signature {
+	out := object.Signature{Name: c.Name, Email: c.Email, When: c.When}
+	if out.Name == "" || out.Email == "" {
+		out.Name, out.Email = author.Name, author.Email
+	}
+	if out.When.IsZero() {
+		out.When = time.Now().UTC().Truncate(time.Second)
+	}
+	return out
 }

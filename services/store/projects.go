@@ -61,6 +61,10 @@ type ProjectRepositories interface {
 	Exists(projectID int64) bool
 }
 
+// Repositories returns the repositories the store was opened with (nil
+// when none): services/demo writes the demo history through them.
+func (s *Store) Repositories() ProjectRepositories { return s.repos }
+
 // EnsureRepositories creates the repository of every project that has
 // none (projects created before repositories existed, or restored from a
 // database backup without them). It returns how many it created.
@@ -86,6 +90,24 @@ func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// SetProjectDefaultBranch makes branch project id's default branch (the
+// repository's HEAD is the caller's business). A missing project is
+// models.ErrNotFound; an empty branch models.ErrInvalidInput.
+func (s *Store) SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error {
+	if strings.TrimSpace(branch) == "" {
+		return fmt.Errorf("set default branch of project %d: empty branch: %w", id, models.ErrInvalidInput)
+	}
+	res := s.conn(ctx).Model(&models.Project{}).Where("id = ?", id).
+		Updates(map[string]any{"default_branch": branch, "updated_at": s.clock()})
+	if res.Error != nil {
+		return fmt.Errorf("set default branch of project %d: %w", id, translate(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("set default branch of project %d: %w", id, models.ErrNotFound)
+	}
+	return nil
 }
 
 // FindProjectByID returns the project with id, or models.ErrNotFound.

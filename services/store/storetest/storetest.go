@@ -23,6 +23,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for CREATE/DROP DATABASE
 
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -30,7 +31,8 @@ import (
 const EnvDatabaseURL = "GLMCP_TEST_DATABASE_URL"
 
 // Open returns a migrated store: PostgreSQL when EnvDatabaseURL is set,
-// SQLite otherwise.
+// SQLite otherwise. Every store made here creates its projects' git
+// repositories in a temporary directory (Repositories).
 func Open(tb testing.TB) *store.Store {
 	tb.Helper()
 	if os.Getenv(EnvDatabaseURL) != "" {
@@ -122,7 +124,11 @@ func SQLitePath(tb testing.TB) string {
 func openMigrated(tb testing.TB, dsn string) *store.Store {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, dsn, store.Options{})
+	repos, err := repository.OpenStorage(tb.TempDir())
+	if err != nil {
+		tb.Fatalf("open test repositories: %v", err)
+	}
+	s, err := store.Open(ctx, dsn, store.Options{Repositories: repos})
 	if err != nil {
 		tb.Fatalf("open test store: %v", err)
 	}
@@ -130,11 +136,22 @@ func openMigrated(tb testing.TB, dsn string) *store.Store {
 		if err := s.Close(); err != nil {
 			tb.Errorf("close test store: %v", err)
 		}
+		repos.Close()
 	})
 	if err := s.Migrate(ctx); err != nil {
 		tb.Fatalf("migrate test store: %v", err)
 	}
 	return s
+}
+
+// Repositories returns the repository storage of a store made here.
+func Repositories(tb testing.TB, st *store.Store) *repository.Storage {
+	tb.Helper()
+	repos, ok := st.Repositories().(*repository.Storage)
+	if !ok {
+		tb.Fatalf("the store has no repository storage (%T)", st.Repositories())
+	}
+	return repos
 }
 
 // State reads what a refused write must leave untouched in tables: the
