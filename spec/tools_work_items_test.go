@@ -163,3 +163,138 @@ func TestTools_getSavedViewWorkItems(t *testing.T) {
 		h.toolsInvalid(t, g, "alice", "get_saved_view_work_items", map[string]any{"project_id": "gitlab-org/gitlab-mcp"}, "saved_view_id")
 	}
 }
+
+// wiMCP names work item iid of gitlab-org/gitlab-mcp.
+func wiMCP(iid int) map[string]any {
+	return map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": iid}
+}
+
+// widget returns the widget of type typ of a get_work_item answer.
+func widget(t testing.TB, sc map[string]any, typ string) map[string]any {
+	t.Helper()
+	for _, w := range toolsArray(t, sc["widgets"]) {
+		if m, _ := w.(map[string]any); m["type"] == typ {
+			return m
+		}
+	}
+	t.Fatalf("no %s widget in %v", typ, sc["widgets"])
+	return nil
+}
+
+// get_work_item (GitLab 19.5): one work item with its widgets, and the
+// notes or related merge requests facet; a hidden one reads as missing.
+func TestTools_getWorkItem(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := h.groups()[0]
+
+	t.Run("widgets, both groups", func(t *testing.T) {
+		for _, g := range h.groups() {
+			sc := h.toolsRead(t, g, "alice", "get_work_item", wiMCP(2))
+			toolsExpectField(t, sc, "Support the 2026-07-28 stateless protocol revision", "title")
+			toolsExpectField(t, sc, "2", "iid")
+			toolsExpectField(t, sc, "OPEN", "state")
+			toolsExpectField(t, sc, "Issue", "workItemType", "name")
+			toolsExpectField(t, sc, "gitlab-org/gitlab-mcp#2", "reference")
+			toolsExpectField(t, sc, h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/work_items/2", "webUrl")
+			toolsExpectField(t, sc, "root", "author", "username")
+			toolsExpectField(t, sc, "gitlab-org/gitlab-mcp", "namespace", "fullPath")
+			toolsExpectField(t, widget(t, sc, "ASSIGNEES"), "alice", "assignees", "nodes", 0, "username")
+			toolsExpectField(t, widget(t, sc, "LABELS"), "feature", "labels", "nodes", 0, "title")
+			toolsExpectField(t, widget(t, sc, "LABELS"), "#428bca", "labels", "nodes", 0, "color")
+			toolsExpectField(t, widget(t, sc, "MILESTONE"), "18.8", "milestone", "title")
+			hier := widget(t, sc, "HIERARCHY")
+			if hier["hasChildren"] != true || hier["hasParent"] != false || hier["parent"] != nil {
+				t.Errorf("%s: hierarchy of #2 = %v", g.Name, hier)
+			}
+			if n := widget(t, sc, "NOTES"); len(n) != 1 {
+				t.Errorf("%s: the notes widget without the facet = %v", g.Name, n)
+			}
+		}
+		// A task, by URL: its parent and dates.
+		task := h.toolsRead(t, ce, "carol", "get_work_item", map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/work_items/7"})
+		toolsExpectField(t, task, "Task", "workItemType", "name")
+		toolsExpectField(t, task, "Validate the Mcp-Method and Mcp-Name headers", "title")
+		toolsExpectField(t, widget(t, task, "HIERARCHY"), "2", "parent", "iid")
+		toolsExpectField(t, widget(t, task, "HIERARCHY"), true, "hasParent")
+		toolsExpectField(t, widget(t, task, "ASSIGNEES"), "bob", "assignees", "nodes", 0, "username")
+		if d := widget(t, task, "START_AND_DUE_DATE"); d["startDate"] == nil || d["dueDate"] == nil {
+			t.Errorf("task dates = %v", d)
+		}
+		// /-/issues/ URLs work too.
+		toolsExpectField(t, h.toolsRead(t, ce, "alice", "get_work_item", map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/issues/1"}),
+			"CLOSED", "state")
+	})
+
+	t.Run("notes facet", func(t *testing.T) {
+		sc := h.toolsRead(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"notes"}))
+		notes := widget(t, sc, "NOTES")["notes"]
+		toolsExpectField(t, notes, 6, "count")
+		toolsExpectField(t, notes, false, "pageInfo", "hasNextPage")
+		toolsExpectField(t, notes, "Reproduced on 18.6.1 with two clients; `get_issue` moved from position 1 to 3.", "nodes", 0, "body")
+		toolsExpectField(t, notes, true, "nodes", 5, "system")
+		// The cursor continues with get_workitem_notes.
+		rest := h.toolsRead(t, ce, "alice", "get_workitem_notes", overrideArgs(wiMCP(1), "after", toolsDig(notes, "pageInfo", "endCursor")))
+		if n := len(toolsItems(t, rest)); n != 0 {
+			t.Errorf("notes after the facet's last: %d", n)
+		}
+		// Internal notes: a reporter sees them, counted; nobody else reads
+		// the confidential issue at all.
+		bob := widget(t, h.toolsRead(t, ce, "bob", "get_work_item", overrideArgs(wiMCP(3), "include", []any{"notes"})), "NOTES")["notes"]
+		toolsExpectField(t, bob, 2, "count")
+		toolsExpectField(t, bob, true, "nodes", 1, "internal")
+		h.toolsSameAsMissing(t, ce, "carol", "get_work_item", wiMCP(3), wiMCP(99))
+	})
+
+	t.Run("related merge requests facet", func(t *testing.T) {
+		mrs := func(sc map[string]any) []string {
+			return toolsField(toolsArray(t, toolsDig(widget(t, sc, "DEVELOPMENT"), "relatedMergeRequests", "nodes")), "iid")
+		}
+		facet := []any{"related_merge_requests"}
+		one := h.toolsRead(t, ce, "carol", "get_work_item", overrideArgs(wiMCP(1), "include", facet))
+		if got := strings.Join(mrs(one), " "); got != "2" {
+			t.Errorf("merge requests related to #1: %q", got)
+		}
+		toolsExpectField(t, widget(t, one, "DEVELOPMENT"), "merged", "relatedMergeRequests", "nodes", 0, "state")
+		if got := mrs(h.toolsRead(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(5), "include", facet))); len(got) != 0 {
+			t.Errorf("merge requests related to #5: %v", got)
+		}
+		// A second merge request mentioning #2 (and one mentioning #20,
+		// which is not #2): two pages of one.
+		h.toolsWrite(t, ce, "modern", "alice", "save_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp",
+			"title": "Validate the headers (part of #2)", "source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover",
+			"description": "See also #20."})
+		p1 := h.toolsRead(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(2), "include", facet, "related_merge_requests_first", 1))
+		dev := widget(t, p1, "DEVELOPMENT")["relatedMergeRequests"]
+		toolsExpectField(t, dev, true, "pageInfo", "hasNextPage")
+		if got := strings.Join(mrs(p1), " "); got != "1" {
+			t.Errorf("page 1: %q", got)
+		}
+		// The deprecated names still page.
+		p2 := h.toolsRead(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(2), "include", facet, "mr_page_size", 1,
+			"mr_pagination_cursor", toolsDig(dev, "pageInfo", "endCursor")))
+		if got := strings.Join(mrs(p2), " "); got != "3" {
+			t.Errorf("page 2: %q", got)
+		}
+		toolsExpectField(t, widget(t, p2, "DEVELOPMENT"), false, "relatedMergeRequests", "pageInfo", "hasNextPage")
+		// A cursor of #2's list does not page #1's.
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", facet,
+			"related_merge_requests_after", toolsDig(dev, "pageInfo", "endCursor")), "another work item")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", facet,
+			"related_merge_requests_after", "forged.cursor"), "related_merge_requests_after")
+	})
+
+	t.Run("validation, not found, permissions", func(t *testing.T) {
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"notes", "related_merge_requests"}), "include")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"discussions"}), "include")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "related_merge_requests_first", 5), "apply only when include")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "related_merge_requests_first", 101, "include", []any{"related_merge_requests"}), "related_merge_requests_first")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", map[string]any{"project_id": "gitlab-org/gitlab-mcp"}, "work_item_iid")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "url", h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/work_items/1"), "not both")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/merge_requests/1"}, "work item URL")
+		h.toolsFailWith(t, ce, "alice", "get_work_item", wiMCP(99), "404 Work Item Not Found")
+		h.toolsFailWith(t, ce, "alice", "get_work_item", map[string]any{"group_id": "gitlab-org", "work_item_iid": 1}, "404 Work Item Not Found")
+		h.toolsSameAsMissing(t, ce, "bob", "get_work_item", map[string]any{"project_id": "acme/secret-plans", "work_item_iid": 1},
+			map[string]any{"project_id": "acme/no-such-project", "work_item_iid": 1})
+		h.toolsBlocked(t, ce, "get_work_item", wiMCP(1))
+	})
+}

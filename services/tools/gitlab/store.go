@@ -109,11 +109,17 @@ type searchStore interface {
 	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
 }
 
-// workItemStore serves the work item listing tools and list_wiki_pages.
+// workItemStore serves the work item tools and list_wiki_pages.
 type workItemStore interface {
 	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
 	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
 	ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error)
+	WorkItemParent(ctx context.Context, id int64) (*models.Issue, error)
+	WorkItemHasChildren(ctx context.Context, id int64) (bool, error)
+	CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+	// RelatedMergeRequests pages the project's merge requests whose title
+	// or description references #iid, by id after afterID.
+	RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error)
 }
 
 // reviewStore serves list_merge_requests, save_merge_request and

@@ -30,7 +30,7 @@ func workItemProps() obj {
 	}
 }
 
-var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues)/(\d+)/?$`)
+var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues|epics)/(\d+)/?$`)
 
 // resolveWorkItem finds the issue the arguments name and checks u may read
 // it; anything missing or hidden is "404 Work Item Not Found" (after the

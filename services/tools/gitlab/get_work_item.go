@@ -1,0 +1,313 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).getWorkItem) }
+
+// workItemNotesFacet is how many notes the notes facet returns: GitLab's
+// query asks for notes(first: 100).
+const workItemNotesFacet = 100
+
+// getWorkItem is GitLab's get_work_item (GraphQL workItem, with the notes
+// and development widgets as facets).
+func (g *gitlab) getWorkItem() tools.Definition {
+	props := workItemProps()
+	props["include"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"notes", "related_merge_requests"}},
+		"maxItems": 1}, "Associated data to return with the work item, one facet per call. notes returns the first 100 notes "+
+		"(pageInfo.endCursor continues with get_workitem_notes' after). related_merge_requests pages with the parameters below.")
+	props["related_merge_requests_first"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
+		"Number of related merge requests to return. Default 20, max 100. Applies only when related_merge_requests is in include.")
+	props["related_merge_requests_after"] = strProp("Cursor for forward pagination of related merge requests. Use endCursor "+
+		"from the previous response. Applies only when related_merge_requests is in include.", 1, maxCursorLen)
+	props["mr_page_size"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
+		"DEPRECATED: use related_merge_requests_first instead.")
+	props["mr_pagination_cursor"] = strProp("DEPRECATED: use related_merge_requests_after instead.", 1, maxCursorLen)
+	return tools.Definition{
+		Name:  "get_work_item",
+		Title: "Get work item",
+		Description: "Get a single work item (issue, task, incident, …) with its type, dates, assignees, labels, milestone, " +
+			"and parent. Optionally include its notes or the merge requests related to it. Identify the work item by url, " +
+			"or by work_item_iid plus project_id. Widgets the work item type does not support are omitted.",
+		InputSchema: inputSchema(props),
+		Annotations: readOnlyTool("Get work item"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runGetWorkItem),
+	}
+}
+
+type getWorkItemArgs struct {
+	workItemArgs
+	Include                   []string `json:"include"`
+	RelatedMergeRequestsFirst *intArg  `json:"related_merge_requests_first"`
+	RelatedMergeRequestsAfter string   `json:"related_merge_requests_after"`
+	MRPageSize                *intArg  `json:"mr_page_size"`
+	MRPaginationCursor        string   `json:"mr_pagination_cursor"`
+}
+
+// relatedMRCursor is a position in a work item's related merge requests.
+type relatedMRCursor struct {
+	WorkItem int64 `json:"w"`
+	MR       int64 `json:"m"`
+}
+
+func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getWorkItemArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	facet := ""
+	if len(args.Include) > 0 {
+		facet = args.Include[0]
+	}
+	// The canonical parameters win over the deprecated aliases.
+	first, after := args.RelatedMergeRequestsFirst, args.RelatedMergeRequestsAfter
+	if first == nil {
+		first = args.MRPageSize
+	}
+	if after == "" {
+		after = args.MRPaginationCursor
+	}
+	if facet != "related_merge_requests" && (first != nil || after != "") {
+		return nil, invalidf("related_merge_requests_first and related_merge_requests_after (mr_page_size, " +
+			"mr_pagination_cursor) apply only when include is [\"related_merge_requests\"]")
+	}
+	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := g.workItemDetail(ctx, u, pa, issue)
+	if err != nil {
+		return nil, err
+	}
+	switch facet {
+	case "notes":
+		w, err := g.workItemNotesWidget(ctx, u, pa, issue)
+		if err != nil {
+			return nil, err
+		}
+		out.setWidget(w)
+	case "related_merge_requests":
+		var c relatedMRCursor
+		if after != "" {
+			if err := g.cursors.open("get_work_item", "related_merge_requests_after", after, &c); err != nil {
+				return nil, err
+			}
+			if c.WorkItem != issue.ID {
+				return nil, invalidf("related_merge_requests_after: the cursor was returned for another work item")
+			}
+		}
+		limit := defaultPerPage
+		if first != nil {
+			limit = int(*first)
+		}
+		w, err := g.relatedMergeRequestsWidget(ctx, u, pa, issue, c.MR, limit)
+		if err != nil {
+			return nil, err
+		}
+		out.setWidget(w)
+	}
+	return jsonResult(out)
+}
+
+// workItemDetailJSON is GitLab's WorkItem as get_work_item's query reads
+// it.
+type workItemDetailJSON struct {
+	ID           string          `json:"id"`
+	IID          string          `json:"iid"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	State        string          `json:"state"`
+	Confidential bool            `json:"confidential"`
+	CreatedAt    string          `json:"createdAt"`
+	UpdatedAt    string          `json:"updatedAt"`
+	ClosedAt     *string         `json:"closedAt"`
+	WebURL       string          `json:"webUrl"`
+	Reference    string          `json:"reference"`
+	Author       *plainUserJSON  `json:"author"`
+	Namespace    namespaceRef    `json:"namespace"`
+	WorkItemType workItemTypeRef `json:"workItemType"`
+	Widgets      []obj           `json:"widgets"`
+}
+
+type namespaceRef struct {
+	ID       string `json:"id"`
+	FullPath string `json:"fullPath"`
+}
+
+// setWidget replaces the widget of w's type.
+func (d *workItemDetailJSON) setWidget(w obj) {
+	for k := range d.Widgets {
+		if d.Widgets[k]["type"] == w["type"] {
+			d.Widgets[k] = w
+			return
+		}
+	}
+	d.Widgets = append(d.Widgets, w)
+}
+
+func (g *gitlab) workItemURL(p *models.Project, iid int64) string {
+	return fmt.Sprintf("%s/-/work_items/%d", g.projectURL(p), iid)
+}
+
+// workItemDetail builds the work item with its widgets (the notes and
+// development widgets carry only their type; the facets fill them).
+func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (*workItemDetailJSON, error) {
+	p := pa.project
+	out := &workItemDetailJSON{ID: gid("WorkItem", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title, Description: i.Description,
+		State: graphQLState(i.State), Confidential: i.Confidential, CreatedAt: apiTime(i.CreatedAt), UpdatedAt: apiTime(i.UpdatedAt),
+		ClosedAt: apiTimePtr(i.ClosedAt), WebURL: g.workItemURL(p, i.IID), Reference: fmt.Sprintf("%s#%d", p.PathWithNamespace, i.IID),
+		Author:       g.gqlUser(i.Author),
+		Namespace:    namespaceRef{ID: gid("Namespaces::ProjectNamespace", p.ID), FullPath: p.PathWithNamespace},
+		WorkItemType: workItemTypeRef{ID: gid("WorkItems::Type", int64(i.WorkItemTypeID)), Name: workItemTypeName(i.WorkItemTypeID)}}
+	for _, typ := range workItemWidgets(i.WorkItemTypeID) {
+		w := obj{"type": typ}
+		switch typ {
+		case widgetAssignees:
+			w["assignees"] = g.gqlUsers(i.Assignees)
+		case widgetLabels:
+			nodes, err := g.labelNodes(ctx, p.ID, i.Labels)
+			if err != nil {
+				return nil, err
+			}
+			w["labels"] = obj{"nodes": nodes}
+		case widgetMilestone:
+			w["milestone"] = nil
+			if i.MilestoneID != nil {
+				m, err := g.store.FindMilestone(ctx, p.ID, *i.MilestoneID)
+				if err != nil && !errors.Is(err, models.ErrNotFound) {
+					return nil, err
+				}
+				if m != nil {
+					w["milestone"] = obj{"id": gid("Milestone", m.ID), "title": m.Title, "dueDate": m.DueDate, "startDate": m.StartDate}
+				}
+			}
+		case widgetStartAndDueDate:
+			w["dueDate"], w["startDate"] = i.DueDate, i.StartDate
+		case widgetHierarchy:
+			if err := g.hierarchyWidget(ctx, u, pa, i, w); err != nil {
+				return nil, err
+			}
+		}
+		out.Widgets = append(out.Widgets, w)
+	}
+	return out, nil
+}
+
+func (g *gitlab) labelNodes(ctx context.Context, projectID int64, names models.StringList) ([]obj, error) {
+	nodes := make([]obj, 0, len(names))
+	if len(names) == 0 {
+		return nodes, nil
+	}
+	labels, err := g.store.FindLabelsByName(ctx, projectID, names)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]models.Label{}
+	for _, l := range labels {
+		byName[l.Name] = l
+	}
+	for _, n := range names {
+		l, ok := byName[n]
+		if !ok {
+			continue
+		}
+		nodes = append(nodes, obj{"id": gid("ProjectLabel", l.ID), "title": l.Name, "color": l.Color, "description": l.Description})
+	}
+	return nodes, nil
+}
+
+// hierarchyWidget fills the hierarchy widget: the parent when u may read
+// it, and whether children exist.
+func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue, w obj) error {
+	children, err := g.store.WorkItemHasChildren(ctx, i.ID)
+	if err != nil {
+		return err
+	}
+	parent, err := g.store.WorkItemParent(ctx, i.ID)
+	if err != nil {
+		return err
+	}
+	w["hasChildren"], w["hasParent"], w["parent"] = children, parent != nil, nil
+	if parent == nil {
+		return nil
+	}
+	full, err := g.readableIssue(ctx, g.store, u, pa, parent.IID, nil)
+	switch {
+	case err != nil:
+		return err
+	case full != nil:
+		w["parent"] = obj{"id": gid("WorkItem", full.ID), "iid": fmt.Sprint(full.IID), "title": full.Title,
+			"webUrl": g.workItemURL(pa.project, full.IID)}
+	}
+	return nil
+}
+
+// workItemNotesWidget is the notes facet: the first 100 notes u may read,
+// oldest first. Its endCursor is get_workitem_notes' cursor, so the
+// listing continues there.
+func (g *gitlab) workItemNotesWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (obj, error) {
+	internal := access.CanReadInternalNote(u, pa.level)
+	page, err := g.store.PageNotes(ctx, models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID,
+		IncludeInternal: internal, Limit: workItemNotesFacet})
+	if err != nil {
+		return nil, err
+	}
+	count, err := g.store.CountNotes(ctx, models.NoteableIssue, i.ID, internal)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]obj, 0, len(page.Notes))
+	for k := range page.Notes {
+		n := &page.Notes[k]
+		nodes = append(nodes, obj{"id": gid("Note", n.ID), "body": n.Body, "internal": n.Internal, "system": n.System,
+			"systemNoteIconName": nil, "createdAt": apiTime(n.CreatedAt), "updatedAt": apiTime(n.UpdatedAt),
+			"author": g.gqlUser(n.Author), "discussion": obj{"id": "gid://gitlab/Discussion/" + n.DiscussionID}})
+	}
+	var end *string
+	if n := len(page.Notes); n > 0 {
+		c := encodeCursor(page.Notes[n-1].ID)
+		end = &c
+	}
+	return obj{"type": widgetNotes, "notes": obj{"pageInfo": obj{"hasNextPage": page.HasNext, "endCursor": end},
+		"count": count, "nodes": nodes}}, nil
+}
+
+// relatedMergeRequestsWidget is the development facet: the project's merge
+// requests that reference the work item, when u may read merge requests.
+func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue, afterID int64, limit int) (obj, error) {
+	nodes := []obj{}
+	more := false
+	var mrs []models.MergeRequest
+	if access.CanReadCode(u, pa.project, pa.level) {
+		var err error
+		if mrs, more, err = g.store.RelatedMergeRequests(ctx, pa.project.ID, i.IID, afterID, limit); err != nil {
+			return nil, err
+		}
+	}
+	for k := range mrs {
+		mr := &mrs[k]
+		var author obj
+		if mr.Author != nil {
+			author = obj{"id": gid("User", mr.Author.ID), "name": mr.Author.Name, "username": mr.Author.Username}
+		}
+		nodes = append(nodes, obj{"id": gid("MergeRequest", mr.ID), "iid": fmt.Sprint(mr.IID), "title": mr.Title,
+			"state": string(mr.State), "draft": mr.Draft, "webUrl": fmt.Sprintf("%s/-/merge_requests/%d", g.projectURL(pa.project), mr.IID),
+			"createdAt": apiTime(mr.CreatedAt), "mergedAt": apiTimePtr(mr.MergedAt), "author": author})
+	}
+	var end *string
+	if n := len(mrs); n > 0 {
+		c := g.cursors.seal("get_work_item", relatedMRCursor{WorkItem: i.ID, MR: mrs[n-1].ID})
+		end = &c
+	}
+	return obj{"type": widgetDevelopment, "relatedMergeRequests": obj{"pageInfo": obj{"hasNextPage": more, "endCursor": end},
+		"nodes": nodes}}, nil
+}
