@@ -191,7 +191,7 @@ var toolsWriteTables = []string{
 	"issues", "issue_assignees", "labels", "notes", "merge_requests", "merge_request_assignees",
 	"merge_request_reviewers", "merge_request_commits", "merge_request_diff_files", "internal_ids",
 	"ci_pipelines", "ci_jobs", "projects", "users", "approvals", "ci_pipeline_variables", "ci_job_artifacts",
-	"ci_job_artifact_chunks", "vulnerabilities", "vulnerability_events",
+	"ci_job_artifact_chunks", "vulnerabilities", "vulnerability_events", "milestones", "work_item_parent_links", "issue_links",
 }
 
 // toolsState reads what a refused write must leave untouched: the row count

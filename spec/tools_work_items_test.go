@@ -1,8 +1,13 @@
 package spec
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // list_work_items (GitLab 19.5, work_items toolset): the work items a member
@@ -297,4 +302,152 @@ func TestTools_getWorkItem(t *testing.T) {
 			map[string]any{"project_id": "acme/no-such-project", "work_item_iid": 1})
 		h.toolsBlocked(t, ce, "get_work_item", wiMCP(1))
 	})
+}
+
+// save_work_item (GitLab 19.5; aliases create_work_item, update_work_item):
+// create without an iid, update with one; Reporter and above; every
+// refused call leaves the store as it was.
+func TestTools_saveWorkItem(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := h.groups()[0]
+	mcp := toolsProject(t, h, "gitlab-org/gitlab-mcp")
+	create := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "title": "Document server/discover",
+		"type_name": "task", "labels": []any{"documentation"}, "milestone": "18.8"}
+
+	t.Run("refused writes change nothing", func(t *testing.T) {
+		zed := toolsAddUser(t, h, "zed") // a member of nothing
+		h.toolsFailWith(t, ce, "carol", "save_work_item", create,
+			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to create work items")
+		h.toolsFailWith(t, ce, "carol", "save_work_item", overrideArgs(wiMCP(4), "title", "Mine"),
+			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to update work items")
+		h.toolsSameAsMissing(t, ce, "bob", "save_work_item", overrideArgs(create, "project_id", "acme/secret-plans"),
+			overrideArgs(create, "project_id", "acme/nope"))
+		h.toolsSameAsMissing(t, ce, "bob", "save_work_item", map[string]any{"project_id": "acme/secret-plans", "work_item_iid": 1, "title": "x"},
+			map[string]any{"project_id": "acme/nope", "work_item_iid": 1, "title": "x"})
+		h.toolsSameAsMissing(t, ce, "carol", "save_work_item", overrideArgs(wiMCP(3), "title", "x"), overrideArgs(wiMCP(99), "title", "x"))
+		for _, c := range []struct {
+			args map[string]any
+			want string
+		}{
+			{overrideArgs(create, "title", nil), "title is required when creating a work item"},
+			{overrideArgs(create, "type_name", nil), "type_name is required when creating a work item"},
+			{overrideArgs(create, "type_name", "Epic"), "Work item type 'Epic' not found. Valid types: Issue, Incident, Task, Ticket"},
+			{overrideArgs(create, "state", "closed"), "state can only be used when updating (provide work_item_iid)"},
+			{overrideArgs(create, "add_labels", []any{"bug"}), "add_labels can only be used when updating"},
+			{overrideArgs(wiMCP(4), "labels", []any{"bug"}), "labels can only be used when creating (omit work_item_iid)"},
+			{overrideArgs(wiMCP(4), "type_name", "Task"), "type_name can only be used when creating"},
+			{overrideArgs(create, "labels", []any{"documentation", "nope", "nada"}), "Labels not found in gitlab-org/gitlab-mcp: nope, nada"},
+			{overrideArgs(create, "label_ids", []any{"gid://gitlab/ProjectLabel/99999"}), "label_ids: labels with id 99999 not found"},
+			{overrideArgs(create, "label_ids", []any{"gid://gitlab/Milestone/1"}), "label_ids: \"gid://gitlab/Milestone/1\" is not a global ID of a Label"},
+			{overrideArgs(create, "milestone", "99.9"), "Milestone '99.9' not found in gitlab-org/gitlab-mcp"},
+			{overrideArgs(create, "milestone_id", "gid://gitlab/Milestone/99999"), "Milestone with id 99999 not found in gitlab-org/gitlab-mcp"},
+			{overrideArgs(create, "assignee_ids", []any{zed.ID}), "is not a member of project gitlab-org/gitlab-mcp"},
+			{overrideArgs(create, "parent_id", "gid://gitlab/WorkItem/99999"), "parent_id: work item 99999 not found in gitlab-org/gitlab-mcp"},
+			{overrideArgs(create, "type_name", "Issue", "parent_id", wiGID(t, h, mcp.ID, 2)), "parent_id: a work item of type Issue cannot have a child of type Issue"},
+			{overrideArgs(create, "description", "Fine.\n/close"), "Quick actions (commands starting with /) are not allowed in description"},
+			{overrideArgs(create, "start_date", "2026-12-01", "due_date", "2026-11-01"), "start_date 2026-12-01 is after due_date 2026-11-01"},
+			{overrideArgs(create, "due_date", "next week"), "due_date: \"next week\" is not a date in YYYY-MM-DD format"},
+			{overrideArgs(create, "url", h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp"), "Provide exactly one of url, project_id, or group_id (got url, project_id)"},
+			{overrideArgs(create, "project_id", nil), "Must provide either project_id or group_id"},
+			{overrideArgs(create, "project_id", nil, "group_id", "gitlab-org"), "group-level work items (epics) are not available"},
+			{overrideArgs(wiMCP(4), "todo_action", "add"), "todo_action: to-dos are not available on this instance"},
+			{overrideArgs(wiMCP(4), "todo_id", "1"), "todo_action is required when todo_id is provided"},
+			{overrideArgs(wiMCP(7), "due_date", "2020-01-01"), "is after due_date 2020-01-01"},
+			{overrideArgs(wiMCP(7), "parent_id", wiGID(t, h, mcp.ID, 6)), "a work item of type Task cannot have a child of type Task"},
+			// Schema violations.
+			{overrideArgs(wiMCP(4), "state", "reopened"), "/state"},
+			{overrideArgs(create, "work_item_iid", -1), "/work_item_iid"},
+			{overrideArgs(create, "health_status", "onTrack"), "health_status"},
+			{overrideArgs(create, "title", strings.Repeat("x", 256)), "/title"},
+		} {
+			h.toolsInvalid(t, ce, "alice", "save_work_item", c.args, c.want)
+		}
+		h.toolsFailWith(t, ce, "alice", "save_work_item", overrideArgs(wiMCP(99), "title", "x"), "404 Work Item Not Found")
+		h.toolsBlocked(t, ce, "save_work_item", create)
+	})
+
+	t.Run("create and update", func(t *testing.T) {
+		for _, era := range eras {
+			sc := h.toolsWrite(t, ce, era, "alice", "save_work_item", overrideArgs(create, "title", "Document server/discover ("+era+")",
+				"parent_id", wiGID(t, h, mcp.ID, 2), "assignee_ids", []any{authUser(t, h, "bob").ID}, "start_date", "2026-11-01",
+				"description", "Cover `ttlMs`.\n\nSee /docs."))
+			toolsExpectField(t, sc, "Task", "type")
+			toolsExpectField(t, sc, "OPEN", "state")
+			toolsExpectField(t, sc, false, "confidential")
+			iid := toolsDig(sc, "iid")
+			toolsExpectField(t, sc, h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/work_items/"+fmt.Sprint(iid), "web_url")
+			num, _ := strconv.Atoi(fmt.Sprint(iid)) // GraphQL iids are strings
+			ref := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": num}
+			got := h.toolsRead(t, ce, "alice", "get_work_item", ref)
+			toolsExpectField(t, widget(t, got, "HIERARCHY"), "2", "parent", "iid")
+			toolsExpectField(t, widget(t, got, "LABELS"), "documentation", "labels", "nodes", 0, "title")
+			toolsExpectField(t, widget(t, got, "MILESTONE"), "18.8", "milestone", "title")
+			toolsExpectField(t, widget(t, got, "ASSIGNEES"), "bob", "assignees", "nodes", 0, "username")
+			toolsExpectField(t, widget(t, got, "START_AND_DUE_DATE"), "2026-11-01", "startDate")
+
+			// A reporter may update: labels, milestone by global id, dates,
+			// state, confidentiality, parent removed, assignees cleared.
+			up := h.toolsWrite(t, ce, era, "bob", "save_work_item", overrideArgs(ref, "title", "Document discovery",
+				"add_labels", []any{"feature"}, "remove_labels", []any{"documentation"}, "milestone", "18.7",
+				"due_date", "2026-11-20", "state", "closed", "confidential", true, "parent_id", "", "assignee_ids", []any{}))
+			toolsExpectField(t, up, "CLOSED", "state")
+			toolsExpectField(t, up, true, "confidential")
+			toolsExpectField(t, up, "Document discovery", "title")
+			got = h.toolsRead(t, ce, "alice", "get_work_item", ref)
+			if labels := toolsField(toolsArray(t, toolsDig(widget(t, got, "LABELS"), "labels", "nodes")), "title"); strings.Join(labels, ",") != "feature" {
+				t.Errorf("%s: labels after update %v", era, labels)
+			}
+			toolsExpectField(t, widget(t, got, "MILESTONE"), "18.7", "milestone", "title")
+			toolsExpectField(t, widget(t, got, "START_AND_DUE_DATE"), "2026-11-20", "dueDate")
+			toolsExpectField(t, widget(t, got, "HIERARCHY"), false, "hasParent")
+			if n := len(toolsArray(t, toolsDig(widget(t, got, "ASSIGNEES"), "assignees", "nodes"))); n != 0 {
+				t.Errorf("%s: %d assignees after clearing", era, n)
+			}
+			// Reopen through the alias, by URL, with the milestone's global id.
+			re := h.toolsWrite(t, ce, era, "alice", "update_work_item", map[string]any{"url": fmt.Sprint(toolsDig(sc, "web_url")),
+				"state": "opened", "milestone_id": toolsDig(widget(t, h.toolsRead(t, ce, "alice", "get_work_item", wiMCP(2)), "MILESTONE"), "milestone", "id")})
+			toolsExpectField(t, re, "OPEN", "state")
+		}
+		// create_work_item is an alias too; work_item_iid 0 means create.
+		sc := h.toolsWrite(t, ce, "modern", "bob", "create_work_item", map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/issues",
+			"title": "An incident", "type_name": "INCIDENT", "work_item_iid": 0, "label_ids": []any{fmt.Sprint(wiLabelID(t, h, mcp.ID, "bug"))}})
+		toolsExpectField(t, sc, "Incident", "type")
+	})
+
+	t.Run("concurrent creates get distinct iids", func(t *testing.T) {
+		const n = 8
+		before := toolsMaxIID(t, h, "issues", mcp.ID)
+		iids := make([]string, n)
+		var wg sync.WaitGroup
+		for k := range n {
+			wg.Go(func() {
+				res := toolsResult(t, ce, eras[k%2], h.toolsCall(t, ce, eras[k%2], "alice", "save_work_item",
+					overrideArgs(create, "title", fmt.Sprint("Racing task ", k))))
+				iids[k] = fmt.Sprint(toolsDig(res, "structuredContent", "iid"))
+			})
+		}
+		wg.Wait()
+		seen := map[string]bool{}
+		for _, iid := range iids {
+			if iid == "<nil>" || seen[iid] {
+				t.Fatalf("iids %v: want %d distinct", iids, n)
+			}
+			seen[iid] = true
+		}
+		if after := toolsMaxIID(t, h, "issues", mcp.ID); after != before+n {
+			t.Errorf("max iid %d → %d, want +%d", before, after, n)
+		}
+	})
+}
+
+// wiGID is the global id of work item iid of project projectID.
+func wiGID(t testing.TB, h *harness, projectID int64, iid int64) string {
+	t.Helper()
+	return fmt.Sprint("gid://gitlab/WorkItem/", storetest.Int(t, h.Env.Store, "SELECT id FROM issues WHERE project_id = ? AND iid = ?", projectID, iid))
+}
+
+// wiLabelID is the id of label name of project projectID.
+func wiLabelID(t testing.TB, h *harness, projectID int64, name string) int64 {
+	t.Helper()
+	return storetest.Int(t, h.Env.Store, "SELECT id FROM labels WHERE project_id = ? AND name = ?", projectID, name)
 }

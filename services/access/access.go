@@ -42,6 +42,24 @@ func CanCreateIssue(u *models.User, p *models.Project, level models.AccessLevel)
 	return hasRole(u, p, level, models.Reporter)
 }
 
+// CanUpdateWorkItem reports whether u may edit work item i of p (title,
+// description, state, labels, assignees, milestone, dates, parent,
+// confidentiality): u must read i and be a Reporter or above (or an
+// administrator). GitLab also lets a Guest author edit the title and
+// description of their own work item; glmcp asks Reporter for every edit,
+// as it does to create one (CanCreateIssue).
+func CanUpdateWorkItem(u *models.User, p *models.Project, i *models.Issue, level models.AccessLevel) bool {
+	return CanReadIssue(u, p, i, level) && hasRole(u, p, level, models.Reporter)
+}
+
+// CanLinkWorkItem reports whether u may add links from work item i of p
+// (GitLab's admin_issue_link): u must read i and be a Reporter or above (or
+// an administrator), the role glmcp asks for every work item write. Each
+// target must be readable by u as well; that is the caller's check.
+func CanLinkWorkItem(u *models.User, p *models.Project, i *models.Issue, level models.AccessLevel) bool {
+	return CanUpdateWorkItem(u, p, i, level)
+}
+
 // CanCreateNote reports whether u may comment on issues of p: Reporter or
 // above (or an administrator).
 func CanCreateNote(u *models.User, p *models.Project, level models.AccessLevel) bool {

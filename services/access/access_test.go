@@ -236,3 +236,37 @@ func TestReviewAndCIMatrix(t *testing.T) {
 		t.Error("update of a nil merge request allowed")
 	}
 }
+
+// TestWorkItemWrites: editing and linking a work item need the Reporter
+// role and a readable item; a confidential item only its readers may edit.
+func TestWorkItemWrites(t *testing.T) {
+	for _, u := range []*models.User{alice, root, blocked, gone, blockedAdmin} {
+		for _, v := range []models.Visibility{models.VisibilityPrivate, models.VisibilityInternal, models.VisibilityPublic} {
+			for _, l := range levels {
+				for _, conf := range []bool{false, true} {
+					p := project(v)
+					i := &models.Issue{ID: 3, AuthorID: 99, Confidential: conf}
+					ok := u.State == models.UserActive
+					read := ok && (u.Admin || l != models.NoAccess || v != models.VisibilityPrivate)
+					want := read && (u.Admin || l >= models.Reporter)
+					name := fmt.Sprintf("%s/%s/%v/confidential=%v", u.Username, v, l, conf)
+					if got := access.CanUpdateWorkItem(u, p, i, l); got != want {
+						t.Errorf("%s: update = %v, want %v", name, got, want)
+					}
+					if got := access.CanLinkWorkItem(u, p, i, l); got != want {
+						t.Errorf("%s: link = %v, want %v", name, got, want)
+					}
+				}
+			}
+		}
+	}
+	// A Guest author of a confidential item reads it but may not edit it.
+	mine := &models.Issue{ID: 4, AuthorID: alice.ID, Confidential: true}
+	if !access.CanReadIssue(alice, project(models.VisibilityPrivate), mine, models.Guest) ||
+		access.CanUpdateWorkItem(alice, project(models.VisibilityPrivate), mine, models.Guest) {
+		t.Error("a Guest author: want read, not edit")
+	}
+	if access.CanUpdateWorkItem(alice, project(models.VisibilityPublic), nil, models.Owner) {
+		t.Error("update of a nil work item allowed")
+	}
+}

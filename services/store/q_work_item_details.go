@@ -49,3 +49,16 @@ func (s *Store) RelatedMergeRequests(ctx context.Context, projectID, iid, afterI
 	}
 	return out, more, nil
 }
+
+// FindLabelsByID returns the labels of project projectID whose ids are in
+// ids, ordered by id; ids of other projects' labels are left out.
+func (s *Store) FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error) {
+	out := []models.Label{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := s.conn(ctx).Where("project_id = ? AND id IN ?", projectID, ids).Order("id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("find labels of project %d by id: %w", projectID, translate(err))
+	}
+	return out, nil
+}

@@ -120,6 +120,13 @@ type workItemStore interface {
 	// RelatedMergeRequests pages the project's merge requests whose title
 	// or description references #iid, by id after afterID.
 	RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error)
+	FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error)
+	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
+	// CreateWorkItem, UpdateWorkItem and LinkWorkItems apply the
+	// hierarchy and link rules (models.ErrInvalidInput, ErrConflict).
+	CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error
+	UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error)
+	LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error
 }
 
 // reviewStore serves list_merge_requests, save_merge_request and
