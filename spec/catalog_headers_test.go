@@ -21,7 +21,7 @@ const (
 var (
 	catalogMeta          = []string{"get_mcp_server_version"}
 	catalogCore          = []string{"get_project", "get_user", "search", "search_labels"} // + semantic_search on EE
-	catalogWorkItems     = []string{"get_work_item", "get_work_item_types", "list_work_items", "save_work_item"}
+	catalogWorkItems     = []string{"get_work_item", "get_work_item_types", "link_work_items", "list_work_items", "save_work_item"}
 	catalogWikis         = []string{"list_wiki_pages"}
 	catalogMergeRequests = []string{"get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
 	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "list_pipelines", "manage_pipeline", "save_pipeline"}

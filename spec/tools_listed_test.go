@@ -20,7 +20,7 @@ var (
 	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository, catalogWikis)
 	toolsEE = catalogUnion(toolsCE, []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability", "semantic_search"})
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"add_branch", "add_commit", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_pipeline", "save_vulnerability", "save_work_item"}
+	toolsWrite = []string{"add_branch", "add_commit", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_pipeline", "save_vulnerability", "save_work_item"}
 	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
@@ -179,6 +179,7 @@ func TestTools_readAPI(t *testing.T) {
 		"save_pipeline":             {"project_id": "gitlab-org/gitlab-mcp", "ref": "main"},
 		"manage_pipeline":           {"id": "gitlab-org/gitlab-mcp", "pipeline_id": 1},
 		"save_work_item":            {"project_id": "gitlab-org/gitlab-mcp", "title": "from read_api", "type_name": "Task"},
+		"link_work_items":           {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 4, "work_items_ids": []any{"gid://gitlab/WorkItem/5"}},
 	}
 	before := toolsState(t, h)
 	for _, tool := range append(slices.Clone(toolsUnlistedWrite), toolsWrite...) {

@@ -451,3 +451,111 @@ func wiLabelID(t testing.TB, h *harness, projectID int64, name string) int64 {
 	t.Helper()
 	return storetest.Int(t, h.Env.Store, "SELECT id FROM labels WHERE project_id = ? AND name = ?", projectID, name)
 }
+
+// link_work_items (GitLab 19.5): relates_to on both endpoints, blocks and
+// blocked_by on EE only; Reporter on the source, read access to every
+// target; racing links of one pair store one link.
+func TestTools_linkWorkItems(t *testing.T) {
+	h := startServer(t, withEE())
+	ce, ee := h.groups()[0], h.groups()[1]
+	mcp := toolsProject(t, h, "gitlab-org/gitlab-mcp")
+	secret := toolsProject(t, h, "acme/secret-plans")
+	link := func(source int, targets ...string) map[string]any {
+		ids := []any{}
+		for _, t := range targets {
+			ids = append(ids, t)
+		}
+		return overrideArgs(wiMCP(source), "work_items_ids", ids)
+	}
+	links := func(where string, args ...any) int64 {
+		return storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM issue_links WHERE "+where, args...)
+	}
+
+	t.Run("refused writes change nothing", func(t *testing.T) {
+		four, five := wiGID(t, h, mcp.ID, 4), wiGID(t, h, mcp.ID, 5)
+		h.toolsFailWith(t, ce, "carol", "link_work_items", link(4, five),
+			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to link work items")
+		h.toolsSameAsMissing(t, ce, "bob", "link_work_items", overrideArgs(link(1, five), "project_id", "acme/secret-plans"),
+			overrideArgs(link(1, five), "project_id", "acme/nope"))
+		// A target the caller cannot read reads as one that does not exist.
+		text := h.toolsSameAsMissing(t, ce, "bob", "link_work_items", link(4, wiGID(t, h, secret.ID, 1)), link(4, "gid://gitlab/WorkItem/99999"))
+		if text != "No matching work item found. Make sure you are adding a valid ID and you have access to the item." {
+			t.Errorf("hidden target: %q", text)
+		}
+		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, four), "cannot be linked to itself")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, "12"), "Invalid work item ID format: '12'. Expected GitLab global ID (gid://gitlab/WorkItem/<id>)")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, "gid://gitlab/Issue/5"), "Invalid work item ID format")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", overrideArgs(link(4, five), "link_type", "blocks"), "Invalid link_type: 'blocks'", "EE endpoint")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", overrideArgs(link(4, five), "link_type", "duplicates"), "/link_type")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4), "/work_items_ids")
+		eleven := link(4, five, five, five, five, five, five, five, five, five, five, five)
+		h.toolsInvalid(t, ce, "alice", "link_work_items", eleven, "/work_items_ids")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", wiMCP(4), "work_items_ids")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", map[string]any{"work_items_ids": []any{five}}, "provide url")
+		// #1 and #4 are related in the demo world, either way round.
+		for _, args := range []map[string]any{link(1, four), link(4, wiGID(t, h, mcp.ID, 1)), link(4, five, wiGID(t, h, mcp.ID, 1))} {
+			if text := h.toolsFail(t, ce, "alice", "link_work_items", args); !strings.HasPrefix(text, "Conflict: gitlab-org/gitlab-mcp#") ||
+				!strings.Contains(text, "already linked") {
+				t.Errorf("%v: %q", args, text)
+			}
+		}
+		h.toolsFailWith(t, ce, "alice", "link_work_items", link(99, five), "404 Work Item Not Found")
+		h.toolsBlocked(t, ce, "link_work_items", link(4, five))
+	})
+
+	t.Run("relates_to, blocks, blocked_by", func(t *testing.T) {
+		five, six := wiGID(t, h, mcp.ID, 5), wiGID(t, h, mcp.ID, 6)
+		sc := h.toolsWrite(t, ce, "legacy", "bob", "link_work_items", link(4, five, six, five))
+		toolsExpectField(t, sc, "4", "workItem", "iid")
+		toolsExpectField(t, sc, "[]", "errors")
+		if msg := fmt.Sprint(sc["message"]); !strings.HasPrefix(msg, "Successfully linked ID(s): ") || !strings.Contains(msg, " and ") {
+			t.Errorf("message %q", msg)
+		}
+		src := storetest.Int(t, h.Env.Store, "SELECT id FROM issues WHERE project_id = ? AND iid = 4", mcp.ID)
+		if n := links("source_id = ? AND link_type = 'relates_to'", src); n != 2 {
+			t.Errorf("relates_to links from #4: %d, want 2", n)
+		}
+		// Across projects, on EE: blocks, and blocked_by stored as a blocks
+		// link from the other side.
+		seven := storetest.Int(t, h.Env.Store, "SELECT id FROM issues WHERE project_id = ? AND iid = 7", mcp.ID)
+		secretOne := wiGID(t, h, secret.ID, 1)
+		h.toolsWrite(t, ee, "modern", "alice", "link_work_items", overrideArgs(link(7, secretOne), "link_type", "blocks"))
+		h.toolsWrite(t, ee, "legacy", "alice", "link_work_items", overrideArgs(link(7, five), "link_type", "blocked_by"))
+		if n := links("source_id = ? AND link_type = 'blocks'", seven); n != 1 {
+			t.Errorf("blocks links from #7: %d, want 1", n)
+		}
+		if n := links("target_id = ? AND link_type = 'blocks'", seven); n != 1 {
+			t.Errorf("blocks links to #7: %d, want 1", n)
+		}
+	})
+
+	t.Run("racing links of one pair store one", func(t *testing.T) {
+		two := storetest.Int(t, h.Env.Store, "SELECT id FROM issues WHERE project_id = ? AND iid = 2", mcp.ID)
+		four := wiGID(t, h, mcp.ID, 4)
+		const n = 6
+		texts := make([]string, n)
+		var wg sync.WaitGroup
+		for k := range n {
+			wg.Go(func() {
+				res := toolsResult(t, ce, eras[k%2], h.toolsCall(t, ce, eras[k%2], "alice", "link_work_items", link(2, four)))
+				texts[k] = "ok"
+				if res["isError"] == true {
+					texts[k] = toolsText(t, res)
+				}
+			})
+		}
+		wg.Wait()
+		ok := 0
+		for _, text := range texts {
+			switch {
+			case text == "ok":
+				ok++
+			case text != "Conflict: gitlab-org/gitlab-mcp#2 is already linked to one of these work items; nothing was linked":
+				t.Errorf("a losing call answered %q", text)
+			}
+		}
+		if ok != 1 || links("source_id = ? OR target_id = ?", two, two) != 1 {
+			t.Errorf("%d calls linked, %d links of #2; want 1 and 1 (%v)", ok, links("source_id = ? OR target_id = ?", two, two), texts)
+		}
+	})
+}

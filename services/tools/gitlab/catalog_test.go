@@ -60,6 +60,7 @@ func TestCatalog(t *testing.T) {
 		"list_work_items":             {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"get_work_item":               {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"save_work_item":              {models.ToolsetWorkItems, models.EditionCE, false, []string{"create_work_item", "update_work_item"}, nil},
+		"link_work_items":             {models.ToolsetWorkItems, models.EditionCE, false, nil, []string{"work_items_ids"}},
 		"get_work_item_types":         {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"get_saved_view_work_items":   {models.ToolsetWorkItems, models.EditionCE, true, nil, []string{"saved_view_id"}},
 		"list_wiki_pages":             {models.ToolsetWikis, models.EditionCE, true, nil, nil},

@@ -1,0 +1,160 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).linkWorkItems) }
+
+// maxLinkTargets is GitLab's limit of work items linked in one call.
+const maxLinkTargets = 10
+
+// linkWorkItems is GitLab's link_work_items (GraphQL
+// workItemAddLinkedItems). relates_to everywhere; blocks and blocked_by
+// are GitLab Premium link types, so only the EE endpoint accepts them.
+func (g *gitlab) linkWorkItems() tools.Definition {
+	props := workItemProps()
+	props["url"] = urlProp("GitLab URL for the source work item. Required if project_id (or group_id) and work_item_iid are missing.")
+	props["work_item_iid"] = iidProp("Internal ID of the source work item. Required if url is not provided.")
+	props["work_items_ids"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 200},
+		"minItems": 1, "maxItems": maxLinkTargets},
+		"Global IDs of the work items to link to (format: gid://gitlab/WorkItem/<id>). Maximum 10 items.")
+	props["link_type"] = withDesc(obj{"type": "string", "enum": []string{"relates_to", "blocks", "blocked_by"}, "default": "relates_to"},
+		"Type of relationship between the work items. Defaults to \"relates_to\". blocks and blocked_by need GitLab "+
+			"Premium or Ultimate: on glmcp, the EE endpoint.")
+	return tools.Definition{
+		Name:  "link_work_items",
+		Title: "Link work items",
+		Description: "Link a work item to other work items with a relationship type (relates_to; blocks and blocked_by on " +
+			"the EE endpoint). Needs at least the Reporter role in the source work item's project, and read access to " +
+			"every target.",
+		InputSchema: inputSchema(props, "work_items_ids"),
+		Annotations: writeTool("Link work items"),
+		Toolset:     models.ToolsetWorkItems,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runLinkWorkItems),
+	}
+}
+
+type linkWorkItemsArgs struct {
+	workItemArgs
+	WorkItemsIDs []string `json:"work_items_ids"`
+	LinkType     string   `json:"link_type"`
+}
+
+// errNoMatchingWorkItem is GitLab's answer when a target does not exist
+// or the caller cannot read it.
+var errNoMatchingWorkItem = &kindError{msg: "No matching work item found. Make sure you are adding a valid ID and you have " +
+	"access to the item.", kind: models.ErrNotFound}
+
+func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args linkWorkItemsArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	linkType := models.LinkRelatesTo
+	switch lt := strings.ToLower(args.LinkType); lt {
+	case "", "relates_to":
+	default:
+		if call.Edition != models.EditionEE {
+			return nil, invalidf("Invalid link_type: '%s'. blocks and blocked_by need GitLab Premium or Ultimate: "+
+				"call link_work_items on the EE endpoint (/api/v4/orbit/mcp)", args.LinkType)
+		}
+		linkType = models.LinkType(lt)
+	}
+	var targetIDs []int64
+	for _, raw := range args.WorkItemsIDs {
+		num, ok := strings.CutPrefix(raw, "gid://gitlab/WorkItem/")
+		id, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || id <= 0 || !isDigits(num) {
+			return nil, invalidf("Invalid work item ID format: '%s'. Expected GitLab global ID (gid://gitlab/WorkItem/<id>)", raw)
+		}
+		targetIDs = append(targetIDs, id)
+	}
+	pa, source, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanLinkWorkItem(u, pa.project, source, pa.level) {
+		return nil, forbiddenf("you need at least the Reporter role in project %s to link work items", pa.project.PathWithNamespace)
+	}
+	for _, id := range targetIDs {
+		if id == source.ID {
+			return nil, invalidf("a work item cannot be linked to itself (%s)", gid("WorkItem", id))
+		}
+	}
+	err = g.inTx(ctx, func(tx Store) error {
+		for _, id := range targetIDs {
+			if err := g.readableTarget(ctx, tx, u, id); err != nil {
+				return err
+			}
+		}
+		err := tx.LinkWorkItems(ctx, source.ID, targetIDs, linkType)
+		if errors.Is(err, models.ErrConflict) {
+			return conflictf("%s#%d is already linked to one of these work items; nothing was linked",
+				pa.project.PathWithNamespace, source.IID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(targetIDs))
+	for _, id := range targetIDs {
+		ids = append(ids, strconv.FormatInt(id, 10))
+	}
+	return jsonResult(obj{
+		"workItem": obj{"id": gid("WorkItem", source.ID), "iid": fmt.Sprint(source.IID), "title": source.Title},
+		"message":  "Successfully linked ID(s): " + sentence(ids) + ".",
+		"errors":   []string{},
+	})
+}
+
+// readableTarget checks that work item id exists and u may read it; any
+// other case is GitLab's "No matching work item found".
+func (g *gitlab) readableTarget(ctx context.Context, st Store, u *models.User, id int64) error {
+	found, err := st.FindIssueByID(ctx, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return errNoMatchingWorkItem
+	}
+	if err != nil {
+		return err
+	}
+	p, level, err := st.FindProjectWithRoleByID(ctx, found.ProjectID, u.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return errNoMatchingWorkItem
+	}
+	if err != nil {
+		return err
+	}
+	target, err := st.LoadIssue(ctx, found.ProjectID, found.IID)
+	if err != nil {
+		return err
+	}
+	if !access.CanReadIssue(u, p, target, level) {
+		return errNoMatchingWorkItem
+	}
+	return nil
+}
+
+// sentence joins words as Ruby's to_sentence does: "a", "a and b",
+// "a, b, and c".
+func sentence(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	case 2:
+		return words[0] + " and " + words[1]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + ", and " + words[len(words)-1]
+}
