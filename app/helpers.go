@@ -47,18 +47,25 @@ func hostOf(raw string) string {
 	return u.Host
 }
 
-// versionSource reads the catalog version.
-type versionSource interface {
+// changeSource is the embedded store's record of changes made by any
+// process: the catalog version and the resource_changes rows.
+type changeSource interface {
 	CatalogVersion(ctx context.Context) (int64, error)
+	ResourceChangesAfter(ctx context.Context, after int64, limit int) ([]store.ResourceChange, int64, error)
 }
 
-// pollCatalog publishes a bulk tools change whenever the catalog version
-// moves. It is how changes made by another process (the CLI) reach listen
+// pollChanges publishes a bulk tools change whenever the catalog version
+// moves, and each resource change the triggers recorded. It is how changes
+// made by another process (the CLI) or by the database itself reach listen
 // streams on the embedded store, which has no LISTEN/NOTIFY.
-func pollCatalog(ctx context.Context, src versionSource, hub *subscriptions.Hub, every time.Duration, logger *slog.Logger) {
+func pollChanges(ctx context.Context, src changeSource, hub *subscriptions.Hub, every time.Duration, logger *slog.Logger) {
 	last, err := src.CatalogVersion(ctx)
 	if err != nil {
 		logger.WarnContext(ctx, "read catalog version", "error", err)
+	}
+	_, seen, err := src.ResourceChangesAfter(ctx, -1, 0)
+	if err != nil {
+		logger.WarnContext(ctx, "read resource changes", "error", err)
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -78,6 +85,20 @@ func pollCatalog(ctx context.Context, src versionSource, hub *subscriptions.Hub,
 		if v != last {
 			last = v
 			hub.Publish(subscriptions.Event{Kind: subscriptions.KindTools, Version: v})
+		}
+		for ctx.Err() == nil {
+			changes, next, err := src.ResourceChangesAfter(ctx, seen, 500)
+			if err != nil {
+				logger.WarnContext(ctx, "read resource changes", "error", err)
+				break
+			}
+			seen = next
+			for _, c := range changes {
+				hub.Publish(subscriptions.Event{Kind: subscriptions.KindResource, Resource: c.Resource})
+			}
+			if len(changes) < 500 {
+				break
+			}
 		}
 	}
 }

@@ -63,7 +63,7 @@ type Server struct {
 	authn    *auth.Authenticator
 	idCache  *auth.IdentityCache
 	listener *subscriptions.PGListener
-	poll     versionSource // embedded store: catalog version poller
+	poll     changeSource // embedded store: catalog and resource change poller
 	logger   *slog.Logger
 	shutdown chan struct{}
 	stopBG   context.CancelFunc
@@ -100,6 +100,21 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		w.poll = e.Store
 	} else {
 		w.listener = subscriptions.NewPGListener(e.DSN, w.hub, logger)
+		w.listener.Handle(subscriptions.ResourceChannel, func(key string) {
+			w.hub.Publish(subscriptions.Event{Kind: subscriptions.KindResource, Resource: key})
+		})
+	}
+	// Refs live in git, not in the database: glmcp announces its own ref
+	// moves (a push with plain git is not seen; see doc/resources.md).
+	if e.Repositories != nil {
+		st := e.Store
+		e.Repositories.OnRefUpdate(func(projectID int64, ref string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if err := st.AnnounceResourceChange(ctx, subscriptions.ResourceKey('r', projectID, ref)); err != nil {
+				logger.Warn("announce ref update", "project_id", projectID, "ref", ref, "error", err)
+			}
+		})
 	}
 
 	ctxs, err := resources.New(ts, e.Store, resources.Options{
@@ -250,7 +265,7 @@ func (w *Server) Start(ctx context.Context) {
 	}
 	if w.poll != nil {
 		w.wg.Add(1)
-		go func() { defer w.wg.Done(); pollCatalog(bg, w.poll, w.hub, time.Second, w.logger) }()
+		go func() { defer w.wg.Done(); pollChanges(bg, w.poll, w.hub, time.Second, w.logger) }()
 	}
 }
 

@@ -35,7 +35,12 @@ var errRefLocked = errors.New("is being updated by another writer")
 // oldHash zero means the ref must not exist (create); newHash zero deletes
 // it. A ref that is not at oldHash, or whose lock is held, is
 // models.ErrConflict and nothing changes.
-func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing.Hash) error {
+func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing.Hash) (err error) {
+	defer func() {
+		if err == nil {
+			l.moved(name)
+		}
+	}()
 	refPath := filepath.Join(l.dir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return fmt.Errorf("update %s: a ref with a prefix of this name exists: %w", name.Short(), models.ErrConflict)
@@ -184,4 +189,15 @@ func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
 	}
 	renamed = true
 	return nil
+}
+
+// moved tells the storage's ref watcher (see [Storage.OnRefUpdate]) that
+// ref name of l's project moved.
+func (l *Local) moved(name plumbing.ReferenceName) {
+	if l.pool == nil || l.projectID <= 0 {
+		return
+	}
+	if fn := l.pool.refWatcher(); fn != nil {
+		fn(l.projectID, name.Short())
+	}
 }

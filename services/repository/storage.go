@@ -40,9 +40,26 @@ const largeObjectThreshold = 1 << 20
 type Storage struct {
 	root string
 
-	mu    sync.Mutex
-	idle  map[int64][]*Local
-	nIdle int
+	mu        sync.Mutex
+	idle      map[int64][]*Local
+	nIdle     int
+	onRefMove func(projectID int64, ref string)
+}
+
+// OnRefUpdate sets fn to be called after glmcp moved, created or deleted a
+// branch or tag of a repository of s (ref is its short name, "main" or
+// "v1.0"). It runs synchronously after the ref update succeeded and must
+// not fail it; a push with plain git to a path clone does not call it.
+func (s *Storage) OnRefUpdate(fn func(projectID int64, ref string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRefMove = fn
+}
+
+func (s *Storage) refWatcher() func(int64, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.onRefMove
 }
 
 // Bounds of the idle pool.

@@ -16,7 +16,34 @@ const (
 	// KindResync: events may have been missed (the cross-instance connection
 	// was re-established). Delivered to every listener, which should re-list.
 	KindResync = "resync"
+	// KindResource: a resource changed (an issue, a merge request, a
+	// project, a job, or a ref of a repository). Delivered to the
+	// listeners subscribed to Event.Resource only.
+	KindResource = "resource"
 )
+
+// ResourceChannel is the PostgreSQL NOTIFY channel of resource changes;
+// its payload is a resource key (see [ResourceKey]). Database triggers
+// (migration 20261201140000) and ref updates send them.
+const ResourceChannel = "glmcp_resources"
+
+// maxResourceKeyBytes bounds a resource key (a ref name is at most a few
+// hundred bytes).
+const maxResourceKeyBytes = 512
+
+// Resource keys: what changed, as the triggers spell it.
+//
+//	p:<project id>                       a project
+//	i:<project id>:<iid>                 an issue (work item)
+//	m:<project id>:<iid>                 a merge request
+//	j:<project id>:<job id>              a CI job
+//	r:<project id>:<ref>                 a branch or tag moved (short name)
+func ResourceKey(kind byte, projectID int64, rest string) string {
+	if rest == "" {
+		return fmt.Sprintf("%c:%d", kind, projectID)
+	}
+	return fmt.Sprintf("%c:%d:%s", kind, projectID, rest)
+}
 
 // maxToolNameBytes bounds Event.Tool. A longer (or non-UTF-8) name is
 // dropped, which turns the event into a bulk change that reaches everyone:
@@ -35,6 +62,8 @@ type Event struct {
 	Edition models.Edition `json:"edition,omitempty"`
 	// Version is the catalog version after the change (informational).
 	Version int64 `json:"version,omitempty"`
+	// Resource is the changed resource's key (KindResource only).
+	Resource string `json:"resource,omitempty"`
 }
 
 // Visibility reports whether a listener could have seen tool (of edition)
@@ -47,6 +76,10 @@ type Visibility func(tool string, edition models.Edition) bool
 func (e Event) validate() error {
 	switch e.Kind {
 	case KindTools, KindResync:
+	case KindResource:
+		if e.Resource == "" || len(e.Resource) > maxResourceKeyBytes || !utf8.ValidString(e.Resource) {
+			return fmt.Errorf("resource event without a usable key: %w", models.ErrInvalidInput)
+		}
 	default:
 		return fmt.Errorf("event kind %q: %w", e.Kind, models.ErrInvalidInput)
 	}
@@ -69,5 +102,5 @@ func (e Event) normalized() Event {
 
 // toAll reports whether e goes to every listener regardless of Visibility.
 func (e Event) toAll() bool {
-	return e.Kind == KindResync || e.Tool == ""
+	return e.Kind == KindResync || (e.Kind == KindTools && e.Tool == "")
 }

@@ -62,13 +62,14 @@ func NewHub(opts Options) *Hub {
 }
 
 // Subscribe registers a listener for userID whose list is described by
-// visible (nil: sees every tool). The caller must Close the subscription
-// when the stream ends.
+// visible (nil: sees every tool), subscribed to the given resource keys
+// (see [ResourceKey]). The caller must Close the subscription when the
+// stream ends.
 //
 // It fails with an error wrapping ErrTooManyForUser when the user is at
 // Options.MaxPerUser (checked first), ErrTooManyTotal when the instance is at
 // Options.MaxTotal, and ErrClosed after Close.
-func (h *Hub) Subscribe(userID int64, visible Visibility) (*Subscription, error) {
+func (h *Hub) Subscribe(userID int64, visible Visibility, resources ...string) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -86,14 +87,23 @@ func (h *Hub) Subscribe(userID int64, visible Visibility) (*Subscription, error)
 		ch:      make(chan Event, 1),
 		index:   len(h.subs),
 	}
+	if len(resources) > 0 {
+		s.resources = make(map[string]struct{}, len(resources))
+		for _, r := range resources {
+			s.resources[r] = struct{}{}
+		}
+		s.pendingRes = make(map[string]struct{}, len(resources))
+	}
 	h.subs = append(h.subs, s)
 	h.perUser[userID]++
 	return s, nil
 }
 
 // Publish delivers e to every listener that could be affected: all of them
-// for a KindResync or bulk (Tool == "") event, otherwise those whose
-// Visibility accepts the tool. It never blocks on a listener: one that
+// for a KindResync or bulk (Tool == "") event, those subscribed to the
+// resource for a KindResource event, otherwise those whose Visibility
+// accepts the tool. What changed is collected per listener for
+// [Subscription.Take]. It never blocks on a listener: one that
 // already has a signal pending keeps it and the new one is dropped. An event
 // of unknown kind or edition is logged and dropped. Cost: one Visibility
 // call and one non-blocking send per listener.
@@ -103,17 +113,17 @@ func (h *Hub) Publish(e Event) {
 		return
 	}
 	e = e.normalized()
-	all := e.toAll()
-	if h.before != nil {
+	if h.before != nil && e.Kind != KindResource {
 		h.before(e)
 	}
 
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for _, s := range h.subs {
-		if !all && !s.sees(e) {
+		if !s.wants(e) {
 			continue
 		}
+		s.note(e)
 		select {
 		case s.ch <- e:
 		default: // a signal is already pending; it covers this one

@@ -1,25 +1,76 @@
 package subscriptions
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Subscription is one open listen stream registered with a Hub.
 type Subscription struct {
 	hub     *Hub
 	userID  int64
 	visible Visibility
-	ch      chan Event
+	// resources is the set of resource keys subscribed to; fixed at
+	// Subscribe.
+	resources map[string]struct{}
+	ch        chan Event
 
 	// Guarded by hub.mu.
 	index  int
 	closed bool
+
+	// What happened since the last Take.
+	mu           sync.Mutex
+	pendingTools bool
+	pendingRes   map[string]struct{}
+}
+
+// Pending is what a listener has to tell its client after a signal.
+type Pending struct {
+	// Tools: the tool list may have changed (or events were missed).
+	Tools bool
+	// Resources are the subscribed resource keys that changed (all of
+	// them after missed events), in no particular order.
+	Resources []string
 }
 
 // C returns the signal channel. It has capacity 1 and coalesces: while a
 // signal is pending, later events are dropped (the pending one already means
-// "re-list"), so the Event received is the first of a burst. The channel is
+// "look again"), so the Event received is the first of a burst; what the
+// burst changed is collected for [Subscription.Take]. The channel is
 // closed when the subscription ends: by Close, or by Hub.Close at shutdown.
 func (s *Subscription) C() <-chan Event {
 	return s.ch
+}
+
+// Take returns and clears what changed since the last Take.
+func (s *Subscription) Take() Pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := Pending{Tools: s.pendingTools}
+	for k := range s.pendingRes {
+		p.Resources = append(p.Resources, k)
+	}
+	s.pendingTools = false
+	clear(s.pendingRes)
+	return p
+}
+
+// note records e as pending.
+func (s *Subscription) note(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch e.Kind {
+	case KindResource:
+		s.pendingRes[e.Resource] = struct{}{}
+	case KindResync:
+		s.pendingTools = true
+		for k := range s.resources {
+			s.pendingRes[k] = struct{}{}
+		}
+	default:
+		s.pendingTools = true
+	}
 }
 
 // Close ends the subscription: it frees the slot counted against the caps
@@ -29,9 +80,22 @@ func (s *Subscription) Close() {
 	s.hub.remove(s)
 }
 
-// sees reports whether the listener could be affected by e. A panicking
-// Visibility is logged and counted as "yes": a spurious list_changed is
-// harmless, and Publish must not crash its caller (the PGListener loop).
+// wants reports whether e concerns the listener.
+func (s *Subscription) wants(e Event) bool {
+	switch {
+	case e.Kind == KindResource:
+		_, ok := s.resources[e.Resource]
+		return ok
+	case e.toAll():
+		return true
+	}
+	return s.sees(e)
+}
+
+// sees reports whether the listener could be affected by the tools event
+// e. A panicking Visibility is logged and counted as "yes": a spurious
+// list_changed is harmless, and Publish must not crash its caller (the
+// PGListener loop).
 func (s *Subscription) sees(e Event) (ok bool) {
 	if s.visible == nil {
 		return true
