@@ -3,12 +3,16 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 )
 
@@ -21,6 +25,7 @@ const CodeTooManySubscriptions = -31001
 const (
 	notifyAcknowledged     = "notifications/subscriptions/acknowledged"
 	notifyToolsListChanged = "notifications/tools/list_changed"
+	notifyResourceUpdated  = "notifications/resources/updated"
 )
 
 type listenParams struct {
@@ -36,9 +41,11 @@ type listenFilter struct {
 }
 
 // honoured is the subset of the requested filter this server delivers:
-// only tools list changes (it serves no prompts or resources that change).
+// tools list changes, and updates of the subscribed resources the caller
+// may read (its prompts and its list of resources do not change).
 type honoured struct {
-	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
 }
 
 type ackParams struct {
@@ -71,13 +78,27 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 	if p.Notifications == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: notifications is required (an object)", nil)
 	}
+	if n := len(p.Notifications.ResourceSubscriptions); n > resources.MaxSubscriptions {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, fmt.Sprintf(
+			"Invalid params: notifications.resourceSubscriptions has %d URIs; at most %d per stream", n, resources.MaxSubscriptions), nil)
+	}
 	sees, err := s.tools.Watch(x.scope(s.cfg.Edition))
 	if err != nil {
 		return nil, s.toolError(x, "watch tools", err)
 	}
 	h := honoured{ToolsListChanged: p.Notifications.ToolsListChanged && s.hub != nil}
+	var watched resources.Watched
+	if uris := p.Notifications.ResourceSubscriptions; len(uris) > 0 && s.hub != nil && s.context != nil {
+		if watched, err = s.context.Watch(x.ctx, x.scope(s.cfg.Edition), uris); err != nil {
+			return nil, s.contextError(x, "watch resources", err)
+		}
+		h.ResourceSubscriptions = watched.URIs
+	}
 
-	var events <-chan subscriptions.Event
+	var (
+		events <-chan subscriptions.Event
+		sub    *subscriptions.Subscription
+	)
 	if s.hub != nil {
 		var userID int64
 		if x.id != nil && x.id.User != nil {
@@ -86,7 +107,7 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 		if !h.ToolsListChanged {
 			sees = func(string, models.Edition) bool { return false }
 		}
-		sub, err := s.hub.Subscribe(userID, sees)
+		sub, err = s.hub.Subscribe(userID, sees, slices.Collect(maps.Keys(watched.Keys))...)
 		if err != nil {
 			return nil, s.refuseListen(x, err)
 		}
@@ -103,6 +124,9 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 	changed, err := jsonrpc.EncodeNotification(notifyToolsListChanged, map[string]any{"_meta": meta})
 	if err != nil {
 		return nil, s.internal(x, "encode list_changed", err)
+	}
+	tell := func(out *eventStream) error {
+		return tellChanges(out, sub.Take(), h, changed, watched, meta)
 	}
 	sse, err := jsonrpc.NewSSE(x.c.Writer)
 	if err != nil {
@@ -125,7 +149,7 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 				s.endListen(x, out, subID)
 				return nil, nil
 			}
-			if h.ToolsListChanged && out.send(changed) != nil {
+			if tell(out) != nil {
 				return nil, nil
 			}
 		case <-keep.C:
@@ -137,7 +161,7 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 			// so the final result never hides it.
 			select {
 			case _, ok := <-events:
-				if ok && h.ToolsListChanged && out.send(changed) != nil {
+				if ok && tell(out) != nil {
 					return nil, nil
 				}
 			default:
@@ -146,6 +170,32 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 			return nil, nil
 		}
 	}
+}
+
+// tellChanges sends what p says changed: list_changed when the stream
+// asked for tools, and one notifications/resources/updated per subscribed
+// URI whose resource changed (each once, in URI order).
+func tellChanges(out *eventStream, p subscriptions.Pending, h honoured, changed []byte, w resources.Watched, meta map[string]any) error {
+	if p.Tools && h.ToolsListChanged {
+		if err := out.send(changed); err != nil {
+			return err
+		}
+	}
+	var uris []string
+	for _, k := range p.Resources {
+		uris = append(uris, w.Keys[k]...)
+	}
+	slices.Sort(uris)
+	for _, uri := range slices.Compact(uris) {
+		b, err := jsonrpc.EncodeNotification(notifyResourceUpdated, map[string]any{"uri": uri, "_meta": meta})
+		if err != nil {
+			return err
+		}
+		if err := out.send(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // refuseListen answers a listen request the hub would not register: over a

@@ -20,6 +20,8 @@ type ContextService interface {
 	Prompts() []resources.Prompt
 	GetPrompt(ctx context.Context, sc tools.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*resources.PromptResult, error)
 	Complete(ctx context.Context, sc tools.Scope, ref resources.Ref, arg, value string, ctxArgs map[string]string) (resources.Completion, error)
+	// Watch resolves the resources a listen stream subscribes to.
+	Watch(ctx context.Context, sc tools.Scope, uris []string) (resources.Watched, error)
 }
 
 // Method names of the prompt, resource and completion methods.
