@@ -2,9 +2,6 @@ package spec
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
@@ -187,27 +185,15 @@ func (h *harness) catalogListError(t testing.TB, g group, era, user string, hdr 
 	return msg
 }
 
-// catalogForge re-signs a genuine cursor for another verb with the
-// instance secret. It rebuilds the layout documented in
-// services/catalog/cursor.go (version, 4-byte verb tag, 8-byte scope tag,
-// position, 16-byte HMAC-SHA256 under a key derived from the secret): the
-// only paginated verb today is tools/list, so a cursor of another verb
-// cannot be obtained over the wire.
-func catalogForge(t testing.TB, secret, cursor, verb string) string {
+// catalogForge mints a tools/list cursor resuming after name in glmcp's
+// cursor format (internal/cursor), signed with secret.
+func catalogForge(t testing.TB, secret, name string) string {
 	t.Helper()
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	const macLen, verbLen = 16, 4
-	if err != nil || len(raw) < 1+verbLen+8+macLen {
-		t.Fatalf("cursor %q does not decode: %v", cursor, err)
+	c, err := cursor.New([]byte(secret), catalog.MaxCursorLen).Seal(cursor.Binding{Verb: catalog.VerbToolsList}, []byte(name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	body := append([]byte(nil), raw[:len(raw)-macLen]...)
-	tag := sha256.Sum256([]byte("glmcp-cursor-verb\x00" + verb))
-	copy(body[1:1+verbLen], tag[:verbLen])
-	km := hmac.New(sha256.New, []byte(secret))
-	km.Write([]byte("glmcp catalog cursor key v1"))
-	m := hmac.New(sha256.New, km.Sum(nil))
-	m.Write(body)
-	return base64.RawURLEncoding.EncodeToString(append(body, m.Sum(nil)[:macLen]...))
+	return c
 }
 
 // catalogVerbToolsList is the verb tools/list cursors are bound to.

@@ -107,8 +107,9 @@ func TestTools_getMergeRequest(t *testing.T) {
 		h.toolsInvalid(t, ce, "alice", "get_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 2,
 			"include": []any{"commits"}, "commits_after": cursor}, "not a cursor of this list")
 		// Tampering breaks the signature.
-		tampered := strings.Replace(fmt.Sprint(cursor), "e", "f", 1)
-		h.toolsInvalid(t, ce, "alice", "get_merge_request", with("include", []any{"commits"}, "commits_after", tampered), "not a cursor")
+		tampered := []byte(fmt.Sprint(cursor))
+		tampered[len(tampered)/2] ^= 1 // stays in the base64url alphabet
+		h.toolsInvalid(t, ce, "alice", "get_merge_request", with("include", []any{"commits"}, "commits_after", string(tampered)), "not a cursor")
 	})
 
 	t.Run("not found and permissions", func(t *testing.T) {

@@ -137,7 +137,7 @@ func TestTools_listWikiPages(t *testing.T) {
 	// A cursor of one wiki does not page another; a forged one is refused.
 	p1 := h.toolsRead(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "first", 1))
 	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", map[string]any{"project_id": "acme/secret-plans",
-		"after": toolsDig(p1, "metadata", "end_cursor")}, "another wiki")
+		"after": toolsDig(p1, "metadata", "end_cursor")}, "is not a cursor of this list (it was returned for other arguments)")
 	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "after", "forged.cursor"), "after")
 	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", overrideArgs(mcp, "first", 101), "first")
 	h.toolsInvalid(t, ce, "alice", "list_wiki_pages", map[string]any{}, "exactly one of project_id or group_id")
@@ -283,7 +283,7 @@ func TestTools_getWorkItem(t *testing.T) {
 		toolsExpectField(t, widget(t, p2, "DEVELOPMENT"), false, "relatedMergeRequests", "pageInfo", "hasNextPage")
 		// A cursor of #2's list does not page #1's.
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", facet,
-			"related_merge_requests_after", toolsDig(dev, "pageInfo", "endCursor")), "another work item")
+			"related_merge_requests_after", toolsDig(dev, "pageInfo", "endCursor")), "is not a cursor of this list (it was returned for other arguments)")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", facet,
 			"related_merge_requests_after", "forged.cursor"), "related_merge_requests_after")
 	})

@@ -20,8 +20,10 @@
 // Tools are listed in byte order of their names. Cursors are keyset cursors:
 // they carry the name of the last tool returned, so a listing resumes
 // correctly even when tools are added or removed between pages. They are
-// self-contained and HMAC-signed with the instance secret, and bound to the
-// verb, filter, edition and read-only state that minted them.
+// self-contained and HMAC-signed with the instance secret (internal/cursor,
+// the one cursor format of glmcp), and bound to the verb, user, filter,
+// edition and read-only state that minted them.
 //
-// The package imports only the standard library and models: no gin, no gorm.
+// The package imports only the standard library, models and internal/cursor:
+// no gin, no gorm.
 package catalog

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 )
 
@@ -26,7 +27,7 @@ const MinSecretLen = 16
 // Lister pages through a sorted tool catalog with signed keyset cursors. It
 // holds no per-listing state and is safe for concurrent use.
 type Lister struct {
-	signer   *signer
+	signer   *cursor.Signer
 	pageSize int
 }
 
@@ -41,7 +42,7 @@ func NewLister(secret []byte, pageSize int) (*Lister, error) {
 	if pageSize < MinPageSize || pageSize > MaxPageSize {
 		return nil, fmt.Errorf("new lister: page size %d outside %d..%d", pageSize, MinPageSize, MaxPageSize)
 	}
-	return &Lister{signer: newSigner(deriveKey(secret)), pageSize: pageSize}, nil
+	return &Lister{signer: cursor.New(secret, MaxCursorLen), pageSize: pageSize}, nil
 }
 
 // PageSize returns the maximum number of tools per page.
@@ -60,6 +61,9 @@ type Query struct {
 	// Verb names the method paging, e.g. [VerbToolsList]; cursors minted
 	// for one verb are refused by another.
 	Verb string
+	// User is the caller's user id; cursors minted for one user are
+	// refused for another.
+	User int64
 }
 
 // Page is one page of a listing.
@@ -85,7 +89,8 @@ type Paged[T any] struct {
 // caller renders names.
 //
 // A malformed, tampered, over-long or foreign cursor (minted for another
-// verb, filter, prefix, edition or read-only state, or with another secret)
+// verb, user, filter, prefix, edition or read-only state, or with another
+// secret)
 // is an error wrapping [models.ErrInvalidInput] whose message starts
 // "invalid cursor". Other errors are the caller's bug.
 func PageOf[T any](l *Lister, items []T, p Paged[T], q Query) (Page[T], error) {
@@ -95,11 +100,11 @@ func PageOf[T any](l *Lister, items []T, p Paged[T], q Query) (Page[T], error) {
 	if q.Edition != models.EditionCE && q.Edition != models.EditionEE {
 		return Page[T]{}, fmt.Errorf("page: unknown edition %q", q.Edition)
 	}
-	var bind binding
+	var bind cursor.Binding
 	bound := false
 	start := 0
 	if q.Cursor != "" {
-		bind, bound = newBinding(q), true
+		bind, bound = binding(q), true
 		last, err := decodeCursor(l.signer, bind, q.Cursor)
 		if err != nil {
 			return Page[T]{}, err // self-describing: "invalid cursor: …"
@@ -117,7 +122,7 @@ func PageOf[T any](l *Lister, items []T, p Paged[T], q Query) (Page[T], error) {
 	page := Page[T]{Items: out}
 	if len(out) == l.pageSize && anyVisible(items[i:], p.Visible) {
 		if !bound {
-			bind = newBinding(q)
+			bind = binding(q)
 		}
 		next, err := encodeCursor(l.signer, bind, p.Name(out[len(out)-1]))
 		if err != nil {

@@ -273,7 +273,7 @@ func TestLister_Page_queryErrors(t *testing.T) {
 
 func TestLister_Page_nameTooLongForCursor(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("a", maxCursorBytes)
+	long := strings.Repeat("a", mustLister(t, 1).signer.MaxPosition()+1)
 	catalog := []models.Tool{tool(long, models.ToolsetCore, models.EditionCE, true), tool(long+"b", models.ToolsetCore, models.EditionCE, true)}
 	_, err := pageTools(mustLister(t, 1), catalog, Query{Edition: models.EditionCE, Verb: VerbToolsList})
 	if !errors.Is(err, errNameTooLong) || errors.Is(err, models.ErrInvalidInput) {

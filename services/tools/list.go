@@ -68,7 +68,7 @@ func (s *Service) List(ctx context.Context, q ListQuery) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	cq := catalog.Query{Edition: q.Edition, ReadOnly: q.readOnly(), Filter: f, Verb: catalog.VerbToolsList}
+	cq := catalog.Query{Edition: q.Edition, ReadOnly: q.readOnly(), Filter: f, Verb: catalog.VerbToolsList, User: userOf(q.Scope)}
 	if q.Cursor != nil {
 		if *q.Cursor == "" {
 			return Page{}, fmt.Errorf("invalid cursor: %w", models.ErrInvalidInput)

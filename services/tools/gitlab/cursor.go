@@ -1,67 +1,122 @@
 package gitlab
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"strings"
+	"errors"
+
+	"gitlab.com/glmcp/glmcp/internal/cursor"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// maxCursorLen bounds a cursor argument before any work is done on it.
-const maxCursorLen = 512
+// maxCursorLen bounds a cursor argument before any work is done on it. A
+// cursor carries its position: an id, or a sort key or a path, which can
+// be long (list_work_items by title, list_repository_tree).
+const maxCursorLen = 8192
 
-// cursorSigner mints and opens the opaque cursors of GitLab's
-// GraphQL-backed tools (first/after). A cursor is the base64url JSON of the
-// position, a dot and a truncated HMAC-SHA256 over the tool's name and the
-// position, so it is self-contained, tamper-evident and valid only for the
-// tool that minted it.
-type cursorSigner struct{ key []byte }
-
-func newCursorSigner(secret []byte) *cursorSigner {
-	if len(secret) == 0 {
-		secret = make([]byte, 32)
-		_, _ = rand.Read(secret) // never fails (crypto/rand)
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("glmcp gitlab tool cursors v1"))
-	return &cursorSigner{key: m.Sum(nil)}
+// pager mints and opens the cursors of one list a tool pages through
+// (internal/cursor, the one cursor format of glmcp). A cursor is bound to
+// the tool, to the user it was returned to and to the list: the object it
+// pages within, as resolved (scope, e.g. "mr:12:notes", so a project named
+// by URL or by path is one list), and the filter arguments. A cursor that
+// was made up or altered, returned to another user, by another tool, or
+// for another list is a validation error naming the argument.
+type pager struct {
+	s    *cursor.Signer
+	tool string
+	b    cursor.Binding
 }
 
-func (c *cursorSigner) mac(tool string, payload []byte) []byte {
-	m := hmac.New(sha256.New, c.key)
-	m.Write([]byte(tool))
-	m.Write([]byte{0})
-	m.Write(payload)
-	return m.Sum(nil)[:16]
+// pager returns the pager of call's list: scope is what the tool resolved
+// the list to, filters the arguments that choose its items (a copy of the
+// arguments with the ones that name the object and the page ones — after,
+// before, first, last — zeroed, so a filter added later is bound too; nil
+// when there are none).
+func (g *gitlab) pager(call *tools.Call, tool, scope string, filters any) pager {
+	var user int64
+	if call.Identity != nil && call.Identity.User != nil {
+		user = call.Identity.User.ID
+	}
+	list := scope
+	if filters != nil {
+		b, err := json.Marshal(filters)
+		if err != nil { // argument structs always encode
+			b = []byte(err.Error())
+		}
+		list += "\x00" + string(b)
+	}
+	return pager{s: g.cursors, tool: tool, b: cursor.Binding{Verb: tool, User: user, List: list}}
 }
 
-// seal returns the cursor of position v for tool.
-func (c *cursorSigner) seal(tool string, v any) string {
-	payload, _ := json.Marshal(v) // positions are plain structs
-	return base64.RawURLEncoding.EncodeToString(payload) + "." +
-		base64.RawURLEncoding.EncodeToString(c.mac(tool, payload))
+// mint returns the cursor of integer position pos (an id, an offset).
+func (p pager) mint(pos int64) string { return p.s.SealInt(p.b, pos) }
+
+// open returns the integer position of cursor s given as argument field
+// ("" is 0).
+func (p pager) open(field, s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	pos, err := p.s.OpenInt(p.b, s)
+	if err != nil {
+		return 0, p.refuse(field, s, err)
+	}
+	if pos < 0 {
+		return 0, p.refuse(field, s, nil)
+	}
+	return pos, nil
 }
 
-// open decodes cursor s minted by tool into v; anything else is an invalid
-// argument naming field.
-func (c *cursorSigner) open(tool, field, s string, v any) error {
-	bad := invalidf("%s: not a cursor returned by %s", field, tool)
-	if len(s) > maxCursorLen {
-		return bad
+// mintString returns the cursor of a string position (a path).
+func (p pager) mintString(pos string) (string, error) { return p.s.Seal(p.b, []byte(pos)) }
+
+// openString returns the string position of cursor s given as argument
+// field ("" is "").
+func (p pager) openString(field, s string) (string, error) {
+	if s == "" {
+		return "", nil
 	}
-	p, sig, ok := strings.Cut(s, ".")
-	if !ok {
-		return bad
+	pos, err := p.s.Open(p.b, s)
+	if err != nil {
+		return "", p.refuse(field, s, err)
 	}
-	payload, err1 := base64.RawURLEncoding.DecodeString(p)
-	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, c.mac(tool, payload)) {
-		return bad
+	return string(pos), nil
+}
+
+// mintJSON returns the cursor of a structured position.
+func (p pager) mintJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
 	}
-	if json.Unmarshal(payload, v) != nil {
-		return bad
+	return p.s.Seal(p.b, b)
+}
+
+// openJSON decodes the position of cursor s given as argument field into v.
+func (p pager) openJSON(field, s string, v any) error {
+	pos, err := p.s.Open(p.b, s)
+	if err == nil && json.Unmarshal(pos, v) != nil {
+		err = errors.New("not this list's position")
+	}
+	if err != nil {
+		return p.refuse(field, s, err)
 	}
 	return nil
+}
+
+// refuse is the validation error of a cursor that does not open.
+func (p pager) refuse(field, s string, err error) error {
+	why := "it was made up or altered"
+	var e *cursor.Error
+	if errors.As(err, &e) {
+		switch e.Reason {
+		case cursor.OtherVerb:
+			why = "it was returned by another tool"
+		case cursor.OtherUser:
+			why = "it was returned to another user"
+		case cursor.OtherList:
+			why = "it was returned for other arguments"
+		}
+	}
+	return invalidf("%s: %q is not a cursor of this list (%s); pass the endCursor or startCursor of a previous "+
+		"response of %s called with the same arguments", field, clip(s, 40), why, p.tool)
 }

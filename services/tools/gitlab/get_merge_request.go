@@ -170,18 +170,19 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	if err := g.checkFacetParams(args, facet); err != nil {
 		return nil, err
 	}
-	scope := "mr:" + strconv.FormatInt(mr.ID, 10) + ":" + facet
+	// Each facet is its own list.
+	pages := g.pager(call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
 	switch facet {
 	case "diffs":
-		err = g.mrDiffsFacet(ctx, out, mr, args, scope)
+		err = g.mrDiffsFacet(ctx, out, mr, args, pages)
 	case "commits":
-		err = g.mrCommitsFacet(ctx, out, pa, mr, args, scope)
+		err = g.mrCommitsFacet(ctx, out, pa, mr, args, pages)
 	case "notes":
-		out.Notes, err = g.mrNotes(ctx, "get_merge_request", scope, u, pa, mr, noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"})
+		out.Notes, err = g.mrNotes(ctx, pages, u, pa, mr, noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"})
 	case "pipelines":
-		err = g.mrPipelinesFacet(ctx, out, pa, mr, args, scope)
+		err = g.mrPipelinesFacet(ctx, out, pa, mr, args, pages)
 	case "discussions":
-		out.Discussions, err = g.mrDiscussions(ctx, scope, u, pa, mr, args.DiscussionsFirst, args.DiscussionsAfter)
+		out.Discussions, err = g.mrDiscussions(ctx, pages, u, pa, mr, args.DiscussionsFirst, args.DiscussionsAfter)
 	case "approvals":
 		err = g.mrApprovalsFacet(ctx, out, mr)
 	case "conflicts":
@@ -261,7 +262,7 @@ func diffLineCounts(diff string) (add, del int) {
 	return add, del
 }
 
-func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest, args getMRArgs, scope string) error {
+func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest, args getMRArgs, pages pager) error {
 	detail := args.Detail
 	if detail == "" {
 		detail = "stats"
@@ -301,7 +302,7 @@ func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models
 	if detail != "full_patch" {
 		return nil
 	}
-	offset, err := g.openCursor("diffs_after", "get_merge_request", scope, args.DiffsAfter)
+	offset, err := pages.open("diffs_after", args.DiffsAfter)
 	if err != nil {
 		return err
 	}
@@ -316,23 +317,23 @@ func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models
 		nodes = append(nodes, obj{"oldPath": f.OldPath, "newPath": f.NewPath, "aMode": f.AMode, "bMode": f.BMode,
 			"newFile": f.NewFile, "renamedFile": f.RenamedFile, "deletedFile": f.DeletedFile, "diff": f.Diff})
 	}
-	out.Diffs = &connection{Nodes: nodes, PageInfo: g.offsetPageInfo("get_merge_request", scope, offset, len(files), total)}
+	out.Diffs = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(files), total)}
 	return nil
 }
 
 // offsetPageInfo is the page info of an offset-paged facet: n items from
 // offset of total.
-func (g *gitlab) offsetPageInfo(tool, scope string, offset int64, n int, total int64) pageInfoJSON {
+func offsetPageInfo(pages pager, offset int64, n int, total int64) pageInfoJSON {
 	pi := pageInfoJSON{HasPreviousPage: offset > 0, HasNextPage: offset+int64(n) < total}
 	if n > 0 {
-		start, end := g.mintCursor(tool, scope, offset), g.mintCursor(tool, scope, offset+int64(n))
+		start, end := pages.mint(offset), pages.mint(offset+int64(n))
 		pi.StartCursor, pi.EndCursor = &start, &end
 	}
 	return pi
 }
 
-func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, scope string) error {
-	offset, err := g.openCursor("commits_after", "get_merge_request", scope, args.CommitsAfter)
+func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
+	offset, err := pages.open("commits_after", args.CommitsAfter)
 	if err != nil {
 		return err
 	}
@@ -348,12 +349,12 @@ func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *proj
 			"committerName": c.CommitterName, "committedDate": apiTime(c.CommittedDate),
 			"webUrl": g.projectURL(pa.project) + "/-/commit/" + c.SHA})
 	}
-	out.Commits = &connection{Nodes: nodes, PageInfo: g.offsetPageInfo("get_merge_request", scope, offset, len(commits), total)}
+	out.Commits = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(commits), total)}
 	return nil
 }
 
-func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, scope string) error {
-	offset, err := g.openCursor("pipelines_after", "get_merge_request", scope, args.PipelinesAfter)
+func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
+	offset, err := pages.open("pipelines_after", args.PipelinesAfter)
 	if err != nil {
 		return err
 	}
@@ -370,7 +371,7 @@ func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *pr
 		p := &page[k]
 		nodes = append(nodes, g.gqlPipeline(pa.project, p))
 	}
-	out.Pipelines = &connection{Nodes: nodes, PageInfo: g.offsetPageInfo("get_merge_request", scope, offset, len(page), total)}
+	out.Pipelines = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(page), total)}
 	return nil
 }
 
@@ -420,14 +421,14 @@ type noteWindow struct {
 
 // mrNotes pages a merge request's notes (oldest first), internal notes
 // only for those who may read them.
-func (g *gitlab) mrNotes(ctx context.Context, tool, scope string, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
+func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
 	q := models.NotePageQuery{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID,
 		IncludeInternal: access.CanReadInternalNote(u, pa.level), Limit: pageSize(w.first)}
 	var err error
-	if q.AfterID, err = g.openCursor(w.prefix+"after", tool, scope, w.after); err != nil {
+	if q.AfterID, err = pages.open(w.prefix+"after", w.after); err != nil {
 		return nil, err
 	}
-	if q.BeforeID, err = g.openCursor(w.prefix+"before", tool, scope, w.before); err != nil {
+	if q.BeforeID, err = pages.open(w.prefix+"before", w.before); err != nil {
 		return nil, err
 	}
 	if w.last != 0 || w.before != "" {
@@ -443,7 +444,7 @@ func (g *gitlab) mrNotes(ctx context.Context, tool, scope string, u *models.User
 	}
 	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {
-		start, end := g.mintCursor(tool, scope, page.Notes[0].ID), g.mintCursor(tool, scope, page.Notes[n-1].ID)
+		start, end := pages.mint(page.Notes[0].ID), pages.mint(page.Notes[n-1].ID)
 		pi.StartCursor, pi.EndCursor = &start, &end
 	}
 	return &connection{Nodes: nodes, PageInfo: pi}, nil
@@ -487,8 +488,8 @@ func (g *gitlab) gqlNote(n *models.Note) *gqlNoteJSON {
 }
 
 // mrDiscussions pages a merge request's discussions by their first note.
-func (g *gitlab) mrDiscussions(ctx context.Context, scope string, u *models.User, pa *projectAccess, mr *models.MergeRequest, first intArg, after string) (*connection, error) {
-	afterID, err := g.openCursor("discussions_after", "get_merge_request", scope, after)
+func (g *gitlab) mrDiscussions(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, first intArg, after string) (*connection, error) {
+	afterID, err := pages.open("discussions_after", after)
 	if err != nil {
 		return nil, err
 	}
@@ -503,8 +504,7 @@ func (g *gitlab) mrDiscussions(ctx context.Context, scope string, u *models.User
 	}
 	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: after != ""}
 	if n := len(ds); n > 0 {
-		start := g.mintCursor("get_merge_request", scope, ds[0].Notes[0].ID-1)
-		end := g.mintCursor("get_merge_request", scope, ds[n-1].Notes[0].ID)
+		start, end := pages.mint(ds[0].Notes[0].ID-1), pages.mint(ds[n-1].Notes[0].ID)
 		pi.StartCursor, pi.EndCursor = &start, &end
 	}
 	return &connection{Nodes: nodes, PageInfo: pi}, nil

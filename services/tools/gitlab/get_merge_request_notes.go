@@ -54,8 +54,8 @@ func (g *gitlab) runGetMergeRequestNotes(ctx context.Context, call *tools.Call, 
 	if err != nil {
 		return nil, err
 	}
-	scope := "mr:" + strconv.FormatInt(mr.ID, 10) + ":notes"
-	conn, err := g.mrNotes(ctx, "get_merge_request_notes", scope, u, pa, mr, noteWindow{args.First, args.After, args.Last, args.Before, ""})
+	pages := g.pager(call, "get_merge_request_notes", "mr:"+strconv.FormatInt(mr.ID, 10)+":notes", nil)
+	conn, err := g.mrNotes(ctx, pages, u, pa, mr, noteWindow{args.First, args.After, args.Last, args.Before, ""})
 	if err != nil {
 		return nil, err
 	}

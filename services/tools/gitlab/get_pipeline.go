@@ -75,8 +75,8 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 		return nil, invalidf("first and after apply only with an include facet")
 	}
 	out := g.pipelineData(pa.project, p)
-	scope := "pipeline:" + strconv.FormatInt(p.ID, 10) + ":" + facet + ":" + args.JobStatus
-	after, err := g.openCursor("after", "get_pipeline", scope, args.After)
+	pages := g.pager(call, "get_pipeline", "pipeline:"+strconv.FormatInt(p.ID, 10)+":"+facet+":"+args.JobStatus, nil)
+	after, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 	if facet != "" {
 		pi := snakePageInfo{HasNextPage: more}
 		if last > 0 {
-			c := g.mintCursor("get_pipeline", scope, last)
+			c := pages.mint(last)
 			pi.EndCursor = &c
 		}
 		out["page_info"] = pi

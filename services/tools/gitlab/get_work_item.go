@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -53,12 +54,6 @@ type getWorkItemArgs struct {
 	MRPaginationCursor        string   `json:"mr_pagination_cursor"`
 }
 
-// relatedMRCursor is a position in a work item's related merge requests.
-type relatedMRCursor struct {
-	WorkItem int64 `json:"w"`
-	MR       int64 `json:"m"`
-}
-
 func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getWorkItemArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)
 	if err != nil {
@@ -90,26 +85,23 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 	}
 	switch facet {
 	case "notes":
-		w, err := g.workItemNotesWidget(ctx, u, pa, issue)
+		w, err := g.workItemNotesWidget(ctx, call, u, pa, issue)
 		if err != nil {
 			return nil, err
 		}
 		out.setWidget(w)
 	case "related_merge_requests":
-		var c relatedMRCursor
-		if after != "" {
-			if err := g.cursors.open("get_work_item", "related_merge_requests_after", after, &c); err != nil {
-				return nil, err
-			}
-			if c.WorkItem != issue.ID {
-				return nil, invalidf("related_merge_requests_after: the cursor was returned for another work item")
-			}
+		// The list is the work item's related merge requests.
+		pages := g.pager(call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":related_merge_requests", nil)
+		afterID, err := pages.open("related_merge_requests_after", after)
+		if err != nil {
+			return nil, err
 		}
 		limit := defaultPerPage
 		if first != nil {
 			limit = int(*first)
 		}
-		w, err := g.relatedMergeRequestsWidget(ctx, u, pa, issue, c.MR, limit)
+		w, err := g.relatedMergeRequestsWidget(ctx, pages, u, pa, issue, afterID, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +246,7 @@ func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projec
 // workItemNotesWidget is the notes facet: the first 100 notes u may read,
 // oldest first. Its endCursor is get_workitem_notes' cursor, so the
 // listing continues there.
-func (g *gitlab) workItemNotesWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (obj, error) {
+func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *models.User, pa *projectAccess, i *models.Issue) (obj, error) {
 	internal := access.CanReadInternalNote(u, pa.level)
 	page, err := g.store.PageNotes(ctx, models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID,
 		IncludeInternal: internal, Limit: workItemNotesFacet})
@@ -274,7 +266,7 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, u *models.User, pa *pr
 	}
 	var end *string
 	if n := len(page.Notes); n > 0 {
-		c := encodeCursor(page.Notes[n-1].ID)
+		c := g.workItemNotesPager(call, i).mint(page.Notes[n-1].ID)
 		end = &c
 	}
 	return obj{"type": widgetNotes, "notes": obj{"pageInfo": obj{"hasNextPage": page.HasNext, "endCursor": end},
@@ -283,7 +275,7 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, u *models.User, pa *pr
 
 // relatedMergeRequestsWidget is the development facet: the project's merge
 // requests that reference the work item, when u may read merge requests.
-func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue, afterID int64, limit int) (obj, error) {
+func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, pages pager, u *models.User, pa *projectAccess, i *models.Issue, afterID int64, limit int) (obj, error) {
 	nodes := []obj{}
 	more := false
 	var mrs []models.MergeRequest
@@ -305,7 +297,7 @@ func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, u *models.User,
 	}
 	var end *string
 	if n := len(mrs); n > 0 {
-		c := g.cursors.seal("get_work_item", relatedMRCursor{WorkItem: i.ID, MR: mrs[n-1].ID})
+		c := pages.mint(mrs[n-1].ID)
 		end = &c
 	}
 	return obj{"type": widgetDevelopment, "relatedMergeRequests": obj{"pageInfo": obj{"hasNextPage": more, "endCursor": end},

@@ -2,8 +2,7 @@ package gitlab
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
+	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -42,6 +41,12 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 	}
 }
 
+// workItemNotesPager binds the cursors of a work item's notes (minted here
+// and by get_work_item's notes facet, which continues here).
+func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
+	return g.pager(call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
+}
+
 type getWorkItemNotesArgs struct {
 	workItemArgs
 	First  *intArg `json:"first"`
@@ -58,11 +63,16 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	if args.First != nil && args.Last != nil {
 		return nil, invalidf("provide first or last, not both")
 	}
-	q := models.NotePageQuery{NoteableType: models.NoteableIssue, Limit: defaultNotesPage}
-	if q.AfterID, err = decodeCursor("after", args.After); err != nil {
+	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	if err != nil {
 		return nil, err
 	}
-	if q.BeforeID, err = decodeCursor("before", args.Before); err != nil {
+	q := models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: issue.ID, Limit: defaultNotesPage}
+	pages := g.workItemNotesPager(call, issue)
+	if q.AfterID, err = pages.open("after", args.After); err != nil {
+		return nil, err
+	}
+	if q.BeforeID, err = pages.open("before", args.Before); err != nil {
 		return nil, err
 	}
 	switch {
@@ -73,11 +83,6 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	case q.BeforeID > 0 && q.AfterID == 0:
 		q.FromEnd = true
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
-	if err != nil {
-		return nil, err
-	}
-	q.NoteableID = issue.ID
 	q.IncludeInternal = access.CanReadInternalNote(u, pa.level)
 	page, err := g.store.PageNotes(ctx, q)
 	if err != nil {
@@ -89,31 +94,8 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	}
 	pi := cursorPageInfo{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {
-		start, end := encodeCursor(page.Notes[0].ID), encodeCursor(page.Notes[n-1].ID)
+		start, end := pages.mint(page.Notes[0].ID), pages.mint(page.Notes[n-1].ID)
 		pi.StartCursor, pi.EndCursor = &start, &end
 	}
 	return jsonResult(listJSON[*noteJSON]{Items: items, PageInfo: pi})
-}
-
-type noteCursor struct {
-	ID int64 `json:"id"`
-}
-
-// encodeCursor returns the opaque cursor of the note with id.
-func encodeCursor(id int64) string {
-	b, _ := json.Marshal(noteCursor{ID: id})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decodeCursor returns the note id of a cursor ("" is 0).
-func decodeCursor(field, s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	var c noteCursor
-	if err != nil || json.Unmarshal(b, &c) != nil || c.ID <= 0 {
-		return 0, invalidf("%s: %q is not a cursor returned by get_workitem_notes", field, s)
-	}
-	return c.ID, nil
 }

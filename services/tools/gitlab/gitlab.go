@@ -3,9 +3,6 @@ package gitlab
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -50,10 +48,9 @@ type gitlab struct {
 	inTx    InTx
 	version ServerVersion
 	base    string
-	cursors *cursorSigner
-	// cursorKey signs the cursors of the merge request, CI and
-	// vulnerability tools (mintCursor), derived from Deps.CursorSecret.
-	cursorKey []byte
+	// cursors signs every cursor the tools mint (see pager), with a key
+	// derived from Deps.CursorSecret.
+	cursors *cursor.Signer
 }
 
 // definer builds one tool's definition over the shared dependencies. Each
@@ -70,14 +67,7 @@ func register(d definer) { definers = append(definers, d) }
 // Tools returns every GitLab tool, ordered by name.
 func Tools(d Deps) []tools.Definition {
 	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
-		cursors: newCursorSigner(d.CursorSecret), cursorKey: make([]byte, 32), repos: d.Repositories}
-	if len(d.CursorSecret) > 0 {
-		m := hmac.New(sha256.New, d.CursorSecret)
-		m.Write([]byte("glmcp tool pagination cursors"))
-		g.cursorKey = m.Sum(nil)
-	} else {
-		_, _ = rand.Read(g.cursorKey)
-	}
+		cursors: cursor.New(d.CursorSecret, maxCursorLen), repos: d.Repositories}
 	if g.inTx == nil {
 		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
 	}

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/base64"
 	"strconv"
 	"strings"
 	"time"
@@ -123,15 +122,6 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	if err != nil {
 		return nil, err
 	}
-	offset := 0
-	if args.After != "" {
-		b, derr := base64.RawURLEncoding.DecodeString(args.After)
-		n, cerr := strconv.Atoi(strings.TrimPrefix(string(b), "commits:"))
-		if derr != nil || cerr != nil || !strings.HasPrefix(string(b), "commits:") || n < 0 {
-			return nil, invalidf("after: %q is not a cursor of list_commits", args.After)
-		}
-		offset = n
-	}
 	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error {
 		return &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
 	})
@@ -139,6 +129,15 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 		return nil, err
 	}
 	defer ra.Close()
+	// The list is the commits the filters choose; first and with_stats
+	// only shape the page.
+	filters := args
+	filters.repoTarget, filters.After, filters.First, filters.WithStats = repoTarget{}, "", nil, false
+	pages := g.pager(call, "list_commits", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
+	offset, err := pages.open("after", args.After)
+	if err != nil {
+		return nil, err
+	}
 	ref := args.RefName
 	if ref == "" {
 		ref = ra.pa.project.DefaultBranch
@@ -152,7 +151,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 		return jsonResult(out) // an empty repository has no commits
 	}
 	page, err := ra.repo.Log(ctx, repository.LogOptions{Ref: ref, Path: strings.TrimLeft(args.Path, "/"), Author: args.Author,
-		Since: since, Until: until, FirstParent: args.FirstParent, Offset: offset, Limit: first})
+		Since: since, Until: until, FirstParent: args.FirstParent, Offset: int(offset), Limit: first})
 	if err != nil {
 		if _, cerr := ra.repo.Commit(ctx, ref); cerr != nil {
 			return nil, refNotFound(ref)
@@ -177,7 +176,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 		out.Nodes = append(out.Nodes, n)
 	}
 	if page.More {
-		c := base64.RawURLEncoding.EncodeToString([]byte("commits:" + strconv.Itoa(offset+len(page.Commits))))
+		c := pages.mint(offset + int64(len(page.Commits)))
 		out.PageInfo = graphPageInfoJSON{HasNextPage: true, EndCursor: &c}
 	}
 	return jsonResult(out)

@@ -102,7 +102,10 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 	for id := range projects {
 		q.ProjectIDs = append(q.ProjectIDs, id)
 	}
-	if q.BeforeID, err = g.openCursor("after", "list_merge_requests", scope, args.After); err != nil {
+	filters := args
+	filters.URL, filters.ProjectID, filters.GroupID, filters.After, filters.First = "", "", "", "", 0
+	pages := g.pager(call, "list_merge_requests", scope, filters)
+	if q.BeforeID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
 	switch args.State {
@@ -168,8 +171,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 			CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt), ProjectFullPath: p.PathWithNamespace})
 	}
 	if n := len(mrs); n > 0 {
-		start := g.mintCursor("list_merge_requests", scope, mrs[0].ID+1)
-		end := g.mintCursor("list_merge_requests", scope, mrs[n-1].ID)
+		start, end := pages.mint(mrs[0].ID+1), pages.mint(mrs[n-1].ID)
 		out.PageInfo.StartCursor, out.PageInfo.EndCursor = &start, &end
 	}
 	return jsonResult(out)

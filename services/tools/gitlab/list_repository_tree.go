@@ -2,9 +2,9 @@ package gitlab
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -75,13 +75,12 @@ func (g *gitlab) runListRepositoryTree(ctx context.Context, call *tools.Call, ar
 		return nil, err
 	}
 	defer ra.Close()
-	after := ""
-	if args.After != "" {
-		b, err := base64.RawURLEncoding.DecodeString(args.After)
-		if err != nil || !strings.HasPrefix(string(b), "tree:") {
-			return nil, invalidf("after: %q is not a cursor of list_repository_tree", args.After)
-		}
-		after = strings.TrimPrefix(string(b), "tree:")
+	filters := args
+	filters.repoTarget, filters.After = repoTarget{}, ""
+	pages := g.pager(call, "list_repository_tree", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
+	after, err := pages.openString("after", args.After)
+	if err != nil {
+		return nil, err
 	}
 	path := strings.TrimLeft(args.Path, "/")
 	branches, err := ra.repo.Branches(ctx)
@@ -121,7 +120,10 @@ func (g *gitlab) runListRepositoryTree(ctx context.Context, call *tools.Call, ar
 		}
 	}
 	if page.Next != "" {
-		c := base64.RawURLEncoding.EncodeToString([]byte("tree:" + page.Next))
+		c, err := pages.mintString(page.Next)
+		if err != nil {
+			return nil, err
+		}
 		out.PageInfo = graphPageInfoJSON{HasNextPage: true, EndCursor: &c}
 	}
 	return jsonResult(out)

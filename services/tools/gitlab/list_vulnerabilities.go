@@ -61,8 +61,10 @@ func (g *gitlab) runListVulnerabilities(ctx context.Context, call *tools.Call, a
 	if !access.CanReadVulnerability(u, pa.project, pa.level) {
 		return nil, notFound("Project")
 	}
-	scope := "project:" + strconv.FormatInt(pa.project.ID, 10)
-	before, err := g.openCursor("after", "list_vulnerabilities", scope, args.After)
+	filters := args
+	filters.ProjectFullPath, filters.After, filters.First = "", "", 0
+	pages := g.pager(call, "list_vulnerabilities", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
+	before, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func (g *gitlab) runListVulnerabilities(ctx context.Context, call *tools.Call, a
 	}
 	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: args.After != ""}
 	if n := len(vs); n > 0 {
-		start, end := g.mintCursor("list_vulnerabilities", scope, vs[0].ID+1), g.mintCursor("list_vulnerabilities", scope, vs[n-1].ID)
+		start, end := pages.mint(vs[0].ID+1), pages.mint(vs[n-1].ID)
 		pi.StartCursor, pi.EndCursor = &start, &end
 	}
 	return jsonResult(connection{Nodes: nodes, PageInfo: pi})

@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -38,12 +39,6 @@ type listWikiPagesArgs struct {
 	After     string  `json:"after"`
 }
 
-// wikiCursor is a list_wiki_pages position: the project and the last slug.
-type wikiCursor struct {
-	Project int64  `json:"p"`
-	Slug    string `json:"s"`
-}
-
 type wikiPageJSON struct {
 	Title  string `json:"title"`
 	Slug   string `json:"slug"`
@@ -77,16 +72,13 @@ func (g *gitlab) runListWikiPages(ctx context.Context, call *tools.Call, args li
 	if args.First != nil {
 		limit = int(*args.First)
 	}
-	var after wikiCursor
-	if args.After != "" {
-		if err := g.cursors.open("list_wiki_pages", "after", args.After, &after); err != nil {
-			return nil, err
-		}
-		if after.Project != pa.project.ID {
-			return nil, invalidf("after: the cursor was returned for another wiki")
-		}
+	// The list is the project's wiki; the position the last slug.
+	pager := g.pager(call, "list_wiki_pages", "project:"+strconv.FormatInt(pa.project.ID, 10), nil)
+	after, err := pager.openString("after", args.After)
+	if err != nil {
+		return nil, err
 	}
-	pages, err := g.store.ListWikiPages(ctx, pa.project.ID, after.Slug, limit)
+	pages, err := g.store.ListWikiPages(ctx, pa.project.ID, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +95,10 @@ func (g *gitlab) runListWikiPages(ctx context.Context, call *tools.Call, args li
 	// pages" signal).
 	var end *string
 	if more {
-		c := g.cursors.seal("list_wiki_pages", wikiCursor{Project: pa.project.ID, Slug: pages[len(pages)-1].Slug})
+		c, err := pager.mintString(pages[len(pages)-1].Slug)
+		if err != nil {
+			return nil, err
+		}
 		end = &c
 	}
 	return jsonResult(map[string]any{"items": items, "metadata": map[string]any{"end_cursor": end}})

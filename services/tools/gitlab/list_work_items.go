@@ -175,18 +175,21 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 			*d.dst = &models.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}
 		}
 	}
+	if err := g.scopeWorkItems(ctx, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+		return nil, err
+	}
+	filters := args
+	filters.URL, filters.ProjectID, filters.GroupID, filters.First, filters.After = "", nil, nil, nil, ""
+	pages := g.pager(call, "list_work_items", fmt.Sprintf("project:%d group:%s", q.ProjectID, q.GroupPath), filters)
 	if args.After != "" {
 		var c workItemCursor
-		if err := g.cursors.open("list_work_items", "after", args.After, &c); err != nil {
+		if err := pages.openJSON("after", args.After, &c); err != nil {
 			return nil, err
 		}
 		if c.Sort != string(q.Sort) {
 			return nil, invalidf("after: the cursor was returned for sort %s, not %s", c.Sort, q.Sort)
 		}
 		q.AfterKey, q.AfterID = c.Key, c.ID
-	}
-	if err := g.scopeWorkItems(ctx, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
-		return nil, err
 	}
 	page, err := g.store.ListWorkItems(ctx, q)
 	if err != nil {
@@ -209,7 +212,10 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 	}
 	pi := endPageInfo{HasNextPage: page.HasNext}
 	if page.HasNext {
-		c := g.cursors.seal("list_work_items", workItemCursor{Sort: string(q.Sort), Key: page.EndKey, ID: page.EndID})
+		c, err := pages.mintJSON(workItemCursor{Sort: string(q.Sort), Key: page.EndKey, ID: page.EndID})
+		if err != nil {
+			return nil, err
+		}
 		pi.EndCursor = &c
 	}
 	return jsonResult(map[string]any{"work_items": rows, "pageInfo": pi})

@@ -2,10 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -128,52 +124,6 @@ func (g *gitlab) mergeRequestByRef(ctx context.Context, st Store, u *models.User
 		return nil, nil, err
 	}
 	return pa, mr, nil
-}
-
-// cursorClaims is what a cursor carries: the tool and list it was minted
-// for (scope, e.g. "mr:12:notes") and the position.
-type cursorClaims struct {
-	Tool  string `json:"t"`
-	Scope string `json:"s"`
-	Pos   int64  `json:"p"`
-}
-
-// mintCursor returns an opaque cursor for position pos of list scope of
-// tool: base64url JSON and an HMAC-SHA256 tag under the instance's cursor
-// key, so a client cannot forge or move it to another list.
-func (g *gitlab) mintCursor(tool, scope string, pos int64) string {
-	b, _ := json.Marshal(cursorClaims{Tool: tool, Scope: scope, Pos: pos})
-	body := base64.RawURLEncoding.EncodeToString(b)
-	return body + "." + base64.RawURLEncoding.EncodeToString(g.cursorTag(body))
-}
-
-func (g *gitlab) cursorTag(body string) []byte {
-	m := hmac.New(sha256.New, g.cursorKey)
-	m.Write([]byte("glmcp tool cursor\x00" + body))
-	return m.Sum(nil)[:16]
-}
-
-// openCursor returns the position of a cursor minted by mintCursor for the
-// same tool and scope ("" is 0). Anything else is a validation error.
-func (g *gitlab) openCursor(field, tool, scope, s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	bad := invalidf("%s: %q is not a cursor of this list (use the endCursor or startCursor of a previous response of %s)", field, clip(s, 40), tool)
-	body, tag, ok := strings.Cut(s, ".")
-	if !ok || len(s) > 512 {
-		return 0, bad
-	}
-	got, err := base64.RawURLEncoding.DecodeString(tag)
-	if err != nil || !hmac.Equal(got, g.cursorTag(body)) {
-		return 0, bad
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
-	var c cursorClaims
-	if err != nil || json.Unmarshal(raw, &c) != nil || c.Tool != tool || c.Scope != scope || c.Pos < 0 {
-		return 0, bad
-	}
-	return c.Pos, nil
 }
 
 func clip(s string, n int) string {
