@@ -124,6 +124,17 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 	}
 }
 
+// authErrorName names a failure kind in the access log.
+func authErrorName(k auth.Kind) string {
+	switch k {
+	case auth.UserForbidden:
+		return "user_forbidden"
+	case auth.InsufficientScope:
+		return "insufficient_scope"
+	}
+	return "unauthenticated"
+}
+
 // NoOAuthHint is added to 401 bodies as "hint" when no authorization
 // server is configured: a client cannot sign in, so the body says what to
 // send instead.
@@ -139,6 +150,14 @@ const NoOAuthHint = "This server offers no OAuth sign-in. Send a GitLab personal
 // no error code in its challenge (RFC 6750 §3.1); its Reason, if any, is
 // added to the body's message.
 func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
+	f := Fields(c.Request.Context())
+	f.AuthError, f.Reason = authErrorName(e.Kind), e.Reason
+	if f.Reason == "" {
+		f.Reason = "no credential"
+		if e.Presented {
+			f.Reason = "credential refused"
+		}
+	}
 	switch e.Kind {
 	case auth.InsufficientScope:
 		c.Header("WWW-Authenticate", challengeInsufficientScope(metadataURL, e.Scope, e.Reason))

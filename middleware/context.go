@@ -31,6 +31,16 @@ type LogFields struct {
 	ClientName    string
 	ClientVersion string
 	RPCCode       int
+	// Outcome and ErrorClass: how a tools/call ended (see ToolOutcome);
+	// set by the handler, derived from the status and RPCCode otherwise.
+	Outcome    string
+	ErrorClass string
+	// AuthError and Reason explain a refused request (401, 403): the kind
+	// of failure (unauthenticated, user_forbidden, insufficient_scope,
+	// origin) and the reason given to the client, which never holds the
+	// credential.
+	AuthError string
+	Reason    string
 }
 
 // Fields returns the request's mutable log fields (a throwaway value when the

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -52,6 +53,18 @@ func RequestLogger(logger *slog.Logger) gin.HandlerFunc {
 		if f.RPCCode != 0 {
 			attrs = append(attrs, slog.Int("rpc_code", f.RPCCode))
 		}
+		if outcome, class := f.ToolOutcome(c.Writer.Status()); outcome != "" {
+			attrs = append(attrs, slog.String("outcome", outcome))
+			if class != "" {
+				attrs = append(attrs, slog.String("error_class", class))
+			}
+		}
+		if f.AuthError != "" {
+			attrs = append(attrs, slog.String("auth_error", f.AuthError))
+		}
+		if f.Reason != "" {
+			attrs = append(attrs, slog.String("reason", withoutCredential(f.Reason, c.Request)))
+		}
 		level := slog.LevelInfo
 		if strings.HasPrefix(c.Request.URL.Path, "/-/") && c.Writer.Status() < 400 {
 			// Liveness and readiness probes come every few seconds: a
@@ -60,6 +73,16 @@ func RequestLogger(logger *slog.Logger) gin.HandlerFunc {
 		}
 		logger.LogAttrs(c.Request.Context(), level, "request", attrs...)
 	}
+}
+
+// withoutCredential returns reason with the request's credential, should it
+// ever appear there, replaced: reasons are written never to hold it, and
+// the log must not depend on that alone.
+func withoutCredential(reason string, r *http.Request) string {
+	if t := CredentialOf(r).Token; len(t) >= 4 && strings.Contains(reason, t) {
+		return strings.ReplaceAll(reason, t, "[credential]")
+	}
+	return reason
 }
 
 func validRequestID(s string) bool {

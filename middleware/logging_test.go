@@ -174,3 +174,75 @@ func TestFields_withoutLogger(t *testing.T) {
 		t.Fatalf("status = %d, want 204", w.Code)
 	}
 }
+
+// The access log says how a tools/call ended (outcome, error_class) and why
+// a request was refused (auth_error, reason), and never writes the
+// credential even when a reason would carry it.
+func TestRequestLogger_outcomeAndReason(t *testing.T) {
+	const token = "glpat-secret-credential-0123"
+	tests := []struct {
+		name   string
+		status int
+		set    func(f *middleware.LogFields)
+		header string // Authorization
+		want   map[string]any
+		absent []string
+	}{
+		{name: "tool error", status: 200, set: func(f *middleware.LogFields) {
+			f.RPCMethod, f.Tool, f.Outcome, f.ErrorClass = "tools/call", "get_issue", middleware.OutcomeToolError, "not_found"
+		}, want: map[string]any{"outcome": "tool_error", "error_class": "not_found", "tool": "get_issue"}},
+		{name: "success", status: 200, set: func(f *middleware.LogFields) {
+			f.RPCMethod, f.Tool = "tools/call", "get_issue"
+		}, want: map[string]any{"outcome": "ok"}, absent: []string{"error_class"}},
+		{name: "unknown tool in the Legacy era (200)", status: 200, set: func(f *middleware.LogFields) {
+			f.RPCMethod, f.RPCCode = "tools/call", -32602
+		}, want: map[string]any{"outcome": "protocol_error", "error_class": "invalid_params"}},
+		{name: "store unavailable", status: 503, set: func(f *middleware.LogFields) {
+			f.RPCMethod, f.RPCCode = "tools/call", -32603
+		}, want: map[string]any{"outcome": "protocol_error", "error_class": "store_unavailable"}},
+		{name: "read-only step-up", status: 403, set: func(f *middleware.LogFields) {
+			f.RPCMethod, f.AuthError, f.Reason = "tools/call", "insufficient_scope", "The tool writes data."
+		}, want: map[string]any{"outcome": "refused", "error_class": "insufficient_scope", "auth_error": "insufficient_scope", "reason": "The tool writes data."}},
+		{name: "not a tool call", status: 200, set: func(f *middleware.LogFields) { f.RPCMethod = "tools/list" },
+			absent: []string{"outcome", "error_class", "reason"}},
+		{name: "401 with a reason", status: 401, header: "Bearer " + token, set: func(f *middleware.LogFields) {
+			f.AuthError, f.Reason = "unauthenticated", "Token is expired."
+		}, want: map[string]any{"auth_error": "unauthenticated", "reason": "Token is expired."}, absent: []string{"outcome"}},
+		{name: "a reason that would carry the credential", status: 401, header: "Bearer " + token, set: func(f *middleware.LogFields) {
+			f.AuthError, f.Reason = "unauthenticated", "Token "+token+" is unknown."
+		}, want: map[string]any{"reason": "Token [credential] is unknown."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logger, logs := newLogger()
+			r := gin.New()
+			r.Use(middleware.RequestLogger(logger))
+			r.POST("/x", func(c *gin.Context) {
+				tt.set(middleware.Fields(c.Request.Context()))
+				c.Status(tt.status)
+			})
+			req := httptest.NewRequest(http.MethodPost, "/x", nil)
+			if tt.header != "" {
+				req.Header.Set("Authorization", tt.header)
+			}
+			r.ServeHTTP(httptest.NewRecorder(), req)
+			if strings.Contains(logs.String(), token) {
+				t.Fatalf("the log holds the credential: %s", logs)
+			}
+			recs := logs.records(t)
+			if len(recs) != 1 {
+				t.Fatalf("log = %v, want one line", recs)
+			}
+			for k, v := range tt.want {
+				if recs[0][k] != v {
+					t.Errorf("%s = %v, want %v (line %v)", k, recs[0][k], v, recs[0])
+				}
+			}
+			for _, k := range tt.absent {
+				if v, ok := recs[0][k]; ok {
+					t.Errorf("%s = %v, want it absent", k, v)
+				}
+			}
+		})
+	}
+}

@@ -36,8 +36,8 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		}, []string{"route", "rpc_method"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "glmcp_tool_calls_total",
-			Help: "tools/call requests by tool and status.",
-		}, []string{"tool", "status"}),
+			Help: "tools/call requests by tool, HTTP status and outcome (ok, tool_error, refused, protocol_error).",
+		}, []string{"tool", "status", "outcome"}),
 	}
 	reg.MustRegister(m.requestsTotal, m.requestDuration, m.toolCalls)
 	return m
@@ -66,8 +66,12 @@ func (m *Metrics) Record() gin.HandlerFunc {
 		if c.Writer.Header().Get("Content-Type") != "text/event-stream" {
 			m.requestDuration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		}
-		if f.Tool != "" {
-			m.toolCalls.WithLabelValues(f.Tool, status).Inc()
+		if outcome, _ := f.ToolOutcome(c.Writer.Status()); outcome != "" {
+			tool := f.Tool
+			if tool == "" {
+				tool = "(unknown)" // not resolved: the name is the client's, unbounded
+			}
+			m.toolCalls.WithLabelValues(tool, status, outcome).Inc()
 		}
 	}
 }

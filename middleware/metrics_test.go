@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,7 +17,8 @@ import (
 
 // metricsEngine serves POST /api/v4/:group/mcp (a route template) behind
 // RequestLogger and m.Record; the handler sets the log fields from the
-// request's X-Era, X-Method, X-Tool headers, and X-SSE makes it stream.
+// request's X-Era, X-Method, X-Tool, X-Outcome headers, X-RPC-Code answers
+// a JSON-RPC error code with 400, and X-SSE makes it stream.
 func metricsEngine(m *middleware.Metrics) *gin.Engine {
 	r := gin.New()
 	r.Use(middleware.RequestLogger(slog.New(slog.DiscardHandler)), m.Record())
@@ -25,6 +27,12 @@ func metricsEngine(m *middleware.Metrics) *gin.Engine {
 		f.Era = c.GetHeader("X-Era")
 		f.RPCMethod = c.GetHeader("X-Method")
 		f.Tool = c.GetHeader("X-Tool")
+		f.Outcome = c.GetHeader("X-Outcome")
+		if code := c.GetHeader("X-RPC-Code"); code != "" {
+			f.RPCCode, _ = strconv.Atoi(code)
+			c.String(http.StatusBadRequest, "error")
+			return
+		}
 		if c.GetHeader("X-SSE") != "" {
 			c.Header("Content-Type", "text/event-stream")
 			c.Status(http.StatusOK)
@@ -88,7 +96,23 @@ func TestMetrics(t *testing.T) {
 			headers:    map[string]string{"X-Era": "2026-07-28", "X-Method": "tools/call", "X-Tool": "metrics_test_tool"},
 			requests:   map[string]string{"route": route, "era": "2026-07-28", "rpc_method": "tools/call", "status": "202"},
 			durationOK: true,
-			tool:       map[string]string{"tool": "metrics_test_tool", "status": "202"},
+			tool:       map[string]string{"tool": "metrics_test_tool", "status": "202", "outcome": "ok"},
+		},
+		{
+			name:       "a tool error is counted as one",
+			path:       "/api/v4/metrics-tool-error/mcp",
+			headers:    map[string]string{"X-Era": "2026-07-28", "X-Method": "tools/call", "X-Tool": "metrics_test_tool", "X-Outcome": "tool_error"},
+			requests:   map[string]string{"route": route, "era": "2026-07-28", "rpc_method": "tools/call", "status": "202"},
+			durationOK: true,
+			tool:       map[string]string{"tool": "metrics_test_tool", "status": "202", "outcome": "tool_error"},
+		},
+		{
+			name:       "an unknown tool is a protocol error of no tool name",
+			path:       "/api/v4/metrics-unknown-tool/mcp",
+			headers:    map[string]string{"X-Era": "2026-07-28", "X-Method": "tools/call", "X-RPC-Code": "-32602"},
+			requests:   map[string]string{"route": route, "era": "2026-07-28", "rpc_method": "tools/call", "status": "400"},
+			durationOK: true,
+			tool:       map[string]string{"tool": "(unknown)", "status": "400", "outcome": "protocol_error"},
 		},
 		{
 			name:       "unknown method is bounded to other",

@@ -65,6 +65,8 @@ func CheckOrigin(p OriginPolicy) gin.HandlerFunc {
 }
 
 func forbidden(c *gin.Context, msg string) {
+	f := Fields(c.Request.Context())
+	f.AuthError, f.Reason = "origin", msg
 	c.Data(http.StatusForbidden, "application/json",
 		[]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"`+msg+`"}}`))
 	c.Abort()

@@ -44,7 +44,7 @@ func TestHarness_metrics(t *testing.T) {
 	for _, want := range []string{
 		`glmcp_http_requests_total{era="modern",route="/api/v4/mcp",rpc_method="tools/call",status="200"} 1`,
 		`glmcp_http_request_duration_seconds_count{route="/api/v4/mcp",rpc_method="tools/call"} 1`,
-		`glmcp_tool_calls_total{status="200",tool="get_mcp_server_version"} 1`,
+		`glmcp_tool_calls_total{outcome="ok",status="200",tool="get_mcp_server_version"} 1`,
 		"# TYPE go_goroutines gauge",
 	} {
 		if !strings.Contains(string(r.Body), want) {

@@ -99,11 +99,31 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 	default:
 		out = s.renderResult(x, res)
 	}
+	recordOutcome(x.fields, res, e)
 	if stream.streaming() {
 		stream.finish(out, e)
 		return nil, nil
 	}
 	return out, e
+}
+
+// recordOutcome notes how the call ended, for the access log and
+// glmcp_tool_calls_total (see middleware.ToolOutcome).
+func recordOutcome(f *middleware.LogFields, res *tools.Result, e *jsonrpc.Error) {
+	switch {
+	case e != nil:
+		f.Outcome, f.ErrorClass = middleware.OutcomeProtocolError, middleware.RPCClass(e.Code, e.Status())
+	case res == nil:
+	case res.Refused:
+		f.Outcome, f.ErrorClass = middleware.OutcomeRefused, res.ErrorClass
+	case res.IsError:
+		f.Outcome, f.ErrorClass = middleware.OutcomeToolError, res.ErrorClass
+		if f.ErrorClass == "" {
+			f.ErrorClass = "tool"
+		}
+	default:
+		f.Outcome = middleware.OutcomeOK
+	}
 }
 
 // renderResult renders a tool's result: complete, or (Modern) asking the

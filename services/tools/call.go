@@ -150,7 +150,7 @@ func (s *Service) askInput(req CallRequest, e *Entry, res *Result) (*Result, err
 		}
 	}
 	if req.Capabilities == nil {
-		return &Result{IsError: true, Text: "The tool " + e.Tool.Name + " needs input from the client (" +
+		return &Result{IsError: true, ErrorClass: "input_unsupported", Text: "The tool " + e.Tool.Name + " needs input from the client (" +
 			strings.Join(methods, ", ") + "), which takes protocol revision 2026-07-28 (multi round-trip requests)."}, nil
 	}
 	if err := missingCapabilities(e.Tool.Name, "input by ", req.Capabilities, needed); err != nil {

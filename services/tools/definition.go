@@ -117,6 +117,16 @@ type Result struct {
 
 	InputRequests map[string]InputRequest
 	RequestState  string
+
+	// ErrorClass names what an IsError result reports, for the access log
+	// and metrics (never sent): validation, not_found, forbidden,
+	// conflict, rule_denied, …; "" on an IsError result is a failure of the
+	// tool's own ("tool").
+	ErrorClass string
+	// Refused marks an IsError result of a policy rather than of the tool:
+	// a tool rule denied the call, or its approval was declined or could
+	// not be asked for. The tool did not run.
+	Refused bool
 }
 
 // ToolError is a failure the model can act on; its message is shown as is.
@@ -149,7 +159,7 @@ type CallerError interface {
 func ErrorResult(err error) (res *Result, ok bool) {
 	var te *ToolError
 	if errors.As(err, &te) {
-		return &Result{Text: te.Message, IsError: true}, true
+		return &Result{Text: te.Message, IsError: true, ErrorClass: "tool"}, true
 	}
 	msg := ""
 	if ce := CallerError(nil); errors.As(err, &ce) {
@@ -159,13 +169,13 @@ func ErrorResult(err error) (res *Result, ok bool) {
 	}
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return &Result{Text: capitalize(or(msg, "404 Not Found")), IsError: true}, true
+		return &Result{Text: capitalize(or(msg, "404 Not Found")), IsError: true, ErrorClass: "not_found"}, true
 	case errors.Is(err, models.ErrForbidden):
-		return &Result{Text: "Forbidden: " + or(msg, "you may not do this"), IsError: true}, true
+		return &Result{Text: "Forbidden: " + or(msg, "you may not do this"), IsError: true, ErrorClass: "forbidden"}, true
 	case errors.Is(err, models.ErrInvalidInput):
-		return &Result{Text: "Validation error: " + or(msg, "the data store refused the input; check the arguments"), IsError: true}, true
+		return &Result{Text: "Validation error: " + or(msg, "the data store refused the input; check the arguments"), IsError: true, ErrorClass: "validation"}, true
 	case errors.Is(err, models.ErrConflict):
-		return &Result{Text: "Conflict: " + or(msg, "the change conflicts with the current data (it may have been made at the same moment); read it again and retry"), IsError: true}, true
+		return &Result{Text: "Conflict: " + or(msg, "the change conflicts with the current data (it may have been made at the same moment); read it again and retry"), IsError: true, ErrorClass: "conflict"}, true
 	}
 	return nil, false
 }

@@ -201,7 +201,7 @@ func (s *Service) applyRule(ctx context.Context, req *CallRequest, e *Entry, d r
 	case models.RuleAllow:
 		return nil, nil
 	case models.RuleDeny:
-		return &Result{IsError: true, Text: fmt.Sprintf("The tool %s is not allowed here: %s forbids it. "+
+		return &Result{IsError: true, Refused: true, ErrorClass: "rule_denied", Text: fmt.Sprintf("The tool %s is not allowed here: %s forbids it. "+
 			"An administrator can change the rule with `glmcp tool-rules set`.", e.Tool.Name, d.describe())}, nil
 	}
 	// Ask.
@@ -213,7 +213,7 @@ func (s *Service) applyRule(ctx context.Context, req *CallRequest, e *Entry, d r
 		if req.Capabilities != nil {
 			why = "the client did not declare the elicitation capability"
 		}
-		return &Result{IsError: true, Text: fmt.Sprintf("The tool %s needs a person's approval before it writes (%s), "+
+		return &Result{IsError: true, Refused: true, ErrorClass: "approval_unavailable", Text: fmt.Sprintf("The tool %s needs a person's approval before it writes (%s), "+
 			"and it cannot be asked for: %s. Nothing was written. Use a client that supports elicitation with protocol "+
 			"revision 2026-07-28, or ask an administrator to allow the tool (`glmcp tool-rules set --rule allow`).",
 			e.Tool.Name, d.describe(), why)}, nil
@@ -253,7 +253,7 @@ func (s *Service) answerApproval(ctx context.Context, req *CallRequest, e *Entry
 		return nil, err
 	}
 	if answer.Action != "accept" {
-		return &Result{IsError: true, Text: fmt.Sprintf("The write was not approved (%s): %s did nothing.", answer.Action, e.Tool.Name)}, nil
+		return &Result{IsError: true, Refused: true, ErrorClass: "approval_declined", Text: fmt.Sprintf("The write was not approved (%s): %s did nothing.", answer.Action, e.Tool.Name)}, nil
 	}
 	// Approved: the tool runs without the approval's state and answers.
 	req.RequestState, req.InputResponses = nil, nil

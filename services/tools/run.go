@@ -31,13 +31,13 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 // with them: its text is valid (checkText) and it meets e's input schema.
 func (e *Entry) check(args json.RawMessage) *Result {
 	if e.Def == nil || e.Def.Run == nil {
-		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true}
+		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true, ErrorClass: "not_implemented"}
 	}
 	if msg := checkText(args); msg != "" {
-		return &Result{Text: "Validation error: " + msg, IsError: true}
+		return &Result{Text: "Validation error: " + msg, IsError: true, ErrorClass: "validation"}
 	}
 	if msg := e.validate(args); msg != "" {
-		return &Result{Text: "Validation error: " + msg, IsError: true}
+		return &Result{Text: "Validation error: " + msg, IsError: true, ErrorClass: "validation"}
 	}
 	return nil
 }
