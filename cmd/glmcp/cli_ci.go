@@ -63,10 +63,7 @@ func newCICommand(a *cli) *cobra.Command {
 			}
 			pl := &models.Pipeline{ProjectID: p.ID, Ref: ref, SHA: sha, Name: name, Source: models.PipelineSourcePush}
 			if user != "" {
-				u, err := e.Store.FindUserByUsername(ctx, user)
-				if errors.Is(err, models.ErrNotFound) {
-					return fmt.Errorf("no user %q", user)
-				}
+				u, err := userNamed(ctx, e, user)
 				if err != nil {
 					return err
 				}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 
@@ -43,10 +43,7 @@ func newOAuthTokensCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			u, err := e.Store.FindUserByUsername(ctx, user)
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no user %q", user)
-			}
+			u, err := userNamed(ctx, e, user)
 			if err != nil {
 				return err
 			}
@@ -64,41 +61,15 @@ func newOAuthTokensCommand(a *cli) *cobra.Command {
 	_ = create.MarkFlagRequired("user")
 	_ = create.MarkFlagRequired("scopes")
 
-	var id int64
-	var token string
-	revoke := &cobra.Command{
-		Use: "revoke (--id N | --token T)", Short: "Revoke an OAuth access token", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if (id == 0) == (token == "") {
-				return fmt.Errorf("pass exactly one of --id and --token")
-			}
-			ctx := cmd.Context()
-			e, err := a.openEnv(ctx)
+	revoke := a.revokeCommand("Revoke an OAuth access token", "OAuth token", "token id",
+		func(ctx context.Context, e *app.Env, raw string) (int64, error) {
+			t, err := e.Store.FindOAuthTokenByDigest(ctx, auth.OAuthDigest(raw))
 			if err != nil {
-				return err
+				return 0, err
 			}
-			defer e.Close()
-			if token != "" {
-				t, err := e.Store.FindOAuthTokenByDigest(ctx, auth.OAuthDigest(token))
-				if errors.Is(err, models.ErrNotFound) {
-					return fmt.Errorf("no such token")
-				}
-				if err != nil {
-					return err
-				}
-				id = t.ID
-			}
-			if err := e.Store.RevokeOAuthToken(ctx, id); err != nil {
-				if errors.Is(err, models.ErrNotFound) {
-					return fmt.Errorf("no OAuth token with id %d", id)
-				}
-				return err
-			}
-			return nil
+			return t.ID, nil
 		},
-	}
-	revoke.Flags().Int64Var(&id, "id", 0, "token id")
-	revoke.Flags().StringVar(&token, "token", "", "the token itself")
+		func(ctx context.Context, e *app.Env, id int64) error { return e.Store.RevokeOAuthToken(ctx, id) })
 	cmd.AddCommand(create, revoke)
 	return cmd
 }

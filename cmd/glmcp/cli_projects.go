@@ -93,10 +93,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			u, err := e.Store.FindUserByUsername(ctx, user)
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no user %q", user)
-			}
+			u, err := userNamed(ctx, e, user)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"gitlab.com/glmcp/glmcp/app"
@@ -43,10 +44,7 @@ func newTokensCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			u, err := e.Store.FindUserByUsername(ctx, user)
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no user %q", user)
-			}
+			u, err := userNamed(ctx, e, user)
 			if err != nil {
 				return err
 			}
@@ -65,41 +63,15 @@ func newTokensCommand(a *cli) *cobra.Command {
 	_ = create.MarkFlagRequired("user")
 	_ = create.MarkFlagRequired("scopes")
 
-	var id int64
-	var token string
-	revoke := &cobra.Command{
-		Use: "revoke (--id N | --token T)", Short: "Revoke a token", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if (id == 0) == (token == "") {
-				return fmt.Errorf("pass exactly one of --id and --token")
-			}
-			ctx := cmd.Context()
-			e, err := a.openEnv(ctx)
+	revoke := a.revokeCommand("Revoke a token", "token", "token id (from tokens list)",
+		func(ctx context.Context, e *app.Env, raw string) (int64, error) {
+			t, err := e.Store.FindTokenByDigest(ctx, auth.Digest(raw, e.Secret))
 			if err != nil {
-				return err
+				return 0, err
 			}
-			defer e.Close()
-			if token != "" {
-				t, err := e.Store.FindTokenByDigest(ctx, auth.Digest(token, e.Secret))
-				if errors.Is(err, models.ErrNotFound) {
-					return fmt.Errorf("no such token")
-				}
-				if err != nil {
-					return err
-				}
-				id = t.ID
-			}
-			if err := e.Store.RevokeToken(ctx, id); err != nil {
-				if errors.Is(err, models.ErrNotFound) {
-					return fmt.Errorf("no token with id %d", id)
-				}
-				return err
-			}
-			return nil
+			return t.ID, nil
 		},
-	}
-	revoke.Flags().Int64Var(&id, "id", 0, "token id (from tokens list)")
-	revoke.Flags().StringVar(&token, "token", "", "the token itself")
+		func(ctx context.Context, e *app.Env, id int64) error { return e.Store.RevokeToken(ctx, id) })
 
 	var listUser string
 	list := &cobra.Command{
@@ -147,5 +119,48 @@ func newTokensCommand(a *cli) *cobra.Command {
 	}
 	list.Flags().StringVar(&listUser, "user", "", "only this user's tokens")
 	cmd.AddCommand(create, revoke, list)
+	return cmd
+}
+
+// revokeCommand is the `revoke (--id N | --token T)` command of one kind of
+// token (kind names it in messages): find returns the id of a raw token,
+// revoke revokes by id; either answers models.ErrNotFound for none.
+func (a *cli) revokeCommand(short, kind, idHelp string,
+	find func(ctx context.Context, e *app.Env, raw string) (int64, error),
+	revoke func(ctx context.Context, e *app.Env, id int64) error) *cobra.Command {
+	var id int64
+	var token string
+	cmd := &cobra.Command{
+		Use: "revoke (--id N | --token T)", Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (id == 0) == (token == "") {
+				return fmt.Errorf("pass exactly one of --id and --token")
+			}
+			ctx := cmd.Context()
+			e, err := a.openEnv(ctx)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			if token != "" {
+				id, err = find(ctx, e, token)
+				if errors.Is(err, models.ErrNotFound) {
+					return fmt.Errorf("no such token")
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if err := revoke(ctx, e, id); err != nil {
+				if errors.Is(err, models.ErrNotFound) {
+					return fmt.Errorf("no %s with id %d", kind, id)
+				}
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&id, "id", 0, idHelp)
+	cmd.Flags().StringVar(&token, "token", "", "the token itself")
 	return cmd
 }

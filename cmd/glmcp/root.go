@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // cli carries what every command shares.
@@ -81,6 +83,15 @@ func needsNoConfig(cmd *cobra.Command) bool {
 }
 
 func (a *cli) logger() *slog.Logger { return app.NewLogger(&a.cfg, a.stderr) }
+
+// userNamed returns the user named username, or the error "no user …".
+func userNamed(ctx context.Context, e *app.Env, username string) (*models.User, error) {
+	u, err := e.Store.FindUserByUsername(ctx, username)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, fmt.Errorf("no user %q", username)
+	}
+	return u, err
+}
 
 // openEnv opens and migrates the configured store.
 func (a *cli) openEnv(ctx context.Context) (*app.Env, error) {
