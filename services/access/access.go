@@ -8,6 +8,24 @@ func active(u *models.User) bool { return u != nil && u.Active() }
 // admin reports whether u is an active administrator.
 func admin(u *models.User) bool { return active(u) && u.Admin }
 
+// GroupNeedsMembership reports whether seeing g depends on u's
+// membership: a private group, for anyone but an administrator. Callers
+// look membership up only then, and pass it to CanReadGroup.
+func GroupNeedsMembership(u *models.User, g *models.Group) bool {
+	return g != nil && !admin(u) && g.Visibility != models.VisibilityPublic && g.Visibility != models.VisibilityInternal
+}
+
+// CanReadGroup reports whether u may see group g: an administrator, anyone
+// for a public or internal group, and for a private one its members
+// (member: a member of g, of a group above or below it, or of a project in
+// it). A group u cannot see reads as one that does not exist.
+func CanReadGroup(u *models.User, g *models.Group, member bool) bool {
+	if !active(u) || g == nil {
+		return false
+	}
+	return !GroupNeedsMembership(u, g) || member
+}
+
 // CanReadProject reports whether u may see project p, given u's access
 // level in p (models.NoAccess for a non-member).
 func CanReadProject(u *models.User, p *models.Project, level models.AccessLevel) bool {

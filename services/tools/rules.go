@@ -24,6 +24,9 @@ type RuleStore interface {
 	FindProjectWithRoleByPath(ctx context.Context, path string, userID int64) (*models.Project, models.AccessLevel, error)
 	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
 	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	// HasMembershipInGroup reports whether userID is a member of the group
+	// at fullPath, of a group above or below it, or of a project in it.
+	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 	// ToolRulesFor returns the rules for tool that apply in the project
 	// (0: none) inside the group (0: none), nearest first.
 	ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error)
@@ -62,9 +65,19 @@ func (d ruleDecision) describe() string {
 }
 
 // decideRule finds the rule for a call of the write tool e: the nearest
-// rule on the project or group the arguments name, else the instance
-// default. A project or group the caller cannot see has no rules for it
-// (its existence does not leak through a rule).
+// rule on the project or group the arguments name or a group above it,
+// else the instance default.
+//
+// Visibility (doc/auth.md, "Rules and visibility"): the project or group
+// the call names must be one the caller can see, or its rules read as none
+// and the instance default applies, as for one that does not exist. That
+// is safe: a caller who cannot see a project or group cannot write there
+// (the tool answers not found, as it does for a missing one), so a Deny
+// loses nothing, while applying it would be the one answer that tells a
+// hidden group from a missing one. The groups above a target the caller
+// can see are not checked: their rules always apply, whether or not the
+// caller can see those groups, so a Deny on a private parent group holds
+// for everyone who can write below it.
 func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.RawMessage) (ruleDecision, error) {
 	d := ruleDecision{rule: s.opts.DefaultWriteRule}
 	if d.rule == "" {
@@ -87,6 +100,15 @@ func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.
 		g, err := s.findGroup(ctx, ref)
 		if err != nil || g == nil {
 			return d, err
+		}
+		member := false
+		if access.GroupNeedsMembership(u, g) {
+			if member, err = s.opts.Rules.HasMembershipInGroup(ctx, g.FullPath, u.ID); err != nil {
+				return d, err
+			}
+		}
+		if !access.CanReadGroup(u, g, member) {
+			return d, nil
 		}
 		groupID, d.target = g.ID, g.FullPath
 	default:

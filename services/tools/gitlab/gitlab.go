@@ -268,17 +268,13 @@ func resolveGroup(ctx context.Context, st projectStore, u *models.User, field st
 	if err != nil {
 		return nil, err
 	}
-	if !u.Active() {
-		return nil, notFound("Group")
+	member := false
+	if access.GroupNeedsMembership(u, g) {
+		if member, err = st.HasMembershipInGroup(ctx, g.FullPath, u.ID); err != nil {
+			return nil, err
+		}
 	}
-	if u.Admin || g.Visibility == models.VisibilityPublic || g.Visibility == models.VisibilityInternal {
-		return g, nil
-	}
-	member, err := st.HasMembershipInGroup(ctx, g.FullPath, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	if !member {
+	if !access.CanReadGroup(u, g, member) {
 		return nil, notFound("Group")
 	}
 	return g, nil

@@ -1,0 +1,136 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+)
+
+// visibilityRules is a RuleStore over a fixed world: a private group
+// "secret" (id 10) holding a public project "secret/open" (id 1) and a
+// private one "secret/closed" (id 2), and a public group "open" (id 20);
+// members maps a user id to the group paths it is a member of. Each group
+// has a Deny rule on every write tool.
+type visibilityRules struct {
+	members map[int64][]string
+}
+
+var (
+	visSecret   = &models.Group{ID: 10, FullPath: "secret", Visibility: models.VisibilityPrivate}
+	visOpen     = &models.Group{ID: 20, FullPath: "open", Visibility: models.VisibilityPublic}
+	visProjects = map[string]*models.Project{
+		"secret/open":   {ID: 1, NamespaceID: 10, PathWithNamespace: "secret/open", Visibility: models.VisibilityPublic},
+		"secret/closed": {ID: 2, NamespaceID: 10, PathWithNamespace: "secret/closed", Visibility: models.VisibilityPrivate},
+	}
+)
+
+func (v visibilityRules) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
+	for _, p := range visProjects {
+		if p.ID == id {
+			return v.FindProjectWithRoleByPath(ctx, p.PathWithNamespace, userID)
+		}
+	}
+	return nil, models.NoAccess, models.ErrNotFound
+}
+
+func (v visibilityRules) FindProjectWithRoleByPath(_ context.Context, path string, userID int64) (*models.Project, models.AccessLevel, error) {
+	p, ok := visProjects[path]
+	if !ok {
+		return nil, models.NoAccess, models.ErrNotFound
+	}
+	for _, g := range v.members[userID] {
+		if g == "secret" {
+			return p, models.Developer, nil
+		}
+	}
+	return p, models.NoAccess, nil
+}
+
+func (v visibilityRules) FindGroupByID(_ context.Context, id int64) (*models.Group, error) {
+	for _, g := range []*models.Group{visSecret, visOpen} {
+		if g.ID == id {
+			return g, nil
+		}
+	}
+	return nil, models.ErrNotFound
+}
+
+func (v visibilityRules) FindGroupByFullPath(_ context.Context, path string) (*models.Group, error) {
+	for _, g := range []*models.Group{visSecret, visOpen} {
+		if g.FullPath == path {
+			return g, nil
+		}
+	}
+	return nil, models.ErrNotFound
+}
+
+func (v visibilityRules) HasMembershipInGroup(_ context.Context, path string, userID int64) (bool, error) {
+	for _, g := range v.members[userID] {
+		if g == path {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (v visibilityRules) ToolRulesFor(_ context.Context, _, groupID int64, _ string) ([]models.ToolRule, error) {
+	g, err := v.FindGroupByID(context.Background(), groupID)
+	if err != nil {
+		return nil, nil
+	}
+	return []models.ToolRule{{NamespaceID: &g.ID, Rule: models.RuleDeny, Path: g.FullPath}}, nil
+}
+
+func (visibilityRules) UseApproval(context.Context, *models.UsedApproval) error { return nil }
+
+// TestDecideRule_visibility: the rules of a project or group the call names
+// apply only when the caller can see it (else the instance default, as for
+// one that does not exist); the rules of the groups above a visible target
+// apply whether or not the caller can see those groups.
+func TestDecideRule_visibility(t *testing.T) {
+	member := &models.User{ID: 1, State: "active"}
+	outsider := &models.User{ID: 2, State: "active"}
+	admin := &models.User{ID: 3, State: "active", Admin: true}
+	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
+	e := &Entry{Tool: models.Tool{Name: "create_issue"}}
+	tests := []struct {
+		name  string
+		user  *models.User
+		args  string
+		rule  models.ToolRuleKind
+		where string
+	}{
+		{"a member, the private group by path", member, `{"group_id":"secret"}`, models.RuleDeny, "secret"},
+		{"a member, the private group by id", member, `{"group_id":10}`, models.RuleDeny, "secret"},
+		{"an administrator, the private group", admin, `{"group_id":"secret"}`, models.RuleDeny, "secret"},
+		{"an outsider, the private group by path: as if missing", outsider, `{"group_id":"secret"}`, models.RuleAllow, ""},
+		{"an outsider, the private group by id: as if missing", outsider, `{"group_id":10}`, models.RuleAllow, ""},
+		{"an outsider, the private group by URL: as if missing", outsider, `{"url":"https://gitlab.example.com/groups/secret/-/work_items/1"}`, models.RuleAllow, ""},
+		{"an outsider, a missing group", outsider, `{"group_id":"nope"}`, models.RuleAllow, ""},
+		{"an outsider, a public group", outsider, `{"group_id":"open"}`, models.RuleDeny, "open"},
+		{"an outsider, a private project in the private group: as if missing", outsider, `{"id":"secret/closed"}`, models.RuleAllow, ""},
+		// The project is public, so the outsider sees it though not its
+		// group: the group's Deny still governs writes there.
+		{"an outsider, a public project in the private group", outsider, `{"id":"secret/open"}`, models.RuleDeny, "secret"},
+		{"a member, a private project in the private group", member, `{"project_id":2}`, models.RuleDeny, "secret"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := Scope{Edition: models.EditionCE, Identity: &auth.Identity{User: tt.user}}
+			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.rule != tt.rule || d.where != tt.where {
+				t.Errorf("rule %q on %q, want %q on %q", d.rule, d.where, tt.rule, tt.where)
+			}
+			if tt.where == "" && strings.Contains(d.describe(), "secret") {
+				t.Errorf("the decision names the hidden group: %s", d.describe())
+			}
+		})
+	}
+}
