@@ -20,7 +20,7 @@ const (
 // GitLab's toolsets, as the catalog lists them (unlisted tools left out).
 var (
 	catalogMeta          = []string{"get_mcp_server_version"}
-	catalogCore          = []string{"get_project", "get_user", "search", "search_labels"} // + semantic_search on EE
+	catalogCore          = []string{"get_project", "get_user", "list_groups", "list_project_members", "list_projects", "save_note", "search", "search_labels"} // + semantic_search on EE
 	catalogWorkItems     = []string{"get_work_item", "get_work_item_types", "link_work_items", "list_work_items", "save_work_item"}
 	catalogWikis         = []string{"list_wiki_pages"}
 	catalogMergeRequests = []string{"get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}

@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -171,6 +172,445 @@ func TestTools_getUser(t *testing.T) {
 		}
 		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "get_user", map[string]any{"me": true})
+		}
+	})
+}
+
+// toolsWalk calls a first/after listing tool page by page (first = 1) and
+// returns the values at path of every node, with the pages it took. end
+// digs the end cursor and the has-next flag out of a page.
+func (h *harness) toolsWalk(t testing.TB, g group, user, tool string, args map[string]any, nodes string, end func(map[string]any) (any, bool), path ...any) []string {
+	t.Helper()
+	args = overrideArgs(args, "first", 1)
+	var out []string
+	for pages := 0; ; pages++ {
+		if pages > 20 {
+			t.Fatalf("%s: more pages than rows", tool)
+		}
+		sc := h.toolsRead(t, g, user, tool, args)
+		out = append(out, toolsField(toolsArray(t, sc[nodes]), path...)...)
+		cursor, more := end(sc)
+		if !more {
+			if cursor != nil {
+				t.Errorf("%s: last page carries end cursor %v", tool, cursor)
+			}
+			return out
+		}
+		args["after"] = cursor
+	}
+}
+
+func gqlEnd(sc map[string]any) (any, bool) {
+	return toolsDig(sc, "pageInfo", "endCursor"), toolsDig(sc, "pageInfo", "hasNextPage") == true
+}
+
+func toolsPaths(t testing.TB, sc map[string]any, nodes string, path ...any) string {
+	t.Helper()
+	return fmt.Sprint(toolsField(toolsArray(t, sc[nodes]), path...))
+}
+
+func TestTools_listProjects(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := h.groups()[0]
+	toolsAddUser(t, h, "outsider")
+	list := func(g group, user string, args map[string]any) map[string]any {
+		return h.toolsRead(t, g, user, "list_projects", args)
+	}
+
+	t.Run("your projects, by role, archived state, search and visibility", func(t *testing.T) {
+		for _, g := range h.groups() {
+			sc := list(g, "alice", map[string]any{})
+			if got := toolsPaths(t, sc, "nodes", "fullPath"); got != "[gitlab-org/gitlab-mcp gitlab-org/orbit acme/secret-plans]" {
+				t.Errorf("%s: alice's projects = %s", g.Name, got)
+			}
+			if _, ok := sc["subgroupsIncluded"]; ok {
+				t.Errorf("subgroupsIncluded without group_id: %v", sc)
+			}
+			secret := toolsProject(t, h, "acme/secret-plans")
+			node := toolsDig(sc, "nodes", 2).(map[string]any)
+			toolsExpectField(t, node, secret.ID, "id")
+			toolsExpectField(t, node, "Secret Plans", "name")
+			toolsExpectField(t, node, "Acme Corp / Secret Plans", "nameWithNamespace")
+			toolsExpectField(t, node, "private", "visibility")
+			toolsExpectField(t, node, false, "archived")
+			toolsExpectField(t, node, h.Cfg.PublicURL+"/acme/secret-plans", "webUrl")
+			toolsExpectField(t, sc, false, "pageInfo", "hasNextPage")
+			toolsExpectField(t, sc, nil, "pageInfo", "endCursor")
+		}
+		for _, c := range []struct {
+			user string
+			args map[string]any
+			want string
+		}{
+			{"alice", map[string]any{"min_access_level": "maintainer"}, "[acme/secret-plans]"},
+			{"alice", map[string]any{"min_access_level": "planner"}, "[gitlab-org/gitlab-mcp gitlab-org/orbit acme/secret-plans]"},
+			{"bob", map[string]any{"min_access_level": "developer"}, "[]"},
+			{"bob", map[string]any{}, "[gitlab-org/gitlab-mcp gitlab-org/orbit]"},
+			{"bob", map[string]any{"archived": "only"}, "[gitlab-org/labs/mcp-inspector]"},
+			{"bob", map[string]any{"archived": "include"}, "[gitlab-org/gitlab-mcp gitlab-org/orbit gitlab-org/labs/mcp-inspector]"},
+			{"bob", map[string]any{"archived": "exclude", "search": "ORBIT"}, "[gitlab-org/orbit]"},
+			{"alice", map[string]any{"visibility": "internal"}, "[gitlab-org/orbit]"},
+			{"carol", map[string]any{}, "[gitlab-org/gitlab-mcp]"},
+			{"outsider", map[string]any{}, "[]"},
+		} {
+			if got := toolsPaths(t, list(ce, c.user, c.args), "nodes", "fullPath"); got != c.want {
+				t.Errorf("%s %v: %s, want %s", c.user, c.args, got, c.want)
+			}
+		}
+	})
+
+	t.Run("a group: its subgroups too, unless min_access_level or visibility narrow it", func(t *testing.T) {
+		for _, c := range []struct {
+			user string
+			args map[string]any
+			want string
+			sub  bool
+		}{
+			{"carol", map[string]any{"group_id": "gitlab-org"}, "[gitlab-org/gitlab-mcp gitlab-org/orbit]", true},
+			{"carol", map[string]any{"group_id": "gitlab-org", "archived": "include"}, "[gitlab-org/gitlab-mcp gitlab-org/orbit gitlab-org/labs/mcp-inspector]", true},
+			{"carol", map[string]any{"group_id": "gitlab-org", "archived": "include", "visibility": "public"}, "[gitlab-org/gitlab-mcp]", false},
+			{"carol", map[string]any{"group_id": "gitlab-org/labs", "archived": "only"}, "[gitlab-org/labs/mcp-inspector]", true},
+			{"bob", map[string]any{"group_id": "gitlab-org", "min_access_level": "reporter", "archived": "include"}, "[gitlab-org/gitlab-mcp gitlab-org/orbit]", false},
+			{"alice", map[string]any{"group_id": "acme"}, "[acme/secret-plans]", true},
+		} {
+			sc := list(ce, c.user, c.args)
+			if got := toolsPaths(t, sc, "nodes", "fullPath"); got != c.want {
+				t.Errorf("%s %v: %s, want %s", c.user, c.args, got, c.want)
+			}
+			toolsExpectField(t, sc, c.sub, "subgroupsIncluded")
+		}
+		// A private group's projects stay hidden from a non-member.
+		for _, g := range h.groups() {
+			for _, user := range map[string][]string{"CE": {"bob", "carol", "outsider"}, "EE": {"outsider"}}[g.Name] {
+				text := h.toolsSameAsMissing(t, g, user, "list_projects", map[string]any{"group_id": "acme"}, map[string]any{"group_id": "nope"})
+				if text != "Group not found or inaccessible" {
+					t.Errorf("text = %q", text)
+				}
+			}
+		}
+	})
+
+	t.Run("pages with signed cursors", func(t *testing.T) {
+		got := h.toolsWalk(t, ce, "alice", "list_projects", map[string]any{}, "nodes", gqlEnd, "fullPath")
+		if fmt.Sprint(got) != "[gitlab-org/gitlab-mcp gitlab-org/orbit acme/secret-plans]" {
+			t.Errorf("walk = %v", got)
+		}
+		first := list(ce, "alice", map[string]any{"first": 1})
+		cursor, _ := toolsDig(first, "pageInfo", "endCursor").(string)
+		h.toolsInvalid(t, ce, "alice", "list_projects", map[string]any{"after": cursor + "x"}, "after")
+		other := h.toolsRead(t, ce, "alice", "list_groups", map[string]any{"first": 1})
+		if c, ok := toolsDig(other, "pageInfo", "endCursor").(string); ok {
+			h.toolsInvalid(t, ce, "alice", "list_projects", map[string]any{"after": c}, "after")
+		}
+	})
+
+	t.Run("schema-violating arguments", func(t *testing.T) {
+		for _, c := range []struct {
+			args map[string]any
+			frag string
+		}{
+			{map[string]any{"min_access_level": "admin"}, "/min_access_level"},
+			{map[string]any{"min_access_level": "DEVELOPER"}, "/min_access_level"},
+			{map[string]any{"archived": "yes"}, "/archived"},
+			{map[string]any{"visibility": "secret"}, "/visibility"},
+			{map[string]any{"first": 0}, "/first"},
+			{map[string]any{"first": 101}, "/first"},
+			{map[string]any{"group_id": ""}, "/group_id"},
+			{map[string]any{"owned": true}, "owned"},
+		} {
+			h.toolsInvalid(t, ce, "alice", "list_projects", c.args, c.frag)
+		}
+		for _, g := range h.groups() {
+			h.toolsBlocked(t, g, "list_projects", map[string]any{})
+		}
+	})
+}
+
+func TestTools_listGroups(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := h.groups()[0]
+	toolsAddUser(t, h, "outsider")
+	gitlabOrg, err := h.Env.Store.FindGroupByFullPath(context.Background(), "gitlab-org")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("your top-level groups, subgroups of a group, at any depth", func(t *testing.T) {
+		for _, g := range h.groups() {
+			sc := h.toolsRead(t, g, "alice", "list_groups", map[string]any{})
+			if got := toolsPaths(t, sc, "nodes", "fullPath"); got != "[gitlab-org acme]" {
+				t.Errorf("%s: alice's groups = %s", g.Name, got)
+			}
+			toolsExpectField(t, sc, gitlabOrg.ID, "nodes", 0, "id")
+			toolsExpectField(t, sc, "GitLab.org", "nodes", 0, "name")
+			toolsExpectField(t, sc, "public", "nodes", 0, "visibility")
+			toolsExpectField(t, sc, h.Cfg.PublicURL+"/groups/gitlab-org", "nodes", 0, "webUrl")
+			toolsExpectField(t, sc, nil, "nodes", 0, "parent")
+			sub := h.toolsRead(t, g, "alice", "list_groups", map[string]any{"group_id": "gitlab-org"})
+			if got := toolsPaths(t, sub, "nodes", "fullPath"); got != "[gitlab-org/labs]" {
+				t.Errorf("subgroups of gitlab-org = %s", got)
+			}
+			toolsExpectField(t, sub, gitlabOrg.ID, "nodes", 0, "parent", "id")
+			toolsExpectField(t, sub, "gitlab-org", "nodes", 0, "parent", "fullPath")
+			toolsExpectField(t, sub, "GitLab.org / Labs", "nodes", 0, "fullName")
+		}
+		for _, c := range []struct {
+			user string
+			args map[string]any
+			want string
+		}{
+			{"carol", map[string]any{}, "[gitlab-org]"},
+			{"bob", map[string]any{"include_subgroups": true}, "[gitlab-org gitlab-org/labs]"},
+			{"bob", map[string]any{}, "[gitlab-org]"},
+			{"outsider", map[string]any{}, "[]"},
+			{"outsider", map[string]any{"group_id": gitlabOrg.ID}, "[gitlab-org/labs]"},
+			{"carol", map[string]any{"group_id": "gitlab-org", "search": "LAB"}, "[gitlab-org/labs]"},
+			{"carol", map[string]any{"group_id": "gitlab-org", "visibility": "private"}, "[]"},
+			{"alice", map[string]any{"visibility": "private"}, "[acme]"},
+			{"alice", map[string]any{"search": "acme"}, "[acme]"},
+		} {
+			if got := toolsPaths(t, h.toolsRead(t, ce, c.user, "list_groups", c.args), "nodes", "fullPath"); got != c.want {
+				t.Errorf("%s %v: %s, want %s", c.user, c.args, got, c.want)
+			}
+		}
+		if got := h.toolsWalk(t, ce, "alice", "list_groups", map[string]any{}, "nodes", gqlEnd, "fullPath"); fmt.Sprint(got) != "[gitlab-org acme]" {
+			t.Errorf("walk = %v", got)
+		}
+	})
+
+	t.Run("a private group reads like a missing one; bad arguments", func(t *testing.T) {
+		for _, g := range h.groups() {
+			for _, user := range map[string][]string{"CE": {"bob", "carol", "outsider"}, "EE": {"outsider"}}[g.Name] {
+				h.toolsSameAsMissing(t, g, user, "list_groups", map[string]any{"group_id": "acme"}, map[string]any{"group_id": "nope"})
+			}
+			h.toolsBlocked(t, g, "list_groups", map[string]any{})
+		}
+		for _, c := range []struct {
+			args map[string]any
+			frag string
+		}{
+			{map[string]any{"include_subgroups": "yes"}, "/include_subgroups"},
+			{map[string]any{"visibility": "everyone"}, "/visibility"},
+			{map[string]any{"first": 101}, "/first"},
+			{map[string]any{"after": "not-a-cursor"}, "after"},
+			{map[string]any{"parent_id": 1}, "parent_id"},
+		} {
+			h.toolsInvalid(t, ce, "alice", "list_groups", c.args, c.frag)
+		}
+	})
+}
+
+func TestTools_listProjectMembers(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := h.groups()[0]
+	toolsAddUser(t, h, "outsider")
+	members := func(user string, args map[string]any) map[string]any {
+		return h.toolsRead(t, ce, user, "list_project_members", args)
+	}
+
+	t.Run("direct members, and inherited ones", func(t *testing.T) {
+		for _, g := range h.groups() {
+			sc := h.toolsRead(t, g, "alice", "list_project_members", map[string]any{"project_id": "gitlab-org/gitlab-mcp"})
+			if got := toolsPaths(t, sc, "items", "username"); got != "[root alice bob carol dave]" {
+				t.Errorf("%s: members = %s", g.Name, got)
+			}
+			if got := toolsPaths(t, sc, "items", "access_level"); got != "[50 30 20 10 30]" {
+				t.Errorf("access levels = %s", got)
+			}
+			if got := toolsPaths(t, sc, "items", "access_level_name"); got != "[Owner Developer Reporter Guest Developer]" {
+				t.Errorf("access level names = %s", got)
+			}
+			toolsExpectField(t, sc, "Alice Martin", "items", 1, "name")
+			toolsExpectField(t, sc, nil, "items", 1, "expires_at")
+			toolsExpectField(t, sc, false, "metadata", "has_next_page")
+			toolsExpectField(t, sc, nil, "metadata", "end_cursor")
+		}
+		inspector := map[string]any{"project_id": "gitlab-org/labs/mcp-inspector"}
+		if got := toolsPaths(t, members("carol", inspector), "items", "username"); got != "[root]" {
+			t.Errorf("direct members of the inspector = %s", got)
+		}
+		all := members("carol", overrideArgs(inspector, "include_inherited", true))
+		if got := toolsPaths(t, all, "items", "username"); got != "[root bob]" {
+			t.Errorf("with inherited members = %s", got)
+		}
+		toolsExpectField(t, all, "Reporter", "items", 1, "access_level_name")
+		if got := toolsPaths(t, members("carol", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "query": "ALI"}), "items", "username"); got != "[alice]" {
+			t.Errorf("query ALI = %s", got)
+		}
+		end := func(sc map[string]any) (any, bool) {
+			return toolsDig(sc, "metadata", "end_cursor"), toolsDig(sc, "metadata", "has_next_page") == true
+		}
+		if got := h.toolsWalk(t, ce, "carol", "list_project_members", map[string]any{"project_id": "gitlab-org/gitlab-mcp"}, "items", end, "username"); fmt.Sprint(got) != "[root alice bob carol dave]" {
+			t.Errorf("walk = %v", got)
+		}
+	})
+
+	t.Run("an outsider reads a private project like a missing one; bad arguments", func(t *testing.T) {
+		for _, g := range h.groups() {
+			for _, user := range map[string][]string{"CE": {"bob", "carol", "outsider"}, "EE": {"outsider"}}[g.Name] {
+				text := h.toolsSameAsMissing(t, g, user, "list_project_members", map[string]any{"project_id": "acme/secret-plans"},
+					map[string]any{"project_id": "acme/nope"})
+				if text != "Project not found or inaccessible" {
+					t.Errorf("text = %q", text)
+				}
+			}
+			h.toolsBlocked(t, g, "list_project_members", map[string]any{"project_id": "gitlab-org/gitlab-mcp"})
+		}
+		for _, c := range []struct {
+			args map[string]any
+			frag string
+		}{
+			{map[string]any{}, "project_id"},
+			{map[string]any{"project_id": "gitlab-org/gitlab-mcp", "first": 0}, "/first"},
+			{map[string]any{"project_id": "gitlab-org/gitlab-mcp", "include_inherited": 1}, "/include_inherited"},
+			{map[string]any{"project_id": "gitlab-org/gitlab-mcp", "after": "x.y"}, "after"},
+			{map[string]any{"project_id": "gitlab-org/gitlab-mcp", "last": 1}, "last"},
+		} {
+			h.toolsInvalid(t, ce, "alice", "list_project_members", c.args, c.frag)
+		}
+	})
+}
+
+func TestTools_saveNote(t *testing.T) {
+	h := startServer(t, withEE())
+	ce, ee := h.groups()[0], h.groups()[1]
+	mr1 := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1}
+	wi1 := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1}
+	disc := h.toolsRead(t, ce, "alice", "get_merge_request", overrideArgs(mr1, "include", []any{"discussions"}))
+	mrThread := fmt.Sprint(toolsDig(disc, "discussions", "nodes", 0, "id"))
+	notes := h.toolsRead(t, ce, "alice", "get_workitem_notes", wi1)
+	wiThread := fmt.Sprint(toolsDig(notes, "items", 1, "discussion_id")) // a public thread on #1
+	internal := h.toolsRead(t, ce, "alice", "get_workitem_notes", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3})
+	internalThread := fmt.Sprint(toolsDig(internal, "items", 1, "discussion_id")) // the internal note on the confidential #3
+
+	t.Run("comments and replies on merge requests and work items", func(t *testing.T) {
+		for _, era := range eras {
+			before := toolsState(t, h)
+			sc := h.toolsWrite(t, ce, era, "bob", "save_note", overrideArgs(mr1, "body", "Looks right to me ("+era+")."))
+			if len(sc) != 2 || fmt.Sprint(sc["errors"]) != "[]" {
+				t.Errorf("payload = %v, want note and errors", sc)
+			}
+			note := sc["note"].(map[string]any)
+			if len(note) != 8 {
+				t.Errorf("note = %v, want GitLab's eight fields", note)
+			}
+			id := before["notes max id"] + 1
+			toolsExpectField(t, note, fmt.Sprintf("gid://gitlab/Note/%d", id), "id")
+			toolsExpectField(t, note, "Looks right to me ("+era+").", "body")
+			toolsExpectField(t, note, false, "internal")
+			toolsExpectField(t, note, "bob", "author", "username")
+			toolsExpectField(t, note, h.Cfg.PublicURL+fmt.Sprintf("/gitlab-org/gitlab-mcp/-/merge_requests/1#note_%d", id), "url")
+			if d := fmt.Sprint(toolsDig(note, "discussion", "id")); d == mrThread || len(d) < len("gid://gitlab/Discussion/")+8 {
+				t.Errorf("a new note's discussion = %s", d)
+			}
+			reply := h.toolsWrite(t, ce, era, "bob", "save_note", overrideArgs(mr1, "body", "Agreed.", "discussion_id", mrThread))
+			toolsExpectField(t, reply, mrThread, "note", "discussion", "id")
+
+			// Work items by project and iid, and by URL; an internal note; a reply.
+			w := h.toolsWrite(t, ce, era, "bob", "save_note", overrideArgs(wi1, "body", "Seen on 18.7 too.", "internal", true))
+			toolsExpectField(t, w, true, "note", "internal")
+			if u := fmt.Sprint(toolsDig(w, "note", "url")); !strings.HasPrefix(u, h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/work_items/1#note_") {
+				t.Errorf("work item note url = %s", u)
+			}
+			byURL := h.toolsWrite(t, ce, era, "alice", "save_note", map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/work_items/2", "body": "By URL."})
+			toolsExpectField(t, byURL, "alice", "note", "author", "username")
+			mrURL := h.toolsWrite(t, ce, era, "alice", "save_note", map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/merge_requests/2/diffs", "body": "By MR URL."})
+			if u := fmt.Sprint(toolsDig(mrURL, "note", "url")); !strings.Contains(u, "/-/merge_requests/2#note_") {
+				t.Errorf("merge request note by URL: url %s", u)
+			}
+			r := h.toolsWrite(t, ce, era, "bob", "save_note", overrideArgs(wi1, "body", "Reply.", "discussion_id", strings.TrimPrefix(wiThread, "gid://gitlab/Discussion/")))
+			toolsExpectField(t, r, "gid://gitlab/Discussion/"+strings.TrimPrefix(wiThread, "gid://gitlab/Discussion/"), "note", "discussion", "id")
+			// A reply in an internal thread is internal.
+			ir := h.toolsWrite(t, ce, era, "alice", "save_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3,
+				"body": "Patched.", "discussion_id": internalThread})
+			toolsExpectField(t, ir, true, "note", "internal")
+			if got := toolsState(t, h)["notes rows"]; got != before["notes rows"]+7 {
+				t.Errorf("notes %d → %d, want 7 more", before["notes rows"], got)
+			}
+		}
+		sc := h.toolsWrite(t, ee, "modern", "alice", "save_note", overrideArgs(mr1, "body", "From the Orbit endpoint."))
+		toolsExpectField(t, sc, "alice", "note", "author", "username")
+	})
+
+	t.Run("the aliases: create_merge_request_note calls save_note; create_workitem_note is still its own tool", func(t *testing.T) {
+		sc := h.toolsWrite(t, ce, "legacy", "bob", "create_merge_request_note", overrideArgs(mr1, "body", "Via the old name."))
+		toolsExpectField(t, sc, "Via the old name.", "note", "body")
+		old := h.toolsWrite(t, ce, "legacy", "bob", "create_workitem_note", overrideArgs(wi1, "body", "Old tool."))
+		toolsExpectField(t, old, 1, "noteable_iid") // the 18.x shape, unchanged
+	})
+
+	t.Run("roles: Reporter to comment; read_api refused; nothing written", func(t *testing.T) {
+		h.toolsFailWith(t, ce, "carol", "save_note", overrideArgs(mr1, "body", "hi"),
+			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to comment")
+		h.toolsFailWith(t, ce, "carol", "save_note", overrideArgs(wi1, "body", "hi"),
+			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to comment")
+		ro, _ := authMint(t, h, "bob", []string{"read_api"}, authDay(7))
+		h.Tokens["bob-ro"] = ro
+		before := toolsState(t, h)
+		for _, g := range []group{ce} {
+			for _, era := range eras {
+				for _, name := range []string{"save_note", "create_merge_request_note"} {
+					desc := expect403Scope(t, h, g, h.toolsCall(t, g, era, "bob-ro", name, overrideArgs(mr1, "body", "x")), "mcp")
+					if !strings.Contains(desc, "read_api") {
+						t.Errorf("%s: %q", name, desc)
+					}
+				}
+			}
+		}
+		toolsExpectState(t, h, before)
+		for _, g := range h.groups() {
+			h.toolsBlocked(t, g, "save_note", overrideArgs(mr1, "body", "x"))
+		}
+	})
+
+	t.Run("what the caller may not see reads as missing", func(t *testing.T) {
+		toolsAddUser(t, h, "outsider")
+		for _, g := range h.groups() {
+			for _, user := range map[string][]string{"CE": {"bob", "carol", "outsider"}, "EE": {"outsider"}}[g.Name] {
+				text := h.toolsSameAsMissing(t, g, user, "save_note", map[string]any{"project_id": "acme/secret-plans", "work_item_iid": 1, "body": "x"},
+					map[string]any{"project_id": "acme/nope", "work_item_iid": 1, "body": "x"})
+				if text != "Project not found or inaccessible" {
+					t.Errorf("text = %q", text)
+				}
+				h.toolsSameAsMissing(t, g, user, "save_note", map[string]any{"url": h.Cfg.PublicURL + "/acme/secret-plans/-/merge_requests/1", "body": "x"},
+					map[string]any{"url": h.Cfg.PublicURL + "/acme/nope/-/merge_requests/1", "body": "x"})
+				h.toolsSameAsMissing(t, g, user, "save_note", map[string]any{"group_id": "acme", "work_item_iid": 1, "body": "x"},
+					map[string]any{"group_id": "nope", "work_item_iid": 1, "body": "x"})
+			}
+		}
+		// The confidential #3 of a public project, for a Guest, is #3 of a project without it.
+		h.toolsSameAsMissing(t, ce, "carol", "save_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3, "body": "x"},
+			map[string]any{"project_id": "gitlab-org/labs/mcp-inspector", "work_item_iid": 3, "body": "x"})
+		h.toolsFailWith(t, ce, "bob", "save_note", overrideArgs(mr1, "merge_request_iid", 99, "body", "x"), "Merge request not found or inaccessible")
+		h.toolsFailWith(t, ce, "bob", "save_note", overrideArgs(wi1, "work_item_iid", 99, "body", "x"), "Work item #99 not found or inaccessible")
+		h.toolsFailWith(t, ce, "bob", "save_note", map[string]any{"group_id": "gitlab-org", "work_item_iid": 1, "body": "x"}, "Work item #1 not found or inaccessible")
+		h.toolsFailWith(t, ce, "bob", "save_note", overrideArgs(mr1, "body", "x", "discussion_id", "gid://gitlab/Discussion/nope"), "404 Discussion Not Found")
+		h.toolsFailWith(t, ce, "bob", "save_note", overrideArgs(mr1, "body", "x", "discussion_id", wiThread), "404 Discussion Not Found")
+		// A Guest cannot reply in the internal thread it cannot read: the confidential work item itself is hidden first.
+		h.toolsFail(t, ce, "carol", "save_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3, "body": "x", "discussion_id": internalThread})
+	})
+
+	t.Run("schema-violating and contradictory arguments", func(t *testing.T) {
+		for _, c := range []struct {
+			args map[string]any
+			frag string
+		}{
+			{mr1, "body"},
+			{overrideArgs(mr1, "body", ""), "/body"},
+			{overrideArgs(mr1, "body", "   "), "body: must not be blank"},
+			{overrideArgs(mr1, "body", "LGTM\n  /merge"), "Quick actions (commands starting with /) are not allowed in note body"},
+			{overrideArgs(mr1, "body", "x", "merge_request_iid", 0), "/merge_request_iid"},
+			{overrideArgs(mr1, "body", "x", "internal", "yes"), "/internal"},
+			{overrideArgs(mr1, "body", "x", "confidential", true), "confidential"},
+			{map[string]any{"body": "x"}, "Provide url, or merge_request_iid with project_id, or work_item_iid with project_id or group_id"},
+			{overrideArgs(mr1, "body", "x", "work_item_iid", 1), "Provide only one of merge_request_iid or work_item_iid"},
+			{map[string]any{"merge_request_iid": 1, "body": "x"}, "Provide either url, or project_id and merge_request_iid"},
+			{map[string]any{"work_item_iid": 1, "body": "x"}, "Provide project_id or group_id with work_item_iid"},
+			{map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/issues/1", "body": "x"}, "For issues, pass project_id and work_item_iid instead"},
+			{map[string]any{"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/wikis/home", "body": "x"}, "URL must be a merge request URL"},
+			{overrideArgs(wi1, "body", "x", "internal", true, "discussion_id", wiThread), "internal: a reply to a public thread cannot be internal"},
+		} {
+			h.toolsInvalid(t, ce, "bob", "save_note", c.args, c.frag)
 		}
 	})
 }

@@ -20,7 +20,7 @@ var (
 	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository, catalogWikis)
 	toolsEE = catalogUnion(toolsCE, []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability", "semantic_search"})
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"add_branch", "add_commit", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_pipeline", "save_vulnerability", "save_work_item"}
+	toolsWrite = []string{"add_branch", "add_commit", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
 	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
@@ -177,6 +177,7 @@ func TestTools_readAPI(t *testing.T) {
 		"save_merge_request":        {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "title": "from read_api"},
 		"save_merge_request_review": {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "method": "approve"},
 		"save_pipeline":             {"project_id": "gitlab-org/gitlab-mcp", "ref": "main"},
+		"save_note":                 {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "body": "from read_api"},
 		"manage_pipeline":           {"id": "gitlab-org/gitlab-mcp", "pipeline_id": 1},
 		"save_work_item":            {"project_id": "gitlab-org/gitlab-mcp", "title": "from read_api", "type_name": "Task"},
 		"link_work_items":           {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 4, "work_items_ids": []any{"gid://gitlab/WorkItem/5"}},

@@ -47,6 +47,47 @@ func (b *demoBuilder) build() {
 	b.mcpWorld(mcp)
 	b.orbitWorld(orbit)
 	b.secretWorld(secret)
+	b.labsWorld(gitlabOrg)
+}
+
+// labsWorld adds the subgroup gitlab-org/labs with an archived project
+// (a short history and a tag), and Bob's group membership: list_groups shows a subgroup, list_projects
+// an archived project (archived: only / include), and list_project_members
+// an inherited member (Bob is a Reporter of gitlab-org, so of every
+// project below it; he was already one in each of its projects, so no
+// role of his changes).
+func (b *demoBuilder) labsWorld(gitlabOrg *models.Group) {
+	w := b.w
+	labs := b.subgroup(gitlabOrg, "Labs", "labs", "Experiments around the MCP server.", models.VisibilityPublic)
+	inspector := &models.Project{Name: "MCP Inspector", Path: "mcp-inspector", NamespaceID: labs.ID,
+		Description: "Archived prototype of a browser inspector for MCP traffic.", Visibility: models.VisibilityPublic,
+		DefaultBranch: "main", Archived: true, CreatedAt: at(-24, 0, 0), UpdatedAt: at(-10, 0, 0)}
+	if b.err == nil {
+		b.err = b.s.CreateProject(b.ctx, inspector)
+		w.Projects[inspector.PathWithNamespace] = inspector
+	}
+	b.files(inspector, "main")
+	b.history(inspector)
+	b.member(inspector, w.Root, models.Owner)
+	b.groupMember(gitlabOrg, w.Bob, models.Reporter)
+}
+
+// subgroup creates a group below parent (World.Groups keys it by full path).
+func (b *demoBuilder) subgroup(parent *models.Group, name, path, description string, v models.Visibility) *models.Group {
+	g := &models.Group{Name: name, Path: path, Description: description, Visibility: v, ParentID: &parent.ID,
+		CreatedAt: at(-20, 0, 0), UpdatedAt: at(-20, 0, 0)}
+	if b.err == nil {
+		b.err = b.s.CreateGroup(b.ctx, g)
+		b.w.Groups[g.FullPath] = g
+	}
+	return g
+}
+
+func (b *demoBuilder) groupMember(g *models.Group, u *models.User, level models.AccessLevel) {
+	if b.err == nil {
+		b.err = b.s.AddGroupMember(b.ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
+			CreatedAt: at(-20, 0, 0), UpdatedAt: at(-20, 0, 0)})
+	}
 }
 
 func (b *demoBuilder) user(username, name, email string, state models.UserState, admin, eeSeat bool, day int) *models.User {

@@ -38,6 +38,9 @@ const (
 	ProjectMCP    = "gitlab-org/gitlab-mcp" // public
 	ProjectOrbit  = "gitlab-org/orbit"      // internal
 	ProjectSecret = "acme/secret-plans"     // private, alice (maintainer) only
+	// ProjectInspector is public and archived, in the subgroup GroupLabs.
+	ProjectInspector = "gitlab-org/labs/mcp-inspector"
+	GroupLabs        = "gitlab-org/labs"
 )
 
 // World is what Seed built (or found).
@@ -45,7 +48,7 @@ const (
 // Users: Root (admin, EE seat, owner of the gitlab-org projects), Alice
 // (EE seat; developer in the gitlab-org projects, the only member —
 // maintainer — of acme/secret-plans), Bob (reporter in the gitlab-org
-// projects), Carol (guest in gitlab-org/gitlab-mcp, member of nothing
+// projects, and of the group gitlab-org), Carol (guest in gitlab-org/gitlab-mcp, member of nothing
 // else), Dave (blocked; was a developer in gitlab-org/gitlab-mcp).
 type World struct {
 	// Created is false when the world already existed and was only read.
@@ -68,7 +71,8 @@ var demoUsernames = []string{"root", "alice", "bob", "carol", "dave"}
 var demoFiles embed.FS
 
 // Seed fills s with a small, believable GitLab: five users, two
-// groups, three projects (public, internal, private) with repository files,
+// groups and a subgroup, four projects (public, internal, private, and an
+// archived one in the subgroup) with repository files,
 // labels, issues (one confidential), notes (threads, an internal note,
 // system notes), merge requests with commits and diffs, and pipelines with
 // jobs (success, failed, running). It writes everything in one transaction
@@ -151,6 +155,13 @@ func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 		if w.Projects[path], err = s.FindProjectByPath(ctx, path); err != nil {
 			return incomplete(err)
 		}
+	}
+	// Added later: a demo seeded before them lacks them, and is complete.
+	if g, err := s.FindGroupByFullPath(ctx, GroupLabs); err == nil {
+		w.Groups[GroupLabs] = g
+	}
+	if p, err := s.FindProjectByPath(ctx, ProjectInspector); err == nil {
+		w.Projects[ProjectInspector] = p
 	}
 	return w, nil
 }

@@ -23,7 +23,7 @@ var seededTables = []string{
 	"users", "namespaces", "projects", "project_members", "labels", "issues", "issue_assignees", "notes",
 	"merge_requests", "merge_request_assignees", "merge_request_reviewers", "merge_request_commits",
 	"merge_request_diff_files", "ci_pipelines", "ci_jobs", "repository_files", "internal_ids",
-	"milestones", "work_item_parent_links", "issue_links", "wiki_pages",
+	"milestones", "work_item_parent_links", "issue_links", "wiki_pages", "namespace_members",
 }
 
 func tableCounts(t *testing.T, s *store.Store) map[string]int64 {
@@ -93,6 +93,12 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 	wantVisibility := map[string]models.Visibility{
 		demo.ProjectMCP: models.VisibilityPublic, demo.ProjectOrbit: models.VisibilityInternal,
 		demo.ProjectSecret: models.VisibilityPrivate,
+	}
+	if labs, inspector := w.Groups[demo.GroupLabs], w.Projects[demo.ProjectInspector]; labs == nil || labs.ParentID == nil ||
+		*labs.ParentID != w.Groups["gitlab-org"].ID || inspector == nil || !inspector.Archived {
+		t.Errorf("subgroup %+v and archived project %+v", labs, inspector)
+	} else if level, err := s.ProjectAccessLevel(ctx, inspector.ID, w.Bob.ID); err != nil || level != models.Reporter {
+		t.Errorf("bob in %s (inherited from gitlab-org) = %v, %v; want reporter", demo.ProjectInspector, level, err)
 	}
 	for path, v := range wantVisibility {
 		p := w.Projects[path]

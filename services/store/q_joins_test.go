@@ -142,13 +142,15 @@ func TestStore_FindProjectWithRole(t *testing.T) {
 			want, err := s.FindProjectByID(ctx, p.ID)
 			wantErr(t, "FindProjectByID", err, nil)
 			for _, u := range users {
-				wantLevel := models.NoAccess
-				m, err := s.FindProjectMember(ctx, p.ID, u.ID)
-				switch {
-				case err == nil:
-					wantLevel = m.AccessLevel
+				// The role is the effective one (direct or inherited from a
+				// group, see TestStore_inheritedMembership).
+				wantLevel, err := s.ProjectAccessLevel(ctx, p.ID, u.ID)
+				if err != nil {
+					t.Fatalf("ProjectAccessLevel: %v", err)
+				}
+				if _, err := s.FindProjectMember(ctx, p.ID, u.ID); err == nil {
 					members++
-				case !errors.Is(err, models.ErrNotFound):
+				} else if !errors.Is(err, models.ErrNotFound) {
 					t.Fatalf("FindProjectMember: %v", err)
 				}
 				byID, level, err := s.FindProjectWithRoleByID(ctx, p.ID, u.ID)

@@ -16,9 +16,11 @@ import (
 // returns the page and the total number of matches.
 
 // SearchProjects matches the name, path, full path and description of the
-// projects the viewer may read.
+// projects the viewer may read, archived ones left out (GitLab's search
+// leaves them out unless asked, and the MCP tool cannot ask).
 func (s *Store) SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.Project{}), "projects.id", q.Viewer, q.ProjectID, q.GroupPath)
+	db = db.Where("NOT projects.archived")
 	db = matchAny(db, q.Term, "projects.name", "projects.path", "projects.path_with_namespace", "projects.description")
 	out := []models.Project{}
 	total, err := page(db, q, "projects", &out, nil)

@@ -21,6 +21,7 @@ type Store interface {
 	reviewStore
 	ciStore
 	vulnerabilityStore
+	coreStore
 }
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's
@@ -56,6 +57,15 @@ type projectStore interface {
 	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
 	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// coreStore serves the core toolset's listings. Each returns one page of
+// at most limit+1 rows (the extra row says more follow), ordered by id,
+// with the viewer's read rules applied in the query.
+type coreStore interface {
+	ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error)
+	ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error)
+	ListProjectMembers(ctx context.Context, projectID int64, inherited bool, query string, afterUserID int64, limit int) ([]models.Member, error)
 }
 
 // issueStore serves get_issue, create_issue and search_labels.

@@ -1,0 +1,168 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listGroups) }
+
+// listGroups is GitLab 19.5's list_groups (GraphQL-backed: first/after
+// over Query.groups).
+func (g *gitlab) listGroups() tools.Definition {
+	return tools.Definition{
+		Name:  "list_groups",
+		Title: "List groups",
+		Description: "List GitLab groups. Without group_id, lists top-level groups where you are a member. With " +
+			"group_id, lists the direct subgroups of that group, regardless of membership. Set include_subgroups to " +
+			"true to recurse into all descendant subgroups (with no group_id, this lists your groups at any depth). " +
+			"Archived groups and groups pending deletion are excluded. Useful for discovering group IDs and full " +
+			"paths for other tools.",
+		InputSchema: inputSchema(obj{
+			"group_id": refProp("ID or full path of a parent group to list subgroups of. Omit to list top-level " +
+				"groups where you are a member."),
+			"search":            strProp("Search groups by name or full path.", 0, 1000),
+			"visibility":        enumProp("Filter by visibility level.", visibilityLevels...),
+			"include_subgroups": boolProp("Include all descendant subgroups recursively instead of direct children only."),
+			"first":             firstProp("groups", "", ""),
+			"after":             strProp("Cursor for forward pagination of groups. Use pageInfo.endCursor from a previous response.", 1, maxCursorLen),
+		}),
+		Annotations: readOnlyTool("List groups"),
+		Toolset:     models.ToolsetCore,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListGroups),
+	}
+}
+
+type listGroupsArgs struct {
+	GroupID          *refArg `json:"group_id"`
+	Search           string  `json:"search"`
+	Visibility       string  `json:"visibility"`
+	IncludeSubgroups bool    `json:"include_subgroups"`
+	First            intArg  `json:"first"`
+	After            string  `json:"after"`
+}
+
+// groupNodeJSON is a node of GitLab's groups connection (numeric ids, as
+// GitLab's tool unwraps them).
+type groupNodeJSON struct {
+	ID          int64            `json:"id"`
+	Name        string           `json:"name"`
+	FullName    string           `json:"fullName"`
+	FullPath    string           `json:"fullPath"`
+	Description string           `json:"description"`
+	Visibility  string           `json:"visibility"`
+	WebURL      string           `json:"webUrl"`
+	Parent      *groupParentJSON `json:"parent"`
+}
+
+type groupParentJSON struct {
+	ID       int64  `json:"id"`
+	FullPath string `json:"fullPath"`
+}
+
+func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listGroupsArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	q := models.GroupQuery{Viewer: u, IncludeSubgroups: args.IncludeSubgroups, Search: strings.TrimSpace(args.Search),
+		Visibility: models.Visibility(args.Visibility), Limit: pageSize(args.First)}
+	if args.After != "" {
+		var c idCursor
+		if err := g.cursors.open("list_groups", "after", args.After, &c); err != nil {
+			return nil, err
+		}
+		q.AfterID = c.ID
+	}
+	if args.GroupID != nil {
+		parent, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, errGroupNotFound
+		}
+		if err != nil {
+			return nil, err
+		}
+		q.ParentID = parent.ID
+	}
+	gs, err := g.store.ListGroups(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	more := len(gs) > q.Limit
+	if more {
+		gs = gs[:q.Limit]
+	}
+	names, err := g.groupNames(ctx, gs)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]groupNodeJSON, 0, len(gs))
+	for k := range gs {
+		grp := &gs[k]
+		n := groupNodeJSON{ID: grp.ID, Name: grp.Name, FullPath: grp.FullPath, Description: grp.Description,
+			Visibility: string(grp.Visibility), WebURL: g.base + "/groups/" + grp.FullPath}
+		n.FullName = fullName(names, grp.FullPath)
+		if grp.ParentID != nil {
+			parentPath := grp.FullPath[:strings.LastIndex(grp.FullPath, "/")]
+			n.Parent = &groupParentJSON{ID: *grp.ParentID, FullPath: parentPath}
+		}
+		nodes = append(nodes, n)
+	}
+	return jsonResult(map[string]any{"nodes": nodes,
+		"pageInfo": g.idPageInfo("list_groups", more, func() int64 { return gs[len(gs)-1].ID })})
+}
+
+// groupNames returns the groups of gs and their ancestors by full path
+// (for full names).
+func (g *gitlab) groupNames(ctx context.Context, gs []models.Group) (map[string]*models.Group, error) {
+	known := map[string]*models.Group{}
+	paths := make([]string, 0, len(gs))
+	for k := range gs {
+		known[gs[k].FullPath] = &gs[k]
+		paths = append(paths, gs[k].FullPath)
+	}
+	return g.namespaces(ctx, known, paths)
+}
+
+// namespaces adds to known the groups at paths and all their ancestors,
+// by full path: at most one lookup per distinct group of a page.
+func (g *gitlab) namespaces(ctx context.Context, known map[string]*models.Group, paths []string) (map[string]*models.Group, error) {
+	for _, path := range paths {
+		for path != "" {
+			if _, ok := known[path]; !ok {
+				grp, err := g.store.FindGroupByFullPath(ctx, path)
+				if err != nil {
+					return nil, err
+				}
+				known[path] = grp
+			}
+			i := strings.LastIndex(path, "/")
+			if i < 0 {
+				break
+			}
+			path = path[:i]
+		}
+	}
+	return known, nil
+}
+
+// fullName is GitLab's full name of the group at path ("GitLab.org /
+// Labs"), from groups holding it and its ancestors.
+func fullName(groups map[string]*models.Group, path string) string {
+	var names []string
+	prefix := ""
+	for _, seg := range strings.Split(path, "/") {
+		prefix = strings.TrimPrefix(prefix+"/"+seg, "/")
+		if grp := groups[prefix]; grp != nil {
+			names = append(names, grp.Name)
+		} else {
+			names = append(names, seg)
+		}
+	}
+	return strings.Join(names, " / ")
+}

@@ -1,0 +1,108 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listProjectMembers) }
+
+// listProjectMembers is GitLab 19.5's list_project_members (GraphQL-backed:
+// first/after over Project.projectMembers).
+func (g *gitlab) listProjectMembers() tools.Definition {
+	return tools.Definition{
+		Name:  "list_project_members",
+		Title: "List project members",
+		Description: "List the members of a GitLab project with their role and access level. Direct members only, " +
+			"unless include_inherited is true.",
+		InputSchema: inputSchema(obj{
+			"project_id":        refProp("ID or full path of the project"),
+			"include_inherited": boolProp("Include members inherited from parent groups. Defaults to false."),
+			"query":             strProp("Filter by name or username.", 0, 255),
+			"after":             strProp("Cursor for forward pagination. Use metadata.end_cursor from the previous response.", 1, maxCursorLen),
+			"first": withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
+				"Number of members to return (forward pagination, default 20, max 100)."),
+		}, "project_id"),
+		Annotations: readOnlyTool("List project members"),
+		Toolset:     models.ToolsetCore,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListProjectMembers),
+	}
+}
+
+type listProjectMembersArgs struct {
+	ProjectID        refArg `json:"project_id"`
+	IncludeInherited bool   `json:"include_inherited"`
+	Query            string `json:"query"`
+	After            string `json:"after"`
+	First            intArg `json:"first"`
+}
+
+type projectMemberJSON struct {
+	ID              int64   `json:"id"`
+	Username        string  `json:"username"`
+	Name            string  `json:"name"`
+	AccessLevel     int     `json:"access_level"`
+	AccessLevelName string  `json:"access_level_name"`
+	ExpiresAt       *string `json:"expires_at"`
+}
+
+type membersMetadataJSON struct {
+	HasNextPage bool    `json:"has_next_page"`
+	EndCursor   *string `json:"end_cursor"`
+}
+
+var errMembersProjectNotFound = &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
+
+// humanAccess is GitLab's name of a role ("Developer").
+func humanAccess(l models.AccessLevel) string {
+	s := l.String()
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, args listProjectMembersArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	limit := pageSize(args.First)
+	var after idCursor
+	if args.After != "" {
+		if err := g.cursors.open("list_project_members", "after", args.After, &after); err != nil {
+			return nil, err
+		}
+	}
+	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, errMembersProjectNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	ms, err := g.store.ListProjectMembers(ctx, pa.project.ID, args.IncludeInherited, strings.TrimSpace(args.Query), after.ID, limit)
+	if err != nil {
+		return nil, err
+	}
+	more := len(ms) > limit
+	if more {
+		ms = ms[:limit]
+	}
+	items := make([]projectMemberJSON, 0, len(ms))
+	for _, m := range ms {
+		items = append(items, projectMemberJSON{ID: m.User.ID, Username: m.User.Username, Name: m.User.Name,
+			AccessLevel: int(m.AccessLevel), AccessLevelName: humanAccess(m.AccessLevel)})
+	}
+	meta := membersMetadataJSON{HasNextPage: more}
+	if more {
+		c := g.cursors.seal("list_project_members", idCursor{ID: ms[len(ms)-1].User.ID})
+		meta.EndCursor = &c
+	}
+	return jsonResult(map[string]any{"items": items, "metadata": meta})
+}

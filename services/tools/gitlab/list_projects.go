@@ -1,0 +1,160 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listProjects) }
+
+// minAccessLevels are GitLab's AccessLevelEnum values list_projects takes,
+// lower-cased, with the role each stands for (planner is GitLab's 15,
+// between Guest and Reporter; glmcp grants no such role, so it selects
+// what reporter selects).
+var minAccessLevels = map[string]models.AccessLevel{
+	"guest": models.Guest, "planner": 15, "reporter": models.Reporter, "developer": models.Developer,
+	"maintainer": models.Maintainer, "owner": models.Owner,
+}
+
+var visibilityLevels = []string{"private", "internal", "public"}
+
+// listProjects is GitLab 19.5's list_projects (GraphQL-backed:
+// first/after over Query.projects, or Group.projects with its subgroups).
+func (g *gitlab) listProjects() tools.Definition {
+	return tools.Definition{
+		Name:  "list_projects",
+		Title: "List projects",
+		Description: "List GitLab projects. Without group_id, defaults to projects you have at least guest access to; " +
+			"pass min_access_level to raise the threshold. With group_id, lists every project in that group and its " +
+			"subgroups regardless of access level; adding min_access_level or visibility narrows the listing to that " +
+			"group only, not its subgroups. When group_id is given, the response includes subgroupsIncluded so you " +
+			"know which case applied.",
+		InputSchema: inputSchema(obj{
+			"group_id": refProp("ID or full path of a group."),
+			"min_access_level": enumProp("Minimum access level a project must grant you to be included.",
+				"guest", "planner", "reporter", "developer", "maintainer", "owner"),
+			"search":     strProp("Search projects by name, path, or description.", 0, 1000),
+			"visibility": enumProp("Filter by visibility level.", visibilityLevels...),
+			"archived": enumProp("Filter by archived state: only returns archived projects, include returns both, "+
+				"exclude returns only non-archived projects (default).", "only", "include", "exclude"),
+			"first": firstProp("projects", "", ""),
+			"after": strProp("Cursor for forward pagination of projects. Use pageInfo.endCursor from a previous response.", 1, maxCursorLen),
+		}),
+		Annotations: readOnlyTool("List projects"),
+		Toolset:     models.ToolsetCore,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListProjects),
+	}
+}
+
+type listProjectsArgs struct {
+	GroupID        *refArg `json:"group_id"`
+	MinAccessLevel string  `json:"min_access_level"`
+	Search         string  `json:"search"`
+	Visibility     string  `json:"visibility"`
+	Archived       string  `json:"archived"`
+	First          intArg  `json:"first"`
+	After          string  `json:"after"`
+}
+
+// idCursor is the position of an id-ordered listing (list_projects,
+// list_groups, list_project_members).
+type idCursor struct {
+	ID int64 `json:"i"`
+}
+
+// projectNodeJSON is a node of GitLab's projects connection, with the
+// numeric id GitLab's tool unwraps from the global id.
+type projectNodeJSON struct {
+	ID                int64     `json:"id"`
+	Name              string    `json:"name"`
+	NameWithNamespace string    `json:"nameWithNamespace"`
+	FullPath          string    `json:"fullPath"`
+	Description       string    `json:"description"`
+	Visibility        string    `json:"visibility"`
+	Archived          bool      `json:"archived"`
+	WebURL            string    `json:"webUrl"`
+	CreatedAt         time.Time `json:"createdAt"`
+}
+
+type projectsConnectionJSON struct {
+	Nodes             []projectNodeJSON `json:"nodes"`
+	PageInfo          endPageInfo       `json:"pageInfo"`
+	SubgroupsIncluded *bool             `json:"subgroupsIncluded,omitempty"`
+}
+
+// errGroupNotFound answers a group that does not exist or that the caller
+// may not see (GitLab's words, without echoing the argument, so the two
+// read the same).
+var errGroupNotFound = &kindError{msg: "Group not found or inaccessible", kind: models.ErrNotFound}
+
+func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args listProjectsArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	q := models.ProjectQuery{Viewer: u, MinAccess: minAccessLevels[args.MinAccessLevel], Search: strings.TrimSpace(args.Search),
+		Visibility: models.Visibility(args.Visibility), Archived: args.Archived, Limit: pageSize(args.First)}
+	if args.After != "" {
+		var c idCursor
+		if err := g.cursors.open("list_projects", "after", args.After, &c); err != nil {
+			return nil, err
+		}
+		q.AfterID = c.ID
+	}
+	if args.GroupID != nil {
+		grp, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, errGroupNotFound
+		}
+		if err != nil {
+			return nil, err
+		}
+		q.GroupPath = grp.FullPath
+	}
+	ps, err := g.store.ListProjects(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := projectsConnectionJSON{Nodes: []projectNodeJSON{}}
+	more := len(ps) > q.Limit
+	if more {
+		ps = ps[:q.Limit]
+	}
+	spaces := make([]string, len(ps))
+	for k := range ps {
+		spaces[k] = strings.TrimSuffix(ps[k].PathWithNamespace, "/"+ps[k].Path)
+	}
+	groups, err := g.namespaces(ctx, map[string]*models.Group{}, spaces)
+	if err != nil {
+		return nil, err
+	}
+	for k := range ps {
+		p := &ps[k]
+		out.Nodes = append(out.Nodes, projectNodeJSON{ID: p.ID, Name: p.Name, FullPath: p.PathWithNamespace,
+			NameWithNamespace: fullName(groups, spaces[k]) + " / " + p.Name, Description: p.Description,
+			Visibility: string(p.Visibility), Archived: p.Archived, WebURL: g.projectURL(p), CreatedAt: p.CreatedAt.UTC()})
+	}
+	out.PageInfo = g.idPageInfo("list_projects", more, func() int64 { return ps[len(ps)-1].ID })
+	if args.GroupID != nil {
+		sub := q.SubgroupsIncluded()
+		out.SubgroupsIncluded = &sub
+	}
+	return jsonResult(out)
+}
+
+// idPageInfo is the pageInfo of an id-ordered page: an end cursor (the
+// last id, from last) when more follow.
+func (g *gitlab) idPageInfo(tool string, more bool, last func() int64) endPageInfo {
+	pi := endPageInfo{HasNextPage: more}
+	if more {
+		c := g.cursors.seal(tool, idCursor{ID: last()})
+		pi.EndCursor = &c
+	}
+	return pi
+}

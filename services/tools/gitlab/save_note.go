@@ -1,0 +1,271 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).saveNote) }
+
+// saveNote is GitLab 19.5's save_note (GraphQL createNote): a comment on a
+// merge request or a work item, or a reply in one of its threads. GitLab
+// aliases it create_merge_request_note and create_workitem_note; glmcp
+// keeps create_workitem_note as the unlisted tool it was (answering as it
+// always has: a tool name cannot also be an alias), so only
+// create_merge_request_note is an alias here.
+func (g *gitlab) saveNote() tools.Definition {
+	return tools.Definition{
+		Name:  "save_note",
+		Title: "Save note",
+		Description: "Add a comment to a GitLab merge request or work item, or reply to an existing discussion thread. " +
+			"Identify the target with url, or with merge_request_iid or work_item_iid plus its project_id or group_id",
+		InputSchema: inputSchema(obj{
+			"url": strProp("GitLab URL of the merge request or work item. The URL determines the target type, so no "+
+				"other identifier is needed", 1, 2048),
+			"project_id": refProp("ID or path of the project. Required with merge_request_iid, and with work_item_iid " +
+				"for project-level work items"),
+			"group_id":          refProp("ID or path of the group. Required with work_item_iid for group-level work items"),
+			"merge_request_iid": iidProp("Internal ID of the merge request. Provide with project_id. Mutually exclusive with work_item_iid"),
+			"work_item_iid":     iidProp("Internal ID of the work item. Provide with project_id or group_id. Mutually exclusive with merge_request_iid"),
+			"body": strProp("Content of the note/comment (max 1,048,576 characters). Lines beginning with \"/\" are "+
+				"rejected to avoid triggering quick actions such as /merge", 1, maxNoteLength),
+			"internal": withDesc(obj{"type": "boolean", "default": false},
+				"Mark note as internal (visible only to members with at least the Reporter role)"),
+			"discussion_id": strProp("Global ID of the discussion to reply to (format: gid://gitlab/Discussion/<id>). "+
+				"If omitted, creates a new top-level note", 1, 200),
+		}, "body"),
+		Annotations: writeTool("Save note"),
+		Toolset:     models.ToolsetCore,
+		Edition:     models.EditionCE,
+		Aliases:     []string{"create_merge_request_note"},
+		Run:         tools.Typed(g.runSaveNote),
+	}
+}
+
+type saveNoteArgs struct {
+	URL             string  `json:"url"`
+	ProjectID       *refArg `json:"project_id"`
+	GroupID         *refArg `json:"group_id"`
+	MergeRequestIID *intArg `json:"merge_request_iid"`
+	WorkItemIID     *intArg `json:"work_item_iid"`
+	Body            string  `json:"body"`
+	Internal        bool    `json:"internal"`
+	DiscussionID    string  `json:"discussion_id"`
+}
+
+// noteTarget is what save_note comments on: a merge request or an issue
+// (a work item) of a project the caller may read.
+type noteTarget struct {
+	pa    *projectAccess
+	mr    *models.MergeRequest
+	issue *models.Issue
+}
+
+func (t *noteTarget) noteable() (models.NoteableType, int64, string) {
+	if t.mr != nil {
+		return models.NoteableMergeRequest, t.mr.ID, "/-/merge_requests/" + strconv.FormatInt(t.mr.IID, 10)
+	}
+	return models.NoteableIssue, t.issue.ID, "/-/work_items/" + strconv.FormatInt(t.issue.IID, 10)
+}
+
+// save_note's caller-facing texts (GitLab's).
+var (
+	errNoteQuickAction = invalidf("Quick actions (commands starting with /) are not allowed in note body")
+	errNoteNoTarget    = invalidf("Provide url, or merge_request_iid with project_id, or work_item_iid with project_id or group_id")
+	errNoteTwoTargets  = invalidf("Provide only one of merge_request_iid or work_item_iid")
+	errNoteMRProject   = invalidf("Provide either url, or project_id and merge_request_iid")
+	errNoteWIParent    = invalidf("Provide project_id or group_id with work_item_iid")
+	errNoteBadURL      = invalidf("URL must be a merge request URL (.../-/merge_requests/<iid>) or a work item URL " +
+		"(.../-/work_items/<iid>). For issues, pass project_id and work_item_iid instead")
+	errNoteMRNotFound      = &kindError{msg: "Merge request not found or inaccessible", kind: models.ErrNotFound}
+	errNoteProjectNotFound = &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
+)
+
+func errNoteWorkItemNotFound(iid int64) error {
+	return &kindError{msg: fmt.Sprintf("Work item #%d not found or inaccessible", iid), kind: models.ErrNotFound}
+}
+
+// noteURLPath matches the path of a merge request or work item URL.
+var noteURLPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(merge_requests|work_items)/(\d+)(?:/.*)?$`)
+
+func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNoteArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(args.Body, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "/") {
+			return nil, errNoteQuickAction
+		}
+	}
+	if strings.TrimSpace(args.Body) == "" {
+		return nil, invalidf("body: must not be blank")
+	}
+	t, err := g.noteTarget(ctx, u, &args)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanCreateNote(u, t.pa.project, t.pa.level) {
+		return nil, forbiddenf("you need at least the Reporter role in project %s to comment", t.pa.project.PathWithNamespace)
+	}
+	if t.mr != nil && t.mr.DiscussionLocked && !access.CanUpdateMergeRequest(u, t.pa.project, t.mr, t.pa.level) {
+		return nil, forbiddenf("the discussion of merge request !%d is locked", t.mr.IID)
+	}
+	typ, id, webPath := t.noteable()
+	n := &models.Note{NoteableType: typ, NoteableID: id, ProjectID: t.pa.project.ID, AuthorID: u.ID,
+		Body: args.Body, Internal: args.Internal}
+	var res *tools.Result
+	err = g.inTx(ctx, func(tx Store) error {
+		if args.DiscussionID != "" {
+			start, err := tx.FindDiscussionStart(ctx, bareDiscussionID(args.DiscussionID))
+			switch {
+			case errors.Is(err, models.ErrNotFound):
+				return notFound("Discussion")
+			case err != nil:
+				return err
+			case start.NoteableType != typ || start.NoteableID != id || !access.CanReadNote(u, start, t.pa.level):
+				return notFound("Discussion")
+			case start.Internal:
+				n.Internal = true // a reply in an internal thread is internal
+			case args.Internal:
+				return invalidf("internal: a reply to a public thread cannot be internal")
+			}
+			n.DiscussionID = start.DiscussionID
+		}
+		if err := tx.CreateNote(ctx, n); err != nil {
+			return err
+		}
+		stored, err := tx.LoadNote(ctx, n.ID)
+		if err != nil {
+			return err
+		}
+		res, err = jsonResult(obj{"note": g.savedNote(stored, g.projectURL(t.pa.project)+webPath), "errors": []string{}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// noteTarget resolves the merge request or work item the arguments name,
+// as GitLab's save_note does: a URL decides alone; otherwise exactly one
+// iid with its parent.
+func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs) (*noteTarget, error) {
+	var (
+		projectRef, groupRef *refArg
+		mrIID, wiIID         int64
+	)
+	switch {
+	case strings.TrimSpace(a.URL) != "":
+		pu, err := url.Parse(strings.TrimSpace(a.URL))
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return nil, errNoteBadURL
+		}
+		p := pu.Path
+		if base, berr := url.Parse(g.base); berr == nil && base.Path != "" && base.Path != "/" {
+			p = strings.TrimPrefix(p, strings.TrimRight(base.Path, "/"))
+		}
+		m := noteURLPath.FindStringSubmatch(strings.Trim(p, "/"))
+		if m == nil {
+			return nil, errNoteBadURL
+		}
+		n, err := strconv.ParseInt(m[4], 10, 64)
+		if err != nil || n <= 0 {
+			return nil, errNoteBadURL
+		}
+		ref := refArg(m[2])
+		switch {
+		case m[3] == "merge_requests" && m[1] == "":
+			projectRef, mrIID = &ref, n
+		case m[3] == "merge_requests":
+			return nil, errNoteBadURL
+		case m[1] != "":
+			groupRef, wiIID = &ref, n
+		default:
+			projectRef, wiIID = &ref, n
+		}
+	case a.MergeRequestIID != nil && a.WorkItemIID != nil:
+		return nil, errNoteTwoTargets
+	case a.MergeRequestIID != nil:
+		if a.ProjectID == nil {
+			return nil, errNoteMRProject
+		}
+		projectRef, mrIID = a.ProjectID, int64(*a.MergeRequestIID)
+	case a.WorkItemIID != nil:
+		if a.ProjectID == nil && a.GroupID == nil {
+			return nil, errNoteWIParent
+		}
+		projectRef, groupRef, wiIID = a.ProjectID, a.GroupID, int64(*a.WorkItemIID)
+	default:
+		return nil, errNoteNoTarget
+	}
+	if projectRef == nil { // a group's work item: glmcp has none
+		if _, err := resolveGroup(ctx, g.store, u, "group_id", *groupRef); errors.Is(err, models.ErrNotFound) {
+			return nil, errGroupNotFound
+		} else if err != nil {
+			return nil, err
+		}
+		return nil, errNoteWorkItemNotFound(wiIID)
+	}
+	pa, err := resolveProject(ctx, g.store, u, "project_id", *projectRef)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, errNoteProjectNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := &noteTarget{pa: pa}
+	if mrIID > 0 {
+		_, mr, err := g.findReadableMergeRequest(ctx, u, &mrArgs{ID: *projectRef, MergeRequestIID: intArg(mrIID)})
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, errNoteMRNotFound
+		}
+		t.mr = mr
+		return t, err
+	}
+	t.issue, err = g.readableIssue(ctx, g.store, u, pa, wiIID, errNoteWorkItemNotFound(wiIID))
+	return t, err
+}
+
+// savedNoteJSON is the note of GitLab's createNote payload as save_note
+// returns it.
+type savedNoteJSON struct {
+	ID         string              `json:"id"`
+	Body       string              `json:"body"`
+	Internal   bool                `json:"internal"`
+	CreatedAt  string              `json:"createdAt"`
+	UpdatedAt  string              `json:"updatedAt"`
+	URL        string              `json:"url"`
+	Author     savedNoteAuthor     `json:"author"`
+	Discussion savedNoteDiscussion `json:"discussion"`
+}
+
+type savedNoteAuthor struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Username string `json:"username"`
+}
+
+type savedNoteDiscussion struct {
+	ID string `json:"id"`
+}
+
+func (g *gitlab) savedNote(n *models.Note, noteableURL string) *savedNoteJSON {
+	out := &savedNoteJSON{ID: gid("Note", n.ID), Body: n.Body, Internal: n.Internal, CreatedAt: apiTime(n.CreatedAt),
+		UpdatedAt: apiTime(n.UpdatedAt), URL: noteableURL + "#note_" + strconv.FormatInt(n.ID, 10),
+		Discussion: savedNoteDiscussion{ID: "gid://gitlab/Discussion/" + n.DiscussionID}}
+	if n.Author != nil {
+		out.Author = savedNoteAuthor{ID: gid("User", n.Author.ID), Name: n.Author.Name, Username: n.Author.Username}
+	}
+	return out
+}
