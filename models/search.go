@@ -11,6 +11,12 @@ const (
 	SearchNotes         SearchScope = "notes"
 	SearchBlobs         SearchScope = "blobs"
 	SearchUsers         SearchScope = "users"
+	SearchWorkItems     SearchScope = "work_items"
+	SearchGroups        SearchScope = "groups"
+	SearchMilestones    SearchScope = "milestones"
+	SearchWikiBlobs     SearchScope = "wiki_blobs"
+	SearchCommits       SearchScope = "commits"
+	SearchSnippetTitles SearchScope = "snippet_titles"
 )
 
 // SearchQuery is one page of a permission-scoped search. Only what Viewer

@@ -227,6 +227,11 @@ func TestReliability_isolationSweep(t *testing.T) {
 		{"create_workitem_note", func(p string) map[string]any {
 			return map[string]any{"project_id": p, "work_item_iid": 1, "body": "leak?"}
 		}},
+		{"get_project", func(p string) map[string]any { return map[string]any{"project_id": p} }},
+		{"list_project_members", func(p string) map[string]any { return map[string]any{"project_id": p, "include_inherited": true} }},
+		{"save_note", func(p string) map[string]any {
+			return map[string]any{"project_id": p, "work_item_iid": 1, "body": "leak?"}
+		}},
 	}
 	pairs := 0
 	for _, user := range []string{"bob", "carol", "outsider"} {
@@ -248,7 +253,7 @@ func TestReliability_isolationSweep(t *testing.T) {
 	// Searches never return what only others may see.
 	searches := 0
 	for _, user := range []string{"bob", "carol", "outsider"} {
-		for _, scope := range []string{"issues", "merge_requests", "projects", "notes", "blobs", "milestones"} {
+		for _, scope := range []string{"issues", "work_items", "merge_requests", "projects", "groups", "notes", "milestones", "wiki_blobs", "users"} {
 			for _, term := range []string{"nebula", "secret", "roadmap", "plan", "a", "2027"} {
 				r := h.toolsCall(t, ce, "legacy", user, "search", map[string]any{"scope": scope, "search": term})
 				relExpectClean(t, "search "+scope+" "+term, r)

@@ -33,10 +33,22 @@ func TestTools_search(t *testing.T) {
 		if got := toolsField(toolsItems(t, sc), "path_with_namespace"); !slices.Equal(got, []string{"gitlab-org/orbit"}) {
 			t.Errorf("projects matching orbit = %v", got)
 		}
-		sc = h.toolsRead(t, ce, "bob", "search", map[string]any{"scope": "blobs", "search": "Reachable filename:graph.go", "project_id": "gitlab-org%2Forbit"})
-		if got := toolsField(toolsItems(t, sc), "path"); !slices.Equal(got, []string{"graph/graph.go"}) {
-			t.Errorf("blobs = %v", got)
+		sc = h.toolsRead(t, ce, "carol", "search", map[string]any{"scope": "milestones", "search": "protocol", "project_id": "gitlab-org/gitlab-mcp"})
+		if got := toolsField(toolsItems(t, sc), "title"); !slices.Equal(got, []string{"18.8"}) {
+			t.Errorf("milestones = %v", got)
 		}
+		toolsExpectField(t, sc, h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/milestones/2", "items", 0, "web_url")
+		sc = h.toolsRead(t, ce, "carol", "search", map[string]any{"scope": "wiki_blobs", "search": "always on", "project_id": "gitlab-org/gitlab-mcp"})
+		if got := toolsField(toolsItems(t, sc), "filename"); !slices.Equal(got, []string{"toolsets.md"}) {
+			t.Errorf("wiki blobs = %v", got)
+		}
+		toolsExpectField(t, sc, "toolsets", "items", 0, "basename")
+		sc = h.toolsRead(t, ce, "carol", "search", map[string]any{"scope": "groups", "search": "labs"})
+		if got := toolsField(toolsItems(t, sc), "full_path"); !slices.Equal(got, []string{"gitlab-org/labs"}) {
+			t.Errorf("groups = %v", got)
+		}
+		toolsExpectField(t, sc, "GitLab.org / Labs", "items", 0, "full_name")
+		toolsExpectField(t, h.toolsRead(t, ce, "alice", "search", map[string]any{"scope": "snippet_titles", "search": "x"}), 0, "pageInfo", "total")
 		sc = h.toolsRead(t, ce, "bob", "search", map[string]any{"scope": "issues", "search": "o", "per_page": 2, "page": 2, "state": "opened"})
 		toolsExpectField(t, sc, 2, "pageInfo", "page")
 		toolsExpectField(t, sc, 1, "pageInfo", "prev_page")
@@ -63,7 +75,11 @@ func TestTools_search(t *testing.T) {
 		}{
 			{map[string]any{"search": "x"}, "scope"},
 			{map[string]any{"scope": "issues"}, "search"},
-			{map[string]any{"scope": "wiki_blobs", "search": "x"}, "/scope"},
+			{map[string]any{"scope": "snippet_blobs", "search": "x"}, "/scope"},
+			{map[string]any{"scope": "blobs", "search": "x"}, "scope: blobs is searched within one project: give project_id"},
+			{map[string]any{"scope": "commits", "search": "x", "group_id": "gitlab-org"}, "scope: commits is searched within one project: give project_id"},
+			{map[string]any{"scope": "groups", "search": "x", "project_id": "gitlab-org/gitlab-mcp"}, "scope: groups cannot be searched within a project"},
+			{map[string]any{"scope": "snippet_titles", "search": "x", "group_id": "gitlab-org"}, "snippet_titles is searched across the instance only"},
 			{map[string]any{"scope": "issues", "search": ""}, "/search"},
 			{map[string]any{"scope": "issues", "search": "   "}, "search: must not be blank"},
 			{map[string]any{"scope": "projects", "search": "x", "project_id": "gitlab-org/gitlab-mcp"}, "scope: projects cannot be searched within a project"},
@@ -90,11 +106,11 @@ func TestTools_search(t *testing.T) {
 				map[string]any{"scope": "issues", "search": "nebula", "group_id": "nope"})
 			// Instance-wide, in every scope, with terms from the private
 			// project and with terms that match nearly everything.
-			for _, scope := range []string{"projects", "issues", "work_items", "merge_requests", "notes", "blobs", "users"} {
+			for _, scope := range []string{"projects", "groups", "issues", "work_items", "merge_requests", "milestones", "notes", "wiki_blobs", "users", "snippet_titles"} {
 				for _, term := range []string{"nebula", "secret", "acme", "hooli", "e", "a"} {
 					sc := h.toolsRead(t, ce, user, "search", map[string]any{"scope": scope, "search": term, "per_page": 100})
 					text := fmt.Sprint(sc)
-					for _, leak := range []string{"acme/secret-plans", "Nebula", "Hooli", "Secret Plans"} {
+					for _, leak := range []string{"acme/secret-plans", "Nebula", "Hooli", "Secret Plans", "Acme Corp"} {
 						if strings.Contains(text, leak) {
 							t.Errorf("%s searching %s for %q sees %q: %v", user, scope, term, leak, sc)
 						}
@@ -117,6 +133,103 @@ func TestTools_search(t *testing.T) {
 		toolsExpectField(t, sc, 1, "pageInfo", "total")
 		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "search", map[string]any{"scope": "issues", "search": "x"})
+		}
+	})
+}
+
+// TestTools_searchGit: the blobs and commits scopes read the default
+// branch of the project's git repository.
+func TestTools_searchGit(t *testing.T) {
+	h := startServer(t, withEE())
+	ce := h.groups()[0]
+	f := repoSetUp(t, h, "gitlab-org/searchable")
+	toolsAddProject(t, h, "gitlab-org", "empty") // a repository without commits
+	mcp := toolsProject(t, h, "gitlab-org/searchable")
+	search := func(user string, kv ...any) map[string]any {
+		return h.toolsRead(t, ce, user, "search", overrideArgs(map[string]any{"project_id": "gitlab-org/searchable"}, kv...))
+	}
+
+	t.Run("blobs: paths and contents of the default branch, GitLab's filters", func(t *testing.T) {
+		for _, g := range h.groups() {
+			sc := h.toolsRead(t, g, "alice", "search", map[string]any{"scope": "blobs", "search": "line 12", "project_id": mcp.ID})
+			if got := toolsField(toolsItems(t, sc), "path"); !slices.Equal(got, []string{"src/main.go"}) {
+				t.Errorf("%s: blobs matching line 12 = %v", g.Name, got)
+			}
+			toolsExpectField(t, sc, 10, "items", 0, "startline")
+			toolsExpectField(t, sc, "line 10\nline 11\nline 12\nline 13\nline 14", "items", 0, "data")
+			toolsExpectField(t, sc, "src/main", "items", 0, "basename")
+			toolsExpectField(t, sc, "main", "items", 0, "ref")
+			toolsExpectField(t, sc, mcp.ID, "items", 0, "project_id")
+		}
+		for _, c := range []struct {
+			search string
+			want   string
+		}{
+			{"an mcp server", "[README.md]"},        // contents, ignoring case
+			{"README", "[README.md]"},               // paths
+			{"line filename:*.GO", "[src/main.go]"}, // filename: wildcard
+			{"filename:main.go", "[src/main.go]"},
+			{"path:src/", "[src/main.go]"},
+			{"feature", "[]"},                      // feature.txt is on another branch
+			{"IHDR", "[]"},                         // binary contents are not searched
+			{"GitLab extension:md", "[README.md]"}, // extension:
+		} {
+			if got := fmt.Sprint(toolsField(toolsItems(t, search("bob", "scope", "blobs", "search", c.search)), "path")); got != c.want {
+				t.Errorf("blobs %q = %s, want %s", c.search, got, c.want)
+			}
+		}
+		sc := search("bob", "scope", "blobs", "search", "extension:txt", "per_page", 50, "page", 3)
+		toolsExpectField(t, sc, 120, "pageInfo", "total")
+		if got := toolsField(toolsItems(t, sc), "path"); len(got) != 20 || got[0] != "many/f100.txt" {
+			t.Errorf("page 3 of the txt files = %v", got)
+		}
+		toolsExpectField(t, sc, "100\n", "items", 0, "data")
+		// A project whose repository is still empty has no blobs.
+		toolsExpectField(t, search("bob", "scope", "blobs", "search", "x", "project_id", "gitlab-org/empty"), 0, "pageInfo", "total")
+		// The demo world's history is searched like any other.
+		sc = h.toolsRead(t, ce, "bob", "search", map[string]any{"scope": "blobs", "search": "Reachable filename:graph.go", "project_id": "gitlab-org%2Forbit"})
+		if got := toolsField(toolsItems(t, sc), "path"); !slices.Equal(got, []string{"graph/graph.go"}) {
+			t.Errorf("demo blobs = %v", got)
+		}
+	})
+
+	t.Run("commits: messages on the default branch, newest first", func(t *testing.T) {
+		head := f.git("", "rev-parse", "main")
+		for _, c := range []struct {
+			kv   []any
+			want string
+		}{
+			{[]any{"search", "readme"}, "[Update README]"},
+			{[]any{"search", "m"}, "[Update README Add many files Initial commit]"},
+			{[]any{"search", "M", "sort", "asc"}, "[Initial commit Add many files Update README]"},
+			{[]any{"search", "feature"}, "[]"},
+			{[]any{"search", head[:10]}, "[Update README]"},
+			{[]any{"search", "m", "per_page", 1, "page", 2}, "[Add many files]"},
+		} {
+			sc := search("carol", append([]any{"scope", "commits"}, c.kv...)...)
+			if got := fmt.Sprint(toolsField(toolsItems(t, sc), "title")); got != c.want {
+				t.Errorf("commits %v = %s, want %s", c.kv, got, c.want)
+			}
+		}
+		sc := search("carol", "scope", "commits", "search", "readme")
+		toolsExpectField(t, sc, head, "items", 0, "id")
+		toolsExpectField(t, sc, head[:8], "items", 0, "short_id")
+		toolsExpectField(t, sc, "Alice", "items", 0, "author_name")
+		toolsExpectField(t, sc, "2026-10-03T10:00:00.000+00:00", "items", 0, "committed_date")
+		toolsExpectField(t, sc, h.Cfg.PublicURL+"/gitlab-org/searchable/-/commit/"+head, "items", 0, "web_url")
+		toolsExpectField(t, sc, mcp.ID, "items", 0, "project_id")
+		toolsExpectField(t, h.toolsRead(t, ce, "carol", "search", map[string]any{"scope": "commits", "search": "m", "project_id": "gitlab-org/empty"}), 0, "pageInfo", "total")
+	})
+
+	t.Run("a private project's code reads like a missing project", func(t *testing.T) {
+		toolsAddUser(t, h, "outsider")
+		for _, g := range h.groups() {
+			for _, user := range map[string][]string{"CE": {"bob", "carol", "outsider"}, "EE": {"outsider"}}[g.Name] {
+				for _, scope := range []string{"blobs", "commits"} {
+					h.toolsSameAsMissing(t, g, user, "search", map[string]any{"scope": scope, "search": "plans", "project_id": "acme/secret-plans"},
+						map[string]any{"scope": scope, "search": "plans", "project_id": "acme/nope"})
+				}
+			}
 		}
 	})
 }

@@ -128,6 +128,57 @@ func (s *Store) SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models
 	return out, total, nil
 }
 
+// SearchGroups matches the name, path and full path of the groups the
+// viewer may see: public and internal ones, private ones it is a member of
+// (of the group, an ancestor, a subgroup or a project in it), all for an
+// administrator. With GroupPath only the group's descendants are searched.
+func (s *Store) SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error) {
+	db := s.conn(ctx).Model(&models.Group{})
+	switch {
+	case !q.Viewer.Active():
+		db = db.Where("1 = 0")
+	case !q.Viewer.Admin:
+		member, args := groupMemberSQL("namespaces", q.Viewer)
+		db = db.Where("(namespaces.visibility IN ('public', 'internal') OR "+member+")", args...)
+	}
+	if q.GroupPath != "" {
+		db = db.Where(`lower(namespaces.full_path) LIKE ? ESCAPE '\'`, likePrefix(q.GroupPath+"/"))
+	}
+	db = matchAny(db, q.Term, "namespaces.name", "namespaces.path", "namespaces.full_path")
+	out := []models.Group{}
+	total, err := page(db, q, "namespaces", &out, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search groups: %w", err)
+	}
+	return out, total, nil
+}
+
+// SearchMilestones matches the title and description of the milestones of
+// the projects the viewer may read.
+func (s *Store) SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.Milestone{}), "milestones.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	db = matchAny(db, q.Term, "milestones.title", "milestones.description")
+	out := []models.Milestone{}
+	total, err := page(db, q, "milestones", &out, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search milestones: %w", err)
+	}
+	return out, total, nil
+}
+
+// SearchWikiPages matches the slug, title and content of the wiki pages of
+// the projects the viewer may read (GitLab's wiki_blobs scope).
+func (s *Store) SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error) {
+	db := withProjects(s.conn(ctx).Model(&models.WikiPage{}), "wiki_pages.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	db = matchAny(db, q.Term, "wiki_pages.slug", "wiki_pages.title", "wiki_pages.content")
+	out := []models.WikiPage{}
+	total, err := page(db, q, "wiki_pages", &out, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search wiki pages: %w", err)
+	}
+	return out, total, nil
+}
+
 // SearchUsers matches usernames and names. Only administrators see users
 // who are not active. In a project or group search only members of the
 // project (of a project of the group) the viewer may read are matched.

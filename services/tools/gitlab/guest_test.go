@@ -41,14 +41,17 @@ func TestPrivateProjectGuest(t *testing.T) {
 	w.fails(t, w.Carol, "semantic_code_search", map[string]any{"project_id": secret.ID, "scope": "code", "q": "zebrafish"},
 		"Forbidden: you need at least the Reporter role in project acme/secret-plans to read its code", ee)
 
-	count := func(u *models.User, scope string) any {
-		m := w.ok(t, u, "search", map[string]any{"scope": scope, "search": "zebrafish", "project_id": secret.ID})
+	countTerm := func(u *models.User, scope, term string) any {
+		m := w.ok(t, u, "search", map[string]any{"scope": scope, "search": term, "project_id": secret.ID})
 		return get(t, m, "pageInfo", "total")
 	}
-	jsonEq(t, "guest: issues, merge requests, blobs", []any{count(w.Carol, "issues"), count(w.Carol, "merge_requests"), count(w.Carol, "blobs")},
-		[]int{1, 0, 0})
-	jsonEq(t, "maintainer: issues, merge requests, blobs", []any{count(w.Alice, "issues"), count(w.Alice, "merge_requests"), count(w.Alice, "blobs")},
-		[]int{1, 1, 1})
+	count := func(u *models.User, scope string) any { return countTerm(u, scope, "zebrafish") }
+	// The code scopes read the demo's git history ("Nebula" is in three
+	// files and one commit message).
+	jsonEq(t, "guest: issues, merge requests, blobs, commits", []any{count(w.Carol, "issues"), count(w.Carol, "merge_requests"),
+		countTerm(w.Carol, "blobs", "nebula"), countTerm(w.Carol, "commits", "nebula")}, []int{1, 0, 0, 0})
+	jsonEq(t, "maintainer: issues, merge requests, blobs, commits", []any{count(w.Alice, "issues"), count(w.Alice, "merge_requests"),
+		countTerm(w.Alice, "blobs", "nebula"), countTerm(w.Alice, "commits", "nebula")}, []int{1, 1, 3, 1})
 	// Notes on the hidden merge request stay hidden too.
 	if err := w.st.CreateNote(ctx, &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: secret.ID,
 		AuthorID: w.Alice.ID, Body: "zebrafish terms"}); err != nil {

@@ -58,8 +58,9 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab
 			return inner(ctx, func(tx gitlab.Store) error { return fn(wrap(tx)) })
 		}
 	}
+	repos, _ := st.Repositories().(gitlab.Repositories) // the demo's history is in them
 	svc, err := tools.NewService(st, gitlab.Tools(gitlab.Deps{Store: ds, InTx: inTx, PublicURL: publicURL,
-		Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{})
+		Version: gitlab.ServerVersion{Version: "18.8.0"}, Repositories: repos}), tools.Options{})
 	if err != nil {
 		tb.Fatalf("new service: %v", err)
 	}

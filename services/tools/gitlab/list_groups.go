@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -72,13 +73,6 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	}
 	q := models.GroupQuery{Viewer: u, IncludeSubgroups: args.IncludeSubgroups, Search: strings.TrimSpace(args.Search),
 		Visibility: models.Visibility(args.Visibility), Limit: pageSize(args.First)}
-	if args.After != "" {
-		var c idCursor
-		if err := g.cursors.open("list_groups", "after", args.After, &c); err != nil {
-			return nil, err
-		}
-		q.AfterID = c.ID
-	}
 	if args.GroupID != nil {
 		parent, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
 		if errors.Is(err, models.ErrNotFound) {
@@ -88,6 +82,12 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 			return nil, err
 		}
 		q.ParentID = parent.ID
+	}
+	filters := args
+	filters.GroupID, filters.First, filters.After = nil, 0, ""
+	pages := g.pager(call, "list_groups", "parent:"+strconv.FormatInt(q.ParentID, 10), filters)
+	if q.AfterID, err = pages.open("after", args.After); err != nil {
+		return nil, err
 	}
 	gs, err := g.store.ListGroups(ctx, q)
 	if err != nil {
@@ -114,7 +114,7 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 		nodes = append(nodes, n)
 	}
 	return jsonResult(map[string]any{"nodes": nodes,
-		"pageInfo": g.idPageInfo("list_groups", more, func() int64 { return gs[len(gs)-1].ID })})
+		"pageInfo": idPageInfo(pages, more, func() int64 { return gs[len(gs)-1].ID })})
 }
 
 // groupNames returns the groups of gs and their ancestors by full path

@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -73,12 +74,6 @@ func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, ar
 		return nil, err
 	}
 	limit := pageSize(args.First)
-	var after idCursor
-	if args.After != "" {
-		if err := g.cursors.open("list_project_members", "after", args.After, &after); err != nil {
-			return nil, err
-		}
-	}
 	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, errMembersProjectNotFound
@@ -86,7 +81,14 @@ func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	ms, err := g.store.ListProjectMembers(ctx, pa.project.ID, args.IncludeInherited, strings.TrimSpace(args.Query), after.ID, limit)
+	filters := args
+	filters.ProjectID, filters.First, filters.After = "", 0, ""
+	pages := g.pager(call, "list_project_members", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
+	afterID, err := pages.open("after", args.After)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := g.store.ListProjectMembers(ctx, pa.project.ID, args.IncludeInherited, strings.TrimSpace(args.Query), afterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, ar
 	}
 	meta := membersMetadataJSON{HasNextPage: more}
 	if more {
-		c := g.cursors.seal("list_project_members", idCursor{ID: ms[len(ms)-1].User.ID})
+		c := pages.mint(ms[len(ms)-1].User.ID)
 		meta.EndCursor = &c
 	}
 	return jsonResult(map[string]any{"items": items, "metadata": meta})

@@ -62,12 +62,6 @@ type listProjectsArgs struct {
 	After          string  `json:"after"`
 }
 
-// idCursor is the position of an id-ordered listing (list_projects,
-// list_groups, list_project_members).
-type idCursor struct {
-	ID int64 `json:"i"`
-}
-
 // projectNodeJSON is a node of GitLab's projects connection, with the
 // numeric id GitLab's tool unwraps from the global id.
 type projectNodeJSON struct {
@@ -100,13 +94,6 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 	}
 	q := models.ProjectQuery{Viewer: u, MinAccess: minAccessLevels[args.MinAccessLevel], Search: strings.TrimSpace(args.Search),
 		Visibility: models.Visibility(args.Visibility), Archived: args.Archived, Limit: pageSize(args.First)}
-	if args.After != "" {
-		var c idCursor
-		if err := g.cursors.open("list_projects", "after", args.After, &c); err != nil {
-			return nil, err
-		}
-		q.AfterID = c.ID
-	}
 	if args.GroupID != nil {
 		grp, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
 		if errors.Is(err, models.ErrNotFound) {
@@ -116,6 +103,12 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 			return nil, err
 		}
 		q.GroupPath = grp.FullPath
+	}
+	filters := args
+	filters.GroupID, filters.First, filters.After = nil, 0, ""
+	pages := g.pager(call, "list_projects", "group:"+q.GroupPath, filters)
+	if q.AfterID, err = pages.open("after", args.After); err != nil {
+		return nil, err
 	}
 	ps, err := g.store.ListProjects(ctx, q)
 	if err != nil {
@@ -140,7 +133,7 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 			NameWithNamespace: fullName(groups, spaces[k]) + " / " + p.Name, Description: p.Description,
 			Visibility: string(p.Visibility), Archived: p.Archived, WebURL: g.projectURL(p), CreatedAt: p.CreatedAt.UTC()})
 	}
-	out.PageInfo = g.idPageInfo("list_projects", more, func() int64 { return ps[len(ps)-1].ID })
+	out.PageInfo = idPageInfo(pages, more, func() int64 { return ps[len(ps)-1].ID })
 	if args.GroupID != nil {
 		sub := q.SubgroupsIncluded()
 		out.SubgroupsIncluded = &sub
@@ -150,10 +143,10 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 
 // idPageInfo is the pageInfo of an id-ordered page: an end cursor (the
 // last id, from last) when more follow.
-func (g *gitlab) idPageInfo(tool string, more bool, last func() int64) endPageInfo {
+func idPageInfo(pages pager, more bool, last func() int64) endPageInfo {
 	pi := endPageInfo{HasNextPage: more}
 	if more {
-		c := g.cursors.seal(tool, idCursor{ID: last()})
+		c := pages.mint(last())
 		pi.EndCursor = &c
 	}
 	return pi

@@ -14,7 +14,13 @@ func init() {
 	register((*gitlab).search)
 }
 
-var searchScopes = []string{"projects", "issues", "work_items", "merge_requests", "notes", "blobs", "users"}
+// searchScopes are the scopes search accepts: GitLab 19.5's (CE lists
+// them per level: instance projects, groups, work_items, merge_requests,
+// milestones, users, snippet_titles; group the same but snippet_titles;
+// project blobs, work_items, merge_requests, wiki_blobs, commits, notes,
+// milestones, users) and issues, which GitLab's API still takes.
+var searchScopes = []string{"projects", "groups", "issues", "work_items", "merge_requests", "milestones", "notes",
+	"blobs", "wiki_blobs", "commits", "users", "snippet_titles"}
 
 // search is GitLab's search tool (alias gitlab_search): the search API at
 // instance, group or project level, chosen by group_id / project_id.
@@ -23,21 +29,23 @@ func (g *gitlab) search() tools.Definition {
 		Name:  "search",
 		Title: "Search GitLab",
 		Description: "Search across GitLab: the whole instance, a group (group_id) or a project (project_id). " +
-			"Matches are case-insensitive substrings. Scopes: projects (name, path, description; not within a " +
-			"project), issues / work_items (title and description), merge_requests (title and description), " +
-			"notes (comments), blobs (file paths and contents on the default branch; supports filename:*.go, " +
-			"extension:go and path:internal/ filters) and users. Only what you may read is searched.",
+			"Matches are case-insensitive substrings. Scopes: projects and groups (name, path, description; not " +
+			"within a project), work_items / issues (title and description), merge_requests (title and description), " +
+			"milestones (title and description), notes (comments), wiki_blobs (wiki pages), users, snippet_titles " +
+			"(instance only), and, within a project (project_id), blobs (file paths and contents on the default " +
+			"branch; supports filename:*.go, extension:go and path:internal/ filters) and commits (messages on the " +
+			"default branch). Only what you may read is searched.",
 		InputSchema: inputSchema(obj{
 			"scope":  enumProp("What to search for.", searchScopes...),
 			"search": strProp("The term to search for.", 1, 1000),
 			"group_id": refProp("Search within this group and its subgroups: ID or URL-encoded path of the group. " +
 				"Ignored when project_id is given."),
 			"project_id": refProp("Search within this project: ID or URL-encoded path of the project."),
-			"state": enumProp("Filter issues and merge requests by state (issues: opened, closed; merge requests: "+
-				"opened, closed, merged, locked). Other scopes ignore it.", "opened", "closed", "merged", "locked", "all"),
-			"confidential": boolProp("Filter issues by confidentiality. Other scopes ignore it."),
+			"state": enumProp("Filter work items and merge requests by state (work items: opened, closed; merge "+
+				"requests: opened, closed, merged, locked). Other scopes ignore it.", "opened", "closed", "merged", "locked", "all"),
+			"confidential": boolProp("Filter work items by confidentiality. Other scopes ignore it."),
 			"fields": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"title"}}, "uniqueItems": true},
-				"Fields to search in issues and merge requests: [\"title\"] searches titles only. Default: title and description."),
+				"Fields to search in work items and merge requests: [\"title\"] searches titles only. Default: title and description."),
 			"order_by": enumProp("Order results by this attribute. Only created_at is supported.", "created_at"),
 			"sort":     enumProp("Sort direction: asc or desc (default desc).", "asc", "desc"),
 			"per_page": perPageProp("results"),
@@ -85,7 +93,7 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 		q.TitleOnly = q.TitleOnly || f == "title"
 	}
 	scope := models.SearchScope(args.Scope)
-	if scope == "work_items" {
+	if scope == models.SearchWorkItems {
 		scope = models.SearchIssues
 	}
 	if scope == models.SearchBlobs {
@@ -94,20 +102,25 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	if q.Term == "" && q.Filename == "" && q.Extension == "" && q.Path == "" {
 		return nil, invalidf("search: must not be blank")
 	}
+	switch {
+	case args.ProjectID != nil && (scope == models.SearchProjects || scope == models.SearchGroups):
+		return nil, invalidf("scope: %s cannot be searched within a project; use group_id or search the instance", scope)
+	case args.ProjectID == nil && (scope == models.SearchBlobs || scope == models.SearchCommits):
+		return nil, invalidf("scope: %s is searched within one project: give project_id (glmcp reads the project's git "+
+			"repository; searching code across projects needs an index glmcp does not have)", scope)
+	case (args.ProjectID != nil || args.GroupID != nil) && scope == models.SearchSnippetTitles:
+		return nil, invalidf("scope: snippet_titles is searched across the instance only; omit project_id and group_id")
+	}
 
 	call.Progress(0, searchSteps, "Resolving where to search")
 	where := "the instance"
-	var project *models.Project
+	var pa *projectAccess
 	switch {
 	case args.ProjectID != nil:
-		pa, err := resolveProject(ctx, g.store, u, "project_id", *args.ProjectID)
-		if err != nil {
+		if pa, err = resolveProject(ctx, g.store, u, "project_id", *args.ProjectID); err != nil {
 			return nil, err
 		}
-		if scope == models.SearchProjects {
-			return nil, invalidf("scope: projects cannot be searched within a project; use group_id or search the instance")
-		}
-		project, q.ProjectID, where = pa.project, pa.project.ID, "project "+pa.project.PathWithNamespace
+		q.ProjectID, where = pa.project.ID, "project "+pa.project.PathWithNamespace
 	case args.GroupID != nil:
 		grp, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
 		if err != nil {
@@ -116,7 +129,20 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 		q.GroupPath, where = grp.FullPath, "group "+grp.FullPath
 	}
 	call.Progress(1, searchSteps, fmt.Sprintf("Searching %s in %s", scope, where))
-	items, total, err := g.searchScope(ctx, scope, q, project)
+	var items []any
+	var total int64
+	switch scope {
+	case models.SearchBlobs:
+		items, total, err = g.searchGitBlobs(ctx, pa, q)
+	case models.SearchCommits:
+		items, total, err = g.searchGitCommits(ctx, pa, q)
+	default:
+		var project *models.Project
+		if pa != nil {
+			project = pa.project
+		}
+		items, total, err = g.searchScope(ctx, scope, q, project)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +155,8 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	return res, nil
 }
 
-// searchScope runs one scope's query and renders its REST entities.
+// searchScope runs one scope's query on the store and renders its REST
+// entities.
 func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q models.SearchQuery, project *models.Project) ([]any, int64, error) {
 	items := []any{}
 	switch scope {
@@ -140,6 +167,19 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		}
 		for k := range ps {
 			items = append(items, g.projectSummary(&ps[k]))
+		}
+		return items, total, nil
+	case models.SearchGroups:
+		gs, total, err := g.store.SearchGroups(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		names, err := g.groupNames(ctx, gs)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range gs {
+			items = append(items, g.groupSummary(&gs[k], fullName(names, gs[k].FullPath)))
 		}
 		return items, total, nil
 	case models.SearchIssues:
@@ -173,15 +213,32 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			items = append(items, g.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], 0))
 		}
 		return items, total, nil
-	case models.SearchNotes:
-		return g.searchNotes(ctx, q)
-	case models.SearchBlobs:
-		files, total, err := g.store.SearchBlobs(ctx, q)
+	case models.SearchMilestones:
+		ms, total, err := g.store.SearchMilestones(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, f := range files {
-			items = append(items, blobResult(f, q.Term))
+		ids := make([]int64, len(ms))
+		for k := range ms {
+			ids[k] = ms[k].ProjectID
+		}
+		projects, err := g.projectsByID(ctx, project, ids)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range ms {
+			items = append(items, g.milestoneResult(projects[ms[k].ProjectID], &ms[k]))
+		}
+		return items, total, nil
+	case models.SearchNotes:
+		return g.searchNotes(ctx, q)
+	case models.SearchWikiBlobs:
+		pages, total, err := g.store.SearchWikiPages(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, wp := range pages {
+			items = append(items, wikiBlobResult(wp, q.Term))
 		}
 		return items, total, nil
 	case models.SearchUsers:
@@ -193,6 +250,8 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			items = append(items, g.user(&us[k]))
 		}
 		return items, total, nil
+	case models.SearchSnippetTitles:
+		return items, 0, nil // glmcp has no snippets: nothing matches
 	}
 	return nil, 0, invalidf("scope: %q is not supported", scope)
 }

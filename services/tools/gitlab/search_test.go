@@ -112,19 +112,29 @@ func TestSearch(t *testing.T) {
 		jsonEq(t, "system notes are not searched", total(t, search(t, w.Root, map[string]any{"scope": "notes", "search": "added ~zebrafish"})), 0)
 	})
 
-	t.Run("blobs", func(t *testing.T) {
-		m := search(t, w.Stranger, map[string]any{"scope": "blobs"})
-		jsonEq(t, "paths", field(t, items(t, m), "path"), []string{"zebrafish/tank.go", "docs/zebrafish.md"})
-		wantFields(t, "blob", items(t, m)[0], map[string]any{"basename": "zebrafish/tank", "filename": "zebrafish/tank.go",
-			"ref": "main", "startline": 1, "project_id": mcp.ID, "id": nil,
-			"data": "package zebrafish\n\n// Tank holds zebrafish."})
-		jsonEq(t, "member of private", total(t, search(t, w.Alice, map[string]any{"scope": "blobs"})), 3)
-		jsonEq(t, "filename filter", field(t, items(t, search(t, w.Alice, map[string]any{"scope": "blobs", "search": "zebrafish filename:*.md"})), "path"),
-			[]string{"docs/zebrafish.md"})
-		jsonEq(t, "extension only", field(t, items(t, search(t, w.Alice, map[string]any{"scope": "blobs", "search": "extension:txt", "project_id": "acme/secret-plans"})), "path"),
-			[]string{"zebrafish.txt"})
-		jsonEq(t, "path filter", field(t, items(t, search(t, w.Alice, map[string]any{"scope": "blobs", "search": "holds path:zebrafish/"})), "path"),
-			[]string{"zebrafish/tank.go"})
+	t.Run("blobs and commits read one project's repository", func(t *testing.T) {
+		// The git side is specified over HTTP (spec/tools_search_test.go),
+		// where the projects have repositories.
+		for _, scope := range []string{"blobs", "commits"} {
+			for _, args := range []map[string]any{{"scope": scope, "search": "x"}, {"scope": scope, "search": "x", "group_id": "gitlab-org"}} {
+				if got := w.fails(t, w.Alice, "search", args, "Validation error: "); !strings.Contains(got, "give project_id") {
+					t.Errorf("%v: %q", args, got)
+				}
+			}
+		}
+	})
+
+	t.Run("milestones, wiki pages, groups and snippets", func(t *testing.T) {
+		m := search(t, w.Stranger, map[string]any{"scope": "milestones", "search": "protocol revision"})
+		wantFields(t, "milestone", items(t, m)[0], map[string]any{"title": "18.8", "project_id": mcp.ID, "state": "active",
+			"web_url": publicURL + "/gitlab-org/gitlab-mcp/-/milestones/2"})
+		jsonEq(t, "wiki", field(t, items(t, search(t, w.Carol, map[string]any{"scope": "wiki_blobs", "search": "always on", "project_id": mcp.ID})), "filename"),
+			[]string{"toolsets.md"})
+		jsonEq(t, "groups", field(t, items(t, search(t, w.Stranger, map[string]any{"scope": "groups", "search": "labs"})), "full_path"),
+			[]string{"gitlab-org/labs"})
+		jsonEq(t, "private group hidden", total(t, search(t, w.Stranger, map[string]any{"scope": "groups", "search": "acme"})), 0)
+		jsonEq(t, "private group for a member", total(t, search(t, w.Alice, map[string]any{"scope": "groups", "search": "acme"})), 1)
+		jsonEq(t, "snippets", total(t, search(t, w.Alice, map[string]any{"scope": "snippet_titles"})), 0)
 	})
 
 	t.Run("projects and users", func(t *testing.T) {

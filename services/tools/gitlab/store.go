@@ -114,8 +114,10 @@ type searchStore interface {
 	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
 	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
 	SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error)
-	SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models.RepositoryFile, int64, error)
 	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
+	SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error)
+	SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error)
+	SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error)
 	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
 }
 

@@ -1,0 +1,81 @@
+package gitlab
+
+import (
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// The REST entities of the search scopes backed by the store, beyond the
+// issue, merge request, note, project and user ones the other tools share.
+
+// groupSummaryJSON is GitLab's Group entity as the groups search scope
+// shows it.
+type groupSummaryJSON struct {
+	ID          int64  `json:"id"`
+	WebURL      string `json:"web_url"`
+	Name        string `json:"name"`
+	Path        string `json:"path"`
+	Description string `json:"description"`
+	Visibility  string `json:"visibility"`
+	FullName    string `json:"full_name"`
+	FullPath    string `json:"full_path"`
+	CreatedAt   string `json:"created_at"`
+	ParentID    *int64 `json:"parent_id"`
+}
+
+func (g *gitlab) groupSummary(grp *models.Group, fullName string) *groupSummaryJSON {
+	return &groupSummaryJSON{ID: grp.ID, WebURL: g.base + "/groups/" + grp.FullPath, Name: grp.Name, Path: grp.Path,
+		Description: grp.Description, Visibility: string(grp.Visibility), FullName: fullName, FullPath: grp.FullPath,
+		CreatedAt: apiTime(grp.CreatedAt), ParentID: grp.ParentID}
+}
+
+// milestoneResultJSON is GitLab's Milestone entity.
+type milestoneResultJSON struct {
+	ID          int64   `json:"id"`
+	IID         int64   `json:"iid"`
+	ProjectID   int64   `json:"project_id"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	State       string  `json:"state"`
+	CreatedAt   string  `json:"created_at"`
+	UpdatedAt   string  `json:"updated_at"`
+	DueDate     *string `json:"due_date"`
+	StartDate   *string `json:"start_date"`
+	Expired     bool    `json:"expired"`
+	WebURL      string  `json:"web_url"`
+}
+
+func (g *gitlab) milestoneResult(p *models.Project, m *models.Milestone) *milestoneResultJSON {
+	out := &milestoneResultJSON{ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title, Description: m.Description,
+		State: string(m.State), CreatedAt: apiTime(m.CreatedAt), UpdatedAt: apiTime(m.UpdatedAt),
+		WebURL: g.projectURL(p) + "/-/milestones/" + itoa(int(m.IID))}
+	if m.DueDate != nil {
+		d := m.DueDate.Time.Format(models.DateLayout)
+		out.DueDate = &d
+		// GitLab: expired when the due date is before today.
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		out.Expired = m.DueDate.Time.Before(today)
+	}
+	if m.StartDate != nil {
+		d := m.StartDate.Time.Format(models.DateLayout)
+		out.StartDate = &d
+	}
+	return out
+}
+
+// wikiExtensions are the file extensions of GitLab's wiki formats.
+var wikiExtensions = map[string]string{"markdown": ".md", "rdoc": ".rdoc", "asciidoc": ".asciidoc", "org": ".org"}
+
+// wikiBlobResult is a wiki page as GitLab's wiki_blobs scope shows it: a
+// blob of the wiki repository (path = slug and the format's extension).
+func wikiBlobResult(wp models.WikiPage, term string) *blobJSON {
+	ext := wikiExtensions[wp.Format]
+	if ext == "" {
+		ext = ".md"
+	}
+	b := blobResult(models.RepositoryFile{ProjectID: wp.ProjectID, Ref: "main", FilePath: wp.Slug + ext, Content: wp.Content}, term)
+	b.Basename = strings.TrimSuffix(b.Path, ext)
+	return b
+}
