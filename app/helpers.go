@@ -23,11 +23,17 @@ func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, e
 
 // newToolService is NewToolService plus transient definitions.
 func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
-	defs := gitlab.Tools(gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
-		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}, CursorSecret: []byte(e.Secret)})
+	defs := gitlab.Tools(gitlabDeps(cfg, e))
 	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient,
 		Secret: []byte(e.Secret), PageSize: cfg.PageSize,
 		Rules: e.Store, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL})
+}
+
+// gitlabDeps are the GitLab tools' dependencies (and the merge request
+// patch reader's).
+func gitlabDeps(cfg *Config, e *Env) gitlab.Deps {
+	return gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
+		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}, CursorSecret: []byte(e.Secret)}
 }
 
 // originOf returns the origin (scheme://host[:port]) of a URL.

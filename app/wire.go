@@ -24,6 +24,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
 // Version is the server version, set at build time with
@@ -119,6 +120,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 
 	ctxs, err := resources.New(ts, e.Store, resources.Options{
 		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Fixtures: cfg.ConformanceFixtures,
+		Patches: gitlab.NewPatches(gitlabDeps(cfg, e)),
 	})
 	if err != nil {
 		return nil, err

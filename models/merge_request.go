@@ -22,9 +22,16 @@ const (
 
 // MergeRequest is a GitLab merge request (table merge_requests). Source and
 // target branch are in the same project. IID is its number inside the
-// project (!1, !2, …), allocated by the store. SHA is the head commit of
-// the source branch. Assignees and reviewers are stored in the join tables
-// merge_request_assignees and merge_request_reviewers.
+// project (!1, !2, …), allocated by the store. Assignees and reviewers are
+// stored in the join tables merge_request_assignees and
+// merge_request_reviewers.
+//
+// Its commits and diffs are not stored: they are read from the project's
+// git repository. While it is open they are what the source branch adds
+// to the target branch; once merged or closed, what SHA (the head) added
+// to DiffBaseSHA (the merge base), as recorded then. SHA is the source
+// branch's head when the merge request was created, last updated, merged
+// or closed (read the branch for the live head of an open one).
 type MergeRequest struct {
 	ID           int64             `gorm:"primaryKey" json:"id"`
 	ProjectID    int64             `json:"project_id"`
@@ -39,10 +46,16 @@ type MergeRequest struct {
 	Draft        bool              `json:"draft"`
 	MergeStatus  string            `json:"merge_status"`
 	SHA          string            `gorm:"column:sha" json:"sha"`
-	CreatedAt    time.Time         `json:"created_at"`
-	UpdatedAt    time.Time         `json:"updated_at"`
-	MergedAt     *time.Time        `json:"merged_at"`
-	ClosedAt     *time.Time        `json:"closed_at"`
+	// DiffBaseSHA is the merge base SHA was compared with; MergeCommitSHA
+	// and SquashCommitSHA are the commits a merge made; MergeUserID merged.
+	DiffBaseSHA     string     `gorm:"column:diff_base_sha" json:"diff_base_sha"`
+	MergeCommitSHA  string     `gorm:"column:merge_commit_sha" json:"merge_commit_sha"`
+	SquashCommitSHA string     `gorm:"column:squash_commit_sha" json:"squash_commit_sha"`
+	MergeUserID     *int64     `json:"merge_user_id"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+	MergedAt        *time.Time `json:"merged_at"`
+	ClosedAt        *time.Time `json:"closed_at"`
 	// Squash, ForceRemoveSourceBranch, DiscussionLocked and
 	// AllowCollaboration are the merge options save_merge_request sets;
 	// MilestoneID the milestone, if any.
@@ -55,10 +68,6 @@ type MergeRequest struct {
 	Author    *User  `gorm:"foreignKey:AuthorID" json:"author,omitempty"`
 	Assignees []User `gorm:"many2many:merge_request_assignees" json:"assignees"`
 	Reviewers []User `gorm:"many2many:merge_request_reviewers" json:"reviewers"`
-	// Commits and Diffs are written by the store's CreateMergeRequest; reads
-	// load them separately (they are not part of GitLab's MR JSON).
-	Commits []MergeRequestCommit `gorm:"foreignKey:MergeRequestID" json:"-"`
-	Diffs   []MergeRequestDiff   `gorm:"foreignKey:MergeRequestID" json:"-"`
 }
 
 // AssigneeIDs returns the ids of the loaded assignees.
@@ -67,45 +76,16 @@ func (m *MergeRequest) AssigneeIDs() []int64 { return userIDs(m.Assignees) }
 // ReviewerIDs returns the ids of the loaded reviewers.
 func (m *MergeRequest) ReviewerIDs() []int64 { return userIDs(m.Reviewers) }
 
-// MergeRequestCommit is one commit of a merge request (table
-// merge_request_commits). Position orders the commits newest first, as
-// GitLab lists them (0 is the head commit).
-type MergeRequestCommit struct {
-	ID             int64     `gorm:"primaryKey" json:"-"`
-	MergeRequestID int64     `json:"-"`
-	SHA            string    `gorm:"column:sha" json:"id"`
-	ShortID        string    `json:"short_id"`
-	Title          string    `json:"title"`
-	Message        string    `json:"message"`
-	AuthorName     string    `json:"author_name"`
-	AuthorEmail    string    `json:"author_email"`
-	AuthoredDate   time.Time `json:"authored_date"`
-	CommitterName  string    `json:"committer_name"`
-	CommitterEmail string    `json:"committer_email"`
-	CommittedDate  time.Time `json:"committed_date"`
-	Position       int       `json:"-"`
+// MergeRequestMerge records a merge made in git (accept_merge_request).
+// The store applies it only to a merge request that is still open.
+type MergeRequestMerge struct {
+	HeadSHA, DiffBaseSHA            string
+	MergeCommitSHA, SquashCommitSHA string
+	MergeUserID                     int64
+	Squash                          bool
+	// RemoveSourceBranch records should_remove_source_branch.
+	RemoveSourceBranch *bool
 }
-
-// MergeRequestDiff is the diff of one file in a merge request (table
-// merge_request_diff_files, GitLab's name). Diff holds the unified diff
-// hunks without the "diff --git"/"---"/"+++" header lines, as GitLab's API
-// returns them. Position orders the files.
-type MergeRequestDiff struct {
-	ID             int64  `gorm:"primaryKey" json:"-"`
-	MergeRequestID int64  `json:"-"`
-	OldPath        string `json:"old_path"`
-	NewPath        string `json:"new_path"`
-	AMode          string `gorm:"column:a_mode" json:"a_mode"`
-	BMode          string `gorm:"column:b_mode" json:"b_mode"`
-	NewFile        bool   `json:"new_file"`
-	RenamedFile    bool   `json:"renamed_file"`
-	DeletedFile    bool   `json:"deleted_file"`
-	Diff           string `json:"diff"`
-	Position       int    `json:"-"`
-}
-
-// TableName maps MergeRequestDiff to merge_request_diff_files.
-func (MergeRequestDiff) TableName() string { return "merge_request_diff_files" }
 
 // MergeRequestQuery selects a page of merge requests, newest first (id
 // descending), keyset-paged by BeforeID. Zero fields do not filter.
@@ -138,4 +118,7 @@ type MergeRequestUpdate struct {
 	MilestoneID                                  **int64 // set to a nil *int64 to clear
 	Squash, RemoveSourceBranch, DiscussionLocked *bool
 	AllowCollaboration, Draft                    *bool
+	// HeadSHA and DiffBaseSHA record the diff refs read from git (set on
+	// close, so a closed merge request keeps its diff).
+	HeadSHA, DiffBaseSHA *string
 }

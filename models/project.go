@@ -18,11 +18,21 @@ type Project struct {
 	Visibility        Visibility `json:"visibility"`
 	DefaultBranch     string     `json:"default_branch"`
 	Archived          bool       `json:"archived"`
-	CreatedAt         time.Time  `json:"created_at"`
-	UpdatedAt         time.Time  `json:"updated_at"`
+	// MergeMethod is GitLab's merge method setting: MergeMethodMerge,
+	// MergeMethodRebaseMerge or MergeMethodFastForward.
+	MergeMethod string    `gorm:"default:merge" json:"merge_method"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 
 	Namespace *Group `gorm:"foreignKey:NamespaceID" json:"-"`
 }
+
+// GitLab's merge methods (projects.merge_method).
+const (
+	MergeMethodMerge       = "merge"        // a merge commit
+	MergeMethodRebaseMerge = "rebase_merge" // a merge commit, only when fast-forward is possible
+	MergeMethodFastForward = "ff"           // fast-forward only, no merge commit
+)
 
 // WebURL returns the project's page on the instance at baseURL
 // (e.g. "https://gitlab.example.com"), GitLab's web_url.

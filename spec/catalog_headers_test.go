@@ -23,7 +23,7 @@ var (
 	catalogCore          = []string{"get_project", "get_user", "list_groups", "list_project_members", "list_projects", "save_note", "search", "search_labels"} // + semantic_search on EE
 	catalogWorkItems     = []string{"get_work_item", "get_work_item_types", "link_work_items", "list_work_items", "save_work_item"}
 	catalogWikis         = []string{"list_wiki_pages"}
-	catalogMergeRequests = []string{"get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
+	catalogMergeRequests = []string{"accept_merge_request", "get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
 	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "list_pipelines", "manage_pipeline", "save_pipeline"}
 	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_commits", "list_repository_tree", "list_tags"}
 )

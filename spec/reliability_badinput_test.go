@@ -140,7 +140,7 @@ func TestReliability_textArgumentsRefuseNULAndInvalidUTF8(t *testing.T) {
 	baseline := map[string]any{
 		"id": "gitlab-org/gitlab-mcp", "project_id": "gitlab-org/gitlab-mcp", "full_path": "gitlab-org/gitlab-mcp",
 		"title": "t", "body": "b", "search": "x", "semantic_query": "x", "scope": "issues", "is_project": true,
-		"source_branch": "fix/stable-tool-order", "target_branch": "main", "issue_iid": 1, "merge_request_iid": 1,
+		"source_branch": "feature/server-discover", "target_branch": "main", "issue_iid": 1, "merge_request_iid": 1,
 		"work_item_iid": 1, "pipeline_id": toolsPipelineID(t, h, "gitlab-org/gitlab-mcp", "running"),
 	}
 	checked := 0

@@ -122,9 +122,10 @@ func TestReliability_concurrentCreateIssueWithNewLabel(t *testing.T) {
 func TestReliability_concurrentCreateMergeRequestOpensOne(t *testing.T) {
 	h := startServer(t)
 	project := toolsProject(t, h, "gitlab-org/gitlab-mcp")
+	toolsBranch(t, h, "gitlab-org/gitlab-mcp", "spec/race", "main")
 	// One round per branch pair no open merge request uses yet.
 	for _, pair := range [][2]string{
-		{"fix/stable-tool-order", "main"}, {"main", "fix/stable-tool-order"}, {"fix/stable-tool-order", "feature/server-discover"},
+		{"spec/race", "main"}, {"main", "spec/race"}, {"spec/race", "feature/server-discover"},
 	} {
 		source, target := pair[0], pair[1]
 		const openSQL = "SELECT iid FROM merge_requests WHERE project_id = ? AND source_branch = ? AND target_branch = ? AND state = 'opened'"

@@ -189,7 +189,7 @@ func (h *harness) toolsBlocked(t testing.TB, g group, tool string, args map[stri
 // toolsWriteTables are the tables a write tool may touch.
 var toolsWriteTables = []string{
 	"issues", "issue_assignees", "labels", "notes", "merge_requests", "merge_request_assignees",
-	"merge_request_reviewers", "merge_request_commits", "merge_request_diff_files", "internal_ids",
+	"merge_request_reviewers", "internal_ids",
 	"ci_pipelines", "ci_jobs", "projects", "users", "approvals", "ci_pipeline_variables", "ci_job_artifacts",
 	"ci_job_artifact_chunks", "vulnerabilities", "vulnerability_events", "milestones", "work_item_parent_links", "issue_links",
 }
@@ -270,6 +270,24 @@ func toolsAddProject(t testing.TB, h *harness, group, name string) *models.Proje
 		}
 	}
 	return p
+}
+
+// toolsBranch creates branch name at start (a branch or commit) in the
+// repository of project (a path), through the repository interface, and
+// returns the commit it points at.
+func toolsBranch(t testing.TB, h *harness, project, name, start string) string {
+	t.Helper()
+	ctx := context.Background()
+	repo, err := h.Env.Repositories.Repository(ctx, toolsProject(t, h, project).ID)
+	if err != nil {
+		t.Fatalf("open repository of %s: %v", project, err)
+	}
+	defer repo.Close()
+	b, err := repo.CreateBranch(ctx, name, start)
+	if err != nil {
+		t.Fatalf("create branch %s in %s: %v", name, project, err)
+	}
+	return b.Commit.ID
 }
 
 // toolsAddUser creates an active user with an EE seat who is a member of

@@ -20,12 +20,12 @@ var (
 	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository, catalogWikis)
 	toolsEE = catalogUnion(toolsCE, []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability", "semantic_search"})
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"add_branch", "add_commit", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
+	toolsWrite = []string{"accept_merge_request", "add_branch", "add_commit", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
 	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
 		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_merge_request_commits",
-		"get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
+		"get_merge_request_conflicts", "get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
 		"get_saved_view_work_items", // saved views do not exist on glmcp
 		"list_branches",             // glmcp's; not in GitLab's MCP catalog
 	}
@@ -94,8 +94,10 @@ func TestTools_listed(t *testing.T) {
 				if toolsDig(tool, "annotations", "readOnlyHint") != !write {
 					t.Errorf("%s: readOnlyHint = %v, want %v", name, toolsDig(tool, "annotations", "readOnlyHint"), !write)
 				}
-				// GitLab marks add_commit and the two pipeline writers destructive.
-				destructive := name == "add_commit" || name == "save_pipeline" || name == "manage_pipeline"
+				// GitLab marks add_commit, the two pipeline writers and
+				// accept_merge_request destructive.
+				destructive := name == "add_commit" || name == "save_pipeline" || name == "manage_pipeline" ||
+					name == "accept_merge_request"
 				if toolsDig(tool, "annotations", "destructiveHint") != destructive {
 					t.Errorf("%s: destructiveHint = %v, want %v", name, toolsDig(tool, "annotations", "destructiveHint"), destructive)
 				}
@@ -172,7 +174,8 @@ func TestTools_readAPI(t *testing.T) {
 	}
 	writes := map[string]map[string]any{
 		"create_issue":              {"id": "gitlab-org/gitlab-mcp", "title": "from read_api"},
-		"create_merge_request":      {"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "main"},
+		"create_merge_request":      {"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "main", "target_branch": "feature/server-discover"},
+		"accept_merge_request":      {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "sha": "0000000"},
 		"create_workitem_note":      {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "from read_api"},
 		"save_merge_request":        {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "title": "from read_api"},
 		"save_merge_request_review": {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "method": "approve"},

@@ -165,9 +165,11 @@ func TestTools_createMergeRequest(t *testing.T) {
 	ctx := context.Background()
 	mcp := toolsProject(t, h, "gitlab-org/gitlab-mcp")
 	bob := authUser(t, h, "bob")
+	// A merge request is made of branches that exist in git.
+	toolsBranch(t, h, "gitlab-org/gitlab-mcp", "spec/topic", "main")
 
 	t.Run("happy path: created, returned and stored", func(t *testing.T) {
-		branches := map[string][2]string{"legacy": {"fix/stable-tool-order", "main"}, "modern": {"main", "feature/server-discover"}}
+		branches := map[string][2]string{"legacy": {"spec/topic", "main"}, "modern": {"main", "feature/server-discover"}}
 		for _, era := range eras {
 			before := toolsState(t, h)
 			nextIID := toolsMaxIID(t, h, "merge_requests", mcp.ID) + 1
@@ -207,7 +209,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 
 	t.Run("validation errors and conflicts change nothing", func(t *testing.T) {
 		args := func(kv ...any) map[string]any {
-			return overrideArgs(map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover"}, kv...)
+			return overrideArgs(map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "spec/topic", "target_branch": "feature/server-discover"}, kv...)
 		}
 		for _, c := range []struct {
 			args map[string]any
@@ -216,7 +218,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 			{args("target_branch", nil), "target_branch"},
 			{args("source_branch", ""), "/source_branch"},
 			{args("title", "  "), "title: must not be blank"},
-			{args("target_branch", "fix/stable-tool-order"), "must be different"},
+			{args("target_branch", "spec/topic"), "must be different"},
 			{args("source_branch", "nope"), `source_branch: branch "nope" does not exist`},
 			{args("target_branch", "nope"), `target_branch: branch "nope" does not exist`},
 			{args("target_project_id", toolsProject(t, h, "gitlab-org/orbit").ID), "forks"},
@@ -239,7 +241,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 
 	t.Run("permissions: refusals change nothing", func(t *testing.T) {
 		mr := func(project string) map[string]any {
-			return map[string]any{"id": project, "title": "t", "source_branch": "main", "target_branch": "fix/stable-tool-order"}
+			return map[string]any{"id": project, "title": "t", "source_branch": "main", "target_branch": "spec/topic"}
 		}
 		forbidden := "Forbidden: you need at least the Developer role in project %s to create merge requests"
 		h.toolsFailWith(t, ce, "bob", "create_merge_request", mr("gitlab-org/gitlab-mcp"), fmt.Sprintf(forbidden, "gitlab-org/gitlab-mcp"))

@@ -82,11 +82,20 @@ func TestTools_getMergeRequest(t *testing.T) {
 	})
 
 	t.Run("conflicts facet", func(t *testing.T) {
+		// orbit's draft conflicts with main (the demo history): the
+		// conflicted file with git's markers, ours the source branch.
 		orbit := map[string]any{"project_id": "gitlab-org/orbit", "merge_request_iid": 1, "include": []any{"conflicts"}}
-		h.toolsInvalid(t, ce, "alice", "get_merge_request", orbit, "not available on this instance")
+		sc := h.toolsRead(t, ce, "alice", "get_merge_request", orbit)
+		toolsExpectField(t, sc, "CONFLICTS", "conflictStatus")
+		toolsExpectField(t, sc, "graph/graph.go", "conflictFiles", 0, "ourPath")
+		content := fmt.Sprint(toolsDig(sc, "conflictFiles", 0, "content"))
+		if !strings.Contains(content, "<<<<<<< graph/graph.go\n// indirectly, in depth-first order. Each module is listed once, so cyclic\n") ||
+			!strings.Contains(content, "=======\n// indirectly, in depth-first order.\n>>>>>>> graph/graph.go\n") {
+			t.Errorf("conflict content:\n%s", content)
+		}
 		h.toolsFailWith(t, ce, "bob", "get_merge_request", orbit,
-			"Forbidden: conflicts are shown only to users who can push to the source branch")
-		h.toolsInvalid(t, ce, "alice", "get_merge_request", overrideArgs(mcpMR1, "include", []any{"conflicts"}), "has no conflicts")
+			"Forbidden: you are not allowed to push to the source branch 'fix/cycle-detection' of merge request !1; conflicts are shown to those who can resolve them")
+		h.toolsInvalid(t, ce, "alice", "get_merge_request", overrideArgs(mcpMR1, "include", []any{"conflicts"}), "Merge request does not have conflicts")
 	})
 
 	t.Run("validation errors", func(t *testing.T) {
@@ -202,8 +211,10 @@ func TestTools_getMergeRequestNotes(t *testing.T) {
 func TestTools_saveMergeRequest(t *testing.T) {
 	h := startServer(t, withEE())
 	ce := h.groups()[0]
+	// Merge requests are made of branches that exist in git.
+	toolsBranch(t, h, "gitlab-org/gitlab-mcp", "spec/take-two", "main")
 	create := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "title": "Stable tool order, take two",
-		"source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover", "reviewers": []any{"bob"},
+		"source_branch": "spec/take-two", "target_branch": "feature/server-discover", "reviewers": []any{"bob"},
 		"labels": []any{"bug"}, "squash": true, "remove_source_branch": true, "milestone": "18.8"}
 
 	t.Run("refused writes change nothing", func(t *testing.T) {

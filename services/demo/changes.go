@@ -11,9 +11,10 @@ import (
 	"gitlab.com/glmcp/glmcp/services/repository"
 )
 
-// demoMR describes a demo merge request; its commits and diffs are read
-// from the project's repository: what the source branch adds to the
-// target branch, or, for a merged one, what it added when it was merged.
+// demoMR describes a demo merge request. Its head and merge base are read
+// from the project's repository (what the source branch adds to the
+// target branch, or, for a merged one, what it added when it was merged),
+// and so are its commits and diffs when a tool reads them.
 type demoMR struct {
 	mr        models.MergeRequest
 	assignees []*models.User
@@ -42,19 +43,9 @@ func (b *demoBuilder) mergeRequest(p *models.Project, d demoMR) (*models.MergeRe
 		b.err = fmt.Errorf("demo merge request %q: %w", mr.Title, err)
 		return &mr, ""
 	}
-	mr.SHA = cmp.HeadSHA
-	for _, c := range cmp.Commits {
-		mr.Commits = append(mr.Commits, models.MergeRequestCommit{
-			SHA: c.ID, Title: c.Title, Message: c.Message,
-			AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, AuthoredDate: c.Author.When.UTC(),
-			CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email, CommittedDate: c.Committer.When.UTC(),
-		})
-	}
-	for _, f := range cmp.Files {
-		mr.Diffs = append(mr.Diffs, models.MergeRequestDiff{
-			OldPath: f.OldPath, NewPath: f.NewPath, AMode: f.AMode, BMode: f.BMode,
-			NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile, Diff: f.Diff,
-		})
+	mr.SHA, mr.DiffBaseSHA = cmp.HeadSHA, cmp.MergeBaseSHA
+	if m := b.hist[p.ID].merges[mr.SourceBranch]; m != nil && mr.State == models.MergeRequestMerged {
+		mr.MergeCommitSHA, mr.MergeUserID = m.CommitID, &b.w.Root.ID
 	}
 	b.err = b.s.CreateMergeRequest(b.ctx, &mr)
 	return &mr, cmp.MergeBaseSHA
@@ -77,7 +68,7 @@ func (b *demoBuilder) compare(p *models.Project, source, target string) (*reposi
 		return nil, err
 	}
 	defer repo.Close()
-	return repo.Compare(b.ctx, base, head, repository.CompareOptions{})
+	return repo.Compare(b.ctx, base, head, repository.CompareOptions{SkipDiffs: true})
 }
 
 // mergeCommit returns the commit that merged branch source in p's history.

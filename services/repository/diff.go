@@ -47,7 +47,7 @@ func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptio
 		return nil, err
 	}
 	if !opt.SkipDiffs {
-		if out.Files, err = l.diffCommits(ctx, from, hc, opt.MaxPatchBytes); err != nil {
+		if out.Files, err = l.diffCommits(ctx, from, hc, opt.MaxPatchBytes, opt.SkipPatches); err != nil {
 			return nil, err
 		}
 	}
@@ -67,22 +67,93 @@ func (l *Local) CommitDiff(ctx context.Context, rev string, opt CompareOptions) 
 			return nil, fmt.Errorf("parent of %s: %w", c.Hash, err)
 		}
 	}
-	return l.diffCommits(ctx, parent, c, opt.MaxPatchBytes)
+	return l.diffCommits(ctx, parent, c, opt.MaxPatchBytes, opt.SkipPatches)
 }
 
+// mergeBase returns the best common ancestor of a and b (nil when they
+// share no history), as git merge-base does: both sides are walked newest
+// committer date first, painting each commit with the side(s) it is
+// reachable from, until only commits below a common ancestor are left
+// (git's paint_down_to_common). Only the commits between the tips and the
+// merge base are read, so the cost follows how far the branches diverged,
+// not the length of the history (go-git's Commit.MergeBase indexes every
+// ancestor). When the walk finds several candidates (criss-cross merges),
+// go-git's exhaustive MergeBase picks among them.
 func mergeBase(a, b *object.Commit) (*object.Commit, error) {
-	bases, err := a.MergeBase(b)
+	if a.Hash == b.Hash {
+		return a, nil
+	}
+	const (
+		side1  = 1
+		side2  = 2
+		stale  = 4
+		result = 8
+	)
+	flags := map[plumbing.Hash]uint8{}
+	var q commitQueue
+	push := func(c *object.Commit, f uint8) {
+		flags[c.Hash] |= f
+		q.seq++
+		heap.Push(&q, queued{c: c, seq: q.seq})
+	}
+	push(a, side1)
+	push(b, side2)
+	var found []*object.Commit
+	nonStale := func() bool {
+		for _, it := range q.items {
+			if flags[it.c.Hash]&stale == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for q.Len() > 0 && nonStale() {
+		c := heap.Pop(&q).(queued).c
+		f := flags[c.Hash] & (side1 | side2 | stale)
+		if f == side1|side2 {
+			if flags[c.Hash]&result == 0 {
+				flags[c.Hash] |= result
+				found = append(found, c)
+			}
+			f |= stale
+		}
+		for i := range c.ParentHashes {
+			ph := c.ParentHashes[i]
+			if flags[ph]&f == f {
+				continue
+			}
+			p, err := c.Parent(i)
+			if err != nil {
+				return nil, fmt.Errorf("merge base of %s and %s: parent %s: %w", a.Hash, b.Hash, ph, err)
+			}
+			push(p, f)
+		}
+	}
+	// A candidate reached again from another one is not a best base.
+	var bases []*object.Commit
+	for _, c := range found {
+		if flags[c.Hash]&stale == 0 {
+			bases = append(bases, c)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return nil, nil
+	case len(bases) == 1:
+		return bases[0], nil
+	}
+	all, err := a.MergeBase(b)
 	if err != nil {
 		return nil, fmt.Errorf("merge base of %s and %s: %w", a.Hash, b.Hash, err)
 	}
-	if len(bases) == 0 {
+	if len(all) == 0 {
 		return nil, nil
 	}
-	return bases[0], nil
+	return all[0], nil
 }
 
 // diffCommits diffs from's tree (nil: empty) against to's.
-func (l *Local) diffCommits(ctx context.Context, from, to *object.Commit, maxPatch int) ([]FileDiff, error) {
+func (l *Local) diffCommits(ctx context.Context, from, to *object.Commit, maxPatch int, namesOnly bool) ([]FileDiff, error) {
 	if maxPatch <= 0 {
 		maxPatch = defaultMaxPatchBytes
 	}
@@ -103,7 +174,7 @@ func (l *Local) diffCommits(ctx context.Context, from, to *object.Commit, maxPat
 	}
 	out := make([]FileDiff, 0, len(changes))
 	for _, ch := range changes {
-		fd, err := fileDiff(ctx, ch, maxPatch)
+		fd, err := fileDiff(ctx, ch, maxPatch, namesOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +183,7 @@ func (l *Local) diffCommits(ctx context.Context, from, to *object.Commit, maxPat
 	return out, nil
 }
 
-func fileDiff(ctx context.Context, ch *object.Change, maxPatch int) (FileDiff, error) {
+func fileDiff(ctx context.Context, ch *object.Change, maxPatch int, namesOnly bool) (FileDiff, error) {
 	fd := FileDiff{OldPath: ch.From.Name, NewPath: ch.To.Name, AMode: "0", BMode: "0"}
 	if ch.From.Name != "" {
 		fd.AMode = fmt.Sprintf("%o", uint32(ch.From.TreeEntry.Mode))
@@ -125,7 +196,7 @@ func fileDiff(ctx context.Context, ch *object.Change, maxPatch int) (FileDiff, e
 		fd.NewPath, fd.DeletedFile = ch.From.Name, true
 	}
 	fd.RenamedFile = ch.From.Name != "" && ch.To.Name != "" && ch.From.Name != ch.To.Name
-	if ch.From.TreeEntry.Mode == filemode.Submodule || ch.To.TreeEntry.Mode == filemode.Submodule {
+	if namesOnly || ch.From.TreeEntry.Mode == filemode.Submodule || ch.To.TreeEntry.Mode == filemode.Submodule {
 		return fd, nil
 	}
 	patch, err := ch.PatchContext(ctx)

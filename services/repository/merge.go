@@ -391,6 +391,9 @@ func (m *merger) conflict(path, reason string, b, o, t object.TreeEntry, bok, oo
 			return string(data)
 		}
 		c.BaseContent, c.OurContent, c.TheirContent = read(b, bok), read(o, ook), read(t, tok)
+		if (reason == "content" || reason == "add/add") && ook && tok {
+			c.Marked = markConflicts(c.BaseContent, c.OurContent, c.TheirContent, path, path)
+		}
 	}
 	m.conflicts = append(m.conflicts, c)
 }
@@ -450,6 +453,40 @@ func hunksOf(base, other string) []hunk {
 // Changes on both sides that overlap or touch conflict unless identical
 // (as git's merge does); ok is false on a conflict.
 func merge3(base, ours, theirs string) (string, bool) {
+	return merge3With(base, ours, theirs, nil)
+}
+
+// markConflicts merges ours and theirs as merge3 does, and writes each
+// conflicting region between git's conflict markers, labelled with
+// ourLabel and theirLabel:
+//
+//	<<<<<<< ourLabel
+//	ours
+//	=======
+//	theirs
+//	>>>>>>> theirLabel
+func markConflicts(base, ours, theirs, ourLabel, theirLabel string) string {
+	out, _ := merge3With(base, ours, theirs, func(b *strings.Builder, vo, vt string) {
+		b.WriteString("<<<<<<< " + ourLabel + "\n")
+		b.WriteString(withFinalNewline(vo))
+		b.WriteString("=======\n")
+		b.WriteString(withFinalNewline(vt))
+		b.WriteString(">>>>>>> " + theirLabel + "\n")
+	})
+	return out
+}
+
+func withFinalNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// merge3With is merge3; with mark set, a conflicting region is written by
+// mark instead of ending the merge (ok is then false, out complete).
+func merge3With(base, ours, theirs string, mark func(b *strings.Builder, vo, vt string)) (string, bool) {
+	ok := true
 	bl := splitLinesKeep(base)
 	ho, ht := hunksOf(base, ours), hunksOf(base, theirs)
 	var out strings.Builder
@@ -494,15 +531,18 @@ func merge3(base, ours, theirs string) (string, bool) {
 			out.WriteString(vt)
 		case vo == vt:
 			out.WriteString(vo)
-		default:
+		case mark == nil:
 			return "", false
+		default:
+			mark(&out, vo, vt)
+			ok = false
 		}
 		pos = end
 	}
 	for _, l := range bl[pos:] {
 		out.WriteString(l)
 	}
-	return out.String(), true
+	return out.String(), ok
 }
 
 // applyHunks returns base[start:end] with hs applied.

@@ -21,3 +21,15 @@ func TestMerge3(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkConflicts(t *testing.T) {
+	base := "a\nb\nc\nd\ne\nf\ng\n"
+	got := markConflicts(base, "A\nX\nc\nd\ne\nf\ng\n", "a\nY\nc\nd\ne\nf\nG\n", "ours.txt", "theirs.txt")
+	want := "<<<<<<< ours.txt\nA\nX\n=======\na\nY\n>>>>>>> theirs.txt\nc\nd\ne\nf\nG\n"
+	if got != want {
+		t.Errorf("markConflicts =\n%s\nwant\n%s", got, want)
+	}
+	if clean := markConflicts(base, "A\n"+base[2:], base, "o", "t"); clean != "A\n"+base[2:] {
+		t.Errorf("no conflict: %q", clean)
+	}
+}

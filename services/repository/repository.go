@@ -229,6 +229,9 @@ type CompareOptions struct {
 	MaxPatchBytes int
 	// SkipDiffs leaves Files empty (commits only).
 	SkipDiffs bool
+	// SkipPatches fills Files with paths and modes only: no patch text,
+	// no line counts (a file list, cheap to compute).
+	SkipPatches bool
 }
 
 // Comparison is head compared with base.
@@ -263,6 +266,11 @@ type Conflict struct {
 	OurContent   string
 	TheirContent string
 	BaseContent  string
+	// Marked is the file as git leaves it conflicted: the merged text with
+	// each conflicting region between conflict markers (<<<<<<< ours,
+	// =======, >>>>>>> theirs, labelled with the path); set for text
+	// conflicts ("content", "add/add") only.
+	Marked string
 }
 
 // Merge methods.

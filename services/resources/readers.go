@@ -62,6 +62,9 @@ func (s *Service) readMergeRequest(ctx context.Context, sc tools.Scope, uri stri
 		return nil, err
 	}
 	out := []Contents{{URI: uri, MimeType: "application/json", Text: string(raw)}}
+	if s.patches == nil {
+		return out, nil
+	}
 	patch, err := s.mergeRequestPatch(ctx, sc, uri, t)
 	if err != nil {
 		return nil, err
@@ -69,38 +72,23 @@ func (s *Service) readMergeRequest(ctx context.Context, sc tools.Scope, uri stri
 	return append(out, Contents{URI: uri + ".diff", MimeType: "text/x-diff", Text: patch}), nil
 }
 
-// mergeRequestPatch joins the pages of get_merge_request_diffs into one
-// unified patch, bounded by the service's MaxBytes (cut with a note).
+// mergeRequestPatch reads the merge request's diff as one unified patch,
+// straight from git (Options.Patches), bounded by the service's MaxBytes
+// (cut with a note). Without a reader it is a missing resource.
 func (s *Service) mergeRequestPatch(ctx context.Context, sc tools.Scope, uri string, t target) (string, error) {
-	var b strings.Builder
-	for page := 1; page <= 50; page++ {
-		raw, err := s.callTool(ctx, sc, uri, "get_merge_request_diffs",
-			map[string]any{"id": t.project, "merge_request_iid": t.iid, "page": page, "per_page": 100})
-		if err != nil {
-			return "", err
-		}
-		var diffs []struct {
-			OldPath string `json:"old_path"`
-			NewPath string `json:"new_path"`
-			Diff    string `json:"diff"`
-		}
-		if err := json.Unmarshal(unwrapItems(raw), &diffs); err != nil {
-			return "", err
-		}
-		for _, d := range diffs {
-			b.WriteString("--- a/" + d.OldPath + "\n+++ b/" + d.NewPath + "\n" + d.Diff)
-			if !strings.HasSuffix(d.Diff, "\n") {
-				b.WriteByte('\n')
-			}
-			if b.Len() > s.maxBytes {
-				return cut(b.String(), s.maxBytes-64) + "\n… (diff cut: read the rest with get_merge_request_diffs)\n", nil
-			}
-		}
-		if len(diffs) < 100 {
-			break
-		}
+	if s.patches == nil {
+		return "", &NotFoundError{Kind: "Resource", Name: uri + ".diff"}
 	}
-	return b.String(), nil
+	patch, cut, err := s.patches.MergeRequestPatch(ctx, user(sc), t.project, t.iid, s.maxBytes-64)
+	switch {
+	case errors.Is(err, models.ErrNotFound), errors.Is(err, models.ErrInvalidInput):
+		return "", &NotFoundError{Kind: "Resource", Name: uri}
+	case err != nil:
+		return "", err
+	case cut:
+		patch += "\n… (diff cut: read the rest with get_merge_request_diffs)\n"
+	}
+	return patch, nil
 }
 
 // unwrapItems returns the items member of a {items, pageInfo} list, or raw

@@ -26,6 +26,13 @@ type Store interface {
 	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
 }
 
+// Patches reads a merge request's diff as one unified patch, as the user
+// may read it (a hidden one is models.ErrNotFound), at most maxBytes;
+// cut says files were left out. *gitlab.Patches satisfies it.
+type Patches interface {
+	MergeRequestPatch(ctx context.Context, u *models.User, project string, iid int64, maxBytes int) (patch string, cut bool, err error)
+}
+
 // Options configure a Service.
 type Options struct {
 	// BaseURL is the instance's public URL (GLMCP_PUBLIC_URL), without a
@@ -42,6 +49,10 @@ type Options struct {
 	// Fixtures adds the conformance suite's test:// resources and test_*
 	// prompts (--conformance-fixtures only).
 	Fixtures bool
+	// Patches reads merge request diffs directly from git, for the merge
+	// request resource's diff and the review prompt (nil: merge request
+	// resources have no diff item).
+	Patches Patches
 }
 
 // Service serves resources, prompts and completions.
@@ -53,6 +64,7 @@ type Service struct {
 	maxBytes int
 	pageSize int
 	fixtures bool
+	patches  Patches
 }
 
 // New returns a Service.
@@ -72,7 +84,7 @@ func New(c Caller, st Store, opts Options) (*Service, error) {
 	return &Service{
 		tools: c, store: st, base: strings.TrimRight(opts.BaseURL, "/"),
 		cursors: newCursorSigner(opts.Secret), maxBytes: opts.MaxBytes,
-		pageSize: opts.PageSize, fixtures: opts.Fixtures,
+		pageSize: opts.PageSize, fixtures: opts.Fixtures, patches: opts.Patches,
 	}, nil
 }
 

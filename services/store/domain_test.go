@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -123,33 +122,25 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 		bob := mustCreateUser(t, s, "bob")
 		p := mustCreateProject(t, s, "g", "p")
 		other := mustCreateProject(t, s, "g", "other")
-		when := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 
 		mr := &models.MergeRequest{
 			ProjectID: p.ID, Title: "Fix", SourceBranch: "fix", TargetBranch: "main", AuthorID: alice.ID,
 			State: models.MergeRequestMerged, Assignees: []models.User{{ID: alice.ID}}, Reviewers: []models.User{{ID: bob.ID}},
-			Commits: []models.MergeRequestCommit{
-				{SHA: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", Title: "second", AuthoredDate: when},
-				{SHA: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Title: "first", AuthoredDate: when},
-			},
-			Diffs: []models.MergeRequestDiff{{OldPath: "a.go", NewPath: "a.go", Diff: "@@ -1 +1 @@\n-a\n+b\n"}},
+			SHA: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", DiffBaseSHA: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+			MergeCommitSHA: "cccccccccccccccccccccccccccccccccccccccc", MergeUserID: &bob.ID,
 		}
 		wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
-		if mr.IID != 1 || mr.SHA != mr.Commits[0].SHA || mr.MergedAt == nil || mr.MergeStatus != models.MergeStatusUnchecked {
-			t.Errorf("merge request iid %d sha %q merged_at %v status %q", mr.IID, mr.SHA, mr.MergedAt, mr.MergeStatus)
+		if mr.IID != 1 || mr.MergedAt == nil || mr.MergeStatus != models.MergeStatusUnchecked {
+			t.Errorf("merge request iid %d merged_at %v status %q", mr.IID, mr.MergedAt, mr.MergeStatus)
 		}
 		var back models.MergeRequest
-		err := s.DB().Preload("Assignees").Preload("Reviewers").
-			Preload("Commits", func(db *gormDB) *gormDB { return db.Order("position") }).
-			Preload("Diffs").Take(&back, mr.ID).Error
+		err := s.DB().Preload("Assignees").Preload("Reviewers").Take(&back, mr.ID).Error
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(back.Commits) != 2 || back.Commits[0].Title != "second" || back.Commits[0].ShortID != "bbbbbbbb" || back.Commits[1].Position != 1 {
-			t.Errorf("commits = %+v, want second (bbbbbbbb) then first", back.Commits)
-		}
-		if len(back.Diffs) != 1 || back.Diffs[0].AMode != "100644" || back.AssigneeIDs()[0] != alice.ID || back.ReviewerIDs()[0] != bob.ID {
-			t.Errorf("diffs %+v assignees %v reviewers %v", back.Diffs, back.AssigneeIDs(), back.ReviewerIDs())
+		if back.SHA != mr.SHA || back.DiffBaseSHA != mr.DiffBaseSHA || back.MergeCommitSHA != mr.MergeCommitSHA ||
+			back.MergeUserID == nil || *back.MergeUserID != bob.ID || back.AssigneeIDs()[0] != alice.ID || back.ReviewerIDs()[0] != bob.ID {
+			t.Errorf("stored %+v", back)
 		}
 		mr2 := &models.MergeRequest{ProjectID: p.ID, Title: "Next", SourceBranch: "next", TargetBranch: "main", AuthorID: alice.ID}
 		wantErr(t, "CreateMergeRequest(second)", s.CreateMergeRequest(ctx, mr2), nil)
@@ -163,8 +154,6 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 		}{
 			{"no source branch", models.MergeRequest{ProjectID: p.ID, Title: "x", TargetBranch: "main", AuthorID: alice.ID}, models.ErrInvalidInput},
 			{"unknown state", models.MergeRequest{ProjectID: p.ID, Title: "x", SourceBranch: "a", TargetBranch: "main", AuthorID: alice.ID, State: "locked"}, models.ErrInvalidInput},
-			{"short commit sha", models.MergeRequest{ProjectID: p.ID, Title: "x", SourceBranch: "a", TargetBranch: "main", AuthorID: alice.ID,
-				Commits: []models.MergeRequestCommit{{SHA: "abc", AuthoredDate: when}}}, models.ErrInvalidInput},
 			{"unknown reviewer", models.MergeRequest{ProjectID: p.ID, Title: "x", SourceBranch: "a", TargetBranch: "main", AuthorID: alice.ID,
 				Reviewers: []models.User{{ID: 999}}}, models.ErrInvalidInput},
 		}

@@ -12,20 +12,16 @@ import (
 
 // CreateMergeRequest inserts mr in project mr.ProjectID with the next
 // merge request number of the project as its IID (any IID set by the
-// caller is replaced), links mr.Assignees and mr.Reviewers (only their IDs
-// are read), and writes mr.Commits and mr.Diffs, all in one transaction.
-// Commits and diffs are stored in slice order (Position is set from the
-// index; commits newest first, as GitLab lists them). It fills every ID,
-// the IID and the timestamps.
+// caller is replaced) and links mr.Assignees and mr.Reviewers (only their
+// IDs are read), in one transaction. It fills the ID, the IID and the
+// timestamps. Its commits and diffs live in git: the store does not check
+// the branches (the caller does, against the repository).
 //
-// Defaults: State opened, MergeStatus unchecked, SHA the first commit's,
-// a commit's ShortID the first 8 characters of its SHA, a diff's modes
-// 100644; a merged or closed merge request without MergedAt/ClosedAt gets
-// the current time.
+// Defaults: State opened, MergeStatus unchecked; a merged or closed merge
+// request without MergedAt/ClosedAt gets the current time.
 //
-// An empty title or branch, an unknown state, a commit without SHA, a diff
-// without paths, or a project, author, assignee or reviewer that does not
-// exist is models.ErrInvalidInput. An open merge request when another one
+// An empty title or branch, an unknown state, or a project, author,
+// assignee or reviewer that does not exist is models.ErrInvalidInput. An open merge request when another one
 // of the same project and branches is open is a
 // *models.OpenMergeRequestExistsError (a models.ErrConflict), also when
 // the other one was created at the same moment.
@@ -62,22 +58,6 @@ func (s *Store) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest)
 		}
 		if err := tx.insertUserLinks(ctx, "merge_request_reviewers", "merge_request_id", mr.ID, mr.ReviewerIDs()); err != nil {
 			return err
-		}
-		for k := range mr.Commits {
-			mr.Commits[k].MergeRequestID = mr.ID
-		}
-		for k := range mr.Diffs {
-			mr.Diffs[k].MergeRequestID = mr.ID
-		}
-		if len(mr.Commits) > 0 {
-			if err := tx.conn(ctx).Create(&mr.Commits).Error; err != nil {
-				return fmt.Errorf("write commits: %w", translate(err))
-			}
-		}
-		if len(mr.Diffs) > 0 {
-			if err := tx.conn(ctx).Create(&mr.Diffs).Error; err != nil {
-				return fmt.Errorf("write diffs: %w", translate(err))
-			}
 		}
 		return nil
 	})
@@ -117,35 +97,59 @@ func (s *Store) prepareMergeRequest(mr *models.MergeRequest) error {
 	if mr.Labels == nil {
 		mr.Labels = models.StringList{}
 	}
-	for k := range mr.Commits {
-		c := &mr.Commits[k]
-		if len(c.SHA) < 8 {
-			return fmt.Errorf("commit %d: SHA %q: %w", k, c.SHA, models.ErrInvalidInput)
-		}
-		if c.ShortID == "" {
-			c.ShortID = c.SHA[:8]
-		}
-		if c.CommittedDate.IsZero() {
-			c.CommittedDate = c.AuthoredDate
-		}
-		c.ID, c.Position = 0, k
-	}
-	if mr.SHA == "" && len(mr.Commits) > 0 {
-		mr.SHA = mr.Commits[0].SHA
-	}
-	for k := range mr.Diffs {
-		d := &mr.Diffs[k]
-		if d.OldPath == "" || d.NewPath == "" {
-			return fmt.Errorf("diff %d: old and new path are required: %w", k, models.ErrInvalidInput)
-		}
-		if d.AMode == "" {
-			d.AMode = "100644"
-		}
-		if d.BMode == "" {
-			d.BMode = "100644"
-		}
-		d.ID, d.Position = 0, k
-	}
 	mr.ID = 0
 	return nil
+}
+
+// MergeMergeRequest records the merge of merge request iid of project
+// projectID that m describes (made in git by the caller): state merged,
+// merged now by m.MergeUserID, its head, merge base and the commits the
+// merge made. Only an open merge request is changed, under a row lock, so
+// two accepts of one merge request record one merge; a merge request that
+// is no longer open is models.ErrConflict and nothing changes. It returns
+// the merge request as stored.
+func (s *Store) MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error) {
+	var out *models.MergeRequest
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var mr models.MergeRequest
+		q := tx.forUpdate(tx.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid))
+		if err := q.Take(&mr).Error; err != nil {
+			return translate(err)
+		}
+		if mr.State != models.MergeRequestOpened {
+			return fmt.Errorf("merge request !%d is %s, not open: %w", iid, mr.State, models.ErrConflict)
+		}
+		now := tx.clock()
+		set := map[string]any{"state": models.MergeRequestMerged, "merged_at": now, "updated_at": now,
+			"merge_status": models.MergeStatusCanBeMerged, "sha": m.HeadSHA, "diff_base_sha": m.DiffBaseSHA,
+			"merge_commit_sha": m.MergeCommitSHA, "squash_commit_sha": m.SquashCommitSHA,
+			"merge_user_id": m.MergeUserID, "squash": m.Squash}
+		if m.RemoveSourceBranch != nil {
+			set["force_remove_source_branch"] = *m.RemoveSourceBranch
+		}
+		if err := tx.conn(ctx).Model(&models.MergeRequest{}).Where("id = ?", mr.ID).Updates(set).Error; err != nil {
+			return translate(err)
+		}
+		var err error
+		out, err = tx.LoadMergeRequest(ctx, projectID, iid)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("merge merge request !%d of project %d: %w", iid, projectID, err)
+	}
+	return out, nil
+}
+
+// LockMergeRequest returns merge request iid of project projectID (as
+// LoadMergeRequest) with its row locked until the transaction s runs in
+// ends (PostgreSQL; SQLite transactions are serialized already), so that
+// a merge made meanwhile in git is recorded by one caller only. Call it
+// inside WithTx.
+func (s *Store) LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
+	var mr models.MergeRequest
+	q := s.forUpdate(s.conn(ctx).Select("id").Where("project_id = ? AND iid = ?", projectID, iid))
+	if err := q.Take(&mr).Error; err != nil {
+		return nil, fmt.Errorf("lock merge request !%d of project %d: %w", iid, projectID, translate(err))
+	}
+	return s.LoadMergeRequest(ctx, projectID, iid)
 }

@@ -148,6 +148,11 @@ func (s *Store) UpdateMergeRequest(ctx context.Context, projectID, iid int64, u 
 		if u.MilestoneID != nil {
 			set["milestone_id"] = *u.MilestoneID
 		}
+		for col, v := range map[string]*string{"sha": u.HeadSHA, "diff_base_sha": u.DiffBaseSHA} {
+			if v != nil {
+				set[col] = *v
+			}
+		}
 		for col, v := range map[string]*bool{"squash": u.Squash, "force_remove_source_branch": u.RemoveSourceBranch,
 			"discussion_locked": u.DiscussionLocked, "allow_collaboration": u.AllowCollaboration, "draft": u.Draft} {
 			if v != nil {

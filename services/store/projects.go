@@ -110,6 +110,26 @@ func (s *Store) SetProjectDefaultBranch(ctx context.Context, id int64, branch st
 	return nil
 }
 
+// SetProjectMergeMethod sets project id's merge method
+// (models.MergeMethod*). An unknown method is models.ErrInvalidInput; a
+// missing project models.ErrNotFound.
+func (s *Store) SetProjectMergeMethod(ctx context.Context, id int64, method string) error {
+	switch method {
+	case models.MergeMethodMerge, models.MergeMethodRebaseMerge, models.MergeMethodFastForward:
+	default:
+		return fmt.Errorf("set merge method of project %d: %q is not merge, rebase_merge or ff: %w", id, method, models.ErrInvalidInput)
+	}
+	res := s.conn(ctx).Model(&models.Project{}).Where("id = ?", id).
+		Updates(map[string]any{"merge_method": method, "updated_at": s.clock()})
+	if res.Error != nil {
+		return fmt.Errorf("set merge method of project %d: %w", id, translate(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("set merge method of project %d: %w", id, models.ErrNotFound)
+	}
+	return nil
+}
+
 // FindProjectByID returns the project with id, or models.ErrNotFound.
 func (s *Store) FindProjectByID(ctx context.Context, id int64) (*models.Project, error) {
 	var p models.Project
@@ -136,6 +156,9 @@ func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
 	}
 	if p.Visibility == "" {
 		p.Visibility = models.VisibilityPrivate
+	}
+	if p.MergeMethod == "" {
+		p.MergeMethod = models.MergeMethodMerge
 	}
 	if !p.Visibility.Valid() {
 		return fmt.Errorf("visibility %q: %w", p.Visibility, models.ErrInvalidInput)

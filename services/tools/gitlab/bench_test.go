@@ -1,15 +1,19 @@
 package gitlab_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -100,4 +104,81 @@ func BenchmarkGetJobLogTail(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAcceptMergeRequest measures accept_merge_request through the
+// tool service: resolve and lock the merge request, compare the branches
+// in git, merge (three-way tree merge, merge commit, compare-and-swap of
+// the target branch with fsync), record the merge, on repositories of
+// growing width (files) and depth (commits). Each iteration merges a new
+// branch of one commit changing one file, made (untimed) from the target's
+// current head. Results: doc/performance.md.
+func BenchmarkAcceptMergeRequest(b *testing.B) {
+	for _, size := range []struct{ files, commits int }{{1000, 100}, {10000, 100}, {1000, 20000}} {
+		b.Run(fmt.Sprintf("files=%d/commits=%d", size.files, size.commits), func(b *testing.B) {
+			w := newWorld(b)
+			ctx := context.Background()
+			g, err := w.st.FindGroupByFullPath(ctx, "gitlab-org")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := &models.Project{Name: "bench", Path: "bench", NamespaceID: g.ID, Visibility: models.VisibilityPublic}
+			if err := w.st.CreateProject(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+			repos := storetest.Repositories(b, w.st)
+			cmd := exec.Command("git", "--git-dir", repos.Path(p.ID), "fast-import", "--quiet")
+			cmd.Stdin = bytes.NewReader(benchHistory(size.files, size.commits))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("fast-import: %v\n%s", err, out)
+			}
+			e, _ := w.snap.Lookup("accept_merge_request")
+			id := &auth.Identity{User: w.Root, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				repo, err := repos.Repository(ctx, p.ID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				branch := fmt.Sprintf("bench/%d", i)
+				c, err := repo.CommitFiles(ctx, repository.CommitFilesRequest{Branch: branch, StartBranch: "main", Message: "change",
+					Author:  repository.Signature{Name: "Alice", Email: "alice@example.com"},
+					Actions: []repository.Action{{Action: "update", FilePath: fmt.Sprintf("dir%03d/file%05d.go", i%10, i%10*100), HasContent: true, Content: []byte(fmt.Sprintf("v%d\n", i))}}})
+				repo.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				mr := &models.MergeRequest{ProjectID: p.ID, Title: "Bench", SourceBranch: branch, TargetBranch: "main", AuthorID: w.Root.ID}
+				if err := w.st.CreateMergeRequest(ctx, mr); err != nil {
+					b.Fatal(err)
+				}
+				args := json.RawMessage(fmt.Sprintf(`{"project_id":%d,"merge_request_iid":%d,"sha":%q}`, p.ID, mr.IID, c.ID))
+				b.StartTimer()
+				res, err := e.Run(ctx, &tools.Call{Identity: id, Edition: models.EditionCE, Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatalf("accept_merge_request: %v %+v", err, res)
+				}
+			}
+		})
+	}
+}
+
+// benchHistory is a fast-import stream: files files in directories of 100
+// in the first commit, then commits-1 commits each changing one file.
+func benchHistory(files, commits int) []byte {
+	var s bytes.Buffer
+	fmt.Fprintf(&s, "commit refs/heads/main\nmark :1\ncommitter A <a@example.com> 1767225600 +0000\ndata 4\ninit\n")
+	for i := range files {
+		body := fmt.Sprintf("package dir%03d\n\n// File %d.\nvar X%d = %d\n", i/100, i, i, i)
+		fmt.Fprintf(&s, "M 100644 inline dir%03d/file%05d.go\ndata %d\n%s\n", i/100, i, len(body), body)
+	}
+	for i := 1; i < commits; i++ {
+		msg := fmt.Sprintf("change %d", i)
+		fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter A <a@example.com> %d +0000\ndata %d\n%s\nfrom :%d\n", i+1, 1767225600+i*60, len(msg), msg, i)
+		c := fmt.Sprintf("%d\n", i)
+		fmt.Fprintf(&s, "M 100644 inline history/f%d.txt\ndata %d\n%s\n", i%50, len(c), c)
+	}
+	return s.Bytes()
 }

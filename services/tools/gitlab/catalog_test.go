@@ -50,6 +50,8 @@ func TestCatalog(t *testing.T) {
 		"get_merge_request_commits":   {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_diffs":     {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_pipelines": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
+		"get_merge_request_conflicts": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"project_id", "merge_request_iid"}},
+		"accept_merge_request":        {models.ToolsetMergeRequests, models.EditionCE, false, nil, []string{"sha"}},
 		"get_pipeline_jobs":           {models.ToolsetCI, models.EditionCE, true, nil, []string{"id", "pipeline_id"}},
 		"create_workitem_note":        {models.ToolsetWorkItems, models.EditionCE, false, nil, []string{"body"}},
 		"get_workitem_notes":          {models.ToolsetWorkItems, models.EditionCE, true, []string{"get_work_item_notes"}, nil},
@@ -102,8 +104,10 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("aliases = %v, want %v", d.Aliases, w.aliases)
 			}
 			a := d.Annotations
-			// GitLab marks add_commit, save_pipeline and manage_pipeline destructive.
-			destructive := d.Name == "add_commit" || d.Name == "save_pipeline" || d.Name == "manage_pipeline"
+			// GitLab marks add_commit, save_pipeline, manage_pipeline and
+			// accept_merge_request destructive.
+			destructive := d.Name == "add_commit" || d.Name == "save_pipeline" || d.Name == "manage_pipeline" ||
+				d.Name == "accept_merge_request"
 			if a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != destructive {
 				t.Errorf("annotations = readOnly %v destructive %v, want readOnly %v destructive %v",
 					a.ReadOnlyHint, a.DestructiveHint, w.readOnly, destructive)

@@ -7,6 +7,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -112,17 +113,18 @@ func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *proje
 		return nil, invalidf("target_project_id: merge requests into another project (forks) are not supported; omit it or pass %d", p.ID)
 	}
 	labels := spec.Labels
+	// Both branches must exist in git (GitLab's rule); the merge request
+	// records the head and merge base it was opened on.
+	if err := g.checkBranches(ctx, p, [2]string{"source_branch", source}, [2]string{"target_branch", target}); err != nil {
+		return nil, err
+	}
+	cmp, err := g.compareMergeRequest(ctx, p, &models.MergeRequest{State: models.MergeRequestOpened,
+		SourceBranch: source, TargetBranch: target}, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1})
+	if err != nil {
+		return nil, err
+	}
 	var res *tools.Result
 	err = g.inTx(ctx, func(tx Store) error {
-		for _, b := range []struct{ field, name string }{{"source_branch", source}, {"target_branch", target}} {
-			ok, err := tx.BranchExists(ctx, p, b.name)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return invalidf("%s: branch %q does not exist in project %s", b.field, b.name, p.PathWithNamespace)
-			}
-		}
 		open, err := tx.FindOpenMergeRequest(ctx, p.ID, source, target)
 		switch {
 		case err == nil:
@@ -141,14 +143,11 @@ func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *proje
 		if err := ensureLabels(ctx, tx, p.ID, labels); err != nil {
 			return err
 		}
-		diffs, err := tx.BranchDiffs(ctx, p.ID, source, target)
-		if err != nil {
-			return err
-		}
 		mr := &models.MergeRequest{ProjectID: p.ID, Title: title, Description: spec.Description,
 			State: models.MergeRequestOpened, SourceBranch: source, TargetBranch: target, AuthorID: u.ID,
 			Labels: models.StringList(labels), Draft: isDraftTitle(title), MergeStatus: models.MergeStatusUnchecked,
-			Assignees: assignees, Reviewers: reviewers, Diffs: diffs, MilestoneID: spec.MilestoneID,
+			Assignees: assignees, Reviewers: reviewers, MilestoneID: spec.MilestoneID,
+			SHA: cmp.HeadSHA, DiffBaseSHA: cmp.MergeBaseSHA,
 			Squash: spec.Squash, ForceRemoveSourceBranch: spec.RemoveSourceBranch}
 		if err := tx.CreateMergeRequest(ctx, mr); err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // fixture is what the tests assert on exactly, added to the demo world (of
@@ -23,7 +25,8 @@ type fixture struct {
 	// with the internal note on Secret.
 	ThreadID, InternalThreadID string
 
-	MR             *models.MergeRequest // !N in gitlab-mcp: 3 commits, 2 diffs
+	MR             *models.MergeRequest // !N in gitlab-mcp: 3 commits, 2 diffs (in git)
+	Commits        []*repository.Commit // the MR's commits in git, newest first
 	MRPipeline     *models.Pipeline     // merge request pipeline, 3 jobs
 	BranchPipeline *models.Pipeline     // branch pipeline on one of the MR's commits
 	OrbitPipeline  *models.Pipeline
@@ -107,21 +110,33 @@ func (w *world) fixture(tb testing.TB) *fixture {
 		must("file", st.CreateRepositoryFile(ctx, &files[k]))
 	}
 
-	commit := func(n int, title string) models.MergeRequestCommit {
-		sha := "abcdef0" + string(rune('0'+n)) + "00000000000000000000000000000000"
-		return models.MergeRequestCommit{SHA: sha, Title: title, Message: title + "\n", AuthorName: "Alice Martin",
-			AuthorEmail: "alice@example.com", AuthoredDate: at(30 + n), CommitterName: "Alice Martin",
-			CommitterEmail: "alice@example.com", CommittedDate: at(31 + n)}
+	// The same history in git: zebrafish/tank.go on main, and the feature
+	// branch's three commits (alice, fixed dates: stable ids).
+	repo, err := storetest.Repositories(tb, st).Repository(ctx, mcp.ID)
+	must("repository", err)
+	defer repo.Close()
+	gitCommit := func(branch, start, title string, minute int, a repository.Action) *repository.Commit {
+		sig := repository.Signature{Name: w.Alice.Name, Email: w.Alice.Email, When: at(minute)}
+		a.HasContent = a.Content != nil
+		c, err := repo.CommitFiles(ctx, repository.CommitFilesRequest{Branch: branch, StartBranch: start, Message: title,
+			Author: sig, Committer: sig, Actions: []repository.Action{a}})
+		must("commit "+title, err)
+		return c
 	}
+	base := gitCommit("main", "", "Add the zebrafish tank", 29, repository.Action{Action: "create", FilePath: "zebrafish/tank.go",
+		Content: []byte(files[0].Content)})
+	c1 := gitCommit("zebrafish/feature", "main", "Add a tank", 31, repository.Action{Action: "update", FilePath: "zebrafish/tank.go",
+		Content: []byte("package zebrafish\n\n// Tank holds many zebrafish.\ntype Tank struct{}\n")})
+	c2 := gitCommit("zebrafish/feature", "", "Grow the tank", 32, repository.Action{Action: "update", FilePath: "zebrafish/tank.go",
+		Content: []byte(files[1].Content)})
+	c3 := gitCommit("zebrafish/feature", "", "Feed them", 33, repository.Action{Action: "create", FilePath: "zebrafish/feed.go",
+		Content: []byte(files[2].Content)})
+	f.Commits = []*repository.Commit{c3, c2, c1}
 	f.MR = &models.MergeRequest{ProjectID: mcp.ID, Title: "Zebrafish tank", Description: "Adds a zebrafish tank.",
 		SourceBranch: "zebrafish/feature", TargetBranch: "main", AuthorID: w.Alice.ID,
 		Labels: models.StringList{"zebrafish"}, MergeStatus: models.MergeStatusCanBeMerged,
 		Assignees: []models.User{{ID: w.Alice.ID}}, Reviewers: []models.User{{ID: w.Bob.ID}},
-		Commits: []models.MergeRequestCommit{commit(3, "Feed them"), commit(2, "Grow the tank"), commit(1, "Add a tank")},
-		Diffs: []models.MergeRequestDiff{
-			{OldPath: "zebrafish/tank.go", NewPath: "zebrafish/tank.go", Diff: "@@ -1 +1 @@\n-a\n+b\n"},
-			{OldPath: "zebrafish/feed.go", NewPath: "zebrafish/feed.go", NewFile: true, AMode: "0", Diff: "@@ -0,0 +1 @@\n+c\n"},
-		},
+		SHA: c3.ID, DiffBaseSHA: base.ID,
 		CreatedAt: at(40), UpdatedAt: at(41)}
 	must("merge request", st.CreateMergeRequest(ctx, f.MR))
 	f.MRPipeline = &models.Pipeline{ProjectID: mcp.ID, SHA: f.MR.SHA, Ref: "refs/merge-requests/" + itoa(f.MR.IID) + "/head",
@@ -133,7 +148,7 @@ func (w *world) fixture(tb testing.TB) *fixture {
 			{Name: "lint", Stage: "test", Status: models.StatusSuccess, AllowFailure: true, CreatedAt: at(42)},
 		}}
 	must("pipeline", st.CreatePipeline(ctx, f.MRPipeline))
-	f.BranchPipeline = &models.Pipeline{ProjectID: mcp.ID, SHA: f.MR.Commits[1].SHA, Ref: "zebrafish/feature",
+	f.BranchPipeline = &models.Pipeline{ProjectID: mcp.ID, SHA: f.Commits[1].ID, Ref: "zebrafish/feature",
 		Status: models.StatusSuccess, Source: models.PipelineSourcePush, CreatedAt: at(35), UpdatedAt: at(36)}
 	must("pipeline", st.CreatePipeline(ctx, f.BranchPipeline))
 	// A pipeline on the branch for a commit not in the MR is not one of its pipelines.

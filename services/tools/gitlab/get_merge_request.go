@@ -7,6 +7,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -121,6 +122,16 @@ type mrDetailJSON struct {
 	ApprovalsRequired        *int           `json:"approvalsRequired,omitempty"`
 	ApprovalsLeft            *int           `json:"approvalsLeft,omitempty"`
 	ApprovalState            *approvalState `json:"approvalState,omitempty"`
+	ConflictStatus           *string        `json:"conflictStatus,omitempty"`
+	ConflictFiles            []conflictFile `json:"conflictFiles,omitempty"`
+}
+
+// conflictFile is one file of the conflicts facet (GitLab's
+// MergeRequest.conflictFiles).
+type conflictFile struct {
+	OurPath   string `json:"ourPath"`
+	TheirPath string `json:"theirPath"`
+	Content   string `json:"content"`
 }
 
 type mrProjectJSON struct {
@@ -174,7 +185,7 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	pages := g.pager(call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
 	switch facet {
 	case "diffs":
-		err = g.mrDiffsFacet(ctx, out, mr, args, pages)
+		err = g.mrDiffsFacet(ctx, out, pa, mr, args, pages)
 	case "commits":
 		err = g.mrCommitsFacet(ctx, out, pa, mr, args, pages)
 	case "notes":
@@ -186,7 +197,7 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	case "approvals":
 		err = g.mrApprovalsFacet(ctx, out, mr)
 	case "conflicts":
-		err = mrConflictsFacet(u, pa, mr)
+		err = g.mrConflictsFacet(ctx, out, u, pa, mr)
 	}
 	if err != nil {
 		return nil, err
@@ -235,8 +246,8 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: g.gqlUser(mr.Author),
 		Assignees: g.gqlUsers(mr.Assignees), Reviewers: g.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
 		UserNotesCount: notes, Project: mrProjectJSON{ID: gid("Project", p.ID), FullPath: p.PathWithNamespace}}
-	if mr.SHA != "" {
-		sha := mr.SHA
+	// An open merge request's head is its source branch's, read from git.
+	if sha := g.mrHead(ctx, pa, mr); sha != "" {
 		out.DiffHeadSha = &sha
 	}
 	if mr.MilestoneID != nil {
@@ -262,7 +273,7 @@ func diffLineCounts(diff string) (add, del int) {
 	return add, del
 }
 
-func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest, args getMRArgs, pages pager) error {
+func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
 	detail := args.Detail
 	if detail == "" {
 		detail = "stats"
@@ -270,25 +281,19 @@ func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models
 	if detail != "full_patch" && (args.DiffsFirst != 0 || args.DiffsAfter != "") {
 		return invalidf("diffs_first and diffs_after apply only when detail is full_patch")
 	}
-	// Summary and per-file stats cover every file, a page at a time.
-	sum := &diffSummary{}
+	// Summary and per-file stats cover every file.
+	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{MaxCommits: 1})
+	if err != nil {
+		return err
+	}
+	sum := &diffSummary{FileCount: len(cmp.Files)}
 	var stats []fileStatJSON
-	for offset := 0; ; offset += maxPerPage {
-		files, total, err := g.store.PageMergeRequestDiffs(ctx, mr.ID, maxPerPage, offset)
-		if err != nil {
-			return err
-		}
-		for k := range files {
-			a, d := diffLineCounts(files[k].Diff)
-			sum.Additions += a
-			sum.Deletions += d
-			if detail != "none" {
-				stats = append(stats, fileStatJSON{Path: files[k].NewPath, Additions: a, Deletions: d})
-			}
-		}
-		sum.FileCount = int(total)
-		if offset+len(files) >= int(total) || len(files) == 0 {
-			break
+	for k := range cmp.Files {
+		f := &cmp.Files[k]
+		sum.Additions += f.Additions
+		sum.Deletions += f.Deletions
+		if detail != "none" {
+			stats = append(stats, fileStatJSON{Path: f.NewPath, Additions: f.Additions, Deletions: f.Deletions})
 		}
 	}
 	sum.Changes = sum.Additions + sum.Deletions
@@ -306,19 +311,21 @@ func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, mr *models
 	if err != nil {
 		return err
 	}
-	limit := pageSize(args.DiffsFirst)
-	files, total, err := g.store.PageMergeRequestDiffs(ctx, mr.ID, limit, int(offset))
-	if err != nil {
-		return err
-	}
+	files := window(cmp.Files, offset, pageSize(args.DiffsFirst))
 	nodes := make([]obj, 0, len(files))
 	for k := range files {
 		f := &files[k]
 		nodes = append(nodes, obj{"oldPath": f.OldPath, "newPath": f.NewPath, "aMode": f.AMode, "bMode": f.BMode,
 			"newFile": f.NewFile, "renamedFile": f.RenamedFile, "deletedFile": f.DeletedFile, "diff": f.Diff})
 	}
-	out.Diffs = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(files), total)}
+	out.Diffs = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(files), int64(len(cmp.Files)))}
 	return nil
+}
+
+// window returns at most n items of all from offset.
+func window[T any](all []T, offset int64, n int) []T {
+	from := min(int(max(offset, 0)), len(all))
+	return all[from:min(from+n, len(all))]
 }
 
 // offsetPageInfo is the page info of an offset-paged facet: n items from
@@ -337,17 +344,19 @@ func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *proj
 	if err != nil {
 		return err
 	}
-	commits, total, err := g.store.PageMergeRequestCommits(ctx, mr.ID, pageSize(args.CommitsFirst), int(offset))
+	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true})
 	if err != nil {
 		return err
 	}
+	commits := window(cmp.Commits, offset, pageSize(args.CommitsFirst))
+	total := int64(len(cmp.Commits))
 	nodes := make([]obj, 0, len(commits))
 	for k := range commits {
 		c := &commits[k]
-		nodes = append(nodes, obj{"sha": c.SHA, "shortId": c.ShortID, "title": c.Title, "message": c.Message,
-			"authorName": c.AuthorName, "authorEmail": c.AuthorEmail, "authoredDate": apiTime(c.AuthoredDate),
-			"committerName": c.CommitterName, "committedDate": apiTime(c.CommittedDate),
-			"webUrl": g.projectURL(pa.project) + "/-/commit/" + c.SHA})
+		nodes = append(nodes, obj{"sha": c.ID, "shortId": shortSHA(c.ID), "title": c.Title, "message": c.Message,
+			"authorName": c.Author.Name, "authorEmail": c.Author.Email, "authoredDate": apiTime(c.Author.When),
+			"committerName": c.Committer.Name, "committedDate": apiTime(c.Committer.When),
+			"webUrl": g.projectURL(pa.project) + "/-/commit/" + c.ID})
 	}
 	out.Commits = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(commits), total)}
 	return nil
@@ -361,7 +370,11 @@ func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *pr
 	limit := pageSize(args.PipelinesFirst)
 	// At most 100 pipelines of a merge request are shown (the store's
 	// newest-first list); the cursor pages within them.
-	all, total, err := g.store.MergeRequestPipelines(ctx, mr, int(offset)+limit)
+	shas, err := g.mrCommitSHAs(ctx, pa.project, mr)
+	if err != nil {
+		return err
+	}
+	all, total, err := g.store.MergeRequestPipelines(ctx, mr, shas, int(offset)+limit)
 	if err != nil {
 		return err
 	}
@@ -398,16 +411,23 @@ func (g *gitlab) mrApprovalsFacet(ctx context.Context, out *mrDetailJSON, mr *mo
 	return nil
 }
 
-// mrConflictsFacet answers the conflicts facet: glmcp computes no merges
-// yet, so it can only say whether the merge request has conflicts.
-func mrConflictsFacet(u *models.User, pa *projectAccess, mr *models.MergeRequest) error {
-	if !access.CanUpdateMergeRequest(u, pa.project, mr, pa.level) {
-		return forbiddenf("conflicts are shown only to users who can push to the source branch")
+// mrConflictsFacet answers the conflicts facet: the conflicted files of
+// the merge request, computed in git, with their conflict markers. A merge
+// request without conflicts is an error, as in GitLab.
+func (g *gitlab) mrConflictsFacet(ctx context.Context, out *mrDetailJSON, u *models.User, pa *projectAccess, mr *models.MergeRequest) error {
+	cs, err := g.mrConflicts(ctx, u, pa, mr)
+	if err != nil {
+		return err
 	}
-	if mr.MergeStatus != models.MergeStatusCannotBeMerged {
-		return invalidf("merge request !%d has no conflicts (merge status %s)", mr.IID, mr.MergeStatus)
+	if len(cs) == 0 {
+		return invalidf("Merge request does not have conflicts")
 	}
-	return invalidf("the conflict content of merge request !%d is not available on this instance", mr.IID)
+	status := "CONFLICTS"
+	out.ConflictStatus, out.Conflicts = &status, true
+	for _, c := range cs {
+		out.ConflictFiles = append(out.ConflictFiles, conflictFile{OurPath: c.OurPath, TheirPath: c.TheirPath, Content: conflictContent(c)})
+	}
+	return nil
 }
 
 // noteWindow is a notes page request: first/after or last/before.

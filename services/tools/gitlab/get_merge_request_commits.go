@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -39,30 +40,14 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
-			c, err := g.readableMergeRequest(ctx, call, args)
-			if err != nil {
-				return nil, err
-			}
-			page, perPage, err := paging(c.args.Page, c.args.PerPage)
-			if err != nil {
-				return nil, err
-			}
-			commits, total, err := g.store.PageMergeRequestCommits(ctx, c.mr.ID, perPage, (page-1)*perPage)
-			if err != nil {
-				return nil, err
-			}
-			items := make([]commitJSON, 0, len(commits))
-			commitURL := g.projectURL(c.pa.project) + "/-/commit/"
-			for _, cm := range commits {
-				items = append(items, commitJSON{
-					ID: cm.SHA, ShortID: cm.ShortID, CreatedAt: apiTime(cm.CommittedDate), ParentIDs: []string{},
-					Title: cm.Title, Message: cm.Message, AuthorName: cm.AuthorName, AuthorEmail: cm.AuthorEmail,
-					AuthoredDate: apiTime(cm.AuthoredDate), CommitterName: cm.CommitterName,
-					CommitterEmail: cm.CommitterEmail, CommittedDate: apiTime(cm.CommittedDate),
-					Trailers: map[string]string{}, WebURL: commitURL + cm.SHA,
+			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipDiffs: true},
+				func(c *mrCall, cmp *repository.Comparison) []commitJSON {
+					items := make([]commitJSON, 0, len(cmp.Commits))
+					for k := range cmp.Commits {
+						items = append(items, g.commitJSONOf(c.pa.project, &cmp.Commits[k]))
+					}
+					return items
 				})
-			}
-			return jsonResult(listJSON[commitJSON]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
 		}),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -23,6 +24,11 @@ type diffJSON struct {
 	Diff          string `json:"diff"`
 }
 
+func diffJSONOf(f *repository.FileDiff) diffJSON {
+	return diffJSON{OldPath: f.OldPath, NewPath: f.NewPath, AMode: f.AMode, BMode: f.BMode,
+		NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile, Diff: f.Diff}
+}
+
 func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 	return tools.Definition{
 		Name:        "get_merge_request_diffs",
@@ -34,24 +40,14 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
-			c, err := g.readableMergeRequest(ctx, call, args)
-			if err != nil {
-				return nil, err
-			}
-			page, perPage, err := paging(c.args.Page, c.args.PerPage)
-			if err != nil {
-				return nil, err
-			}
-			diffs, total, err := g.store.PageMergeRequestDiffs(ctx, c.mr.ID, perPage, (page-1)*perPage)
-			if err != nil {
-				return nil, err
-			}
-			items := make([]diffJSON, 0, len(diffs))
-			for _, d := range diffs {
-				items = append(items, diffJSON{OldPath: d.OldPath, NewPath: d.NewPath, AMode: d.AMode, BMode: d.BMode,
-					NewFile: d.NewFile, RenamedFile: d.RenamedFile, DeletedFile: d.DeletedFile, Diff: d.Diff})
-			}
-			return jsonResult(listJSON[diffJSON]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
+			return mrPage(ctx, g, call, args, repository.CompareOptions{MaxCommits: 1},
+				func(_ *mrCall, cmp *repository.Comparison) []diffJSON {
+					items := make([]diffJSON, 0, len(cmp.Files))
+					for k := range cmp.Files {
+						items = append(items, diffJSONOf(&cmp.Files[k]))
+					}
+					return items
+				})
 		}),
 	}
 }

@@ -27,7 +27,11 @@ func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 			if err != nil {
 				return nil, err
 			}
-			pipelines, total, err := g.store.MergeRequestPipelines(ctx, c.mr, maxPerPage)
+			shas, err := g.mrCommitSHAs(ctx, c.pa.project, c.mr)
+			if err != nil {
+				return nil, err
+			}
+			pipelines, total, err := g.store.MergeRequestPipelines(ctx, c.mr, shas, maxPerPage)
 			if err != nil {
 				return nil, err
 			}

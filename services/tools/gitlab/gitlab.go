@@ -66,17 +66,23 @@ func register(d definer) { definers = append(definers, d) }
 
 // Tools returns every GitLab tool, ordered by name.
 func Tools(d Deps) []tools.Definition {
-	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
-		cursors: cursor.New(d.CursorSecret, maxCursorLen), repos: d.Repositories}
-	if g.inTx == nil {
-		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
-	}
+	g := newGitlab(d)
 	out := make([]tools.Definition, 0, len(definers))
 	for _, def := range definers {
 		out = append(out, def(g))
 	}
 	slices.SortFunc(out, func(a, b tools.Definition) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// newGitlab builds what the tools share from d.
+func newGitlab(d Deps) *gitlab {
+	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
+		cursors: cursor.New(d.CursorSecret, maxCursorLen), repos: d.Repositories}
+	if g.inTx == nil {
+		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
+	}
+	return g
 }
 
 // errNoStore is a server failure: the catalog was built without a store.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // TestPrivateProjectGuest: a Guest of a private project reads its issues
@@ -16,6 +17,15 @@ func TestPrivateProjectGuest(t *testing.T) {
 	if err := w.st.AddProjectMember(ctx, &models.ProjectMember{ProjectID: secret.ID, UserID: w.Carol.ID, AccessLevel: models.Guest}); err != nil {
 		t.Fatal(err)
 	}
+	// The merge request's source branch, in git.
+	repo, err := storetest.Repositories(t, w.st).Repository(ctx, secret.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.CreateBranch(ctx, "deal", "main"); err != nil {
+		t.Fatal(err)
+	}
+	repo.Close()
 	mr := &models.MergeRequest{ProjectID: secret.ID, Title: "Zebrafish merger", SourceBranch: "deal", TargetBranch: "main", AuthorID: w.Alice.ID}
 	if err := w.st.CreateMergeRequest(ctx, mr); err != nil {
 		t.Fatal(err)

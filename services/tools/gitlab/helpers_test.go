@@ -175,7 +175,7 @@ func (w *world) state(tb testing.TB) map[string]int64 {
 	tb.Helper()
 	out := map[string]int64{}
 	for _, table := range []string{"issues", "issue_assignees", "labels", "notes", "merge_requests",
-		"merge_request_assignees", "merge_request_reviewers", "merge_request_commits", "merge_request_diff_files",
+		"merge_request_assignees", "merge_request_reviewers",
 		"ci_pipelines", "internal_ids"} {
 		var n int64
 		if err := w.st.DB().Table(table).Count(&n).Error; err != nil {

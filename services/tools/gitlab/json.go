@@ -217,6 +217,14 @@ func (g *gitlab) mergeRequest(p *models.Project, mr *models.MergeRequest, notes 
 	if len(out.Assignees) > 0 {
 		out.Assignee = out.Assignees[0]
 	}
+	if mr.MergeCommitSHA != "" {
+		sha := mr.MergeCommitSHA
+		out.MergeCommitSHA = &sha
+	}
+	if mr.SquashCommitSHA != "" {
+		sha := mr.SquashCommitSHA
+		out.SquashCommitSHA = &sha
+	}
 	return out
 }
 

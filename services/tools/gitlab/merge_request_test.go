@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 func TestGetMergeRequest(t *testing.T) {
@@ -22,7 +24,7 @@ func TestGetMergeRequest(t *testing.T) {
 			"createdAt": "2025-03-01T10:40:00.000Z", "updatedAt": "2025-03-01T10:41:00.000Z",
 			"mergedAt": nil, "closedAt": nil, "sourceBranch": "zebrafish/feature", "targetBranch": "main",
 			"userNotesCount": 0, "labels": []string{"zebrafish"}, "milestone": nil, "mergeStatus": "can_be_merged",
-			"detailedMergeStatus": "MERGEABLE", "diffHeadSha": f.MR.Commits[0].SHA, "conflicts": false,
+			"detailedMergeStatus": "MERGEABLE", "diffHeadSha": f.Commits[0].ID, "conflicts": false,
 			"reference": "!" + iid, "webUrl": publicURL + "/gitlab-org/gitlab-mcp/-/merge_requests/" + iid,
 			"project": map[string]any{"id": "gid://gitlab/Project/" + itoa(mcp.ID), "fullPath": "gitlab-org/gitlab-mcp"},
 		})
@@ -47,13 +49,13 @@ func TestGetMergeRequest(t *testing.T) {
 		m := w.ok(t, w.Bob, "get_merge_request_commits", args)
 		list := items(t, m)
 		jsonEq(t, "titles", field(t, list, "title"), []string{"Feed them", "Grow the tank", "Add a tank"})
-		c := f.MR.Commits[0]
+		c := f.Commits[0]
 		wantFields(t, "commit", list[0], map[string]any{
-			"id": c.SHA, "short_id": c.SHA[:8], "created_at": "2025-03-01T10:34:00.000Z", "parent_ids": []string{},
+			"id": c.ID, "short_id": c.ID[:8], "created_at": "2025-03-01T10:33:00.000Z", "parent_ids": []string{f.Commits[1].ID},
 			"message": "Feed them\n", "author_name": "Alice Martin", "author_email": "alice@example.com",
 			"authored_date": "2025-03-01T10:33:00.000Z", "committer_name": "Alice Martin",
-			"committed_date": "2025-03-01T10:34:00.000Z", "trailers": map[string]any{},
-			"web_url": publicURL + "/gitlab-org/gitlab-mcp/-/commit/" + c.SHA,
+			"committed_date": "2025-03-01T10:33:00.000Z", "trailers": map[string]any{},
+			"web_url": publicURL + "/gitlab-org/gitlab-mcp/-/commit/" + c.ID,
 		})
 		jsonEq(t, "pageInfo", m["pageInfo"], map[string]any{"page": 1, "per_page": 20, "total": 3, "total_pages": 1, "next_page": nil, "prev_page": nil})
 
@@ -68,14 +70,17 @@ func TestGetMergeRequest(t *testing.T) {
 	t.Run("diffs", func(t *testing.T) {
 		m := w.ok(t, w.Bob, "get_merge_request_diffs", args)
 		list := items(t, m)
+		// Read from git: the feature branch against its merge base with main.
 		jsonEq(t, "diffs", list, []map[string]any{
-			{"old_path": "zebrafish/tank.go", "new_path": "zebrafish/tank.go", "a_mode": "100644", "b_mode": "100644",
-				"new_file": false, "renamed_file": false, "deleted_file": false, "generated_file": false, "diff": "@@ -1 +1 @@\n-a\n+b\n"},
 			{"old_path": "zebrafish/feed.go", "new_path": "zebrafish/feed.go", "a_mode": "0", "b_mode": "100644",
-				"new_file": true, "renamed_file": false, "deleted_file": false, "generated_file": false, "diff": "@@ -0,0 +1 @@\n+c\n"},
+				"new_file": true, "renamed_file": false, "deleted_file": false, "generated_file": false,
+				"diff": "@@ -0,0 +1,3 @@\n+package zebrafish\n+\n+func Feed() {}\n"},
+			{"old_path": "zebrafish/tank.go", "new_path": "zebrafish/tank.go", "a_mode": "100644", "b_mode": "100644",
+				"new_file": false, "renamed_file": false, "deleted_file": false, "generated_file": false,
+				"diff": "@@ -1,4 +1,4 @@\n package zebrafish\n \n-// Tank holds zebrafish.\n-type Tank struct{}\n+// Tank holds many zebrafish.\n+type Tank struct{ N int }\n"},
 		})
 		m = w.ok(t, w.Bob, "get_merge_request_diffs", map[string]any{"id": mcp.ID, "merge_request_iid": f.MR.IID, "per_page": 1})
-		jsonEq(t, "first page", field(t, items(t, m), "new_path"), []string{"zebrafish/tank.go"})
+		jsonEq(t, "first page", field(t, items(t, m), "new_path"), []string{"zebrafish/feed.go"})
 		wantFields(t, "pageInfo", m["pageInfo"], map[string]any{"total": 2, "next_page": 2})
 	})
 
@@ -85,7 +90,7 @@ func TestGetMergeRequest(t *testing.T) {
 		// Newest (highest id) first, as GitLab lists them.
 		jsonEq(t, "ids", field(t, list, "id"), []int64{f.BranchPipeline.ID, f.MRPipeline.ID})
 		wantFields(t, "branch pipeline", list[0], map[string]any{
-			"id": f.BranchPipeline.ID, "iid": f.BranchPipeline.IID, "project_id": mcp.ID, "sha": f.MR.Commits[1].SHA,
+			"id": f.BranchPipeline.ID, "iid": f.BranchPipeline.IID, "project_id": mcp.ID, "sha": f.Commits[1].ID,
 			"ref": "zebrafish/feature", "status": "success", "source": "push",
 			"created_at": "2025-03-01T10:35:00.000Z", "updated_at": "2025-03-01T10:36:00.000Z",
 			"web_url": publicURL + "/gitlab-org/gitlab-mcp/-/pipelines/" + itoa(f.BranchPipeline.ID),
@@ -138,22 +143,20 @@ func TestCreateMergeRequest(t *testing.T) {
 	mcp := w.project("gitlab-org/gitlab-mcp")
 	ctx := t.Context()
 
-	// A branch holding the whole tree with one file changed and one added.
-	main := []models.RepositoryFile{}
-	if err := w.st.DB().Where("project_id = ? AND ref = ?", mcp.ID, "main").Order("file_path").Find(&main).Error; err != nil {
+	// A branch of main with one file changed and one added, in git.
+	repo, err := storetest.Repositories(t, w.st).Repository(ctx, mcp.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range main {
-		nf := models.RepositoryFile{ProjectID: mcp.ID, Ref: "zebrafish/full", FilePath: file.FilePath, Content: file.Content}
-		if file.FilePath == "zebrafish/tank.go" {
-			nf.Content = "package zebrafish\n\n// Tank holds zebrafish.\ntype Tank struct{ Fish int }\n"
-		}
-		if err := w.st.CreateRepositoryFile(ctx, &nf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.st.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: mcp.ID, Ref: "zebrafish/full",
-		FilePath: "zebrafish/net.go", Content: "package zebrafish\n"}); err != nil {
+	full, err := repo.CommitFiles(ctx, repository.CommitFilesRequest{Branch: "zebrafish/full", StartBranch: "main",
+		Message: "Count the fish", Author: repository.Signature{Name: "Alice Martin", Email: "alice@example.com"},
+		Actions: []repository.Action{
+			{Action: "update", FilePath: "zebrafish/tank.go", HasContent: true,
+				Content: []byte("package zebrafish\n\n// Tank holds zebrafish.\ntype Tank struct{ Fish int }\n")},
+			{Action: "create", FilePath: "zebrafish/net.go", HasContent: true, Content: []byte("package zebrafish\n")},
+		}})
+	repo.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -169,7 +172,7 @@ func TestCreateMergeRequest(t *testing.T) {
 			"iid": iid, "project_id": mcp.ID, "title": "Draft: Count the fish", "description": "Counts them.",
 			"state": "opened", "source_branch": "zebrafish/full", "target_branch": "main", "draft": true,
 			"work_in_progress": true, "labels": []string{"zebrafish", "aquarium"}, "merge_status": "unchecked",
-			"detailed_merge_status": "draft_status", "sha": "", "changes_count": "2", "user_notes_count": 0,
+			"detailed_merge_status": "draft_status", "sha": full.ID, "changes_count": "2", "user_notes_count": 0,
 			"head_pipeline": nil,
 			"web_url":       publicURL + "/gitlab-org/gitlab-mcp/-/merge_requests/" + itoa(iid), "user": map[string]any{"can_merge": true},
 		})
@@ -186,7 +189,7 @@ func TestCreateMergeRequest(t *testing.T) {
 		})
 		after := w.state(t)
 		for k, d := range map[string]int64{"merge_requests": 1, "labels": 1, "merge_request_assignees": 1,
-			"merge_request_reviewers": 2, "merge_request_diff_files": 2, "merge_request_commits": 0} {
+			"merge_request_reviewers": 2} {
 			if after[k]-before[k] != d {
 				t.Errorf("%s grew by %d, want %d", k, after[k]-before[k], d)
 			}
@@ -199,7 +202,7 @@ func TestCreateMergeRequest(t *testing.T) {
 		w.unchanged(t, before)
 	})
 
-	t.Run("branches known only from merge requests; no diffs without files", func(t *testing.T) {
+	t.Run("any two branches of the repository", func(t *testing.T) {
 		// main → zebrafish/feature: the reverse of the fixture's merge request.
 		m := w.ok(t, w.Root, "create_merge_request", map[string]any{"id": mcp.ID, "title": "Backport",
 			"source_branch": "main", "target_branch": "zebrafish/feature"})

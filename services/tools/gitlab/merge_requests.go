@@ -7,6 +7,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -73,6 +74,30 @@ func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, a
 	return pa, mr, nil
 }
 
+// mrPage is the body of the REST list tools of a merge request's git data
+// (get_merge_request_commits, get_merge_request_diffs): resolve the
+// merge request, check the page, compare it in git with opt, and render
+// page page of what list makes of the comparison.
+func mrPage[T any](ctx context.Context, g *gitlab, call *tools.Call, args mrArgs, opt repository.CompareOptions,
+	list func(c *mrCall, cmp *repository.Comparison) []T) (*tools.Result, error) {
+	c, err := g.readableMergeRequest(ctx, call, args)
+	if err != nil {
+		return nil, err
+	}
+	page, perPage, err := paging(c.args.Page, c.args.PerPage)
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := g.compareMergeRequest(ctx, c.pa.project, c.mr, opt)
+	if err != nil {
+		return nil, err
+	}
+	all := list(c, cmp)
+	from := min((page-1)*perPage, len(all))
+	to := min(from+perPage, len(all))
+	return jsonResult(listJSON[T]{Items: all[from:to:to], PageInfo: newRESTPageInfo(page, perPage, int64(len(all)))})
+}
+
 // maxOffset is GitLab's cap on offset pagination (the plan limit
 // offset_pagination_limit, 50,000 by default): a page that starts past
 // it is refused, as GitLab refuses page × per_page > 50,000.
@@ -103,11 +128,21 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	if err != nil {
 		return nil, err
 	}
-	changes, err := st.CountMergeRequestDiffs(ctx, mr.ID)
-	if err != nil {
+	// The file list of its diff, and its live head, from git.
+	// (A merge request whose branch is gone has no changes count.)
+	var count *string
+	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipPatches: true, MaxCommits: 1})
+	switch {
+	case err == nil:
+		n := strconv.Itoa(len(cmp.Files))
+		count = &n
+		if mr.State == models.MergeRequestOpened {
+			mr.SHA = cmp.HeadSHA
+		}
+	case !errors.Is(err, models.ErrNotFound):
 		return nil, err
 	}
-	pipelines, err := st.LatestMergeRequestPipelines(ctx, mr, maxPerPage)
+	pipelines, err := st.LatestMergeRequestPipelines(ctx, mr, nil, maxPerPage)
 	if err != nil {
 		return nil, err
 	}
@@ -117,8 +152,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 			out.Milestone = &milestoneJSON{Title: m.Title}
 		}
 	}
-	count := strconv.FormatInt(changes, 10)
-	out.ChangesCount = &count
+	out.ChangesCount = count
 	// GitLab's head pipeline: the newest pipeline of the source branch's
 	// head commit.
 	for k := range pipelines {

@@ -7,6 +7,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -178,14 +179,16 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 		}
 		if args.TargetBranch != nil {
 			t := strings.TrimSpace(*args.TargetBranch)
-			ok, err := tx.BranchExists(ctx, pa.project, t)
-			if err != nil {
+			if err := g.checkBranches(ctx, pa.project, [2]string{"target_branch", t}); err != nil {
 				return err
 			}
-			if !ok {
-				return invalidf("target_branch: branch %q does not exist in project %s", t, pa.project.PathWithNamespace)
-			}
 			upd.TargetBranch = &t
+		}
+		if args.StateEvent == "close" && mr.State == models.MergeRequestOpened {
+			// A closed merge request keeps the diff it had: record its refs.
+			if cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1}); err == nil {
+				upd.HeadSHA, upd.DiffBaseSHA = &cmp.HeadSHA, &cmp.MergeBaseSHA
+			}
 		}
 		if args.Labels != nil {
 			upd.Labels = trimAll(*args.Labels)

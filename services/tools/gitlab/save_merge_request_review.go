@@ -11,6 +11,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -257,43 +258,47 @@ func (g *gitlab) noteResult(ctx context.Context, tx Store, method string, n *mod
 	return jsonResult(obj{"method": method, "note": g.gqlNote(stored)})
 }
 
-// diffFiles returns the merge request's changed files by new and old path.
-func diffFiles(ctx context.Context, tx Store, mrID int64) (map[string]models.MergeRequestDiff, error) {
-	out := map[string]models.MergeRequestDiff{}
-	for offset := 0; ; offset += maxPerPage {
-		files, total, err := tx.PageMergeRequestDiffs(ctx, mrID, maxPerPage, offset)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			out["new:"+f.NewPath], out["old:"+f.OldPath] = f, f
-		}
-		if len(files) == 0 || offset+len(files) >= int(total) {
-			return out, nil
-		}
+// mrDiff is a merge request's latest diff as positions need it: its
+// changed files by new and old path, and its diff refs.
+type mrDiff struct {
+	files                      map[string]repository.FileDiff
+	baseSHA, startSHA, headSHA string
+}
+
+// diffFiles reads the merge request's changed files from git.
+func (g *gitlab) diffFiles(ctx context.Context, c *reviewCall) (*mrDiff, error) {
+	cmp, err := g.compareMergeRequest(ctx, c.pa.project, c.mr, repository.CompareOptions{SkipPatches: true, MaxCommits: 1})
+	if err != nil {
+		return nil, err
 	}
+	out := &mrDiff{files: map[string]repository.FileDiff{}, baseSHA: cmp.MergeBaseSHA, startSHA: cmp.BaseSHA, headSHA: cmp.HeadSHA}
+	for _, f := range cmp.Files {
+		out.files["new:"+f.NewPath], out.files["old:"+f.OldPath] = f, f
+	}
+	return out, nil
 }
 
 // diffPosition builds the position of a diff note on the merge request's
 // latest diff, checking that the file is part of it.
-func diffPosition(c *reviewCall, files map[string]models.MergeRequestDiff, field, oldPath, newPath string, oldLine, newLine intArg) (*models.DiffPosition, error) {
+func diffPosition(c *reviewCall, d *mrDiff, field, oldPath, newPath string, oldLine, newLine intArg) (*models.DiffPosition, error) {
 	if oldPath == "" && newPath == "" {
 		return nil, invalidf("%s: provide old_path and/or new_path", field)
 	}
 	if oldLine <= 0 && newLine <= 0 {
 		return nil, invalidf("%s: provide old_line and/or new_line", field)
 	}
-	var f models.MergeRequestDiff
+	var f repository.FileDiff
 	var ok bool
 	if newPath != "" {
-		f, ok = files["new:"+newPath]
+		f, ok = d.files["new:"+newPath]
 	} else {
-		f, ok = files["old:"+oldPath]
+		f, ok = d.files["old:"+oldPath]
 	}
 	if !ok {
 		return nil, invalidf("%s: %q is not a file changed by merge request !%d", field, firstNonEmpty(newPath, oldPath), c.mr.IID)
 	}
-	pos := &models.DiffPosition{HeadSHA: c.mr.SHA, OldPath: f.OldPath, NewPath: f.NewPath, PositionType: "text"}
+	pos := &models.DiffPosition{BaseSHA: d.baseSHA, StartSHA: d.startSHA, HeadSHA: d.headSHA,
+		OldPath: f.OldPath, NewPath: f.NewPath, PositionType: "text"}
 	if oldLine > 0 {
 		n := int(oldLine)
 		pos.OldLine = &n
@@ -312,7 +317,7 @@ func (g *gitlab) reviewDiffNote(ctx context.Context, tx Store, c *reviewCall) (*
 	if err := canComment(c); err != nil {
 		return nil, err
 	}
-	files, err := diffFiles(ctx, tx, c.mr.ID)
+	files, err := g.diffFiles(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +369,7 @@ func (g *gitlab) reviewSubmit(ctx context.Context, tx Store, c *reviewCall) (*to
 	if err := canComment(c); err != nil {
 		return nil, err
 	}
-	files, err := diffFiles(ctx, tx, c.mr.ID)
+	files, err := g.diffFiles(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -148,19 +148,12 @@ func (g *gitlab) createPipeline(ctx context.Context, u *models.User, args savePi
 	if len(args.Inputs) > 0 {
 		return nil, invalidf("inputs: this project's CI configuration declares no inputs")
 	}
+	sha, err := g.branchOrTagHead(ctx, pa.project, ref)
+	if err != nil {
+		return nil, err
+	}
 	var res *tools.Result
 	err = g.inTx(ctx, func(tx Store) error {
-		ok, err := tx.BranchExists(ctx, pa.project, ref)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return invalidf("ref: %q is not a branch or tag of project %s", ref, pa.project.PathWithNamespace)
-		}
-		sha, err := g.refHead(ctx, tx, pa.project, ref)
-		if err != nil {
-			return err
-		}
 		uid := u.ID
 		p := &models.Pipeline{ProjectID: pa.project.ID, Ref: ref, SHA: sha, Status: models.StatusCreated,
 			Source: "api", UserID: &uid, Variables: vars}
@@ -179,13 +172,23 @@ func (g *gitlab) createPipeline(ctx context.Context, u *models.User, args savePi
 // refHead is the commit a new pipeline on ref runs on: the latest SHA the
 // store knows for it (its newest pipeline or merge request), or 40 zeros
 // when none is known (glmcp keeps no git refs for tables-only projects).
-func (g *gitlab) refHead(ctx context.Context, tx Store, p *models.Project, ref string) (string, error) {
-	ps, _, err := tx.ListPipelines(ctx, models.PipelineQuery{ProjectID: p.ID, Ref: ref, Page: 1, PerPage: 1})
+
+// branchOrTagHead returns the commit branch or tag ref of project p
+// points at, read from git; anything else is GitLab's validation error.
+func (g *gitlab) branchOrTagHead(ctx context.Context, p *models.Project, ref string) (string, error) {
+	repo, err := g.openMRRepository(ctx, p)
 	if err != nil {
 		return "", err
 	}
-	if len(ps) > 0 {
-		return ps[0].SHA, nil
+	defer repo.Close()
+	for _, full := range []string{"refs/heads/" + ref, "refs/tags/" + ref} {
+		c, err := repo.Commit(ctx, full)
+		if err == nil {
+			return c.ID, nil
+		}
+		if !errors.Is(err, models.ErrNotFound) && !errors.Is(err, models.ErrInvalidInput) {
+			return "", err
+		}
 	}
-	return strings.Repeat("0", 40), nil
+	return "", invalidf("ref: %q is not a branch or tag of project %s", ref, p.PathWithNamespace)
 }

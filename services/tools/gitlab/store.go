@@ -81,15 +81,12 @@ type issueStore interface {
 // mergeRequestStore serves the merge request tools.
 type mergeRequestStore interface {
 	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
-	PageMergeRequestCommits(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestCommit, int64, error)
-	PageMergeRequestDiffs(ctx context.Context, mrID int64, limit, offset int) ([]models.MergeRequestDiff, int64, error)
-	CountMergeRequestDiffs(ctx context.Context, mrID int64) (int64, error)
-	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, int64, error)
-	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, limit int) ([]models.Pipeline, error)
+	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, int64, error)
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
 	FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error)
-	BranchExists(ctx context.Context, p *models.Project, branch string) (bool, error)
-	BranchDiffs(ctx context.Context, projectID int64, source, target string) ([]models.MergeRequestDiff, error)
 	CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error
+	LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error)
 }
 
 // pipelineStore serves get_pipeline_jobs.

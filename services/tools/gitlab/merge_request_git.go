@@ -1,0 +1,193 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+)
+
+// A merge request's commits and diffs are read from its project's
+// repository, never stored: while it is open, what its source branch adds
+// to its target branch since their merge base (git's three-dot diff, as
+// GitLab shows it); once merged or closed, what its recorded head added to
+// its recorded merge base (diff_base_sha..sha).
+
+// openMRRepository opens the repository of project p.
+func (g *gitlab) openMRRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
+	if g.repos == nil {
+		return nil, errNoRepositories
+	}
+	repo, err := g.repos.Repository(ctx, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("repository of %s: %w", p.PathWithNamespace, err)
+	}
+	return repo, nil
+}
+
+// branchRef is the full ref of branch, so that a tag of the same name is
+// never taken for it.
+func branchRef(branch string) string { return "refs/heads/" + branch }
+
+// compareMergeRequest returns what mr changes (see above), with opt's
+// bounds. A missing branch of an open merge request is a not-found error
+// naming it.
+func (g *gitlab) compareMergeRequest(ctx context.Context, p *models.Project, mr *models.MergeRequest, opt repository.CompareOptions) (*repository.Comparison, error) {
+	repo, err := g.openMRRepository(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	return compareMR(ctx, repo, mr, opt)
+}
+
+func compareMR(ctx context.Context, repo repository.Repository, mr *models.MergeRequest, opt repository.CompareOptions) (*repository.Comparison, error) {
+	if mr.State == models.MergeRequestOpened {
+		for _, b := range []struct{ side, name string }{{"Source", mr.SourceBranch}, {"Target", mr.TargetBranch}} {
+			if _, err := repo.Commit(ctx, branchRef(b.name)); errors.Is(err, models.ErrNotFound) {
+				return nil, &kindError{msg: fmt.Sprintf("%s branch '%s' of merge request !%d does not exist in the repository",
+					b.side, b.name, mr.IID), kind: models.ErrNotFound}
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		return repo.Compare(ctx, branchRef(mr.TargetBranch), branchRef(mr.SourceBranch), opt)
+	}
+	if mr.SHA == "" {
+		return &repository.Comparison{Commits: []repository.Commit{}}, nil
+	}
+	base := mr.DiffBaseSHA
+	if base == "" {
+		base = mr.SHA
+	}
+	cmp, err := repo.Compare(ctx, base, mr.SHA, opt)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, &kindError{msg: fmt.Sprintf("the commits of merge request !%d (%s) are not in the repository any more",
+			mr.IID, shortSHA(mr.SHA)), kind: models.ErrNotFound}
+	}
+	return cmp, err
+}
+
+// mrHead is the head commit of mr: its source branch's for an open merge
+// request (so a push made with git is seen at once), the recorded one
+// otherwise, or when the branch cannot be read.
+func (g *gitlab) mrHead(ctx context.Context, pa *projectAccess, mr *models.MergeRequest) string {
+	p := pa.project
+	if mr.State != models.MergeRequestOpened || g.repos == nil {
+		return mr.SHA
+	}
+	repo, err := g.openMRRepository(ctx, p)
+	if err != nil {
+		return mr.SHA
+	}
+	defer repo.Close()
+	if c, err := repo.Commit(ctx, branchRef(mr.SourceBranch)); err == nil {
+		return c.ID
+	}
+	return mr.SHA
+}
+
+// mrCommitSHAs returns the ids of mr's commits, whose branch pipelines
+// are its pipelines too; none when its commits cannot be read (a deleted
+// branch).
+func (g *gitlab) mrCommitSHAs(ctx context.Context, p *models.Project, mr *models.MergeRequest) ([]string, error) {
+	cmp, err := g.compareMergeRequest(ctx, p, mr, repository.CompareOptions{SkipDiffs: true})
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(cmp.Commits))
+	for i := range cmp.Commits {
+		out[i] = cmp.Commits[i].ID
+	}
+	return out, nil
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
+// checkBranches checks that every branch exists in p's repository: a
+// missing one is GitLab's validation error naming its field.
+func (g *gitlab) checkBranches(ctx context.Context, p *models.Project, branches ...[2]string) error {
+	repo, err := g.openMRRepository(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	for _, b := range branches {
+		field, name := b[0], b[1]
+		if err := repository.ValidateBranchName(name); err != nil {
+			return invalidf("%s: %s", field, trimSentinel(err))
+		}
+		_, err := repo.Commit(ctx, branchRef(name))
+		if errors.Is(err, models.ErrNotFound) {
+			return invalidf("%s: branch %q does not exist in project %s", field, name, p.PathWithNamespace)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mrConflicts lists the files merging mr would leave conflicted, computed
+// in git now (nothing is written). As in GitLab, only a user who may push
+// to the source branch sees them, and "ours" is the source branch,
+// "theirs" the target branch.
+func (g *gitlab) mrConflicts(ctx context.Context, u *models.User, pa *projectAccess, mr *models.MergeRequest) ([]repository.Conflict, error) {
+	if err := canPush(u, pa.project, pa.level, mr.SourceBranch); err != nil {
+		return nil, forbiddenf("you are not allowed to push to the source branch '%s' of merge request !%d; "+
+			"conflicts are shown to those who can resolve them", mr.SourceBranch, mr.IID)
+	}
+	if mr.State != models.MergeRequestOpened {
+		return nil, invalidf("merge request !%d is %s: only an open merge request has conflicts", mr.IID, mr.State)
+	}
+	repo, err := g.openMRRepository(ctx, pa.project)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	if _, err := compareMR(ctx, repo, mr, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1}); err != nil {
+		return nil, err // a missing branch, named
+	}
+	return repo.Conflicts(ctx, branchRef(mr.SourceBranch), branchRef(mr.TargetBranch))
+}
+
+// conflictText renders conflicts as GitLab's get_merge_request_conflicts
+// does: per file a "# File: path" line and the file with git's conflict
+// markers, files separated by a blank line.
+func conflictText(cs []repository.Conflict) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		head := "# File: " + c.Path
+		if c.OurPath != "" && c.TheirPath != "" && c.OurPath != c.TheirPath {
+			head = "# File: " + c.TheirPath + " -> " + c.OurPath
+		}
+		parts = append(parts, head+"\n"+conflictContent(c))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// conflictContent is a conflicted file's content: with conflict markers
+// for a text conflict, else a line saying what conflicts.
+func conflictContent(c repository.Conflict) string {
+	if c.Marked != "" {
+		return c.Marked
+	}
+	switch {
+	case c.OurPath == "":
+		return "(deleted in the source branch, changed in the target branch: resolve it locally)\n"
+	case c.TheirPath == "":
+		return "(changed in the source branch, deleted in the target branch: resolve it locally)\n"
+	}
+	return fmt.Sprintf("(%s conflict: binary, too large or of different types; resolve it locally)\n", c.Reason)
+}
