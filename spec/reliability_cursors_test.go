@@ -86,8 +86,10 @@ func TestReliability_cursorsSignedAndBound(t *testing.T) {
 		}
 	}
 	// get_work_item: a second merge request related to #2.
+	// Its source branch must exist in git (merge requests are made of branches).
+	toolsBranch(t, h, "gitlab-org/gitlab-mcp", "spec/validate-headers", "main")
 	h.toolsWrite(t, ce, "modern", "alice", "save_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp",
-		"title": "Validate the headers (part of #2)", "source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover"})
+		"title": "Validate the headers (part of #2)", "source_branch": "spec/validate-headers", "target_branch": "feature/server-discover"})
 	relatedMRs := func(t testing.TB, sc map[string]any) map[string]any {
 		m, _ := widget(t, sc, "DEVELOPMENT")["relatedMergeRequests"].(map[string]any)
 		return m

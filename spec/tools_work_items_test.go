@@ -265,8 +265,10 @@ func TestTools_getWorkItem(t *testing.T) {
 		}
 		// A second merge request mentioning #2 (and one mentioning #20,
 		// which is not #2): two pages of one.
+		// Its source branch must exist in git (merge requests are made of branches).
+		toolsBranch(t, h, "gitlab-org/gitlab-mcp", "spec/validate-headers", "main")
 		h.toolsWrite(t, ce, "modern", "alice", "save_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp",
-			"title": "Validate the headers (part of #2)", "source_branch": "fix/stable-tool-order", "target_branch": "feature/server-discover",
+			"title": "Validate the headers (part of #2)", "source_branch": "spec/validate-headers", "target_branch": "feature/server-discover",
 			"description": "See also #20."})
 		p1 := h.toolsRead(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(2), "include", facet, "related_merge_requests_first", 1))
 		dev := widget(t, p1, "DEVELOPMENT")["relatedMergeRequests"]
