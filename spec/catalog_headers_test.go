@@ -25,7 +25,7 @@ var (
 	catalogWikis         = []string{"list_wiki_pages"}
 	catalogMergeRequests = []string{"accept_merge_request", "get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
 	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "list_pipelines", "manage_pipeline", "save_pipeline"}
-	catalogRepository    = []string{"add_branch", "add_commit", "get_repository_file", "list_commits", "list_repository_tree", "list_tags"}
+	catalogRepository    = []string{"add_branch", "add_commit", "get_commit", "get_repository_file", "list_commits", "list_releases", "list_repository_tree", "list_tags"}
 )
 
 // catalogUnion returns the sorted union of name lists.

@@ -250,3 +250,12 @@ func (b *demoBuilder) thread(p *models.Project, on any, name string) func(author
 		b.note(p, on, author, n)
 	}
 }
+
+// release records a release of tag in p, by author, released at when.
+func (b *demoBuilder) release(p *models.Project, author *models.User, r models.Release) {
+	r.ProjectID, r.AuthorID = p.ID, &author.ID
+	r.CreatedAt, r.UpdatedAt = r.ReleasedAt, r.ReleasedAt
+	if b.err == nil {
+		b.err = b.s.CreateRelease(b.ctx, &r)
+	}
+}

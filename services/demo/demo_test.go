@@ -21,7 +21,7 @@ var seededTables = []string{
 	"users", "namespaces", "projects", "project_members", "labels", "issues", "issue_assignees", "notes",
 	"merge_requests", "merge_request_assignees", "merge_request_reviewers",
 	"ci_pipelines", "ci_jobs", "repository_files", "internal_ids",
-	"milestones", "work_item_parent_links", "issue_links", "wiki_pages", "namespace_members",
+	"milestones", "work_item_parent_links", "issue_links", "wiki_pages", "namespace_members", "releases", "release_links",
 }
 
 func tableCounts(t *testing.T, s *store.Store) map[string]int64 {

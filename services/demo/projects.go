@@ -60,6 +60,17 @@ func (b *demoBuilder) mcpWorld(p *models.Project) {
 		AuthorID:    w.Bob.ID, CreatedAt: at(6, 5, 45),
 	})
 
+	// Releases of the history's tags (_demo/gitlab-org/gitlab-mcp/history.json).
+	b.release(p, w.Root, models.Release{Tag: "v18.6.0", Name: "GitLab MCP 18.6.0", ReleasedAt: at(-5, 9, 30),
+		Description: "First release: issues, merge requests, pipelines and search.",
+		Links:       []models.ReleaseLink{{Name: "Linux amd64 binary", URL: "https://gitlab.example.com/gitlab-org/gitlab-mcp/-/releases/v18.6.0/downloads/gitlab-mcp-linux-amd64", LinkType: "package"}}})
+	b.release(p, w.Root, models.Release{Tag: "v18.7.0", Name: "GitLab MCP 18.7.0", ReleasedAt: at(4, 9, 30),
+		Description: "Stable tool order in `tools/list` (#1, !2).",
+		Links: []models.ReleaseLink{
+			{Name: "Linux amd64 binary", URL: "https://gitlab.example.com/gitlab-org/gitlab-mcp/-/releases/v18.7.0/downloads/gitlab-mcp-linux-amd64", LinkType: "package"},
+			{Name: "Upgrade notes", URL: "https://gitlab.example.com/gitlab-org/gitlab-mcp/-/wikis/releases", LinkType: "runbook"},
+		}})
+
 	// Notes on the closed ordering bug: a comment, a thread, system notes.
 	b.note(p, order, w.Bob, models.Note{CreatedAt: at(1, 2, 0),
 		Body: "Reproduced on 18.6.1 with two clients; `get_issue` moved from position 1 to 3."})

@@ -48,6 +48,16 @@ func (s *Store) FindUserByUsername(ctx context.Context, username string) (*model
 	return &u, nil
 }
 
+// FindUserByEmail returns the user with e-mail email (ignoring case), or
+// models.ErrNotFound: GitLab maps a commit's author to a user this way.
+func (s *Store) FindUserByEmail(ctx context.Context, email string) (*models.User, error) {
+	var u models.User
+	if err := s.conn(ctx).Where("lower(email) = lower(?)", email).Order("id").Take(&u).Error; err != nil {
+		return nil, fmt.Errorf("find user by e-mail: %w", translate(err))
+	}
+	return &u, nil
+}
+
 // ListUsers returns every user ordered by id.
 func (s *Store) ListUsers(ctx context.Context) ([]models.User, error) {
 	users := []models.User{}

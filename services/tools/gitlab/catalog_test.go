@@ -52,6 +52,8 @@ func TestCatalog(t *testing.T) {
 		"get_merge_request_pipelines": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_conflicts": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"project_id", "merge_request_iid"}},
 		"accept_merge_request":        {models.ToolsetMergeRequests, models.EditionCE, false, nil, []string{"sha"}},
+		"get_commit":                  {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"list_releases":               {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"get_pipeline_jobs":           {models.ToolsetCI, models.EditionCE, true, nil, []string{"id", "pipeline_id"}},
 		"create_workitem_note":        {models.ToolsetWorkItems, models.EditionCE, false, nil, []string{"body"}},
 		"get_workitem_notes":          {models.ToolsetWorkItems, models.EditionCE, true, []string{"get_work_item_notes"}, nil},

@@ -22,6 +22,12 @@ type Store interface {
 	ciStore
 	vulnerabilityStore
 	coreStore
+	releaseStore
+}
+
+// releaseStore serves list_releases.
+type releaseStore interface {
+	ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error)
 }
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's
@@ -54,6 +60,7 @@ type projectStore interface {
 	// FindProjectWithRoleByID reads it.
 	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
 	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	FindUserByEmail(ctx context.Context, email string) (*models.User, error)
 	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
 	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)

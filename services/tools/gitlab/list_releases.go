@@ -1,0 +1,126 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).listReleases) }
+
+// Bounds of list_releases (GitLab's ListReleasesService).
+const (
+	releasesDefaultPerPage = 20
+	releasesMaxPerPage     = 100
+	releaseMaxAssetLinks   = 5
+)
+
+type listReleasesArgs struct {
+	repoTarget
+	Page    intArg `json:"page"`
+	PerPage intArg `json:"per_page"`
+	State   string `json:"state"`
+}
+
+type releaseJSON struct {
+	TagName    string            `json:"tag_name"`
+	Name       string            `json:"name"`
+	ReleasedAt string            `json:"released_at"`
+	Upcoming   bool              `json:"upcoming"`
+	Assets     releaseAssetsJSON `json:"assets"`
+}
+
+type releaseAssetsJSON struct {
+	Count int                `json:"count"`
+	Links []releaseLinksJSON `json:"links"`
+}
+
+type releaseLinksJSON struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// listReleases is GitLab 19.5's list_releases: a project's releases, most
+// recently released first, with their first asset links.
+func (g *gitlab) listReleases() tools.Definition {
+	props := repoProps("GitLab URL of the project.", "ID or full path of the project.")
+	props["page"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxOffset}, "Page number to retrieve. Default is 1.")
+	props["per_page"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": releasesMaxPerPage},
+		"Releases to return per page. Default is 20, maximum is 100.")
+	props["state"] = enumProp("Filter by release state. released covers releases already out, upcoming covers releases "+
+		"scheduled for a future date. Default is released.", models.ReleasesReleased, models.ReleasesUpcoming, models.ReleasesAll)
+	return tools.Definition{
+		Name:  "list_releases",
+		Title: "List releases",
+		Description: "List releases in a GitLab project, most recently released first. Identify the project with exactly " +
+			"one of url or project_id. Returns release metadata and asset links, not release assets themselves. " +
+			"Releases scheduled for a future date are omitted unless state is upcoming or all, and carry upcoming " +
+			"true when returned.",
+		InputSchema: inputSchema(props),
+		Annotations: readOnlyTool("List releases"),
+		Toolset:     models.ToolsetRepository,
+		Edition:     models.EditionCE,
+		Run:         tools.Typed(g.runListReleases),
+	}
+}
+
+func (g *gitlab) runListReleases(ctx context.Context, call *tools.Call, args listReleasesArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	hasURL, hasID := strings.TrimSpace(args.URL) != "", strings.TrimSpace(string(args.ProjectID)) != ""
+	if hasURL == hasID {
+		return nil, invalidf("Provide exactly one of: url or project_id")
+	}
+	ident := string(args.ProjectID)
+	if hasURL {
+		if ident, _, err = g.parseProjectURL(args.URL); err != nil {
+			return nil, invalidf("The url must point to a project, not a group")
+		}
+	}
+	// Releases are read by whoever reads the project (GitLab's
+	// read_release: Guests too), not only by those who read its code.
+	pa, err := resolveProject(ctx, g.store, u, "project_id", refArg(ident))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadProject(u, pa.project, pa.level) {
+		return nil, &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
+	}
+	page, perPage := max(int(args.Page), 1), int(args.PerPage)
+	if perPage < 1 {
+		perPage = releasesDefaultPerPage
+	}
+	if page*perPage > maxOffset {
+		return nil, invalidf("page: offset pagination has a maximum allowed offset of %d (page × per_page)", maxOffset)
+	}
+	state := args.State
+	if state == "" {
+		state = models.ReleasesReleased
+	}
+	now := time.Now().UTC()
+	rs, more, err := g.store.ListReleases(ctx, models.ReleaseQuery{ProjectID: pa.project.ID, State: state, Now: now,
+		Offset: (page - 1) * perPage, Limit: perPage, MaxLinks: releaseMaxAssetLinks})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]releaseJSON, 0, len(rs))
+	for _, r := range rs {
+		links := make([]releaseLinksJSON, 0, len(r.Links))
+		for _, l := range r.Links {
+			links = append(links, releaseLinksJSON{Name: l.Name, URL: l.URL})
+		}
+		out = append(out, releaseJSON{TagName: r.Tag, Name: r.Name, ReleasedAt: apiTime(r.ReleasedAt),
+			Upcoming: r.ReleasedAt.After(now), Assets: releaseAssetsJSON{Count: r.LinkCount, Links: links}})
+	}
+	return jsonResult(obj{"releases": out, "metadata": obj{"page": page, "per_page": perPage, "has_more": more}})
+}
