@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/handlers/mcp"
 	"gitlab.com/glmcp/glmcp/handlers/wellknown"
 	"gitlab.com/glmcp/glmcp/middleware"
@@ -118,10 +119,7 @@ func postOnly(c *gin.Context) {
 	if c.Request.Method == http.MethodPost {
 		return
 	}
-	c.Header("Allow", http.MethodPost)
-	c.Data(http.StatusMethodNotAllowed, "application/json",
-		[]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Method not allowed: the MCP endpoint accepts POST only"}}`))
-	c.Abort()
+	middleware.Refuse(c, jsonrpc.MethodNotAllowed())
 }
 
 // anonymousKey limits requests that carry no credential by client address;

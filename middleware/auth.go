@@ -100,13 +100,11 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 			if !errors.As(err, &ae) {
 				e := jsonrpc.Internal()
 				if errors.Is(err, models.ErrStoreUnavailable) {
-					e = jsonrpc.Unavailable() // the store logs the outage
+					e = jsonrpc.StoreUnavailable() // the store logs the outage
 				} else {
 					cfg.Logger.ErrorContext(ctx, "authenticate", "error", err, "request_id", Fields(ctx).RequestID)
 				}
-				Fields(ctx).RPCCode = e.Code
-				jsonrpc.WriteError(c.Writer, jsonrpc.ID{}, e)
-				c.Abort()
+				Refuse(c, e)
 				return
 			}
 			if id != nil && id.User != nil {

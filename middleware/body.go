@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
 // ErrBodyTimeout is the error of a request body read that ran past the
@@ -104,10 +106,11 @@ func (b *deadlineBody) whenDone(f func()) {
 	f()
 }
 
-// CodeTooManyOpenRequests is the JSON-RPC error code of the 429 for a
-// user with too many requests whose body is still arriving (the rate
-// limit's code: the client should slow down the same way).
-const CodeTooManyOpenRequests = -31029
+// openRequestsData is the data of the OpenRequests 429.
+type openRequestsData struct {
+	RetryAfterSeconds int `json:"retryAfterSeconds"`
+	Limit             int `json:"limit"`
+}
 
 // OpenRequests counts, per authenticated user, the requests whose body is
 // still arriving, and answers 429 past max: one token cannot hold more
@@ -129,11 +132,10 @@ func OpenRequests(max int) gin.HandlerFunc {
 		mu.Lock()
 		if open[uid] >= max {
 			mu.Unlock()
-			c.Header("Retry-After", "1")
-			c.Data(http.StatusTooManyRequests, "application/json", fmt.Appendf(nil,
-				`{"jsonrpc":"2.0","error":{"code":%d,"message":"Too many open requests: %d requests of this user are still sending their body; retry when they are done","data":{"retryAfterSeconds":1,"limit":%d}}}`,
-				CodeTooManyOpenRequests, max, max))
-			c.Abort()
+			// The rate limit's code: the client should slow down the same way.
+			Refuse(c, jsonrpc.RateLimited(
+				fmt.Sprintf("Too many open requests: %d requests of this user are still sending their body; retry when they are done", max),
+				1, openRequestsData{RetryAfterSeconds: 1, Limit: max}))
 			return
 		}
 		open[uid]++

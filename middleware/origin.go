@@ -2,11 +2,12 @@ package middleware
 
 import (
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
 // OriginPolicy protects the MCP endpoints against DNS rebinding: a browser
@@ -67,9 +68,7 @@ func CheckOrigin(p OriginPolicy) gin.HandlerFunc {
 func forbidden(c *gin.Context, msg string) {
 	f := Fields(c.Request.Context())
 	f.AuthError, f.Reason = "origin", msg
-	c.Data(http.StatusForbidden, "application/json",
-		[]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"`+msg+`"}}`))
-	c.Abort()
+	Refuse(c, jsonrpc.Forbidden(msg))
 }
 
 func hostOnly(hostport string) string {

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
 // Recovery turns a panic into a JSON-RPC internal error (500) and logs it
@@ -19,8 +21,7 @@ func Recovery(logger *slog.Logger) gin.HandlerFunc {
 				}
 				logger.ErrorContext(c.Request.Context(), "panic", "error", r, "stack", string(debug.Stack()), "request_id", Fields(c.Request.Context()).RequestID)
 				if !c.Writer.Written() {
-					c.Data(http.StatusInternalServerError, "application/json",
-						[]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+					Refuse(c, jsonrpc.Internal())
 				}
 				c.Abort()
 			}

@@ -139,7 +139,7 @@ func TestCatalog_filterHeadersCall(t *testing.T) {
 			for _, bad := range []string{"nope", "ci,nope", "CI, Wiki", "all,nope"} {
 				body, hd := h.parts(t, call{Era: era, User: "alice", Method: method, Params: params})
 				hd.Set(hdrToolsets, bad)
-				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, http.StatusBadRequest, -32602)
+				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 				if !strings.Contains(msg, "unknown toolset") {
 					t.Errorf("%s %s %q: message %q", era, method, bad, msg)
 				}
@@ -187,7 +187,7 @@ func TestCatalog_prefixHeader(t *testing.T) {
 			// With a prefix, the bare name is not a tool; neither is the
 			// prefix alone or another prefix.
 			for _, name := range []string{"get_issue", "gl_", "xx_get_issue", "gl_gl_get_issue"} {
-				msg, data := callWith(t, era, "gl_", name, issue).expectError(t, http.StatusBadRequest, -32602)
+				msg, data := callWith(t, era, "gl_", name, issue).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 				if !strings.HasPrefix(msg, "Unknown tool: ") || toolsDig(data, "name") != name {
 					t.Errorf("call %q under prefix gl_: message %q data %v", name, msg, data)
 				}
@@ -196,11 +196,11 @@ func TestCatalog_prefixHeader(t *testing.T) {
 			for _, bad := range []string{p32 + "x", "gl.", "gl/", "gl prefix", "préfixe"} {
 				body, hd := h.parts(t, call{Era: era, User: "alice", Method: "tools/list"})
 				hd.Set(hdrPrefix, bad)
-				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, http.StatusBadRequest, -32602)
+				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 				if !strings.Contains(msg, hdrPrefix) {
 					t.Errorf("list with prefix %q: message %q", bad, msg)
 				}
-				msg, _ = callWith(t, era, bad, "get_issue", issue).expectError(t, http.StatusBadRequest, -32602)
+				msg, _ = callWith(t, era, bad, "get_issue", issue).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 				if !strings.Contains(msg, hdrPrefix) {
 					t.Errorf("call with prefix %q: message %q", bad, msg)
 				}

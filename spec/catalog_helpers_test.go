@@ -181,7 +181,7 @@ func (h *harness) catalogWalk(t testing.TB, g group, era, user string, hdr http.
 func (h *harness) catalogListError(t testing.TB, g group, era, user string, hdr http.Header, cursor any) string {
 	t.Helper()
 	r := h.send(t, call{Era: era, URL: g.URL, User: user, Method: "tools/list", Params: map[string]any{"cursor": cursor}, Header: hdr})
-	msg, _ := r.expectError(t, http.StatusBadRequest, -32602)
+	msg, _ := r.expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 	return msg
 }
 

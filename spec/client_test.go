@@ -435,6 +435,18 @@ func (r *response) ok(t testing.TB) map[string]any {
 	return r.result(t)
 }
 
+// rpcStatus is the HTTP status of a JSON-RPC error about a request glmcp
+// could read, in era: 200 in the Legacy era (where clients surface the
+// code and message only from a 200: issue #13 item 9), status in the
+// Modern one. Refusals of what is not a valid request keep their status in
+// both eras and do not use it.
+func rpcStatus(era string, status int) int {
+	if era == modern {
+		return status
+	}
+	return http.StatusOK
+}
+
 // expectError asserts status, a JSON content type and the JSON-RPC code
 // of an error response and returns its message and data.
 func (r *response) expectError(t testing.TB, status, code int) (message string, data any) {

@@ -25,7 +25,7 @@ func TestConformance_fixturesOffByDefault(t *testing.T) {
 	r = confCall(t, h, 3, "test_simple_text", nil, metaWith(nil, nil), nil, nil)
 	r.expectError(t, http.StatusBadRequest, -32602)
 	r = confCall(t, h, 4, "test_simple_text", nil, nil, nil, nil)
-	r.expectError(t, http.StatusBadRequest, -32602)
+	r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
 
 	init := h.send(t, call{User: "alice", ID: 5, Method: "initialize", Params: confInitParams("2025-11-25")})
 	validateResult(t, rev20251125, "InitializeResult", init.Body)
@@ -38,7 +38,7 @@ func TestConformance_fixturesOffByDefault(t *testing.T) {
 		t.Errorf("server/discover declares logging: %v", caps)
 	}
 	r = h.send(t, call{User: "alice", ID: 7, Method: "logging/setLevel", Params: map[string]any{"level": "info"}})
-	r.expectError(t, http.StatusNotFound, -32601)
+	r.expectError(t, rpcStatus(legacy, http.StatusNotFound), -32601)
 }
 
 // Ensure the flag lists every fixture on both eras and groups, with the
@@ -301,7 +301,7 @@ func TestConformance_logging(t *testing.T) {
 		}
 		for _, params := range []map[string]any{{"level": "loud"}, {}, {"level": 3}} {
 			r := h.send(t, call{User: "alice", ID: 6, Method: "logging/setLevel", Params: params})
-			r.expectError(t, http.StatusBadRequest, -32602)
+			r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
 		}
 	})
 	t.Run("modern setLevel stays removed", func(t *testing.T) {

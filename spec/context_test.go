@@ -19,12 +19,7 @@ import (
 
 // ctxErrStatus is the HTTP status of a JSON-RPC error about a parsed
 // request in era (DESIGN.md §2.1, §2.4).
-func ctxErrStatus(era string) int {
-	if era == "modern" {
-		return http.StatusBadRequest
-	}
-	return legacyRPCErrorStatus
-}
+func ctxErrStatus(era string) int { return rpcStatus(era, http.StatusBadRequest) }
 
 func (h *harness) ctxSend(t testing.TB, g group, era, user, method string, params map[string]any) *response {
 	t.Helper()
@@ -347,10 +342,6 @@ func TestContext_legacySubscribe(t *testing.T) {
 		h.ctxSend(t, ce, "modern", "alice", m, map[string]any{"uri": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp"}).expectError(t, http.StatusNotFound, -32601)
 	}
 }
-
-// legacyRPCErrorStatus is the status of a Legacy-era JSON-RPC error about
-// a parsed request.
-const legacyRPCErrorStatus = http.StatusBadRequest
 
 // TestContext_jobLogAndFailedPipeline: a job's log reads as a resource (its
 // tail), and explain_failed_pipeline embeds each failed job's log tail.

@@ -1,7 +1,10 @@
 package spec
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,14 +21,7 @@ import (
 // Registration rejected (404)" followed by "SSE error 405"; and with a good
 // token it connects and lists tools.
 func TestInteropMCPRemote_noOAuthTrap(t *testing.T) {
-	node := requireNode(t)
-	client := filepath.Join(interopTSDir, "node_modules", "mcp-remote", "dist", "client.js")
-	if _, err := os.Stat(client); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mcp-remote is not installed in interop/ts (npm ci)")
-		}
-		t.Skip("mcp-remote is not installed; cd interop/ts && npm ci")
-	}
+	node, client := requireMCPRemote(t, "client.js")
 	h := startServer(t)
 	run := func(token string) string {
 		t.Helper()
@@ -55,5 +51,125 @@ func TestInteropMCPRemote_noOAuthTrap(t *testing.T) {
 	out = run(h.Tokens["alice"])
 	if !strings.Contains(out, "Connected successfully") || strings.Contains(out, "Authentication required") {
 		t.Fatalf("mcp-remote with a valid token did not connect:\n%s", out)
+	}
+}
+
+// requireMCPRemote returns node and the path of mcp-remote's script name
+// (client.js, proxy.js), skipping like requireNode when it is not
+// installed.
+func requireMCPRemote(t *testing.T, name string) (node, script string) {
+	t.Helper()
+	node = requireNode(t)
+	script = filepath.Join(interopTSDir, "node_modules", "mcp-remote", "dist", name)
+	if _, err := os.Stat(script); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mcp-remote is not installed in interop/ts (npm ci)")
+		}
+		t.Skip("mcp-remote is not installed; cd interop/ts && npm ci")
+	}
+	return node, script
+}
+
+// TestInteropMCPRemote_legacyErrorsReachTheClient speaks JSON-RPC over
+// stdio to mcp-remote's proxy (what Claude Desktop runs) in front of
+// glmcp, in the Legacy era: an unknown tool and an unknown method must come
+// back with glmcp's own code and message, not as mcp-remote's -32001
+// transport error (issue #13 item 9), and the session must stay usable.
+func TestInteropMCPRemote_legacyErrorsReachTheClient(t *testing.T) {
+	node, proxy := requireMCPRemote(t, "proxy.js")
+	h := startServer(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, proxy, h.CE, "--header", "Authorization: Bearer "+h.Tokens["alice"])
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}()
+
+	type answer struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	answers := make(chan answer)
+	go func() {
+		defer close(answers)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var a answer
+			if json.Unmarshal(sc.Bytes(), &a) == nil && len(a.ID) > 0 {
+				select {
+				case answers <- a:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	send := func(msg string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatalf("write to mcp-remote: %v\n%s", err, stderr.String())
+		}
+	}
+	next := func(id string) answer {
+		t.Helper()
+		select {
+		case a, ok := <-answers:
+			if !ok {
+				t.Fatalf("mcp-remote closed its output before answering %s:\n%s", id, stderr.String())
+			}
+			if string(a.ID) != id {
+				t.Fatalf("answer to %s, want %s", a.ID, id)
+			}
+			return a
+		case <-ctx.Done():
+			t.Fatalf("no answer to %s within 90s:\n%s", id, stderr.String())
+		}
+		return answer{}
+	}
+
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"spec","version":"1.0.0"}}}`)
+	if a := next("1"); a.Error != nil {
+		t.Fatalf("initialize: %+v\n%s", *a.Error, stderr.String())
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, tc := range []struct {
+		id, request string
+		code        int
+		message     string
+	}{
+		{"2", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
+			-32602, `Unknown tool: "no_such_tool"`},
+		{"3", `{"jsonrpc":"2.0","id":3,"method":"glmcp/no_such_method","params":{}}`,
+			-32601, "Method not found: glmcp/no_such_method"},
+	} {
+		send(tc.request)
+		a := next(tc.id)
+		if a.Error == nil || a.Error.Code != tc.code || a.Error.Message != tc.message {
+			t.Errorf("answer %s = %+v, want error %d %q", tc.id, a.Error, tc.code, tc.message)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_mcp_server_version","arguments":{}}}`)
+	if a := next("4"); a.Error != nil || len(a.Result) == 0 {
+		t.Fatalf("tools/call after the errors: %+v", a)
 	}
 }

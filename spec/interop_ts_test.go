@@ -83,3 +83,23 @@ func TestInteropTS_oauthDiscovery(t *testing.T) {
 		t.Fatalf("token request = %+v, want a PKCE-verified authorization_code exchange for %s", x, h.CE)
 	}
 }
+
+// TestInteropTS_legacyErrors runs the official TypeScript client against
+// glmcp (interop/ts/legacy-errors.test.mjs): in the Legacy era an unknown
+// tool, an unknown prompt and an unknown method must reach the caller as
+// JSON-RPC errors with their code and message, not as a transport error
+// (issue #13 item 9); in the Modern era the 400 does too.
+func TestInteropTS_legacyErrors(t *testing.T) {
+	node := requireNode(t)
+	h := startServer(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "legacy-errors.test.mjs")
+	cmd.Dir = interopTSDir
+	cmd.Env = append(os.Environ(), "GLMCP_URL="+h.CE, "GLMCP_TOKEN="+h.Tokens["alice"], "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	t.Logf("node --test:\n%s", out)
+}

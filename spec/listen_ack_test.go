@@ -83,7 +83,7 @@ func TestListen_badRequests(t *testing.T) {
 	}
 	// Legacy has no listen stream (and no GET stream): method not found.
 	r := h.send(t, call{User: "alice", ID: 4, Method: "subscriptions/listen", Params: map[string]any{"notifications": toolsOnly()}})
-	r.expectError(t, http.StatusNotFound, -32601)
+	r.expectError(t, rpcStatus(legacy, http.StatusNotFound), -32601)
 	// Without credentials there is no stream either.
 	s, r := h.open(t, listenCall("", "", 5, toolsOnly()))
 	if s != nil || r.Status != http.StatusUnauthorized {

@@ -336,7 +336,7 @@ func TestTools_semanticSearch(t *testing.T) {
 	t.Run("CE: unknown tool", func(t *testing.T) {
 		for _, era := range eras {
 			r := h.toolsCall(t, ce, era, "alice", "semantic_code_search", query)
-			msg, data := r.expectError(t, 400, -32602)
+			msg, data := r.expectError(t, rpcStatus(era, 400), -32602)
 			if msg != `Unknown tool: "semantic_code_search"` || toolsDig(data, "name") != "semantic_code_search" {
 				t.Errorf("%s: message %q data %v", era, msg, data)
 			}

@@ -175,7 +175,7 @@ func TestWire_idEcho(t *testing.T) {
 			}
 			t.Run(g.Name+"/"+era+"/error keeps id", func(t *testing.T) {
 				r := h.send(t, call{Era: era, URL: g.URL, User: "alice", RawID: `12345678901234567890123456789`, Method: "no/such/method"})
-				r.expectError(t, http.StatusNotFound, -32601)
+				r.expectError(t, rpcStatus(era, http.StatusNotFound), -32601)
 				r.expectID(t, `12345678901234567890123456789`)
 			})
 		}
@@ -313,7 +313,8 @@ func TestWire_origin(t *testing.T) {
 	}
 }
 
-// TestWire_unknownMethod: 404, -32601, data.method naming the method.
+// TestWire_unknownMethod: -32601, data.method naming the method; 404 in
+// the Modern era, 200 in the Legacy one.
 func TestWire_unknownMethod(t *testing.T) {
 	h := startServer(t, withEE())
 	for _, g := range h.groups() {
@@ -321,7 +322,7 @@ func TestWire_unknownMethod(t *testing.T) {
 			for _, method := range []string{"no/such/method", "tools/List", "completion/completes", "resources/watch", "sampling/createMessage"} {
 				t.Run(g.Name+"/"+era+"/"+method, func(t *testing.T) {
 					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: 3, Method: method})
-					_, data := r.expectError(t, http.StatusNotFound, -32601)
+					_, data := r.expectError(t, rpcStatus(era, http.StatusNotFound), -32601)
 					r.expectID(t, "3")
 					d, _ := data.(map[string]any)
 					if d["method"] != method {
@@ -368,7 +369,7 @@ func TestWire_toolErrors(t *testing.T) {
 			for _, name := range []string{"no_such_tool", "GET_ISSUE", "get_issue_"} {
 				t.Run(g.Name+"/"+era+"/unknown "+name, func(t *testing.T) {
 					r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: 2, Method: "tools/call", Params: map[string]any{"name": name, "arguments": map[string]any{}}})
-					r.expectError(t, http.StatusBadRequest, -32602)
+					r.expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 					r.expectID(t, "2")
 					if era == "modern" {
 						validateError(t, revModern, "InvalidParamsError", r.Body)
@@ -380,7 +381,7 @@ func TestWire_toolErrors(t *testing.T) {
 	t.Run("EE tool on CE group", func(t *testing.T) {
 		for _, era := range eras {
 			r := h.send(t, call{Era: era, User: "alice", ID: 4, Method: "tools/call", Params: map[string]any{"name": "semantic_code_search", "arguments": map[string]any{}}})
-			r.expectError(t, http.StatusBadRequest, -32602)
+			r.expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
 		}
 	})
 }

@@ -75,7 +75,7 @@ func TestWire_legacyInitialize(t *testing.T) {
 		for _, tt := range refused {
 			t.Run(g.Name+"/refused "+tt.name, func(t *testing.T) {
 				r := h.send(t, call{URL: g.URL, User: "alice", ID: 2, Method: "initialize", Params: initParams(tt.version)})
-				msg, _ := r.expectError(t, http.StatusBadRequest, -32602)
+				msg, _ := r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
 				r.expectID(t, "2")
 				if _, ok := tt.version.(string); ok || tt.version == nil {
 					for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
@@ -88,7 +88,7 @@ func TestWire_legacyInitialize(t *testing.T) {
 		}
 		t.Run(g.Name+"/no params", func(t *testing.T) {
 			r := h.send(t, call{URL: g.URL, User: "alice", ID: 3, Method: "initialize"})
-			r.expectError(t, http.StatusBadRequest, -32602)
+			r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
 		})
 		t.Run(g.Name+"/initialized notification", func(t *testing.T) {
 			r := h.send(t, call{URL: g.URL, User: "alice", Notify: true, Method: "notifications/initialized"})
@@ -236,7 +236,7 @@ func TestWire_legacy20250618Round(t *testing.T) {
 			validateResult(t, rev20250618, "EmptyResult", r.Body)
 
 			r = h.send(t, call{URL: g.URL, ID: 5, Method: "no/such", Header: hd})
-			r.expectError(t, http.StatusNotFound, -32601)
+			r.expectError(t, rpcStatus(legacy, http.StatusNotFound), -32601)
 		})
 	}
 }

@@ -24,6 +24,22 @@ type Request struct {
 // body. Only meaningful for a Request that Decode accepted.
 func (r *Request) IsNotification() bool { return r.ID.IsZero() }
 
+// Decoder decodes request bodies. The zero Decoder (and a nil one) works;
+// [NewDecoder] also interns the method names a server serves, so decoding
+// them allocates nothing.
+type Decoder struct {
+	methods map[string]string
+}
+
+// NewDecoder returns a Decoder that interns methods.
+func NewDecoder(methods []string) *Decoder {
+	m := make(map[string]string, len(methods))
+	for _, n := range methods {
+		m[n] = n
+	}
+	return &Decoder{methods: m}
+}
+
 // Decode strictly decodes one JSON-RPC 2.0 message body (DESIGN.md §2.1).
 //
 // The body must be exactly one JSON object, with optional surrounding
@@ -46,7 +62,7 @@ func (r *Request) IsNotification() bool { return r.ID.IsZero() }
 // looked like a notification. Codes: [CodeParseError] for a body that is not
 // valid JSON (including trailing garbage), [CodeInvalidRequest] for
 // everything else, with a message naming the rule broken.
-func Decode(body []byte) (*Request, *Error) {
+func (d *Decoder) Decode(body []byte) (*Request, *Error) {
 	if !json.Valid(body) {
 		return nil, parseError()
 	}
@@ -60,6 +76,9 @@ func Decode(body []byte) (*Request, *Error) {
 	}
 
 	var env envelope
+	if d != nil {
+		env.methods = d.methods
+	}
 	env.scan(body, i)
 
 	var id ID
@@ -106,6 +125,7 @@ type envelope struct {
 	dup        string // first repeated member name, "" if none
 	idRepeated bool
 	others     nameSet
+	methods    map[string]string // interned method names
 }
 
 // scan walks the members of the object that starts at body[i].
@@ -188,7 +208,7 @@ func (e *envelope) check() *Error {
 	if !e.has(memberMethod) {
 		return InvalidRequest("Invalid Request: method is required")
 	}
-	m, ok := methodName(e.method)
+	m, ok := e.internMethod(e.method)
 	if !ok {
 		return InvalidRequest("Invalid Request: method must be a string")
 	}
@@ -211,36 +231,17 @@ func isVersion(raw []byte) bool {
 	return ok && v == Version
 }
 
-// methodName decodes the method member. The methods glmcp serves come back as
-// constants, so the common case allocates nothing.
-func methodName(raw []byte) (string, bool) {
+// internMethod decodes the method member. Interned names come back as the
+// Decoder's strings, so the common case allocates nothing; others still
+// decode, they just allocate.
+func (e *envelope) internMethod(raw []byte) (string, bool) {
 	if len(raw) >= 2 && raw[0] == '"' {
-		if m, ok := knownMethods[string(raw[1:len(raw)-1])]; ok {
+		if m, ok := e.methods[string(raw[1:len(raw)-1])]; ok {
 			return m, true
 		}
 	}
 	return jsonString(raw)
 }
-
-// knownMethods interns the MCP method names of both eras (2025-03-26 …
-// 2026-07-28). A name missing here still decodes, it just allocates.
-var knownMethods = func() map[string]string {
-	names := []string{
-		"initialize", "ping", "server/discover",
-		"tools/list", "tools/call",
-		"resources/list", "resources/read", "resources/templates/list",
-		"resources/subscribe", "resources/unsubscribe",
-		"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
-		"subscriptions/listen",
-		"notifications/initialized", "notifications/cancelled", "notifications/progress",
-		"notifications/roots/list_changed",
-	}
-	m := make(map[string]string, len(names))
-	for _, n := range names {
-		m[n] = n
-	}
-	return m
-}()
 
 // jsonString decodes raw when it is a JSON string.
 func jsonString(raw []byte) (string, bool) {
@@ -255,6 +256,18 @@ func jsonString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// truncateString returns s cut to at most n bytes on a rune boundary, with
+// "…" when cut.
+func truncateString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // truncate returns name as a string, cut to at most maxNameInMessage bytes

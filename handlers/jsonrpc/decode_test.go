@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // decodeCase is one raw body and the exact outcome Decode must give.
@@ -110,7 +111,7 @@ func TestDecode(t *testing.T) {
 	for _, tc := range decodeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := Decode([]byte(tc.body))
+			req, err := decode([]byte(tc.body))
 			if tc.code == 0 {
 				if err != nil {
 					t.Fatalf("Decode(%s) error = %v, want success", tc.body, err)
@@ -188,7 +189,7 @@ func TestDecode_idEchoedInErrorEnvelope(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":1}`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`},
 		{`{`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
 	} {
-		req, rpcErr := Decode([]byte(tc.body))
+		req, rpcErr := decode([]byte(tc.body))
 		if rpcErr == nil {
 			t.Fatalf("Decode(%s) succeeded, want error", tc.body)
 		}
@@ -209,7 +210,7 @@ func TestDecode_idEchoedInErrorEnvelope(t *testing.T) {
 func TestDecode_paramsAliasBody(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}`)
-	req, err := Decode(body)
+	req, err := decode(body)
 	if err != nil {
 		t.Fatalf("Decode() error = %v", err)
 	}
@@ -227,8 +228,9 @@ func BenchmarkDecode(b *testing.B) {
 		`"io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.0"}}}}`)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
+	d := NewDecoder([]string{"tools/call"})
 	for b.Loop() {
-		req, err := Decode(body)
+		req, err := d.Decode(body)
 		if err != nil || req.Method != "tools/call" {
 			b.Fatalf("Decode() = %+v, %v", req, err)
 		}
@@ -238,12 +240,38 @@ func BenchmarkDecode(b *testing.B) {
 func TestDecode_membersAreCapped(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1},"x":0}`)
-	req, err := Decode(body)
+	req, err := decode(body)
 	if err != nil {
 		t.Fatalf("Decode() error = %v", err)
 	}
 	_ = append(req.Params, 'Z')
 	if string(body) != `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1},"x":0}` {
 		t.Errorf("appending to Params changed the body: %s", body)
+	}
+}
+
+// decode decodes with the zero Decoder (no interned methods).
+func decode(body []byte) (*Request, *Error) {
+	var d Decoder
+	return d.Decode(body)
+}
+
+// Ensure that an interned method decodes to the Decoder's own string, and
+// that names it does not know decode all the same.
+func TestDecoder_interns(t *testing.T) {
+	t.Parallel()
+	d := NewDecoder([]string{"tools/list"})
+	req, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil || req.Method != "tools/list" {
+		t.Fatalf("Decode = %+v, %v", req, err)
+	}
+	if unsafe.StringData(req.Method) != unsafe.StringData(d.methods["tools/list"]) {
+		t.Errorf("method not interned")
+	}
+	if req, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"other\u002fx"}`)); err != nil || req.Method != "other/x" {
+		t.Fatalf("Decode = %+v, %v", req, err)
+	}
+	if req, err := (*Decoder)(nil).Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`)); err != nil || req.Method != "m" {
+		t.Fatalf("nil Decoder: %+v, %v", req, err)
 	}
 }

@@ -50,12 +50,10 @@ func EncodeResult(id ID, result any) ([]byte, error) {
 // {"jsonrpc":"2.0","id":…,"error":{…}} without HTML escaping. With the zero
 // ID (the request's id could not be read) the id member is omitted: the MCP
 // schemas since 2025-11-25 allow a missing id on error responses but not a
-// null one. A nil e is written as [Internal]. The error is the encoding
-// error of e.Data.
+// null one. A nil e, and any -32603 but a store outage, is written as
+// [Internal]. The error is the encoding error of e.Data.
 func EncodeError(id ID, e *Error) ([]byte, error) {
-	if e == nil {
-		e = Internal()
-	}
+	e = e.forWire()
 	b := make([]byte, 0, 128)
 	b = append(b, `{"jsonrpc":"2.0",`...)
 	if !id.IsZero() {

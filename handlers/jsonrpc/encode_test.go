@@ -14,7 +14,7 @@ func TestEncodeResult(t *testing.T) {
 		want   string
 	}{
 		{"object with int id", IntID(1), map[string]any{"tools": []string{}}, `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`},
-		{"string id keeps quotes", StringID("1"), map[string]int{"n": 1}, `{"jsonrpc":"2.0","id":"1","result":{"n":1}}`},
+		{"string id keeps quotes", stringID("1"), map[string]int{"n": 1}, `{"jsonrpc":"2.0","id":"1","result":{"n":1}}`},
 		{"HTML not escaped", IntID(2), map[string]string{"text": "<a href=\"x\">&</a>"}, `{"jsonrpc":"2.0","id":2,"result":{"text":"<a href=\"x\">&</a>"}}`},
 		{"decoded id echoed verbatim", mustDecodeID(t, `"a\u0062"`), struct{}{}, `{"jsonrpc":"2.0","id":"a\u0062","result":{}}`},
 		{"nil result is an empty object", IntID(3), nil, `{"jsonrpc":"2.0","id":3,"result":{}}`},
@@ -55,9 +55,9 @@ func TestEncodeError(t *testing.T) {
 		want string
 	}{
 		{"zero id is omitted", ID{}, parseError(), `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
-		{"int id", IntID(9), InvalidParams("unknown tool %q", "nope"), `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"unknown tool \"nope\""}}`},
-		{"string id", StringID("9"), InvalidRequest("bad %d", 1), `{"jsonrpc":"2.0","id":"9","error":{"code":-32600,"message":"bad 1"}}`},
-		{"method not found data", IntID(1), MethodNotFound("x/<y>&"), `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"x/<y>&"}}}`},
+		{"int id", IntID(9), InvalidParams("unknown tool %q", "nope"), `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"Invalid params: unknown tool \"nope\""}}`},
+		{"string id", stringID("9"), InvalidRequest("bad %d", 1), `{"jsonrpc":"2.0","id":"9","error":{"code":-32600,"message":"bad 1"}}`},
+		{"method not found data", IntID(1), MethodNotFound("x/<y>&"), `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: x/<y>&","data":{"method":"x/<y>&"}}}`},
 		{"internal", IntID(1), Internal(), `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
 		{"nil error is internal", IntID(1), nil, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
 		{"custom data", IntID(1), NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "1999-01-01"}),
@@ -115,7 +115,7 @@ func TestEncodeNotification(t *testing.T) {
 func TestError(t *testing.T) {
 	t.Parallel()
 	var err error = InvalidParams("missing %s", "name")
-	if got, want := err.Error(), "jsonrpc error -32602: missing name"; got != want {
+	if got, want := err.Error(), "jsonrpc error -32602: Invalid params: missing name"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	e := NewError(CodeHeaderMismatch, "Header mismatch", map[string]string{"header": "Mcp-Method"})
@@ -124,26 +124,65 @@ func TestError(t *testing.T) {
 	}
 }
 
-func TestHTTPStatus(t *testing.T) {
+// Ensure the status table: refusals of what is not a valid request and
+// the limits have one status in both eras; errors about a request the
+// server read are 200 in the Legacy era and keep their 4xx in the Modern
+// one; server faults are 5xx; an unknown code is 500.
+func TestStatus(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		code int
-		want int
+		name           string
+		err            *Error
+		legacy, modern int
 	}{
-		{CodeParseError, 400},
-		{CodeInvalidRequest, 400},
-		{CodeInvalidParams, 400},
-		{CodeHeaderMismatch, 400},
-		{CodeMissingRequiredClientCapability, 400},
-		{CodeUnsupportedProtocolVersion, 400},
-		{CodeMethodNotFound, 404},
-		{CodeInternalError, 500},
-		{-32000, 500},
-		{0, 500},
-		{42, 500},
+		{"parse", parseError(), 400, 400},
+		{"invalid request", InvalidRequest("x"), 400, 400},
+		{"body too large", BodyTooLarge(1), 413, 413},
+		{"body timeout", BodyTimeout(), 408, 408},
+		{"not POST", MethodNotAllowed(), 405, 405},
+		{"origin", Forbidden("x"), 403, 403},
+		{"method not found", MethodNotFound("x"), 200, 404},
+		{"invalid params", InvalidParams("x"), 200, 400},
+		{"header mismatch", NewError(CodeHeaderMismatch, "x", nil), 200, 400},
+		{"missing capability", NewError(CodeMissingRequiredClientCapability, "x", nil), 200, 400},
+		{"unsupported version", NewError(CodeUnsupportedProtocolVersion, "x", nil), 200, 400},
+		{"internal", Internal(), 500, 500},
+		{"store unavailable", StoreUnavailable(), 503, 503},
+		{"too many subscriptions", NewError(CodeTooManySubscriptions, "x", nil), 429, 429},
+		{"subscriptions unavailable", Unavailable(CodeTooManySubscriptions, "x"), 503, 503},
+		{"rate limited", RateLimited("x", 3, nil), 429, 429},
+		{"literal", &Error{Code: CodeInvalidParams}, 200, 400},
+		{"unknown code", NewError(-32000, "x", nil), 500, 500},
+		{"zero code", &Error{}, 500, 500},
 	} {
-		if got := HTTPStatus(tc.code); got != tc.want {
-			t.Errorf("HTTPStatus(%d) = %d, want %d", tc.code, got, tc.want)
+		if got := tc.err.Status(EraLegacy); got != tc.legacy {
+			t.Errorf("%s: Legacy status = %d, want %d", tc.name, got, tc.legacy)
+		}
+		if got := tc.err.Status(EraModern); got != tc.modern {
+			t.Errorf("%s: Modern status = %d, want %d", tc.name, got, tc.modern)
+		}
+		if got := tc.err.Status(EraUnknown); got != tc.modern {
+			t.Errorf("%s: status before the era is known = %d, want %d", tc.name, got, tc.modern)
+		}
+	}
+}
+
+// Ensure that every code the package names has a row, and that a code
+// whose row differs by era is one only a read request can get.
+func TestStatusTable(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams,
+		CodeInternalError, CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion,
+		CodeTooManySubscriptions, CodeRateLimited} {
+		found := false
+		for _, r := range statusTable {
+			found = found || (r.code == code && r.variant == plain)
+			if r.legacy != r.modern && (r.code == CodeParseError || r.code == CodeInvalidRequest || r.code == CodeRateLimited) {
+				t.Errorf("code %d: a refusal of an unread request differs by era (%d, %d)", r.code, r.legacy, r.modern)
+			}
+		}
+		if !found {
+			t.Errorf("code %d has no plain row in the status table", code)
 		}
 	}
 }
@@ -155,6 +194,7 @@ func TestCodes(t *testing.T) {
 		{CodeParseError, -32700}, {CodeInvalidRequest, -32600}, {CodeMethodNotFound, -32601},
 		{CodeInvalidParams, -32602}, {CodeInternalError, -32603}, {CodeHeaderMismatch, -32020},
 		{CodeMissingRequiredClientCapability, -32021}, {CodeUnsupportedProtocolVersion, -32022},
+		{CodeTooManySubscriptions, -31001}, {CodeRateLimited, -31029},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("code = %d, want %d", tc.got, tc.want)

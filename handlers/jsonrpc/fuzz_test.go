@@ -22,7 +22,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, rpcErr := Decode(body)
+		req, rpcErr := decode(body)
 
 		if valid := json.Valid(body); valid == (rpcErr != nil && rpcErr.Code == CodeParseError) {
 			t.Fatalf("json.Valid = %v but Decode error = %v", valid, rpcErr)
@@ -79,7 +79,7 @@ func FuzzDecode(f *testing.F) {
 		if req.ID.IsZero() {
 			return
 		}
-		again, rpcErr := Decode([]byte(`{"jsonrpc":"2.0","id":` + string(idJSON) + `,"method":"m"}`))
+		again, rpcErr := decode([]byte(`{"jsonrpc":"2.0","id":` + string(idJSON) + `,"method":"m"}`))
 		if rpcErr != nil || again.ID.String() != req.ID.String() {
 			t.Fatalf("id %s did not round-trip: %+v, %v", idJSON, again, rpcErr)
 		}

@@ -16,12 +16,6 @@ type ID struct {
 	raw json.RawMessage
 }
 
-// StringID returns the ID for the string s.
-func StringID(s string) ID {
-	b, _ := appendJSON(nil, s) // a string always encodes
-	return ID{raw: b}
-}
-
 // IntID returns the ID for the integer n.
 func IntID(n int64) ID {
 	return ID{raw: strconv.AppendInt(nil, n, 10)}
@@ -29,10 +23,6 @@ func IntID(n int64) ID {
 
 // IsZero reports whether id is the zero ID (absent, or not readable).
 func (id ID) IsZero() bool { return len(id.raw) == 0 }
-
-// IsString reports whether id is a JSON string (as opposed to an integer or
-// the zero ID).
-func (id ID) IsString() bool { return len(id.raw) > 0 && id.raw[0] == '"' }
 
 // MarshalJSON returns the id exactly as it was received, or null for the
 // zero ID.

@@ -7,37 +7,41 @@ import (
 
 // WriteResult writes the success envelope for id with status 200 and
 // Content-Type application/json. If result cannot be encoded it writes
-// [Internal] instead (HTTP 500); callers that must log that failure encode
-// with [EncodeResult] and write with [WriteJSON].
-func WriteResult(w http.ResponseWriter, id ID, result any) {
+// [Internal] instead (HTTP 500) and returns the encoding error for the
+// caller to log.
+func WriteResult(w http.ResponseWriter, id ID, result any) error {
 	b, err := EncodeResult(id, result)
 	if err != nil {
-		WriteError(w, id, Internal())
-		return
+		WriteError(w, EraUnknown, id, Internal())
+		return err
 	}
-	WriteJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, b)
+	return nil
 }
 
-// WriteError writes the error envelope for id (null when zero) with the
-// status [Error.Status] gives e and Content-Type application/json. A nil e
-// is written as [Internal]. If e.Data cannot be encoded the error is written
-// without data, keeping its code and message.
-func WriteError(w http.ResponseWriter, id ID, e *Error) {
-	if e == nil {
-		e = Internal()
-	}
+// WriteError writes the error envelope for id (no id member when zero)
+// with the status the table gives e in era, the headers e calls for and
+// Content-Type application/json. A nil e, and any -32603 but a store
+// outage, is written as [Internal]. If e.Data cannot be encoded the error
+// is written without data, keeping its code and message.
+//
+// It is the one way a JSON-RPC error reaches an HTTP response: the
+// middleware refusing a request before it is read uses it with
+// [EraUnknown], the MCP handler with the request's era.
+func WriteError(w http.ResponseWriter, era Era, id ID, e *Error) {
+	e = e.forWire()
 	b, err := EncodeError(id, e)
 	if err != nil {
 		b, _ = EncodeError(id, &Error{Code: e.Code, Message: e.Message})
 	}
-	e.SetHeaders(w.Header())
-	WriteJSON(w, e.Status(), b)
+	e.setHeaders(w.Header())
+	writeJSON(w, e.Status(era), b)
 }
 
-// WriteJSON writes an already encoded JSON body with the given status,
-// Content-Type application/json and Content-Length. A write error means the
-// client went away; there is nothing left to tell it, so it is dropped.
-func WriteJSON(w http.ResponseWriter, status int, body []byte) {
+// writeJSON writes an encoded JSON body with the given status,
+// Content-Type application/json and Content-Length. A write error means
+// the client went away; there is nothing left to tell it, so it is dropped.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -10,7 +10,9 @@ import (
 func TestWriteResult(t *testing.T) {
 	t.Parallel()
 	rec := httptest.NewRecorder()
-	WriteResult(rec, StringID("req-1"), map[string]string{"html": "<b>&</b>"})
+	if err := WriteResult(rec, stringID("req-1"), map[string]string{"html": "<b>&</b>"}); err != nil {
+		t.Fatal(err)
+	}
 	want := `{"jsonrpc":"2.0","id":"req-1","result":{"html":"<b>&</b>"}}`
 	assertResponse(t, rec, http.StatusOK, want)
 }
@@ -18,7 +20,9 @@ func TestWriteResult(t *testing.T) {
 func TestWriteResult_unencodableIsInternal(t *testing.T) {
 	t.Parallel()
 	rec := httptest.NewRecorder()
-	WriteResult(rec, IntID(5), map[string]any{"c": make(chan int)})
+	if err := WriteResult(rec, IntID(5), map[string]any{"c": make(chan int)}); err == nil {
+		t.Error("WriteResult of an unencodable result returned no error")
+	}
 	want := `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}`
 	assertResponse(t, rec, http.StatusInternalServerError, want)
 }
@@ -34,17 +38,19 @@ func TestWriteError(t *testing.T) {
 	}{
 		{"parse error", ID{}, parseError(), 400, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
 		{"invalid request", IntID(1), InvalidRequest("Invalid Request: x"), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: x"}}`},
-		{"invalid params", StringID("a"), InvalidParams("bad"), 400, `{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad"}}`},
+		{"invalid params", stringID("a"), InvalidParams("bad"), 400, `{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"Invalid params: bad"}}`},
 		{"header mismatch", IntID(1), NewError(CodeHeaderMismatch, "m", nil), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"m"}}`},
-		{"method not found", IntID(2), MethodNotFound("nope"), 404, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found","data":{"method":"nope"}}}`},
+		{"method not found", IntID(2), MethodNotFound("nope"), 404, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope","data":{"method":"nope"}}}`},
+		{"internal details never sent", IntID(3), NewError(CodeInternalError, "pq: secret", map[string]int{"x": 1}), 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
 		{"internal", IntID(3), Internal(), 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
 		{"nil error", IntID(3), nil, 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
 		{"unencodable data dropped", IntID(4), NewError(CodeInvalidParams, "bad", make(chan int)), 400, `{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"bad"}}`},
+		{"store unavailable", IntID(5), StoreUnavailable(), 503, `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Store unavailable: the database cannot be reached right now; retry later","data":{"retryAfterSeconds":5}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := httptest.NewRecorder()
-			WriteError(rec, tc.id, tc.err)
+			WriteError(rec, EraModern, tc.id, tc.err)
 			assertResponse(t, rec, tc.status, tc.want)
 		})
 	}
@@ -63,5 +69,42 @@ func assertResponse(t *testing.T, rec *httptest.ResponseRecorder, status int, bo
 	}
 	if got := rec.Body.String(); got != body {
 		t.Errorf("body =\n %s\nwant\n %s", got, body)
+	}
+}
+
+// Ensure that in the Legacy era an error about a request the server read
+// is sent with 200, and that the headers a status calls for are set.
+func TestWriteError_eraAndHeaders(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		era     Era
+		err     *Error
+		status  int
+		headers map[string]string
+	}{
+		{"legacy invalid params", EraLegacy, InvalidParams("x"), 200, nil},
+		{"legacy method not found", EraLegacy, MethodNotFound("x"), 200, nil},
+		{"modern invalid params", EraModern, InvalidParams("x"), 400, nil},
+		{"legacy parse error", EraLegacy, parseError(), 400, nil},
+		{"not POST", EraUnknown, MethodNotAllowed(), 405, map[string]string{"Allow": "POST"}},
+		{"body timeout", EraUnknown, BodyTimeout(), 408, map[string]string{"Connection": "close"}},
+		{"rate limited", EraUnknown, RateLimited("x", 0, nil), 429, map[string]string{"Retry-After": "1"}},
+		{"store unavailable", EraLegacy, StoreUnavailable(), 503, map[string]string{"Retry-After": "5"}},
+		{"instance cap", EraModern, Unavailable(CodeTooManySubscriptions, "x"), 503, map[string]string{"Retry-After": "5"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			WriteError(rec, tc.era, IntID(1), tc.err)
+			if rec.Code != tc.status {
+				t.Errorf("status = %d, want %d", rec.Code, tc.status)
+			}
+			for k, v := range tc.headers {
+				if got := rec.Header().Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+		})
 	}
 }

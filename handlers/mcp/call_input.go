@@ -36,7 +36,7 @@ func readInput(p *callToolParams, req *tools.CallRequest) *jsonrpc.Error {
 			if errors.As(err, &te) {
 				te.Field = "requestState" // as decoding params would name it
 			}
-			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+			return jsonrpc.InvalidParams("%s", jsonMessage(err))
 		}
 	}
 	if raw := bytes.TrimSpace(p.InputResponses); len(raw) > 0 {

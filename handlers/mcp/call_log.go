@@ -48,8 +48,7 @@ func parseLogLevel(raw json.RawMessage, what string) (int, *jsonrpc.Error) {
 			return i, nil
 		}
 	}
-	return logOff, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
-		"Invalid params: "+what+" must be one of "+strings.Join(logLevels, ", "), nil)
+	return logOff, jsonrpc.InvalidParams("%s must be one of %s", what, strings.Join(logLevels, ", "))
 }
 
 type logMessageParams struct {
@@ -60,12 +59,12 @@ type logMessageParams struct {
 
 // logger returns the tools.Call.Log of a request whose least severe
 // message is logLevels[least]: messages at or above it go out as
-// notifications/message on the response stream; others, and messages of
-// an unknown level, are dropped.
-func (p *progressStream) logger(least int) func(level, logger string, data any) {
+// notifications/message on the response's event stream (shared with
+// progress); others, and messages of an unknown level, are dropped.
+func (x *exchange) logger(least int) func(level, logger string, data any) {
 	return func(level, logger string, data any) {
 		if i := slices.Index(logLevels, level); i >= 0 && i >= least {
-			p.notify("notifications/message", logMessageParams{Level: level, Logger: logger, Data: data})
+			x.events(progressWriteTimeout).notify("notifications/message", logMessageParams{Level: level, Logger: logger, Data: data})
 		}
 	}
 }
@@ -78,12 +77,10 @@ type setLevelParams struct {
 // level. The server keeps no session, so the level governs nothing later:
 // Legacy tool calls get every message and the client filters (see
 // toolLogLevel).
-func (s *Server) setLogLevel(x *exchange) (any, *jsonrpc.Error) {
+func (s *Server) setLogLevel(x *exchange) (any, error) {
 	var p setLevelParams
-	if len(x.req.Params) > 0 {
-		if err := json.Unmarshal(x.req.Params, &p); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
-		}
+	if err := decodeParams(x, &p); err != nil {
+		return nil, err
 	}
 	if _, e := parseLogLevel(p.Level, "level"); e != nil {
 		return nil, e

@@ -3,14 +3,12 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/middleware"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -32,19 +30,18 @@ type callToolResult struct {
 
 // callTool answers tools/call: the tool service resolves and runs the
 // tool; this translates the wire. Tool failures are results with isError;
-// an unknown tool is -32602; a write tool under a read-only token is a 403
-// step-up challenge.
-func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
+// the service's refusals (unknown tool, a write tool under a read-only
+// token, …) are returned for the one writer to translate.
+func (s *Server) callTool(x *exchange) (any, error) {
 	var p callToolParams
-	if err := json.Unmarshal(x.req.Params, &p); err != nil || len(x.req.Params) == 0 {
-		msg := "params are required"
-		if err != nil {
-			msg = jsonMessage(err)
-		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg, nil)
+	if len(x.req.Params) == 0 {
+		return nil, jsonrpc.InvalidParams("params are required")
+	}
+	if err := decodeParams(x, &p); err != nil {
+		return nil, err
 	}
 	if p.Name == nil || *p.Name == "" {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: name is required", nil)
+		return nil, jsonrpc.InvalidParams("name is required")
 	}
 	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments}
 	logLevel := logOff
@@ -70,49 +67,30 @@ func (s *Server) callTool(x *exchange) (any, *jsonrpc.Error) {
 		req.Capabilities = x.meta.Capabilities
 	}
 	// Progress (both eras: _meta.progressToken) and log messages turn the
-	// response into an event stream at the first event. The stream is
-	// set up lazily: the log level is known once the tool is resolved.
-	stream := &progressStream{x: x, token: x.meta.ProgressToken}
+	// response into an event stream at the first event; the one writer
+	// sends the result as its last. The log level is known once the tool
+	// is resolved.
 	if x.meta.ProgressToken != nil {
-		req.Progress = stream.report
+		req.Progress = (&progressStream{x: x, token: x.meta.ProgressToken}).report
 	}
 	req.Log = func(level, logger string, data any) {
 		if logLevel != logOff {
-			stream.logger(logLevel)(level, logger, data)
+			x.logger(logLevel)(level, logger, data)
 		}
 	}
 	res, err := s.tools.Call(x.ctx, req)
-	var out any
-	var e *jsonrpc.Error
-	var ro *tools.ReadOnlyError
-	switch {
-	case errors.As(err, &ro):
-		middleware.WriteAuthError(x.c, s.cfg.MetadataURL, &auth.Error{
-			Kind: auth.InsufficientScope, Presented: true, Scope: s.cfg.Scopes.Needed,
-			Reason: fmt.Sprintf("The tool %s writes data; the token's read_api scope allows read-only tools. A token with the %s scope is needed.", ro.Tool, s.cfg.Scopes.Needed),
-		})
-		return nil, nil
-	case err != nil && x.ctx.Err() != nil: // the client went away: nothing to answer
-		return nil, nil
-	case err != nil:
-		e = s.toolError(x, "call tool", err)
-	default:
-		out = s.renderResult(x, res)
+	if err != nil {
+		return nil, err
 	}
-	recordOutcome(x.fields, res, e)
-	if stream.streaming() {
-		stream.finish(out, e)
-		return nil, nil
-	}
-	return out, e
+	recordOutcome(x.fields, res)
+	return s.renderResult(x, res), nil
 }
 
-// recordOutcome notes how the call ended, for the access log and
-// glmcp_tool_calls_total (see middleware.ToolOutcome).
-func recordOutcome(f *middleware.LogFields, res *tools.Result, e *jsonrpc.Error) {
+// recordOutcome notes how a call that produced a result ended, for the
+// access log and glmcp_tool_calls_total (see middleware.ToolOutcome); the
+// one writer records the calls that end in a JSON-RPC error.
+func recordOutcome(f *middleware.LogFields, res *tools.Result) {
 	switch {
-	case e != nil:
-		f.Outcome, f.ErrorClass = middleware.OutcomeProtocolError, middleware.RPCClass(e.Code, e.Status())
 	case res == nil:
 	case res.Refused:
 		f.Outcome, f.ErrorClass = middleware.OutcomeRefused, res.ErrorClass

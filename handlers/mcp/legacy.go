@@ -11,7 +11,7 @@ import (
 // serveLegacy serves the initialize-era methods (2025-03-26 … 2025-11-25).
 // The server holds no session state: initialize is not required before
 // other methods, and Mcp-Session-Id is neither minted nor read.
-func (s *Server) serveLegacy(x *exchange) (any, *jsonrpc.Error) {
+func (s *Server) serveLegacy(x *exchange) (any, error) {
 	switch x.req.Method {
 	case MethodInitialize:
 		return s.initialize(x)
@@ -26,10 +26,10 @@ func (s *Server) serveLegacy(x *exchange) (any, *jsonrpc.Error) {
 			return s.setLogLevel(x)
 		}
 	}
-	if res, e, ok := s.servePrimitives(x); ok {
-		return res, e
+	if res, err, ok := s.servePrimitives(x); ok {
+		return res, err
 	}
-	return nil, methodNotFound(x.req.Method)
+	return nil, jsonrpc.MethodNotFound(x.req.Method)
 }
 
 type initializeParams struct {
@@ -48,12 +48,10 @@ type initializeResult struct {
 // initialize negotiates a handshake version: a supported one is echoed, a
 // client asking for a Modern version gets the newest Legacy one, anything
 // else is refused with the supported list.
-func (s *Server) initialize(x *exchange) (any, *jsonrpc.Error) {
+func (s *Server) initialize(x *exchange) (any, error) {
 	var p initializeParams
-	if len(x.req.Params) > 0 {
-		if err := json.Unmarshal(x.req.Params, &p); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
-		}
+	if err := decodeParams(x, &p); err != nil {
+		return nil, err
 	}
 	if p.ClientInfo != nil {
 		x.fields.ClientName, x.fields.ClientVersion = truncate(p.ClientInfo.Name, 100), truncate(p.ClientInfo.Version, 50)
@@ -68,9 +66,9 @@ func (s *Server) initialize(x *exchange) (any, *jsonrpc.Error) {
 		if version != "" {
 			requested = quote(version)
 		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
-			"Invalid params: unsupported protocolVersion ("+requested+"); supported versions: "+strings.Join(LegacyVersions, ", "),
-			map[string]any{"supported": LegacyVersions, "requested": p.ProtocolVersion})
+		e := jsonrpc.InvalidParams("unsupported protocolVersion (%s); supported versions: %s", requested, strings.Join(LegacyVersions, ", "))
+		e.Data = map[string]any{"supported": LegacyVersions, "requested": p.ProtocolVersion}
+		return nil, e
 	}
 	return initializeResult{
 		ProtocolVersion: version,
@@ -78,11 +76,6 @@ func (s *Server) initialize(x *exchange) (any, *jsonrpc.Error) {
 		ServerInfo:      s.info,
 		Instructions:    s.cfg.Instructions,
 	}, nil
-}
-
-func methodNotFound(method string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+truncate(method, 100),
-		map[string]any{"method": truncate(method, 200)})
 }
 
 func quote(s string) string {

@@ -2,10 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -60,16 +58,14 @@ func (r *listToolsResult) AppendJSON(dst []byte) ([]byte, error) {
 
 // listTools answers tools/list: the tools this caller may use on this group,
 // filtered by the GitLab headers, in name order, one page at a time.
-func (s *Server) listTools(x *exchange) (any, *jsonrpc.Error) {
+func (s *Server) listTools(x *exchange) (any, error) {
 	var p listToolsParams
-	if len(x.req.Params) > 0 {
-		if err := json.Unmarshal(x.req.Params, &p); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
-		}
+	if err := decodeParams(x, &p); err != nil {
+		return nil, err
 	}
 	page, err := s.tools.List(x.ctx, tools.ListQuery{Scope: x.scope(s.cfg.Edition), Cursor: p.Cursor})
 	if err != nil {
-		return nil, s.toolError(x, "list tools", err)
+		return nil, err
 	}
 	res := &listToolsResult{NextCursor: page.NextCursor, prefix: page.Prefix, entries: page.Entries}
 	if x.modern {
@@ -92,41 +88,4 @@ func (x *exchange) scope(edition models.Edition) tools.Scope {
 		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
 		Prefix:   h.Get(catalog.HeaderToolNamePrefix),
 	}}
-}
-
-// toolError translates an error of the tool service: the caller's mistakes
-// are -32602, a missing capability -32021, anything else a logged -32603.
-func (s *Server) toolError(x *exchange, what string, err error) *jsonrpc.Error {
-	var (
-		rpc     *jsonrpc.Error
-		unknown *tools.UnknownToolError
-		caps    *tools.MissingCapabilityError
-	)
-	switch {
-	case errors.As(err, &rpc): // the handler's own checks, run by the service
-		return rpc
-	case errors.As(err, &unknown):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+quote(unknown.Name),
-			map[string]any{"name": truncate(unknown.Name, 200)})
-	case errors.As(err, &caps):
-		required := make(map[string]struct{}, len(caps.Required))
-		for _, c := range caps.Required {
-			required[c] = struct{}{}
-		}
-		return jsonrpc.NewError(jsonrpc.CodeMissingRequiredClientCapability, caps.Error(),
-			map[string]any{"requiredCapabilities": required})
-	case errors.Is(err, models.ErrInvalidInput):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+inputMessage(err), nil)
-	}
-	return s.internal(x, what, err)
-}
-
-// inputMessage is the client-facing text of an error wrapping
-// models.ErrInvalidInput: the message without the sentinel's own words,
-// or a fixed text when the database driver wrote part of it.
-func inputMessage(err error) string {
-	if de := (*models.DatabaseError)(nil); errors.As(err, &de) {
-		return "the data store refused the input; check the arguments"
-	}
-	return strings.TrimSuffix(err.Error(), ": "+models.ErrInvalidInput.Error())
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -15,11 +14,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 )
-
-// CodeTooManySubscriptions answers a listen request over the stream caps
-// (HTTP 429 for the per-user cap, 503 for the instance cap or during
-// shutdown). It is an application code outside the JSON-RPC reserved range.
-const CodeTooManySubscriptions = -31001
 
 // Notification methods of a listen stream.
 const (
@@ -59,13 +53,15 @@ type listenEnd struct {
 
 // listen answers subscriptions/listen with an SSE stream: the
 // acknowledgement, then notifications/tools/list_changed whenever a tool
-// this caller could see changes (or after a resync), comment keep-alives,
-// and on shutdown a final result. The stream, and the slot it holds under
-// the caps, ends as soon as the client closes it.
+// this caller could see changes (or after a resync) and
+// notifications/resources/updated for the subscribed resources, comment
+// keep-alives, and on shutdown a final result (returned, for the one
+// writer to send as the stream's last event). The stream, and the slot it
+// holds under the caps, ends as soon as the client closes it.
 //
 // Every listen stream counts against the caps, including one that asked for
 // nothing this server delivers: it still holds a connection.
-func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
+func (s *Server) listen(x *exchange) (any, error) {
 	var p listenParams
 	if err := json.Unmarshal(x.req.Params, &p); err != nil {
 		msg := jsonMessage(err)
@@ -73,24 +69,23 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 		if errors.As(err, &te) && te.Field == "notifications" {
 			msg = "notifications must be an object"
 		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg, nil)
+		return nil, jsonrpc.InvalidParams("%s", msg)
 	}
 	if p.Notifications == nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: notifications is required (an object)", nil)
+		return nil, jsonrpc.InvalidParams("notifications is required (an object)")
 	}
 	if n := len(p.Notifications.ResourceSubscriptions); n > resources.MaxSubscriptions {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, fmt.Sprintf(
-			"Invalid params: notifications.resourceSubscriptions has %d URIs; at most %d per stream", n, resources.MaxSubscriptions), nil)
+		return nil, jsonrpc.InvalidParams("notifications.resourceSubscriptions has %d URIs; at most %d per stream", n, resources.MaxSubscriptions)
 	}
 	sees, err := s.tools.Watch(x.scope(s.cfg.Edition))
 	if err != nil {
-		return nil, s.toolError(x, "watch tools", err)
+		return nil, err
 	}
 	h := honoured{ToolsListChanged: p.Notifications.ToolsListChanged && s.hub != nil}
 	var watched resources.Watched
 	if uris := p.Notifications.ResourceSubscriptions; len(uris) > 0 && s.hub != nil && s.context != nil {
 		if watched, err = s.context.Watch(x.ctx, x.scope(s.cfg.Edition), uris); err != nil {
-			return nil, s.contextError(x, "watch resources", err)
+			return nil, err
 		}
 		h.ResourceSubscriptions = watched.URIs
 	}
@@ -109,7 +104,7 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 		}
 		sub, err = s.hub.Subscribe(userID, sees, slices.Collect(maps.Keys(watched.Keys))...)
 		if err != nil {
-			return nil, s.refuseListen(x, err)
+			return nil, refuseListen(err)
 		}
 		defer sub.Close()
 		events = sub.C()
@@ -119,23 +114,21 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 	meta := map[string]any{MetaSubscriptionID: subID}
 	ack, err := jsonrpc.EncodeNotification(notifyAcknowledged, ackParams{Meta: meta, Notifications: h})
 	if err != nil {
-		return nil, s.internal(x, "encode listen acknowledgement", err)
+		return nil, fmt.Errorf("encode listen acknowledgement: %w", err)
 	}
 	changed, err := jsonrpc.EncodeNotification(notifyToolsListChanged, map[string]any{"_meta": meta})
 	if err != nil {
-		return nil, s.internal(x, "encode list_changed", err)
+		return nil, fmt.Errorf("encode list_changed: %w", err)
 	}
-	tell := func(out *eventStream) error {
+	out := x.events(s.streamWriteTimeout())
+	tell := func() error {
 		return tellChanges(out, sub.Take(), h, changed, watched, meta)
 	}
-	sse, err := jsonrpc.NewSSE(x.c.Writer)
-	if err != nil {
-		return nil, s.internal(x, "open listen stream", err)
+	if err := out.start(); err != nil {
+		return nil, fmt.Errorf("open listen stream: %w", err)
 	}
-	out := newEventStream(x, sse, s.streamWriteTimeout())
-	defer out.release()
-	if out.send(ack) != nil {
-		return nil, nil
+	if err := out.send(ack); err != nil {
+		return nil, err
 	}
 
 	keep := time.NewTicker(s.cfg.KeepAlive)
@@ -143,31 +136,31 @@ func (s *Server) listen(x *exchange) (any, *jsonrpc.Error) {
 	for {
 		select {
 		case <-x.ctx.Done(): // the client closed the stream
-			return nil, nil
+			return nil, x.ctx.Err()
 		case _, ok := <-events:
 			if !ok { // the hub closed: the server is shutting down
-				s.endListen(x, out, subID)
-				return nil, nil
+				return s.listenEnd(subID)
 			}
-			if tell(out) != nil {
-				return nil, nil
+			if err := tell(); err != nil {
+				return nil, err
 			}
 		case <-keep.C:
-			if out.comment("keep-alive") != nil {
-				return nil, nil
+			if err := out.comment("keep-alive"); err != nil {
+				return nil, err
 			}
 		case <-s.shutdown:
 			// A change signalled just before the shutdown is still told,
 			// so the final result never hides it.
 			select {
 			case _, ok := <-events:
-				if ok && tell(out) != nil {
-					return nil, nil
+				if ok {
+					if err := tell(); err != nil {
+						return nil, err
+					}
 				}
 			default:
 			}
-			s.endListen(x, out, subID)
-			return nil, nil
+			return s.listenEnd(subID)
 		}
 	}
 }
@@ -198,29 +191,19 @@ func tellChanges(out *eventStream, p subscriptions.Pending, h honoured, changed 
 	return nil
 }
 
-// refuseListen answers a listen request the hub would not register: over a
-// cap (429 per user, 503 per instance) or during shutdown (503), with
-// CodeTooManySubscriptions; anything else is an internal error.
-func (s *Server) refuseListen(x *exchange, err error) *jsonrpc.Error {
-	var (
-		status int
-		msg    string
-	)
+// refuseListen is the answer to a listen request the hub would not
+// register: over a cap (429 per user, 503 per instance) or during shutdown
+// (503), with jsonrpc.CodeTooManySubscriptions; anything else is a fault.
+func refuseListen(err error) error {
 	switch {
 	case errors.Is(err, subscriptions.ErrTooManyForUser):
-		status, msg = http.StatusTooManyRequests, capReason(err)+"; close one before opening another."
+		return jsonrpc.NewError(jsonrpc.CodeTooManySubscriptions, capReason(err)+"; close one before opening another.", nil)
 	case errors.Is(err, subscriptions.ErrTooManyTotal):
-		status, msg = http.StatusServiceUnavailable, capReason(err)+"; retry later."
+		return jsonrpc.Unavailable(jsonrpc.CodeTooManySubscriptions, capReason(err)+"; retry later.")
 	case errors.Is(err, subscriptions.ErrClosed):
-		status, msg = http.StatusServiceUnavailable, "The server is shutting down; retry on another instance."
-	default:
-		return s.internal(x, "subscribe", err)
+		return jsonrpc.Unavailable(jsonrpc.CodeTooManySubscriptions, "The server is shutting down; retry on another instance.")
 	}
-	if status == http.StatusServiceUnavailable {
-		x.c.Header("Retry-After", "5")
-	}
-	s.writeError(x.c, x.req.ID, status, jsonrpc.NewError(CodeTooManySubscriptions, msg, nil))
-	return nil
+	return fmt.Errorf("subscribe: %w", err)
 }
 
 // capReason is the specific part of a cap error, e.g. "Too many open listen
@@ -233,17 +216,15 @@ func capReason(err error) string {
 	return capitalize(msg)
 }
 
-// endListen sends the graceful final result of a listen request.
-func (s *Server) endListen(x *exchange, out *eventStream, subID json.RawMessage) {
+// listenEnd is the graceful final result of a listen request.
+func (s *Server) listenEnd(subID json.RawMessage) (any, error) {
 	meta, err := encodeMeta(map[string]any{MetaServerInfo: s.info, MetaSubscriptionID: subID})
 	if err != nil {
-		return
+		return nil, fmt.Errorf("encode listen result: %w", err)
 	}
 	res := listenEnd{resultFields: s.modernFields()}
 	res.Meta = meta
-	if b, err := jsonrpc.EncodeResult(x.req.ID, res); err == nil {
-		_ = out.send(b)
-	}
+	return res, nil
 }
 
 // streamWriteTimeout bounds one write on an event stream. A write blocks only
@@ -252,35 +233,6 @@ func (s *Server) endListen(x *exchange, out *eventStream, subID json.RawMessage)
 // keep-alive interval, at least 10 s.
 func (s *Server) streamWriteTimeout() time.Duration {
 	return max(2*s.cfg.KeepAlive, 10*time.Second)
-}
-
-// eventStream is an SSE response whose every write has a deadline, so a
-// client that stops reading cannot hold its handler (and what it holds)
-// forever.
-type eventStream struct {
-	sse     *jsonrpc.SSE
-	rc      *http.ResponseController
-	timeout time.Duration
-}
-
-func newEventStream(x *exchange, sse *jsonrpc.SSE, timeout time.Duration) *eventStream {
-	return &eventStream{sse: sse, rc: http.NewResponseController(x.c.Writer), timeout: timeout}
-}
-
-func (e *eventStream) send(message []byte) error {
-	_ = e.rc.SetWriteDeadline(time.Now().Add(e.timeout)) // unsupported: no deadline
-	return e.sse.Send(message)
-}
-
-func (e *eventStream) comment(text string) error {
-	_ = e.rc.SetWriteDeadline(time.Now().Add(e.timeout))
-	return e.sse.Comment(text)
-}
-
-// release clears the write deadline: the server has none of its own, and a
-// kept-alive connection's next response must not inherit ours.
-func (e *eventStream) release() {
-	_ = e.rc.SetWriteDeadline(time.Time{})
 }
 
 func capitalize(s string) string {

@@ -17,11 +17,14 @@ import (
 // holds io.modelcontextprotocol/protocolVersion is Modern, and so is one
 // whose MCP-Protocol-Version header names anything but a Legacy version (it
 // then fails the _meta checks with 400 instead of being served as Legacy).
+// When _meta cannot be read the header alone decides.
 func (x *exchange) parseMeta() *jsonrpc.Error {
+	header := x.c.GetHeader(HeaderProtocolVersion)
+	x.modern = header != "" && !slices.Contains(LegacyVersions, header)
 	if len(x.req.Params) > 0 {
 		var p baseParams
 		if err := json.Unmarshal(x.req.Params, &p); err != nil {
-			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+			return jsonrpc.InvalidParams("%s", jsonMessage(err))
 		}
 		x.meta.raw = p.Meta
 		// Not a string: "" (the Mcp-Name check then wants an empty value,
@@ -29,9 +32,9 @@ func (x *exchange) parseMeta() *jsonrpc.Error {
 		_ = json.Unmarshal(p.Name, &x.name)
 		_ = json.Unmarshal(p.URI, &x.uri)
 	}
-	_, hasVersion := x.meta.raw[MetaProtocolVersion]
-	header := x.c.GetHeader(HeaderProtocolVersion)
-	x.modern = hasVersion || (header != "" && !slices.Contains(LegacyVersions, header))
+	if _, ok := x.meta.raw[MetaProtocolVersion]; ok {
+		x.modern = true
+	}
 	if raw, ok := x.meta.raw[MetaClientInfo]; ok {
 		var ci Implementation
 		if json.Unmarshal(raw, &ci) == nil {

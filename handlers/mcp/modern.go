@@ -7,7 +7,7 @@ import (
 )
 
 // serveModern serves the 2026-07-28 methods after the per-request checks.
-func (s *Server) serveModern(x *exchange) (any, *jsonrpc.Error) {
+func (s *Server) serveModern(x *exchange) (any, error) {
 	if e := s.validateModern(x); e != nil {
 		return nil, e
 	}
@@ -21,10 +21,10 @@ func (s *Server) serveModern(x *exchange) (any, *jsonrpc.Error) {
 	case MethodListen:
 		return s.listen(x)
 	}
-	if res, e, ok := s.servePrimitives(x); ok {
-		return res, e
+	if res, err, ok := s.servePrimitives(x); ok {
+		return res, err
 	}
-	return nil, methodNotFound(x.req.Method)
+	return nil, jsonrpc.MethodNotFound(x.req.Method)
 }
 
 // modernFields returns the fields every Modern result carries. Meta is

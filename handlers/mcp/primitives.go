@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/services/resources"
@@ -112,19 +111,19 @@ func (s *Server) hints(x *exchange, scope string) cacheHints {
 }
 
 // decodeParams decodes params into dst; -32602 when they do not fit.
-func decodeParams(x *exchange, dst any) *jsonrpc.Error {
+func decodeParams(x *exchange, dst any) error {
 	if len(x.req.Params) == 0 {
 		return nil
 	}
 	if err := json.Unmarshal(x.req.Params, dst); err != nil {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+jsonMessage(err), nil)
+		return jsonrpc.InvalidParams("%s", jsonMessage(err))
 	}
 	return nil
 }
 
 // servePrimitives answers the prompt, resource and completion methods; ok
 // is false for any other method.
-func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok bool) {
+func (s *Server) servePrimitives(x *exchange) (res any, err error, ok bool) {
 	var rf resultFields
 	if x.modern {
 		rf = s.modernFields()
@@ -171,20 +170,20 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 		}
 		page, err := svc.List(x.ctx, sc, p.Cursor)
 		if err != nil {
-			return nil, s.contextError(x, "list resources", err), true
+			return nil, err, true
 		}
 		return resourcesResult{resultFields: rf, Resources: page.Resources, NextCursor: page.NextCursor,
 			cacheHints: s.hints(x, "private")}, nil, true
 	case MethodReadResource:
 		if x.uri == "" {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: uri must be a non-empty string", nil), true
+			return nil, jsonrpc.InvalidParams("uri must be a non-empty string"), true
 		}
 		if svc == nil {
-			return nil, s.contextError(x, "read resource", &resources.NotFoundError{Kind: "Resource", Name: x.uri}), true
+			return nil, &resources.NotFoundError{Kind: "Resource", Name: x.uri}, true
 		}
 		contents, err := svc.Read(x.ctx, sc, x.uri)
 		if err != nil {
-			return nil, s.contextError(x, "read resource", err), true
+			return nil, err, true
 		}
 		return readResult{resultFields: rf, Contents: contents, cacheHints: s.hints(x, "private")}, nil, true
 	case MethodGetPrompt:
@@ -193,14 +192,14 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 			return nil, e, true
 		}
 		if p.Name == "" {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: name must be a non-empty string", nil), true
+			return nil, jsonrpc.InvalidParams("name must be a non-empty string"), true
 		}
 		if svc == nil {
-			return nil, s.contextError(x, "get prompt", &resources.NotFoundError{Kind: "Prompt", Name: p.Name}), true
+			return nil, &resources.NotFoundError{Kind: "Prompt", Name: p.Name}, true
 		}
 		out, err := svc.GetPrompt(x.ctx, sc, p.Name, p.Arguments, p.InputResponses)
 		if err != nil {
-			return nil, s.contextError(x, "get prompt", err), true
+			return nil, err, true
 		}
 		if len(out.InputRequests) > 0 {
 			if !x.modern {
@@ -212,7 +211,7 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 			for k, raw := range out.InputRequests {
 				var r inputRequest
 				if err := json.Unmarshal(raw, &r); err != nil {
-					return nil, s.contextError(x, "get prompt", err), true
+					return nil, err, true
 				}
 				ir.InputRequests[k] = r
 			}
@@ -225,7 +224,7 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 			return nil, e, true
 		}
 		if p.Ref == nil || p.Argument == nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: ref and argument are required", nil), true
+			return nil, jsonrpc.InvalidParams("ref and argument are required"), true
 		}
 		var ctxArgs map[string]string
 		if p.Context != nil {
@@ -236,7 +235,7 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 		}
 		c, err := svc.Complete(x.ctx, sc, *p.Ref, p.Argument.Name, p.Argument.Value, ctxArgs)
 		if err != nil {
-			return nil, s.contextError(x, "complete", err), true
+			return nil, err, true
 		}
 		return completeResult{resultFields: rf, Completion: c}, nil, true
 	case MethodSubscribeResource, MethodUnsubscribe:
@@ -254,22 +253,4 @@ func (s *Server) servePrimitives(x *exchange) (res any, e *jsonrpc.Error, ok boo
 
 func badCursor() *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid cursor: it was not issued by this server for this list", nil)
-}
-
-// contextError maps the resources service's errors: not found and bad
-// input are -32602 (with data.uri for a resource, as SEP-2164 asks); any
-// other error is logged and answered -32603 without its text.
-func (s *Server) contextError(x *exchange, what string, err error) *jsonrpc.Error {
-	var nf *resources.NotFoundError
-	switch {
-	case errors.As(err, &nf):
-		var data any
-		if nf.Kind == "Resource" {
-			data = map[string]any{"uri": truncate(nf.Name, 500)}
-		}
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, nf.Error(), data)
-	case resources.IsInvalid(err):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error(), nil)
-	}
-	return s.toolError(x, what, err)
 }

@@ -22,6 +22,9 @@ func newTestExchange(t *testing.T) (*exchange, *httptest.ResponseRecorder) {
 	return &exchange{c: c, ctx: context.Background(), req: &jsonrpc.Request{ID: jsonrpc.IntID(1), Method: MethodCallTool}}, rec
 }
 
+// streaming reports whether x's response became an event stream.
+func streaming(x *exchange) bool { return x.stream != nil && x.stream.started() }
+
 // dataLines returns the SSE data payloads of body.
 func dataLines(body string) []string {
 	var out []string
@@ -40,10 +43,10 @@ func TestProgressStream_reportsOnlyIncreasingProgressThenTheResult(t *testing.T)
 	p.report(1, 4, "same again") // must increase: dropped
 	p.report(0.5, 4, "back")     // dropped
 	p.report(2.5, 0, "no total")
-	if !p.streaming() {
+	if !streaming(x) {
 		t.Fatal("streaming() = false after a report")
 	}
-	p.finish(map[string]any{"ok": true}, nil)
+	x.stream.finish(map[string]any{"ok": true}, nil)
 	p.report(3, 4, "after the end") // dropped: progress stops with the response
 
 	if ct := rec.Header().Get("Content-Type"); ct != "text/event-stream" {
@@ -64,7 +67,7 @@ func TestProgressStream_internalErrorIsNotLeaked(t *testing.T) {
 	x, rec := newTestExchange(t)
 	p := &progressStream{x: x, token: json.RawMessage(`7`)}
 	p.report(1, 0, "")
-	p.finish(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "pq: secret detail", nil))
+	x.stream.finish(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "pq: secret detail", nil))
 	got := dataLines(rec.Body.String())
 	if len(got) != 2 || got[1] != `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}` {
 		t.Errorf("stream = %q", got)
@@ -76,8 +79,8 @@ func TestProgressStream_ignoresTokensThatAreNotStringsOrIntegers(t *testing.T) {
 		x, rec := newTestExchange(t)
 		p := &progressStream{x: x, token: json.RawMessage(tok)}
 		p.report(1, 2, "x")
-		if p.streaming() || rec.Body.Len() != 0 {
-			t.Errorf("token %s: streaming %v, body %q; want no stream", tok, p.streaming(), rec.Body.String())
+		if streaming(x) || rec.Body.Len() != 0 {
+			t.Errorf("token %s: streaming %v, body %q; want no stream", tok, streaming(x), rec.Body.String())
 		}
 	}
 	for _, tok := range []string{`"a"`, `0`, `-3`, `9007199254740993`} {

@@ -32,6 +32,18 @@ const (
 	MethodSetLogLevel  = "logging/setLevel"
 )
 
+// knownMethods are the method names the decoder interns.
+var knownMethods = []string{
+	"initialize", "ping", "server/discover",
+	"tools/list", "tools/call",
+	"resources/list", "resources/read", "resources/templates/list",
+	"resources/subscribe", "resources/unsubscribe",
+	"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+	"subscriptions/listen",
+	"notifications/initialized", "notifications/cancelled", "notifications/progress",
+	"notifications/roots/list_changed",
+}
+
 // _meta keys (2026-07-28 basic/index).
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -17,6 +18,7 @@ import (
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -65,6 +67,7 @@ type Server struct {
 	// ({serverInfo}), built once.
 	modernMeta json.RawMessage
 	shutdown   <-chan struct{}
+	decoder    *jsonrpc.Decoder
 }
 
 // Deps are the services a Server uses. Hub may be nil (no listen support).
@@ -104,6 +107,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	return &Server{
 		cfg: cfg, tools: deps.Tools, context: deps.Context, hub: deps.Hub,
 		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
+		decoder: jsonrpc.NewDecoder(knownMethods),
 	}, nil
 }
 
@@ -119,6 +123,16 @@ type exchange struct {
 	// name and uri are params.name and params.uri as strings ("" when
 	// absent or not a string), decoded once by parseMeta.
 	name, uri string
+	// stream is the response's event stream, when the method opened one.
+	stream *eventStream
+}
+
+// era is the column of the status table the request is answered from.
+func (x *exchange) era() jsonrpc.Era {
+	if x.modern {
+		return jsonrpc.EraModern
+	}
+	return jsonrpc.EraLegacy
 }
 
 // Handle serves a POST to the MCP endpoint (the router answers other
@@ -129,34 +143,31 @@ func (s *Server) Handle(c *gin.Context) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.Is(err, middleware.ErrBodyTimeout) {
-			c.Header("Connection", "close")
-			s.writeError(c, jsonrpc.ID{}, http.StatusRequestTimeout,
-				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Request timeout: the request body did not arrive in time", nil))
-			return
+		switch {
+		case errors.Is(err, middleware.ErrBodyTimeout):
+			middleware.Refuse(c, jsonrpc.BodyTimeout())
+		case errors.As(err, &mbe):
+			middleware.Refuse(c, jsonrpc.BodyTooLarge(s.cfg.MaxBodyBytes))
+		default:
+			middleware.Refuse(c, jsonrpc.InvalidRequest("Could not read the request body"))
 		}
-		if errors.As(err, &mbe) {
-			s.writeError(c, jsonrpc.ID{}, http.StatusRequestEntityTooLarge,
-				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes), nil))
-			return
-		}
-		s.writeError(c, jsonrpc.ID{}, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Could not read the request body", nil))
 		return
 	}
-	req, rerr := jsonrpc.Decode(body)
+	req, rerr := s.decoder.Decode(body)
 	if rerr != nil {
 		var id jsonrpc.ID
 		if req != nil {
 			id = req.ID
 			fields.RPCMethod = req.Method
 		}
-		s.fail(c, id, rerr)
+		fields.RPCCode = rerr.Code
+		jsonrpc.WriteError(c.Writer, jsonrpc.EraUnknown, id, rerr)
 		return
 	}
 	fields.RPCMethod = req.Method
 	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields}
 	if perr := x.parseMeta(); perr != nil {
-		s.fail(c, req.ID, perr)
+		s.answer(x, nil, perr)
 		return
 	}
 	if x.modern {
@@ -172,21 +183,111 @@ func (s *Server) Handle(c *gin.Context) {
 	}
 	var (
 		result any
-		e      *jsonrpc.Error
+		err2   error
 	)
 	if x.modern {
-		result, e = s.serveModern(x)
+		result, err2 = s.serveModern(x)
 	} else {
-		result, e = s.serveLegacy(x)
+		result, err2 = s.serveLegacy(x)
 	}
-	if c.Writer.Written() { // streamed (SSE) responses write themselves
+	s.answer(x, result, err2)
+}
+
+// answer is the one writer of the MCP endpoint's responses to a request it
+// read: a method's result, or its error translated by rpcError, as JSON
+// with the status the table gives it in the request's era, or — when the
+// method turned the response into an event stream — as the stream's last
+// event. A write tool refused to a read_api token is answered with the
+// authentication middleware's 403 step-up challenge. Nothing is written
+// once the client has gone away or the stream has broken.
+func (s *Server) answer(x *exchange, result any, err error) {
+	if x.stream != nil {
+		defer x.stream.release()
+	}
+	if err != nil && (x.ctx.Err() != nil || errors.Is(err, errStreamClosed)) {
+		return // the client went away: nothing to answer, nothing to log
+	}
+	var ro *tools.ReadOnlyError
+	if errors.As(err, &ro) {
+		middleware.WriteAuthError(x.c, s.cfg.MetadataURL, &auth.Error{
+			Kind: auth.InsufficientScope, Presented: true, Scope: s.cfg.Scopes.Needed,
+			Reason: fmt.Sprintf("The tool %s writes data; the token's read_api scope allows read-only tools. A token with the %s scope is needed.", ro.Tool, s.cfg.Scopes.Needed),
+		})
+		return
+	}
+	var e *jsonrpc.Error
+	if err != nil {
+		e = s.rpcError(x, err)
+		x.fields.RPCCode = e.Code
+		if x.req.Method == MethodCallTool {
+			x.fields.Outcome, x.fields.ErrorClass = middleware.OutcomeProtocolError, middleware.RPCClass(e.Code, e.Status(x.era()))
+		}
+	}
+	if x.stream != nil && x.stream.started() {
+		x.stream.finish(result, e)
 		return
 	}
 	if e != nil {
-		s.fail(c, req.ID, e)
+		jsonrpc.WriteError(x.c.Writer, x.era(), x.req.ID, e)
 		return
 	}
-	writeJSON(c, http.StatusOK, req.ID, result)
+	if err := jsonrpc.WriteResult(x.c.Writer, x.req.ID, result); err != nil {
+		x.fields.RPCCode = jsonrpc.CodeInternalError
+		s.cfg.Logger.ErrorContext(x.ctx, "encode result", "error", err, "method", x.req.Method, "request_id", x.fields.RequestID)
+	}
+}
+
+// rpcError translates what a method returned into the JSON-RPC error the
+// client sees: the caller's mistakes (unknown tool, bad input, a resource
+// or prompt not found) are -32602, a missing client capability -32021, a
+// store outage -32603 with 503; anything else is logged here, where it
+// stops travelling, and answered -32603 without its text.
+func (s *Server) rpcError(x *exchange, err error) *jsonrpc.Error {
+	var (
+		rpc     *jsonrpc.Error
+		unknown *tools.UnknownToolError
+		caps    *tools.MissingCapabilityError
+		nf      *resources.NotFoundError
+		invalid *resources.InvalidError
+	)
+	switch {
+	case errors.As(err, &rpc):
+		return rpc
+	case errors.As(err, &nf):
+		var data any
+		if nf.Kind == "Resource" { // SEP-2164: data.uri
+			data = map[string]any{"uri": truncate(nf.Name, 500)}
+		}
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, nf.Error(), data)
+	case errors.As(err, &invalid):
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, invalid.Error(), nil)
+	case errors.As(err, &unknown):
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+quote(unknown.Name),
+			map[string]any{"name": truncate(unknown.Name, 200)})
+	case errors.As(err, &caps):
+		required := make(map[string]struct{}, len(caps.Required))
+		for _, c := range caps.Required {
+			required[c] = struct{}{}
+		}
+		return jsonrpc.NewError(jsonrpc.CodeMissingRequiredClientCapability, caps.Error(),
+			map[string]any{"requiredCapabilities": required})
+	case errors.Is(err, models.ErrInvalidInput):
+		return jsonrpc.InvalidParams("%s", inputMessage(err))
+	case errors.Is(err, models.ErrStoreUnavailable):
+		return jsonrpc.StoreUnavailable() // the store logs the outage, once per interval
+	}
+	s.cfg.Logger.ErrorContext(x.ctx, x.req.Method, "error", err, "request_id", x.fields.RequestID)
+	return jsonrpc.Internal()
+}
+
+// inputMessage is the client-facing text of an error wrapping
+// models.ErrInvalidInput: the message without the sentinel's own words,
+// or a fixed text when the database driver wrote part of it.
+func inputMessage(err error) string {
+	if de := (*models.DatabaseError)(nil); errors.As(err, &de) {
+		return "the data store refused the input; check the arguments"
+	}
+	return strings.TrimSuffix(err.Error(), ": "+models.ErrInvalidInput.Error())
 }
 
 // encodeMeta encodes a result's _meta without HTML escaping; the encoder
@@ -199,46 +300,4 @@ func encodeMeta(meta map[string]any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// internalErrorBody answers a response that could not be encoded.
-var internalErrorBody = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`)
-
-// fail writes a JSON-RPC error with its mapped status.
-func (s *Server) fail(c *gin.Context, id jsonrpc.ID, e *jsonrpc.Error) {
-	s.writeError(c, id, e.Status(), e)
-}
-
-func (s *Server) writeError(c *gin.Context, id jsonrpc.ID, status int, e *jsonrpc.Error) {
-	middleware.Fields(c.Request.Context()).RPCCode = e.Code
-	if e.Code == jsonrpc.CodeInternalError && e.Status() != http.StatusServiceUnavailable {
-		e = jsonrpc.Internal()
-	}
-	e.SetHeaders(c.Writer.Header())
-	b, err := jsonrpc.EncodeError(id, e)
-	if err != nil {
-		b = internalErrorBody
-		status = http.StatusInternalServerError
-	}
-	c.Data(status, "application/json", b)
-}
-
-func writeJSON(c *gin.Context, status int, id jsonrpc.ID, result any) {
-	b, err := jsonrpc.EncodeResult(id, result)
-	if err != nil {
-		c.Data(http.StatusInternalServerError, "application/json", internalErrorBody)
-		return
-	}
-	c.Data(status, "application/json", b)
-}
-
-// internal logs err once (where it stops travelling) and returns -32603.
-// A store outage is answered 503 and not logged here: the store logs it,
-// once per interval, however many requests it fails.
-func (s *Server) internal(x *exchange, what string, err error) *jsonrpc.Error {
-	if errors.Is(err, models.ErrStoreUnavailable) {
-		return jsonrpc.Unavailable()
-	}
-	s.cfg.Logger.ErrorContext(x.ctx, what, "error", err, "request_id", x.fields.RequestID)
-	return jsonrpc.Internal()
 }

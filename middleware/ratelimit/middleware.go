@@ -2,17 +2,18 @@ package ratelimit
 
 import (
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
-// CodeRateLimited is the JSON-RPC error code of a 429 answer. It is an
-// application code outside -32768..-32000 (reserved by JSON-RPC, and by MCP
-// for the protocol).
-const CodeRateLimited = -31029
+// CodeRateLimited is the JSON-RPC error code of a 429 (jsonrpc's): an
+// application code outside -32768..-32000 (reserved by JSON-RPC, and by
+// MCP for the protocol).
+const CodeRateLimited = jsonrpc.CodeRateLimited
 
 // Middleware limits requests by keyFunc(c): the caller passes the user id
 // and route group for authenticated requests, or the client address for
@@ -52,22 +53,21 @@ func Middleware(l *Limiter, keyFunc func(*gin.Context) string) gin.HandlerFunc {
 	}
 }
 
-// errorBody is the JSON-RPC error of a 429. Every value is an integer, so
-// formatting is enough. The id member is left out, as everywhere glmcp
-// answers before reading the request: the body is not read here, and the
-// 2026-07-28 schema allows no null id.
-func errorBody(retryAfter int64, limit int, window int64) []byte {
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","error":{"code":%d,`+
-		`"message":"Rate limit exceeded, retry in %d seconds",`+
-		`"data":{"retryAfterSeconds":%d,"limit":%d,"windowSeconds":%d}}}`,
-		CodeRateLimited, retryAfter, retryAfter, limit, window)
+// rateLimitData is the data member of a 429's error.
+type rateLimitData struct {
+	RetryAfterSeconds int64 `json:"retryAfterSeconds"`
+	Limit             int   `json:"limit"`
+	WindowSeconds     int64 `json:"windowSeconds"`
 }
 
 // Reject answers 429 with Retry-After (whole seconds, at least 1) and the
-// rate-limit JSON-RPC error body for l's limit, and aborts the chain.
+// rate-limit JSON-RPC error for l's limit, and aborts the chain. The id
+// member is left out, as everywhere glmcp answers before reading the
+// request: the body is not read here.
 func Reject(c *gin.Context, l *Limiter, retryAfter time.Duration) {
 	secs := max(1, ceilSeconds(retryAfter))
-	c.Header("Retry-After", strconv.FormatInt(secs, 10))
-	c.Data(http.StatusTooManyRequests, "application/json", errorBody(secs, l.limit.Requests, windowSeconds(l.limit.Per)))
+	jsonrpc.WriteError(c.Writer, jsonrpc.EraUnknown, jsonrpc.ID{}, jsonrpc.RateLimited(
+		fmt.Sprintf("Rate limit exceeded, retry in %d seconds", secs), secs,
+		rateLimitData{RetryAfterSeconds: secs, Limit: l.limit.Requests, WindowSeconds: windowSeconds(l.limit.Per)}))
 	c.Abort()
 }
