@@ -209,7 +209,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	deps.Metrics = middleware.NewMetrics(reg)
+	deps.Metrics = middleware.NewMetrics(reg, mcp.MethodNames())
 	gin.SetMode(gin.ReleaseMode)
 	w.handler = handlers.NewRouter(deps)
 	return w, nil

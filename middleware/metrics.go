@@ -14,6 +14,8 @@ import (
 // per server with NewMetrics, so two servers in one process (the specs
 // run many) never share or double-register series.
 type Metrics struct {
+	// methods are the JSON-RPC method labels; any other is "other".
+	methods         map[string]bool
 	gatherer        prometheus.Gatherer
 	requestsTotal   *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
@@ -22,8 +24,17 @@ type Metrics struct {
 
 // NewMetrics creates the request collectors and registers them on reg,
 // which Handler then serves (with whatever else is registered on it).
-func NewMetrics(reg *prometheus.Registry) *Metrics {
+// methods are the JSON-RPC methods labelled by name (the MCP method
+// table's, mcp.MethodNames); any other method is labelled "other", so a
+// client cannot grow the label set.
+func NewMetrics(reg *prometheus.Registry, methods []string) *Metrics {
+	known := make(map[string]bool, len(methods)+1)
+	known[""] = true // not a JSON-RPC request (no body read)
+	for _, n := range methods {
+		known[n] = true
+	}
 	m := &Metrics{
+		methods:  known,
 		gatherer: reg,
 		requestsTotal: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "glmcp_http_requests_total",
@@ -60,7 +71,10 @@ func (m *Metrics) Record() gin.HandlerFunc {
 			route = "unmatched"
 		}
 		f := Fields(c.Request.Context())
-		method := boundedMethod(f.RPCMethod)
+		method := f.RPCMethod
+		if !m.methods[method] {
+			method = "other"
+		}
 		status := strconv.Itoa(c.Writer.Status())
 		m.requestsTotal.WithLabelValues(route, f.Era, method, status).Inc()
 		if c.Writer.Header().Get("Content-Type") != "text/event-stream" {
@@ -74,13 +88,4 @@ func (m *Metrics) Record() gin.HandlerFunc {
 			m.toolCalls.WithLabelValues(tool, status, outcome).Inc()
 		}
 	}
-}
-
-func boundedMethod(m string) string {
-	switch m {
-	case "", "initialize", "ping", "server/discover", "tools/list", "tools/call", "subscriptions/listen",
-		"notifications/initialized", "notifications/cancelled":
-		return m
-	}
-	return "other"
 }

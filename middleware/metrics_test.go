@@ -142,7 +142,7 @@ func TestMetrics(t *testing.T) {
 		},
 	}
 	reg := prometheus.NewRegistry()
-	r := metricsEngine(middleware.NewMetrics(reg))
+	r := metricsEngine(middleware.NewMetrics(reg, testMethods))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dur := map[string]string{"route": tt.requests["route"], "rpc_method": tt.requests["rpc_method"]}
@@ -195,7 +195,7 @@ func TestMetrics(t *testing.T) {
 // own registry's.
 func TestMetrics_ownedPerServer(t *testing.T) {
 	regA, regB := prometheus.NewRegistry(), prometheus.NewRegistry()
-	a, b := middleware.NewMetrics(regA), middleware.NewMetrics(regB)
+	a, b := middleware.NewMetrics(regA, testMethods), middleware.NewMetrics(regB, testMethods)
 	req := httptest.NewRequest(http.MethodPost, "/api/v4/x/mcp", nil)
 	req.Header.Set("X-Method", "ping")
 	metricsEngine(a).ServeHTTP(httptest.NewRecorder(), req)
@@ -220,3 +220,6 @@ func TestMetrics_ownedPerServer(t *testing.T) {
 		t.Errorf("server B /metrics = %d, want 200 without server A's series:\n%s", rec.Code, rec.Body)
 	}
 }
+
+// testMethods stand for the MCP method table's names.
+var testMethods = []string{"initialize", "ping", "tools/list", "tools/call", "subscriptions/listen", "prompts/list"}

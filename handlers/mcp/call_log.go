@@ -64,12 +64,13 @@ type logMessageParams struct {
 func (x *exchange) logger(least int) func(level, logger string, data any) {
 	return func(level, logger string, data any) {
 		if i := slices.Index(logLevels, level); i >= 0 && i >= least {
-			x.events(progressWriteTimeout).notify("notifications/message", logMessageParams{Level: level, Logger: logger, Data: data})
+			x.events().notify("notifications/message", logMessageParams{Level: level, Logger: logger, Data: data})
 		}
 	}
 }
 
 type setLevelParams struct {
+	metaParams
 	Level json.RawMessage `json:"level"`
 }
 
@@ -77,11 +78,7 @@ type setLevelParams struct {
 // level. The server keeps no session, so the level governs nothing later:
 // Legacy tool calls get every message and the client filters (see
 // toolLogLevel).
-func (s *Server) setLogLevel(x *exchange) (any, error) {
-	var p setLevelParams
-	if err := decodeParams(x, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) setLogLevel(x *exchange, p *setLevelParams) (any, error) {
 	if _, e := parseLogLevel(p.Level, "level"); e != nil {
 		return nil, e
 	}

@@ -13,12 +13,20 @@ import (
 )
 
 type callToolParams struct {
+	metaParams
 	Name      *string         `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	// Modern multi round-trip fields (see readInput), kept raw here so a
 	// bad value is reported only after the tool and headers are checked.
 	InputResponses json.RawMessage `json:"inputResponses"`
 	RequestState   json.RawMessage `json:"requestState"`
+}
+
+func (p *callToolParams) mcpName() string {
+	if p.Name == nil {
+		return ""
+	}
+	return *p.Name
 }
 
 type callToolResult struct {
@@ -32,13 +40,9 @@ type callToolResult struct {
 // tool; this translates the wire. Tool failures are results with isError;
 // the service's refusals (unknown tool, a write tool under a read-only
 // token, …) are returned for the one writer to translate.
-func (s *Server) callTool(x *exchange) (any, error) {
-	var p callToolParams
+func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
 	if len(x.req.Params) == 0 {
 		return nil, jsonrpc.InvalidParams("params are required")
-	}
-	if err := decodeParams(x, &p); err != nil {
-		return nil, err
 	}
 	if p.Name == nil || *p.Name == "" {
 		return nil, jsonrpc.InvalidParams("name is required")
@@ -57,7 +61,7 @@ func (s *Server) callTool(x *exchange) (any, error) {
 			return le
 		}
 		if x.modern {
-			if e := readInput(&p, r); e != nil {
+			if e := readInput(p, r); e != nil {
 				return e
 			}
 		}

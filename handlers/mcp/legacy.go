@@ -8,31 +8,8 @@ import (
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
-// serveLegacy serves the initialize-era methods (2025-03-26 … 2025-11-25).
-// The server holds no session state: initialize is not required before
-// other methods, and Mcp-Session-Id is neither minted nor read.
-func (s *Server) serveLegacy(x *exchange) (any, error) {
-	switch x.req.Method {
-	case MethodInitialize:
-		return s.initialize(x)
-	case MethodPing:
-		return struct{}{}, nil
-	case MethodListTools:
-		return s.listTools(x)
-	case MethodCallTool:
-		return s.callTool(x)
-	case MethodSetLogLevel:
-		if s.cfg.Logging {
-			return s.setLogLevel(x)
-		}
-	}
-	if res, err, ok := s.servePrimitives(x); ok {
-		return res, err
-	}
-	return nil, jsonrpc.MethodNotFound(x.req.Method)
-}
-
 type initializeParams struct {
+	metaParams
 	ProtocolVersion string          `json:"protocolVersion"`
 	Capabilities    json.RawMessage `json:"capabilities"`
 	ClientInfo      *Implementation `json:"clientInfo"`
@@ -48,11 +25,7 @@ type initializeResult struct {
 // initialize negotiates a handshake version: a supported one is echoed, a
 // client asking for a Modern version gets the newest Legacy one, anything
 // else is refused with the supported list.
-func (s *Server) initialize(x *exchange) (any, error) {
-	var p initializeParams
-	if err := decodeParams(x, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) initialize(x *exchange, p *initializeParams) (any, error) {
 	if p.ClientInfo != nil {
 		x.fields.ClientName, x.fields.ClientVersion = truncate(p.ClientInfo.Name, 100), truncate(p.ClientInfo.Version, 50)
 	}
@@ -82,3 +55,6 @@ func quote(s string) string {
 	b, _ := json.Marshal(truncate(s, 100))
 	return string(b)
 }
+
+// ping answers Legacy ping with {}.
+func (s *Server) ping(*exchange, *noParams) (any, error) { return struct{}{}, nil }

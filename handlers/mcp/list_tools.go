@@ -2,14 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
-	"strings"
 
-	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 type listToolsParams struct {
+	metaParams
 	Cursor *string `json:"cursor"`
 }
 
@@ -58,11 +56,7 @@ func (r *listToolsResult) AppendJSON(dst []byte) ([]byte, error) {
 
 // listTools answers tools/list: the tools this caller may use on this group,
 // filtered by the GitLab headers, in name order, one page at a time.
-func (s *Server) listTools(x *exchange) (any, error) {
-	var p listToolsParams
-	if err := decodeParams(x, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) listTools(x *exchange, p *listToolsParams) (any, error) {
 	page, err := s.tools.List(x.ctx, tools.ListQuery{Scope: x.scope(s.cfg.Edition), Cursor: p.Cursor})
 	if err != nil {
 		return nil, err
@@ -77,15 +71,4 @@ func (s *Server) listTools(x *exchange) (any, error) {
 		res.CacheScope = "private"
 	}
 	return res, nil
-}
-
-// scope is the caller and filter headers of this request on a group of
-// edition.
-func (x *exchange) scope(edition models.Edition) tools.Scope {
-	h := x.c.Request.Header
-	return tools.Scope{Edition: edition, Identity: x.id, Headers: tools.Headers{
-		Tools:    strings.Join(h.Values(catalog.HeaderEnabledTools), ","),
-		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
-		Prefix:   h.Get(catalog.HeaderToolNamePrefix),
-	}}
 }

@@ -23,6 +23,7 @@ const (
 )
 
 type listenParams struct {
+	metaParams
 	Notifications *listenFilter `json:"notifications"`
 }
 
@@ -61,16 +62,7 @@ type listenEnd struct {
 //
 // Every listen stream counts against the caps, including one that asked for
 // nothing this server delivers: it still holds a connection.
-func (s *Server) listen(x *exchange) (any, error) {
-	var p listenParams
-	if err := json.Unmarshal(x.req.Params, &p); err != nil {
-		msg := jsonMessage(err)
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field == "notifications" {
-			msg = "notifications must be an object"
-		}
-		return nil, jsonrpc.InvalidParams("%s", msg)
-	}
+func (s *Server) listen(x *exchange, p *listenParams) (any, error) {
 	if p.Notifications == nil {
 		return nil, jsonrpc.InvalidParams("notifications is required (an object)")
 	}
@@ -120,7 +112,7 @@ func (s *Server) listen(x *exchange) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode list_changed: %w", err)
 	}
-	out := x.events(s.streamWriteTimeout())
+	out := x.events()
 	tell := func() error {
 		return tellChanges(out, sub.Take(), h, changed, watched, meta)
 	}
@@ -225,14 +217,6 @@ func (s *Server) listenEnd(subID json.RawMessage) (any, error) {
 	res := listenEnd{resultFields: s.modernFields()}
 	res.Meta = meta
 	return res, nil
-}
-
-// streamWriteTimeout bounds one write on an event stream. A write blocks only
-// when the client has stopped reading and every buffer between us is full;
-// such a client is cut off after this long so it frees its slot. Twice the
-// keep-alive interval, at least 10 s.
-func (s *Server) streamWriteTimeout() time.Duration {
-	return max(2*s.cfg.KeepAlive, 10*time.Second)
 }
 
 func capitalize(s string) string {

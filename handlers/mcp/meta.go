@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -13,45 +14,94 @@ import (
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
-// parseMeta reads params._meta and decides the era: a request whose _meta
-// holds io.modelcontextprotocol/protocolVersion is Modern, and so is one
-// whose MCP-Protocol-Version header names anything but a Legacy version (it
-// then fails the _meta checks with 400 instead of being served as Legacy).
-// When _meta cannot be read the header alone decides.
-func (x *exchange) parseMeta() *jsonrpc.Error {
+// readParams decodes the request's params once, into the typed params of
+// its method's row (notifications and unknown methods: _meta only), and
+// decides the era: a request whose _meta holds
+// io.modelcontextprotocol/protocolVersion is Modern, and so is one whose
+// MCP-Protocol-Version header names anything but a Legacy version (it then
+// fails the _meta checks with 400 instead of being served as Legacy).
+//
+// When the typed params do not fit, _meta and the member Mcp-Name mirrors
+// are read leniently so the era and the Modern checks still come first;
+// the mismatch is kept in x.paramsErr and answered after them. Only a
+// _meta that cannot be read at all is answered at once (the header alone
+// then decides the era).
+func (x *exchange) readParams(m *method) *jsonrpc.Error {
 	header := x.c.GetHeader(HeaderProtocolVersion)
 	x.modern = header != "" && !slices.Contains(LegacyVersions, header)
-	if len(x.req.Params) > 0 {
-		var p baseParams
-		if err := json.Unmarshal(x.req.Params, &p); err != nil {
-			return jsonrpc.InvalidParams("%s", jsonMessage(err))
-		}
-		x.meta.raw = p.Meta
-		// Not a string: "" (the Mcp-Name check then wants an empty value,
-		// and the handlers report the type).
-		_ = json.Unmarshal(p.Name, &x.name)
-		_ = json.Unmarshal(p.URI, &x.uri)
+	var p params
+	if m != nil && m.newParams != nil && !x.req.IsNotification() {
+		p = m.newParams()
+	} else {
+		p = &noParams{}
 	}
-	if _, ok := x.meta.raw[MetaProtocolVersion]; ok {
+	x.name = ""
+	if len(x.req.Params) > 0 {
+		if err := json.Unmarshal(x.req.Params, p); err != nil {
+			var l lenientParams
+			if lerr := json.Unmarshal(x.req.Params, &l); lerr != nil {
+				return jsonrpc.InvalidParams("%s", jsonMessage(lerr))
+			}
+			x.paramsErr = jsonrpc.InvalidParams("%s", jsonMessage(err))
+			p = &l
+			if m != nil {
+				x.name = l.member(m.mirror)
+			}
+		} else if n, ok := p.(named); ok {
+			x.name = n.mcpName()
+		}
+	}
+	x.params = p
+	raw := p.base().Meta
+	x.meta.raw = raw
+	if _, ok := raw[MetaProtocolVersion]; ok {
 		x.modern = true
 	}
-	if raw, ok := x.meta.raw[MetaClientInfo]; ok {
+	if v, ok := raw[MetaClientInfo]; ok {
 		var ci Implementation
-		if json.Unmarshal(raw, &ci) == nil {
+		if json.Unmarshal(v, &ci) == nil {
 			x.meta.ClientInfo = &ci
 			x.fields.ClientName, x.fields.ClientVersion = truncate(ci.Name, 100), truncate(ci.Version, 50)
 		}
 	}
-	if raw, ok := x.meta.raw[MetaProgressToken]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		x.meta.ProgressToken = raw
+	if v, ok := raw[MetaProgressToken]; ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		x.meta.ProgressToken = v
 	}
 	return nil
 }
 
+// lenientParams reads what the dispatcher needs of params that do not fit
+// their method's type: _meta, and the members Mcp-Name may mirror.
+type lenientParams struct {
+	metaParams
+	Name json.RawMessage `json:"name"`
+	URI  json.RawMessage `json:"uri"`
+}
+
+// member returns the member named ("name", "uri") as a string, "" when
+// absent or not a string.
+func (l *lenientParams) member(name string) string {
+	var raw json.RawMessage
+	switch name {
+	case "name":
+		raw = l.Name
+	case "uri":
+		raw = l.URI
+	}
+	return jsonStringOrEmpty(raw)
+}
+
+// jsonStringOrEmpty decodes raw when it is a JSON string, else "".
+func jsonStringOrEmpty(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
 // validateModern applies the 2026-07-28 per-request rules, in this order:
-// required _meta fields (-32602), the mirrored headers (-32020), a served
-// version (-32022).
-func (s *Server) validateModern(x *exchange) *jsonrpc.Error {
+// required _meta fields (-32602), the mirrored headers (-32020; Mcp-Name
+// when m's row names a mirrored member), a served version (-32022).
+func (s *Server) validateModern(x *exchange, m *method) *jsonrpc.Error {
 	raw, ok := x.meta.raw[MetaProtocolVersion]
 	if !ok || json.Unmarshal(raw, &x.meta.ProtocolVersion) != nil || x.meta.ProtocolVersion == "" {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
@@ -69,16 +119,8 @@ func (s *Server) validateModern(x *exchange) *jsonrpc.Error {
 	if e := matchHeader(h.Values(HeaderMethod), HeaderMethod, x.req.Method, false); e != nil {
 		return e
 	}
-	body, mirrored := x.name, true
-	switch x.req.Method {
-	case MethodCallTool, MethodGetPrompt:
-	case MethodReadResource:
-		body = x.uri
-	default:
-		mirrored = false
-	}
-	if mirrored {
-		if e := matchHeader(h.Values(HeaderName), HeaderName, body, true); e != nil {
+	if m != nil && m.mirror != "" {
+		if e := matchHeader(h.Values(HeaderName), HeaderName, x.name, true); e != nil {
 			return e
 		}
 	}
@@ -162,6 +204,10 @@ func truncate(s string, n int) string {
 func jsonMessage(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
+		switch te.Type.Kind() {
+		case reflect.Struct, reflect.Map:
+			return te.Field + " must be an object"
+		}
 		return fmt.Sprintf("%s must be of type %s", te.Field, te.Type.String())
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")

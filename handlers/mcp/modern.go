@@ -2,30 +2,7 @@ package mcp
 
 import (
 	"time"
-
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
-
-// serveModern serves the 2026-07-28 methods after the per-request checks.
-func (s *Server) serveModern(x *exchange) (any, error) {
-	if e := s.validateModern(x); e != nil {
-		return nil, e
-	}
-	switch x.req.Method {
-	case MethodDiscover:
-		return s.discover(x), nil
-	case MethodListTools:
-		return s.listTools(x)
-	case MethodCallTool:
-		return s.callTool(x)
-	case MethodListen:
-		return s.listen(x)
-	}
-	if res, err, ok := s.servePrimitives(x); ok {
-		return res, err
-	}
-	return nil, jsonrpc.MethodNotFound(x.req.Method)
-}
 
 // modernFields returns the fields every Modern result carries. Meta is
 // shared by every result: never modify it.
@@ -44,7 +21,7 @@ type discoverResult struct {
 
 // discover answers server/discover. The answer is the same for every
 // caller of this endpoint, so it is publicly cacheable.
-func (s *Server) discover(x *exchange) any {
+func (s *Server) discover(*exchange, *noParams) (any, error) {
 	return discoverResult{
 		resultFields:      s.modernFields(),
 		SupportedVersions: SupportedVersions,
@@ -52,7 +29,7 @@ func (s *Server) discover(x *exchange) any {
 		Instructions:      s.cfg.Instructions,
 		TTLMs:             ms(s.cfg.DiscoverTTL),
 		CacheScope:        "public",
-	}
+	}, nil
 }
 
 // capabilities are the server capabilities. Prompts and resources are

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/services/resources"
@@ -22,16 +23,6 @@ type ContextService interface {
 	// Watch resolves the resources a listen stream subscribes to.
 	Watch(ctx context.Context, sc tools.Scope, uris []string) (resources.Watched, error)
 }
-
-// Method names of the prompt, resource and completion methods.
-const (
-	MethodListPrompts       = "prompts/list"
-	MethodListResources     = "resources/list"
-	MethodListTemplates     = "resources/templates/list"
-	MethodComplete          = "completion/complete"
-	MethodSubscribeResource = "resources/subscribe"
-	MethodUnsubscribe       = "resources/unsubscribe"
-)
 
 // cacheHints are the Modern caching fields of list and read results.
 type cacheHints struct {
@@ -80,16 +71,30 @@ type emptyResult struct {
 }
 
 type cursorParams struct {
+	metaParams
 	Cursor *string `json:"cursor"`
 }
 
+type readResourceParams struct {
+	metaParams
+	// URI is read leniently: anything but a non-empty string is the same
+	// -32602.
+	URI json.RawMessage `json:"uri"`
+}
+
+func (p *readResourceParams) mcpName() string { return jsonStringOrEmpty(p.URI) }
+
 type getPromptParams struct {
+	metaParams
 	Name           string                     `json:"name"`
 	Arguments      map[string]string          `json:"arguments"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 }
 
+func (p *getPromptParams) mcpName() string { return p.Name }
+
 type completeParams struct {
+	metaParams
 	Ref      *resources.Ref `json:"ref"`
 	Argument *struct {
 		Name  string `json:"name"`
@@ -110,145 +115,129 @@ func (s *Server) hints(x *exchange, scope string) cacheHints {
 	return cacheHints{TTLMs: &v, CacheScope: scope}
 }
 
-// decodeParams decodes params into dst; -32602 when they do not fit.
-func decodeParams(x *exchange, dst any) error {
-	if len(x.req.Params) == 0 {
-		return nil
+// resultFields returns the fields of a result in x's era.
+func (s *Server) resultFields(x *exchange) resultFields {
+	if x.modern {
+		return s.modernFields()
 	}
-	if err := json.Unmarshal(x.req.Params, dst); err != nil {
-		return jsonrpc.InvalidParams("%s", jsonMessage(err))
-	}
-	return nil
+	return resultFields{}
 }
 
-// servePrimitives answers the prompt, resource and completion methods; ok
-// is false for any other method.
-func (s *Server) servePrimitives(x *exchange) (res any, err error, ok bool) {
-	var rf resultFields
-	if x.modern {
-		rf = s.modernFields()
+// listPrompts answers prompts/list: every prompt fits on the first page.
+func (s *Server) listPrompts(x *exchange, p *cursorParams) (any, error) {
+	if p.Cursor != nil {
+		return nil, badCursor()
 	}
-	sc := x.scope(s.cfg.Edition)
-	svc := s.context
-	switch x.req.Method {
-	case MethodListPrompts:
-		var p cursorParams
-		if e := decodeParams(x, &p); e != nil {
-			return nil, e, true
-		}
-		if p.Cursor != nil { // every prompt fits on the first page
-			return nil, badCursor(), true
-		}
-		out := []resources.Prompt{}
-		if svc != nil {
-			out = svc.Prompts()
-		}
-		return promptsResult{resultFields: rf, Prompts: out, cacheHints: s.hints(x, "public")}, nil, true
-	case MethodListTemplates:
-		var p cursorParams
-		if e := decodeParams(x, &p); e != nil {
-			return nil, e, true
-		}
+	out := []resources.Prompt{}
+	if s.context != nil {
+		out = s.context.Prompts()
+	}
+	return promptsResult{resultFields: s.resultFields(x), Prompts: out, cacheHints: s.hints(x, "public")}, nil
+}
+
+// listTemplates answers resources/templates/list, one page.
+func (s *Server) listTemplates(x *exchange, p *cursorParams) (any, error) {
+	if p.Cursor != nil {
+		return nil, badCursor()
+	}
+	out := []resources.Template{}
+	if s.context != nil {
+		out = s.context.Templates()
+	}
+	return templatesResult{resultFields: s.resultFields(x), ResourceTemplates: out, cacheHints: s.hints(x, "public")}, nil
+}
+
+// listResources answers resources/list: the caller's resources, paged by
+// the service's signed cursors.
+func (s *Server) listResources(x *exchange, p *cursorParams) (any, error) {
+	if s.context == nil {
 		if p.Cursor != nil {
-			return nil, badCursor(), true
+			return nil, badCursor()
 		}
-		out := []resources.Template{}
-		if svc != nil {
-			out = svc.Templates()
-		}
-		return templatesResult{resultFields: rf, ResourceTemplates: out, cacheHints: s.hints(x, "public")}, nil, true
-	case MethodListResources:
-		var p cursorParams
-		if e := decodeParams(x, &p); e != nil {
-			return nil, e, true
-		}
-		if svc == nil {
-			if p.Cursor != nil {
-				return nil, badCursor(), true
-			}
-			return resourcesResult{resultFields: rf, Resources: []resources.Resource{}, cacheHints: s.hints(x, "private")}, nil, true
-		}
-		page, err := svc.List(x.ctx, sc, p.Cursor)
-		if err != nil {
-			return nil, err, true
-		}
-		return resourcesResult{resultFields: rf, Resources: page.Resources, NextCursor: page.NextCursor,
-			cacheHints: s.hints(x, "private")}, nil, true
-	case MethodReadResource:
-		if x.uri == "" {
-			return nil, jsonrpc.InvalidParams("uri must be a non-empty string"), true
-		}
-		if svc == nil {
-			return nil, &resources.NotFoundError{Kind: "Resource", Name: x.uri}, true
-		}
-		contents, err := svc.Read(x.ctx, sc, x.uri)
-		if err != nil {
-			return nil, err, true
-		}
-		return readResult{resultFields: rf, Contents: contents, cacheHints: s.hints(x, "private")}, nil, true
-	case MethodGetPrompt:
-		var p getPromptParams
-		if e := decodeParams(x, &p); e != nil {
-			return nil, e, true
-		}
-		if p.Name == "" {
-			return nil, jsonrpc.InvalidParams("name must be a non-empty string"), true
-		}
-		if svc == nil {
-			return nil, &resources.NotFoundError{Kind: "Prompt", Name: p.Name}, true
-		}
-		out, err := svc.GetPrompt(x.ctx, sc, p.Name, p.Arguments, p.InputResponses)
-		if err != nil {
-			return nil, err, true
-		}
-		if len(out.InputRequests) > 0 {
-			if !x.modern {
-				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
-					"The prompt "+quote(p.Name)+" needs input from the client, which takes protocol revision 2026-07-28", nil), true
-			}
-			ir := inputRequiredResult{resultFields: rf, InputRequests: map[string]inputRequest{}}
-			ir.ResultType = "input_required"
-			for k, raw := range out.InputRequests {
-				var r inputRequest
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return nil, err, true
-				}
-				ir.InputRequests[k] = r
-			}
-			return ir, nil, true
-		}
-		return promptResult{resultFields: rf, Description: out.Description, Messages: out.Messages}, nil, true
-	case MethodComplete:
-		var p completeParams
-		if e := decodeParams(x, &p); e != nil {
-			return nil, e, true
-		}
-		if p.Ref == nil || p.Argument == nil {
-			return nil, jsonrpc.InvalidParams("ref and argument are required"), true
-		}
-		var ctxArgs map[string]string
-		if p.Context != nil {
-			ctxArgs = p.Context.Arguments
-		}
-		if svc == nil {
-			return completeResult{resultFields: rf, Completion: resources.Completion{Values: []string{}}}, nil, true
-		}
-		c, err := svc.Complete(x.ctx, sc, *p.Ref, p.Argument.Name, p.Argument.Value, ctxArgs)
-		if err != nil {
-			return nil, err, true
-		}
-		return completeResult{resultFields: rf, Completion: c}, nil, true
-	case MethodSubscribeResource, MethodUnsubscribe:
-		// 2025 revisions only (2026-07-28 subscribes on
-		// subscriptions/listen). A stateless server has no session to
-		// deliver updates on; the subscription is accepted and the
-		// client reads the resource when it needs it.
-		if x.modern {
-			return nil, nil, false
-		}
-		return emptyResult{resultFields: rf}, nil, true
+		return resourcesResult{resultFields: s.resultFields(x), Resources: []resources.Resource{}, cacheHints: s.hints(x, "private")}, nil
 	}
-	return nil, nil, false
+	page, err := s.context.List(x.ctx, x.scope(s.cfg.Edition), p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	return resourcesResult{resultFields: s.resultFields(x), Resources: page.Resources, NextCursor: page.NextCursor,
+		cacheHints: s.hints(x, "private")}, nil
+}
+
+// readResource answers resources/read.
+func (s *Server) readResource(x *exchange, p *readResourceParams) (any, error) {
+	uri := p.mcpName()
+	if uri == "" {
+		return nil, jsonrpc.InvalidParams("uri must be a non-empty string")
+	}
+	if s.context == nil {
+		return nil, &resources.NotFoundError{Kind: "Resource", Name: uri}
+	}
+	contents, err := s.context.Read(x.ctx, x.scope(s.cfg.Edition), uri)
+	if err != nil {
+		return nil, err
+	}
+	return readResult{resultFields: s.resultFields(x), Contents: contents, cacheHints: s.hints(x, "private")}, nil
+}
+
+// getPrompt answers prompts/get: the prompt's messages, or (Modern) a
+// request for the client's input.
+func (s *Server) getPrompt(x *exchange, p *getPromptParams) (any, error) {
+	if p.Name == "" {
+		return nil, jsonrpc.InvalidParams("name must be a non-empty string")
+	}
+	if s.context == nil {
+		return nil, &resources.NotFoundError{Kind: "Prompt", Name: p.Name}
+	}
+	out, err := s.context.GetPrompt(x.ctx, x.scope(s.cfg.Edition), p.Name, p.Arguments, p.InputResponses)
+	if err != nil {
+		return nil, err
+	}
+	rf := s.resultFields(x)
+	if len(out.InputRequests) == 0 {
+		return promptResult{resultFields: rf, Description: out.Description, Messages: out.Messages}, nil
+	}
+	if !x.modern {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"The prompt "+quote(p.Name)+" needs input from the client, which takes protocol revision 2026-07-28", nil)
+	}
+	ir := inputRequiredResult{resultFields: rf, InputRequests: map[string]inputRequest{}}
+	ir.ResultType = "input_required"
+	for k, raw := range out.InputRequests {
+		var r inputRequest
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("prompt %q input request %q: %w", p.Name, k, err)
+		}
+		ir.InputRequests[k] = r
+	}
+	return ir, nil
+}
+
+// complete answers completion/complete.
+func (s *Server) complete(x *exchange, p *completeParams) (any, error) {
+	if p.Ref == nil || p.Argument == nil {
+		return nil, jsonrpc.InvalidParams("ref and argument are required")
+	}
+	var ctxArgs map[string]string
+	if p.Context != nil {
+		ctxArgs = p.Context.Arguments
+	}
+	if s.context == nil {
+		return completeResult{resultFields: s.resultFields(x), Completion: resources.Completion{Values: []string{}}}, nil
+	}
+	c, err := s.context.Complete(x.ctx, x.scope(s.cfg.Edition), *p.Ref, p.Argument.Name, p.Argument.Value, ctxArgs)
+	if err != nil {
+		return nil, err
+	}
+	return completeResult{resultFields: s.resultFields(x), Completion: c}, nil
+}
+
+// subscribeResource answers Legacy resources/subscribe and unsubscribe
+// with {}. A stateless server has no session to deliver updates on; the
+// subscription is accepted and the client reads the resource when it
+// needs it (2026-07-28 subscribes on subscriptions/listen).
+func (s *Server) subscribeResource(x *exchange, _ *noParams) (any, error) {
+	return emptyResult{resultFields: s.resultFields(x)}, nil
 }
 
 func badCursor() *jsonrpc.Error {

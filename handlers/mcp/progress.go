@@ -47,7 +47,7 @@ func (p *progressStream) report(progress, total float64, message string) {
 	if total > 0 {
 		params.Total = &total
 	}
-	if p.x.events(progressWriteTimeout).notify("notifications/progress", params) {
+	if p.x.events().notify("notifications/progress", params) {
 		p.last, p.sent = progress, true
 	}
 }

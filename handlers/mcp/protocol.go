@@ -19,31 +19,6 @@ var ModernVersions = []string{VersionModern}
 // SupportedVersions is every version served, newest first.
 var SupportedVersions = []string{VersionModern, Version20251125, Version20250618, Version20250326}
 
-// Method names.
-const (
-	MethodInitialize   = "initialize"
-	MethodPing         = "ping"
-	MethodDiscover     = "server/discover"
-	MethodListTools    = "tools/list"
-	MethodCallTool     = "tools/call"
-	MethodListen       = "subscriptions/listen"
-	MethodReadResource = "resources/read"
-	MethodGetPrompt    = "prompts/get"
-	MethodSetLogLevel  = "logging/setLevel"
-)
-
-// knownMethods are the method names the decoder interns.
-var knownMethods = []string{
-	"initialize", "ping", "server/discover",
-	"tools/list", "tools/call",
-	"resources/list", "resources/read", "resources/templates/list",
-	"resources/subscribe", "resources/unsubscribe",
-	"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
-	"subscriptions/listen",
-	"notifications/initialized", "notifications/cancelled", "notifications/progress",
-	"notifications/roots/list_changed",
-}
-
 // _meta keys (2026-07-28 basic/index).
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -87,13 +62,4 @@ type requestMeta struct {
 	ClientInfo      *Implementation
 	Capabilities    map[string]json.RawMessage
 	ProgressToken   json.RawMessage
-}
-
-// baseParams is what every request's params are decoded into once: _meta,
-// and the name / uri that the Mcp-Name header mirrors (tools/call,
-// prompts/get, resources/read) and the handlers read.
-type baseParams struct {
-	Meta map[string]json.RawMessage `json:"_meta"`
-	Name json.RawMessage            `json:"name"`
-	URI  json.RawMessage            `json:"uri"`
 }

@@ -18,6 +18,7 @@ import (
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -68,6 +69,8 @@ type Server struct {
 	modernMeta json.RawMessage
 	shutdown   <-chan struct{}
 	decoder    *jsonrpc.Decoder
+	// served are the rows of the methods this server serves, by era.
+	served map[jsonrpc.Era]map[string]*method
 }
 
 // Deps are the services a Server uses. Hub may be nil (no listen support).
@@ -104,11 +107,16 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new mcp server: encode server info: %w", err)
 	}
-	return &Server{
+	s := &Server{
 		cfg: cfg, tools: deps.Tools, context: deps.Context, hub: deps.Hub,
 		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
-		decoder: jsonrpc.NewDecoder(knownMethods),
-	}, nil
+		decoder: jsonrpc.NewDecoder(MethodNames()),
+	}
+	s.served = map[jsonrpc.Era]map[string]*method{
+		jsonrpc.EraLegacy: s.servedIn(false),
+		jsonrpc.EraModern: s.servedIn(true),
+	}
+	return s, nil
 }
 
 // exchange is one request being served.
@@ -120,11 +128,19 @@ type exchange struct {
 	meta   requestMeta
 	id     *auth.Identity
 	fields *middleware.LogFields
-	// name and uri are params.name and params.uri as strings ("" when
-	// absent or not a string), decoded once by parseMeta.
-	name, uri string
+	// params are the request's params, decoded once by readParams into
+	// its method's type; paramsErr is set when they did not fit it.
+	params    params
+	paramsErr *jsonrpc.Error
+	// name is the params member Mcp-Name mirrors, as a string ("" when
+	// absent or not a string).
+	name string
 	// stream is the response's event stream, when the method opened one.
 	stream *eventStream
+	// method is the method's row (nil: a method glmcp does not know).
+	method *method
+	// streamTimeout bounds one write on the event stream (see events).
+	streamTimeout time.Duration
 }
 
 // era is the column of the status table the request is answered from.
@@ -133,6 +149,17 @@ func (x *exchange) era() jsonrpc.Era {
 		return jsonrpc.EraModern
 	}
 	return jsonrpc.EraLegacy
+}
+
+// scope is the caller and filter headers of this request on a group of
+// edition.
+func (x *exchange) scope(edition models.Edition) tools.Scope {
+	h := x.c.Request.Header
+	return tools.Scope{Edition: edition, Identity: x.id, Headers: tools.Headers{
+		Tools:    strings.Join(h.Values(catalog.HeaderEnabledTools), ","),
+		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
+		Prefix:   h.Get(catalog.HeaderToolNamePrefix),
+	}}
 }
 
 // Handle serves a POST to the MCP endpoint (the router answers other
@@ -165,8 +192,10 @@ func (s *Server) Handle(c *gin.Context) {
 		return
 	}
 	fields.RPCMethod = req.Method
-	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields}
-	if perr := x.parseMeta(); perr != nil {
+	m := methods[req.Method]
+	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields,
+		method: m, streamTimeout: s.writeTimeout(m)}
+	if perr := x.readParams(m); perr != nil {
 		s.answer(x, nil, perr)
 		return
 	}
@@ -181,16 +210,29 @@ func (s *Server) Handle(c *gin.Context) {
 		c.Status(http.StatusAccepted)
 		return
 	}
-	var (
-		result any
-		err2   error
-	)
+	result, err := s.dispatch(x)
+	s.answer(x, result, err)
+}
+
+// dispatch serves a request from the method table: the Modern checks
+// first, then the method must exist in the request's era (and the server
+// declare its capability), its params must fit, and its row serves it.
+// The server holds no session: initialize is not required before other
+// methods, and Mcp-Session-Id is neither minted nor read.
+func (s *Server) dispatch(x *exchange) (any, error) {
 	if x.modern {
-		result, err2 = s.serveModern(x)
-	} else {
-		result, err2 = s.serveLegacy(x)
+		if e := s.validateModern(x, x.method); e != nil {
+			return nil, e
+		}
 	}
-	s.answer(x, result, err2)
+	m := s.served[x.era()][x.req.Method]
+	if m == nil {
+		return nil, jsonrpc.MethodNotFound(x.req.Method)
+	}
+	if x.paramsErr != nil {
+		return nil, x.paramsErr
+	}
+	return m.serve(s, x, x.params)
 }
 
 // answer is the one writer of the MCP endpoint's responses to a request it

@@ -29,10 +29,10 @@ type eventStream struct {
 }
 
 // events returns the request's event stream, creating it (not started)
-// with the given write timeout on first use.
-func (x *exchange) events(timeout time.Duration) *eventStream {
+// on first use, with the write timeout of the method's row.
+func (x *exchange) events() *eventStream {
 	if x.stream == nil {
-		x.stream = &eventStream{x: x, timeout: timeout}
+		x.stream = &eventStream{x: x, timeout: x.streamTimeout}
 	}
 	return x.stream
 }
