@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -28,18 +29,38 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 }
 
 // check returns the IsError result refusing args, or nil when e can run
-// with them: its text is valid (checkText) and it meets e's input schema.
+// with them: its text is valid (no invalid UTF-8, no NUL) and it meets e's
+// input schema. The arguments are decoded once for both checks (the tool
+// decodes them once more, into its own type).
 func (e *Entry) check(args json.RawMessage) *Result {
 	if e.Def == nil || e.Def.Run == nil {
 		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true, ErrorClass: "not_implemented"}
 	}
-	if msg := checkText(args); msg != "" {
-		return &Result{Text: "Validation error: " + msg, IsError: true, ErrorClass: "validation"}
-	}
-	if msg := e.validate(args); msg != "" {
+	if msg := e.checkArgs(args); msg != "" {
 		return &Result{Text: "Validation error: " + msg, IsError: true, ErrorClass: "validation"}
 	}
 	return nil
+}
+
+// checkArgs returns "" when args are valid text and satisfy e's schema,
+// else a message naming the first failing location. Every tool gets the
+// text check before its schema: no text a database or a git command
+// cannot hold gets further (PostgreSQL refuses NUL and invalid UTF-8 with
+// its own error text).
+func (e *Entry) checkArgs(args json.RawMessage) string {
+	if !utf8.Valid(args) {
+		// encoding/json replaces invalid UTF-8 with U+FFFD when decoding:
+		// name the argument from the raw bytes (the rare path).
+		return invalidUTF8(args)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON"
+	}
+	if msg := nulIn(inst); msg != "" {
+		return msg
+	}
+	return e.validate(inst)
 }
 
 // execute runs e on arguments check has passed.
@@ -60,40 +81,35 @@ func (e *Entry) execute(ctx context.Context, call *Call) (*Result, error) {
 	return res, nil
 }
 
-// checkText returns "" when every string in args (names and values, at
-// any depth) is valid UTF-8 without NUL characters, else a message naming
-// the first argument that is not. It runs for every tool before its
-// schema: no text a database or a git command cannot hold gets further
-// (PostgreSQL refuses NUL and invalid UTF-8 with its own error text).
-func checkText(args json.RawMessage) string {
+// invalidUTF8 names the first argument (in name order) whose raw text is
+// not valid UTF-8, or says the names are not; args are not valid UTF-8.
+func invalidUTF8(args json.RawMessage) string {
 	var top map[string]json.RawMessage
-	if json.Unmarshal(args, &top) != nil {
-		return "" // not an object: the schema says so
+	if json.Unmarshal(args, &top) == nil {
+		for _, name := range slices.Sorted(maps.Keys(top)) {
+			if !utf8.Valid(top[name]) {
+				return fmt.Sprintf("/%s: is not valid UTF-8 text", pointerToken(name))
+			}
+		}
 	}
-	names := make([]string, 0, len(top))
-	for name := range top {
-		names = append(names, name)
+	return "argument names must be valid UTF-8 text"
+}
+
+// nulIn names the first argument (in name order) holding a NUL character
+// at any depth, or says a name holds one; "" when none does. inst is the
+// decoded arguments (not an object: the schema says so).
+func nulIn(inst any) string {
+	top, ok := inst.(map[string]any)
+	if !ok {
+		return ""
 	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(top))
 	for _, name := range names {
-		raw := top[name]
-		// encoding/json replaces invalid UTF-8 with U+FFFD when decoding,
-		// so look at the raw bytes first.
-		if !utf8.Valid(raw) {
-			return fmt.Sprintf("/%s: is not valid UTF-8 text", pointerToken(name))
-		}
-		var v any
-		if json.Unmarshal(raw, &v) != nil {
-			continue
-		}
-		if at, ok := findNUL(v, "/"+pointerToken(name)); ok {
+		if at, ok := findNUL(top[name], "/"+pointerToken(name)); ok {
 			return at + ": must not contain NUL characters (\\u0000)"
 		}
 	}
-	if !utf8.Valid(args) {
-		return "argument names must be valid UTF-8 text"
-	}
-	for name := range top {
+	for _, name := range names {
 		if strings.ContainsRune(name, 0) {
 			return "argument names must not contain NUL characters (\\u0000)"
 		}
@@ -138,16 +154,12 @@ func pointerToken(name string) string {
 	}, strings.ToValidUTF8(name, ""))
 }
 
-// validate returns "" when args satisfy the schema, else a message naming
-// the failing locations.
-func (e *Entry) validate(args json.RawMessage) string {
+// validate returns "" when the decoded arguments satisfy the schema, else
+// a message naming the failing locations.
+func (e *Entry) validate(inst any) string {
 	schema, err := e.schema.get()
 	if err != nil {
 		return "the tool's input schema is invalid"
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return "arguments are not valid JSON"
 	}
 	if err := schema.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
