@@ -83,14 +83,16 @@ func TestAuth_tokenFormats(t *testing.T) {
 	b64 := versioned[len("glpat-"):strings.Index(versioned, ".")]
 	lenField := versioned[len(versioned)-9 : len(versioned)-7]
 	wrongLen := strconv.FormatInt(int64(len(b64)+4), 36)
-	last := versioned[len(versioned)-1]
-	flip := "0"
-	if last == '0' {
-		flip = "1"
+	// flipLast changes a token's last checksum character.
+	flipLast := func(tok string) string {
+		if tok[len(tok)-1] == '0' {
+			return tok[:len(tok)-1] + "1"
+		}
+		return tok[:len(tok)-1] + "0"
 	}
 	refused := []struct{ name, tok, reason string }{
-		{"versioned: wrong checksum", versioned[:len(versioned)-1] + flip, reasonMalformed},
-		{"routable: wrong checksum", routable[:len(routable)-1] + flip, reasonMalformed},
+		{"versioned: wrong checksum", flipLast(versioned), reasonMalformed},
+		{"routable: wrong checksum", flipLast(routable), reasonMalformed},
 		{"wrong length field", fixCRC(strings.Replace(versioned, ".01."+lenField, ".01."+wrongLen, 1)), reasonMalformed},
 		{"wrong version", fixCRC(strings.Replace(versioned, ".01.", ".02.", 1)), reasonMalformed},
 		{"u names another user", wrongUser, reasonInvalid},
