@@ -292,6 +292,19 @@ func (w *Server) BeginShutdown() {
 	})
 }
 
+// WaitStreams waits, at most until ctx ends, for every listen stream to
+// finish after BeginShutdown (its final result sent, its connection
+// closed). http.Server.Shutdown does not wait for them: a listen stream on
+// HTTP/1.x runs on a hijacked connection, outside net/http's bookkeeping.
+func (w *Server) WaitStreams(ctx context.Context) error {
+	select {
+	case <-w.hub.Drained():
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("listen streams still open: %w", ctx.Err())
+	}
+}
+
 // Stop ends the background workers and waits for them.
 func (w *Server) Stop() {
 	w.BeginShutdown()

@@ -31,7 +31,9 @@ import (
 // extra metrics are the server's own, read from its /metrics and
 // /proc before and after the streams are open: heap-B/stream
 // (go_memstats_heap_inuse_bytes), rss-B/stream (VmRSS) and
-// goroutines/stream (go_goroutines).
+// goroutines/stream (go_goroutines), rss-delivered-B/stream, the
+// resident memory per stream again once the measured changes have been
+// delivered, and server-cpu-ms/op, the server's CPU time per change.
 //
 //	go test ./spec/ -run '^$' -bench BenchmarkListen10000 -benchtime 5x
 func BenchmarkListen10000(b *testing.B) {
@@ -75,6 +77,7 @@ func BenchmarkListen10000(b *testing.B) {
 	defer db.Close()
 	pub := subscriptions.NewPGPublisher(db)
 	ev := subscriptions.Event{Kind: subscriptions.KindTools, Tool: "get_merge_request", Edition: models.EditionCE}
+	cpu0 := serverCPU(b, cmd.Process.Pid)
 	for b.Loop() {
 		if err := pub.Publish(context.Background(), ev); err != nil {
 			b.Fatal(err)
@@ -88,14 +91,25 @@ func BenchmarkListen10000(b *testing.B) {
 			}
 		}
 	}
+	b.StopTimer()
+	// CPU time the server spent per change (all its threads), which the
+	// load of a shared machine does not inflate the way it does wall time.
+	b.ReportMetric((serverCPU(b, cmd.Process.Pid)-cpu0).Seconds()*1000/float64(b.N), "server-cpu-ms/op")
+	runtime.GC()
+	time.Sleep(500 * time.Millisecond)
+	delivered := serverStats(b, url, cmd.Process.Pid)
 	per := func(k string) float64 { return (after[k] - before[k]) / n }
 	b.ReportMetric(per("heap"), "heap-B/stream")
 	b.ReportMetric(per("rss"), "rss-B/stream")
 	b.ReportMetric(per("goroutines"), "goroutines/stream")
 	b.ReportMetric(after["rss"]/(1<<20), "server-RSS-MiB")
+	// Writing the changes grows what each stream holds (its goroutine's
+	// stack, buffers not yet collected): the resident memory once they
+	// have been delivered is the figure a busy instance lives with.
+	b.ReportMetric((delivered["rss"]-before["rss"])/n, "rss-delivered-B/stream")
 }
 
-func freePort(b *testing.B) int {
+func freePort(b testing.TB) int {
 	b.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -105,7 +119,7 @@ func freePort(b *testing.B) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func waitReady(b *testing.B, url string) {
+func waitReady(b testing.TB, url string) {
 	b.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
@@ -118,6 +132,25 @@ func waitReady(b *testing.B, url string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	b.Fatalf("glmcp serve at %s not ready within a minute", url)
+}
+
+// serverCPU returns the user and system CPU time the process pid has used
+// (/proc/<pid>/stat, clock ticks of 10 ms).
+func serverCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name (field 2) may hold spaces; fields after ")" are fixed.
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		b.Fatalf("unexpected /proc/%d/stat: %q", pid, s)
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64) // field 14
+	stime, _ := strconv.ParseInt(fields[12], 10, 64) // field 15
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // serverStats reads the server process's heap in use and goroutines from

@@ -86,6 +86,9 @@ func (a *cli) serve(ctx context.Context) error {
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	if err := s.WaitStreams(sctx); err != nil {
+		logger.Warn("shutting down with listen streams still open", "error", err)
+	}
 	logger.Info("stopped")
 	return nil
 }

@@ -46,26 +46,34 @@ func NewSSE(w http.ResponseWriter) (*SSE, error) {
 	return &SSE{w: w, rc: rc}, nil
 }
 
-// Send writes message as one "message" event and flushes:
+// Send writes message as one "message" event and flushes (see
+// [AppendEvent]).
+func (s *SSE) Send(message []byte) error {
+	return s.write(AppendEvent(make([]byte, 0, len(message)+24), message))
+}
+
+// Comment writes the keep-alive comment ": <text>\n\n" and flushes (see
+// [AppendComment]).
+func (s *SSE) Comment(text string) error {
+	return s.write(AppendComment(make([]byte, 0, len(text)+4), text))
+}
+
+// AppendEvent appends message as one "message" event:
 // "event: message\ndata: <message>\n\n". message is an encoded JSON-RPC
 // envelope (see [EncodeResult], [EncodeNotification]). Trailing line breaks
 // are dropped; should it contain others, each line gets its own "data: "
 // field, which SSE clients join back with "\n".
-func (s *SSE) Send(message []byte) error {
-	b := make([]byte, 0, len(message)+24)
+func AppendEvent(b, message []byte) []byte {
 	b = append(b, "event: message\n"...)
 	b = appendLines(b, "data: ", message)
-	b = append(b, '\n')
-	return s.write(b)
+	return append(b, '\n')
 }
 
-// Comment writes the keep-alive comment ": <text>\n\n" and flushes. Line
-// breaks in text start new comment lines.
-func (s *SSE) Comment(text string) error {
-	b := make([]byte, 0, len(text)+4)
+// AppendComment appends the comment ": <text>\n\n". Line breaks in text
+// start new comment lines.
+func AppendComment(b []byte, text string) []byte {
 	b = appendLines(b, ": ", []byte(text))
-	b = append(b, '\n')
-	return s.write(b)
+	return append(b, '\n')
 }
 
 func (s *SSE) write(b []byte) error {

@@ -82,9 +82,12 @@ func (s *Server) listen(x *exchange, p *listenParams) (any, error) {
 		h.ResourceSubscriptions = watched.URIs
 	}
 
+	// The subscription id is a copy of the request id's bytes: the stream
+	// keeps nothing of the request (its body) for its whole life.
+	l := &listener{srv: s, subID: json.RawMessage(mustJSON(x.req.ID)), h: h, watched: watched}
 	var (
 		events <-chan subscriptions.Event
-		sub    *subscriptions.Subscription
+		raw    *rawStream
 	)
 	if s.hub != nil {
 		var userID int64
@@ -94,28 +97,31 @@ func (s *Server) listen(x *exchange, p *listenParams) (any, error) {
 		if !h.ToolsListChanged {
 			sees = func(string, models.Edition) bool { return false }
 		}
-		sub, err = s.hub.Subscribe(userID, sees, slices.Collect(maps.Keys(watched.Keys))...)
+		keys := slices.Collect(maps.Keys(watched.Keys))
+		if canHijack(x) {
+			raw = &rawStream{listener: l}
+			l.sub, err = s.hub.SubscribeFunc(userID, sees, raw.wake, keys...)
+		} else {
+			l.sub, err = s.hub.Subscribe(userID, sees, keys...)
+		}
 		if err != nil {
 			return nil, refuseListen(err)
 		}
-		defer sub.Close()
-		events = sub.C()
 	}
 
-	subID := json.RawMessage(mustJSON(x.req.ID))
-	meta := map[string]any{MetaSubscriptionID: subID}
-	ack, err := jsonrpc.EncodeNotification(notifyAcknowledged, ackParams{Meta: meta, Notifications: h})
+	ack, err := jsonrpc.EncodeNotification(notifyAcknowledged, ackParams{Meta: l.meta(), Notifications: h})
 	if err != nil {
+		l.close()
 		return nil, fmt.Errorf("encode listen acknowledgement: %w", err)
 	}
-	changed, err := jsonrpc.EncodeNotification(notifyToolsListChanged, map[string]any{"_meta": meta})
-	if err != nil {
-		return nil, fmt.Errorf("encode list_changed: %w", err)
+	if raw != nil {
+		return nil, s.serveRaw(x, raw, ack)
+	}
+	defer l.close()
+	if l.sub != nil {
+		events = l.sub.C()
 	}
 	out := x.events()
-	tell := func() error {
-		return tellChanges(out, sub.Take(), h, changed, watched, meta)
-	}
 	if err := out.start(); err != nil {
 		return nil, fmt.Errorf("open listen stream: %w", err)
 	}
@@ -131,9 +137,9 @@ func (s *Server) listen(x *exchange, p *listenParams) (any, error) {
 			return nil, x.ctx.Err()
 		case _, ok := <-events:
 			if !ok { // the hub closed: the server is shutting down
-				return s.listenEnd(subID)
+				return s.listenEnd(l.subID)
 			}
-			if err := tell(); err != nil {
+			if err := l.tell(out); err != nil {
 				return nil, err
 			}
 		case <-keep.C:
@@ -146,23 +152,58 @@ func (s *Server) listen(x *exchange, p *listenParams) (any, error) {
 			select {
 			case _, ok := <-events:
 				if ok {
-					if err := tell(); err != nil {
+					if err := l.tell(out); err != nil {
 						return nil, err
 					}
 				}
 			default:
 			}
-			return s.listenEnd(subID)
+			return s.listenEnd(l.subID)
 		}
+	}
+}
+
+// listener is what one listen stream keeps once acknowledged: what it
+// tells and how, whichever way its events are written (the request's
+// eventStream, or the hijacked connection, see rawStream).
+type listener struct {
+	srv     *Server
+	sub     *subscriptions.Subscription // nil without a hub
+	subID   json.RawMessage             // the request id's JSON text
+	h       honoured
+	watched resources.Watched
+}
+
+// sender writes one encoded message as an event of a started stream.
+type sender interface {
+	send(message []byte) error
+}
+
+func (l *listener) meta() map[string]any {
+	return map[string]any{MetaSubscriptionID: l.subID}
+}
+
+// tell sends what changed since the last call (see tellChanges).
+func (l *listener) tell(out sender) error {
+	if l.sub == nil {
+		return nil
+	}
+	return tellChanges(out, l.sub.Take(), l.h, l.subID, l.watched, l.meta)
+}
+
+// close frees the stream's slot in the hub.
+func (l *listener) close() {
+	if l.sub != nil {
+		l.sub.Close()
 	}
 }
 
 // tellChanges sends what p says changed: list_changed when the stream
 // asked for tools, and one notifications/resources/updated per subscribed
 // URI whose resource changed (each once, in URI order).
-func tellChanges(out *eventStream, p subscriptions.Pending, h honoured, changed []byte, w resources.Watched, meta map[string]any) error {
+func tellChanges(out sender, p subscriptions.Pending, h honoured, subID json.RawMessage, w resources.Watched, meta func() map[string]any) error {
 	if p.Tools && h.ToolsListChanged {
-		if err := out.send(changed); err != nil {
+		if err := out.send(listChanged(subID)); err != nil {
 			return err
 		}
 	}
@@ -170,9 +211,13 @@ func tellChanges(out *eventStream, p subscriptions.Pending, h honoured, changed 
 	for _, k := range p.Resources {
 		uris = append(uris, w.Keys[k]...)
 	}
+	if len(uris) == 0 {
+		return nil
+	}
 	slices.Sort(uris)
+	m := meta()
 	for _, uri := range slices.Compact(uris) {
-		b, err := jsonrpc.EncodeNotification(notifyResourceUpdated, map[string]any{"uri": uri, "_meta": meta})
+		b, err := jsonrpc.EncodeNotification(notifyResourceUpdated, map[string]any{"uri": uri, "_meta": m})
 		if err != nil {
 			return err
 		}
@@ -181,6 +226,21 @@ func tellChanges(out *eventStream, p subscriptions.Pending, h honoured, changed 
 		}
 	}
 	return nil
+}
+
+// listChanged is notifications/tools/list_changed for the stream subID,
+// byte for byte what jsonrpc.EncodeNotification makes of it, appended
+// instead of encoded: at 10,000 streams the change is written 10,000 times,
+// and a stream keeps no copy in between.
+func listChanged(subID json.RawMessage) []byte {
+	const (
+		head = `{"jsonrpc":"2.0","method":"` + notifyToolsListChanged + `","params":{"_meta":{"` + MetaSubscriptionID + `":`
+		tail = `}}}`
+	)
+	b := make([]byte, 0, len(head)+len(subID)+len(tail))
+	b = append(b, head...)
+	b = append(b, subID...)
+	return append(b, tail...)
 }
 
 // refuseListen is the answer to a listen request the hub would not

@@ -12,9 +12,12 @@
 // A [Hub] holds the open listeners. [Hub.Subscribe] registers one (capped per
 // user and in total), [Hub.Publish] fans an [Event] out to those whose
 // [Visibility] says the changed tool could be on their list. Delivery is a
-// non-blocking send on a channel of capacity 1: list_changed is idempotent,
-// so a pending signal covers any later ones and a slow client never stalls
-// the others. The hub starts no goroutines.
+// non-blocking send on a channel of capacity 1, or for a listener
+// registered with [Hub.SubscribeFunc] a call of its wake function (a
+// listen stream moves its connection's read deadline into the past):
+// list_changed is idempotent, so a pending signal covers any later ones and
+// a slow client never stalls the others. The hub starts no goroutines.
+// [Hub.Drained] tells a shutting-down server when every stream has ended.
 //
 // # Across instances
 //

@@ -38,6 +38,11 @@ type Hub struct {
 	subs    []*Subscription // each knows its index, for O(1) removal
 	perUser map[int64]int
 	closed  bool
+	// live counts the subscriptions their owners have not closed yet
+	// (Hub.Close ends them but does not release them); drained is closed
+	// once the hub is closed and live is zero.
+	live    int
+	drained chan struct{}
 }
 
 // NewHub returns an empty hub configured by opts.
@@ -48,6 +53,7 @@ func NewHub(opts Options) *Hub {
 		logger:     opts.Logger,
 		before:     opts.BeforePublish,
 		perUser:    make(map[int64]int),
+		drained:    make(chan struct{}),
 	}
 	if h.maxPerUser <= 0 {
 		h.maxPerUser = DefaultMaxPerUser
@@ -70,6 +76,26 @@ func NewHub(opts Options) *Hub {
 // Options.MaxPerUser (checked first), ErrTooManyTotal when the instance is at
 // Options.MaxTotal, and ErrClosed after Close.
 func (h *Hub) Subscribe(userID int64, visible Visibility, resources ...string) (*Subscription, error) {
+	return h.subscribe(userID, visible, nil, resources)
+}
+
+// SubscribeFunc is Subscribe for a listener woken by a call instead of a
+// channel: the subscription has no C, and wake is called after every event
+// noted for it (what changed accumulates for [Subscription.Take] until
+// taken, so several events may share one call, or one call find nothing
+// new) and once when Hub.Close ends it ([Subscription.Ended] then reports
+// true). wake runs with the hub's lock held, on the publisher's goroutine:
+// it must return at once and must not call the hub. A listen stream uses
+// it to interrupt a blocked read on its connection, so that one goroutine
+// per stream both watches the client and delivers.
+func (h *Hub) SubscribeFunc(userID int64, visible Visibility, wake func(), resources ...string) (*Subscription, error) {
+	if wake == nil {
+		return nil, fmt.Errorf("subscribe: wake is nil")
+	}
+	return h.subscribe(userID, visible, wake, resources)
+}
+
+func (h *Hub) subscribe(userID int64, visible Visibility, wake func(), resources []string) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -84,8 +110,11 @@ func (h *Hub) Subscribe(userID int64, visible Visibility, resources ...string) (
 		hub:     h,
 		userID:  userID,
 		visible: visible,
-		ch:      make(chan Event, 1),
+		wake:    wake,
 		index:   len(h.subs),
+	}
+	if wake == nil {
+		s.ch = make(chan Event, 1)
 	}
 	if len(resources) > 0 {
 		s.resources = make(map[string]struct{}, len(resources))
@@ -96,6 +125,7 @@ func (h *Hub) Subscribe(userID int64, visible Visibility, resources ...string) (
 	}
 	h.subs = append(h.subs, s)
 	h.perUser[userID]++
+	h.live++
 	return s, nil
 }
 
@@ -124,10 +154,7 @@ func (h *Hub) Publish(e Event) {
 			continue
 		}
 		s.note(e)
-		select {
-		case s.ch <- e:
-		default: // a signal is already pending; it covers this one
-		}
+		s.signal(e)
 	}
 }
 
@@ -145,9 +172,11 @@ func (h *Hub) LenForUser(userID int64) int {
 	return h.perUser[userID]
 }
 
-// Close ends every subscription by closing its channel, so each handler can
-// send the graceful final subscriptions/listen result. Later Subscribe calls
-// fail with ErrClosed; later Publish calls do nothing. Close is idempotent.
+// Close ends every subscription by closing its channel (or waking a
+// SubscribeFunc listener, whose Ended then reports true), so each handler
+// can send the graceful final subscriptions/listen result. Later Subscribe
+// calls fail with ErrClosed; later Publish calls do nothing. Close is
+// idempotent.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -156,22 +185,42 @@ func (h *Hub) Close() {
 	}
 	h.closed = true
 	for _, s := range h.subs {
-		s.closed = true
-		close(s.ch)
+		s.end()
+		if s.wake != nil {
+			s.wake()
+		}
 	}
 	h.subs = nil
 	clear(h.perUser)
+	if h.live == 0 {
+		close(h.drained)
+	}
 }
 
-// remove unregisters s and closes its channel, unless that already happened.
+// Drained returns a channel closed once Close has run and every
+// subscription has been closed by its owner ([Subscription.Close]): every
+// listen stream has sent its final result, or given up. A server that
+// shuts down waits for it, bounded, before exiting; streams served outside
+// net/http's own bookkeeping (hijacked connections) are otherwise not
+// waited for.
+func (h *Hub) Drained() <-chan struct{} {
+	return h.drained
+}
+
+// remove releases s for its owner and unregisters it, unless Close did.
 func (h *Hub) remove(s *Subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if !s.released {
+		s.released = true
+		if h.live--; h.live == 0 && h.closed {
+			close(h.drained)
+		}
+	}
 	if s.closed {
 		return
 	}
-	s.closed = true
-	close(s.ch)
+	s.end()
 
 	last := len(h.subs) - 1
 	moved := h.subs[last]

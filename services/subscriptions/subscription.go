@@ -3,6 +3,7 @@ package subscriptions
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Subscription is one open listen stream registered with a Hub.
@@ -13,11 +14,16 @@ type Subscription struct {
 	// resources is the set of resource keys subscribed to; fixed at
 	// Subscribe.
 	resources map[string]struct{}
-	ch        chan Event
+	ch        chan Event // nil for a SubscribeFunc listener
+	wake      func()     // nil for a channel listener
 
 	// Guarded by hub.mu.
-	index  int
-	closed bool
+	index    int
+	closed   bool // ended: by its owner or by Hub.Close
+	released bool // closed by its owner
+
+	// ended mirrors closed for readers without the hub's lock.
+	ended atomic.Bool
 
 	// What happened since the last Take.
 	mu           sync.Mutex
@@ -34,7 +40,13 @@ type Pending struct {
 	Resources []string
 }
 
-// C returns the signal channel. It has capacity 1 and coalesces: while a
+// Ended reports whether the subscription has ended: by Hub.Close (the
+// server is shutting down) or by Close.
+func (s *Subscription) Ended() bool {
+	return s.ended.Load()
+}
+
+// C returns the signal channel (nil for a SubscribeFunc listener). It has capacity 1 and coalesces: while a
 // signal is pending, later events are dropped (the pending one already means
 // "look again"), so the Event received is the first of a burst; what the
 // burst changed is collected for [Subscription.Take]. The channel is
@@ -56,6 +68,29 @@ func (s *Subscription) Take() Pending {
 	return p
 }
 
+// signal tells the listener something is pending: a non-blocking send
+// (a signal already pending covers this one) or a wake call. hub.mu is
+// held.
+func (s *Subscription) signal(e Event) {
+	if s.wake != nil {
+		s.wake()
+		return
+	}
+	select {
+	case s.ch <- e:
+	default: // a signal is already pending; it covers this one
+	}
+}
+
+// end marks s ended and closes its channel; hub.mu is held.
+func (s *Subscription) end() {
+	s.closed = true
+	s.ended.Store(true)
+	if s.ch != nil {
+		close(s.ch)
+	}
+}
+
 // note records e as pending.
 func (s *Subscription) note(e Event) {
 	s.mu.Lock()
@@ -74,8 +109,9 @@ func (s *Subscription) note(e Event) {
 }
 
 // Close ends the subscription: it frees the slot counted against the caps
-// and closes the channel. It is idempotent and safe to call concurrently
-// with Publish and Hub.Close.
+// and closes the channel. Its owner calls it when the stream is over, also
+// after Hub.Close (see [Hub.Drained]). It is idempotent and safe to call
+// concurrently with Publish and Hub.Close.
 func (s *Subscription) Close() {
 	s.hub.remove(s)
 }
