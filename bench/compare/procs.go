@@ -236,10 +236,15 @@ func buildGlmcp(ctx context.Context, root, dir string) (string, error) {
 func prepareGlmcp(ctx context.Context, bin, dir string, db *database) (*glmcpServer, error) {
 	g := &glmcpServer{bin: bin, dir: dir, env: append(os.Environ(),
 		"GLMCP_DATABASE_URL="+db.url,
+		// The demo projects' git repositories (required with PostgreSQL).
+		"GLMCP_REPOSITORIES_PATH="+filepath.Join(dir, "repositories"),
 		"GLMCP_SECRET=bench-"+randomHex(24),
 		"GLMCP_RATE_LIMIT=0",
 		"GLMCP_LOG_FORMAT=json",
 	)}
+	if err := os.MkdirAll(filepath.Join(dir, "repositories"), 0o700); err != nil {
+		return nil, err
+	}
 	if _, err := g.run(ctx, "migrate"); err != nil {
 		return nil, err
 	}

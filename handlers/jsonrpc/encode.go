@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Appender is a result that writes its own JSON onto dst, bypassing
@@ -21,12 +22,24 @@ type Appender interface {
 // MCP results are always objects. An [Appender] writes itself. The error is
 // result's encoding error.
 func EncodeResult(id ID, result any) ([]byte, error) {
+	b, err := AppendResult(nil, id, result)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// AppendResult is EncodeResult appending to dst, which it grows once to
+// the result's size when that is known (an [Appender]). On error it
+// returns dst's contents unchanged (and possibly a grown dst).
+func AppendResult(dst []byte, id ID, result any) ([]byte, error) {
 	size := 256
 	ap, isAppender := result.(Appender)
 	if isAppender {
 		size += ap.SizeHint()
 	}
-	b := make([]byte, 0, size)
+	b := slices.Grow(dst, size)
+	mark := len(b)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = id.appendTo(b)
 	b = append(b, `,"result":`...)
@@ -38,7 +51,7 @@ func EncodeResult(id ID, result any) ([]byte, error) {
 		b, err = appendJSON(b, result)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
+		return b[:mark], fmt.Errorf("encode result: %w", err)
 	}
 	if string(b[start:]) == "null" {
 		b = append(b[:start], "{}"...)

@@ -3,20 +3,46 @@ package jsonrpc
 import (
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 // WriteResult writes the success envelope for id with status 200 and
 // Content-Type application/json. If result cannot be encoded it writes
 // [Internal] instead (HTTP 500) and returns the encoding error for the
 // caller to log.
+//
+// The envelope is built in a buffer reused across requests: a tools/list
+// answer is tens of kilobytes, and allocating (and zeroing, and collecting)
+// one per request was most of the bytes the server allocated.
 func WriteResult(w http.ResponseWriter, id ID, result any) error {
-	b, err := EncodeResult(id, result)
+	bp := getBuffer()
+	defer putBuffer(bp)
+	b, err := AppendResult((*bp)[:0], id, result)
+	*bp = b
 	if err != nil {
 		WriteError(w, EraUnknown, id, Internal())
 		return err
 	}
 	writeJSON(w, http.StatusOK, b)
 	return nil
+}
+
+// maxPooledBuffer bounds the buffers kept for reuse: a rare huge answer
+// does not pin its buffer for good.
+const maxPooledBuffer = 1 << 20
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+// putBuffer returns a buffer whose contents nobody holds any more: the
+// response writer copies what it is given before Write returns.
+func putBuffer(bp *[]byte) {
+	if cap(*bp) > maxPooledBuffer {
+		return
+	}
+	*bp = (*bp)[:0]
+	buffers.Put(bp)
 }
 
 // WriteError writes the error envelope for id (no id member when zero)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,26 @@ func TestWriteResult(t *testing.T) {
 	}
 	want := `{"jsonrpc":"2.0","id":"req-1","result":{"html":"<b>&</b>"}}`
 	assertResponse(t, rec, http.StatusOK, want)
+}
+
+// Ensure answers built in reused buffers stay whole: each response holds
+// its own bytes after the next one was written, whatever their sizes.
+func TestWriteResult_reusedBuffers(t *testing.T) {
+	t.Parallel()
+	var recs []*httptest.ResponseRecorder
+	var wants []string
+	for i, n := range []int{10, 5000, 3, 70000, 1, 2 << 20, 7} {
+		text := strings.Repeat(strconv.Itoa(i), n)
+		rec := httptest.NewRecorder()
+		if err := WriteResult(rec, IntID(int64(i)), map[string]string{"t": text}); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+		wants = append(wants, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result":{"t":"`+text+`"}}`)
+	}
+	for i, rec := range recs {
+		assertResponse(t, rec, http.StatusOK, wants[i])
+	}
 }
 
 func TestWriteResult_unencodableIsInternal(t *testing.T) {
