@@ -13,13 +13,13 @@ func TestEncodeResult(t *testing.T) {
 		result any
 		want   string
 	}{
-		{"object with int id", IntID(1), map[string]any{"tools": []string{}}, `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`},
+		{"object with int id", intID(1), map[string]any{"tools": []string{}}, `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`},
 		{"string id keeps quotes", stringID("1"), map[string]int{"n": 1}, `{"jsonrpc":"2.0","id":"1","result":{"n":1}}`},
-		{"HTML not escaped", IntID(2), map[string]string{"text": "<a href=\"x\">&</a>"}, `{"jsonrpc":"2.0","id":2,"result":{"text":"<a href=\"x\">&</a>"}}`},
+		{"HTML not escaped", intID(2), map[string]string{"text": "<a href=\"x\">&</a>"}, `{"jsonrpc":"2.0","id":2,"result":{"text":"<a href=\"x\">&</a>"}}`},
 		{"decoded id echoed verbatim", mustDecodeID(t, `"a\u0062"`), struct{}{}, `{"jsonrpc":"2.0","id":"a\u0062","result":{}}`},
-		{"nil result is an empty object", IntID(3), nil, `{"jsonrpc":"2.0","id":3,"result":{}}`},
-		{"nil map result is an empty object", IntID(3), map[string]any(nil), `{"jsonrpc":"2.0","id":3,"result":{}}`},
-		{"raw message compacted", IntID(4), json.RawMessage(`{ "a" : 1 }`), `{"jsonrpc":"2.0","id":4,"result":{"a":1}}`},
+		{"nil result is an empty object", intID(3), nil, `{"jsonrpc":"2.0","id":3,"result":{}}`},
+		{"nil map result is an empty object", intID(3), map[string]any(nil), `{"jsonrpc":"2.0","id":3,"result":{}}`},
+		{"raw message compacted", intID(4), json.RawMessage(`{ "a" : 1 }`), `{"jsonrpc":"2.0","id":4,"result":{"a":1}}`},
 		{"zero id", ID{}, struct{}{}, `{"jsonrpc":"2.0","id":null,"result":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,7 +37,7 @@ func TestEncodeResult(t *testing.T) {
 
 func TestEncodeResult_unencodable(t *testing.T) {
 	t.Parallel()
-	got, err := EncodeResult(IntID(1), map[string]any{"c": make(chan int)})
+	got, err := EncodeResult(intID(1), map[string]any{"c": make(chan int)})
 	if err == nil {
 		t.Fatalf("EncodeResult() = %s, want an error", got)
 	}
@@ -55,12 +55,12 @@ func TestEncodeError(t *testing.T) {
 		want string
 	}{
 		{"zero id is omitted", ID{}, parseError(), `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
-		{"int id", IntID(9), InvalidParams("unknown tool %q", "nope"), `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"Invalid params: unknown tool \"nope\""}}`},
+		{"int id", intID(9), InvalidParams("unknown tool %q", "nope"), `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"Invalid params: unknown tool \"nope\""}}`},
 		{"string id", stringID("9"), InvalidRequest("bad %d", 1), `{"jsonrpc":"2.0","id":"9","error":{"code":-32600,"message":"bad 1"}}`},
-		{"method not found data", IntID(1), MethodNotFound("x/<y>&"), `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: x/<y>&","data":{"method":"x/<y>&"}}}`},
-		{"internal", IntID(1), Internal(), `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
-		{"nil error is internal", IntID(1), nil, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
-		{"custom data", IntID(1), NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "1999-01-01"}),
+		{"method not found data", intID(1), MethodNotFound("x/<y>&"), `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: x/<y>&","data":{"method":"x/<y>&"}}}`},
+		{"internal", intID(1), Internal(), `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
+		{"nil error is internal", intID(1), nil, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
+		{"custom data", intID(1), NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "1999-01-01"}),
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"requested":"1999-01-01","supported":["2026-07-28"]}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestEncodeError(t *testing.T) {
 
 func TestEncodeError_unencodableData(t *testing.T) {
 	t.Parallel()
-	if got, err := EncodeError(IntID(1), NewError(CodeInvalidParams, "x", func() {})); err == nil {
+	if got, err := EncodeError(intID(1), NewError(CodeInvalidParams, "x", func() {})); err == nil {
 		t.Errorf("EncodeError() = %s, want an error", got)
 	}
 }
@@ -216,7 +216,7 @@ func BenchmarkEncodeResult(b *testing.B) {
 		"content": []map[string]any{{"type": "text", "text": `{"iid":1234,"title":"Fix <script> & co","state":"opened"}`}},
 		"isError": false,
 	}
-	id := IntID(42)
+	id := intID(42)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := EncodeResult(id, result); err != nil {
@@ -231,7 +231,7 @@ func (r rawAppender) AppendJSON(dst []byte) ([]byte, error) { return append(dst,
 func (r rawAppender) SizeHint() int                         { return len(r) }
 
 func TestEncodeResult_appender(t *testing.T) {
-	b, err := EncodeResult(IntID(7), rawAppender(`{"tools":[{"name":"a<b"}]}`))
+	b, err := EncodeResult(intID(7), rawAppender(`{"tools":[{"name":"a<b"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,24 +77,24 @@ func Internal() *Error {
 	return &Error{Code: CodeInternalError, Message: "Internal error"}
 }
 
-// RetryAfterSeconds is the Retry-After of the 503s: a store outage, or a
+// retryAfterSeconds is the Retry-After of the 503s: a store outage, or a
 // server over its capacity or shutting down.
-const RetryAfterSeconds = 5
+const retryAfterSeconds = 5
 
 // StoreUnavailable returns the error of a request that could not be served
 // because the data store cannot be reached: code -32603, sent with HTTP 503
 // and Retry-After. Like [Internal] it carries no details.
 func StoreUnavailable() *Error {
-	return &Error{Code: CodeInternalError, variant: unavailable, retryAfter: RetryAfterSeconds,
+	return &Error{Code: CodeInternalError, variant: unavailable, retryAfter: retryAfterSeconds,
 		Message: "Store unavailable: the database cannot be reached right now; retry later",
-		Data:    map[string]int{"retryAfterSeconds": RetryAfterSeconds}}
+		Data:    map[string]int{"retryAfterSeconds": retryAfterSeconds}}
 }
 
 // Unavailable returns an error with code and msg sent with HTTP 503 and
 // Retry-After: the server cannot take the request now (over an
 // instance-wide cap, or shutting down).
 func Unavailable(code int, msg string) *Error {
-	return &Error{Code: code, Message: msg, variant: unavailable, retryAfter: RetryAfterSeconds}
+	return &Error{Code: code, Message: msg, variant: unavailable, retryAfter: retryAfterSeconds}
 }
 
 // RateLimited returns the [CodeRateLimited] error of a 429 with

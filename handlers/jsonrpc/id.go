@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -14,11 +13,6 @@ import (
 // "no id" and marshals as null.
 type ID struct {
 	raw json.RawMessage
-}
-
-// IntID returns the ID for the integer n.
-func IntID(n int64) ID {
-	return ID{raw: strconv.AppendInt(nil, n, 10)}
 }
 
 // IsZero reports whether id is the zero ID (absent, or not readable).

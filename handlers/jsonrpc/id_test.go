@@ -3,10 +3,11 @@ package jsonrpc
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 )
 
-func TestIntID(t *testing.T) {
+func TestID_encoding(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -16,9 +17,9 @@ func TestIntID(t *testing.T) {
 		{"string", stringID("abc"), `"abc"`},
 		{"empty string", stringID(""), `""`},
 		{"string is not HTML-escaped", stringID(`<a&b>"`), `"<a&b>\""`},
-		{"int", IntID(42), `42`},
-		{"negative int", IntID(-7), `-7`},
-		{"min int64", IntID(math.MinInt64), `-9223372036854775808`},
+		{"int", intID(42), `42`},
+		{"negative int", intID(-7), `-7`},
+		{"min int64", intID(math.MinInt64), `-9223372036854775808`},
 		{"zero", ID{}, `null`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,4 +108,9 @@ func TestID_UnmarshalJSONCopies(t *testing.T) {
 func stringID(s string) ID {
 	b, _ := appendJSON(nil, s) // a string always encodes
 	return ID{raw: b}
+}
+
+// intID returns the ID for the integer n.
+func intID(n int64) ID {
+	return ID{raw: strconv.AppendInt(nil, n, 10)}
 }

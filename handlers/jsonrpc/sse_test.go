@@ -130,7 +130,7 @@ func TestNewSSE_cannotFlushLeavesResponseUntouched(t *testing.T) {
 		t.Errorf("response touched: code %d, header %v, body %q", w.code, w.header, w.body.String())
 	}
 	// The caller can still answer in JSON.
-	WriteError(w, EraModern, IntID(1), Internal())
+	WriteError(w, EraModern, intID(1), Internal())
 	if w.code != 500 || w.header.Get("Content-Type") != "application/json" {
 		t.Errorf("fallback answer: code %d, Content-Type %q", w.code, w.header.Get("Content-Type"))
 	}

@@ -27,7 +27,7 @@ func TestWriteResult_reusedBuffers(t *testing.T) {
 	for i, n := range []int{10, 5000, 3, 70000, 1, 2 << 20, 7} {
 		text := strings.Repeat(strconv.Itoa(i), n)
 		rec := httptest.NewRecorder()
-		if err := WriteResult(rec, IntID(int64(i)), map[string]string{"t": text}); err != nil {
+		if err := WriteResult(rec, intID(int64(i)), map[string]string{"t": text}); err != nil {
 			t.Fatal(err)
 		}
 		recs = append(recs, rec)
@@ -41,7 +41,7 @@ func TestWriteResult_reusedBuffers(t *testing.T) {
 func TestWriteResult_unencodableIsInternal(t *testing.T) {
 	t.Parallel()
 	rec := httptest.NewRecorder()
-	if err := WriteResult(rec, IntID(5), map[string]any{"c": make(chan int)}); err == nil {
+	if err := WriteResult(rec, intID(5), map[string]any{"c": make(chan int)}); err == nil {
 		t.Error("WriteResult of an unencodable result returned no error")
 	}
 	want := `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}`
@@ -58,15 +58,15 @@ func TestWriteError(t *testing.T) {
 		want   string
 	}{
 		{"parse error", ID{}, parseError(), 400, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
-		{"invalid request", IntID(1), InvalidRequest("Invalid Request: x"), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: x"}}`},
+		{"invalid request", intID(1), InvalidRequest("Invalid Request: x"), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: x"}}`},
 		{"invalid params", stringID("a"), InvalidParams("bad"), 400, `{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"Invalid params: bad"}}`},
-		{"header mismatch", IntID(1), NewError(CodeHeaderMismatch, "m", nil), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"m"}}`},
-		{"method not found", IntID(2), MethodNotFound("nope"), 404, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope","data":{"method":"nope"}}}`},
-		{"internal details never sent", IntID(3), NewError(CodeInternalError, "pq: secret", map[string]int{"x": 1}), 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
-		{"internal", IntID(3), Internal(), 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
-		{"nil error", IntID(3), nil, 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
-		{"unencodable data dropped", IntID(4), NewError(CodeInvalidParams, "bad", make(chan int)), 400, `{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"bad"}}`},
-		{"store unavailable", IntID(5), StoreUnavailable(), 503, `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Store unavailable: the database cannot be reached right now; retry later","data":{"retryAfterSeconds":5}}}`},
+		{"header mismatch", intID(1), NewError(CodeHeaderMismatch, "m", nil), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"m"}}`},
+		{"method not found", intID(2), MethodNotFound("nope"), 404, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope","data":{"method":"nope"}}}`},
+		{"internal details never sent", intID(3), NewError(CodeInternalError, "pq: secret", map[string]int{"x": 1}), 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
+		{"internal", intID(3), Internal(), 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
+		{"nil error", intID(3), nil, 500, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`},
+		{"unencodable data dropped", intID(4), NewError(CodeInvalidParams, "bad", make(chan int)), 400, `{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"bad"}}`},
+		{"store unavailable", intID(5), StoreUnavailable(), 503, `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Store unavailable: the database cannot be reached right now; retry later","data":{"retryAfterSeconds":5}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -117,7 +117,7 @@ func TestWriteError_eraAndHeaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := httptest.NewRecorder()
-			WriteError(rec, tc.era, IntID(1), tc.err)
+			WriteError(rec, tc.era, intID(1), tc.err)
 			if rec.Code != tc.status {
 				t.Errorf("status = %d, want %d", rec.Code, tc.status)
 			}

@@ -19,7 +19,11 @@ func newTestExchange(t *testing.T) (*exchange, *httptest.ResponseRecorder) {
 	rec := httptest.NewRecorder()
 	c, _ := gin.CreateTestContext(rec)
 	c.Request = httptest.NewRequest(http.MethodPost, "/", nil)
-	return &exchange{c: c, ctx: context.Background(), req: &jsonrpc.Request{ID: jsonrpc.IntID(1), Method: MethodCallTool}}, rec
+	req, rerr := jsonrpc.NewDecoder(nil).Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return &exchange{c: c, ctx: context.Background(), req: req}, rec
 }
 
 // streaming reports whether x's response became an event stream.
