@@ -100,6 +100,50 @@ func TestStore_LoadIssueMatchesPreload(t *testing.T) {
 	})
 }
 
+// Ensure LoadIssueCountingNotes is LoadIssue and CountUserNotes in one:
+// the same issue, and the same count with and without internal notes.
+func TestStore_LoadIssueCountingNotes(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		w := joinWorld(t, s)
+		ctx := context.Background()
+		p := w.Projects["gitlab-org/gitlab-mcp"]
+		issue, err := s.LoadIssue(ctx, p.ID, 1)
+		wantErr(t, "LoadIssue", err, nil)
+		// Notes of every kind on issue #1: two plain, one internal, one system.
+		for _, n := range []models.Note{
+			{Body: "a"}, {Body: "b"}, {Body: "secret", Internal: true}, {Body: "changed the title", System: true},
+		} {
+			n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID = models.NoteableIssue, issue.ID, p.ID, w.Alice.ID
+			wantErr(t, "CreateNote", s.CreateNote(ctx, &n), nil)
+		}
+		counted := 0
+		for _, k := range allIIDs(t, s, "issues") {
+			want, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
+			wantErr(t, "LoadIssue", err, nil)
+			for _, internal := range []bool{false, true} {
+				got, n, err := s.LoadIssueCountingNotes(ctx, k.ProjectID, k.IID, internal)
+				wantErr(t, "LoadIssueCountingNotes", err, nil)
+				if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+					t.Errorf("issue #%d of project %d:\n got %s\nwant %s", k.IID, k.ProjectID, g, w)
+				}
+				wantN, err := s.CountUserNotes(ctx, models.NoteableIssue, want.ID, internal)
+				wantErr(t, "CountUserNotes", err, nil)
+				if n != wantN {
+					t.Errorf("issue #%d of project %d, internal %v: %d notes, want %d", k.IID, k.ProjectID, internal, n, wantN)
+				}
+				if n > 0 {
+					counted++
+				}
+			}
+		}
+		if n, _ := s.CountUserNotes(ctx, models.NoteableIssue, issue.ID, true); n < 3 || counted == 0 {
+			t.Errorf("the comparison counted too little (%d notes on #1, %d counts > 0)", n, counted)
+		}
+		_, _, err = s.LoadIssueCountingNotes(ctx, 1, 9999, false)
+		wantErr(t, "LoadIssueCountingNotes(missing)", err, models.ErrNotFound)
+	})
+}
+
 func TestStore_LoadMergeRequestMatchesPreload(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		joinWorld(t, s)
@@ -226,5 +270,76 @@ func TestStore_singleStatementLoads(t *testing.T) {
 			_, err := s.LoadMergeRequest(ctx, lastMR.ProjectID, lastMR.IID)
 			return err
 		})
+	})
+}
+
+// Ensure FindIssueView reads what the statement-by-statement loads read:
+// every issue of the demo world (and the join world's), by id and by
+// path, for every demo user, and reports no view when the project, the
+// issue or the author is missing.
+func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		w := joinWorld(t, s)
+		ctx := context.Background()
+		p := w.Projects["gitlab-org/gitlab-mcp"]
+		first, err := s.LoadIssue(ctx, p.ID, 1)
+		wantErr(t, "LoadIssue", err, nil)
+		for _, n := range []models.Note{{Body: "a"}, {Body: "secret", Internal: true}, {Body: "moved", System: true}} {
+			n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID = models.NoteableIssue, first.ID, p.ID, w.Alice.ID
+			wantErr(t, "CreateNote", s.CreateNote(ctx, &n), nil)
+		}
+		users := w.Users()
+		compared := 0
+		for _, k := range allIIDs(t, s, "issues") {
+			wantIssue, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
+			wantErr(t, "LoadIssue", err, nil)
+			all, err := s.CountUserNotes(ctx, models.NoteableIssue, wantIssue.ID, true)
+			wantErr(t, "CountUserNotes", err, nil)
+			public, err := s.CountUserNotes(ctx, models.NoteableIssue, wantIssue.ID, false)
+			wantErr(t, "CountUserNotes", err, nil)
+			for _, u := range users {
+				wantProject, level, err := s.FindProjectWithRoleByID(ctx, k.ProjectID, u.ID)
+				wantErr(t, "FindProjectWithRoleByID", err, nil)
+				for _, byPath := range []bool{false, true} {
+					id, path := k.ProjectID, ""
+					if byPath {
+						id, path = 0, strings.ToUpper(wantProject.PathWithNamespace)
+					}
+					v, ok, err := s.FindIssueView(ctx, id, path, k.IID, u.ID)
+					wantErr(t, "FindIssueView", err, nil)
+					if !ok {
+						t.Fatalf("no view of issue #%d of project %d (by path %v)", k.IID, k.ProjectID, byPath)
+					}
+					if g, w := jsonOf(t, v.Project), jsonOf(t, wantProject); g != w {
+						t.Errorf("project:\n got %s\nwant %s", g, w)
+					}
+					if g, w := jsonOf(t, v.Issue), jsonOf(t, wantIssue); g != w {
+						t.Errorf("issue #%d of project %d:\n got %s\nwant %s", k.IID, k.ProjectID, g, w)
+					}
+					if v.Level != level || v.Notes != all || v.PublicNotes != public {
+						t.Errorf("issue #%d of project %d as %s: level %d, notes %d/%d; want %d, %d/%d",
+							k.IID, k.ProjectID, u.Username, v.Level, v.Notes, v.PublicNotes, level, all, public)
+					}
+					compared++
+				}
+			}
+		}
+		if compared < 20 || first.Author == nil {
+			t.Fatalf("compared %d views", compared)
+		}
+		for _, c := range []struct {
+			name string
+			id   int64
+			path string
+			iid  int64
+		}{
+			{"missing issue", p.ID, "", 9999},
+			{"missing project", 999999, "", 1},
+			{"missing path", 0, "nobody/nothing", 1},
+		} {
+			if v, ok, err := s.FindIssueView(ctx, c.id, c.path, c.iid, w.Alice.ID); ok || err != nil || v != nil {
+				t.Errorf("%s: view %v, ok %v, error %v; want none", c.name, v, ok, err)
+			}
+		}
 	})
 }

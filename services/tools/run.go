@@ -105,6 +105,9 @@ func nulIn(inst any) string {
 	}
 	names := slices.Sorted(maps.Keys(top))
 	for _, name := range names {
+		if !hasNUL(top[name]) { // the usual case: no pointer is built
+			continue
+		}
 		if at, ok := findNUL(top[name], "/"+pointerToken(name)); ok {
 			return at + ": must not contain NUL characters (\\u0000)"
 		}
@@ -115,6 +118,24 @@ func nulIn(inst any) string {
 		}
 	}
 	return ""
+}
+
+// hasNUL reports whether a string under v, or a name of an object under
+// v, holds a NUL character.
+func hasNUL(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.IndexByte(t, 0) >= 0
+	case []any:
+		return slices.ContainsFunc(t, hasNUL)
+	case map[string]any:
+		for k, item := range t {
+			if strings.IndexByte(k, 0) >= 0 || hasNUL(item) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // findNUL returns the JSON pointer of the first string under v (at path)
@@ -142,10 +163,12 @@ func findNUL(v any, path string) (string, bool) {
 	return "", false
 }
 
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // pointerToken escapes a name for a JSON pointer (RFC 6901) and drops
 // control characters, so a message never carries them.
 func pointerToken(name string) string {
-	name = strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	name = pointerEscaper.Replace(name)
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == utf8.RuneError {
 			return -1

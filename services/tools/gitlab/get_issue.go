@@ -41,15 +41,48 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 	if err != nil {
 		return nil, err
 	}
+	// The usual case in one statement: the project with u's role, the
+	// issue with its author, assignees and note counts. The same checks
+	// as below decide what u sees of it.
+	id, path, err := parseRef("id", args.ID)
+	if err != nil {
+		return nil, err
+	}
+	iid := int64(args.IssueIID)
+	v, ok, err := g.store.FindIssueView(ctx, id, path, iid, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if !access.CanReadProject(u, v.Project, v.Level) {
+			return nil, notFound("Project")
+		}
+		if !access.CanReadIssue(u, v.Project, v.Issue, v.Level) {
+			return nil, notFound("Issue")
+		}
+		notes := v.PublicNotes
+		if access.CanReadInternalNote(u, v.Level) {
+			notes = v.Notes
+		}
+		return jsonResult(g.issue(v.Project, v.Issue, notes))
+	}
+	// No view: the project or the issue is missing (or the author is):
+	// statement by statement, which tells them apart.
 	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
 	if err != nil {
 		return nil, err
 	}
-	issue, err := g.readableIssue(ctx, g.store, u, pa, int64(args.IssueIID), notFound("Issue"))
+	issue, notes, err := g.store.LoadIssueCountingNotes(ctx, pa.project.ID, iid, access.CanReadInternalNote(u, pa.level))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Issue")
+	}
 	if err != nil {
 		return nil, err
 	}
-	return g.issueResult(ctx, g.store, u, pa, issue)
+	if !access.CanReadIssue(u, pa.project, issue, pa.level) {
+		return nil, notFound("Issue")
+	}
+	return jsonResult(g.issue(pa.project, issue, notes))
 }
 
 // readableIssue loads issue iid of pa's project, or returns missing when it

@@ -15,9 +15,10 @@ import (
 // TestGitLabTools_statementsPerCall pins how many SQL statements the read
 // tools run per call (the token lookup, done by the transport, excluded):
 // on PostgreSQL each one is a network round trip. The project comes with
-// the caller's role in one statement, an issue or merge request in one,
-// and its author, assignees (and reviewers) together in one more. Before
-// these joins get_issue ran 7 and get_merge_request 13.
+// the caller's role in one statement, a merge request in one, and its
+// author, assignees and reviewers together in one more; get_issue reads
+// all it shows in one statement (FindIssueView). Before these joins
+// get_issue ran 7 and get_merge_request 13.
 func TestGitLabTools_statementsPerCall(t *testing.T) {
 	w := newWorld(t)
 	f := w.fixture(t)
@@ -31,15 +32,16 @@ func TestGitLabTools_statementsPerCall(t *testing.T) {
 		want             int
 		isError          bool
 	}{
-		// project+role, issue, author+assignees, note count
-		{"get_issue by path", "get_issue", issue, w.Bob, 4, false},
-		{"get_issue by id", "get_issue", `{"id":` + itoa(mcp.ID) + `,"issue_iid":` + itoa(f.Issue.IID) + `}`, w.Alice, 4, false},
-		{"get_issue of a stranger", "get_issue", issue, w.Stranger, 4, false},
-		// project+role, issue, author+assignees; then hidden
-		{"confidential issue hidden", "get_issue", `{"id":"gitlab-org/gitlab-mcp","issue_iid":` + itoa(f.Secret.IID) + `}`, w.Stranger, 3, true},
-		// project+role, no issue
-		{"missing issue", "get_issue", `{"id":"gitlab-org/gitlab-mcp","issue_iid":9999}`, w.Alice, 2, true},
-		// project+role (not visible)
+		// project+role, issue with its note counts, author and assignees:
+		// one statement (FindIssueView)
+		{"get_issue by path", "get_issue", issue, w.Bob, 1, false},
+		{"get_issue by id", "get_issue", `{"id":` + itoa(mcp.ID) + `,"issue_iid":` + itoa(f.Issue.IID) + `}`, w.Alice, 1, false},
+		{"get_issue of a stranger", "get_issue", issue, w.Stranger, 1, false},
+		// the same; then hidden
+		{"confidential issue hidden", "get_issue", `{"id":"gitlab-org/gitlab-mcp","issue_iid":` + itoa(f.Secret.IID) + `}`, w.Stranger, 1, true},
+		// no view; then project+role, no issue
+		{"missing issue", "get_issue", `{"id":"gitlab-org/gitlab-mcp","issue_iid":9999}`, w.Alice, 3, true},
+		// the view; the project is not visible
 		{"hidden project", "get_issue", `{"id":"acme/secret-plans","issue_iid":1}`, w.Stranger, 1, true},
 		// project+role, merge request, author+assignees+reviewers,
 		// note count

@@ -78,6 +78,14 @@ type coreStore interface {
 // issueStore serves get_issue, create_issue and search_labels.
 type issueStore interface {
 	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+	// LoadIssueCountingNotes is LoadIssue with CountUserNotes of the
+	// issue, in one statement fewer.
+	LoadIssueCountingNotes(ctx context.Context, projectID, iid int64, includeInternal bool) (*models.Issue, int64, error)
+	// FindIssueView reads what get_issue shows in one statement: the
+	// project (by id, or by path when id is 0) with userID's role, the
+	// issue with author and assignees, its note counts; ok is false when
+	// any of project, issue or author is missing.
+	FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error)
 	CreateIssue(ctx context.Context, i *models.Issue) error
 	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
 	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
