@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
 	"gorm.io/gorm/schema"
 
+	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/models"
 )
 
@@ -24,27 +26,15 @@ import (
 // statement path, which tells these apart.
 func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
 	c := issueViewColumns()
-	cond, arg := "projects.id = ?", any(projectID)
+	q, arg := s.issueView.byID, any(projectID)
 	if projectID == 0 {
-		cond, arg = "lower(projects.path_with_namespace) = lower(?)", path
+		q, arg = s.issueView.byPath, path
 	}
-	q := "SELECT " + c.sel + `,
-  COALESCE(pm.access_level, 0) AS member_access_level,
-  (SELECT count(*) FROM notes WHERE notes.noteable_type = ? AND notes.noteable_id = issues.id AND NOT notes.system) AS notes_all,
-  (SELECT count(*) FROM notes WHERE notes.noteable_type = ? AND notes.noteable_id = issues.id AND NOT notes.system AND NOT notes.internal) AS notes_public
-FROM projects
-LEFT JOIN project_authorizations pm ON pm.project_id = projects.id AND pm.user_id = ?
-JOIN issues ON issues.project_id = projects.id AND issues.iid = ?
-JOIN users author ON author.id = issues.author_id
-LEFT JOIN issue_assignees ON issue_assignees.issue_id = issues.id
-LEFT JOIN users assignee ON assignee.id = issue_assignees.user_id
-WHERE ` + cond + `
-ORDER BY assignee.id`
-	rows, err := s.conn(ctx).Raw(q, models.NoteableIssue, models.NoteableIssue, userID, iid, arg).Rows()
+	rows, done, err := s.queryRows(ctx, q.stmt, q.qmark, models.NoteableIssue, models.NoteableIssue, userID, iid, arg)
 	if err != nil {
-		return nil, false, fmt.Errorf("find issue #%d of project %d%s: %w", iid, projectID, path, translate(err))
+		return nil, false, fmt.Errorf("find issue #%d of project %d%s: %w", iid, projectID, path, err)
 	}
-	defer rows.Close()
+	defer done()
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, false, translate(err)
@@ -100,6 +90,61 @@ ORDER BY assignee.id`
 	issue.Author = &author
 	return &models.IssueView{Project: &p, Level: row.MemberAccessLevel, Issue: &issue,
 		Notes: row.NotesAll, PublicNotes: row.NotesPublic}, true, nil
+}
+
+// issueViewStmts are the two statements of FindIssueView, written for
+// the store's dialect.
+type issueViewStmts struct {
+	byID, byPath issueViewStmt
+}
+
+// issueViewStmt is one statement, prepared for the dialect, and its text
+// with ? placeholders (for gorm, in a transaction).
+type issueViewStmt struct {
+	stmt  *lazyStmt
+	qmark string
+}
+
+func newIssueViewStmts(dialect string) *issueViewStmts {
+	q := func(cond string) issueViewStmt {
+		qmark := "SELECT " + issueViewColumns().sel + `,
+  COALESCE(pm.access_level, 0) AS member_access_level,
+  (SELECT count(*) FROM notes WHERE notes.noteable_type = ? AND notes.noteable_id = issues.id AND NOT notes.system) AS notes_all,
+  (SELECT count(*) FROM notes WHERE notes.noteable_type = ? AND notes.noteable_id = issues.id AND NOT notes.system AND NOT notes.internal) AS notes_public
+FROM projects
+LEFT JOIN project_authorizations pm ON pm.project_id = projects.id AND pm.user_id = ?
+JOIN issues ON issues.project_id = projects.id AND issues.iid = ?
+JOIN users author ON author.id = issues.author_id
+LEFT JOIN issue_assignees ON issue_assignees.issue_id = issues.id
+LEFT JOIN users assignee ON assignee.id = issue_assignees.user_id
+WHERE ` + cond + `
+ORDER BY assignee.id`
+		sql := qmark
+		if dialect == migrations.DialectPostgres {
+			sql = numberedParams(qmark)
+		}
+		return issueViewStmt{stmt: &lazyStmt{query: sql}, qmark: qmark}
+	}
+	return &issueViewStmts{
+		byID:   q("projects.id = ?"),
+		byPath: q("lower(projects.path_with_namespace) = lower(?)"),
+	}
+}
+
+// numberedParams rewrites the ? placeholders of sql (none of which may
+// stand in a literal) as PostgreSQL's $1, $2, ….
+func numberedParams(sql string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(sql); i++ {
+		if sql[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(sql[i])
+	}
+	return b.String()
 }
 
 // The parts of an issue view row, each a struct its columns are set on.

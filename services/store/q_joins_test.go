@@ -327,6 +327,19 @@ func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
 		if compared < 20 || first.Author == nil {
 			t.Fatalf("compared %d views", compared)
 		}
+		// In a transaction the view reads on the transaction: an issue
+		// created in it is seen before it commits.
+		wantErr(t, "WithTx", s.WithTx(ctx, func(tx *store.Store) error {
+			created := &models.Issue{ProjectID: p.ID, Title: "In a transaction", AuthorID: w.Bob.ID}
+			if err := tx.CreateIssue(ctx, created); err != nil {
+				return err
+			}
+			v, ok, err := tx.FindIssueView(ctx, p.ID, "", created.IID, w.Bob.ID)
+			if err != nil || !ok || v.Issue.Title != "In a transaction" || v.Issue.Author == nil || v.Issue.Author.ID != w.Bob.ID {
+				t.Errorf("view in the transaction: %+v, %v, %v", v, ok, err)
+			}
+			return nil
+		}), nil)
 		for _, c := range []struct {
 			name string
 			id   int64

@@ -73,12 +73,14 @@ type Options struct {
 type Store struct {
 	// identityStmt reads the identity version (IdentityVersion).
 	identityStmt *lazyStmt
-	db           *gorm.DB
-	dialect      string
-	now          func() time.Time
-	log          *slog.Logger
-	repos        ProjectRepositories
-	limits       *deadlines
+	// issueView are FindIssueView's statements (by project id, by path).
+	issueView *issueViewStmts
+	db        *gorm.DB
+	dialect   string
+	now       func() time.Time
+	log       *slog.Logger
+	repos     ProjectRepositories
+	limits    *deadlines
 }
 
 // Open connects to the database named by dsn and checks the connection.
@@ -176,7 +178,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	s := &Store{db: db, dialect: dialect, now: now, log: log, limits: limits,
-		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}, repos: opts.Repositories}
+		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}, repos: opts.Repositories,
+		issueView: newIssueViewStmts(dialect)}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
