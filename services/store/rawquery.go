@@ -25,6 +25,9 @@ func (s *Store) queryRows(ctx context.Context, l *lazyStmt, alt string, args ...
 		}
 		return rows, func() { _ = rows.Close() }, nil
 	}
+	if o, ok := ctx.Value(observerKey{}).(StatementObserver); ok {
+		o.ObserveStatement(l.query)
+	}
 	qctx, cancel := ctx, context.CancelFunc(func() {})
 	if s.limits.statement > 0 {
 		qctx, cancel = context.WithTimeout(ctx, s.limits.statement)
@@ -44,4 +47,19 @@ func (s *Store) queryRows(ctx context.Context, l *lazyStmt, alt string, args ...
 	}
 	s.limits.outage.ok()
 	return rows, func() { _ = rows.Close(); cancel() }, nil
+}
+
+// StatementObserver sees the statements a Store runs outside gorm (see
+// queryRows), as gorm callbacks see the others: tests count round trips
+// with it (storetest.CountStatements).
+type StatementObserver interface {
+	ObserveStatement(sql string)
+}
+
+type observerKey struct{}
+
+// WithStatementObserver returns ctx carrying o: the statements run outside
+// gorm with it are reported to o.
+func WithStatementObserver(ctx context.Context, o StatementObserver) context.Context {
+	return context.WithValue(ctx, observerKey{}, o)
 }

@@ -60,7 +60,15 @@ func CountStatements(tb testing.TB, st *store.Store) *Statements {
 // Context returns ctx marked so that the statements run with it are
 // recorded.
 func (c *Statements) Context(ctx context.Context) context.Context {
-	return context.WithValue(ctx, statementsKey{}, c)
+	return store.WithStatementObserver(context.WithValue(ctx, statementsKey{}, c), c)
+}
+
+// ObserveStatement records a statement the store ran outside gorm
+// (store.StatementObserver).
+func (c *Statements) ObserveStatement(sql string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = append(c.sql, sql)
 }
 
 // Reset forgets the statements recorded so far.
