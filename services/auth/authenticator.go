@@ -150,10 +150,19 @@ func (a *Authenticator) findToken(ctx context.Context, digest string) (*models.P
 		return e.pat, nil
 	}
 	tok, err := a.store.FindTokenByDigest(ctx, digest)
-	if err == nil && use {
+	if err == nil && use && cacheable(tok.User) {
 		a.cache.store(t, &cachedToken{pat: tok})
 	}
 	return tok, err
+}
+
+// cacheable reports whether a credential row of user u may be kept in the
+// identity cache: only an active user's. A refused user's row is read
+// again on every request, so the request after a reactivation commits
+// already passes (no wait for the change notification), and a blocked
+// user's requests cost what they always did.
+func cacheable(u *models.User) bool {
+	return u != nil && u.State == models.UserActive
 }
 
 // UserAllowed returns a UserForbidden *Error for users that may not use the

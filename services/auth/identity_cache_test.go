@@ -276,3 +276,27 @@ func TestIdentityCache_OAuth(t *testing.T) {
 	_, err := a2.Authenticate(context.Background(), raw)
 	wantAuthError(t, err, auth.Unauthenticated, "Token has expired.")
 }
+
+// A refused user's row is not kept: the request after a reactivation
+// commits passes, before (or without) the change notification.
+func TestIdentityCache_refusedUsersAreNotCached(t *testing.T) {
+	store := newFakeTokenStore()
+	raw := mintToken(t, 1)
+	off := activeUser()
+	off.State = models.UserDeactivated
+	store.add(raw, &models.PersonalAccessToken{ID: 11, User: off, Scopes: []string{"mcp"}})
+	cache := liveCache()
+	a := cachedAuthenticator(t, store, clocktest.New(t0), cache)
+	for range 2 {
+		_, err := a.Authenticate(context.Background(), raw)
+		wantAuthError(t, err, auth.UserForbidden, "Your account has been deactivated. Please log back in from a web browser to reactivate your account.")
+	}
+	if st := cache.Stats(); st.Entries != 0 {
+		t.Fatalf("entries = %d for a deactivated user's token, want 0", st.Entries)
+	}
+	store.add(raw, &models.PersonalAccessToken{ID: 11, User: activeUser(), Scopes: []string{"mcp"}})
+	authenticateN(t, a, raw, 1) // no Invalidate: nothing was cached
+	if n := len(store.findCalls()); n != 3 {
+		t.Fatalf("store lookups = %d, want 3 (each refused request read the row)", n)
+	}
+}

@@ -127,7 +127,7 @@ func (a *Authenticator) findOAuthToken(ctx context.Context, raw string) (*models
 	if errors.Is(err, models.ErrNotFound) && isHexToken(raw) {
 		tok, err = a.oauth.FindOAuthTokenByDigest(ctx, OAuthLegacyDigest(raw))
 	}
-	if err == nil && use {
+	if err == nil && use && cacheable(tok.User) {
 		a.cache.store(t, &cachedToken{oauth: tok})
 	}
 	return tok, err
