@@ -66,9 +66,11 @@ func (s *Service) Watch(ctx context.Context, sc tools.Scope, uris []string) (Wat
 				keys = append(keys, ref(p.DefaultBranch))
 			}
 		case kindIssue, kindJob, kindBlob:
-			// The read is the permission check (a confidential issue, a
-			// job or repository the role may not see, a missing path).
-			if _, err := s.Read(ctx, sc, uri); err != nil && !IsInvalid(err) {
+			// A read is the permission check (a confidential issue, a job
+			// or repository the role may not see, a missing path); the
+			// cheapest one of each kind: one line of a file, no job log.
+			tool, args := probeTool(t)
+			if _, err := s.callTool(ctx, sc, uri, tool, args); err != nil {
 				if !IsNotFound(err) {
 					return Watched{}, err
 				}
@@ -111,4 +113,16 @@ func (s *Service) Watch(ctx context.Context, sc tools.Scope, uris []string) (Wat
 		}
 	}
 	return w, nil
+}
+
+// probeTool is the smallest read that tells whether the caller may read
+// t (an issue, a job or a file).
+func probeTool(t target) (string, map[string]any) {
+	switch t.kind {
+	case kindIssue:
+		return "get_issue", map[string]any{"id": t.project, "issue_iid": t.iid}
+	case kindJob:
+		return "get_job", map[string]any{"id": projectRef(t.project), "job_id": t.iid}
+	}
+	return "get_repository_file", map[string]any{"project_id": t.project, "file_path": t.path, "ref": t.ref, "limit": 1}
 }
