@@ -609,6 +609,12 @@ func (h *harness) open(t testing.TB, c call) (*sseStream, *response) {
 		defer cancel()
 		return nil, readAnswer(t, c, res)
 	}
+	return readStream(t, c, res, cancel), nil
+}
+
+// readStream reads the event stream res (the answer to c) in the
+// background; cancel ends its request. It is closed when the test ends.
+func readStream(t testing.TB, c call, res *http.Response, cancel context.CancelFunc) *sseStream {
 	s := &sseStream{Resp: res, rev: c.rev(), method: c.method(), events: make(chan sseEvent, 64),
 		quit: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
 	go func() {
@@ -624,7 +630,7 @@ func (h *harness) open(t testing.TB, c call) (*sseStream, *response) {
 		})
 	}()
 	t.Cleanup(s.Close)
-	return s, nil
+	return s
 }
 
 // stream is open for a call whose answer must be an event stream.

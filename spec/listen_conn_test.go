@@ -69,22 +69,7 @@ func openVia(t testing.TB, h *harness, client *http.Client, c call) *sseStream {
 		r := readAnswer(t, c, res)
 		t.Fatalf("%s: status %d, want an event stream; body %s", c.Method, r.Status, r.Body)
 	}
-	s := &sseStream{Resp: res, rev: c.rev(), method: c.method(), events: make(chan sseEvent, 64),
-		quit: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
-	go func() {
-		defer close(s.done)
-		defer close(s.events)
-		s.err = readEvents(res.Body, func(ev sseEvent) bool {
-			select {
-			case s.events <- ev:
-				return true
-			case <-s.quit:
-				return false
-			}
-		})
-	}()
-	t.Cleanup(s.Close)
-	return s
+	return readStream(t, c, res, cancel)
 }
 
 // rawListen sends c as an HTTP/1.x request of version proto ("1.0",
