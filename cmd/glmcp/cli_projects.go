@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,13 +22,9 @@ func newProjectsCommand(a *cli) *cobra.Command {
 		Short: "Create a project (and its group if needed) and print the project's id",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			vis, err := models.ParseVisibility(visibility)
+			vis, groupPath, projectPath, err := projectFlags(visibility, path)
 			if err != nil {
-				return fmt.Errorf("--visibility: %q is not private, internal or public", visibility)
-			}
-			groupPath, projectPath, ok := strings.Cut(strings.Trim(path, "/"), "/")
-			if !ok || groupPath == "" || projectPath == "" || strings.Contains(projectPath, "/") {
-				return fmt.Errorf("--path %q: want GROUP/NAME", path)
+				return err
 			}
 			if name == "" {
 				name = projectPath
@@ -40,16 +37,8 @@ func newProjectsCommand(a *cli) *cobra.Command {
 			defer e.Close()
 			var p *models.Project
 			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
-				g, err := tx.FindGroupByFullPath(ctx, groupPath)
-				if errors.Is(err, models.ErrNotFound) {
-					g = &models.Group{Name: groupPath, Path: groupPath, Visibility: vis}
-					err = tx.CreateGroup(ctx, g)
-				}
-				if err != nil {
-					return err
-				}
-				p = &models.Project{Name: name, Path: projectPath, NamespaceID: g.ID, Description: description, Visibility: vis, DefaultBranch: "main"}
-				return tx.CreateProject(ctx, p)
+				p, err = createProjectIn(ctx, tx, groupPath, &models.Project{Name: name, Path: projectPath, Description: description, Visibility: vis})
+				return err
 			})
 			if errors.Is(err, models.ErrConflict) {
 				return fmt.Errorf("project %s already exists", path)
@@ -125,13 +114,9 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 			"project's default branch becomes the repository's HEAD branch.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			vis, err := models.ParseVisibility(visibility)
+			vis, groupPath, projectPath, err := projectFlags(visibility, path)
 			if err != nil {
-				return fmt.Errorf("--visibility: %q is not private, internal or public", visibility)
-			}
-			groupPath, projectPath, ok := strings.Cut(strings.Trim(path, "/"), "/")
-			if !ok || groupPath == "" || projectPath == "" || strings.Contains(projectPath, "/") {
-				return fmt.Errorf("--path %q: want GROUP/NAME", path)
+				return err
 			}
 			if info, err := os.Stat(from); err != nil || !info.IsDir() {
 				return fmt.Errorf("--from %q: not a directory", from)
@@ -152,16 +137,7 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
 				p, err = tx.FindProjectByPath(ctx, groupPath+"/"+projectPath)
 				if errors.Is(err, models.ErrNotFound) {
-					g, gerr := tx.FindGroupByFullPath(ctx, groupPath)
-					if errors.Is(gerr, models.ErrNotFound) {
-						g = &models.Group{Name: groupPath, Path: groupPath, Visibility: vis}
-						gerr = tx.CreateGroup(ctx, g)
-					}
-					if gerr != nil {
-						return gerr
-					}
-					p = &models.Project{Name: name, Path: projectPath, NamespaceID: g.ID, Description: description, Visibility: vis, DefaultBranch: "main"}
-					if err := tx.CreateProject(ctx, p); err != nil {
+					if p, err = createProjectIn(ctx, tx, groupPath, &models.Project{Name: name, Path: projectPath, Description: description, Visibility: vis}); err != nil {
 						return err
 					}
 					created = true
@@ -211,4 +187,33 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 	_ = cmd.MarkFlagRequired("path")
 	_ = cmd.MarkFlagRequired("from")
 	return cmd
+}
+
+// projectFlags checks the --visibility and --path (GROUP/NAME) flags of
+// the project commands.
+func projectFlags(visibility, path string) (vis models.Visibility, groupPath, projectPath string, err error) {
+	if vis, err = models.ParseVisibility(visibility); err != nil {
+		return "", "", "", fmt.Errorf("--visibility: %q is not private, internal or public", visibility)
+	}
+	groupPath, projectPath, ok := strings.Cut(strings.Trim(path, "/"), "/")
+	if !ok || groupPath == "" || projectPath == "" || strings.Contains(projectPath, "/") {
+		return "", "", "", fmt.Errorf("--path %q: want GROUP/NAME", path)
+	}
+	return vis, groupPath, projectPath, nil
+}
+
+// createProjectIn creates p (default branch main) in the top-level group
+// groupPath, creating the group with p's visibility when it does not
+// exist yet.
+func createProjectIn(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
+	g, err := tx.FindGroupByFullPath(ctx, groupPath)
+	if errors.Is(err, models.ErrNotFound) {
+		g = &models.Group{Name: groupPath, Path: groupPath, Visibility: p.Visibility}
+		err = tx.CreateGroup(ctx, g)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.NamespaceID, p.DefaultBranch = g.ID, "main"
+	return p, tx.CreateProject(ctx, p)
 }
