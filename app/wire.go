@@ -109,12 +109,17 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	// moves (a push with plain git is not seen; see doc/resources.md).
 	if e.Repositories != nil {
 		st := e.Store
+		// Off the writer's path: a ref can move inside a store transaction
+		// (accept_merge_request), and on the embedded store the announcing
+		// INSERT waits for that transaction's write lock.
 		e.Repositories.OnRefUpdate(func(projectID int64, ref string) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			if err := st.AnnounceResourceChange(ctx, subscriptions.ResourceKey('r', projectID, ref)); err != nil {
-				logger.Warn("announce ref update", "project_id", projectID, "ref", ref, "error", err)
-			}
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := st.AnnounceResourceChange(ctx, subscriptions.ResourceKey('r', projectID, ref)); err != nil {
+					logger.Warn("announce ref update", "project_id", projectID, "ref", ref, "error", err)
+				}
+			}()
 		})
 	}
 
