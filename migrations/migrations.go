@@ -115,6 +115,10 @@ func newProvider(db *sql.DB, dialect string, locked bool) (*goose.Provider, erro
 	opts := []goose.ProviderOption{
 		goose.WithDisableGlobalRegistry(true),
 		goose.WithSlog(slog.New(slog.DiscardHandler)),
+		// Branches land migrations with versions below ones another branch
+		// landed first; a database migrated in between must still take
+		// them, not refuse to start.
+		goose.WithAllowOutofOrder(true),
 	}
 	if locked && dialect == DialectPostgres {
 		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300)) // poll every second, give up after 5 minutes

@@ -207,3 +207,27 @@ func tableExists(t *testing.T, db *sql.DB, dialect, table string) bool {
 	}
 	return n > 0
 }
+
+// A migration with a version below the newest applied one (landed from a
+// branch after a later one) is applied, not refused.
+func TestUp_outOfOrder(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t)
+	if err := migrations.Up(ctx, db, migrations.DialectSQLite); err != nil {
+		t.Fatal(err)
+	}
+	// As if 20261201120100 (releases) had landed after every later one was
+	// applied here.
+	for _, q := range []string{"DROP TABLE release_links", "DROP TABLE releases",
+		"DELETE FROM goose_db_version WHERE version_id = 20261201120100"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := migrations.Up(ctx, db, migrations.DialectSQLite); err != nil {
+		t.Fatalf("Up with an older pending migration: %v", err)
+	}
+	if !tableExists(t, db, migrations.DialectSQLite, "releases") {
+		t.Fatal("the out-of-order migration was not applied")
+	}
+}
