@@ -161,23 +161,11 @@ func wildcardMatch(pat, s string) bool {
 	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
-// restCommitJSON is GitLab's Commit entity (the commits search scope).
+// restCommitJSON is GitLab's Commit entity as the commits search scope
+// returns it: the commit, its extended trailers and its project.
 type restCommitJSON struct {
-	ID               string            `json:"id"`
-	ShortID          string            `json:"short_id"`
-	CreatedAt        string            `json:"created_at"`
-	ParentIDs        []string          `json:"parent_ids"`
-	Title            string            `json:"title"`
-	Message          string            `json:"message"`
-	AuthorName       string            `json:"author_name"`
-	AuthorEmail      string            `json:"author_email"`
-	AuthoredDate     string            `json:"authored_date"`
-	CommitterName    string            `json:"committer_name"`
-	CommitterEmail   string            `json:"committer_email"`
-	CommittedDate    string            `json:"committed_date"`
-	Trailers         map[string]string `json:"trailers"`
+	commitJSON
 	ExtendedTrailers map[string]string `json:"extended_trailers"`
-	WebURL           string            `json:"web_url"`
 	ProjectID        int64             `json:"project_id"`
 }
 
@@ -211,18 +199,12 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 	if q.Ascending {
 		slices.Reverse(hits)
 	}
-	base := g.projectURL(pa.project) + "/-/commit/"
 	for k := q.Offset; k < len(hits) && k < q.Offset+q.Limit; k++ {
-		c := hits[k]
-		parents := c.ParentIDs
-		if parents == nil {
-			parents = []string{}
-		}
-		items = append(items, &restCommitJSON{ID: c.ID, ShortID: c.ID[:min(8, len(c.ID))], CreatedAt: gitTime(c.Committer.When),
-			ParentIDs: parents, Title: c.Title, Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email,
-			AuthoredDate: gitTime(c.Author.When), CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email,
-			CommittedDate: gitTime(c.Committer.When), Trailers: map[string]string{}, ExtendedTrailers: map[string]string{},
-			WebURL: base + c.ID, ProjectID: pa.project.ID})
+		c := g.commitJSONOf(pa.project, &hits[k])
+		// The search scope keeps git's own times (milliseconds, the
+		// signature's offset).
+		c.CreatedAt, c.AuthoredDate, c.CommittedDate = gitTime(hits[k].Committer.When), gitTime(hits[k].Author.When), gitTime(hits[k].Committer.When)
+		items = append(items, &restCommitJSON{commitJSON: c, ExtendedTrailers: map[string]string{}, ProjectID: pa.project.ID})
 	}
 	return items, int64(len(hits)), nil
 }
