@@ -225,6 +225,33 @@ func TestTools_repositoryRead(t *testing.T) {
 		toolsExpectField(t, tags, "Release 1.0.0\n", "items", 0, "message")
 		toolsExpectField(t, tags, "Add many files", "items", 0, "commit", "title")
 	})
+
+	t.Run("list_commits pages from a fixed head", func(t *testing.T) {
+		const paging = "gitlab-org/paging"
+		pf := repoSetUp(t, h, paging)
+		first := h.toolsRead(t, ce, "bob", "list_commits", map[string]any{"project_id": paging, "first": 1})
+		after := first["pageInfo"].(map[string]any)["endCursor"]
+		page2 := map[string]any{"project_id": paging, "first": 1, "after": after}
+		want := pf.git("", "log", "--skip=1", "-1", "--format=%H", "main") // page 2 before the push
+		// A commit pushed with plain git between page 1 and page 2 moves
+		// main; page 2 still continues the listing page 1 started.
+		pf.commit("Pushed between pages", "2026-10-05T10:00:00Z", map[string]string{"late.txt": "late\n"})
+		pf.git(pf.work, "push", "-q", "origin", "main")
+		for range 2 { // the page-1 cursor stays valid
+			sc := h.toolsRead(t, ce, "bob", "list_commits", page2)
+			if got := strings.Join(toolsField(toolsArray(t, sc["nodes"]), "sha"), "\n"); got != want {
+				t.Errorf("page 2 after a push = %s, want %s (git log before the push)", got, want)
+			}
+			toolsExpectField(t, sc, true, "pageInfo", "hasNextPage")
+		}
+		fresh := h.toolsRead(t, ce, "bob", "list_commits", map[string]any{"project_id": paging, "first": 1})
+		toolsExpectField(t, fresh, pf.git("", "rev-parse", "main"), "nodes", 0, "sha")
+		// The cursor belongs to its project and ref.
+		h.toolsInvalid(t, ce, "bob", "list_commits", map[string]any{"project_id": repoMCP, "first": 1, "after": after},
+			"after", "is not a cursor of this list")
+		h.toolsInvalid(t, ce, "bob", "list_commits", map[string]any{"project_id": paging, "ref_name": "feature", "first": 1, "after": after},
+			"after", "is not a cursor of this list")
+	})
 }
 
 func sortedCopy(s []string) []string {

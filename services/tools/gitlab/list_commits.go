@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,16 @@ type commitNodeJSON struct {
 type commitsJSON struct {
 	Nodes    []commitNodeJSON  `json:"nodes"`
 	PageInfo graphPageInfoJSON `json:"pageInfo"`
+}
+
+// commitsPosition is where a list_commits cursor continues: the commit the
+// first page resolved the ref to, and how many of the commits the filters
+// choose from it were already listed. Later pages walk from Head, not from
+// the ref, so commits pushed (or a branch moved) between pages neither
+// repeat nor skip commits: page 2 is what it was when page 1 was computed.
+type commitsPosition struct {
+	Head   string `json:"h"`
+	Offset int    `json:"o"`
 }
 
 func (g *gitlab) listCommits() tools.Definition {
@@ -134,9 +145,14 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	filters := args
 	filters.repoTarget, filters.After, filters.First, filters.WithStats = repoTarget{}, "", nil, false
 	pages := g.pager(call, "list_commits", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
-	offset, err := pages.open("after", args.After)
-	if err != nil {
-		return nil, err
+	var pos commitsPosition
+	if args.After != "" {
+		if err := pages.openJSON("after", args.After, &pos); err != nil {
+			return nil, err
+		}
+		if !isCommitSHA(pos.Head) || pos.Offset < 0 {
+			return nil, pages.refuse("after", args.After, nil)
+		}
 	}
 	ref := args.RefName
 	if ref == "" {
@@ -150,11 +166,23 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	if len(branches) == 0 {
 		return jsonResult(out) // an empty repository has no commits
 	}
-	page, err := ra.repo.Log(ctx, repository.LogOptions{Ref: ref, Path: strings.TrimLeft(args.Path, "/"), Author: args.Author,
-		Since: since, Until: until, FirstParent: args.FirstParent, Offset: int(offset), Limit: first})
+	if pos.Head == "" {
+		// The first page fixes the head every later page walks from.
+		head, err := ra.repo.Commit(ctx, ref)
+		if err != nil {
+			if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrInvalidInput) {
+				return nil, refNotFound(ref)
+			}
+			return nil, repoError(err)
+		}
+		pos.Head = head.ID
+	}
+	page, err := ra.repo.Log(ctx, repository.LogOptions{Ref: pos.Head, Path: strings.TrimLeft(args.Path, "/"), Author: args.Author,
+		Since: since, Until: until, FirstParent: args.FirstParent, Offset: pos.Offset, Limit: first})
 	if err != nil {
-		if _, cerr := ra.repo.Commit(ctx, ref); cerr != nil {
-			return nil, refNotFound(ref)
+		if errors.Is(err, models.ErrNotFound) && args.After != "" {
+			// The cursor's head is gone (history rewritten and collected).
+			return nil, invalidf("after: the commit this listing started from (%s) is no longer in the repository; list again without after", pos.Head[:12])
 		}
 		return nil, repoError(err)
 	}
@@ -176,8 +204,24 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 		out.Nodes = append(out.Nodes, n)
 	}
 	if page.More {
-		c := pages.mint(offset + int64(len(page.Commits)))
+		c, err := pages.mintJSON(commitsPosition{Head: pos.Head, Offset: pos.Offset + len(page.Commits)})
+		if err != nil {
+			return nil, err
+		}
 		out.PageInfo = graphPageInfoJSON{HasNextPage: true, EndCursor: &c}
 	}
 	return jsonResult(out)
+}
+
+// isCommitSHA reports whether s is a full commit id in git's spelling.
+func isCommitSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
