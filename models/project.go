@@ -20,9 +20,12 @@ type Project struct {
 	Archived          bool       `json:"archived"`
 	// MergeMethod is GitLab's merge method setting: MergeMethodMerge,
 	// MergeMethodRebaseMerge or MergeMethodFastForward.
-	MergeMethod string    `gorm:"default:merge" json:"merge_method"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	MergeMethod string `gorm:"default:merge" json:"merge_method"`
+	// ForkedFromProjectID is the project this one was forked from (nil:
+	// not a fork, or its source was deleted).
+	ForkedFromProjectID *int64    `json:"forked_from_project_id"`
+	CreatedAt           time.Time `json:"created_at"`
+	UpdatedAt           time.Time `json:"updated_at"`
 
 	Namespace *Group `gorm:"foreignKey:NamespaceID" json:"-"`
 }

@@ -43,13 +43,21 @@ func (l *Local) Import(ctx context.Context, dir string) (*ImportResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a git repository (%v): %w", dir, err, models.ErrInvalidInput)
 	}
-	refs, head, err := importRefs(src)
+	refs, head, err := importRefs(src, true)
 	if err != nil {
 		return nil, err
 	}
 	if len(refs) == 0 {
 		return nil, fmt.Errorf("%s has no branches or tags to import: %w", dir, models.ErrInvalidInput)
 	}
+	return l.copyRefs(ctx, src, dir, refs, head)
+}
+
+// copyRefs copies refs (and every object they reach) of src, whose name
+// for messages is label, into l, as one pack and then each ref, and points
+// HEAD at the default branch (head when it was copied). l must have no
+// branches or tags (models.ErrConflict). A failure leaves no ref behind.
+func (l *Local) copyRefs(ctx context.Context, src *git.Repository, label string, refs []*plumbing.Reference, head string) (*ImportResult, error) {
 	if existing, err := l.repo.References(); err == nil {
 		n := 0
 		_ = existing.ForEach(func(r *plumbing.Reference) error {
@@ -72,7 +80,7 @@ func (l *Local) Import(ctx context.Context, dir string) (*ImportResult, error) {
 	}
 	hashes, err := revlist.Objects(src.Storer, wants, nil)
 	if err != nil {
-		return nil, fmt.Errorf("read the objects of %s: %w", dir, err)
+		return nil, fmt.Errorf("read the objects of %s: %w", label, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -118,8 +126,10 @@ func (l *Local) Import(ctx context.Context, dir string) (*ImportResult, error) {
 }
 
 // importRefs returns the refs of src to import, under their names here
-// (refs/heads/…, refs/tags/…), and the branch src's HEAD names.
-func importRefs(src *git.Repository) ([]*plumbing.Reference, string, error) {
+// (refs/heads/…, refs/tags/…), and the branch src's HEAD names. With
+// remotes, origin's remote-tracking branches count as branches when no
+// local branch has their name (an imported clone).
+func importRefs(src *git.Repository, remotes bool) ([]*plumbing.Reference, string, error) {
 	iter, err := src.References()
 	if err != nil {
 		return nil, "", fmt.Errorf("list refs: %w", err)
@@ -136,7 +146,7 @@ func importRefs(src *git.Repository) ([]*plumbing.Reference, string, error) {
 			if validateRefName(strings.TrimPrefix(name.String(), "refs/")) == nil {
 				byName[name] = r
 			}
-		case strings.HasPrefix(name.String(), "refs/remotes/origin/"):
+		case remotes && strings.HasPrefix(name.String(), "refs/remotes/origin/"):
 			branch := strings.TrimPrefix(name.String(), "refs/remotes/origin/")
 			if branch != "HEAD" && ValidateBranchName(branch) == nil {
 				remote = append(remote, plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), r.Hash()))

@@ -78,3 +78,27 @@ func (s *Store) ListProjectMembers(ctx context.Context, projectID int64, inherit
 	}
 	return out, nil
 }
+
+// GroupAccessLevel returns userID's role in group groupID: the highest of
+// its memberships of the group and of the groups above it (GitLab's
+// max_member_access_for_user), models.NoAccess for a non-member. Project
+// memberships do not count. A missing group is models.ErrNotFound.
+func (s *Store) GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error) {
+	g, err := s.FindGroupByID(ctx, groupID)
+	if err != nil {
+		return models.NoAccess, err
+	}
+	var level *int64
+	err = s.conn(ctx).Table("namespace_members nm").Joins("JOIN namespaces n ON n.id = nm.namespace_id").
+		Where("nm.user_id = ?", userID).
+		Where("lower(n.full_path) = lower(?) OR substr(lower(?), 1, length(n.full_path) + 1) = lower(n.full_path) || '/'",
+			g.FullPath, g.FullPath).
+		Select("MAX(nm.access_level)").Scan(&level).Error
+	if err != nil {
+		return models.NoAccess, fmt.Errorf("role of user %d in group %d: %w", userID, groupID, translate(err))
+	}
+	if level == nil {
+		return models.NoAccess, nil
+	}
+	return models.AccessLevel(*level), nil
+}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -113,6 +114,40 @@ func TestStore_inheritedMembership(t *testing.T) {
 			if ps, _ := s.ListProjects(ctx, models.ProjectQuery{Viewer: bob, Archived: arch, Limit: 10}); len(ps) != want {
 				t.Errorf("archived=%q: %d, want %d", arch, len(ps), want)
 			}
+		}
+	})
+}
+
+// TestStore_groupAccessLevel: a role in a group is the highest of the
+// memberships of the group and the groups above it; a membership below,
+// in a lookalike group or of a project does not count.
+func TestStore_groupAccessLevel(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		alice := mustCreateUser(t, s, "alice")
+		bob := mustCreateUser(t, s, "bob")
+		top := mustCreateGroup(t, s, "a_b", nil, models.VisibilityPrivate)
+		sub := mustCreateGroup(t, s, "sub", top, models.VisibilityPrivate)
+		lookalike := mustCreateGroup(t, s, "axb", nil, models.VisibilityPrivate)
+		p := &models.Project{Name: "p", Path: "p", NamespaceID: top.ID, Visibility: models.VisibilityPrivate}
+		wantErr(t, "project", s.CreateProject(ctx, p), nil)
+		wantErr(t, "member", s.AddGroupMember(ctx, &models.GroupMember{NamespaceID: top.ID, UserID: alice.ID, AccessLevel: models.Reporter}), nil)
+		wantErr(t, "member", s.AddGroupMember(ctx, &models.GroupMember{NamespaceID: sub.ID, UserID: alice.ID, AccessLevel: models.Developer}), nil)
+		wantErr(t, "member", s.AddGroupMember(ctx, &models.GroupMember{NamespaceID: sub.ID, UserID: bob.ID, AccessLevel: models.Owner}), nil)
+		wantErr(t, "member", s.AddGroupMember(ctx, &models.GroupMember{NamespaceID: lookalike.ID, UserID: bob.ID, AccessLevel: models.Owner}), nil)
+		wantErr(t, "member", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: bob.ID, AccessLevel: models.Maintainer}), nil)
+		for _, c := range []struct {
+			user  *models.User
+			group *models.Group
+			want  models.AccessLevel
+		}{{alice, top, models.Reporter}, {alice, sub, models.Developer}, {bob, top, models.NoAccess}, {bob, sub, models.Owner}, {alice, lookalike, models.NoAccess}} {
+			level, err := s.GroupAccessLevel(ctx, c.group.ID, c.user.ID)
+			if err != nil || level != c.want {
+				t.Errorf("%s in %s: %v (%v), want %v", c.user.Username, c.group.FullPath, level, err, c.want)
+			}
+		}
+		if _, err := s.GroupAccessLevel(ctx, 999999, alice.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("missing group: %v, want ErrNotFound", err)
 		}
 	})
 }
