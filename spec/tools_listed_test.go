@@ -28,8 +28,9 @@ var (
 		"get_merge_request_conflicts", "get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
 		"get_saved_view_work_items", // saved views do not exist on glmcp
 		"list_branches",             // glmcp's; not in GitLab's MCP catalog
+		"fork_repository",           // glmcp's (GitLab's REST fork endpoint); not in GitLab's MCP catalog
 	}
-	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
+	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note", "fork_repository"}
 )
 
 // toolsetOf returns the toolset a listed tool carries in its annotations.

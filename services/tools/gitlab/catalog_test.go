@@ -79,6 +79,7 @@ func TestCatalog(t *testing.T) {
 		"list_tags":                   {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"add_branch":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_branch"}, []string{"branch", "ref"}},
 		"add_commit":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_commit"}, []string{"branch", "commit_message", "actions"}},
+		"fork_repository":             {models.ToolsetRepository, models.EditionCE, false, nil, []string{"project_id"}},
 		"semantic_search":             {models.ToolsetCore, models.EditionEE, true, []string{"semantic_code_search"}, []string{"scope", "q", "project_id"}},
 	}
 	defs := gitlab.Tools(gitlab.Deps{})

@@ -47,6 +47,9 @@ type projectJSON struct {
 	DefaultBranch     *string `json:"default_branch"`
 	Visibility        string  `json:"visibility"`
 	WebURL            string  `json:"web_url"`
+	// ForkedFromProject is set for a fork whose source the caller may
+	// read (GitLab's project JSON).
+	ForkedFromProject *forkedFromJSON `json:"forked_from_project,omitempty"`
 }
 
 func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getProjectArgs) (*tools.Result, error) {
@@ -75,11 +78,9 @@ func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getPr
 	if err != nil {
 		return nil, err
 	}
-	p := pa.project
-	out := projectJSON{ID: p.ID, PathWithNamespace: p.PathWithNamespace, Visibility: string(p.Visibility),
-		WebURL: g.projectURL(p)}
-	if p.DefaultBranch != "" {
-		out.DefaultBranch = &p.DefaultBranch
+	out, err := g.projectJSONOf(ctx, u, pa.project)
+	if err != nil {
+		return nil, err
 	}
 	return jsonResult(out)
 }

@@ -14,9 +14,16 @@ import (
 )
 
 // Repositories opens a project's git repository; *repository.Storage
-// satisfies it. The repository tools use nothing but repository.Repository.
+// satisfies it. The repository tools use nothing but repository.Repository,
+// and fork_repository CreateFork and Remove.
 type Repositories interface {
 	Repository(ctx context.Context, projectID int64) (repository.Repository, error)
+	// CreateFork fills project targetID's repository with project
+	// sourceID's branches and tags (only branch, when set) at the same
+	// commits (Gitaly's CreateFork).
+	CreateFork(ctx context.Context, sourceID, targetID int64, branch string) (*repository.ImportResult, error)
+	// Remove deletes project id's repository (undoing a fork that failed).
+	Remove(projectID int64) error
 }
 
 // errNoRepositories is a server failure: the catalog was built without

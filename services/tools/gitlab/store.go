@@ -23,6 +23,14 @@ type Store interface {
 	vulnerabilityStore
 	coreStore
 	releaseStore
+	forkStore
+}
+
+// forkStore serves fork_repository.
+type forkStore interface {
+	CreateProject(ctx context.Context, p *models.Project) error
+	SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error
+	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
 }
 
 // releaseStore serves list_releases.

@@ -1,0 +1,273 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+func init() { register((*gitlab).forkRepository) }
+
+// forkRepository forks a project: a new project in a group whose
+// repository holds the source's branches and tags at the same commits.
+// GitLab has no MCP fork tool; this is its REST endpoint POST
+// /projects/:id/fork (lib/api/projects.rb, Projects::ForkService) as a
+// tool, with its parameters, defaults and errors. glmcp has no personal
+// namespaces, so the target is always a group.
+func (g *gitlab) forkRepository() tools.Definition {
+	return tools.Definition{
+		Name:  "fork_repository",
+		Title: "Fork repository",
+		Description: "Fork a GitLab project into a group: a new project whose repository shares the source's history " +
+			"(every branch and tag at the same commits, or only one branch with branches). The new project is " +
+			"returned with forked_from_project.\n\nExamples:\n" +
+			"- Use project_id and namespace_path to fork a project into a group where you have at least the Developer role\n" +
+			"- Add path and name to fork into a group that already has a project with the source's path",
+		InputSchema: inputSchema(obj{
+			"project_id":     refProp("ID or full path of the project to fork."),
+			"namespace_path": strProp("Full path of the group to fork the project into. Provide this, or namespace_id.", 1, 1024),
+			"namespace_id":   withDesc(obj{"type": "integer", "minimum": 1}, "ID of the group to fork the project into. Provide this, or namespace_path."),
+			"name":           strProp("Name of the fork. Default: the source project's name.", 1, 255),
+			"path":           strProp("Path of the fork in the group. Default: the source project's path.", 1, 255),
+			"description":    strProp("Description of the fork. Default: the source project's description.", 0, 2000),
+			"visibility": enumProp("Visibility of the fork. It is never more public than the source project or the "+
+				"target group: a wider value is lowered to theirs.", visibilityLevels...),
+			"branches": strProp("Name of the single branch to fork (it becomes the default branch). Empty: all branches and tags.", 0, 255),
+		}, "project_id"),
+		Annotations: models.ToolAnnotations{Title: "Fork repository", ReadOnlyHint: false, DestructiveHint: ptr(false),
+			IdempotentHint: ptr(false)},
+		Toolset:  models.ToolsetRepository,
+		Edition:  models.EditionCE,
+		Unlisted: true, // not in GitLab 19.5's MCP catalog (GitLab's REST endpoint); callable by name
+		Run:      tools.Typed(g.runForkRepository),
+	}
+}
+
+type forkRepositoryArgs struct {
+	ProjectID     refArg  `json:"project_id"`
+	NamespacePath string  `json:"namespace_path"`
+	NamespaceID   intArg  `json:"namespace_id"`
+	Name          string  `json:"name"`
+	Path          string  `json:"path"`
+	Description   *string `json:"description"`
+	Visibility    string  `json:"visibility"`
+	Branches      string  `json:"branches"`
+}
+
+// forkedFromJSON is GitLab's forked_from_project (Entities::BasicProjectDetails,
+// the fields glmcp has).
+type forkedFromJSON struct {
+	ID                int64     `json:"id"`
+	Description       string    `json:"description"`
+	Name              string    `json:"name"`
+	NameWithNamespace string    `json:"name_with_namespace"`
+	Path              string    `json:"path"`
+	PathWithNamespace string    `json:"path_with_namespace"`
+	CreatedAt         time.Time `json:"created_at"`
+	DefaultBranch     string    `json:"default_branch"`
+	Visibility        string    `json:"visibility"`
+	WebURL            string    `json:"web_url"`
+}
+
+// errTargetNamespace is GitLab's answer to a group the caller may not
+// create projects in (not_found!('Target Namespace')).
+var errTargetNamespace = notFound("Target Namespace")
+
+func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args forkRepositoryArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	if g.repos == nil {
+		return nil, errNoRepositories
+	}
+	hasPath, hasID := strings.TrimSpace(args.NamespacePath) != "", args.NamespaceID != 0
+	if hasPath == hasID {
+		return nil, invalidf("Provide exactly one of: namespace_path or namespace_id (glmcp has no personal namespaces: a fork goes into a group)")
+	}
+	if args.Branches != "" {
+		if err := repository.ValidateBranchName(args.Branches); err != nil {
+			return nil, invalidf("branches: %s", trimSentinel(err))
+		}
+	}
+	// The source: the caller must be able to read its code (GitLab's
+	// fork_project ability); a hidden project reads as a missing one.
+	spa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	src := spa.project
+	if !access.CanReadCode(u, src, spa.level) {
+		return nil, notFound("Project")
+	}
+	// The target group: visible, and the caller may create projects in it
+	// (GitLab's default project_creation_level: Developers and above).
+	ref := refArg(strings.TrimSpace(args.NamespacePath))
+	if hasID {
+		ref = refArg(fmt.Sprint(int64(args.NamespaceID)))
+	}
+	field := "namespace_path"
+	if hasID {
+		field = "namespace_id"
+	}
+	grp, err := resolveGroup(ctx, g.store, u, field, ref)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Namespace")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !u.Admin {
+		level, err := g.store.GroupAccessLevel(ctx, grp.ID, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if level < models.Developer {
+			return nil, errTargetNamespace
+		}
+	}
+	if args.Branches != "" {
+		if ok, err := g.branchExists(ctx, src.ID, args.Branches); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, notFound("Source Branch")
+		}
+	}
+
+	p := &models.Project{Name: src.Name, Path: src.Path, NamespaceID: grp.ID, Description: src.Description,
+		Visibility:    forkVisibility(src.Visibility, grp.Visibility, models.Visibility(args.Visibility)),
+		DefaultBranch: src.DefaultBranch, MergeMethod: src.MergeMethod, ForkedFromProjectID: &src.ID}
+	if args.Name != "" {
+		p.Name = args.Name
+	}
+	if args.Path != "" {
+		p.Path = args.Path
+	}
+	if args.Description != nil {
+		p.Description = *args.Description
+	}
+	if args.Branches != "" {
+		p.DefaultBranch = args.Branches
+	}
+	// forked is the new project's id once the transaction's work is done:
+	// if the commit then fails, its repository goes too.
+	var forked int64
+	err = g.inTx(ctx, func(tx Store) (err error) {
+		forked = 0
+		if err := tx.CreateProject(ctx, p); err != nil {
+			switch {
+			case errors.Is(err, models.ErrConflict):
+				return conflictf("Failed to fork project: Path has already been taken")
+			case errors.Is(err, models.ErrInvalidInput):
+				return invalidf("Failed to fork project: %s", trimSentinel(err))
+			}
+			return err
+		}
+		defer func() {
+			if err != nil {
+				// Removed before the rollback, while no other project
+				// can have the row's id (SQLite may hand it out again).
+				_ = g.repos.Remove(p.ID)
+			}
+		}()
+		res, err := g.repos.CreateFork(ctx, src.ID, p.ID, args.Branches)
+		if err != nil {
+			if errors.Is(err, models.ErrNotFound) && args.Branches != "" {
+				return notFound("Source Branch") // deleted since the check
+			}
+			return fmt.Errorf("fork the repository of %s: %w", src.PathWithNamespace, err)
+		}
+		if res.DefaultBranch != "" && res.DefaultBranch != p.DefaultBranch {
+			if err := tx.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
+				return err
+			}
+			p.DefaultBranch = res.DefaultBranch
+		}
+		forked = p.ID
+		return nil
+	})
+	if err != nil {
+		if forked > 0 {
+			// The commit failed: the row is gone, so is its repository.
+			_ = g.repos.Remove(forked)
+		}
+		return nil, err
+	}
+	out, err := g.projectJSONOf(ctx, u, p)
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(out)
+}
+
+// branchExists reports whether project id's repository has branch.
+func (g *gitlab) branchExists(ctx context.Context, projectID int64, branch string) (bool, error) {
+	repo, err := g.repos.Repository(ctx, projectID)
+	if err != nil {
+		return false, err
+	}
+	defer repo.Close()
+	branches, err := repo.Branches(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, b := range branches {
+		if b.Name == branch {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// forkVisibility is GitLab's visibility of a fork: the least public of the
+// source's, the target group's and the requested one (when given).
+func forkVisibility(levels ...models.Visibility) models.Visibility {
+	rank := map[models.Visibility]int{models.VisibilityPrivate: 0, models.VisibilityInternal: 1, models.VisibilityPublic: 2}
+	out := models.VisibilityPublic
+	for _, v := range levels {
+		if r, ok := rank[v]; ok && r < rank[out] {
+			out = v
+		}
+	}
+	return out
+}
+
+// projectJSONOf renders p as get_project does, with forked_from_project
+// when p is a fork of a project u may read (GitLab's rule).
+func (g *gitlab) projectJSONOf(ctx context.Context, u *models.User, p *models.Project) (projectJSON, error) {
+	out := projectJSON{ID: p.ID, PathWithNamespace: p.PathWithNamespace, Visibility: string(p.Visibility),
+		WebURL: g.projectURL(p)}
+	if p.DefaultBranch != "" {
+		out.DefaultBranch = &p.DefaultBranch
+	}
+	if p.ForkedFromProjectID == nil {
+		return out, nil
+	}
+	src, level, err := g.store.FindProjectWithRoleByID(ctx, *p.ForkedFromProjectID, u.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	if !access.CanReadProject(u, src, level) {
+		return out, nil
+	}
+	space := strings.TrimSuffix(src.PathWithNamespace, "/"+src.Path)
+	groups, err := g.namespaces(ctx, map[string]*models.Group{}, []string{space})
+	if err != nil {
+		return out, err
+	}
+	out.ForkedFromProject = &forkedFromJSON{ID: src.ID, Description: src.Description, Name: src.Name,
+		NameWithNamespace: fullName(groups, space) + " / " + src.Name, Path: src.Path,
+		PathWithNamespace: src.PathWithNamespace, CreatedAt: src.CreatedAt.UTC(), DefaultBranch: src.DefaultBranch,
+		Visibility: string(src.Visibility), WebURL: g.projectURL(src)}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+package gitlab_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/demo"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
+	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
+)
+
+// failingFork is a repository storage whose CreateFork copies the history
+// and then fails (a disk that fills up at the end).
+type failingFork struct{ *repository.Storage }
+
+func (f failingFork) CreateFork(ctx context.Context, sourceID, targetID int64, branch string) (*repository.ImportResult, error) {
+	if _, err := f.Storage.CreateFork(ctx, sourceID, targetID, branch); err != nil {
+		return nil, err
+	}
+	return nil, errors.New("no space left on device")
+}
+
+// TestForkRepository_atomic: a fork is one project row and one repository
+// or neither: a repository copy that fails leaves no row, and a
+// transaction that fails after the copy leaves no repository.
+func TestForkRepository_atomic(t *testing.T) {
+	errCommit := errors.New("commit failed")
+	for name, tc := range map[string]struct {
+		repos func(*repository.Storage) gitlab.Repositories
+		inTx  func(gitlab.InTx) gitlab.InTx
+		want  error
+	}{
+		"repository copy fails": {
+			repos: func(s *repository.Storage) gitlab.Repositories { return failingFork{s} },
+		},
+		"transaction fails after the copy": {
+			inTx: func(inner gitlab.InTx) gitlab.InTx {
+				return func(ctx context.Context, fn func(tx gitlab.Store) error) error {
+					return inner(ctx, func(tx gitlab.Store) error {
+						if err := fn(tx); err != nil {
+							return err
+						}
+						return errCommit
+					})
+				}
+			},
+			want: errCommit,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := storetest.Open(t)
+			dw, err := demo.Seed(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			storage := st.Repositories().(*repository.Storage)
+			var repos gitlab.Repositories = storage
+			if tc.repos != nil {
+				repos = tc.repos(storage)
+			}
+			inTx := gitlab.Transactions(st)
+			if tc.inTx != nil {
+				inTx = tc.inTx(inTx)
+			}
+			svc, err := tools.NewService(st, gitlab.Tools(gitlab.Deps{Store: st, InTx: inTx, Repositories: repos}), tools.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := svc.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var maxID int64
+			if err := st.DB().Raw("SELECT coalesce(max(id), 0) FROM projects").Scan(&maxID).Error; err != nil {
+				t.Fatal(err)
+			}
+			root := &auth.Identity{User: dw.Root, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+			res, err := svc.Call(ctx, tools.CallRequest{Scope: tools.Scope{Edition: models.EditionCE, Identity: root}, Name: "fork_repository",
+				Arguments: []byte(`{"project_id":"gitlab-org/gitlab-mcp","namespace_path":"acme","path":"atomic"}`)})
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("err = %v, want %v", err, tc.want)
+				}
+			} else if err == nil && !res.IsError {
+				t.Fatalf("the fork succeeded: %s", res.Text)
+			}
+			if _, err := st.FindProjectByPath(ctx, "acme/atomic"); !errors.Is(err, models.ErrNotFound) {
+				t.Errorf("project row after a failed fork: %v", err)
+			}
+			for id := maxID + 1; id <= maxID+3; id++ {
+				if storage.Exists(id) {
+					t.Errorf("repository of project %d left behind", id)
+				}
+			}
+		})
+	}
+}

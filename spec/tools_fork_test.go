@@ -1,0 +1,219 @@
+package spec
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// fork_repository over HTTP: a fork is a new project whose repository git
+// reads as the same history (same commits, branches and tags), that moves
+// on its own afterwards; refused forks leave the store and the
+// repositories directory as they were; of two concurrent forks to one
+// path exactly one wins.
+
+// forkSource is the public project the fork specs fork.
+const forkSource = "gitlab-org/fork-source"
+
+// forkGroup creates the public group "forks" with alice as Developer and
+// bob as Reporter (carol is no member).
+func forkGroup(t testing.TB, h *harness) *models.Group {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	g := &models.Group{Name: "Forks", Path: "forks", Visibility: models.VisibilityPublic, CreatedAt: now, UpdatedAt: now}
+	if err := h.Env.Store.CreateGroup(ctx, g); err != nil {
+		t.Fatalf("create group forks: %v", err)
+	}
+	for username, level := range map[string]models.AccessLevel{"alice": models.Developer, "bob": models.Reporter} {
+		u, err := h.Env.Store.FindUserByUsername(ctx, username)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Env.Store.AddGroupMember(ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
+			CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatalf("add %s to forks: %v", username, err)
+		}
+	}
+	return g
+}
+
+// forkRepos lists the repositories on disk.
+func forkRepos(t testing.TB, h *harness) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(h.Env.Repositories.Root(), "@hashed", "*", "*", "*.git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// forkRefs lists the branches and tags of the bare repository at dir and
+// their objects, as git sees them.
+func forkRefs(t testing.TB, dir string) string {
+	t.Helper()
+	return gitRun(t, "", dir, "", "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
+}
+
+func TestTools_fork(t *testing.T) {
+	h := startServer(t, withEE())
+	ce, ee := h.groups()[0], h.groups()[1]
+	f := repoSetUp(t, h, forkSource)
+	src := toolsProject(t, h, forkSource)
+	forkGroup(t, h)
+
+	t.Run("all branches and tags", func(t *testing.T) {
+		sc := h.toolsWrite(t, ce, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource, "namespace_path": "forks"})
+		toolsExpectField(t, sc, "forks/fork-source", "path_with_namespace")
+		toolsExpectField(t, sc, "main", "default_branch")
+		toolsExpectField(t, sc, "public", "visibility")
+		toolsExpectField(t, sc, h.Cfg.PublicURL+"/forks/fork-source", "web_url")
+		toolsExpectField(t, sc, src.ID, "forked_from_project", "id")
+		toolsExpectField(t, sc, forkSource, "forked_from_project", "path_with_namespace")
+		toolsExpectField(t, sc, h.Cfg.PublicURL+"/"+forkSource, "forked_from_project", "web_url")
+		fork := toolsProject(t, h, "forks/fork-source")
+		if toolsInt(t, sc["id"]) != fork.ID || fork.ForkedFromProjectID == nil || *fork.ForkedFromProjectID != src.ID {
+			t.Fatalf("stored fork = %+v", fork)
+		}
+		bare := h.Env.Repositories.Path(fork.ID)
+		if got, want := forkRefs(t, bare), forkRefs(t, f.bare); got != want {
+			t.Errorf("fork refs:\n%s\nsource refs:\n%s", got, want)
+		}
+		for _, branch := range []string{"main", "feature"} {
+			if got, want := gitRun(t, "", bare, "", "log", "--format=%H", branch), f.git("", "log", "--format=%H", branch); got != want {
+				t.Errorf("git log %s: fork %s, source %s", branch, got, want)
+			}
+		}
+		if got := gitRun(t, "", bare, "", "symbolic-ref", "HEAD"); got != "refs/heads/main" {
+			t.Errorf("fork HEAD = %s", got)
+		}
+		gitRun(t, "", bare, "", "fsck", "--strict")
+
+		branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": "forks/fork-source"})
+		if got := strings.Join(toolsField(toolsItems(t, branches), "name"), ","); got != "feature,main" {
+			t.Errorf("fork branches = %s", got)
+		}
+		toolsExpectField(t, branches, f.git("", "rev-parse", "main"), "items", 1, "commit", "id")
+		got := h.toolsRead(t, ce, "carol", "get_project", map[string]any{"project_id": "forks/fork-source"})
+		toolsExpectField(t, got, src.ID, "forked_from_project", "id")
+		toolsExpectField(t, got, "fork-source", "forked_from_project", "path")
+		toolsExpectField(t, got, "GitLab.org / fork-source", "forked_from_project", "name_with_namespace")
+		if _, ok := h.toolsRead(t, ce, "carol", "get_project", map[string]any{"project_id": forkSource})["forked_from_project"]; ok {
+			t.Error("the source project shows forked_from_project")
+		}
+
+		// The fork moves on its own: a commit there is not in the source.
+		before := f.refs()
+		c := h.toolsWrite(t, ce, "legacy", "alice", "add_commit", map[string]any{"project_id": "forks/fork-source", "branch": "feature",
+			"commit_message": "Fork only", "actions": []any{map[string]any{"action": "create", "file_path": "fork.txt", "content": "f"}}})
+		sha := toolsDig(c, "commit", "sha").(string)
+		if gitRun(t, "", bare, "", "rev-parse", "feature") != sha {
+			t.Error("the commit is not the fork's feature head")
+		}
+		if f.refs() != before {
+			t.Errorf("a commit on the fork moved the source's refs:\n%s\n%s", before, f.refs())
+		}
+		if out := f.git("", "branch", "--contains", f.git("", "rev-parse", "feature")); out != "feature" {
+			t.Errorf("source branches containing its feature head: %q", out)
+		}
+	})
+
+	t.Run("one branch, name, path, description, visibility", func(t *testing.T) {
+		sc := h.toolsWrite(t, ce, "legacy", "alice", "fork_repository", map[string]any{"project_id": src.ID, "namespace_path": "forks",
+			"branches": "feature", "name": "Feature only", "path": "feature-only", "description": "Just the feature", "visibility": "internal"})
+		toolsExpectField(t, sc, "forks/feature-only", "path_with_namespace")
+		toolsExpectField(t, sc, "feature", "default_branch")
+		toolsExpectField(t, sc, "internal", "visibility")
+		fork := toolsProject(t, h, "forks/feature-only")
+		if fork.Name != "Feature only" || fork.Description != "Just the feature" || fork.DefaultBranch != "feature" {
+			t.Errorf("stored fork = %+v", fork)
+		}
+		bare := h.Env.Repositories.Path(fork.ID)
+		if got, want := forkRefs(t, bare), "refs/heads/feature "+f.git("", "rev-parse", "feature"); got != want {
+			t.Errorf("fork refs = %q, want %q", got, want)
+		}
+		if got := gitRun(t, "", bare, "", "symbolic-ref", "HEAD"); got != "refs/heads/feature" {
+			t.Errorf("fork HEAD = %s", got)
+		}
+		// A fork is never more public than its source: root (an
+		// administrator) forks the internal fork, asking for public.
+		sc = h.toolsWrite(t, ce, "modern", "root", "fork_repository", map[string]any{"project_id": "forks/feature-only",
+			"namespace_id": fork.NamespaceID, "path": "fork-of-fork", "visibility": "public"})
+		toolsExpectField(t, sc, "internal", "visibility")
+		toolsExpectField(t, sc, "forks/feature-only", "forked_from_project", "path_with_namespace")
+		// On the EE endpoint too.
+		sc = h.toolsWrite(t, ee, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "via-orbit"})
+		toolsExpectField(t, sc, "forks/via-orbit", "path_with_namespace")
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		repos := len(forkRepos(t, h))
+		args := func(kv ...any) map[string]any {
+			return overrideArgs(map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "refused"}, kv...)
+		}
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("path", nil), "Conflict: Failed to fork project: Path has already been taken")
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("path", "FORK-SOURCE"), "Conflict: Failed to fork project: Path has already been taken")
+		// Creating projects in a group takes Developer (GitLab's default
+		// project_creation_level): bob is a Reporter, carol no member.
+		h.toolsFailWith(t, ce, "bob", "fork_repository", args(), "404 Target Namespace Not Found")
+		h.toolsFailWith(t, ce, "carol", "fork_repository", args(), "404 Target Namespace Not Found")
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("namespace_path", "nope"), "404 Namespace Not Found")
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("branches", "nope"), "404 Source Branch Not Found")
+		// A project the caller may not see reads as a missing one.
+		text := h.toolsSameAsMissing(t, ce, "bob", "fork_repository", args("project_id", "acme/secret-plans"), args("project_id", "acme/nope"))
+		if text != "404 Project Not Found" {
+			t.Errorf("hidden source: %q", text)
+		}
+		h.toolsInvalid(t, ce, "alice", "fork_repository", args("namespace_id", 1), "exactly one of: namespace_path or namespace_id")
+		h.toolsInvalid(t, ce, "alice", "fork_repository", args("namespace_path", nil), "exactly one of: namespace_path or namespace_id")
+		h.toolsInvalid(t, ce, "alice", "fork_repository", args("path", "-bad"), "Failed to fork project")
+		h.toolsInvalid(t, ce, "alice", "fork_repository", args("branches", "bad..name"), "branches")
+		h.toolsInvalid(t, ce, "alice", "fork_repository", args("visibility", "secret"), "/visibility")
+		if n := len(forkRepos(t, h)); n != repos {
+			t.Errorf("refused forks left %d repositories, were %d", n, repos)
+		}
+	})
+
+	t.Run("concurrent forks to one path", func(t *testing.T) {
+		repos := len(forkRepos(t, h))
+		const n = 2
+		var wg sync.WaitGroup
+		failed := make([]bool, n)
+		texts := make([]string, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				era := eras[i%2]
+				res := toolsResult(t, ce, era, h.toolsCall(t, ce, era, "alice", "fork_repository",
+					map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "race"}))
+				failed[i], texts[i] = res["isError"] == true, toolsText(t, res)
+			}()
+		}
+		wg.Wait()
+		wins := 0
+		for i := range n {
+			switch {
+			case !failed[i]:
+				wins++
+			case texts[i] != "Conflict: Failed to fork project: Path has already been taken":
+				t.Errorf("fork %d: %q, want success or a path conflict", i, texts[i])
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d forks succeeded, want exactly 1: %q", wins, texts)
+		}
+		fork := toolsProject(t, h, "forks/race")
+		if got, want := forkRefs(t, h.Env.Repositories.Path(fork.ID)), forkRefs(t, f.bare); got != want {
+			t.Errorf("race winner's refs:\n%s\nwant\n%s", got, want)
+		}
+		if got := len(forkRepos(t, h)); got != repos+1 {
+			t.Errorf("%d repositories after the race, want %d (no orphan)", got, repos+1)
+		}
+	})
+}
