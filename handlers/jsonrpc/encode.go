@@ -104,6 +104,42 @@ func EncodeNotification(method string, params any) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// AppendNotification appends to dst the notification envelope
+// {"jsonrpc":"2.0","method":…,"params":…} whose params is the JSON object
+// the pieces of params spell one after the other, already encoded (and not
+// checked): byte for byte what EncodeNotification writes for that object.
+// It encodes nothing and grows dst once, for a notification written to
+// many streams that differ in one piece (each stream's subscription id).
+func AppendNotification(dst []byte, method string, params ...[]byte) []byte {
+	n := len(`{"jsonrpc":"2.0","method":"","params":}`) + len(method)
+	for _, p := range params {
+		n += len(p)
+	}
+	b := slices.Grow(dst, n)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = appendString(b, method)
+	b = append(b, `,"params":`...)
+	for _, p := range params {
+		b = append(b, p...)
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string, as appendJSON does: verbatim
+// between quotes when it is printable ASCII without a quote or backslash
+// (method names are), encoded otherwise.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b, _ = appendJSON(b, s) // a string always encodes
+			return b
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // appendJSON appends the compact JSON encoding of v to b, without HTML
 // escaping and without the encoder's trailing newline. On error b is
 // returned unchanged.

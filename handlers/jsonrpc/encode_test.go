@@ -242,3 +242,19 @@ func TestEncodeResult_appender(t *testing.T) {
 		t.Errorf("cap = %d: the size hint was not used", cap(b))
 	}
 }
+
+// Ensure a notification appended from encoded pieces is byte for byte the
+// encoded one, whatever its method needs escaped, and lands after dst.
+func TestAppendNotification(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"notifications/tools/list_changed", `a"b<&>\`, "é\u2028", "tab\there", "bad\xffutf8"} {
+		want, err := EncodeNotification(method, json.RawMessage(`{"_meta":{"k":"s-1"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := AppendNotification([]byte("x"), method, []byte(`{"_meta":{"k":`), []byte(`"s-1"`), []byte(`}}`))
+		if string(got) != "x"+string(want) {
+			t.Errorf("AppendNotification(%q) =\n %s\nwant\n x%s", method, got, want)
+		}
+	}
+}

@@ -228,19 +228,16 @@ func tellChanges(out sender, p subscriptions.Pending, h honoured, subID json.Raw
 	return nil
 }
 
+// listChangedParams are the params of notifications/tools/list_changed on
+// either side of the stream's subscription id.
+var listChangedParams = [2][]byte{[]byte(`{"_meta":{"` + MetaSubscriptionID + `":`), []byte(`}}`)}
+
 // listChanged is notifications/tools/list_changed for the stream subID,
 // byte for byte what jsonrpc.EncodeNotification makes of it, appended
 // instead of encoded: at 10,000 streams the change is written 10,000 times,
 // and a stream keeps no copy in between.
 func listChanged(subID json.RawMessage) []byte {
-	const (
-		head = `{"jsonrpc":"2.0","method":"` + notifyToolsListChanged + `","params":{"_meta":{"` + MetaSubscriptionID + `":`
-		tail = `}}}`
-	)
-	b := make([]byte, 0, len(head)+len(subID)+len(tail))
-	b = append(b, head...)
-	b = append(b, subID...)
-	return append(b, tail...)
+	return jsonrpc.AppendNotification(nil, notifyToolsListChanged, listChangedParams[0], subID, listChangedParams[1])
 }
 
 // refuseListen is the answer to a listen request the hub would not
