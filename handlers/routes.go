@@ -70,9 +70,13 @@ func NewRouter(d Deps) *gin.Engine {
 		_ = r.SetTrustedProxies(nil)
 	}
 	// BodyDeadline first: it needs the server's own ResponseWriter.
-	r.Use(middleware.BodyDeadline(d.BodyTimeout), middleware.RequestLogger(d.Logger), middleware.Recovery(d.Logger))
+	// RenderRefusals writes what the middleware refused, inside the access
+	// log: outside Recovery for a panic, and again inside the metrics
+	// (which a panic unwinds past) for every other refusal, so the metrics
+	// count the status it writes.
+	r.Use(middleware.BodyDeadline(d.BodyTimeout), middleware.RequestLogger(d.Logger), RenderRefusals, middleware.Recovery(d.Logger))
 	if d.Metrics != nil {
-		r.Use(d.Metrics.Record())
+		r.Use(d.Metrics.Record(), RenderRefusals)
 		r.GET("/metrics", middleware.AllowClients(d.MonitoringAllowlist), gin.WrapH(d.Metrics.Handler()))
 	}
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
@@ -98,13 +97,13 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 		if err != nil {
 			var ae *auth.Error
 			if !errors.As(err, &ae) {
-				e := jsonrpc.Internal()
+				r := &Refusal{Kind: RefusalInternal}
 				if errors.Is(err, models.ErrStoreUnavailable) {
-					e = jsonrpc.StoreUnavailable() // the store logs the outage
+					r.Kind = RefusalStoreUnavailable // the store logs the outage
 				} else {
 					cfg.Logger.ErrorContext(ctx, "authenticate", "error", err, "request_id", Fields(ctx).RequestID)
 				}
-				Refuse(c, e)
+				Refuse(c, r)
 				return
 			}
 			if id != nil && id.User != nil {

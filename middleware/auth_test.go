@@ -12,6 +12,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/handlers"
+	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
@@ -127,7 +129,7 @@ func newAuthEnv(cfg middleware.AuthConfig) *authEnv {
 	cfg.Logger = logger
 	p := &probe{}
 	r := gin.New()
-	r.Use(middleware.RequestLogger(logger))
+	r.Use(middleware.RequestLogger(logger), handlers.RenderRefusals)
 	r.POST("/api/v4/mcp", middleware.RequireAuth(cfg), p.handle)
 	return &authEnv{r: r, probe: p, logs: logs}
 }
@@ -468,8 +470,8 @@ func TestRequireAuth_failureBudget(t *testing.T) {
 	wantStatus(t, w, http.StatusTooManyRequests)
 	wantHeader(t, w, "Retry-After", "20")
 	body := decodeBody(t, w.Body.Bytes())
-	if e, _ := body["error"].(map[string]any); e == nil || e["code"] != float64(ratelimit.CodeRateLimited) {
-		t.Fatalf("429 body = %s, want a JSON-RPC error %d", w.Body, ratelimit.CodeRateLimited)
+	if e, _ := body["error"].(map[string]any); e == nil || e["code"] != float64(jsonrpc.CodeRateLimited) {
+		t.Fatalf("429 body = %s, want a JSON-RPC error %d", w.Body, jsonrpc.CodeRateLimited)
 	}
 	if _, ok := body["id"]; ok {
 		t.Fatalf("429 body has an id: %s", w.Body)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 )
 
 // ErrBodyTimeout is the error of a request body read that ran past the
@@ -132,10 +132,10 @@ func OpenRequests(max int) gin.HandlerFunc {
 		mu.Lock()
 		if open[uid] >= max {
 			mu.Unlock()
-			// The rate limit's code: the client should slow down the same way.
-			Refuse(c, jsonrpc.RateLimited(
-				fmt.Sprintf("Too many open requests: %d requests of this user are still sending their body; retry when they are done", max),
-				1, openRequestsData{RetryAfterSeconds: 1, Limit: max}))
+			// A rate limit's refusal: the client should slow down the same way.
+			Refuse(c, &ratelimit.Exceeded{
+				Message:    fmt.Sprintf("Too many open requests: %d requests of this user are still sending their body; retry when they are done", max),
+				RetryAfter: 1, Data: openRequestsData{RetryAfterSeconds: 1, Limit: max}})
 			return
 		}
 		open[uid]++

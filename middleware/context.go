@@ -31,8 +31,13 @@ type LogFields struct {
 	ClientName    string
 	ClientVersion string
 	RPCCode       int
+	// RPCClass names the RPCCode error for logs and metrics, told apart
+	// by its status ("invalid_params", "store_unavailable", …); whoever
+	// writes the error sets both (jsonrpc.Error.Class).
+	RPCClass string
 	// Outcome and ErrorClass: how a tools/call ended (see ToolOutcome);
-	// set by the handler, derived from the status and RPCCode otherwise.
+	// set by the handler, derived from the status, RPCCode and RPCClass
+	// otherwise.
 	Outcome    string
 	ErrorClass string
 	// AuthError and Reason explain a refused request (401, 403): the kind

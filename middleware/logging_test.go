@@ -195,10 +195,10 @@ func TestRequestLogger_outcomeAndReason(t *testing.T) {
 			f.RPCMethod, f.Tool = "tools/call", "get_issue"
 		}, want: map[string]any{"outcome": "ok"}, absent: []string{"error_class"}},
 		{name: "unknown tool in the Legacy era (200)", status: 200, set: func(f *middleware.LogFields) {
-			f.RPCMethod, f.RPCCode = "tools/call", -32602
+			f.RPCMethod, f.RPCCode, f.RPCClass = "tools/call", -32602, "invalid_params"
 		}, want: map[string]any{"outcome": "protocol_error", "error_class": "invalid_params"}},
 		{name: "store unavailable", status: 503, set: func(f *middleware.LogFields) {
-			f.RPCMethod, f.RPCCode = "tools/call", -32603
+			f.RPCMethod, f.RPCCode, f.RPCClass = "tools/call", -32603, "store_unavailable"
 		}, want: map[string]any{"outcome": "protocol_error", "error_class": "store_unavailable"}},
 		{name: "read-only step-up", status: 403, set: func(f *middleware.LogFields) {
 			f.RPCMethod, f.AuthError, f.Reason = "tools/call", "insufficient_scope", "The tool writes data."

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
 // OriginPolicy protects the MCP endpoints against DNS rebinding: a browser
@@ -24,7 +22,7 @@ type OriginPolicy struct {
 	LoopbackOnly bool
 }
 
-// CheckOrigin refuses, with 403 and a JSON-RPC error without id, a request
+// CheckOrigin refuses (403, a JSON-RPC error without id) a request
 // whose Origin header is present and not allowed, or (LoopbackOnly) whose
 // Host is not a loopback name or an allowed host. Loopback origins
 // (http://localhost:*, http://127.0.0.1:*, http://[::1]:*) are always
@@ -68,7 +66,7 @@ func CheckOrigin(p OriginPolicy) gin.HandlerFunc {
 func forbidden(c *gin.Context, msg string) {
 	f := Fields(c.Request.Context())
 	f.AuthError, f.Reason = "origin", msg
-	Refuse(c, jsonrpc.Forbidden(msg))
+	Refuse(c, &Refusal{Kind: RefusalOrigin, Message: msg})
 }
 
 func hostOnly(hostport string) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/handlers"
 	"gitlab.com/glmcp/glmcp/middleware"
 )
 
@@ -75,7 +76,7 @@ func TestCheckOrigin(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			nextCalls := 0
 			r := gin.New()
-			r.POST("/api/v4/mcp", middleware.CheckOrigin(tt.policy), func(c *gin.Context) {
+			r.POST("/api/v4/mcp", handlers.RenderRefusals, middleware.CheckOrigin(tt.policy), func(c *gin.Context) {
 				nextCalls++
 				c.String(http.StatusOK, "ok")
 			})

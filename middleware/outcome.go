@@ -3,8 +3,6 @@ package middleware
 import (
 	"net/http"
 	"strconv"
-
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
 // Outcomes of a tools/call, logged as outcome and counted by
@@ -29,7 +27,8 @@ const (
 
 // ToolOutcome returns the outcome and error class of a tools/call request
 // that ended with HTTP status (both "" for any other request): the ones the
-// handler recorded, or else what the status and JSON-RPC code say.
+// handler recorded, or else what the status and the JSON-RPC error (its
+// class, as its writer recorded it) say.
 func (f *LogFields) ToolOutcome(status int) (outcome, class string) {
 	if f.RPCMethod != "tools/call" {
 		return "", ""
@@ -42,36 +41,9 @@ func (f *LogFields) ToolOutcome(status int) (outcome, class string) {
 	case status == http.StatusTooManyRequests:
 		return OutcomeRefused, "rate_limited"
 	case f.RPCCode != 0:
-		return OutcomeProtocolError, RPCClass(f.RPCCode, status)
+		return OutcomeProtocolError, f.RPCClass
 	case status >= 400:
 		return OutcomeProtocolError, "http_" + strconv.Itoa(status)
 	}
 	return OutcomeOK, ""
-}
-
-// RPCClass names a JSON-RPC error code answered with HTTP status, for logs
-// and metrics.
-func RPCClass(code, status int) string {
-	switch code {
-	case jsonrpc.CodeParseError:
-		return "parse_error"
-	case jsonrpc.CodeInvalidRequest:
-		return "invalid_request"
-	case jsonrpc.CodeMethodNotFound:
-		return "method_not_found"
-	case jsonrpc.CodeInvalidParams:
-		return "invalid_params"
-	case jsonrpc.CodeInternalError:
-		if status == http.StatusServiceUnavailable {
-			return "store_unavailable"
-		}
-		return "internal"
-	case jsonrpc.CodeHeaderMismatch:
-		return "header_mismatch"
-	case jsonrpc.CodeMissingRequiredClientCapability:
-		return "missing_capability"
-	case jsonrpc.CodeUnsupportedProtocolVersion:
-		return "unsupported_version"
-	}
-	return "rpc_" + strconv.Itoa(code)
 }

@@ -6,12 +6,12 @@ import (
 	"runtime/debug"
 
 	"github.com/gin-gonic/gin"
-
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
-// Recovery turns a panic into a JSON-RPC internal error (500) and logs it
-// once with its stack. A panic is a bug; the client learns nothing of it.
+// Recovery turns a panic into a [RefusalInternal] refusal (a JSON-RPC
+// internal error, 500, once rendered) and logs it once with its stack. A
+// panic is a bug; the client learns nothing of it. The renderer must sit
+// outside Recovery: a panic unwinds everything inside it.
 func Recovery(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		defer func() {
@@ -21,7 +21,7 @@ func Recovery(logger *slog.Logger) gin.HandlerFunc {
 				}
 				logger.ErrorContext(c.Request.Context(), "panic", "error", r, "stack", string(debug.Stack()), "request_id", Fields(c.Request.Context()).RequestID)
 				if !c.Writer.Written() {
-					Refuse(c, jsonrpc.Internal())
+					Refuse(c, &Refusal{Kind: RefusalInternal})
 				}
 				c.Abort()
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/handlers"
 	"gitlab.com/glmcp/glmcp/middleware"
 )
 
@@ -15,7 +16,7 @@ func TestRecovery_panicBecomesInternalError(t *testing.T) {
 	logger, logs := newLogger()
 	after := 0
 	r := gin.New()
-	r.Use(middleware.RequestLogger(logger), middleware.Recovery(logger))
+	r.Use(middleware.RequestLogger(logger), handlers.RenderRefusals, middleware.Recovery(logger))
 	r.POST("/api/v4/mcp", func(*gin.Context) { panic("boom") }, func(*gin.Context) { after++ })
 
 	req := httptest.NewRequest(http.MethodPost, "/api/v4/mcp", nil)
@@ -52,7 +53,7 @@ func TestRecovery_panicBecomesInternalError(t *testing.T) {
 func TestRecovery_afterResponseStarted(t *testing.T) {
 	logger, logs := newLogger()
 	r := gin.New()
-	r.Use(middleware.Recovery(logger))
+	r.Use(handlers.RenderRefusals, middleware.Recovery(logger))
 	r.GET("/x", func(c *gin.Context) {
 		c.String(http.StatusOK, "partial")
 		c.Writer.Flush()

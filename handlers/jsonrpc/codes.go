@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
+)
 
 // Version is the only "jsonrpc" member value accepted and the one written.
 const Version = "2.0"
@@ -101,4 +104,31 @@ func status(code int, v variant, era Era) int {
 		}
 	}
 	return http.StatusInternalServerError
+}
+
+// class names a JSON-RPC error code answered with HTTP status (see
+// [Error.Class]).
+func class(code, status int) string {
+	switch code {
+	case CodeParseError:
+		return "parse_error"
+	case CodeInvalidRequest:
+		return "invalid_request"
+	case CodeMethodNotFound:
+		return "method_not_found"
+	case CodeInvalidParams:
+		return "invalid_params"
+	case CodeInternalError:
+		if status == http.StatusServiceUnavailable {
+			return "store_unavailable"
+		}
+		return "internal"
+	case CodeHeaderMismatch:
+		return "header_mismatch"
+	case CodeMissingRequiredClientCapability:
+		return "missing_capability"
+	case CodeUnsupportedProtocolVersion:
+		return "unsupported_version"
+	}
+	return "rpc_" + strconv.Itoa(code)
 }

@@ -1,6 +1,8 @@
 // Package jsonrpc is the JSON-RPC 2.0 layer shared by glmcp's two MCP route
-// groups (CE /api/v4/mcp and EE /api/v4/orbit/mcp) and the middleware in
-// front of them. No other package writes a JSON-RPC envelope.
+// groups (CE /api/v4/mcp and EE /api/v4/orbit/mcp) and the renderer of the
+// refusals of the middleware in front of them (handlers.RenderRefusals).
+// No other package writes a JSON-RPC envelope, and the middleware does not
+// import it.
 //
 // It owns the wire envelope and nothing above it:
 //

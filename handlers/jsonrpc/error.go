@@ -30,6 +30,13 @@ func (e *Error) Error() string {
 // Status is the HTTP status of a response carrying e in era.
 func (e *Error) Status(era Era) int { return status(e.Code, e.variant, era) }
 
+// Class names e, sent in era, for the access log and the metrics:
+// "parse_error", "invalid_request", "method_not_found", "invalid_params",
+// "internal" ("store_unavailable" when sent with 503), "header_mismatch",
+// "missing_capability", "unsupported_version", or "rpc_<code>" for any
+// other code (glmcp's own). Whoever writes e records it with the code.
+func (e *Error) Class(era Era) string { return class(e.Code, e.Status(era)) }
+
 // setHeaders sets the response headers e calls for: Retry-After, Allow on
 // a 405, Connection: close when the body could not be read in time.
 func (e *Error) setHeaders(h http.Header) {

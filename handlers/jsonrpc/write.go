@@ -52,8 +52,9 @@ func putBuffer(bp *[]byte) {
 // is written without data, keeping its code and message.
 //
 // It is the one way a JSON-RPC error reaches an HTTP response: the
-// middleware refusing a request before it is read uses it with
-// [EraUnknown], the MCP handler with the request's era.
+// handlers' refusal renderer (handlers.RenderRefusals), answering a request
+// refused before it was read, uses it with [EraUnknown], the MCP handler
+// with the request's era.
 func WriteError(w http.ResponseWriter, era Era, id ID, e *Error) {
 	e = e.forWire()
 	b, err := EncodeError(id, e)

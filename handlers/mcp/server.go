@@ -169,6 +169,8 @@ func (s *Server) Handle(c *gin.Context) {
 	fields := middleware.Fields(ctx)
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
+		// Refused before it is read, like the middleware's refusals:
+		// handlers.RenderRefusals writes the error, without id.
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.Is(err, middleware.ErrBodyTimeout):
@@ -187,7 +189,7 @@ func (s *Server) Handle(c *gin.Context) {
 			id = req.ID
 			fields.RPCMethod = req.Method
 		}
-		fields.RPCCode = rerr.Code
+		fields.RPCCode, fields.RPCClass = rerr.Code, rerr.Class(jsonrpc.EraUnknown)
 		jsonrpc.WriteError(c.Writer, jsonrpc.EraUnknown, id, rerr)
 		return
 	}
@@ -260,9 +262,9 @@ func (s *Server) answer(x *exchange, result any, err error) {
 	var e *jsonrpc.Error
 	if err != nil {
 		e = s.rpcError(x, err)
-		x.fields.RPCCode = e.Code
+		x.fields.RPCCode, x.fields.RPCClass = e.Code, e.Class(x.era())
 		if x.req.Method == MethodCallTool {
-			x.fields.Outcome, x.fields.ErrorClass = middleware.OutcomeProtocolError, middleware.RPCClass(e.Code, e.Status(x.era()))
+			x.fields.Outcome, x.fields.ErrorClass = middleware.OutcomeProtocolError, x.fields.RPCClass
 		}
 	}
 	if x.stream != nil && x.stream.started() {
@@ -274,7 +276,7 @@ func (s *Server) answer(x *exchange, result any, err error) {
 		return
 	}
 	if err := jsonrpc.WriteResult(x.c.Writer, x.req.ID, result); err != nil {
-		x.fields.RPCCode = jsonrpc.CodeInternalError
+		x.fields.RPCCode, x.fields.RPCClass = jsonrpc.CodeInternalError, jsonrpc.Internal().Class(jsonrpc.EraUnknown)
 		s.cfg.Logger.ErrorContext(x.ctx, "encode result", "error", err, "method", x.req.Method, "request_id", x.fields.RequestID)
 	}
 }

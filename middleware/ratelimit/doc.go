@@ -1,6 +1,7 @@
 // Package ratelimit limits request rates per key (a user and route group,
-// or a client address) with a token bucket, and answers over-limit requests
-// with 429 and a JSON-RPC error.
+// or a client address) with a token bucket, and refuses over-limit requests
+// with an [Exceeded], which the handlers layer answers with 429 and a
+// JSON-RPC error.
 //
 // A [Limit] of N requests per window W gives every key a bucket of N tokens
 // that refills continuously at N/W: a burst of N is allowed, then one
@@ -21,15 +22,17 @@
 //	RateLimit-Reset: 1          (seconds until the bucket is full again)
 //	RateLimit-Policy: 600;w=60
 //
-// (draft-ietf-httpapi-ratelimit-headers, the field-per-value form), and on
-// 429 also Retry-After (whole seconds, at least 1) and the body
+// (draft-ietf-httpapi-ratelimit-headers, the field-per-value form). An
+// over-limit request is answered (by the handlers layer, from the
+// [Exceeded] it is refused with) 429 with Retry-After (whole seconds, at
+// least 1) and the body
 //
 //	{"jsonrpc":"2.0","error":{"code":-31029,
 //	 "message":"Rate limit exceeded, retry in 1 seconds",
 //	 "data":{"retryAfterSeconds":1,"limit":600,"windowSeconds":60}}}
 //
-// The code [CodeRateLimited] (-31029) lies outside the JSON-RPC reserved
-// range -32768..-32000, which MCP keeps for the protocol. The request's id
+// The code (jsonrpc.CodeRateLimited, -31029) lies outside the JSON-RPC
+// reserved range -32768..-32000, which MCP keeps for the protocol. The request's id
 // is not known yet at this point, so the id member is left out (as in
 // glmcp's other pre-dispatch errors; the 2026-07-28 schema allows no null
 // id).

@@ -6,14 +6,24 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
 )
 
-// CodeRateLimited is the JSON-RPC error code of a 429 (jsonrpc's): an
-// application code outside -32768..-32000 (reserved by JSON-RPC, and by
-// MCP for the protocol).
-const CodeRateLimited = jsonrpc.CodeRateLimited
+// Exceeded is a request refused for going over a limit: a rate limit, the
+// failed-authentication budget, or another cap that asks the client to
+// slow down. [Reject] (or the middleware's Refuse) attaches it to the
+// request; the handlers layer answers it 429 with Retry-After: RetryAfter
+// and the rate-limit JSON-RPC error (code -31029) carrying Message and
+// Data.
+type Exceeded struct {
+	// Message is the error's message, for the client.
+	Message string
+	// RetryAfter is when to retry, in whole seconds (at least 1 is sent).
+	RetryAfter int64
+	// Data is the error's data member.
+	Data any
+}
+
+func (e *Exceeded) Error() string { return e.Message }
 
 // Middleware limits requests by keyFunc(c): the caller passes the user id
 // and route group for authenticated requests, or the client address for
@@ -60,14 +70,17 @@ type rateLimitData struct {
 	WindowSeconds     int64 `json:"windowSeconds"`
 }
 
-// Reject answers 429 with Retry-After (whole seconds, at least 1) and the
-// rate-limit JSON-RPC error for l's limit, and aborts the chain. The id
-// member is left out, as everywhere glmcp answers before reading the
-// request: the body is not read here.
+// Reject refuses the request for going over l's limit, to be retried after
+// retryAfter (whole seconds, at least 1): it attaches an [Exceeded] and
+// aborts the chain. Nothing is written here: the handlers layer answers it
+// (429, Retry-After, the rate-limit JSON-RPC error, without an id member as
+// everywhere glmcp answers before reading the request).
 func Reject(c *gin.Context, l *Limiter, retryAfter time.Duration) {
 	secs := max(1, ceilSeconds(retryAfter))
-	jsonrpc.WriteError(c.Writer, jsonrpc.EraUnknown, jsonrpc.ID{}, jsonrpc.RateLimited(
-		fmt.Sprintf("Rate limit exceeded, retry in %d seconds", secs), secs,
-		rateLimitData{RetryAfterSeconds: secs, Limit: l.limit.Requests, WindowSeconds: windowSeconds(l.limit.Per)}))
+	_ = c.Error(&Exceeded{
+		Message:    fmt.Sprintf("Rate limit exceeded, retry in %d seconds", secs),
+		RetryAfter: secs,
+		Data:       rateLimitData{RetryAfterSeconds: secs, Limit: l.limit.Requests, WindowSeconds: windowSeconds(l.limit.Per)},
+	})
 	c.Abort()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gitlab.com/glmcp/glmcp/handlers"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 )
 
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 // the requests that got through.
 func newEngine(l *ratelimit.Limiter, handled *int) *gin.Engine {
 	r := gin.New()
-	r.POST("/mcp", ratelimit.Middleware(l, func(c *gin.Context) string {
+	r.POST("/mcp", handlers.RenderRefusals, ratelimit.Middleware(l, func(c *gin.Context) string {
 		if c.GetHeader("X-Skip") == "1" {
 			return ""
 		}
@@ -183,7 +184,7 @@ func TestMiddleware_emptyKeyIsNotLimited(t *testing.T) {
 func TestMiddleware_nilKeyFuncKeysByClientAddress(t *testing.T) {
 	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 1, Per: time.Minute}, newClock().Now)
 	r := gin.New()
-	r.POST("/mcp", ratelimit.Middleware(l, nil), func(c *gin.Context) { c.Status(http.StatusOK) })
+	r.POST("/mcp", handlers.RenderRefusals, ratelimit.Middleware(l, nil), func(c *gin.Context) { c.Status(http.StatusOK) })
 	if w := post(r, "", "192.0.2.1:1"); w.Code != http.StatusOK {
 		t.Fatalf("first: %d", w.Code)
 	}
