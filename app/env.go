@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/services/codeindex"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
@@ -27,10 +28,16 @@ type Env struct {
 	DSN string
 	// Repositories holds the projects' git repositories.
 	Repositories *repository.Storage
+	// CodeIndex keeps semantic_search's index of the default branches
+	// current (services/codeindex).
+	CodeIndex *codeindex.Indexer
 }
 
 // Close closes the store and releases idle repositories.
 func (e *Env) Close() error {
+	if e.CodeIndex != nil {
+		e.CodeIndex.Close()
+	}
 	if e.Repositories != nil {
 		e.Repositories.Close()
 	}
@@ -117,6 +124,7 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 		logger.Info("created the git repositories of existing projects", "count", n, "path", repos.Root())
 	}
 	e.Store = st
+	e.CodeIndex = codeindex.New(st, repos, logger)
 	return e, nil
 }
 

@@ -32,8 +32,12 @@ func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.
 // gitlabDeps are the GitLab tools' dependencies (and the merge request
 // patch reader's).
 func gitlabDeps(cfg *Config, e *Env) gitlab.Deps {
-	return gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
+	d := gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
 		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}, CursorSecret: []byte(e.Secret)}
+	if e.CodeIndex != nil { // a nil *Indexer must not become a non-nil interface
+		d.CodeIndex = e.CodeIndex
+	}
+	return d
 }
 
 // originOf returns the origin (scheme://host[:port]) of a URL.

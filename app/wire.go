@@ -113,6 +113,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		// (accept_merge_request), and on the embedded store the announcing
 		// INSERT waits for that transaction's write lock.
 		e.Repositories.OnRefUpdate(func(projectID int64, ref string) {
+			// The code index catches up in the background; a search checks
+			// the head anyway (a push with plain git is seen there).
+			if e.CodeIndex != nil {
+				e.CodeIndex.Refresh(projectID)
+			}
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()

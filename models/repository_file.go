@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// RepositoryFile is the content of one file at the head of a branch (table
-// repository_files). glmcp keeps files, not git objects: enough for file
-// reads and code search. (ProjectID, Ref, FilePath) is unique. BlobID is the
-// git blob id of Content and Size its length in bytes; the store fills both.
+// RepositoryFile is one text file of the code index (table
+// repository_files): the default branch of a project's git repository at
+// the commit its IndexStatus names, read by services/codeindex for
+// semantic_search. (ProjectID, Ref, FilePath) is unique. BlobID is the git
+// blob id of Content and Size its length in bytes.
 type RepositoryFile struct {
 	ID        int64     `gorm:"primaryKey" json:"-"`
 	ProjectID int64     `json:"project_id"`
@@ -31,3 +32,18 @@ func GitBlobID(content string) string {
 	h.Write([]byte(content))
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// IndexStatus is what the code index holds for a project (table
+// index_statuses, GitLab's): the rows of repository_files are the text
+// files of branch Ref at commit LastCommit ("" for a branch that does not
+// exist yet: no rows). Files counts them.
+type IndexStatus struct {
+	ProjectID  int64 `gorm:"primaryKey;autoIncrement:false"`
+	Ref        string
+	LastCommit string
+	Files      int
+	IndexedAt  time.Time
+}
+
+// TableName maps IndexStatus to GitLab's index_statuses table.
+func (IndexStatus) TableName() string { return "index_statuses" }

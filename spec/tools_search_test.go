@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -331,6 +332,63 @@ func TestTools_semanticSearch(t *testing.T) {
 		if n := len(toolsArray(t, sc["results"])); n != 1 {
 			t.Errorf("limit 1 returned %d results", n)
 		}
+	})
+
+	t.Run("the index follows the default branch in git", func(t *testing.T) {
+		const indexed = "gitlab-org/indexed"
+		// A lean history: one commit on main, a text and a binary file.
+		p := toolsAddProject(t, h, "gitlab-org", "indexed")
+		f := &repoFixture{t: t, bare: h.Env.Repositories.Path(p.ID), work: filepath.Join(t.TempDir(), "work")}
+		f.git("", "clone", "-q", f.bare, f.work)
+		f.git(f.work, "checkout", "-q", "-b", "main")
+		f.commit("Initial commit", "2026-10-01T10:00:00Z", map[string]string{"README.md": "# GitLab MCP\n\nAn MCP server.\n",
+			"bin/logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"})
+		f.git(f.work, "push", "-q", "origin", "main")
+		search := func(q string) []any {
+			t.Helper()
+			sc := h.toolsRead(t, ee, "alice", "semantic_search", map[string]any{"project_id": indexed, "scope": "code", "q": q})
+			return toolsArray(t, sc["results"])
+		}
+		// expect checks the results of q are exactly paths, each with its
+		// blob on main in git.
+		expect := func(q string, paths ...string) {
+			t.Helper()
+			items := search(q)
+			if got := toolsField(items, "path"); strings.Join(got, ",") != strings.Join(paths, ",") {
+				t.Fatalf("%q: paths %v, want %v", q, got, paths)
+			}
+			for k, p := range paths {
+				toolsExpectField(t, items, f.git("", "rev-parse", "main:"+p), k, "blob_id")
+				toolsExpectField(t, items, "main", k, "ref")
+			}
+		}
+		expect("MCP server", "README.md")
+		expect("logo png") // a binary file is not indexed
+
+		// add_commit on the default branch.
+		h.toolsWrite(t, ce, "modern", "root", "add_commit", map[string]any{"project_id": indexed, "branch": "main", "commit_message": "Add quetzal",
+			"actions": []any{map[string]any{"action": "create", "file_path": "docs/quetzal.md", "content": "The quetzal feeds the index.\n"}}})
+		expect("quetzal", "docs/quetzal.md")
+
+		// A push with the git command line, seen by the next search.
+		f.git(f.work, "pull", "-q", "--ff-only", "origin", "main")
+		f.commit("Add axolotl", "2026-10-06T10:00:00Z", map[string]string{"src/axolotl.go": "package src\n\n// Axolotl regrows.\n"})
+		f.git(f.work, "push", "-q", "origin", "main")
+		expect("axolotl", "src/axolotl.go")
+
+		// A file deleted in git leaves the results.
+		f.git(f.work, "rm", "-q", "docs/quetzal.md")
+		gitRun(t, f.work, f.bare, "2026-10-07T10:00:00Z", "commit", "-q", "-m", "Remove quetzal")
+		f.git(f.work, "push", "-q", "origin", "main")
+		expect("quetzal")
+		expect("axolotl", "src/axolotl.go")
+
+		// A commit to another branch changes nothing.
+		f.git(f.work, "checkout", "-q", "-b", "feature")
+		f.commit("Add pangolin", "2026-10-08T10:00:00Z", map[string]string{"pangolin.txt": "pangolin\n"})
+		f.git(f.work, "push", "-q", "origin", "feature")
+		expect("pangolin")
+		expect("axolotl", "src/axolotl.go")
 	})
 
 	t.Run("CE: unknown tool", func(t *testing.T) {

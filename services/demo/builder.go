@@ -1,10 +1,6 @@
 package demo
 
 import (
-	"io/fs"
-	"path"
-	"sort"
-	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -40,7 +36,6 @@ func (b *demoBuilder) build() {
 	b.member(secret, w.Alice, models.Maintainer)
 
 	for _, p := range []*models.Project{mcp, orbit, secret} {
-		b.files(p, "main")
 		b.history(p)
 	}
 
@@ -66,7 +61,6 @@ func (b *demoBuilder) labsWorld(gitlabOrg *models.Group) {
 		b.err = b.s.CreateProject(b.ctx, inspector)
 		w.Projects[inspector.PathWithNamespace] = inspector
 	}
-	b.files(inspector, "main")
 	b.history(inspector)
 	b.member(inspector, w.Root, models.Owner)
 	b.groupMember(gitlabOrg, w.Bob, models.Reporter)
@@ -126,36 +120,6 @@ func (b *demoBuilder) member(p *models.Project, u *models.User, level models.Acc
 		b.err = b.s.AddProjectMember(b.ctx, &models.ProjectMember{
 			ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: at(-27, 0, 0), UpdatedAt: at(-27, 0, 0),
-		})
-	}
-}
-
-// files stores every file of _demo/<project>/<tree> on branch ref, in path
-// order.
-func (b *demoBuilder) files(p *models.Project, ref string) {
-	if b.err != nil {
-		return
-	}
-	root := "_demo/" + p.PathWithNamespace + "/" + ref
-	var paths []string
-	b.err = fs.WalkDir(demoFiles, root, func(name string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			paths = append(paths, strings.TrimPrefix(name, root+"/"))
-		}
-		return err
-	})
-	sort.Strings(paths)
-	for _, name := range paths {
-		content, _ := demoFile(p.PathWithNamespace, ref, name)
-		b.file(p, ref, strings.TrimSuffix(name, ".txt"), content)
-	}
-}
-
-func (b *demoBuilder) file(p *models.Project, ref, filePath, content string) {
-	if b.err == nil {
-		b.err = b.s.CreateRepositoryFile(b.ctx, &models.RepositoryFile{
-			ProjectID: p.ID, Ref: ref, FilePath: path.Clean(filePath), Content: content,
-			CreatedAt: at(-20, 0, 0), UpdatedAt: at(0, 0, 0),
 		})
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +23,7 @@ import (
 var seededTables = []string{
 	"users", "namespaces", "projects", "project_members", "labels", "issues", "issue_assignees", "notes",
 	"merge_requests", "merge_request_assignees", "merge_request_reviewers",
-	"ci_pipelines", "ci_jobs", "repository_files", "internal_ids",
+	"ci_pipelines", "ci_jobs", "internal_ids",
 	"milestones", "work_item_parent_links", "issue_links", "wiki_pages", "namespace_members", "releases", "release_links",
 }
 
@@ -103,11 +106,6 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 		if p == nil || p.Visibility != v {
 			t.Fatalf("project %s = %+v, want visibility %s", path, p, v)
 		}
-		var readme int64
-		db.Model(&models.RepositoryFile{}).Where("project_id = ? AND ref = 'main' AND file_path = 'README.md'", p.ID).Count(&readme)
-		if readme != 1 {
-			t.Errorf("%s has no README.md on main", path)
-		}
 		var issues int64
 		db.Model(&models.Issue{}).Where("project_id = ? AND work_item_type_id = ?", p.ID, models.TypeIssue).Count(&issues)
 		if issues < 3 || issues > 6 {
@@ -185,31 +183,46 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 		t.Errorf("merge requests = %d, want 2-3 per project at most", len(mrs))
 	}
 	checkDemoRepositories(t, s, w, mrs)
+}
 
-	var files []models.RepositoryFile
-	db.Find(&files)
-	for _, f := range files {
-		if f.BlobID != models.GitBlobID(f.Content) || f.Size != int64(len(f.Content)) {
-			t.Errorf("file %s: blob %s size %d do not match its content", f.FilePath, f.BlobID, f.Size)
+// demoMainTree reads the demo's main tree of project path from the
+// source directory: file path (without the ".txt" a file may carry) to
+// content.
+func demoMainTree(t *testing.T, path string) map[string]string {
+	t.Helper()
+	root := filepath.Join("_demo", filepath.FromSlash(path), "main")
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, name)
+		out[strings.TrimSuffix(filepath.ToSlash(rel), ".txt")] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read the demo's main tree of %s: %v", path, err)
 	}
+	return out
 }
 
 // checkDemoRepositories checks the demo history with the git command
-// line: main holds exactly the demo's main tree (the repository files),
+// line: main holds exactly the demo's main tree (_demo/<project>/main),
 // every merge request's source branch is in git (open: at its sha, with
 // its commits; merged: in main's history), each repository has a tag and
 // commits by demo users, and orbit's draft conflicts with main.
 func checkDemoRepositories(t *testing.T, s *store.Store, w *demo.World, mrs []models.MergeRequest) {
 	t.Helper()
 	for path, p := range w.Projects {
-		var files []models.RepositoryFile
-		s.DB().Where("project_id = ? AND ref = 'main'", p.ID).Order("file_path").Find(&files)
 		var want []string
-		for _, f := range files {
-			want = append(want, f.FilePath)
-			if got := gitOut(t, s, p.ID, "cat-file", "blob", "main:"+f.FilePath); got != strings.TrimSuffix(f.Content, "\n") {
-				t.Errorf("%s: main:%s differs from the demo's main tree", path, f.FilePath)
+		for file, content := range demoMainTree(t, path) {
+			want = append(want, file)
+			if got := gitOut(t, s, p.ID, "cat-file", "blob", "main:"+file); got != strings.TrimSuffix(content, "\n") {
+				t.Errorf("%s: main:%s differs from the demo's main tree", path, file)
 			}
 		}
 		slices.Sort(want)

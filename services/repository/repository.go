@@ -17,6 +17,10 @@ type Repository interface {
 	Blob(ctx context.Context, ref, path string, opt BlobOptions) (*Blob, error)
 	// Tree lists the tree at path in ref, one page at a time (GetTreeEntries).
 	Tree(ctx context.Context, ref, path string, opt TreeOptions) (*TreePage, error)
+	// Files calls fn with every file of the tree rev names, with its
+	// content when it is text within opt's bound, and returns the commit
+	// rev resolved to (ListBlobs with paths, over GetTreeEntries).
+	Files(ctx context.Context, rev string, opt FilesOptions, fn func(*File) error) (string, error)
 	// Commit returns the commit rev names (FindCommit).
 	Commit(ctx context.Context, rev string) (*Commit, error)
 	// CommitDiff returns the diff rev introduces against its first parent

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"gorm.io/gorm"
@@ -191,21 +193,39 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 	})
 }
 
-func TestStore_CreateRepositoryFile(t *testing.T) {
+func TestStore_ReplaceCodeIndex(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		p := mustCreateProject(t, s, "g", "p")
-		f := &models.RepositoryFile{ProjectID: p.ID, Ref: "main", FilePath: "/docs/README.md", Content: "hello\n"}
-		wantErr(t, "CreateRepositoryFile", s.CreateRepositoryFile(ctx, f), nil)
-		// git hash-object of "hello\n"
-		if f.FilePath != "docs/README.md" || f.Size != 6 || f.BlobID != "ce013625030ba8dba906f756967f9e9ca394464a" {
-			t.Errorf("file path %q size %d blob %q", f.FilePath, f.Size, f.BlobID)
+		if _, err := s.IndexStatus(ctx, p.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("IndexStatus of a project never indexed: %v, want ErrNotFound", err)
 		}
-		wantErr(t, "CreateRepositoryFile(other ref)", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, Ref: "dev", FilePath: "docs/README.md"}), nil)
-		wantErr(t, "CreateRepositoryFile(dup)", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, Ref: "main", FilePath: "docs/README.md"}), models.ErrConflict)
-		for _, bad := range []string{"", "a/../b", "a//b", "dir/", "./x"} {
-			wantErr(t, "CreateRepositoryFile("+bad+")", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, Ref: "main", FilePath: bad}), models.ErrInvalidInput)
+		file := func(path, content string) models.RepositoryFile {
+			return models.RepositoryFile{FilePath: path, Content: content, Size: int64(len(content)), BlobID: models.GitBlobID(content)}
 		}
-		wantErr(t, "CreateRepositoryFile(no ref)", s.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: p.ID, FilePath: "x"}), models.ErrInvalidInput)
+		replace := func(desc string, prev *models.IndexStatus, sha string, want bool, files ...models.RepositoryFile) {
+			t.Helper()
+			won, err := s.ReplaceCodeIndex(ctx, prev, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: sha}, files)
+			if err != nil || won != want {
+				t.Fatalf("%s: won %v, %v; want %v", desc, won, err, want)
+			}
+		}
+		a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+		replace("first index", nil, a, true, file("README.md", "hello\n"), file("src/x.go", "package x\n"))
+		replace("first index again (lost the race)", nil, b, false, file("lost.txt", "x"))
+		st, err := s.IndexStatus(ctx, p.ID)
+		if err != nil || st.LastCommit != a || st.Ref != "main" || st.Files != 2 {
+			t.Fatalf("IndexStatus = %+v, %v", st, err)
+		}
+		stale := *st
+		replace("from the current index", st, b, true, file("README.md", "bye\n"))
+		replace("from a stale index", &stale, a, false)
+		if n := countRows(t, s, "repository_files"); n != 1 {
+			t.Errorf("repository_files = %d rows, want the winner's 1", n)
+		}
+		hits, err := s.SearchCode(ctx, models.CodeSearchQuery{ProjectID: p.ID, Ref: "main", Terms: []string{"bye"}})
+		if err != nil || len(hits) != 1 || hits[0].File.BlobID != models.GitBlobID("bye\n") {
+			t.Errorf("SearchCode(bye) = %+v, %v", hits, err)
+		}
 	})
 }

@@ -97,17 +97,14 @@ func (w *world) fixture(tb testing.TB) *fixture {
 	f.InternalThreadID = in.DiscussionID
 	note(f.Private, w.Alice, 22, "Private zebrafish note", models.Note{})
 
-	// Repository files on the default branches, and a feature branch of
-	// gitlab-mcp that changes one file and adds one.
+	// Files on the default branches, and a feature branch of gitlab-mcp
+	// that changes one file and adds one.
 	files := []models.RepositoryFile{
 		{ProjectID: mcp.ID, Ref: "main", FilePath: "zebrafish/tank.go", Content: "package zebrafish\n\n// Tank holds zebrafish.\ntype Tank struct{}\n"},
 		{ProjectID: mcp.ID, Ref: "zebrafish/feature", FilePath: "zebrafish/tank.go", Content: "package zebrafish\n\n// Tank holds many zebrafish.\ntype Tank struct{ N int }\n"},
 		{ProjectID: mcp.ID, Ref: "zebrafish/feature", FilePath: "zebrafish/feed.go", Content: "package zebrafish\n\nfunc Feed() {}\n"},
 		{ProjectID: orbit.ID, Ref: "main", FilePath: "docs/zebrafish.md", Content: "# Zebrafish\n\nOrbit indexes zebrafish.\n"},
 		{ProjectID: secret.ID, Ref: "main", FilePath: "zebrafish.txt", Content: "secret zebrafish plans\n"},
-	}
-	for k := range files {
-		must("file", st.CreateRepositoryFile(ctx, &files[k]))
 	}
 
 	// The same history in git: zebrafish/tank.go on main, and the feature
@@ -132,6 +129,16 @@ func (w *world) fixture(tb testing.TB) *fixture {
 	c3 := gitCommit("zebrafish/feature", "", "Feed them", 33, repository.Action{Action: "create", FilePath: "zebrafish/feed.go",
 		Content: []byte(files[2].Content)})
 	f.Commits = []*repository.Commit{c3, c2, c1}
+	// The other default branches' files (semantic_search reads them).
+	for k, file := range files[3:] {
+		r, err := storetest.Repositories(tb, st).Repository(ctx, file.ProjectID)
+		must("repository", err)
+		sig := repository.Signature{Name: w.Alice.Name, Email: w.Alice.Email, When: at(34 + k)}
+		_, err = r.CommitFiles(ctx, repository.CommitFilesRequest{Branch: "main", Message: "Add " + file.FilePath, Author: sig, Committer: sig,
+			Actions: []repository.Action{{Action: "create", FilePath: file.FilePath, Content: []byte(file.Content), HasContent: true}}})
+		must("commit "+file.FilePath, err)
+		r.Close()
+	}
 	f.MR = &models.MergeRequest{ProjectID: mcp.ID, Title: "Zebrafish tank", Description: "Adds a zebrafish tank.",
 		SourceBranch: "zebrafish/feature", TargetBranch: "main", AuthorID: w.Alice.ID,
 		Labels: models.StringList{"zebrafish"}, MergeStatus: models.MergeStatusCanBeMerged,

@@ -15,6 +15,7 @@ import (
 	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/codeindex"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -34,6 +35,10 @@ type Deps struct {
 	// Repositories opens projects' git repositories (the repository
 	// tools fail with a server error without it).
 	Repositories Repositories
+	// CodeIndex keeps the code index semantic_search ranks current with
+	// the default branches in git (services/codeindex). Nil: one is built
+	// over Store and Repositories when Store can hold the index.
+	CodeIndex CodeIndex
 	// PublicURL is the instance's external base URL
 	// ("https://gitlab.example.com"), used for web_url and _links. Empty
 	// gives root-relative URLs ("/group/project/-/issues/1").
@@ -44,6 +49,7 @@ type Deps struct {
 // the server version and the instance's public URL (no trailing slash).
 type gitlab struct {
 	repos   Repositories
+	index   CodeIndex
 	store   Store
 	inTx    InTx
 	version ServerVersion
@@ -82,7 +88,17 @@ func newGitlab(d Deps) *gitlab {
 	if g.inTx == nil {
 		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
 	}
+	g.index = d.CodeIndex
+	if st, ok := d.Store.(codeindex.Store); ok && g.index == nil && d.Repositories != nil {
+		g.index = codeindex.New(st, d.Repositories, nil)
+	}
 	return g
+}
+
+// CodeIndex brings a project's code index up to date with a branch of its
+// repository and says what it holds; *codeindex.Indexer satisfies it.
+type CodeIndex interface {
+	Ensure(ctx context.Context, projectID int64, branch string) (*models.IndexStatus, error)
 }
 
 // errNoStore is a server failure: the catalog was built without a store.

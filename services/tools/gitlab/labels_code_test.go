@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
 	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
@@ -62,10 +63,18 @@ func TestSemanticCodeSearch(t *testing.T) {
 			"func Rank(zebrafish []string) []string {\n\treturn zebrafish // zebrarank\n}\n",
 		"search/other.go": "package search\n\nfunc Other() {}\n" + strings.Repeat("// filler\n", 30) + "// one zebrarank here\n",
 	}
+	repo, err := storetest.Repositories(t, w.st).Repository(ctx, orbit.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	var actions []repository.Action
 	for p, c := range files {
-		if err := w.st.CreateRepositoryFile(ctx, &models.RepositoryFile{ProjectID: orbit.ID, Ref: "main", FilePath: p, Content: c}); err != nil {
-			t.Fatal(err)
-		}
+		actions = append(actions, repository.Action{Action: "create", FilePath: p, Content: []byte(c), HasContent: true})
+	}
+	sig := repository.Signature{Name: "Alice", Email: "alice@example.com"}
+	if _, err := repo.CommitFiles(ctx, repository.CommitFilesRequest{Branch: "main", Message: "Add search", Author: sig, Actions: actions}); err != nil {
+		t.Fatal(err)
 	}
 	ee := callOpts{edition: models.EditionEE}
 
@@ -112,7 +121,7 @@ func TestSemanticCodeSearch(t *testing.T) {
 	w.fails(t, w.Alice, "semantic_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit","directory_path":"a/../b"}`,
 		"Validation error: directory_path: must be a relative path without a leading slash or .. segments", ee)
 	// The CE group does not serve the EE tool: it does not exist there.
-	_, err := w.try(w.Alice, "semantic_code_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit"}`,
+	_, err = w.try(w.Alice, "semantic_code_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit"}`,
 		callOpts{edition: models.EditionCE})
 	var unknown *tools.UnknownToolError
 	if !errors.As(err, &unknown) {

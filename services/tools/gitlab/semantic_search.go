@@ -26,8 +26,9 @@ const (
 
 // semanticSearch is GitLab 19.4's semantic_search (EE), renamed from
 // semantic_code_search (an alias since). glmcp has no embeddings: it ranks
-// files with PostgreSQL full-text search (a plain term-frequency fallback
-// on the embedded SQLite store).
+// the files of the code index — the default branch in git, re-indexed when
+// it moved (services/codeindex) — with PostgreSQL full-text search (a plain
+// term-frequency fallback on the embedded SQLite store).
 func (g *gitlab) semanticSearch() tools.Definition {
 	return tools.Definition{
 		Name:  "semantic_search",
@@ -111,12 +112,24 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 	if dir = strings.Trim(dir, "/"); dir != "" {
 		dir += "/"
 	}
-	hits, err := g.store.SearchCode(ctx, models.CodeSearchQuery{ProjectID: pa.project.ID,
-		Ref: pa.project.DefaultBranch, Directory: dir, Terms: terms, Limit: min(limit, knn)})
+	if g.index == nil {
+		return nil, errNoRepositories
+	}
+	// The index is of the default branch at its head in git, re-read
+	// here when the branch moved (a push with plain git included).
+	st, err := g.index.Ensure(ctx, pa.project.ID, pa.project.DefaultBranch)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]codeFileJSON, 0, len(hits))
+	items := make([]codeFileJSON, 0, limit)
+	if st == nil || st.LastCommit == "" { // an empty repository
+		return jsonResult(obj{"scope": "code", "results": items})
+	}
+	hits, err := g.store.SearchCode(ctx, models.CodeSearchQuery{ProjectID: pa.project.ID,
+		Ref: st.Ref, Directory: dir, Terms: terms, Limit: min(limit, knn)})
+	if err != nil {
+		return nil, err
+	}
 	for _, h := range hits {
 		start, end, snippet := codeSnippet(h.File.Content, terms)
 		score := math.Round(h.Score*1e6) / 1e6

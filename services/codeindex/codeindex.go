@@ -1,0 +1,290 @@
+// Package codeindex keeps the code index semantic_search ranks: the text
+// files of each project's default branch, read from its git repository
+// into the repository_files table, with the commit they were read at in
+// index_statuses.
+//
+// The index is checked on use, not trusted: [Indexer.Ensure] compares the
+// branch's head in git with the indexed commit and re-indexes when they
+// differ, so a push with plain git to the repository's path is seen by
+// the next search. A re-index reads the whole tree at the head and
+// replaces the project's rows in one transaction guarded by a
+// compare-and-swap on the indexed commit (store.ReplaceCodeIndex): of two
+// re-indexers, in one process or in two, one writes and the other uses
+// its index. [Indexer.Refresh] re-indexes off the request path when glmcp
+// itself moves a branch, so the next search usually finds the index
+// current; nothing depends on it.
+//
+// What is indexed: regular and executable files that are text — valid
+// UTF-8 without a NUL byte — of at most MaxFileBytes. Binary files,
+// larger files, symbolic links and submodules are skipped; so is
+// everything past MaxFiles files or MaxTotalBytes of content (in git's
+// path order), which bounds what one re-index reads and holds.
+package codeindex
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+)
+
+// Bounds of what one project's index holds.
+const (
+	// MaxFileBytes is the largest file indexed. It also keeps a file's
+	// PostgreSQL tsvector well under its 1 MB limit.
+	MaxFileBytes = 256 << 10
+	// MaxFiles is the most files indexed per project.
+	MaxFiles = 50_000
+	// MaxTotalBytes is the most content indexed per project.
+	MaxTotalBytes = 64 << 20
+)
+
+// refreshTimeout bounds one background re-index.
+const refreshTimeout = 2 * time.Minute
+
+// backgroundWorkers bounds the re-indexes Refresh runs at once.
+const backgroundWorkers = 2
+
+// Store is what the index needs of the data store; *store.Store
+// satisfies it.
+type Store interface {
+	IndexStatus(ctx context.Context, projectID int64) (*models.IndexStatus, error)
+	ReplaceCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, files []models.RepositoryFile) (bool, error)
+	FindProjectByID(ctx context.Context, id int64) (*models.Project, error)
+}
+
+// Repositories opens projects' git repositories; *repository.Storage
+// satisfies it.
+type Repositories interface {
+	Repository(ctx context.Context, projectID int64) (repository.Repository, error)
+}
+
+// Indexer keeps projects' code indexes current. It is safe for concurrent
+// use; Close stops its background work.
+type Indexer struct {
+	store Store
+	repos Repositories
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	locks   map[int64]*projectLock
+	pending map[int64]bool
+	closed  bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+	sem    chan struct{}
+}
+
+type projectLock struct {
+	ch    chan struct{}
+	users int
+}
+
+// New returns an indexer over st and repos; log (nil: discarded) gets
+// the failures of background re-indexes.
+func New(st Store, repos Repositories, log *slog.Logger) *Indexer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Indexer{store: st, repos: repos, log: log, locks: map[int64]*projectLock{}, pending: map[int64]bool{},
+		ctx: ctx, cancel: cancel, sem: make(chan struct{}, backgroundWorkers)}
+}
+
+// Close cancels the background re-indexes and waits for them to end.
+// Ensure still works after Close; Refresh does nothing.
+func (ix *Indexer) Close() {
+	ix.mu.Lock()
+	ix.closed = true
+	ix.mu.Unlock()
+	ix.cancel()
+	ix.bg.Wait()
+}
+
+// Ensure makes project projectID's index hold branch at its current head
+// in git, re-indexing when it does not, and returns what the index holds.
+// When another re-indexer replaced the index first, that index is
+// returned (it may be of a head read a moment earlier; the next Ensure
+// catches up). A branch that does not exist (an empty repository) is an
+// empty index with LastCommit "".
+func (ix *Indexer) Ensure(ctx context.Context, projectID int64, branch string) (*models.IndexStatus, error) {
+	repo, err := ix.repos.Repository(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("code index of project %d: %w", projectID, err)
+	}
+	defer repo.Close()
+	// The status before the head: a head read after a status is at least
+	// as new as the one that status was built from.
+	cur, head, err := ix.state(ctx, repo, projectID, branch)
+	if err != nil || current(cur, branch, head) {
+		return cur, err
+	}
+	unlock, err := ix.lock(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// Another re-index in this process may have run while we waited.
+	if cur, head, err = ix.state(ctx, repo, projectID, branch); err != nil || current(cur, branch, head) {
+		return cur, err
+	}
+	next := models.IndexStatus{ProjectID: projectID, Ref: branch, LastCommit: head}
+	files, err := readFiles(ctx, repo, head)
+	if err != nil {
+		return nil, fmt.Errorf("code index of project %d: read %s@%.12s: %w", projectID, branch, head, err)
+	}
+	won, err := ix.store.ReplaceCodeIndex(ctx, cur, &next, files)
+	if err != nil {
+		return nil, err
+	}
+	if !won {
+		return ix.status(ctx, projectID)
+	}
+	return &next, nil
+}
+
+// state returns the index status (nil: none) and then branch's head ("":
+// no such branch).
+func (ix *Indexer) state(ctx context.Context, repo repository.Repository, projectID int64, branch string) (*models.IndexStatus, string, error) {
+	cur, err := ix.status(ctx, projectID)
+	if err != nil {
+		return nil, "", err
+	}
+	if branch == "" {
+		return cur, "", nil
+	}
+	c, err := repo.Commit(ctx, "refs/heads/"+branch)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return cur, "", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("code index of project %d: head of %s: %w", projectID, branch, err)
+	}
+	return cur, c.ID, nil
+}
+
+func (ix *Indexer) status(ctx context.Context, projectID int64) (*models.IndexStatus, error) {
+	st, err := ix.store.IndexStatus(ctx, projectID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	}
+	return st, err
+}
+
+func current(st *models.IndexStatus, branch, head string) bool {
+	return st != nil && st.Ref == branch && st.LastCommit == head
+}
+
+// errIndexFull stops a tree walk at the index's bounds.
+var errIndexFull = errors.New("code index full")
+
+// readFiles reads the files of the tree at head that the index keeps.
+func readFiles(ctx context.Context, repo repository.Repository, head string) ([]models.RepositoryFile, error) {
+	files := []models.RepositoryFile{}
+	if head == "" {
+		return files, nil
+	}
+	var total int64
+	_, err := repo.Files(ctx, head, repository.FilesOptions{MaxBytes: MaxFileBytes}, func(f *repository.File) error {
+		if f.Binary || f.TooLarge || bytes.IndexByte(f.Content, 0) >= 0 || !utf8.Valid(f.Content) {
+			return nil
+		}
+		if len(files) == MaxFiles || total+f.Size > MaxTotalBytes {
+			return errIndexFull
+		}
+		total += f.Size
+		files = append(files, models.RepositoryFile{FilePath: f.Path, Content: string(f.Content), Size: f.Size, BlobID: f.BlobID})
+		return nil
+	})
+	if err != nil && !errors.Is(err, errIndexFull) {
+		return nil, err
+	}
+	return files, nil
+}
+
+// lock takes project projectID's re-index lock of this process, or fails
+// when ctx ends first.
+func (ix *Indexer) lock(ctx context.Context, projectID int64) (func(), error) {
+	ix.mu.Lock()
+	l := ix.locks[projectID]
+	if l == nil {
+		l = &projectLock{ch: make(chan struct{}, 1)}
+		ix.locks[projectID] = l
+	}
+	l.users++
+	ix.mu.Unlock()
+	release := func() {
+		ix.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(ix.locks, projectID)
+		}
+		ix.mu.Unlock()
+	}
+	select {
+	case l.ch <- struct{}{}:
+		return func() { <-l.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
+}
+
+// Refresh re-indexes project projectID in the background, if it has an
+// index (a project nobody searched is indexed by its first search). It is
+// meant for glmcp's own ref moves (repository.Storage.OnRefUpdate): it
+// returns at once, and moves in quick succession share one re-index.
+// Which ref moved does not matter: re-indexing an index that is current
+// is one head check.
+func (ix *Indexer) Refresh(projectID int64) {
+	ix.mu.Lock()
+	if ix.closed || ix.pending[projectID] {
+		ix.mu.Unlock()
+		return
+	}
+	ix.pending[projectID] = true
+	ix.bg.Add(1)
+	ix.mu.Unlock()
+	go func() {
+		defer ix.bg.Done()
+		select {
+		case ix.sem <- struct{}{}:
+		case <-ix.ctx.Done():
+			return
+		}
+		defer func() { <-ix.sem }()
+		// A move from here on queues another run.
+		ix.mu.Lock()
+		delete(ix.pending, projectID)
+		ix.mu.Unlock()
+		ctx, cancel := context.WithTimeout(ix.ctx, refreshTimeout)
+		defer cancel()
+		if err := ix.refresh(ctx, projectID); err != nil && ix.ctx.Err() == nil {
+			ix.log.Warn("code index refresh", "project_id", projectID, "error", err)
+		}
+	}()
+}
+
+func (ix *Indexer) refresh(ctx context.Context, projectID int64) error {
+	st, err := ix.status(ctx, projectID)
+	if err != nil || st == nil {
+		return err
+	}
+	p, err := ix.store.FindProjectByID(ctx, projectID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	_, err = ix.Ensure(ctx, projectID, p.DefaultBranch)
+	return err
+}
