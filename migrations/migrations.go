@@ -2,8 +2,10 @@ package migrations
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -84,6 +86,31 @@ func versionTableExists(ctx context.Context, db *sql.DB, dialect string, store d
 		return false, err
 	}
 	return n > 0, nil
+}
+
+// Fingerprint returns a digest of the embedded migrations for dialect
+// (names and contents): two databases migrated by code with the same
+// fingerprint have the same schema. Tests key cached migrated databases by
+// it.
+func Fingerprint(dialect string) (string, error) {
+	fsys, _, err := source(dialect)
+	if err != nil {
+		return "", err
+	}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return "", fmt.Errorf("list %s migrations: %w", dialect, err)
+	}
+	h := sha256.New()
+	for _, name := range names { // fs.Glob returns them sorted
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return "", fmt.Errorf("read migration %q: %w", name, err)
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Latest returns the version the embedded migrations for dialect lead to.

@@ -48,11 +48,27 @@ func withDSN(dsn string) option { return func(c *app.Config) { c.DatabaseURL = d
 // under CI=true PostgreSQL is required.
 func testDSN(t testing.TB) string {
 	t.Helper()
-	if os.Getenv(storetest.EnvDatabaseURL) != "" || os.Getenv("CI") == "true" {
+	if usePostgres(t) {
 		return storetest.PostgresDSN(t)
 	}
 	return ""
 }
+
+// usePostgres reports whether the specs run on PostgreSQL
+// (GLMCP_TEST_DATABASE_URL is set); under CI=true it must be.
+func usePostgres(t testing.TB) bool {
+	t.Helper()
+	if os.Getenv(storetest.EnvDatabaseURL) != "" {
+		return true
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is not set and CI=true: PostgreSQL tests must run in CI", storetest.EnvDatabaseURL)
+	}
+	return false
+}
+
+// unsetDSN marks a configuration whose database no option chose.
+const unsetDSN = "\x00unset"
 
 // startServer starts glmcp with the demo world seeded, on a fresh
 // database, served by httptest on 127.0.0.1. Everything is torn down when
@@ -67,7 +83,7 @@ func startServer(t testing.TB, opts ...option) *harness {
 func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	t.Helper()
 	cfg := app.Defaults()
-	cfg.DatabaseURL = testDSN(t)
+	cfg.DatabaseURL = unsetDSN
 	cfg.DataDir = t.TempDir()
 	cfg.RepositoriesPath = filepath.Join(cfg.DataDir, "repositories")
 	if err := os.MkdirAll(cfg.RepositoriesPath, 0o700); err != nil {
@@ -79,6 +95,21 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	cfg.LogLevel = "error"
 	for _, o := range opts {
 		o(&cfg)
+	}
+	// A store named by an option (withDSN, withStoreOf) is shared with
+	// another instance and seeded in place; otherwise the server gets a
+	// copy of the seeded world of its configuration: on PostgreSQL when the
+	// tests have one, on SQLite when withDSN("") asks for it.
+	var world *seededWorld
+	_, statErr := os.Stat(filepath.Join(cfg.DataDir, "glmcp.db"))
+	if cfg.DatabaseURL == unsetDSN || (cfg.DatabaseURL == "" && os.IsNotExist(statErr)) {
+		postgres := cfg.DatabaseURL == unsetDSN && usePostgres(t)
+		cfg.DatabaseURL = ""
+		w, err := seededWorldFor(&cfg, postgres)
+		if err != nil {
+			t.Fatalf("seeded world: %v", err)
+		}
+		world = w
 	}
 	ts := httptest.NewUnstartedServer(nil)
 	cfg.Listen = ts.Listener.Addr().String()
@@ -98,14 +129,19 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 		w = io.Discard
 	}
 	logger := app.NewLogger(&cfg, w)
+	var demo []app.DemoToken
+	if world != nil {
+		cfg.DatabaseURL, demo = world.install(t, &cfg)
+	}
 	env, err := app.OpenEnv(ctx, &cfg, logger)
 	if err != nil {
 		t.Fatalf("open env: %v", err)
 	}
 	t.Cleanup(func() { _ = env.Close() })
-	demo, err := app.SeedDemo(ctx, env)
-	if err != nil {
-		t.Fatalf("seed demo: %v", err)
+	if world == nil {
+		if demo, err = app.SeedDemo(ctx, env); err != nil {
+			t.Fatalf("seed demo: %v", err)
+		}
 	}
 	srv, err := app.New(ctx, &cfg, env, logger)
 	if err != nil {

@@ -9,5 +9,7 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
-	os.Exit(m.Run())
+	code := m.Run()
+	dropSeededWorlds()
+	os.Exit(code)
 }

@@ -18,11 +18,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for CREATE/DROP DATABASE
 
+	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
@@ -61,7 +64,7 @@ func Each(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 // (fails it when CI=true).
 func OpenPostgres(tb testing.TB) *store.Store {
 	tb.Helper()
-	return openMigrated(tb, PostgresDSN(tb))
+	return openMigrated(tb, migratedPostgres(tb))
 }
 
 // OpenSQLite returns a migrated store on a new SQLite file in tb's temp
@@ -76,6 +79,20 @@ func OpenSQLite(tb testing.TB) *store.Store {
 // ends. It skips tb when EnvDatabaseURL is unset (fails it when CI=true).
 func PostgresDSN(tb testing.TB) string {
 	tb.Helper()
+	return postgresDSN(tb, "")
+}
+
+// PostgresDSNFrom is PostgresDSN with the new database a copy of the
+// database template (CREATE DATABASE … TEMPLATE, see CreateTemplate): much
+// cheaper than migrating and seeding it again. Nobody may be connected to
+// template meanwhile.
+func PostgresDSNFrom(tb testing.TB, template string) string {
+	tb.Helper()
+	return postgresDSN(tb, template)
+}
+
+func postgresDSN(tb testing.TB, template string) string {
+	tb.Helper()
 	server := os.Getenv(EnvDatabaseURL)
 	if server == "" {
 		if os.Getenv("CI") == "true" {
@@ -83,35 +100,83 @@ func PostgresDSN(tb testing.TB) string {
 		}
 		tb.Skipf("%s not set; PostgreSQL tests skipped (e.g. %s=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)", EnvDatabaseURL, EnvDatabaseURL)
 	}
-	u, err := url.Parse(server)
-	if err != nil {
-		tb.Fatalf("parse %s: %v", EnvDatabaseURL, err)
+	if _, err := withDatabase(server, ""); err != nil {
+		tb.Fatal(err)
 	}
+	name, drop, err := createDatabase(server, "glmcp_test_", template)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := drop(); err != nil {
+			tb.Error(err)
+		}
+	})
+	dsn, _ := withDatabase(server, name) // parsed above
+	return dsn
+}
+
+// CreateTemplate creates an empty database on the EnvDatabaseURL server,
+// to be filled once and then copied by PostgresDSNFrom. It returns the
+// database's name, its URL and a function that drops it (call it when the
+// package's tests are done, e.g. from TestMain).
+func CreateTemplate() (name, dsn string, drop func() error, err error) {
+	server := os.Getenv(EnvDatabaseURL)
+	if server == "" {
+		return "", "", nil, fmt.Errorf("%s is not set", EnvDatabaseURL)
+	}
+	if _, err := withDatabase(server, ""); err != nil {
+		return "", "", nil, err
+	}
+	name, drop, err = createDatabase(server, "glmcp_tmpl_", "")
+	if err != nil {
+		return "", "", nil, err
+	}
+	dsn, _ = withDatabase(server, name) // parsed above
+	return name, dsn, drop, nil
+}
+
+// createDatabase creates a database named prefix+random (a copy of
+// template unless it is "") and returns its name and a function that drops
+// it, connections and all.
+func createDatabase(server, prefix, template string) (string, func() error, error) {
 	admin, err := sql.Open("pgx", server)
 	if err != nil {
-		tb.Fatalf("connect to test PostgreSQL: %v", err)
+		return "", nil, fmt.Errorf("connect to test PostgreSQL: %w", err)
 	}
-	tb.Cleanup(func() { admin.Close() })
-
 	b := make([]byte, 8)
 	rand.Read(b)
-	name := "glmcp_test_" + hex.EncodeToString(b)
+	name := prefix + hex.EncodeToString(b)
+	stmt := "CREATE DATABASE " + name
+	if template != "" {
+		stmt += " TEMPLATE " + template
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("create test database: %v", err)
+	if _, err := admin.ExecContext(ctx, stmt); err != nil {
+		admin.Close()
+		return "", nil, fmt.Errorf("create test database: %w", err)
 	}
-	// Registered after admin.Close, so it runs before it (cleanups are LIFO),
-	// and after the store's Close registered by the caller.
-	tb.Cleanup(func() {
+	drop := func() error {
+		defer admin.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			tb.Errorf("drop test database %s: %v", name, err)
+			return fmt.Errorf("drop test database %s: %w", name, err)
 		}
-	})
+		return nil
+	}
+	return name, drop, nil
+}
+
+// withDatabase returns the server URL with its database set to name.
+func withDatabase(server, name string) (string, error) {
+	u, err := url.Parse(server)
+	if err != nil {
+		return "", fmt.Errorf("parse %s: %w", EnvDatabaseURL, err)
+	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), nil
 }
 
 // SQLitePath returns the path of a not yet existing SQLite database file
@@ -119,6 +184,95 @@ func PostgresDSN(tb testing.TB) string {
 func SQLitePath(tb testing.TB) string {
 	tb.Helper()
 	return filepath.Join(tb.TempDir(), "glmcp.db")
+}
+
+// migratedPostgres returns a fresh PostgreSQL database already migrated:
+// a copy of the migrated template of this code's migrations.
+func migratedPostgres(tb testing.TB) string {
+	tb.Helper()
+	if os.Getenv(EnvDatabaseURL) == "" {
+		return PostgresDSN(tb) // skips, or fails under CI
+	}
+	template, err := migratedTemplate(os.Getenv(EnvDatabaseURL))
+	if err != nil {
+		tb.Fatalf("migrated template database: %v", err)
+	}
+	return PostgresDSNFrom(tb, template)
+}
+
+var migratedTemplates sync.Map // server URL → *templateOnce
+
+type templateOnce struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// migratedTemplate returns the name of a database on server migrated by
+// this code's migrations, to be copied with CREATE DATABASE … TEMPLATE:
+// migrating a database costs a few hundred milliseconds, copying one a
+// few tens. It is named after the migrations' fingerprint
+// (glmcp_migrated_<fingerprint>), so test processes and later runs share
+// it, and it is built under another name and renamed when complete, so
+// nobody copies a half-migrated one. Templates of earlier migrations are
+// left on the server (a worktree on other code may still use one); CI
+// starts from an empty server.
+func migratedTemplate(server string) (string, error) {
+	v, _ := migratedTemplates.LoadOrStore(server, &templateOnce{})
+	t := v.(*templateOnce)
+	t.once.Do(func() { t.name, t.err = buildMigratedTemplate(server) })
+	return t.name, t.err
+}
+
+func buildMigratedTemplate(server string) (string, error) {
+	fp, err := migrations.Fingerprint(migrations.DialectPostgres)
+	if err != nil {
+		return "", err
+	}
+	final := "glmcp_migrated_" + fp[:16]
+	admin, err := sql.Open("pgx", server)
+	if err != nil {
+		return "", fmt.Errorf("connect to test PostgreSQL: %w", err)
+	}
+	defer admin.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var exists bool
+	if err := admin.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", final).Scan(&exists); err != nil {
+		return "", fmt.Errorf("look for %s: %w", final, err)
+	}
+	if exists {
+		return final, nil
+	}
+	name, drop, err := createDatabase(server, "glmcp_migrating_", "")
+	if err != nil {
+		return "", err
+	}
+	dsn, err := withDatabase(server, name)
+	if err != nil {
+		_ = drop()
+		return "", err
+	}
+	s, err := store.Open(ctx, dsn, store.Options{})
+	if err == nil {
+		err = s.Migrate(ctx)
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		_, err = admin.ExecContext(ctx, "ALTER DATABASE "+name+" RENAME TO "+final)
+		if err != nil && strings.Contains(err.Error(), "already exists") {
+			err = nil // another process finished first: use its template
+		}
+	}
+	if derr := drop(); err == nil && derr != nil && !strings.Contains(derr.Error(), "does not exist") {
+		err = derr
+	}
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w", final, err)
+	}
+	return final, nil
 }
 
 func openMigrated(tb testing.TB, dsn string) *store.Store {
