@@ -22,6 +22,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
 	"gitlab.com/glmcp/glmcp/services/resources"
+	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
@@ -63,6 +64,7 @@ type Server struct {
 	tools    *tools.Service
 	authn    *auth.Authenticator
 	idCache  *auth.IdentityCache
+	views    *store.IssueViewCache // nil on the embedded store
 	listener *subscriptions.PGListener
 	poll     changeSource // embedded store: catalog and resource change poller
 	logger   *slog.Logger
@@ -146,6 +148,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		w.idCache = auth.NewNotifiedIdentityCache(0)
 		w.listener.Handle(auth.IdentityChannel, w.idCache.Invalidate)
 		w.listener.OnState(w.idCache.SetLive)
+		// get_issue's reads too, kept true the same way (migration
+		// 20261201180000); the embedded store reads every time.
+		w.views = store.NewIssueViewCache(0)
+		e.Store.UseIssueViewCache(w.views)
+		w.listener.Handle(store.IssueViewChannel, w.views.Invalidate)
+		w.listener.OnState(w.views.SetLive)
 	}
 	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger,
 		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store), auth.WithIdentityCache(w.idCache))
@@ -220,6 +228,9 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps.Metrics = middleware.NewMetrics(reg, mcp.MethodNames())
+	if w.views != nil {
+		registerIssueViewMetrics(reg, w.views)
+	}
 	gin.SetMode(gin.ReleaseMode)
 	w.handler = handlers.NewRouter(deps)
 	return w, nil
@@ -263,6 +274,28 @@ func (w *Server) Hub() *subscriptions.Hub { return w.hub }
 
 // IdentityCache is the authenticator's cache (tests observe it).
 func (w *Server) IdentityCache() *auth.IdentityCache { return w.idCache }
+
+// IssueViewCache is get_issue's cache (tests observe it); nil on the
+// embedded store.
+func (w *Server) IssueViewCache() *store.IssueViewCache { return w.views }
+
+// registerIssueViewMetrics exports c's counters.
+func registerIssueViewMetrics(reg prometheus.Registerer, c *store.IssueViewCache) {
+	counter := func(name, help string, v func(store.IssueViewCacheStats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(v(c.Stats())) })
+	}
+	reg.MustRegister(
+		counter("glmcp_issue_view_cache_hits_total", "get_issue reads answered from the issue view cache.",
+			func(s store.IssueViewCacheStats) int64 { return s.Hits }),
+		counter("glmcp_issue_view_cache_misses_total", "get_issue reads the issue view cache sent to the database.",
+			func(s store.IssueViewCacheStats) int64 { return s.Misses }),
+		counter("glmcp_issue_view_cache_drops_total", "Issue views dropped by changes, local writes and evictions.",
+			func(s store.IssueViewCacheStats) int64 { return s.Drops }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "glmcp_issue_view_cache_entries", Help: "Issue views cached."},
+			func() float64 { return float64(c.Stats().Entries) }),
+	)
+}
 
 // Start runs the background workers (last_used_at writer, change listener
 // or catalog poller) until Shutdown.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/schema"
 
 	"gitlab.com/glmcp/glmcp/migrations"
@@ -24,7 +25,34 @@ import (
 // ok is false when there is no such project, no such issue, or the
 // issue's author is missing: the caller then takes the statement by
 // statement path, which tells these apart.
-func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
+//
+// With an IssueViewCache (UseIssueViewCache), outside a transaction, a
+// view read before is answered from memory: the returned view and what it
+// points to are shared and must not be modified.
+func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (*models.IssueView, bool, error) {
+	c := s.views.get()
+	if c == nil {
+		return s.findIssueView(ctx, projectID, path, iid, userID)
+	}
+	if _, inTx := s.db.Statement.ConnPool.(gorm.TxCommitter); inTx {
+		return s.findIssueView(ctx, projectID, path, iid, userID) // may see its own uncommitted writes
+	}
+	k := issueViewKey{projectID: projectID, iid: iid, userID: userID}
+	if projectID == 0 {
+		k.path = path
+	}
+	v, gen, ok := c.lookup(k)
+	if v != nil {
+		return v, true, nil
+	}
+	v, found, err := s.findIssueView(ctx, projectID, path, iid, userID)
+	if ok && found {
+		c.store(k, gen, v)
+	}
+	return v, found, err
+}
+
+func (s *Store) findIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
 	c := issueViewColumns()
 	q, arg := s.issueView.byID, any(projectID)
 	if projectID == 0 {

@@ -75,12 +75,14 @@ type Store struct {
 	identityStmt *lazyStmt
 	// issueView are FindIssueView's statements (by project id, by path).
 	issueView *issueViewStmts
-	db        *gorm.DB
-	dialect   string
-	now       func() time.Time
-	log       *slog.Logger
-	repos     ProjectRepositories
-	limits    *deadlines
+	// views holds FindIssueView's cache, if any (UseIssueViewCache).
+	views   *issueViewSlot
+	db      *gorm.DB
+	dialect string
+	now     func() time.Time
+	log     *slog.Logger
+	repos   ProjectRepositories
+	limits  *deadlines
 }
 
 // Open connects to the database named by dsn and checks the connection.
@@ -177,7 +179,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err := limits.register(db); err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
-	s := &Store{db: db, dialect: dialect, now: now, log: log, limits: limits,
+	views := &issueViewSlot{}
+	if err := views.register(db); err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	s := &Store{db: db, dialect: dialect, now: now, log: log, limits: limits, views: views,
 		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}, repos: opts.Repositories,
 		issueView: newIssueViewStmts(dialect)}
 	sqlDB, err := db.DB()
@@ -296,6 +302,12 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 		err = run(s.db.WithContext(ctx)) // a savepoint on the transaction's connection
 	} else {
 		err = s.limits.acquireConn(ctx, s.db, run)
+		// Committed (or not; a failed COMMIT may have): what this
+		// instance reads next reflects it, not the issue views read
+		// before (see IssueViewCache).
+		if c := s.views.get(); c != nil {
+			c.Clear()
+		}
 	}
 	switch {
 	case err == nil:

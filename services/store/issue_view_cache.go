@@ -1,0 +1,307 @@
+package store
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"gorm.io/gorm"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// IssueViewChannel is the PostgreSQL notification channel of issue view
+// changes (migration 20261201180000, glmcp_view_changed).
+const IssueViewChannel = "glmcp_views"
+
+// DefaultIssueViewCacheSize bounds the number of cached issue views.
+const DefaultIssueViewCacheSize = 10_000
+
+// IssueViewCache keeps what FindIssueView read, per project (id or path as
+// asked), issue iid and caller, so that get_issue of an issue seen before
+// costs no round trip. It never serves what the database no longer says
+// beyond one notification round trip:
+//
+//   - Every writer of the database (this instance, another one, the CLI,
+//     plain SQL) fires triggers on every table a view is read from; they
+//     NOTIFY on [IssueViewChannel] (see [IssueViewCache.Invalidate] for the
+//     payload), delivered by each instance's LISTEN connection.
+//   - Writes through this instance's Store drop everything as soon as they
+//     commit, so a client reads its own writes without waiting for the
+//     notification.
+//   - Nothing is cached until the LISTEN connection is up
+//     ([IssueViewCache.SetLive]); everything is dropped when it is lost and
+//     again when it is back, since changes made meanwhile were not heard.
+//   - A view read before a change that was heard while it was being read
+//     is not stored (a generation counter).
+//
+// Only what the database holds is cached: the permission checks run on
+// every call, on the caller as the identity cache has it now and on the
+// cached project, role and issue. Views that were not found (a missing
+// project or issue) are not cached.
+//
+// The embedded store has no LISTEN connection and keeps no cache.
+type IssueViewCache struct {
+	max int
+
+	mu      sync.RWMutex
+	live    bool
+	gen     uint64 // bumped by every change heard
+	entries map[issueViewKey]*models.IssueView
+	// index finds the entries a notification names: by issue id, project
+	// id and user id (caller, author and assignees).
+	index map[indexKey]map[issueViewKey]struct{}
+
+	hits, misses, drops, resets atomic.Int64
+}
+
+// issueViewKey is what FindIssueView was asked: a project by id or (when
+// projectID is 0) by path exactly as given, an iid, a caller.
+type issueViewKey struct {
+	projectID int64
+	path      string
+	iid       int64
+	userID    int64
+}
+
+type indexKey struct {
+	kind byte // 'i' issue, 'p' project, 'u' user
+	id   int64
+}
+
+// NewIssueViewCache returns a cache of at most size views (0:
+// DefaultIssueViewCacheSize), fed by Invalidate and SetLive. It caches
+// nothing until SetLive(true).
+func NewIssueViewCache(size int) *IssueViewCache {
+	if size <= 0 {
+		size = DefaultIssueViewCacheSize
+	}
+	c := &IssueViewCache{max: size}
+	c.reset()
+	return c
+}
+
+// reset drops every entry; c.mu must be held (or c not yet shared).
+func (c *IssueViewCache) reset() {
+	c.drops.Add(int64(len(c.entries)))
+	c.entries = make(map[issueViewKey]*models.IssueView)
+	c.index = make(map[indexKey]map[issueViewKey]struct{})
+	c.gen++
+}
+
+// SetLive tells the cache whether change notifications are being heard.
+// Any change of state drops every entry; while not live nothing is stored.
+func (c *IssueViewCache) SetLive(live bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.live = live
+	c.resets.Add(1)
+	c.reset()
+}
+
+// Invalidate applies one change notification. The payload is compact:
+// "i:<issue id>" the issue, its assignees or its notes changed; "p:<project
+// id>" the project or its direct members; "u:<user id>" the user or the
+// user's group memberships (every view the user reads, authored or is
+// assigned to); "*" anything. Anything else drops everything: a payload
+// this version does not understand must not leave stale entries.
+func (c *IssueViewCache) Invalidate(payload string) {
+	kind, idText, _ := strings.Cut(payload, ":")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if err == nil && len(kind) == 1 && strings.Contains("ipu", kind) {
+		for k := range c.index[indexKey{kind: kind[0], id: id}] {
+			c.drop(k)
+		}
+		return
+	}
+	c.reset()
+}
+
+// Clear drops every entry: this instance wrote to a table views are read
+// from (see Store.UseIssueViewCache).
+func (c *IssueViewCache) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reset()
+}
+
+// drop removes one entry and its index rows; c.mu must be held.
+func (c *IssueViewCache) drop(k issueViewKey) {
+	v, ok := c.entries[k]
+	if !ok {
+		return
+	}
+	delete(c.entries, k)
+	forEachIndex(k, v, func(ik indexKey) {
+		if set := c.index[ik]; set != nil {
+			delete(set, k)
+			if len(set) == 0 {
+				delete(c.index, ik)
+			}
+		}
+	})
+	c.drops.Add(1)
+}
+
+// forEachIndex calls fn with every index row of the entry k → v.
+func forEachIndex(k issueViewKey, v *models.IssueView, fn func(indexKey)) {
+	fn(indexKey{'i', v.Issue.ID})
+	fn(indexKey{'p', v.Project.ID})
+	fn(indexKey{'u', k.userID})
+	fn(indexKey{'u', v.Issue.AuthorID})
+	for _, a := range v.Issue.Assignees {
+		fn(indexKey{'u', a.ID})
+	}
+}
+
+// lookup returns the view for k, or a ticket to store what the caller is
+// about to read. ok is false when the cache must not be used (not live).
+func (c *IssueViewCache) lookup(k issueViewKey) (v *models.IssueView, gen uint64, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.live {
+		return nil, 0, false
+	}
+	if v, ok := c.entries[k]; ok {
+		c.hits.Add(1)
+		return v, 0, true
+	}
+	c.misses.Add(1)
+	return nil, c.gen, true
+}
+
+// store keeps v under k when nothing changed since the miss that gave
+// gen. When the cache is full an arbitrary entry makes room.
+func (c *IssueViewCache) store(k issueViewKey, gen uint64, v *models.IssueView) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.live || c.gen != gen {
+		return
+	}
+	c.drop(k)
+	for victim := range c.entries {
+		if len(c.entries) < c.max {
+			break
+		}
+		c.drop(victim)
+	}
+	c.entries[k] = v
+	forEachIndex(k, v, func(ik indexKey) {
+		set := c.index[ik]
+		if set == nil {
+			set = make(map[issueViewKey]struct{}, 1)
+			c.index[ik] = set
+		}
+		set[k] = struct{}{}
+	})
+}
+
+// IssueViewCacheStats are counters for metrics and tests.
+type IssueViewCacheStats struct {
+	Entries int
+	Live    bool
+	// Hits and Misses count lookups while live; Drops counts entries
+	// removed by changes, local writes and evictions; Resets counts
+	// SetLive calls.
+	Hits, Misses, Drops, Resets int64
+}
+
+// Stats returns the cache's counters.
+func (c *IssueViewCache) Stats() IssueViewCacheStats {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return IssueViewCacheStats{Entries: len(c.entries), Live: c.live,
+		Hits: c.hits.Load(), Misses: c.misses.Load(), Drops: c.drops.Load(), Resets: c.resets.Load()}
+}
+
+// issueViewSlot holds the cache a Store (and every copy of it: At,
+// transactions) uses; the write callbacks registered at Open reach it.
+type issueViewSlot struct {
+	cache atomic.Pointer[IssueViewCache]
+}
+
+// UseIssueViewCache makes FindIssueView answer from c (nil: no cache),
+// and every write of this Store to a table views are read from clear c
+// once it commits. Call it before the Store is used concurrently.
+func (s *Store) UseIssueViewCache(c *IssueViewCache) { s.views.cache.Store(c) }
+
+// get returns the cache in use, or nil.
+func (slot *issueViewSlot) get() *IssueViewCache {
+	if slot == nil {
+		return nil
+	}
+	return slot.cache.Load()
+}
+
+// viewTables are the tables an issue view is read from, and those whose
+// writes change them through a foreign key (milestones: issues.milestone_id
+// is set to NULL).
+var viewTables = []string{"issues", "issue_assignees", "notes", "projects", "project_members",
+	"namespace_members", "namespaces", "users", "milestones"}
+
+// register clears the issue view cache after every statement
+// outside a transaction that may have written to a table views are read
+// from (a transaction clears it when it ends: WithTx).
+func (slot *issueViewSlot) register(db *gorm.DB) error {
+	cb := db.Callback()
+	for _, k := range []struct {
+		name string
+		r    interface {
+			Register(name string, fn func(*gorm.DB)) error
+		}
+		model bool // the statement names its table (Statement.Table)
+	}{
+		{"create", cb.Create().After("*"), true},
+		{"update", cb.Update().After("*"), true},
+		{"delete", cb.Delete().After("*"), true},
+		{"raw", cb.Raw().After("*"), false},
+		{"row", cb.Row().After("*"), false},
+	} {
+		model := k.model
+		if err := k.r.Register("glmcp:issue_views_"+k.name, func(db *gorm.DB) { slot.afterWrite(db, model) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (slot *issueViewSlot) afterWrite(db *gorm.DB, model bool) {
+	c := slot.get()
+	if c == nil {
+		return
+	}
+	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx {
+		return // WithTx clears once the transaction ends
+	}
+	if writesViewTable(db, model) {
+		c.Clear()
+	}
+}
+
+// writesViewTable reports whether a statement may have written to a table
+// of viewTables: a model statement on such a table (or on an unknown
+// one), a raw one that is not a plain SELECT and names such a table.
+func writesViewTable(db *gorm.DB, model bool) bool {
+	if model && db.Statement.Table != "" {
+		for _, t := range viewTables {
+			if db.Statement.Table == t {
+				return true
+			}
+		}
+		return false
+	}
+	sql := strings.ToLower(strings.TrimSpace(db.Statement.SQL.String()))
+	if strings.HasPrefix(sql, "select") {
+		return false
+	}
+	for _, t := range viewTables {
+		if strings.Contains(sql, t) {
+			return true
+		}
+	}
+	return false
+}
