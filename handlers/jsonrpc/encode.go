@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 )
 
 // Appender is a result that writes its own JSON onto dst, bypassing
@@ -143,6 +144,10 @@ func appendString(b []byte, s string) []byte {
 // appendJSON appends the compact JSON encoding of v to b, without HTML
 // escaping and without the encoder's trailing newline. On error b is
 // returned unchanged.
+// AppendValue appends v as encoding/json writes it without HTML escaping
+// (for an Appender that writes only some of its values itself).
+func AppendValue(b []byte, v any) ([]byte, error) { return appendJSON(b, v) }
+
 func appendJSON(b []byte, v any) ([]byte, error) {
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
@@ -152,4 +157,58 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	}
 	out := buf.Bytes()
 	return out[:len(out)-1], nil
+}
+
+// AppendString appends s as a JSON string exactly as encoding/json writes
+// it without HTML escaping: quote, backslash and control characters
+// escaped (\b \f \n \r \t by name, others as \u00XX), invalid UTF-8 as
+// \ufffd, U+2028 and U+2029 as \u2028 and \u2029, everything else as is.
+func AppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -36,6 +36,73 @@ type callToolResult struct {
 	IsError           bool  `json:"isError,omitempty"`
 }
 
+// callToolResultJSON is callToolResult without its AppendJSON.
+type callToolResultJSON callToolResult
+
+// SizeHint implements jsonrpc.Appender.
+func (r callToolResult) SizeHint() int {
+	n := 64 + len(r.Meta)
+	if sc, ok := r.StructuredContent.(tools.CompactJSON); ok {
+		n += len(sc)
+	}
+	for _, c := range r.Content {
+		if t, ok := c.(textContent); ok {
+			n += len(t.Text) + len(t.Text)/16 + 32
+		}
+	}
+	return n
+}
+
+// AppendJSON implements jsonrpc.Appender. The usual result (text blocks,
+// structured content a tool encoded itself) is written directly, byte for
+// byte what encoding/json writes: structured content and the server's
+// _meta as they are, the text escaped once. Anything else goes through
+// encoding/json.
+func (r callToolResult) AppendJSON(b []byte) ([]byte, error) {
+	sc, compact := r.StructuredContent.(tools.CompactJSON)
+	direct := r.Content != nil && (r.StructuredContent == nil || (compact && len(sc) > 0))
+	for _, c := range r.Content {
+		if _, ok := c.(textContent); !ok {
+			direct = false
+		}
+	}
+	if !direct {
+		return jsonrpc.AppendValue(b, callToolResultJSON(r))
+	}
+	b = append(b, '{')
+	if r.ResultType != "" {
+		b = append(b, `"resultType":`...)
+		b = jsonrpc.AppendString(b, r.ResultType)
+		b = append(b, ',')
+	}
+	if len(r.Meta) > 0 {
+		b = append(b, `"_meta":`...)
+		b = append(b, r.Meta...) // encoded once by the server (encodeMeta)
+		b = append(b, ',')
+	}
+	b = append(b, `"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		t := c.(textContent)
+		b = append(b, `{"type":`...)
+		b = jsonrpc.AppendString(b, t.Type)
+		b = append(b, `,"text":`...)
+		b = jsonrpc.AppendString(b, t.Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if r.StructuredContent != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), nil
+}
+
 // callTool answers tools/call: the tool service resolves and runs the
 // tool; this translates the wire. Tool failures are results with isError;
 // the service's refusals (unknown tool, a write tool under a read-only

@@ -129,6 +129,20 @@ type Result struct {
 	Refused bool
 }
 
+// CompactJSON is a JSON document that is valid and compact, as
+// encoding/json writes it (Result.Structured of a tool that encoded its
+// answer itself): the MCP handler writes it as is, where a json.RawMessage
+// is scanned and compacted again.
+type CompactJSON []byte
+
+// MarshalJSON returns j.
+func (j CompactJSON) MarshalJSON() ([]byte, error) {
+	if len(j) == 0 {
+		return []byte("null"), nil
+	}
+	return j, nil
+}
+
 // ToolError is a failure the model can act on; its message is shown as is.
 type ToolError struct{ Message string }
 

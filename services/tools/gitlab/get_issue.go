@@ -64,7 +64,18 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 		if access.CanReadInternalNote(u, v.Level) {
 			notes = v.Notes
 		}
-		return jsonResult(g.issue(v.Project, v.Issue, notes))
+		// The answer depends on the view and the note count only: a view
+		// from the store's cache keeps it for the next caller.
+		key := issueMemoKey{g: g, notes: notes}
+		if m, ok := v.Memo(key); ok {
+			r := m.(*tools.Result)
+			return &tools.Result{Text: r.Text, Structured: r.Structured}, nil
+		}
+		res, err := jsonResult(g.issue(v.Project, v.Issue, notes))
+		if err == nil {
+			v.SetMemo(key, &tools.Result{Text: res.Text, Structured: res.Structured})
+		}
+		return res, err
 	}
 	// No view: the project or the issue is missing (or the author is):
 	// statement by statement, which tells them apart.
@@ -83,6 +94,13 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 		return nil, notFound("Issue")
 	}
 	return jsonResult(g.issue(pa.project, issue, notes))
+}
+
+// issueMemoKey is what get_issue's answer from a view depends on besides
+// the view: the tools (their base URL) and the note count shown.
+type issueMemoKey struct {
+	g     *gitlab
+	notes int64
 }
 
 // readableIssue loads issue iid of pa's project, or returns missing when it

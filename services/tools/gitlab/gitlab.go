@@ -309,7 +309,7 @@ func jsonResult(v any) (*tools.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
-	return &tools.Result{Text: string(b), Structured: json.RawMessage(b)}, nil
+	return &tools.Result{Text: string(b), Structured: tools.CompactJSON(b)}, nil
 }
 
 // marshalUnescaped is json.Marshal without HTML escaping (<, >, & stay as
