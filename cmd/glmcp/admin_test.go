@@ -18,7 +18,7 @@ import (
 // Ensure migrate brings the store to the newest embedded migration, says
 // which, and is a no-op the second time.
 func TestMigrate(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
+	eachEmptyBackend(t, func(t *testing.T, b *backend) {
 		dialect := migrations.DialectSQLite
 		if b.dsn != "" {
 			dialect = migrations.DialectPostgres

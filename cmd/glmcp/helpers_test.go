@@ -40,8 +40,22 @@ func (b *backend) repositories() string {
 
 // eachBackend runs fn against the embedded store and, when
 // GLMCP_TEST_DATABASE_URL is set, against a fresh PostgreSQL database (the
-// PostgreSQL leg is skipped without it, and fails under CI=true).
+// PostgreSQL leg is skipped without it, and fails under CI=true). The
+// PostgreSQL database is already migrated (a copy of a template): every
+// command migrates at start, and doing it for real in every test was most
+// of this package's time. eachEmptyBackend gives an empty one.
 func eachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
+	t.Helper()
+	eachBackendOf(t, storetest.MigratedPostgresDSN, fn)
+}
+
+// eachEmptyBackend is eachBackend on an empty PostgreSQL database.
+func eachEmptyBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
+	t.Helper()
+	eachBackendOf(t, storetest.PostgresDSN, fn)
+}
+
+func eachBackendOf(t *testing.T, postgres func(testing.TB) string, fn func(t *testing.T, b *backend)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
@@ -50,7 +64,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 		}})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dsn := storetest.PostgresDSN(t)
+		dsn := postgres(t)
 		dir := t.TempDir()
 		fn(t, &backend{name: "postgres", dataDir: dir, dsn: dsn, env: map[string]string{
 			"GLMCP_DATA_DIR": dir, "GLMCP_DATABASE_URL": dsn, "GLMCP_SECRET": testSecret, "GLMCP_LOG_LEVEL": "warn",

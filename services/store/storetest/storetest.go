@@ -64,7 +64,7 @@ func Each(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 // (fails it when CI=true).
 func OpenPostgres(tb testing.TB) *store.Store {
 	tb.Helper()
-	return openMigrated(tb, migratedPostgres(tb))
+	return openMigrated(tb, MigratedPostgresDSN(tb))
 }
 
 // OpenSQLite returns a migrated store on a new SQLite file in tb's temp
@@ -186,9 +186,9 @@ func SQLitePath(tb testing.TB) string {
 	return filepath.Join(tb.TempDir(), "glmcp.db")
 }
 
-// migratedPostgres returns a fresh PostgreSQL database already migrated:
+// MigratedPostgresDSN is PostgresDSN with the database already migrated:
 // a copy of the migrated template of this code's migrations.
-func migratedPostgres(tb testing.TB) string {
+func MigratedPostgresDSN(tb testing.TB) string {
 	tb.Helper()
 	if os.Getenv(EnvDatabaseURL) == "" {
 		return PostgresDSN(tb) // skips, or fails under CI
