@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+	"gitlab.com/glmcp/glmcp/internal/mcpheader"
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -223,7 +224,7 @@ func checkParamHeaders(x *exchange, entry *tools.Entry, args json.RawMessage) *j
 		if !validHeaderValue(got) {
 			return headerMismatch(fmt.Sprintf("Header mismatch: header %s contains invalid characters", header))
 		}
-		if dec, ok, bad := DecodeSentinel(got); bad {
+		if dec, ok, bad := mcpheader.DecodeSentinel(got); bad {
 			return headerMismatch(fmt.Sprintf("Header mismatch: header %s has an invalid base64 value", header))
 		} else if ok {
 			got = dec

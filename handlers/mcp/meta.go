@@ -2,16 +2,15 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+	"gitlab.com/glmcp/glmcp/internal/mcpheader"
 )
 
 // readParams decodes the request's params once, into the typed params of
@@ -147,7 +146,7 @@ func matchHeader(values []string, name, want string, encoded bool) *jsonrpc.Erro
 		return headerMismatch(fmt.Sprintf("Header mismatch: header %s contains invalid characters", name))
 	}
 	if encoded {
-		dec, ok, bad := DecodeSentinel(got)
+		dec, ok, bad := mcpheader.DecodeSentinel(got)
 		if bad {
 			return headerMismatch(fmt.Sprintf("Header mismatch: header %s has an invalid base64 value", name))
 		}
@@ -164,21 +163,6 @@ func matchHeader(values []string, name, want string, encoded bool) *jsonrpc.Erro
 
 func headerMismatch(msg string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeHeaderMismatch, msg, nil)
-}
-
-// DecodeSentinel decodes a header value of the form =?base64?<std base64
-// of UTF-8>?=. ok reports whether the value used the sentinel; bad reports a
-// sentinel whose payload is not valid base64 or not valid UTF-8.
-func DecodeSentinel(v string) (decoded string, ok, bad bool) {
-	const pre, suf = "=?base64?", "?="
-	if len(v) < len(pre)+len(suf) || !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, suf) {
-		return "", false, false
-	}
-	b, err := base64.StdEncoding.Strict().DecodeString(v[len(pre) : len(v)-len(suf)])
-	if err != nil || !utf8.Valid(b) {
-		return "", true, true
-	}
-	return string(b), true, false
 }
 
 // validHeaderValue reports whether v holds only visible ASCII, space and

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpheader_test
 
 import (
 	"encoding/base64"
@@ -6,12 +6,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gitlab.com/glmcp/glmcp/handlers/mcp"
+	"gitlab.com/glmcp/glmcp/internal/mcpheader"
 )
 
 const (
-	sentinelPrefix = "=?base64?"
-	sentinelSuffix = "?="
+	sentinelPrefix = mcpheader.SentinelPrefix
+	sentinelSuffix = mcpheader.SentinelSuffix
 )
 
 // FuzzDecodeSentinel: DecodeSentinel never panics on any header value, and
@@ -26,7 +26,7 @@ func FuzzDecodeSentinel(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		dec, ok, bad := mcp.DecodeSentinel(v)
+		dec, ok, bad := mcpheader.DecodeSentinel(v)
 		framed := len(v) >= len(sentinelPrefix)+len(sentinelSuffix) &&
 			strings.HasPrefix(v, sentinelPrefix) && strings.HasSuffix(v, sentinelSuffix)
 		if ok != framed {
@@ -70,7 +70,7 @@ func FuzzDecodeSentinel_roundTrip(f *testing.F) {
 			return
 		}
 		v := sentinelPrefix + base64.StdEncoding.EncodeToString([]byte(s)) + sentinelSuffix
-		dec, ok, bad := mcp.DecodeSentinel(v)
+		dec, ok, bad := mcpheader.DecodeSentinel(v)
 		if !ok || bad || dec != s {
 			t.Fatalf("DecodeSentinel(%q) = %q, ok %v, bad %v; want %q, true, false", v, dec, ok, bad, s)
 		}
