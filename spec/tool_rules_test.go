@@ -268,3 +268,65 @@ func TestToolRules_replayOnAnotherInstance(t *testing.T) {
 		t.Fatalf("issues %d → %d, want exactly one", before, after)
 	}
 }
+
+// TestToolRules_fork: fork_repository writes into its target group, so the
+// target group's rules govern it (the rule of the place written to), not
+// the source project's: a deny on the target refuses the fork, an ask
+// asks, and a deny on the source's group does not stop a fork elsewhere.
+func TestToolRules_fork(t *testing.T) {
+	h := startServer(t)
+	ce := h.groups()[0]
+	repoSetUp(t, h, forkSource)
+	forkGroup(t, h)
+	args := func(path string) map[string]any {
+		return map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": path, "name": path}
+	}
+
+	t.Run("deny on the target group: refused, nothing written", func(t *testing.T) {
+		setRule(t, h, "forks", "fork_repository", models.RuleDeny)
+		repos := len(forkRepos(t, h))
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("denied"),
+			`The tool fork_repository is not allowed here: the "deny" rule for fork_repository on forks forbids it. `+
+				"An administrator can change the rule with `glmcp tool-rules set`.")
+		g, err := h.Env.Store.FindGroupByFullPath(context.Background(), "forks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := overrideArgs(args("denied"), "namespace_path", nil, "namespace_id", g.ID)
+		if text := h.toolsFail(t, ce, "alice", "fork_repository", byID); !strings.Contains(text, `"deny" rule for fork_repository on forks`) {
+			t.Errorf("deny by namespace_id = %q", text)
+		}
+		if n := len(forkRepos(t, h)); n != repos {
+			t.Errorf("a denied fork left %d repositories, were %d", n, repos)
+		}
+	})
+
+	t.Run("ask on the target group: asks, shows the target", func(t *testing.T) {
+		setRule(t, h, "forks", "fork_repository", models.RuleAsk)
+		before := toolsState(t, h)
+		res := confInputRequired(t, confRetry(t, h, "alice", "fork_repository", args("asked"), confAllCaps, nil, ""))
+		msg := res["inputRequests"].(map[string]any)["approval"].(map[string]any)["params"].(map[string]any)["message"].(string)
+		if !strings.Contains(msg, "fork_repository on forks?") || !strings.Contains(msg, `the "ask" rule for fork_repository on forks`) {
+			t.Errorf("approval message:\n%s", msg)
+		}
+		toolsExpectState(t, h, before)
+		accept := map[string]any{"approval": map[string]any{"action": "accept", "content": map[string]any{}}}
+		r := confRetry(t, h, "alice", "fork_repository", args("asked"), confAllCaps, accept, res["requestState"].(string))
+		if text, isErr := callText(t, r); isErr {
+			t.Fatalf("approved fork: %s", text)
+		}
+		toolsProject(t, h, "forks/asked")
+	})
+
+	t.Run("deny on the source's group does not stop a fork elsewhere", func(t *testing.T) {
+		setRule(t, h, "forks", "fork_repository", models.RuleAllow)
+		setRule(t, h, "gitlab-org", "", models.RuleDeny)
+		sc := h.toolsWrite(t, ce, "legacy", "alice", "fork_repository", args("read-not-written"))
+		toolsExpectField(t, sc, "forks/read-not-written", "path_with_namespace")
+		// The deny still holds for writes into the source's group.
+		text := h.toolsFail(t, ce, "alice", "fork_repository", overrideArgs(args("back-home"), "namespace_path", "gitlab-org"))
+		if !strings.Contains(text, `"deny" rule for every write tool on gitlab-org`) {
+			t.Errorf("fork into the denied source group = %q", text)
+		}
+	})
+}

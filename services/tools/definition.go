@@ -39,8 +39,34 @@ type Definition struct {
 	// clientCapabilities lack one is refused with -32021 before Run; Legacy
 	// requests carry no per-request capabilities and are not checked.
 	RequiredClientCapabilities []string
-	Run                        Handler
+	// WriteTarget names the arguments that say where a write tool writes,
+	// for a tool whose target is not the project or group GitLab's usual
+	// argument names point at (id, project_id, group_id, url, full_path).
+	// Tool rules (Allow / Ask / Deny) are those of the place written to:
+	// with WriteTarget set, the first of its arguments present in a call
+	// names it, and the usual names are not read (fork_repository reads
+	// its source from project_id but writes into namespace_path or
+	// namespace_id). Empty: the usual names. See doc/auth.md, "Tool rules
+	// and visibility".
+	WriteTarget []TargetArg
+	Run         Handler
 }
+
+// TargetArg is an argument naming the project or group a write tool
+// writes to, by id or full path.
+type TargetArg struct {
+	Name string
+	Kind TargetKind
+}
+
+// TargetKind is what a TargetArg names.
+type TargetKind string
+
+// The kinds of write targets.
+const (
+	TargetProject TargetKind = "project"
+	TargetGroup   TargetKind = "group"
+)
 
 // Handler executes one call. It returns a *Result (possibly IsError) for
 // every outcome the caller can act on, and a Go error only when the server

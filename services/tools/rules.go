@@ -84,10 +84,14 @@ func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.
 		d.rule = models.RuleAllow
 	}
 	u := sc.Identity.User
-	kind, ref := callTarget(args)
+	var declared []TargetArg
+	if e.Def != nil {
+		declared = e.Def.WriteTarget
+	}
+	kind, ref := callTarget(args, declared)
 	var projectID, groupID int64
 	switch kind {
-	case "project":
+	case TargetProject:
 		p, level, err := s.findProject(ctx, ref, u.ID)
 		if err != nil {
 			return d, err
@@ -96,7 +100,7 @@ func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.
 			return d, nil
 		}
 		projectID, groupID, d.target = p.ID, p.NamespaceID, p.PathWithNamespace
-	case "group":
+	case TargetGroup:
 		g, err := s.findGroup(ctx, ref)
 		if err != nil || g == nil {
 			return d, err
@@ -169,11 +173,14 @@ func validRef(ref string) bool {
 	return utf8.ValidString(ref) && !strings.ContainsRune(ref, 0)
 }
 
-// callTarget reads which project or group a call writes to from GitLab's
-// argument names: id or project_id (a project), group_id (a group), url (a
-// GitLab URL of a project's or group's object), full_path (a project). A
-// reference is an id or a path.
-func callTarget(args json.RawMessage) (kind, ref string) {
+// callTarget reads which project or group a call writes to. A tool that
+// declares its target arguments (Definition.WriteTarget) is read from
+// those only: the first present names the target, and none present names
+// none (the tool refuses such a call itself). Any other tool is read from
+// GitLab's argument names: id or project_id (a project), group_id (a
+// group), url (a GitLab URL of a project's or group's object), full_path
+// (a project). A reference is an id or a path.
+func callTarget(args json.RawMessage, declared []TargetArg) (kind TargetKind, ref string) {
 	var a map[string]json.RawMessage
 	if json.Unmarshal(args, &a) != nil {
 		return "", ""
@@ -190,29 +197,59 @@ func callTarget(args json.RawMessage) (kind, ref string) {
 		}
 		return ""
 	}
+	if len(declared) > 0 {
+		for _, t := range declared {
+			if r := str(t.Name); r != "" {
+				return t.Kind, r
+			}
+		}
+		return "", ""
+	}
 	for _, k := range []string{"id", "project_id"} {
 		if r := str(k); r != "" {
-			return "project", r
+			return TargetProject, r
 		}
 	}
 	if r := str("group_id"); r != "" {
-		return "group", r
+		return TargetGroup, r
 	}
 	if raw := str("url"); raw != "" {
 		if u, err := url.Parse(raw); err == nil {
 			path, _, found := strings.Cut(strings.Trim(u.Path, "/"), "/-/")
 			if g, ok := strings.CutPrefix(path, "groups/"); ok && found {
-				return "group", g
+				return TargetGroup, g
 			}
 			if found && path != "" {
-				return "project", path
+				return TargetProject, path
 			}
 		}
 	}
 	if r := str("full_path"); r != "" {
-		return "project", r
+		return TargetProject, r
 	}
 	return "", ""
+}
+
+// checkWriteTarget refuses a definition whose WriteTarget names an
+// argument its input schema does not have, or a kind that is neither a
+// project nor a group: rules would silently read no target.
+func checkWriteTarget(d *Definition) error {
+	if len(d.WriteTarget) == 0 {
+		return nil
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(d.InputSchema, &schema)
+	for _, t := range d.WriteTarget {
+		if _, ok := schema.Properties[t.Name]; !ok {
+			return fmt.Errorf("tool %q: write target %q is not an argument", d.Name, t.Name)
+		}
+		if t.Kind != TargetProject && t.Kind != TargetGroup {
+			return fmt.Errorf("tool %q: write target %q: kind %q is not project or group", d.Name, t.Name, t.Kind)
+		}
+	}
+	return nil
 }
 
 // applyRule enforces d on a call of the write tool e. It returns a result

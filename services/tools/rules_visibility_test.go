@@ -134,3 +134,57 @@ func TestDecideRule_visibility(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideRule_declaredTarget: a tool that declares where it writes
+// (fork_repository: into namespace_path or namespace_id) is governed by
+// the rules of that group, not of the project it reads from; with none of
+// its target arguments present it names no target (the instance default).
+func TestDecideRule_declaredTarget(t *testing.T) {
+	member := &models.User{ID: 1, State: "active"}
+	outsider := &models.User{ID: 2, State: "active"}
+	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
+	e := &Entry{Tool: models.Tool{Name: "fork_repository"}, Def: &Definition{Name: "fork_repository",
+		WriteTarget: []TargetArg{{Name: "namespace_path", Kind: TargetGroup}, {Name: "namespace_id", Kind: TargetGroup}}}}
+	tests := []struct {
+		name   string
+		user   *models.User
+		args   string
+		rule   models.ToolRuleKind
+		where  string
+		target string
+	}{
+		{"the target group by path, not the source's group", member, `{"project_id":"secret/open","namespace_path":"open"}`, models.RuleDeny, "open", "open"},
+		{"the target group by id", member, `{"project_id":"secret/open","namespace_id":20}`, models.RuleDeny, "open", "open"},
+		{"into the source's own group", member, `{"project_id":1,"namespace_path":"secret"}`, models.RuleDeny, "secret", "secret"},
+		{"an outsider, into a hidden group: as if missing", outsider, `{"project_id":"secret/open","namespace_path":"secret"}`, models.RuleAllow, "", ""},
+		{"no target argument: none, whatever project_id names", member, `{"project_id":"secret/open"}`, models.RuleAllow, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := Scope{Edition: models.EditionCE, Identity: &auth.Identity{User: tt.user}}
+			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.rule != tt.rule || d.where != tt.where || d.target != tt.target {
+				t.Errorf("rule %q on %q for %q, want %q on %q for %q", d.rule, d.where, d.target, tt.rule, tt.where, tt.target)
+			}
+		})
+	}
+}
+
+// TestNewService_writeTarget: a declared write target must be an argument
+// of the tool and a project or a group.
+func TestNewService_writeTarget(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"namespace_path":{"type":"string"}}}`)
+	for _, wt := range [][]TargetArg{{{Name: "namespace_id", Kind: TargetGroup}}, {{Name: "namespace_path", Kind: "user"}}} {
+		defs := []Definition{{Name: "w", InputSchema: schema, WriteTarget: wt}}
+		if _, err := NewService(nil, defs, Options{}); err == nil || !strings.Contains(err.Error(), "write target") {
+			t.Errorf("WriteTarget %v: err = %v, want a write target error", wt, err)
+		}
+	}
+	if _, err := NewService(nil, []Definition{{Name: "w", InputSchema: schema,
+		WriteTarget: []TargetArg{{Name: "namespace_path", Kind: TargetGroup}}}}, Options{}); err != nil {
+		t.Errorf("a valid WriteTarget: %v", err)
+	}
+}

@@ -46,7 +46,10 @@ func (g *gitlab) forkRepository() tools.Definition {
 		Toolset:  models.ToolsetRepository,
 		Edition:  models.EditionCE,
 		Unlisted: true, // not in GitLab 19.5's MCP catalog (GitLab's REST endpoint); callable by name
-		Run:      tools.Typed(g.runForkRepository),
+		// A fork writes into the target group, not the source project:
+		// the group's tool rules govern it.
+		WriteTarget: []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}},
+		Run:         tools.Typed(g.runForkRepository),
 	}
 }
 
