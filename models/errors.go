@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Every layer wraps them with fmt.Errorf("…: %w", err);
@@ -40,6 +41,26 @@ func (e *OpenMergeRequestExistsError) Error() string {
 
 // Unwrap makes the error an ErrConflict.
 func (e *OpenMergeRequestExistsError) Unwrap() error { return ErrConflict }
+
+// TakenError: a new project's name or path (Fields: "Name", "Path", in
+// that order) is already taken in its namespace (GitLab: "Name has already
+// been taken", "Path has already been taken"). It is an ErrConflict whose
+// message is written for the caller.
+type TakenError struct{ Fields []string }
+
+func (e *TakenError) Error() string {
+	msgs := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		msgs[i] = f + " has already been taken"
+	}
+	return strings.Join(msgs, ", ")
+}
+
+// CallerMessage is the message to show the caller.
+func (e *TakenError) CallerMessage() string { return e.Error() }
+
+// Unwrap makes the error an ErrConflict.
+func (e *TakenError) Unwrap() error { return ErrConflict }
 
 // InputError is an ErrInvalidInput whose message is written for the
 // caller: it names the argument and never carries database text, so the

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ import (
 // reads as the same history (same commits, branches and tags), that moves
 // on its own afterwards; refused forks leave the store and the
 // repositories directory as they were; of two concurrent forks to one
-// path exactly one wins.
+// path, or with one name, exactly one wins.
 
 // forkSource is the public project the fork specs fork.
 const forkSource = "gitlab-org/fork-source"
@@ -143,21 +144,28 @@ func TestTools_fork(t *testing.T) {
 		// A fork is never more public than its source: root (an
 		// administrator) forks the internal fork, asking for public.
 		sc = h.toolsWrite(t, ce, "modern", "root", "fork_repository", map[string]any{"project_id": "forks/feature-only",
-			"namespace_id": fork.NamespaceID, "path": "fork-of-fork", "visibility": "public"})
+			"namespace_id": fork.NamespaceID, "path": "fork-of-fork", "name": "Fork of fork", "visibility": "public"})
 		toolsExpectField(t, sc, "internal", "visibility")
 		toolsExpectField(t, sc, "forks/feature-only", "forked_from_project", "path_with_namespace")
 		// On the EE endpoint too.
-		sc = h.toolsWrite(t, ee, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "via-orbit"})
+		sc = h.toolsWrite(t, ee, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "via-orbit", "name": "Via Orbit"})
 		toolsExpectField(t, sc, "forks/via-orbit", "path_with_namespace")
 	})
 
 	t.Run("refused", func(t *testing.T) {
 		repos := len(forkRepos(t, h))
 		args := func(kv ...any) map[string]any {
-			return overrideArgs(map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "refused"}, kv...)
+			return overrideArgs(map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "refused", "name": "Refused"}, kv...)
 		}
-		h.toolsFailWith(t, ce, "alice", "fork_repository", args("path", nil), "Conflict: Failed to fork project: Path has already been taken")
+		// The name and the path are each unique in the group (GitLab's
+		// Project validations): the path ignoring case, the name exactly.
 		h.toolsFailWith(t, ce, "alice", "fork_repository", args("path", "FORK-SOURCE"), "Conflict: Failed to fork project: Path has already been taken")
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("name", "fork-source"), "Conflict: Failed to fork project: Name has already been taken")
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("name", "Feature only", "path", "Feature-Only"),
+			"Conflict: Failed to fork project: Name has already been taken, Path has already been taken")
+		// Defaults are the source's name and path: both taken by the first fork.
+		h.toolsFailWith(t, ce, "alice", "fork_repository", args("name", nil, "path", nil),
+			"Conflict: Failed to fork project: Name has already been taken, Path has already been taken")
 		// Creating projects in a group takes Developer (GitLab's default
 		// project_creation_level): bob is a Reporter, carol no member.
 		h.toolsFailWith(t, ce, "bob", "fork_repository", args(), "404 Target Namespace Not Found")
@@ -191,7 +199,7 @@ func TestTools_fork(t *testing.T) {
 				defer wg.Done()
 				era := eras[i%2]
 				res := toolsResult(t, ce, era, h.toolsCall(t, ce, era, "alice", "fork_repository",
-					map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "race"}))
+					map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "race", "name": fmt.Sprintf("Race %d", i)}))
 				failed[i], texts[i] = res["isError"] == true, toolsText(t, res)
 			}()
 		}
@@ -211,6 +219,46 @@ func TestTools_fork(t *testing.T) {
 		fork := toolsProject(t, h, "forks/race")
 		if got, want := forkRefs(t, h.Env.Repositories.Path(fork.ID)), forkRefs(t, f.bare); got != want {
 			t.Errorf("race winner's refs:\n%s\nwant\n%s", got, want)
+		}
+		if got := len(forkRepos(t, h)); got != repos+1 {
+			t.Errorf("%d repositories after the race, want %d (no orphan)", got, repos+1)
+		}
+	})
+
+	t.Run("a name differing only in case is another name", func(t *testing.T) {
+		sc := h.toolsWrite(t, ce, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource,
+			"namespace_path": "forks", "path": "other-case", "name": "Fork-Source"})
+		toolsExpectField(t, sc, "forks/other-case", "path_with_namespace")
+	})
+
+	t.Run("concurrent forks with one name", func(t *testing.T) {
+		repos := len(forkRepos(t, h))
+		paths := []string{"same-name-a", "same-name-b"}
+		var wg sync.WaitGroup
+		failed := make([]bool, len(paths))
+		texts := make([]string, len(paths))
+		for i, path := range paths {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				era := eras[i%2]
+				res := toolsResult(t, ce, era, h.toolsCall(t, ce, era, "alice", "fork_repository",
+					map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": path, "name": "Same name"}))
+				failed[i], texts[i] = res["isError"] == true, toolsText(t, res)
+			}()
+		}
+		wg.Wait()
+		wins := 0
+		for i := range paths {
+			switch {
+			case !failed[i]:
+				wins++
+			case texts[i] != "Conflict: Failed to fork project: Name has already been taken":
+				t.Errorf("fork %d: %q, want success or a name conflict", i, texts[i])
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d forks succeeded, want exactly 1: %q", wins, texts)
 		}
 		if got := len(forkRepos(t, h)); got != repos+1 {
 			t.Errorf("%d repositories after the race, want %d (no orphan)", got, repos+1)

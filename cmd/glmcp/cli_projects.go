@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,6 +41,10 @@ func newProjectsCommand(a *cli) *cobra.Command {
 				p, err = createProjectIn(ctx, tx, groupPath, &models.Project{Name: name, Path: projectPath, Description: description, Visibility: vis})
 				return err
 			})
+			var taken *models.TakenError
+			if errors.As(err, &taken) && !slices.Contains(taken.Fields, "Path") {
+				return fmt.Errorf("--name %q: a project with this name already exists in %s", name, groupPath)
+			}
 			if errors.Is(err, models.ErrConflict) {
 				return fmt.Errorf("project %s already exists", path)
 			}

@@ -86,6 +86,7 @@ func TestProjects_invalid(t *testing.T) {
 			{"bad path in a new group", []string{"create", "--path", "neworg/ lead"}, []string{`--path "neworg/ lead"`}},
 			{"wider than its group", []string{"create", "--path", "acme/open", "--visibility", "public"}, []string{"wider"}},
 			{"duplicate project", []string{"create", "--path", "acme/rockets"}, []string{"acme/rockets already exists"}},
+			{"duplicate name", []string{"create", "--path", "acme/rockets-2", "--name", "rockets"}, []string{`--name "rockets"`, "already exists in acme"}},
 			{"missing path", []string{"create"}, []string{`"path"`}},
 			{"unknown project", []string{"add-member", "--project", "acme/nope", "--user", "erin", "--access-level", "developer"}, []string{`no project "acme/nope"`}},
 			{"unknown user", []string{"add-member", "--project", "acme/rockets", "--user", "nobody", "--access-level", "developer"}, []string{`no user "nobody"`}},

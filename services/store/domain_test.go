@@ -72,6 +72,48 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 		for _, tt := range projectTests {
 			wantErr(t, "CreateProject("+tt.name+")", s.CreateProject(ctx, &tt.project), tt.want)
 		}
+
+		// A name is unique in its namespace, exactly (GitLab's
+		// unique_projects_on_name_namespace_id); a path ignoring case.
+		takenTests := []struct {
+			name    string
+			project models.Project
+			want    string
+		}{
+			{"same name", models.Project{Name: "Duo", Path: "duo-2", NamespaceID: sub.ID}, "Name has already been taken"},
+			{"same path", models.Project{Name: "Duo 2", Path: "Duo", NamespaceID: sub.ID}, "Path has already been taken"},
+			{"both", models.Project{Name: "Duo", Path: "DUO", NamespaceID: sub.ID}, "Name has already been taken, Path has already been taken"},
+		}
+		for _, tt := range takenTests {
+			err := s.CreateProject(ctx, &tt.project)
+			var taken *models.TakenError
+			if !errors.As(err, &taken) || !errors.Is(err, models.ErrConflict) || taken.CallerMessage() != tt.want {
+				t.Errorf("CreateProject(%s) = %v, want a TakenError %q", tt.name, err, tt.want)
+			}
+		}
+		for _, p := range []models.Project{
+			{Name: "duo", Path: "duo-lower", NamespaceID: sub.ID}, // another name: case counts
+			{Name: "Duo", Path: "duo", NamespaceID: org.ID},       // another namespace
+		} {
+			wantErr(t, "CreateProject("+p.Name+" in "+p.Path+")", s.CreateProject(ctx, &p), nil)
+		}
+		// A creation racing past the checks is refused by the database,
+		// and the index that refused it names the field.
+		for _, tt := range []struct {
+			project models.Project
+			want    string
+		}{
+			{models.Project{Name: "Duo", Path: "duo-3", PathWithNamespace: "gitlab-org/ai/duo-3"}, "Name has already been taken"},
+			{models.Project{Name: "Duo 3", Path: "DUO", PathWithNamespace: "gitlab-org/ai/DUO"}, "Path has already been taken"},
+		} {
+			p := tt.project
+			p.NamespaceID, p.Visibility, p.DefaultBranch, p.MergeMethod = sub.ID, models.VisibilityPrivate, "main", models.MergeMethodMerge
+			err := s.InsertProject(ctx, &p)
+			var taken *models.TakenError
+			if !errors.As(err, &taken) || taken.CallerMessage() != tt.want {
+				t.Errorf("InsertProject(%s, %s) = %v, want the database's %q", p.Name, p.Path, err, tt.want)
+			}
+		}
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -57,4 +58,28 @@ func translate(err error) error {
 		}
 	}
 	return err
+}
+
+// violates reports whether err is a unique violation of the index named
+// index: PostgreSQL names it (ConstraintName); SQLite names the columns of
+// a column index ("projects.namespace_id, projects.name") and the name of
+// an expression index, which sqliteTarget gives.
+func violates(err error, index, sqliteTarget string) bool {
+	if !errors.Is(translate(err), models.ErrConflict) {
+		return false
+	}
+	if pg := (*pgconn.PgError)(nil); errors.As(err, &pg) {
+		return pg.ConstraintName == index
+	}
+	var lite interface{ Code() int }
+	if errors.As(err, &lite) {
+		msg := err.Error()
+		_, target, ok := strings.Cut(msg, "UNIQUE constraint failed: ")
+		if !ok {
+			return false
+		}
+		target, _, _ = strings.Cut(target, " (")
+		return target == sqliteTarget || target == "index '"+sqliteTarget+"'"
+	}
+	return false
 }

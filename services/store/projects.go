@@ -12,8 +12,11 @@ import (
 // CreateProject inserts p and fills its ID, PathWithNamespace (the
 // namespace's full path and p.Path) and timestamps. Visibility defaults to
 // private and may not be wider than the namespace's; DefaultBranch defaults
-// to "main". A path already taken in the namespace (ignoring case) is
-// models.ErrConflict; a missing namespace, an empty name or path, a path
+// to "main". A name (exactly) or a path (ignoring case) already taken in
+// the namespace is a *models.TakenError naming both when both are
+// (GitLab's rule); the database's unique indexes enforce it for concurrent
+// creations too, where the loser's error names the index that refused
+// it. A missing namespace, an empty name or path, a path
 // with "/" or an unknown visibility is models.ErrInvalidInput.
 //
 // With Options.Repositories set, the project's git repository is created
@@ -48,6 +51,14 @@ func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 
 func (s *Store) insertProject(ctx context.Context, p *models.Project) error {
 	if err := s.conn(ctx).Omit("Namespace").Create(p).Error; err != nil {
+		// A project created since prepareProject looked (a concurrent
+		// creation): the index that refused the row says which field.
+		switch {
+		case violates(err, "index_projects_on_namespace_id_and_name", "projects.namespace_id, projects.name"):
+			return fmt.Errorf("create project %q: %w", p.PathWithNamespace, &models.TakenError{Fields: []string{"Name"}})
+		case violates(err, "index_projects_on_lower_path_with_namespace", "index_projects_on_lower_path_with_namespace"):
+			return fmt.Errorf("create project %q: %w", p.PathWithNamespace, &models.TakenError{Fields: []string{"Path"}})
+		}
 		return fmt.Errorf("create project %q: %w", p.PathWithNamespace, translate(err))
 	}
 	return nil
@@ -177,5 +188,32 @@ func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
 		return fmt.Errorf("visibility %s is wider than namespace's %s: %w", p.Visibility, ns.Visibility, models.ErrInvalidInput)
 	}
 	p.PathWithNamespace = ns.FullPath + "/" + p.Path
+	return s.checkProjectTaken(ctx, p)
+}
+
+// checkProjectTaken answers a *models.TakenError naming every field of p
+// already taken in its namespace: the name exactly (GitLab's
+// unique_projects_on_name_namespace_id), the path ignoring case.
+func (s *Store) checkProjectTaken(ctx context.Context, p *models.Project) error {
+	var taken struct{ Name, Path int64 }
+	err := s.conn(ctx).Model(&models.Project{}).
+		Select("COUNT(CASE WHEN namespace_id = ? AND name = ? THEN 1 END) AS name, "+
+			"COUNT(CASE WHEN lower(path_with_namespace) = lower(?) THEN 1 END) AS path",
+			p.NamespaceID, p.Name, p.PathWithNamespace).
+		Where("(namespace_id = ? AND name = ?) OR lower(path_with_namespace) = lower(?)", p.NamespaceID, p.Name, p.PathWithNamespace).
+		Scan(&taken).Error
+	if err != nil {
+		return fmt.Errorf("look for taken names: %w", translate(err))
+	}
+	var fields []string
+	if taken.Name > 0 {
+		fields = append(fields, "Name")
+	}
+	if taken.Path > 0 {
+		fields = append(fields, "Path")
+	}
+	if fields != nil {
+		return &models.TakenError{Fields: fields}
+	}
 	return nil
 }

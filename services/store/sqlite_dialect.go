@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -140,10 +141,12 @@ func (sqliteDialector) RollbackTo(tx *gorm.DB, name string) error {
 func (sqliteDialector) Translate(err error) error {
 	if e, ok := err.(*sqlite.Error); ok {
 		switch e.Code() {
+		// The driver's error stays wrapped (as gorm's postgres driver
+		// does), so the store can tell which index refused a row.
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return gorm.ErrDuplicatedKey
+			return fmt.Errorf("%w: %w", gorm.ErrDuplicatedKey, e)
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return gorm.ErrForeignKeyViolated
+			return fmt.Errorf("%w: %w", gorm.ErrForeignKeyViolated, e)
 		}
 	}
 	return err

@@ -165,9 +165,14 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 	err = g.inTx(ctx, func(tx Store) (err error) {
 		forked = 0
 		if err := tx.CreateProject(ctx, p); err != nil {
+			var taken *models.TakenError
 			switch {
+			case errors.As(err, &taken):
+				// GitLab's Project validations: the name and the path are
+				// each unique in the namespace.
+				return conflictf("Failed to fork project: %s", taken.CallerMessage())
 			case errors.Is(err, models.ErrConflict):
-				return conflictf("Failed to fork project: Path has already been taken")
+				return conflictf("Failed to fork project: Name or path has already been taken")
 			case errors.Is(err, models.ErrInvalidInput):
 				return invalidf("Failed to fork project: %s", trimSentinel(err))
 			}

@@ -1,0 +1,81 @@
+package migrations_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"os"
+	"testing"
+
+	"github.com/pressly/goose/v3"
+
+	"gitlab.com/glmcp/glmcp/migrations"
+)
+
+// projectNamesVersion makes a project's name unique in its namespace.
+const projectNamesVersion = 20261201190000
+
+// TestProjectNames: existing projects sharing a name in a namespace keep
+// working: the first keeps its name, the others become "<name>-<id>"
+// (GitLab's FixDuplicateProjectNameAndPath); names differing in case, or
+// in other namespaces, are left alone; afterwards a duplicate is refused.
+// On both databases.
+func TestProjectNames(t *testing.T) {
+	for _, tt := range []struct {
+		dialect string
+		open    func(*testing.T) *sql.DB
+	}{{migrations.DialectPostgres, openPostgres}, {migrations.DialectSQLite, openSQLite}} {
+		t.Run(tt.dialect, func(t *testing.T) {
+			ctx := context.Background()
+			db := tt.open(t)
+			sub, _ := fs.Sub(os.DirFS("."), tt.dialect)
+			gd := goose.DialectPostgres
+			if tt.dialect == migrations.DialectSQLite {
+				gd = goose.DialectSQLite3
+			}
+			p, err := goose.NewProvider(gd, db, sub, goose.WithDisableGlobalRegistry(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.UpTo(ctx, projectNamesVersion-1); err != nil {
+				t.Fatalf("up to %d: %v", projectNamesVersion-1, err)
+			}
+			insert := func(q string, args ...any) int64 {
+				t.Helper()
+				var id int64
+				if err := db.QueryRowContext(ctx, q+" RETURNING id", args...).Scan(&id); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				return id
+			}
+			g := insert(`INSERT INTO namespaces (name, path, full_path) VALUES ('g', 'g', 'g')`)
+			h := insert(`INSERT INTO namespaces (name, path, full_path) VALUES ('h', 'h', 'h')`)
+			project := func(ns int64, name, path string) int64 {
+				return insert(`INSERT INTO projects (namespace_id, name, path, path_with_namespace) VALUES ($1, $2, $3, $4)`,
+					ns, name, path, map[int64]string{g: "g/", h: "h/"}[ns]+path)
+			}
+			first, second, third := project(g, "App", "app"), project(g, "App", "app-2"), project(g, "App", "app-3")
+			lower, other := project(g, "app", "app-lower"), project(h, "App", "app")
+			if _, err := p.UpTo(ctx, projectNamesVersion); err != nil {
+				t.Fatalf("up to %d: %v", projectNamesVersion, err)
+			}
+			want := map[int64]string{first: "App", second: fmt.Sprintf("App-%d", second), third: fmt.Sprintf("App-%d", third), lower: "app", other: "App"}
+			for id, name := range want {
+				var got string
+				if err := db.QueryRowContext(ctx, `SELECT name FROM projects WHERE id = $1`, id).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if got != name {
+					t.Errorf("project %d: name %q, want %q", id, got, name)
+				}
+			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO projects (namespace_id, name, path, path_with_namespace) VALUES ($1, 'App', 'app-4', 'g/app-4')`, g); err == nil {
+				t.Error("a second project named App in g was accepted")
+			}
+			if _, err := p.DownTo(ctx, projectNamesVersion-1); err != nil {
+				t.Fatalf("down: %v", err)
+			}
+		})
+	}
+}
