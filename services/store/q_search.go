@@ -95,39 +95,6 @@ func (s *Store) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models
 	return out, total, nil
 }
 
-// SearchBlobs matches the path and content of the files on the default
-// branch of the projects whose repository the viewer may read, with the
-// filename:,
-// extension: and path: filters; results are ordered by project, then path.
-func (s *Store) SearchBlobs(ctx context.Context, q models.SearchQuery) ([]models.RepositoryFile, int64, error) {
-	db := withCodeProjects(s.conn(ctx).Model(&models.RepositoryFile{}), "repository_files.project_id", q.Viewer, q.ProjectID, q.GroupPath)
-	db = db.Where("repository_files.ref = (SELECT dp.default_branch FROM projects dp WHERE dp.id = repository_files.project_id)")
-	db = matchAny(db, q.Term, "repository_files.file_path", "repository_files.content")
-	if q.Filename != "" {
-		pat := strings.ReplaceAll(likeEscape(strings.ToLower(q.Filename)), "*", "%")
-		db = db.Where(`(lower(repository_files.file_path) LIKE ? ESCAPE '\' OR lower(repository_files.file_path) LIKE ? ESCAPE '\')`,
-			pat, "%/"+pat)
-	}
-	if q.Extension != "" {
-		db = db.Where(`lower(repository_files.file_path) LIKE ? ESCAPE '\'`, "%."+likeEscape(strings.ToLower(q.Extension)))
-	}
-	if q.Path != "" {
-		db = db.Where(`lower(repository_files.file_path) LIKE ? ESCAPE '\'`, likeContains(q.Path))
-	}
-	db = db.Session(&gorm.Session{})
-	var total int64
-	if err := db.Count(&total).Error; err != nil {
-		return nil, 0, fmt.Errorf("search blobs: %w", translate(err))
-	}
-	out := []models.RepositoryFile{}
-	err := db.Order("repository_files.project_id, repository_files.file_path").
-		Limit(q.Limit).Offset(q.Offset).Find(&out).Error
-	if err != nil {
-		return nil, 0, fmt.Errorf("search blobs: %w", translate(err))
-	}
-	return out, total, nil
-}
-
 // SearchGroups matches the name, path and full path of the groups the
 // viewer may see: public and internal ones, private ones it is a member of
 // (of the group, an ancestor, a subgroup or a project in it), all for an
