@@ -3,11 +3,7 @@ package migrations_test
 import (
 	"context"
 	"database/sql"
-	"io/fs"
-	"os"
 	"testing"
-
-	"github.com/pressly/goose/v3"
 
 	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
@@ -42,15 +38,7 @@ func TestCIStatuses(t *testing.T) {
 		t.Run(tt.dialect, func(t *testing.T) {
 			ctx := context.Background()
 			db := tt.open(t)
-			sub, _ := fs.Sub(os.DirFS("."), tt.dialect)
-			gd := goose.DialectPostgres
-			if tt.dialect == migrations.DialectSQLite {
-				gd = goose.DialectSQLite3
-			}
-			p, err := goose.NewProvider(gd, db, sub, goose.WithDisableGlobalRegistry(true))
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := fileProvider(t, db, tt.dialect)
 			if _, err := p.UpTo(ctx, ciStatusesVersion-1); err != nil {
 				t.Fatalf("up to %d: %v", ciStatusesVersion-1, err)
 			}

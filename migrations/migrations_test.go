@@ -100,15 +100,7 @@ func TestUpDownUp(t *testing.T) {
 			}
 
 			// Every Down section runs, and the schema can be rebuilt.
-			sub, _ := fs.Sub(os.DirFS("."), tt.dialect)
-			gd := goose.DialectPostgres
-			if tt.dialect == migrations.DialectSQLite {
-				gd = goose.DialectSQLite3
-			}
-			p, err := goose.NewProvider(gd, db, sub, goose.WithDisableGlobalRegistry(true))
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := fileProvider(t, db, tt.dialect)
 			if _, err := p.DownTo(ctx, 0); err != nil {
 				t.Fatalf("down to 0: %v", err)
 			}
@@ -230,4 +222,23 @@ func TestUp_outOfOrder(t *testing.T) {
 	if !tableExists(t, db, migrations.DialectSQLite, "releases") {
 		t.Fatal("the out-of-order migration was not applied")
 	}
+}
+
+// fileProvider is a goose provider over the migration files of dialect in
+// this directory, for tests that step through versions one by one.
+func fileProvider(t *testing.T, db *sql.DB, dialect string) *goose.Provider {
+	t.Helper()
+	sub, err := fs.Sub(os.DirFS("."), dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd := goose.DialectPostgres
+	if dialect == migrations.DialectSQLite {
+		gd = goose.DialectSQLite3
+	}
+	p, err := goose.NewProvider(gd, db, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io/fs"
-	"os"
 	"testing"
-
-	"github.com/pressly/goose/v3"
 
 	"gitlab.com/glmcp/glmcp/migrations"
 )
@@ -29,15 +25,7 @@ func TestProjectNames(t *testing.T) {
 		t.Run(tt.dialect, func(t *testing.T) {
 			ctx := context.Background()
 			db := tt.open(t)
-			sub, _ := fs.Sub(os.DirFS("."), tt.dialect)
-			gd := goose.DialectPostgres
-			if tt.dialect == migrations.DialectSQLite {
-				gd = goose.DialectSQLite3
-			}
-			p, err := goose.NewProvider(gd, db, sub, goose.WithDisableGlobalRegistry(true))
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := fileProvider(t, db, tt.dialect)
 			if _, err := p.UpTo(ctx, projectNamesVersion-1); err != nil {
 				t.Fatalf("up to %d: %v", projectNamesVersion-1, err)
 			}
