@@ -64,7 +64,7 @@ type Server struct {
 	tools    *tools.Service
 	authn    *auth.Authenticator
 	idCache  *auth.IdentityCache
-	views    *store.IssueViewCache // nil on the embedded store
+	views    *store.IssueViewCache
 	listener *subscriptions.PGListener
 	poll     changeSource // embedded store: catalog and resource change poller
 	logger   *slog.Logger
@@ -142,19 +142,20 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	// announces every change that could alter them (migration
 	// 20261201060000): NOTIFY on the LISTEN connection, or on the embedded
 	// store a version counter read before each use.
+	// get_issue's reads too, kept true the same way (migrations
+	// 20261201180000 and, for the embedded store's marks, 20261201200000).
 	if e.Embedded {
 		w.idCache = auth.NewVersionedIdentityCache(0, e.Store.IdentityVersion)
+		w.views = store.NewVersionedIssueViewCache(0)
 	} else {
 		w.idCache = auth.NewNotifiedIdentityCache(0)
 		w.listener.Handle(auth.IdentityChannel, w.idCache.Invalidate)
 		w.listener.OnState(w.idCache.SetLive)
-		// get_issue's reads too, kept true the same way (migration
-		// 20261201180000); the embedded store reads every time.
 		w.views = store.NewIssueViewCache(0)
-		e.Store.UseIssueViewCache(w.views)
 		w.listener.Handle(store.IssueViewChannel, w.views.Invalidate)
 		w.listener.OnState(w.views.SetLive)
 	}
+	e.Store.UseIssueViewCache(w.views)
 	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger,
 		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store), auth.WithIdentityCache(w.idCache))
 	if err != nil {
@@ -179,6 +180,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		MaxUserRequests:     cfg.MaxUserRequests,
 		MonitoringAllowlist: cfg.MonitoringAllowlist,
 		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers},
+	}
+	if e.Embedded {
+		// The identity version's statement reads the issue view sequence
+		// for the request's get_issue too: one statement per request.
+		deps.RequestContext = store.WithRequestMarks
 	}
 	if cfg.rateLimitEnabled {
 		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)

@@ -52,6 +52,10 @@ type Deps struct {
 	// MonitoringAllowlist are the IPs and CIDRs that may read /metrics;
 	// others get 404.
 	MonitoringAllowlist []string
+	// RequestContext, when set, derives every MCP request's context before
+	// authentication (the embedded store's request marks:
+	// store.WithRequestMarks).
+	RequestContext func(context.Context) context.Context
 }
 
 // NewRouter returns the complete HTTP handler.
@@ -104,6 +108,9 @@ func NewRouter(d Deps) *gin.Engine {
 // itself answers non-POST methods with 405.
 func mount(r *gin.Engine, path string, d Deps, g Group) {
 	chain := []gin.HandlerFunc{middleware.CheckOrigin(d.Origin), postOnly}
+	if derive := d.RequestContext; derive != nil {
+		chain = append(chain, func(c *gin.Context) { c.Request = c.Request.WithContext(derive(c.Request.Context())) })
+	}
 	if d.Limiter != nil {
 		chain = append(chain, ratelimit.Middleware(d.Limiter, anonymousKey(path)))
 	}

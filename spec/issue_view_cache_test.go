@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -15,7 +16,10 @@ import (
 // read from — made by any writer of the database — reaches every instance
 // as a notification (PostgreSQL NOTIFY on glmcp_views, sent by triggers).
 // Like the identity cache specs (auth_cache_test.go), these run two
-// instances on one database and change rows with plain SQL.
+// instances on one database and change rows with plain SQL. On the
+// embedded store (the sqlite specs at the end) the same changes are marked
+// by triggers in the file, read before each use: the next get_issue reads
+// them, with no notification to wait for.
 
 // secretIssue is acme/secret-plans#1: private, alice (its only member,
 // maintainer) wrote it, is assigned and commented on it.
@@ -192,5 +196,82 @@ func TestIssueViewCache_lostListenConnection(t *testing.T) {
 	awaitViews(t, p.b, "listening again", func(s store.IssueViewCacheStats) bool { return s.Live })
 	if sc := viewCachedOn(t, p.b, secretIssue); sc["title"] != "Renamed while deaf" {
 		t.Errorf("listening again: title %v", sc["title"])
+	}
+}
+
+// startSQLiteViewPair starts two instances on one SQLite file (as two
+// processes would share it) and opens it a third time for plain SQL.
+func startSQLiteViewPair(t *testing.T) *cachePair {
+	t.Helper()
+	a := startServer(t, withDSN(""))
+	b := startServer(t, withStoreOf(a))
+	db, err := sql.Open("sqlite", "file:"+a.Env.DSN+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &cachePair{a: a, b: b, db: db}
+}
+
+// Ensure, on the embedded store, a change made with plain SQL through
+// another handle on the file (the issue, a note, the author) or through
+// the other instance's tool is what both instances answer on their very
+// next get_issue, though both had the issue cached.
+func TestIssueViewCache_sqliteChangedByAnotherWriter(t *testing.T) {
+	p := startSQLiteViewPair(t)
+	hs := [2]*harness{p.a, p.b}
+	const issue = `(SELECT i.id FROM issues i JOIN projects pr ON pr.id = i.project_id
+		WHERE pr.path_with_namespace = 'acme/secret-plans' AND i.iid = 1)`
+	for _, c := range []struct {
+		what  string
+		write func()
+		check func(sc map[string]any) bool
+	}{
+		{"title", func() { p.exec(t, "UPDATE issues SET title = 'Renamed with SQL' WHERE id = "+issue) },
+			func(sc map[string]any) bool { return sc["title"] == "Renamed with SQL" }},
+		{"labels", func() { p.exec(t, `UPDATE issues SET labels = '["strategy","sql"]' WHERE id = `+issue) },
+			func(sc map[string]any) bool { l, _ := sc["labels"].([]any); return len(l) == 2 && l[1] == "sql" }},
+		{"a note", func() {
+			p.exec(t, "UPDATE notes SET system = 1 WHERE noteable_type = 'Issue' AND noteable_id = "+issue)
+		},
+			func(sc map[string]any) bool { return viewNum(sc["user_notes_count"]) == 0 }},
+		{"the author's name", func() { p.exec(t, "UPDATE users SET name = 'Alice Renamed' WHERE username = 'alice'") },
+			func(sc map[string]any) bool {
+				a, _ := sc["author"].(map[string]any)
+				return a["name"] == "Alice Renamed"
+			}},
+		{"the other instance's save_work_item", func() {
+			p.b.toolsWrite(t, p.b.groups()[0], "modern", "alice", "save_work_item",
+				map[string]any{"project_id": "acme/secret-plans", "work_item_iid": 1, "title": "Renamed by the other instance"})
+		}, func(sc map[string]any) bool { return sc["title"] == "Renamed by the other instance" }},
+	} {
+		for _, h := range hs {
+			viewCachedOn(t, h, secretIssue)
+		}
+		c.write()
+		for i, h := range hs {
+			if sc := viewRead(t, h, secretIssue); !c.check(sc) {
+				t.Errorf("%s changed: instance %d reads %v", c.what, i, sc)
+			}
+		}
+	}
+}
+
+// Ensure, on the embedded store, removing the caller's membership with
+// plain SQL refuses the issue on both instances' next get_issue, though
+// both had it cached.
+func TestIssueViewCache_sqliteMembershipRemoved(t *testing.T) {
+	p := startSQLiteViewPair(t)
+	hs := [2]*harness{p.a, p.b}
+	for _, h := range hs {
+		viewCachedOn(t, h, secretIssue)
+	}
+	p.exec(t, `DELETE FROM project_members WHERE user_id = (SELECT id FROM users WHERE username = 'alice')
+		AND project_id = (SELECT id FROM projects WHERE path_with_namespace = 'acme/secret-plans')`)
+	for i, h := range hs {
+		res := viewGet(t, h, secretIssue)
+		if text := toolsText(t, res); res["isError"] != true || !strings.Contains(text, "Project Not Found") {
+			t.Errorf("instance %d after the membership was removed: %v", i, res)
+		}
 	}
 }

@@ -13,19 +13,31 @@ import (
 // by any writer of the file (migration 20261201060000). The identity cache
 // reads it before every use. PostgreSQL announces the same changes with
 // NOTIFY instead and has no counter.
+//
+// The same statement reads the issue view sequence (migration
+// 20261201200000) into ctx's request marks, if any (WithRequestMarks):
+// the request's get_issue then needs no statement for a view nothing
+// changed since.
 func (s *Store) IdentityVersion(ctx context.Context) (int64, error) {
-	var v int64
+	var v, seq int64
 	// database/sql directly: this runs on every request, and a prepared
 	// statement of the pool (compiled once per connection) is all it needs.
 	stmt, err := s.identityStmt.get(ctx, s)
 	if err != nil {
 		return 0, err
 	}
-	if err := stmt.QueryRowContext(ctx).Scan(&v); err != nil {
+	// Not cancellable: see viewSeq.
+	if err := stmt.QueryRowContext(context.WithoutCancel(ctx)).Scan(&v, &seq); err != nil {
 		return 0, fmt.Errorf("read identity version: %w", translate(err))
 	}
+	noteRequestSeq(ctx, seq)
 	return v, nil
 }
+
+// identityVersionQuery reads the identity version and the issue view
+// sequence in one snapshot.
+const identityVersionQuery = "SELECT (SELECT version FROM identity_versions WHERE id = 1), " +
+	"(SELECT version FROM issue_view_versions WHERE id = -1)"
 
 // lazyStmt prepares its statement on first use (after migrations), and
 // again after a failed attempt.

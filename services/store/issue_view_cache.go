@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,19 +38,31 @@ const DefaultIssueViewCacheSize = 10_000
 //   - A view read before a change that was heard while it was being read
 //     is not stored (a generation counter).
 //
+// The embedded store has no LISTEN connection: its cache
+// ([NewVersionedIssueViewCache]) is kept true by marks instead. Triggers
+// (SQLite migration 20261201200000) on the same tables, fired by every
+// writer of the file in its own transaction, stamp the changed project
+// (or, for a user, a group or a group membership, every project) with the
+// next value of a sequence. Each view remembers the sequence read before
+// it was read, and each use first reads its project's mark and the global
+// one (one statement, two rows by primary key): a mark past the view's
+// sequence drops it and reads the file again. The Store's own writes need
+// no clearing there: their marks commit with them.
+//
 // Only what the database holds is cached: the permission checks run on
 // every call, on the caller as the identity cache has it now and on the
 // cached project, role and issue. Views that were not found (a missing
 // project or issue) are not cached.
-//
-// The embedded store has no LISTEN connection and keeps no cache.
 type IssueViewCache struct {
 	max int
+	// versioned: kept true by the embedded store's marks, not by
+	// notifications; always live.
+	versioned bool
 
 	mu      sync.RWMutex
 	live    bool
 	gen     uint64 // bumped by every change heard
-	entries map[issueViewKey]*models.IssueView
+	entries map[issueViewKey]issueViewEntry
 	// index finds the entries a notification names: by issue id, project
 	// id and user id (caller, author and assignees).
 	index map[indexKey]map[issueViewKey]struct{}
@@ -63,6 +77,13 @@ type issueViewKey struct {
 	path      string
 	iid       int64
 	userID    int64
+}
+
+// issueViewEntry is one cached view and, on the embedded store, the
+// sequence read before it was read (see issue_view_versions).
+type issueViewEntry struct {
+	v   *models.IssueView
+	seq int64
 }
 
 type indexKey struct {
@@ -82,10 +103,20 @@ func NewIssueViewCache(size int) *IssueViewCache {
 	return c
 }
 
+// NewVersionedIssueViewCache returns a cache of at most size views (0:
+// DefaultIssueViewCacheSize) for the embedded store, kept true by the
+// marks its triggers write (see IssueViewCache); it is live from the start
+// and needs neither Invalidate nor SetLive.
+func NewVersionedIssueViewCache(size int) *IssueViewCache {
+	c := NewIssueViewCache(size)
+	c.versioned, c.live = true, true
+	return c
+}
+
 // reset drops every entry; c.mu must be held (or c not yet shared).
 func (c *IssueViewCache) reset() {
 	c.drops.Add(int64(len(c.entries)))
-	c.entries = make(map[issueViewKey]*models.IssueView)
+	c.entries = make(map[issueViewKey]issueViewEntry)
 	c.index = make(map[indexKey]map[issueViewKey]struct{})
 	c.gen++
 }
@@ -121,22 +152,30 @@ func (c *IssueViewCache) Invalidate(payload string) {
 	c.reset()
 }
 
-// Clear drops every entry: this instance wrote to a table views are read
-// from (see Store.UseIssueViewCache).
+// Clear drops every entry.
 func (c *IssueViewCache) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reset()
 }
 
+// wrote tells the cache this Store wrote to a table views are read from
+// (see Store.UseIssueViewCache): a notified cache drops everything, since
+// its notification comes later; a versioned one has the write's marks.
+func (c *IssueViewCache) wrote() {
+	if !c.versioned {
+		c.Clear()
+	}
+}
+
 // drop removes one entry and its index rows; c.mu must be held.
 func (c *IssueViewCache) drop(k issueViewKey) {
-	v, ok := c.entries[k]
+	e, ok := c.entries[k]
 	if !ok {
 		return
 	}
 	delete(c.entries, k)
-	forEachIndex(k, v, func(ik indexKey) {
+	forEachIndex(k, e.v, func(ik indexKey) {
 		if set := c.index[ik]; set != nil {
 			delete(set, k)
 			if len(set) == 0 {
@@ -158,25 +197,31 @@ func forEachIndex(k issueViewKey, v *models.IssueView, fn func(indexKey)) {
 	}
 }
 
-// lookup returns the view for k, or a ticket to store what the caller is
-// about to read. ok is false when the cache must not be used (not live).
-func (c *IssueViewCache) lookup(k issueViewKey) (v *models.IssueView, gen uint64, ok bool) {
+// lookup returns the entry for k (v nil if none) and a ticket to store
+// what the caller is about to read. ok is false when the cache must not
+// be used (not live). The caller counts the hit or miss.
+func (c *IssueViewCache) lookup(k issueViewKey) (e issueViewEntry, gen uint64, ok bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if !c.live {
-		return nil, 0, false
+		return issueViewEntry{}, 0, false
 	}
-	if v, ok := c.entries[k]; ok {
-		c.hits.Add(1)
-		return v, 0, true
-	}
-	c.misses.Add(1)
-	return nil, c.gen, true
+	return c.entries[k], c.gen, true
 }
 
-// store keeps v under k when nothing changed since the miss that gave
+// dropStale drops k if it still holds the view v (a mark moved past it).
+func (c *IssueViewCache) dropStale(k issueViewKey, v *models.IssueView) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries[k].v == v {
+		c.drop(k)
+	}
+}
+
+// store keeps e under k when nothing changed since the miss that gave
 // gen. When the cache is full an arbitrary entry makes room.
-func (c *IssueViewCache) store(k issueViewKey, gen uint64, v *models.IssueView) {
+func (c *IssueViewCache) store(k issueViewKey, gen uint64, e issueViewEntry) {
+	v := e.v
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.live || c.gen != gen {
@@ -189,7 +234,7 @@ func (c *IssueViewCache) store(k issueViewKey, gen uint64, v *models.IssueView) 
 		}
 		c.drop(victim)
 	}
-	c.entries[k] = v
+	c.entries[k] = e
 	forEachIndex(k, v, func(ik indexKey) {
 		set := c.index[ik]
 		if set == nil {
@@ -278,7 +323,7 @@ func (slot *issueViewSlot) afterWrite(db *gorm.DB, model bool) {
 		return // WithTx clears once the transaction ends
 	}
 	if writesViewTable(db, model) {
-		c.Clear()
+		c.wrote()
 	}
 }
 
@@ -304,4 +349,142 @@ func writesViewTable(db *gorm.DB, model bool) bool {
 		}
 	}
 	return false
+}
+
+// findIssueViewVersioned is FindIssueView with a versioned cache (the
+// embedded store). A cached view was read after the sequence said
+// e.seq; it is answered while the marks of its project and of everything
+// are not past e.seq:
+//
+//   - without a statement when the request already read the sequence
+//     (WithRequestMarks: the identity version's statement reads it too)
+//     and it still says e.seq: nothing at all changed since;
+//   - otherwise after one statement reading both marks and the sequence,
+//     which then renews the view to the sequence it read.
+//
+// A view whose marks moved is dropped and the file read again, after the
+// sequence (the request's, when it has one: a view newer than the
+// sequence it carries is only dropped sooner).
+func (s *Store) findIssueViewVersioned(ctx context.Context, c *IssueViewCache, k issueViewKey, path string) (*models.IssueView, bool, error) {
+	e, gen, ok := c.lookup(k)
+	if !ok {
+		return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
+	}
+	reqSeq, reqOK := requestSeq(ctx)
+	if e.v != nil {
+		if reqOK && reqSeq == e.seq {
+			c.hits.Add(1)
+			return e.v, true, nil
+		}
+		mark, seq, err := s.viewMarks(ctx, e.v.Project.ID)
+		if err != nil {
+			return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID) // the store answers (or fails) itself
+		}
+		noteRequestSeq(ctx, seq)
+		if mark <= e.seq {
+			c.renew(k, e.v, seq)
+			c.hits.Add(1)
+			return e.v, true, nil
+		}
+		c.dropStale(k, e.v)
+		reqSeq, reqOK = seq, true
+	}
+	c.misses.Add(1)
+	if !reqOK {
+		var err error
+		if reqSeq, err = s.viewSeq(ctx); err != nil {
+			return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
+		}
+	}
+	v, found, err := s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
+	if found {
+		c.store(k, gen, issueViewEntry{v: v, seq: reqSeq})
+	}
+	return v, found, err
+}
+
+// The embedded store's issue view marks (SQLite migration 20261201200000).
+const (
+	// viewSeqQuery reads the sequence.
+	viewSeqQuery = "SELECT version FROM issue_view_versions WHERE id = -1"
+	// viewMarksQuery reads the latest mark of a project and of everything,
+	// and the sequence, in one snapshot.
+	viewMarksQuery = "SELECT max(CASE WHEN id <> -1 THEN version END), max(CASE WHEN id = -1 THEN version END) " +
+		"FROM issue_view_versions WHERE id IN (-1, 0, ?)"
+)
+
+// viewSeq reads the sequence.
+func (s *Store) viewSeq(ctx context.Context) (int64, error) {
+	stmt, err := s.viewSeqStmt.get(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	var seq int64
+	// Not cancellable: a lookup by primary key, which WAL readers never
+	// wait for; a cancellable context costs two goroutines per statement
+	// (database/sql's and the driver's interrupt watcher).
+	if err := stmt.QueryRowContext(context.WithoutCancel(ctx)).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read issue view sequence: %w", translate(err))
+	}
+	noteRequestSeq(ctx, seq)
+	return seq, nil
+}
+
+// viewMarks reads the latest mark of projectID or of everything, and the
+// sequence.
+func (s *Store) viewMarks(ctx context.Context, projectID int64) (mark, seq int64, err error) {
+	stmt, err := s.viewMarksStmt.get(ctx, s)
+	if err != nil {
+		return 0, 0, err
+	}
+	// Not cancellable: see viewSeq.
+	if err := stmt.QueryRowContext(context.WithoutCancel(ctx), projectID).Scan(&mark, &seq); err != nil {
+		return 0, 0, fmt.Errorf("read issue view marks: %w", translate(err))
+	}
+	return mark, seq, nil
+}
+
+// renew records that the view v under k is still true at sequence seq.
+func (c *IssueViewCache) renew(k issueViewKey, v *models.IssueView, seq int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entries[k]; e.v == v && seq > e.seq {
+		e.seq = seq
+		c.entries[k] = e
+	}
+}
+
+// requestMarks carries, through one request, the issue view sequence a
+// statement of the request read (see WithRequestMarks).
+type requestMarks struct {
+	seq atomic.Int64
+	set atomic.Bool
+}
+
+type requestMarksKey struct{}
+
+// WithRequestMarks returns ctx carrying a place for the embedded store's
+// issue view sequence, for a request that starts now: the identity
+// version's statement (IdentityVersion) reads the sequence too and leaves
+// it there, so that FindIssueView of a cached view nothing changed since
+// needs no statement of its own. Any sequence read after the request
+// started is as good as one read at the view's use: a change committed
+// before the request is in it. PostgreSQL ignores it.
+func WithRequestMarks(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestMarksKey{}, &requestMarks{})
+}
+
+func noteRequestSeq(ctx context.Context, seq int64) {
+	if m, ok := ctx.Value(requestMarksKey{}).(*requestMarks); ok {
+		m.seq.Store(seq)
+		m.set.Store(true)
+	}
+}
+
+func requestSeq(ctx context.Context) (int64, bool) {
+	m, ok := ctx.Value(requestMarksKey{}).(*requestMarks)
+	if !ok || !m.set.Load() {
+		return 0, false
+	}
+	return m.seq.Load(), true
 }

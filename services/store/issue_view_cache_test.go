@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/demo"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // The issue view cache's own rules, without a LISTEN connection (the
@@ -142,4 +145,153 @@ func TestIssueViewCache(t *testing.T) {
 			t.Errorf("a cache of 3 holds %d views", n)
 		}
 	})
+}
+
+// Ensure the embedded store's versioned cache answers from memory until a
+// writer of the file — this Store, or another handle on it (the CLI,
+// another process, the sqlite3 shell) — changes a row the view is read
+// from, and then reads the change at once: only the changed project's
+// views go, unless the change may touch every project.
+func TestIssueViewCache_sqliteMarks(t *testing.T) {
+	ctx := context.Background()
+	path := storetest.SQLitePath(t)
+	repos, err := repository.OpenStorage(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repos.Close() })
+	s, err := store.Open(ctx, path, store.Options{Repositories: repos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	wantErr(t, "Migrate", s.Migrate(ctx), nil)
+	w := joinWorld(t, s)
+	other, err := store.Open(ctx, path, store.Options{}) // another writer of the file
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	db, err := other.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := store.NewVersionedIssueViewCache(0)
+	s.UseIssueViewCache(c)
+
+	// acme/secret-plans#1: alice (maintainer, a direct member) wrote it,
+	// is assigned and commented; gitlab-org/orbit#1 another project's.
+	secret, orbit := w.Projects[demo.ProjectSecret], w.Projects[demo.ProjectOrbit]
+	if secret == nil || orbit == nil {
+		t.Fatalf("demo projects: %v", w.Projects)
+	}
+	// read reads p's issue iid as alice, as a request does when marks
+	// is set (the identity version's statement, which also reads the
+	// sequence, first), and reports whether it was a hit.
+	readAs := func(p *models.Project, iid int64, marks bool) (*models.IssueView, bool) {
+		t.Helper()
+		rctx := ctx
+		if marks {
+			rctx = store.WithRequestMarks(ctx)
+			if _, err := s.IdentityVersion(rctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := c.Stats()
+		v, ok, err := s.FindIssueView(rctx, p.ID, "", iid, w.Alice.ID)
+		if err != nil || !ok {
+			t.Fatalf("FindIssueView(%s#%d) = %v, %v", p.PathWithNamespace, iid, ok, err)
+		}
+		after := c.Stats()
+		return v, after.Hits == before.Hits+1 && after.Misses == before.Misses
+	}
+	read := func(p *models.Project, iid int64) (*models.IssueView, bool) {
+		t.Helper()
+		return readAs(p, iid, false)
+	}
+	// cached reads both views until both are hits.
+	cached := func() {
+		t.Helper()
+		for _, p := range []*models.Project{secret, orbit} {
+			read(p, 1)
+			if _, hit := read(p, 1); !hit {
+				t.Fatalf("%s#1 not cached: %+v", p.PathWithNamespace, c.Stats())
+			}
+		}
+	}
+	exec := func(query string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, query, args...); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	one, err := s.LoadIssue(ctx, secret.ID, 1)
+	wantErr(t, "LoadIssue", err, nil)
+
+	for i, tc := range []struct {
+		what       string
+		change     func()
+		check      func(v *models.IssueView) bool
+		orbitDrops bool // gitlab-org/orbit's view goes too (a change that may touch every project)
+	}{
+		{"title", func() { exec("UPDATE issues SET title = 'Renamed with SQL' WHERE id = ?", one.ID) },
+			func(v *models.IssueView) bool { return v.Issue.Title == "Renamed with SQL" }, false},
+		{"a note made a system note", func() {
+			exec("UPDATE notes SET system = 1 WHERE noteable_type = 'Issue' AND noteable_id = ?", one.ID)
+		}, func(v *models.IssueView) bool { return v.Notes == 0 }, false},
+		{"an assignee added", func() { exec("INSERT INTO issue_assignees (issue_id, user_id) VALUES (?, ?)", one.ID, w.Carol.ID) },
+			func(v *models.IssueView) bool { return len(v.Issue.Assignees) == 2 }, false},
+		{"the project renamed", func() { exec("UPDATE projects SET name = 'Renamed' WHERE id = ?", secret.ID) },
+			func(v *models.IssueView) bool { return v.Project.Name == "Renamed" }, false},
+		{"a note through this store", func() {
+			wantErr(t, "CreateNote", s.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+				NoteableID: one.ID, ProjectID: secret.ID, AuthorID: w.Bob.ID, Body: "new"}), nil)
+		}, func(v *models.IssueView) bool { return v.Notes == 1 }, false},
+		{"the author's name", func() { exec("UPDATE users SET name = 'Renamed Author' WHERE id = ?", one.AuthorID) },
+			func(v *models.IssueView) bool { return v.Issue.Author.Name == "Renamed Author" }, true},
+		{"a group membership", func() {
+			exec("INSERT INTO namespace_members (namespace_id, user_id, access_level) SELECT id, ?, 10 FROM namespaces WHERE full_path = 'gitlab-org'", w.Carol.ID)
+		}, func(*models.IssueView) bool { return true }, true},
+		{"alice's direct membership removed", func() {
+			exec("DELETE FROM project_members WHERE project_id = ? AND user_id = ?", secret.ID, w.Alice.ID)
+		}, nil, false},
+	} {
+		cached()
+		before, hit := readAs(secret, 1, true)
+		if !hit {
+			t.Fatalf("%s: not a hit with the request's marks before the change", tc.what)
+		}
+		tc.change()
+		v, hit := readAs(secret, 1, i%2 == 0)
+		if hit {
+			t.Errorf("%s: the view was answered from memory", tc.what)
+		}
+		if tc.check != nil && !tc.check(v) {
+			t.Errorf("%s: read %+v", tc.what, v.Issue)
+		}
+		if tc.check == nil && v.Level == before.Level {
+			t.Errorf("%s: role still %d", tc.what, v.Level)
+		}
+		if _, hit := read(orbit, 1); hit == tc.orbitDrops {
+			t.Errorf("%s: gitlab-org/orbit#1 a hit = %t, want %t", tc.what, hit, !tc.orbitDrops)
+		}
+	}
+
+	// What changes no view marks nothing; a rolled-back change neither.
+	cached()
+	exec("UPDATE notes SET body = 'edited' WHERE noteable_type = 'Issue' AND noteable_id = ?", one.ID)
+	wantErr(t, "TouchTokenLastUsed", s.TouchTokenLastUsed(ctx, 1, time.Now()), nil)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE issues SET title = 'Rolled back' WHERE id = ?", one.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "Rollback", tx.Rollback(), nil)
+	for _, marks := range []bool{false, true} {
+		if v, hit := readAs(secret, 1, marks); !hit || v.Issue.Title == "Rolled back" {
+			t.Errorf("after a body edit, last_used_at and a rollback (request marks %t): hit %t, title %q", marks, hit, v.Issue.Title)
+		}
+	}
 }

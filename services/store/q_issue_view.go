@@ -41,13 +41,20 @@ func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string,
 	if projectID == 0 {
 		k.path = path
 	}
-	v, gen, ok := c.lookup(k)
-	if v != nil {
-		return v, true, nil
+	if c.versioned {
+		return s.findIssueViewVersioned(ctx, c, k, path)
+	}
+	e, gen, ok := c.lookup(k)
+	if e.v != nil {
+		c.hits.Add(1)
+		return e.v, true, nil
+	}
+	if ok {
+		c.misses.Add(1)
 	}
 	v, found, err := s.findIssueView(ctx, projectID, path, iid, userID)
 	if ok && found {
-		c.store(k, gen, v)
+		c.store(k, gen, issueViewEntry{v: v})
 	}
 	return v, found, err
 }

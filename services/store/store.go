@@ -73,6 +73,9 @@ type Options struct {
 type Store struct {
 	// identityStmt reads the identity version (IdentityVersion).
 	identityStmt *lazyStmt
+	// viewSeqStmt and viewMarksStmt read the embedded store's issue view
+	// marks (a versioned IssueViewCache).
+	viewSeqStmt, viewMarksStmt *lazyStmt
 	// issueView are FindIssueView's statements (by project id, by path).
 	issueView *issueViewStmts
 	// views holds FindIssueView's cache, if any (UseIssueViewCache).
@@ -184,8 +187,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	s := &Store{db: db, dialect: dialect, now: now, log: log, limits: limits, views: views,
-		identityStmt: &lazyStmt{query: "SELECT version FROM identity_versions WHERE id = 1"}, repos: opts.Repositories,
-		issueView: newIssueViewStmts(dialect)}
+		identityStmt: &lazyStmt{query: identityVersionQuery}, repos: opts.Repositories,
+		issueView:   newIssueViewStmts(dialect),
+		viewSeqStmt: &lazyStmt{query: viewSeqQuery}, viewMarksStmt: &lazyStmt{query: viewMarksQuery}}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
@@ -306,7 +310,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 		// instance reads next reflects it, not the issue views read
 		// before (see IssueViewCache).
 		if c := s.views.get(); c != nil {
-			c.Clear()
+			c.wrote()
 		}
 	}
 	switch {
