@@ -148,11 +148,19 @@ func createDatabase(server, prefix, template string) (string, func() error, erro
 	rand.Read(b)
 	name := prefix + hex.EncodeToString(b)
 	stmt := "CREATE DATABASE " + name
-	if template != "" {
-		stmt += " TEMPLATE " + template
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if template != "" {
+		stmt += " TEMPLATE " + template
+		// PostgreSQL 15 copies a database block by block through the WAL
+		// by default; for a template of ~10 MB copied a thousand times a
+		// run, copying the files is about twice as fast (with fsync off,
+		// as scripts/test sets it under CI; the same speed otherwise).
+		var version int
+		if err := admin.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err == nil && version >= 150000 {
+			stmt += " STRATEGY FILE_COPY"
+		}
+	}
 	if _, err := admin.ExecContext(ctx, stmt); err != nil {
 		admin.Close()
 		return "", nil, fmt.Errorf("create test database: %w", err)
