@@ -48,14 +48,7 @@ func TestCIStatuses(t *testing.T) {
 					t.Fatalf("%s: %v", q, err)
 				}
 			}
-			insert := func(q string, args ...any) int64 {
-				t.Helper()
-				var id int64
-				if err := db.QueryRowContext(ctx, q+" RETURNING id", args...).Scan(&id); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-				return id
-			}
+			insert := func(q string, args ...any) int64 { t.Helper(); return insertReturningID(t, db, q, args...) }
 			user := insert(`INSERT INTO users (username, email, name) VALUES ('u', 'u@example.com', 'U')`)
 			group := insert(`INSERT INTO namespaces (name, path, full_path) VALUES ('g', 'g', 'g')`)
 			project := insert(`INSERT INTO projects (namespace_id, name, path, path_with_namespace) VALUES ($1, 'p', 'p', 'g/p')`, group)

@@ -242,3 +242,13 @@ func fileProvider(t *testing.T, db *sql.DB, dialect string) *goose.Provider {
 	}
 	return p
 }
+
+// insertReturningID runs the INSERT q with RETURNING id and returns the id.
+func insertReturningID(t *testing.T, db *sql.DB, q string, args ...any) int64 {
+	t.Helper()
+	var id int64
+	if err := db.QueryRowContext(context.Background(), q+" RETURNING id", args...).Scan(&id); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return id
+}

@@ -29,14 +29,7 @@ func TestProjectNames(t *testing.T) {
 			if _, err := p.UpTo(ctx, projectNamesVersion-1); err != nil {
 				t.Fatalf("up to %d: %v", projectNamesVersion-1, err)
 			}
-			insert := func(q string, args ...any) int64 {
-				t.Helper()
-				var id int64
-				if err := db.QueryRowContext(ctx, q+" RETURNING id", args...).Scan(&id); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-				return id
-			}
+			insert := func(q string, args ...any) int64 { t.Helper(); return insertReturningID(t, db, q, args...) }
 			g := insert(`INSERT INTO namespaces (name, path, full_path) VALUES ('g', 'g', 'g')`)
 			h := insert(`INSERT INTO namespaces (name, path, full_path) VALUES ('h', 'h', 'h')`)
 			project := func(ns int64, name, path string) int64 {
