@@ -330,3 +330,60 @@ func TestToolRules_fork(t *testing.T) {
 		}
 	})
 }
+
+// TestToolRules_vulnerability: save_vulnerability names only its
+// vulnerability, so the rules of the vulnerability's project govern it
+// (looked up from vulnerability_id); a caller who cannot see the
+// vulnerability still gets the tool's own not found.
+func TestToolRules_vulnerability(t *testing.T) {
+	h := startServer(t, withEE())
+	ee := h.groups()[1]
+	vid := toolsVulnerabilityID(t, h)
+	toolsAddUser(t, h, "erin") // EE seat, member of nothing
+	save := func(action string) map[string]any { return map[string]any{"vulnerability_id": vid, "action": action} }
+	eeRetry := func(args map[string]any, responses any, state string) *response {
+		params := map[string]any{"name": "save_vulnerability", "arguments": args, "_meta": metaWith(confAllCaps, nil)}
+		if responses != nil {
+			params["inputResponses"], params["requestState"] = responses, state
+		}
+		return h.send(t, call{Era: modern, URL: ee.URL, User: "root", ID: 32, Method: "tools/call", Params: params})
+	}
+
+	t.Run("no rule: allowed", func(t *testing.T) {
+		toolsExpectField(t, h.toolsWrite(t, ee, modern, "root", "save_vulnerability", save("confirm")), "CONFIRMED", "vulnerability", "state")
+		toolsExpectField(t, h.toolsWrite(t, ee, legacy, "root", "save_vulnerability", save("revert_to_detected")), "DETECTED", "vulnerability", "state")
+	})
+
+	t.Run("deny on the vulnerability's project: refused, nothing written", func(t *testing.T) {
+		setRule(t, h, "gitlab-org/orbit", "save_vulnerability", models.RuleDeny)
+		h.toolsFailWith(t, ee, "root", "save_vulnerability", save("confirm"),
+			`The tool save_vulnerability is not allowed here: the "deny" rule for save_vulnerability on gitlab-org/orbit forbids it. `+
+				"An administrator can change the rule with `glmcp tool-rules set`.")
+		byGID := overrideArgs(save("confirm"), "vulnerability_id", "gid://gitlab/Vulnerability/"+vid)
+		if text := h.toolsFail(t, ee, "root", "save_vulnerability", byGID); !strings.Contains(text, `"deny" rule for save_vulnerability on gitlab-org/orbit`) {
+			t.Errorf("deny by global id = %q", text)
+		}
+		// A caller who cannot see the vulnerability gets the tool's not
+		// found, as for a missing one: the deny does not reveal it.
+		text := h.toolsSameAsMissing(t, ee, "erin", "save_vulnerability", save("confirm"), overrideArgs(save("confirm"), "vulnerability_id", "99999"))
+		if strings.Contains(text, "orbit") || strings.Contains(text, "rule") {
+			t.Errorf("hidden vulnerability answer = %q", text)
+		}
+	})
+
+	t.Run("ask on the vulnerability's project: asks, then writes once approved", func(t *testing.T) {
+		setRule(t, h, "gitlab-org/orbit", "save_vulnerability", models.RuleAsk)
+		before := toolsState(t, h)
+		res := confInputRequired(t, eeRetry(save("confirm"), nil, ""))
+		msg := res["inputRequests"].(map[string]any)["approval"].(map[string]any)["params"].(map[string]any)["message"].(string)
+		if !strings.Contains(msg, "save_vulnerability on gitlab-org/orbit?") || !strings.Contains(msg, `the "ask" rule for save_vulnerability on gitlab-org/orbit`) {
+			t.Errorf("approval message:\n%s", msg)
+		}
+		toolsExpectState(t, h, before)
+		accept := map[string]any{"approval": map[string]any{"action": "accept", "content": map[string]any{}}}
+		text, isErr := callText(t, eeRetry(save("confirm"), accept, res["requestState"].(string)))
+		if isErr || !strings.Contains(text, `"CONFIRMED"`) {
+			t.Fatalf("approved save_vulnerability: %s", text)
+		}
+	})
+}

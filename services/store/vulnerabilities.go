@@ -41,6 +41,19 @@ func (s *Store) LoadVulnerability(ctx context.Context, id int64) (*models.Vulner
 	return &v, nil
 }
 
+// VulnerabilityProjectID returns the project of vulnerability id, or
+// models.ErrNotFound. It does not check permissions.
+func (s *Store) VulnerabilityProjectID(ctx context.Context, id int64) (int64, error) {
+	var ids []int64
+	if err := s.conn(ctx).Model(&models.Vulnerability{}).Where("id = ?", id).Limit(1).Pluck("project_id", &ids).Error; err != nil {
+		return 0, fmt.Errorf("vulnerability %d project: %w", id, translate(err))
+	}
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("vulnerability %d: %w", id, models.ErrNotFound)
+	}
+	return ids[0], nil
+}
+
 // ListVulnerabilities returns up to q.Limit vulnerabilities of a project,
 // newest first, and whether more follow.
 func (s *Store) ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error) {

@@ -46,14 +46,15 @@ type Definition struct {
 	// with WriteTarget set, the first of its arguments present in a call
 	// names it, and the usual names are not read (fork_repository reads
 	// its source from project_id but writes into namespace_path or
-	// namespace_id). Empty: the usual names. See doc/auth.md, "Tool rules
-	// and visibility".
+	// namespace_id; save_vulnerability names only vulnerability_id, so its
+	// target is looked up: the vulnerability's project). Empty: the usual
+	// names. See doc/auth.md, "Tool rules and visibility".
 	WriteTarget []TargetArg
 	Run         Handler
 }
 
 // TargetArg is an argument naming the project or group a write tool
-// writes to, by id or full path.
+// writes to, by id or full path, or an object whose project it is.
 type TargetArg struct {
 	Name string
 	Kind TargetKind
@@ -66,6 +67,10 @@ type TargetKind string
 const (
 	TargetProject TargetKind = "project"
 	TargetGroup   TargetKind = "group"
+	// TargetVulnerability is a vulnerability id (or global id): the
+	// target is the vulnerability's project, when the caller can see the
+	// vulnerability.
+	TargetVulnerability TargetKind = "vulnerability"
 )
 
 // Handler executes one call. It returns a *Result (possibly IsError) for

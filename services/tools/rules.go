@@ -30,6 +30,9 @@ type RuleStore interface {
 	// ToolRulesFor returns the rules for tool that apply in the project
 	// (0: none) inside the group (0: none), nearest first.
 	ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error)
+	// VulnerabilityProjectID returns the project of vulnerability id, or
+	// models.ErrNotFound (a TargetVulnerability write target).
+	VulnerabilityProjectID(ctx context.Context, id int64) (int64, error)
 	// UseApproval records an answered approval; a nonce already recorded
 	// is models.ErrConflict.
 	UseApproval(ctx context.Context, a *models.UsedApproval) error
@@ -100,6 +103,19 @@ func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.
 			return d, nil
 		}
 		projectID, groupID, d.target = p.ID, p.NamespaceID, p.PathWithNamespace
+	case TargetVulnerability:
+		// The vulnerability's project, when the caller can see the
+		// vulnerability (Developer or above): a caller who cannot gets the
+		// tool's not found, as for a missing one, never a rule of its
+		// project.
+		p, level, err := s.findVulnerabilityProject(ctx, ref, u.ID)
+		if err != nil {
+			return d, err
+		}
+		if p == nil || !access.CanReadVulnerability(u, p, level) {
+			return d, nil
+		}
+		projectID, groupID, d.target = p.ID, p.NamespaceID, p.PathWithNamespace
 	case TargetGroup:
 		g, err := s.findGroup(ctx, ref)
 		if err != nil || g == nil {
@@ -146,6 +162,23 @@ func (s *Service) findProject(ctx context.Context, ref string, userID int64) (*m
 		return nil, models.NoAccess, nil
 	}
 	return p, level, err
+}
+
+// findVulnerabilityProject returns the project of the vulnerability ref
+// names (an id or its global id), or nil when there is none.
+func (s *Service) findVulnerabilityProject(ctx context.Context, ref string, userID int64) (*models.Project, models.AccessLevel, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(ref, "gid://gitlab/Vulnerability/"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, models.NoAccess, nil
+	}
+	projectID, err := s.opts.Rules.VulnerabilityProjectID(ctx, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, models.NoAccess, nil
+	}
+	if err != nil {
+		return nil, models.NoAccess, err
+	}
+	return s.findProject(ctx, strconv.FormatInt(projectID, 10), userID)
 }
 
 func (s *Service) findGroup(ctx context.Context, ref string) (*models.Group, error) {
@@ -231,8 +264,8 @@ func callTarget(args json.RawMessage, declared []TargetArg) (kind TargetKind, re
 }
 
 // checkWriteTarget refuses a definition whose WriteTarget names an
-// argument its input schema does not have, or a kind that is neither a
-// project nor a group: rules would silently read no target.
+// argument its input schema does not have, or a kind it does not know:
+// rules would silently read no target.
 func checkWriteTarget(d *Definition) error {
 	if len(d.WriteTarget) == 0 {
 		return nil
@@ -245,8 +278,8 @@ func checkWriteTarget(d *Definition) error {
 		if _, ok := schema.Properties[t.Name]; !ok {
 			return fmt.Errorf("tool %q: write target %q is not an argument", d.Name, t.Name)
 		}
-		if t.Kind != TargetProject && t.Kind != TargetGroup {
-			return fmt.Errorf("tool %q: write target %q: kind %q is not project or group", d.Name, t.Name, t.Kind)
+		if t.Kind != TargetProject && t.Kind != TargetGroup && t.Kind != TargetVulnerability {
+			return fmt.Errorf("tool %q: write target %q: kind %q is not project, group or vulnerability", d.Name, t.Name, t.Kind)
 		}
 	}
 	return nil

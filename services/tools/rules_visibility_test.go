@@ -85,6 +85,18 @@ func (v visibilityRules) ToolRulesFor(_ context.Context, _, groupID int64, _ str
 	return []models.ToolRule{{NamespaceID: &g.ID, Rule: models.RuleDeny, Path: g.FullPath}}, nil
 }
 
+// VulnerabilityProjectID: vulnerability 100 is in secret/open, 200 in
+// secret/closed.
+func (visibilityRules) VulnerabilityProjectID(_ context.Context, id int64) (int64, error) {
+	switch id {
+	case 100:
+		return 1, nil
+	case 200:
+		return 2, nil
+	}
+	return 0, models.ErrNotFound
+}
+
 func (visibilityRules) UseApproval(context.Context, *models.UsedApproval) error { return nil }
 
 // TestDecideRule_visibility: the rules of a project or group the call names
@@ -173,6 +185,49 @@ func TestDecideRule_declaredTarget(t *testing.T) {
 	}
 }
 
+// TestDecideRule_vulnerabilityTarget: save_vulnerability names only a
+// vulnerability, so its rules are those of the vulnerability's project
+// (and its groups), found through the store; a vulnerability the caller
+// cannot see (not Developer in its project, even a public one) or a
+// missing one names no target, so the instance default applies and the
+// tool answers not found either way.
+func TestDecideRule_vulnerabilityTarget(t *testing.T) {
+	member := &models.User{ID: 1, State: "active"}
+	outsider := &models.User{ID: 2, State: "active"}
+	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
+	e := &Entry{Tool: models.Tool{Name: "save_vulnerability"}, Def: &Definition{Name: "save_vulnerability",
+		WriteTarget: []TargetArg{{Name: "vulnerability_id", Kind: TargetVulnerability}}}}
+	tests := []struct {
+		name   string
+		user   *models.User
+		args   string
+		rule   models.ToolRuleKind
+		where  string
+		target string
+	}{
+		{"a member, by id", member, `{"vulnerability_id":"100","action":"confirm"}`, models.RuleDeny, "secret", "secret/open"},
+		{"a member, by number", member, `{"vulnerability_id":100}`, models.RuleDeny, "secret", "secret/open"},
+		{"a member, by global id", member, `{"vulnerability_id":"gid://gitlab/Vulnerability/200"}`, models.RuleDeny, "secret", "secret/closed"},
+		{"an outsider, a public project's vulnerability: as if missing", outsider, `{"vulnerability_id":"100"}`, models.RuleAllow, "", ""},
+		{"an outsider, a private project's vulnerability: as if missing", outsider, `{"vulnerability_id":"200"}`, models.RuleAllow, "", ""},
+		{"a missing vulnerability", member, `{"vulnerability_id":"999"}`, models.RuleAllow, "", ""},
+		{"not an id", member, `{"vulnerability_id":"abc"}`, models.RuleAllow, "", ""},
+		{"project_id is not read", member, `{"vulnerability_id":"999","project_id":1}`, models.RuleAllow, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := Scope{Edition: models.EditionEE, Identity: &auth.Identity{User: tt.user}}
+			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.rule != tt.rule || d.where != tt.where || d.target != tt.target {
+				t.Errorf("rule %q on %q for %q, want %q on %q for %q", d.rule, d.where, d.target, tt.rule, tt.where, tt.target)
+			}
+		})
+	}
+}
+
 // TestNewService_writeTarget: a declared write target must be an argument
 // of the tool and a project or a group.
 func TestNewService_writeTarget(t *testing.T) {
@@ -183,8 +238,10 @@ func TestNewService_writeTarget(t *testing.T) {
 			t.Errorf("WriteTarget %v: err = %v, want a write target error", wt, err)
 		}
 	}
-	if _, err := NewService(nil, []Definition{{Name: "w", InputSchema: schema,
-		WriteTarget: []TargetArg{{Name: "namespace_path", Kind: TargetGroup}}}}, Options{}); err != nil {
-		t.Errorf("a valid WriteTarget: %v", err)
+	for _, k := range []TargetKind{TargetProject, TargetGroup, TargetVulnerability} {
+		if _, err := NewService(nil, []Definition{{Name: "w", InputSchema: schema,
+			WriteTarget: []TargetArg{{Name: "namespace_path", Kind: k}}}}, Options{}); err != nil {
+			t.Errorf("a valid WriteTarget of kind %s: %v", k, err)
+		}
 	}
 }
