@@ -99,6 +99,39 @@ func (visibilityRules) VulnerabilityProjectID(_ context.Context, id int64) (int6
 
 func (visibilityRules) UseApproval(context.Context, *models.UsedApproval) error { return nil }
 
+// decisionCase is one call of a decideRule table: who calls with which
+// arguments, and the rule, the group or project it comes from (where) and
+// the target the decision names.
+type decisionCase struct {
+	name   string
+	user   *models.User
+	args   string
+	rule   models.ToolRuleKind
+	where  string
+	target string
+}
+
+// checkDecisions runs each case through s.decideRule for e in edition. A
+// decision that names no rule source must not name the hidden group.
+func checkDecisions(t *testing.T, s *Service, e *Entry, edition models.Edition, cases []decisionCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := Scope{Edition: edition, Identity: &auth.Identity{User: tt.user}}
+			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.rule != tt.rule || d.where != tt.where || d.target != tt.target {
+				t.Errorf("rule %q on %q for %q, want %q on %q for %q", d.rule, d.where, d.target, tt.rule, tt.where, tt.target)
+			}
+			if tt.where == "" && strings.Contains(d.describe(), "secret") {
+				t.Errorf("the decision names the hidden group: %s", d.describe())
+			}
+		})
+	}
+}
+
 // TestDecideRule_visibility: the rules of a project or group the call names
 // apply only when the caller can see it (else the instance default, as for
 // one that does not exist); the rules of the groups above a visible target
@@ -109,42 +142,21 @@ func TestDecideRule_visibility(t *testing.T) {
 	admin := &models.User{ID: 3, State: "active", Admin: true}
 	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
 	e := &Entry{Tool: models.Tool{Name: "create_issue"}}
-	tests := []struct {
-		name  string
-		user  *models.User
-		args  string
-		rule  models.ToolRuleKind
-		where string
-	}{
-		{"a member, the private group by path", member, `{"group_id":"secret"}`, models.RuleDeny, "secret"},
-		{"a member, the private group by id", member, `{"group_id":10}`, models.RuleDeny, "secret"},
-		{"an administrator, the private group", admin, `{"group_id":"secret"}`, models.RuleDeny, "secret"},
-		{"an outsider, the private group by path: as if missing", outsider, `{"group_id":"secret"}`, models.RuleAllow, ""},
-		{"an outsider, the private group by id: as if missing", outsider, `{"group_id":10}`, models.RuleAllow, ""},
-		{"an outsider, the private group by URL: as if missing", outsider, `{"url":"https://gitlab.example.com/groups/secret/-/work_items/1"}`, models.RuleAllow, ""},
-		{"an outsider, a missing group", outsider, `{"group_id":"nope"}`, models.RuleAllow, ""},
-		{"an outsider, a public group", outsider, `{"group_id":"open"}`, models.RuleDeny, "open"},
-		{"an outsider, a private project in the private group: as if missing", outsider, `{"id":"secret/closed"}`, models.RuleAllow, ""},
+	checkDecisions(t, s, e, models.EditionCE, []decisionCase{
+		{"a member, the private group by path", member, `{"group_id":"secret"}`, models.RuleDeny, "secret", "secret"},
+		{"a member, the private group by id", member, `{"group_id":10}`, models.RuleDeny, "secret", "secret"},
+		{"an administrator, the private group", admin, `{"group_id":"secret"}`, models.RuleDeny, "secret", "secret"},
+		{"an outsider, the private group by path: as if missing", outsider, `{"group_id":"secret"}`, models.RuleAllow, "", ""},
+		{"an outsider, the private group by id: as if missing", outsider, `{"group_id":10}`, models.RuleAllow, "", ""},
+		{"an outsider, the private group by URL: as if missing", outsider, `{"url":"https://gitlab.example.com/groups/secret/-/work_items/1"}`, models.RuleAllow, "", ""},
+		{"an outsider, a missing group", outsider, `{"group_id":"nope"}`, models.RuleAllow, "", ""},
+		{"an outsider, a public group", outsider, `{"group_id":"open"}`, models.RuleDeny, "open", "open"},
+		{"an outsider, a private project in the private group: as if missing", outsider, `{"id":"secret/closed"}`, models.RuleAllow, "", ""},
 		// The project is public, so the outsider sees it though not its
 		// group: the group's Deny still governs writes there.
-		{"an outsider, a public project in the private group", outsider, `{"id":"secret/open"}`, models.RuleDeny, "secret"},
-		{"a member, a private project in the private group", member, `{"project_id":2}`, models.RuleDeny, "secret"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sc := Scope{Edition: models.EditionCE, Identity: &auth.Identity{User: tt.user}}
-			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.rule != tt.rule || d.where != tt.where {
-				t.Errorf("rule %q on %q, want %q on %q", d.rule, d.where, tt.rule, tt.where)
-			}
-			if tt.where == "" && strings.Contains(d.describe(), "secret") {
-				t.Errorf("the decision names the hidden group: %s", d.describe())
-			}
-		})
-	}
+		{"an outsider, a public project in the private group", outsider, `{"id":"secret/open"}`, models.RuleDeny, "secret", "secret/open"},
+		{"a member, a private project in the private group", member, `{"project_id":2}`, models.RuleDeny, "secret", "secret/closed"},
+	})
 }
 
 // TestDecideRule_declaredTarget: a tool that declares where it writes
@@ -157,32 +169,13 @@ func TestDecideRule_declaredTarget(t *testing.T) {
 	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
 	e := &Entry{Tool: models.Tool{Name: "fork_repository"}, Def: &Definition{Name: "fork_repository",
 		WriteTarget: []TargetArg{{Name: "namespace_path", Kind: TargetGroup}, {Name: "namespace_id", Kind: TargetGroup}}}}
-	tests := []struct {
-		name   string
-		user   *models.User
-		args   string
-		rule   models.ToolRuleKind
-		where  string
-		target string
-	}{
+	checkDecisions(t, s, e, models.EditionCE, []decisionCase{
 		{"the target group by path, not the source's group", member, `{"project_id":"secret/open","namespace_path":"open"}`, models.RuleDeny, "open", "open"},
 		{"the target group by id", member, `{"project_id":"secret/open","namespace_id":20}`, models.RuleDeny, "open", "open"},
 		{"into the source's own group", member, `{"project_id":1,"namespace_path":"secret"}`, models.RuleDeny, "secret", "secret"},
 		{"an outsider, into a hidden group: as if missing", outsider, `{"project_id":"secret/open","namespace_path":"secret"}`, models.RuleAllow, "", ""},
 		{"no target argument: none, whatever project_id names", member, `{"project_id":"secret/open"}`, models.RuleAllow, "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sc := Scope{Edition: models.EditionCE, Identity: &auth.Identity{User: tt.user}}
-			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.rule != tt.rule || d.where != tt.where || d.target != tt.target {
-				t.Errorf("rule %q on %q for %q, want %q on %q for %q", d.rule, d.where, d.target, tt.rule, tt.where, tt.target)
-			}
-		})
-	}
+	})
 }
 
 // TestDecideRule_vulnerabilityTarget: save_vulnerability names only a
@@ -197,14 +190,7 @@ func TestDecideRule_vulnerabilityTarget(t *testing.T) {
 	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
 	e := &Entry{Tool: models.Tool{Name: "save_vulnerability"}, Def: &Definition{Name: "save_vulnerability",
 		WriteTarget: []TargetArg{{Name: "vulnerability_id", Kind: TargetVulnerability}}}}
-	tests := []struct {
-		name   string
-		user   *models.User
-		args   string
-		rule   models.ToolRuleKind
-		where  string
-		target string
-	}{
+	checkDecisions(t, s, e, models.EditionEE, []decisionCase{
 		{"a member, by id", member, `{"vulnerability_id":"100","action":"confirm"}`, models.RuleDeny, "secret", "secret/open"},
 		{"a member, by number", member, `{"vulnerability_id":100}`, models.RuleDeny, "secret", "secret/open"},
 		{"a member, by global id", member, `{"vulnerability_id":"gid://gitlab/Vulnerability/200"}`, models.RuleDeny, "secret", "secret/closed"},
@@ -213,19 +199,7 @@ func TestDecideRule_vulnerabilityTarget(t *testing.T) {
 		{"a missing vulnerability", member, `{"vulnerability_id":"999"}`, models.RuleAllow, "", ""},
 		{"not an id", member, `{"vulnerability_id":"abc"}`, models.RuleAllow, "", ""},
 		{"project_id is not read", member, `{"vulnerability_id":"999","project_id":1}`, models.RuleAllow, "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sc := Scope{Edition: models.EditionEE, Identity: &auth.Identity{User: tt.user}}
-			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.rule != tt.rule || d.where != tt.where || d.target != tt.target {
-				t.Errorf("rule %q on %q for %q, want %q on %q for %q", d.rule, d.where, d.target, tt.rule, tt.where, tt.target)
-			}
-		})
-	}
+	})
 }
 
 // TestNewService_writeTarget: a declared write target must be an argument
