@@ -138,7 +138,7 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 	}
 	if args.Branches != "" {
 		if ok, err := g.branchExists(ctx, src.ID, args.Branches); err != nil {
-			return nil, err
+			return nil, forkError(src, args.Branches, err)
 		} else if !ok {
 			return nil, notFound("Source Branch")
 		}
@@ -187,10 +187,7 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 		}()
 		res, err := g.repos.CreateFork(ctx, src.ID, p.ID, args.Branches)
 		if err != nil {
-			if errors.Is(err, models.ErrNotFound) && args.Branches != "" {
-				return notFound("Source Branch") // deleted since the check
-			}
-			return fmt.Errorf("fork the repository of %s: %w", src.PathWithNamespace, err)
+			return forkError(src, args.Branches, err)
 		}
 		if res.DefaultBranch != "" && res.DefaultBranch != p.DefaultBranch {
 			if err := tx.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
@@ -213,6 +210,22 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 		return nil, err
 	}
 	return jsonResult(out)
+}
+
+// forkError answers a failure of the source's or the fork's repository
+// in GitLab's words, never the repository's own: its text names storage
+// paths and git's messages. A missing branch (deleted since the check) or
+// source repository reads as missing; anything else (a target repository
+// left with refs, a failed copy) is a server failure, its kind dropped so
+// that its text stays in the log.
+func forkError(src *models.Project, branch string, err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound) && branch != "":
+		return notFound("Source Branch")
+	case errors.Is(err, models.ErrNotFound):
+		return notFound("Repository")
+	}
+	return fmt.Errorf("fork the repository of %s: %v", src.PathWithNamespace, err)
 }
 
 // branchExists reports whether project id's repository has branch.

@@ -3,6 +3,8 @@ package gitlab_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -25,6 +27,16 @@ func (f failingFork) CreateFork(ctx context.Context, sourceID, targetID int64, b
 	return nil, errors.New("no space left on device")
 }
 
+// conflictingFork is a repository storage whose target repository already
+// has refs (a repository left behind): Storage.Create's conflict names
+// the storage path.
+type conflictingFork struct{ *repository.Storage }
+
+func (f conflictingFork) CreateFork(_ context.Context, _, targetID int64, _ string) (*repository.ImportResult, error) {
+	return nil, fmt.Errorf("create repository for project %d: %s already has branches: %w", targetID,
+		repository.HashedPath(targetID), models.ErrConflict)
+}
+
 // TestForkRepository_atomic: a fork is one project row and one repository
 // or neither: a repository copy that fails leaves no row, and a
 // transaction that fails after the copy leaves no repository.
@@ -35,6 +47,11 @@ func TestForkRepository_atomic(t *testing.T) {
 		inTx  func(gitlab.InTx) gitlab.InTx
 		want  error
 	}{
+		// A server failure: the repository's text (a storage path) is
+		// not the caller's to read.
+		"repository copy conflicts": {
+			repos: func(s *repository.Storage) gitlab.Repositories { return conflictingFork{s} },
+		},
 		"repository copy fails": {
 			repos: func(s *repository.Storage) gitlab.Repositories { return failingFork{s} },
 		},
@@ -88,6 +105,9 @@ func TestForkRepository_atomic(t *testing.T) {
 				}
 			} else if err == nil && !res.IsError {
 				t.Fatalf("the fork succeeded: %s", res.Text)
+			}
+			if err == nil && (strings.Contains(res.Text, "@hashed") || strings.Contains(res.Text, "no space")) {
+				t.Errorf("the result carries the repository's text: %s", res.Text)
 			}
 			if _, err := st.FindProjectByPath(ctx, "acme/atomic"); !errors.Is(err, models.ErrNotFound) {
 				t.Errorf("project row after a failed fork: %v", err)
