@@ -118,7 +118,7 @@ func AppendNotification(dst []byte, method string, params ...[]byte) []byte {
 	}
 	b := slices.Grow(dst, n)
 	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
+	b = AppendString(b, method)
 	b = append(b, `,"params":`...)
 	for _, p := range params {
 		b = append(b, p...)
@@ -126,28 +126,13 @@ func AppendNotification(dst []byte, method string, params ...[]byte) []byte {
 	return append(b, '}')
 }
 
-// appendString appends s as a JSON string, as appendJSON does: verbatim
-// between quotes when it is printable ASCII without a quote or backslash
-// (method names are), encoded otherwise.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			b, _ = appendJSON(b, s) // a string always encodes
-			return b
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// appendJSON appends the compact JSON encoding of v to b, without HTML
-// escaping and without the encoder's trailing newline. On error b is
-// returned unchanged.
 // AppendValue appends v as encoding/json writes it without HTML escaping
 // (for an Appender that writes only some of its values itself).
 func AppendValue(b []byte, v any) ([]byte, error) { return appendJSON(b, v) }
 
+// appendJSON appends the compact JSON encoding of v to b, without HTML
+// escaping and without the encoder's trailing newline. On error b is
+// returned unchanged.
 func appendJSON(b []byte, v any) ([]byte, error) {
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
