@@ -234,9 +234,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps.Metrics = middleware.NewMetrics(reg, mcp.MethodNames())
-	if w.views != nil {
-		registerIssueViewMetrics(reg, w.views)
-	}
+	registerIssueViewMetrics(reg, w.views)
 	gin.SetMode(gin.ReleaseMode)
 	w.handler = handlers.NewRouter(deps)
 	return w, nil
@@ -281,8 +279,8 @@ func (w *Server) Hub() *subscriptions.Hub { return w.hub }
 // IdentityCache is the authenticator's cache (tests observe it).
 func (w *Server) IdentityCache() *auth.IdentityCache { return w.idCache }
 
-// IssueViewCache is get_issue's cache (tests observe it); nil on the
-// embedded store.
+// IssueViewCache is get_issue's cache (tests observe it): notified on
+// PostgreSQL, versioned on the embedded store.
 func (w *Server) IssueViewCache() *store.IssueViewCache { return w.views }
 
 // registerIssueViewMetrics exports c's counters.
