@@ -28,8 +28,14 @@ var secretIssue = map[string]any{"id": "acme/secret-plans", "issue_iid": 1}
 // viewGet calls get_issue as alice on h (Modern) and returns the result.
 func viewGet(t *testing.T, h *harness, args map[string]any) map[string]any {
 	t.Helper()
+	return viewGetAs(t, h, "alice", args)
+}
+
+// viewGetAs is viewGet as user.
+func viewGetAs(t *testing.T, h *harness, user string, args map[string]any) map[string]any {
+	t.Helper()
 	g := h.groups()[0]
-	return toolsResult(t, g, "modern", h.toolsCall(t, g, "modern", "alice", "get_issue", args))
+	return toolsResult(t, g, "modern", h.toolsCall(t, g, "modern", user, "get_issue", args))
 }
 
 // viewRead is viewGet of a readable issue: its structuredContent.
@@ -42,10 +48,16 @@ func viewRead(t *testing.T, h *harness, args map[string]any) map[string]any {
 // first read may store it, the next one must be a hit.
 func viewCachedOn(t *testing.T, h *harness, args map[string]any) map[string]any {
 	t.Helper()
+	return viewCachedAs(t, h, "alice", args)
+}
+
+// viewCachedAs is viewCachedOn as user.
+func viewCachedAs(t *testing.T, h *harness, user string, args map[string]any) map[string]any {
+	t.Helper()
 	c := h.Server.IssueViewCache()
-	viewRead(t, h, args)
+	toolsSucceeded(t, viewGetAs(t, h, user, args))
 	before := c.Stats()
-	sc := viewRead(t, h, args)
+	sc := toolsSucceeded(t, viewGetAs(t, h, user, args))
 	if after := c.Stats(); after.Hits != before.Hits+1 || after.Misses != before.Misses {
 		t.Fatalf("issue view cache stats %+v → %+v: want one hit, no miss", before, after)
 	}
@@ -273,5 +285,45 @@ func TestIssueViewCache_sqliteMembershipRemoved(t *testing.T) {
 		if text := toolsText(t, res); res["isError"] != true || !strings.Contains(text, "Project Not Found") {
 			t.Errorf("instance %d after the membership was removed: %v", i, res)
 		}
+	}
+}
+
+// publicIssue is gitlab-org/gitlab-mcp#2, an issue of a public project:
+// readable by a user who is a member of nothing.
+var publicIssue = map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}
+
+// Ensure making a public project private with plain SQL refuses its issue
+// to a non-member on both instances' next get_issue, though both had it
+// cached for that user: access removed by visibility, not by membership.
+func TestIssueViewCache_projectMadePrivate(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		start    func(*testing.T) *cachePair
+		notified bool // PostgreSQL: wait for the notification
+	}{
+		{"postgres", startCachePair, true},
+		{"sqlite", startSQLiteViewPair, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.start(t)
+			toolsAddUser(t, p.a, "outsider")
+			p.b.Tokens["outsider"] = p.a.Tokens["outsider"]
+			hs := [2]*harness{p.a, p.b}
+			var drops [2]int64
+			for i, h := range hs {
+				viewCachedAs(t, h, "outsider", publicIssue)
+				drops[i] = h.Server.IssueViewCache().Stats().Drops
+			}
+			p.exec(t, `UPDATE projects SET visibility = 'private' WHERE path_with_namespace = 'gitlab-org/gitlab-mcp'`)
+			for i, h := range hs {
+				if c.notified {
+					awaitViews(t, h, "project made private", func(s store.IssueViewCacheStats) bool { return s.Drops > drops[i] })
+				}
+				res := viewGetAs(t, h, "outsider", publicIssue)
+				if text := toolsText(t, res); res["isError"] != true || !strings.Contains(text, "Project Not Found") {
+					t.Errorf("instance %d after the project was made private: %v", i, res)
+				}
+			}
+		})
 	}
 }
