@@ -110,23 +110,14 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	// Refs live in git, not in the database: glmcp announces its own ref
 	// moves (a push with plain git is not seen; see doc/resources.md).
 	if e.Repositories != nil {
-		st := e.Store
-		// Off the writer's path: a ref can move inside a store transaction
-		// (accept_merge_request), and on the embedded store the announcing
-		// INSERT waits for that transaction's write lock.
+		announcer := newRefAnnouncer(e.Store, logger)
 		e.Repositories.OnRefUpdate(func(projectID int64, ref string) {
 			// The code index catches up in the background; a search checks
 			// the head anyway (a push with plain git is seen there).
 			if e.CodeIndex != nil {
 				e.CodeIndex.Refresh(projectID)
 			}
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := st.AnnounceResourceChange(ctx, subscriptions.ResourceKey('r', projectID, ref)); err != nil {
-					logger.Warn("announce ref update", "project_id", projectID, "ref", ref, "error", err)
-				}
-			}()
+			announcer.announce(subscriptions.ResourceKey('r', projectID, ref))
 		})
 	}
 
