@@ -259,6 +259,9 @@ func TestStore_ReplaceCodeIndex(t *testing.T) {
 		if err != nil || st.LastCommit != a || st.Ref != "main" || st.Files != 2 {
 			t.Fatalf("IndexStatus = %+v, %v", st, err)
 		}
+		if n := countRows(t, s, "repository_files"); n != 2 {
+			t.Errorf("repository_files = %d rows after a lost race, want the winner's 2", n)
+		}
 		stale := *st
 		replace("from the current index", st, b, true, file("README.md", "bye\n"))
 		replace("from a stale index", &stale, a, false)
