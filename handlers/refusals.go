@@ -22,7 +22,7 @@ import (
 //
 // It belongs inside RequestLogger and the metrics, so both see the status
 // it writes, and outside Recovery, which refuses a panic once everything
-// inside it has unwound: NewRouter installs it on both sides of Recovery.
+// inside it has unwound (NewRouter installs it there, once).
 func RenderRefusals(c *gin.Context) {
 	c.Next()
 	if len(c.Errors) == 0 || c.Writer.Written() {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"gitlab.com/glmcp/glmcp/handlers"
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
@@ -94,3 +95,37 @@ func TestRenderRefusals_writtenOrNotRefused(t *testing.T) {
 }
 
 func nopLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// Ensure the router writes a panic's refusal inside the metrics: the
+// client gets the internal error, and the metrics count its 500.
+func TestNewRouter_panicIsRenderedAndCounted(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	reg := prometheus.NewRegistry()
+	r := handlers.NewRouter(handlers.Deps{Metrics: middleware.NewMetrics(reg, nil)})
+	r.POST("/boom", func(*gin.Context) { panic("boom") })
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/boom", nil))
+	if want := `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`; w.Code != 500 || w.Body.String() != want {
+		t.Fatalf("response = %d %s, want 500 %s", w.Code, w.Body, want)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := false
+	for _, mf := range mfs {
+		if mf.GetName() != "glmcp_http_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			counted = counted || (labels["route"] == "/boom" && labels["status"] == "500" && m.GetCounter().GetValue() == 1)
+		}
+	}
+	if !counted {
+		t.Errorf("the panic's 500 on /boom was not counted: %v", mfs)
+	}
+}

@@ -74,13 +74,15 @@ func NewRouter(d Deps) *gin.Engine {
 		_ = r.SetTrustedProxies(nil)
 	}
 	// BodyDeadline first: it needs the server's own ResponseWriter.
-	// RenderRefusals writes what the middleware refused, inside the access
-	// log: outside Recovery for a panic, and again inside the metrics
-	// (which a panic unwinds past) for every other refusal, so the metrics
-	// count the status it writes.
-	r.Use(middleware.BodyDeadline(d.BodyTimeout), middleware.RequestLogger(d.Logger), RenderRefusals, middleware.Recovery(d.Logger))
+	// RenderRefusals writes what the middleware refused inside the access
+	// log and the metrics, so both see the status it writes, and outside
+	// Recovery, so a panic's refusal is written too (and counted).
+	chain := []gin.HandlerFunc{middleware.BodyDeadline(d.BodyTimeout), middleware.RequestLogger(d.Logger)}
 	if d.Metrics != nil {
-		r.Use(d.Metrics.Record(), RenderRefusals)
+		chain = append(chain, d.Metrics.Record())
+	}
+	r.Use(append(chain, RenderRefusals, middleware.Recovery(d.Logger))...)
+	if d.Metrics != nil {
 		r.GET("/metrics", middleware.AllowClients(d.MonitoringAllowlist), gin.WrapH(d.Metrics.Handler()))
 	}
 
