@@ -100,22 +100,30 @@ func TestStore_LoadIssueMatchesPreload(t *testing.T) {
 	})
 }
 
+// notedIssue adds notes, written by Alice, to issue #1 of
+// gitlab-org/gitlab-mcp in w, and returns the project and the issue.
+func notedIssue(t *testing.T, s *store.Store, w *demo.World, notes ...models.Note) (*models.Project, *models.Issue) {
+	t.Helper()
+	ctx := context.Background()
+	p := w.Projects["gitlab-org/gitlab-mcp"]
+	issue, err := s.LoadIssue(ctx, p.ID, 1)
+	wantErr(t, "LoadIssue", err, nil)
+	for _, n := range notes {
+		n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID = models.NoteableIssue, issue.ID, p.ID, w.Alice.ID
+		wantErr(t, "CreateNote", s.CreateNote(ctx, &n), nil)
+	}
+	return p, issue
+}
+
 // Ensure LoadIssueCountingNotes is LoadIssue and CountUserNotes in one:
 // the same issue, and the same count with and without internal notes.
 func TestStore_LoadIssueCountingNotes(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		w := joinWorld(t, s)
 		ctx := context.Background()
-		p := w.Projects["gitlab-org/gitlab-mcp"]
-		issue, err := s.LoadIssue(ctx, p.ID, 1)
-		wantErr(t, "LoadIssue", err, nil)
 		// Notes of every kind on issue #1: two plain, one internal, one system.
-		for _, n := range []models.Note{
-			{Body: "a"}, {Body: "b"}, {Body: "secret", Internal: true}, {Body: "changed the title", System: true},
-		} {
-			n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID = models.NoteableIssue, issue.ID, p.ID, w.Alice.ID
-			wantErr(t, "CreateNote", s.CreateNote(ctx, &n), nil)
-		}
+		_, issue := notedIssue(t, s, w,
+			models.Note{Body: "a"}, models.Note{Body: "b"}, models.Note{Body: "secret", Internal: true}, models.Note{Body: "changed the title", System: true})
 		counted := 0
 		for _, k := range allIIDs(t, s, "issues") {
 			want, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
@@ -139,7 +147,7 @@ func TestStore_LoadIssueCountingNotes(t *testing.T) {
 		if n, _ := s.CountUserNotes(ctx, models.NoteableIssue, issue.ID, true); n < 3 || counted == 0 {
 			t.Errorf("the comparison counted too little (%d notes on #1, %d counts > 0)", n, counted)
 		}
-		_, _, err = s.LoadIssueCountingNotes(ctx, 1, 9999, false)
+		_, _, err := s.LoadIssueCountingNotes(ctx, 1, 9999, false)
 		wantErr(t, "LoadIssueCountingNotes(missing)", err, models.ErrNotFound)
 	})
 }
@@ -281,13 +289,7 @@ func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		w := joinWorld(t, s)
 		ctx := context.Background()
-		p := w.Projects["gitlab-org/gitlab-mcp"]
-		first, err := s.LoadIssue(ctx, p.ID, 1)
-		wantErr(t, "LoadIssue", err, nil)
-		for _, n := range []models.Note{{Body: "a"}, {Body: "secret", Internal: true}, {Body: "moved", System: true}} {
-			n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID = models.NoteableIssue, first.ID, p.ID, w.Alice.ID
-			wantErr(t, "CreateNote", s.CreateNote(ctx, &n), nil)
-		}
+		p, first := notedIssue(t, s, w, models.Note{Body: "a"}, models.Note{Body: "secret", Internal: true}, models.Note{Body: "moved", System: true})
 		users := w.Users()
 		compared := 0
 		for _, k := range allIIDs(t, s, "issues") {
