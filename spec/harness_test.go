@@ -84,7 +84,8 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	t.Helper()
 	cfg := app.Defaults()
 	cfg.DatabaseURL = unsetDSN
-	cfg.DataDir = t.TempDir()
+	own := t.TempDir() // the data directory, unless an option shares another's
+	cfg.DataDir = own
 	cfg.RepositoriesPath = filepath.Join(cfg.DataDir, "repositories")
 	if err := os.MkdirAll(cfg.RepositoriesPath, 0o700); err != nil {
 		t.Fatal(err)
@@ -101,8 +102,7 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	// copy of the seeded world of its configuration: on PostgreSQL when the
 	// tests have one, on SQLite when withDSN("") asks for it.
 	var world *seededWorld
-	_, statErr := os.Stat(filepath.Join(cfg.DataDir, "glmcp.db"))
-	if cfg.DatabaseURL == unsetDSN || (cfg.DatabaseURL == "" && os.IsNotExist(statErr)) {
+	if cfg.DatabaseURL == unsetDSN || (cfg.DatabaseURL == "" && cfg.DataDir == own) {
 		postgres := cfg.DatabaseURL == unsetDSN && usePostgres(t)
 		cfg.DatabaseURL = ""
 		w, err := seededWorldFor(&cfg, postgres)
