@@ -13,16 +13,17 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for CREATE/DROP DATABASE
 
 	"gitlab.com/glmcp/glmcp/migrations"
@@ -270,11 +271,13 @@ func buildMigratedTemplate(server string) (string, error) {
 	}
 	if err == nil {
 		_, err = admin.ExecContext(ctx, "ALTER DATABASE "+name+" RENAME TO "+final)
-		if err != nil && strings.Contains(err.Error(), "already exists") {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // duplicate_database
 			err = nil // another process finished first: use its template
 		}
 	}
-	if derr := drop(); err == nil && derr != nil && !strings.Contains(derr.Error(), "does not exist") {
+	// Renamed, name is gone and this drops nothing (IF EXISTS).
+	if derr := drop(); err == nil {
 		err = derr
 	}
 	if err != nil {
