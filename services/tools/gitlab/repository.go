@@ -94,6 +94,10 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 		return nil, missing(ident)
 	}
 	if ra.repo, err = g.repos.Repository(ctx, ra.pa.project.ID); err != nil {
+		if errors.Is(err, models.ErrNotFound) {
+			// GitLab's answer; the storage's own text names internal ids.
+			return nil, notFound("Repository")
+		}
 		return nil, fmt.Errorf("repository of %s: %w", ra.pa.project.PathWithNamespace, err)
 	}
 	return ra, nil

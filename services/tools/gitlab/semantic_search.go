@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -118,6 +119,9 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 	// The index is of the default branch at its head in git, re-read
 	// here when the branch moved (a push with plain git included).
 	st, err := g.index.Ensure(ctx, pa.project.ID, pa.project.DefaultBranch)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Repository") // not the storage's text, which names internal ids
+	}
 	if err != nil {
 		return nil, err
 	}
