@@ -78,21 +78,6 @@ type named interface {
 	mcpName() string
 }
 
-// row builds a method row whose serve takes its params as *P.
-func row[P any, PP interface {
-	*P
-	params
-}](eras eraSet, capability string, serve func(*Server, *exchange, PP) (any, error)) *method {
-	return &method{
-		eras:       eras,
-		capability: capability,
-		newParams:  func() params { return PP(new(P)) },
-		serve: func(s *Server, x *exchange, p params) (any, error) {
-			return serve(s, x, p.(PP))
-		},
-	}
-}
-
 // with returns m with flags and the Mcp-Name mirror set.
 func (m *method) with(flags methodFlags, mirror string) *method {
 	m.flags, m.mirror = m.flags|flags, mirror

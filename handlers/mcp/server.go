@@ -237,6 +237,22 @@ func (s *Server) dispatch(x *exchange) (any, error) {
 	return m.serve(s, x, x.params)
 }
 
+// row builds a method row whose serve takes its params as *P. It lives
+// beside dispatch: its adapter is the hop from dispatch to the method.
+func row[P any, PP interface {
+	*P
+	params
+}](eras eraSet, capability string, serve func(*Server, *exchange, PP) (any, error)) *method {
+	return &method{
+		eras:       eras,
+		capability: capability,
+		newParams:  func() params { return PP(new(P)) },
+		serve: func(s *Server, x *exchange, p params) (any, error) {
+			return serve(s, x, p.(PP))
+		},
+	}
+}
+
 // answer is the one writer of the MCP endpoint's responses to a request it
 // read: a method's result, or its error translated by rpcError, as JSON
 // with the status the table gives it in the request's era, or — when the

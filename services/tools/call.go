@@ -126,6 +126,64 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	return s.askInput(req, e, res)
 }
 
+// Run validates call.Arguments (a JSON object: Service.Call checks it)
+// against e's input schema and executes it. Validation failures and
+// tool-level failures come back as IsError results. Callers other than
+// Service.Call (tests, benchmarks) skip the scope rules.
+func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
+	if res := e.check(call.Arguments); res != nil {
+		return res, nil
+	}
+	return e.execute(ctx, call)
+}
+
+// execute runs e on arguments check has passed.
+func (e *Entry) execute(ctx context.Context, call *Call) (*Result, error) {
+	if call.Progress == nil {
+		call.Progress = func(float64, float64, string) {}
+	}
+	if call.Log == nil {
+		call.Log = func(string, string, any) {}
+	}
+	res, err := e.Def.Run(ctx, call)
+	if err != nil {
+		if r, ok := ErrorResult(err); ok {
+			return r, nil
+		}
+		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
+	}
+	return res, nil
+}
+
+// Handler executes one call. It returns a *Result (possibly IsError) for
+// every outcome the caller can act on, and a Go error only when the server
+// failed; errors wrapping models.ErrNotFound, ErrForbidden, ErrInvalidInput
+// or ErrConflict (or a *ToolError) are turned into IsError results.
+type Handler func(ctx context.Context, call *Call) (*Result, error)
+
+// Typed adapts a tool function taking its arguments decoded into A (a
+// struct with json tags). The arguments were validated against the input
+// schema before; a value the schema admits but A cannot hold is a
+// validation error result.
+func Typed[A any](run func(ctx context.Context, call *Call, args A) (*Result, error)) Handler {
+	return func(ctx context.Context, call *Call) (*Result, error) {
+		var args A
+		if err := DecodeArgs(call.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return run(ctx, call, args)
+	}
+}
+
+// DecodeArgs unmarshals validated arguments into dst; a failure wraps
+// models.ErrInvalidInput (a "Validation error: …" result).
+func DecodeArgs(raw json.RawMessage, dst any) error {
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(dst); err != nil {
+		return &ToolError{Message: "Validation error: " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	return nil
+}
+
 // askInput finishes a result that asks the client for input: every request
 // must be one the client declared the capability for, and the tool's state
 // is sealed to this user, tool and arguments.

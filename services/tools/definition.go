@@ -1,12 +1,9 @@
 package tools
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
@@ -72,35 +69,6 @@ const (
 	// vulnerability.
 	TargetVulnerability TargetKind = "vulnerability"
 )
-
-// Handler executes one call. It returns a *Result (possibly IsError) for
-// every outcome the caller can act on, and a Go error only when the server
-// failed; errors wrapping models.ErrNotFound, ErrForbidden, ErrInvalidInput
-// or ErrConflict (or a *ToolError) are turned into IsError results.
-type Handler func(ctx context.Context, call *Call) (*Result, error)
-
-// Typed adapts a tool function taking its arguments decoded into A (a
-// struct with json tags). The arguments were validated against the input
-// schema before; a value the schema admits but A cannot hold is a
-// validation error result.
-func Typed[A any](run func(ctx context.Context, call *Call, args A) (*Result, error)) Handler {
-	return func(ctx context.Context, call *Call) (*Result, error) {
-		var args A
-		if err := DecodeArgs(call.Arguments, &args); err != nil {
-			return nil, err
-		}
-		return run(ctx, call, args)
-	}
-}
-
-// DecodeArgs unmarshals validated arguments into dst; a failure wraps
-// models.ErrInvalidInput (a "Validation error: …" result).
-func DecodeArgs(raw json.RawMessage, dst any) error {
-	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(dst); err != nil {
-		return &ToolError{Message: "Validation error: " + strings.TrimPrefix(err.Error(), "json: ")}
-	}
-	return nil
-}
 
 // Call is one invocation.
 type Call struct {

@@ -43,18 +43,6 @@ type releaseStore interface {
 // writes through tx, so a failing call changes nothing.
 type InTx func(ctx context.Context, fn func(tx Store) error) error
 
-// Transactions adapts a store whose RunInTx hands fn its own transaction
-// type S (the store's *Store) to InTx, typed end to end:
-//
-//	gitlab.Transactions[*store.Store](st)
-func Transactions[S Store](st interface {
-	WithTx(ctx context.Context, fn func(tx S) error) error
-}) InTx {
-	return func(ctx context.Context, fn func(tx Store) error) error {
-		return st.WithTx(ctx, func(tx S) error { return fn(tx) })
-	}
-}
-
 // projectStore resolves projects, groups, members and users (every tool).
 type projectStore interface {
 	// FindProjectWithRoleByID and FindProjectWithRoleByPath return a

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,17 +15,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
-
-// Run validates call.Arguments (a JSON object: Service.Call checks it)
-// against e's input schema and executes it. Validation failures and
-// tool-level failures come back as IsError results. Callers other than
-// Service.Call (tests, benchmarks) skip the scope rules.
-func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
-	if res := e.check(call.Arguments); res != nil {
-		return res, nil
-	}
-	return e.execute(ctx, call)
-}
 
 // check returns the IsError result refusing args, or nil when e can run
 // with them: its text is valid (no invalid UTF-8, no NUL) and it meets e's
@@ -61,24 +49,6 @@ func (e *Entry) checkArgs(args json.RawMessage) string {
 		return msg
 	}
 	return e.validate(inst)
-}
-
-// execute runs e on arguments check has passed.
-func (e *Entry) execute(ctx context.Context, call *Call) (*Result, error) {
-	if call.Progress == nil {
-		call.Progress = func(float64, float64, string) {}
-	}
-	if call.Log == nil {
-		call.Log = func(string, string, any) {}
-	}
-	res, err := e.Def.Run(ctx, call)
-	if err != nil {
-		if r, ok := ErrorResult(err); ok {
-			return r, nil
-		}
-		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
-	}
-	return res, nil
 }
 
 // invalidUTF8 names the first argument (in name order) whose raw text is
