@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // The 19.5 ci tools over HTTP: list_pipelines, get_pipeline, save_pipeline,
@@ -17,11 +18,9 @@ import (
 // toolsJobID returns the id of the job named name of pipeline pipelineID.
 func toolsJobID(t testing.TB, h *harness, pipelineID int64, name string) int64 {
 	t.Helper()
-	var id int64
-	err := h.Env.Store.DB().WithContext(context.Background()).
-		Raw("SELECT id FROM ci_jobs WHERE pipeline_id = ? AND name = ? AND NOT retried", pipelineID, name).Scan(&id).Error
-	if err != nil || id == 0 {
-		t.Fatalf("no job %s in pipeline %d (%v)", name, pipelineID, err)
+	id := storetest.Int(t, h.Env.Store, "SELECT id FROM ci_jobs WHERE pipeline_id = ? AND name = ? AND NOT retried", pipelineID, name)
+	if id == 0 {
+		t.Fatalf("no job %s in pipeline %d", name, pipelineID)
 	}
 	return id
 }
@@ -184,9 +183,7 @@ func TestTools_pipelinesWrite(t *testing.T) {
 		gone := h.toolsWrite(t, ce, modern, "root", "manage_pipeline", map[string]any{"id": "gitlab-org/orbit", "pipeline_id": failed})
 		toolsExpectField(t, gone, "deleted", "status")
 		h.toolsFailWith(t, ce, "root", "get_pipeline", map[string]any{"id": "gitlab-org/orbit", "pipeline_id": failed}, "404 Pipeline Not Found")
-		var chunks int64
-		h.Env.Store.DB().WithContext(context.Background()).Raw("SELECT COUNT(*) FROM ci_job_artifact_chunks").Scan(&chunks)
-		if chunks != 0 {
+		if chunks := storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM ci_job_artifact_chunks"); chunks != 0 {
 			t.Errorf("%d artifact chunks left after deleting the only pipeline with files", chunks)
 		}
 	})

@@ -1,11 +1,12 @@
 package spec
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // The 19.5 merge request tools over HTTP: list_merge_requests,
@@ -345,8 +346,7 @@ func TestTools_saveMergeRequestReview(t *testing.T) {
 				t.Errorf("status %q", s)
 			}
 		}
-		var rows int64
-		h.Env.Store.DB().WithContext(context.Background()).Raw("SELECT COUNT(*) FROM approvals a JOIN users u ON u.id = a.user_id WHERE u.username = 'alice'").Scan(&rows)
+		rows := storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM approvals a JOIN users u ON u.id = a.user_id WHERE u.username = 'alice'")
 		if approved != 1 || rows != 1 {
 			t.Errorf("%d calls said approved, %d rows; want 1 and 1 (%v)", approved, rows, status)
 		}

@@ -1,13 +1,13 @@
 package spec
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // The EE code_security tools (list_vulnerabilities, get_vulnerability,
@@ -17,10 +17,9 @@ import (
 
 func toolsVulnerabilityID(t testing.TB, h *harness) string {
 	t.Helper()
-	var id int64
-	err := h.Env.Store.DB().WithContext(context.Background()).Raw("SELECT MIN(id) FROM vulnerabilities").Scan(&id).Error
-	if err != nil || id == 0 {
-		t.Fatalf("no demo vulnerability (%v)", err)
+	id := storetest.Int(t, h.Env.Store, "SELECT COALESCE(MIN(id), 0) FROM vulnerabilities")
+	if id == 0 {
+		t.Fatal("no demo vulnerability")
 	}
 	return fmt.Sprint(id)
 }
@@ -98,9 +97,7 @@ func TestTools_vulnerabilities(t *testing.T) {
 			t.Errorf("issue = %v", is["issue"])
 		}
 		toolsExpectField(t, is, "CREATED", "vulnerability", "issueLinks", "nodes", 0, "linkType")
-		var events int64
-		h.Env.Store.DB().WithContext(context.Background()).Raw("SELECT COUNT(*) FROM vulnerability_events").Scan(&events)
-		if events != 4 {
+		if events := storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM vulnerability_events"); events != 4 {
 			t.Errorf("vulnerability_events = %d, want 4", events)
 		}
 	})
