@@ -116,3 +116,30 @@ func TestLayers_envelopesOnlyInJSONRPC(t *testing.T) {
 		})
 	}
 }
+
+// Ensure the specs reach the store's state only through its API and
+// storetest (which owns the raw reads they need): no Store.DB() call in
+// spec/, so a schema change touches one helper, not the specs.
+func TestLayers_specsUseNoStoreDB(t *testing.T) {
+	paths, err := filepath.Glob("../spec/*.go")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("found %d spec files (%v): not run from the handlers directory?", len(paths), err)
+	}
+	fset := token.NewFileSet()
+	for _, path := range paths {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 0 {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "DB" {
+				t.Errorf("%s: Store.DB() in a spec; read the store through its API or storetest", fset.Position(call.Pos()))
+			}
+			return true
+		})
+	}
+}

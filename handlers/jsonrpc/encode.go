@@ -23,17 +23,17 @@ type Appender interface {
 // MCP results are always objects. An [Appender] writes itself. The error is
 // result's encoding error.
 func EncodeResult(id ID, result any) ([]byte, error) {
-	b, err := AppendResult(nil, id, result)
+	b, err := appendResult(nil, id, result)
 	if err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-// AppendResult is EncodeResult appending to dst, which it grows once to
+// appendResult is EncodeResult appending to dst, which it grows once to
 // the result's size when that is known (an [Appender]). On error it
 // returns dst's contents unchanged (and possibly a grown dst).
-func AppendResult(dst []byte, id ID, result any) ([]byte, error) {
+func appendResult(dst []byte, id ID, result any) ([]byte, error) {
 	size := 256
 	ap, isAppender := result.(Appender)
 	if isAppender {

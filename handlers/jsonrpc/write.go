@@ -17,7 +17,7 @@ import (
 func WriteResult(w http.ResponseWriter, id ID, result any) error {
 	bp := getBuffer()
 	defer putBuffer(bp)
-	b, err := AppendResult((*bp)[:0], id, result)
+	b, err := appendResult((*bp)[:0], id, result)
 	*bp = b
 	if err != nil {
 		WriteError(w, EraUnknown, id, Internal())
