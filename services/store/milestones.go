@@ -62,24 +62,6 @@ func (s *Store) FindMilestoneByTitle(ctx context.Context, projectID int64, title
 	return &m, nil
 }
 
-// ListMilestones returns the milestones of the projects in projectIDs whose
-// title contains search (case-insensitively; all when ""), newest first,
-// at most limit.
-func (s *Store) ListMilestones(ctx context.Context, projectIDs []int64, search string, limit int) ([]models.Milestone, error) {
-	out := []models.Milestone{}
-	if len(projectIDs) == 0 {
-		return out, nil
-	}
-	q := s.conn(ctx).Where("project_id IN ?", projectIDs)
-	if search != "" {
-		q = q.Where(`lower(title) LIKE ? ESCAPE '\'`, likeContains(search))
-	}
-	if err := q.Order("id DESC").Limit(limit).Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("list milestones: %w", translate(err))
-	}
-	return out, nil
-}
-
 // milestoneFor settles i's milestone inside a transaction: MilestoneID
 // names a milestone of i's project (its title is copied to i.Milestone);
 // a title without an id finds the project's milestone of that title,
