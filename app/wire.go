@@ -137,12 +137,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	// 20261201180000 and, for the embedded store's marks, 20261201200000).
 	if e.Embedded {
 		w.idCache = auth.NewVersionedIdentityCache(0, e.Store.IdentityVersion)
-		w.views = store.NewVersionedIssueViewCache(0)
+		w.views = store.NewVersionedIssueViewCache(0, 0)
 	} else {
 		w.idCache = auth.NewNotifiedIdentityCache(0)
 		w.listener.Handle(auth.IdentityChannel, w.idCache.Invalidate)
 		w.listener.OnState(w.idCache.SetLive)
-		w.views = store.NewIssueViewCache(0)
+		w.views = store.NewIssueViewCache(0, 0)
 		w.listener.Handle(store.IssueViewChannel, w.views.Invalidate)
 		w.listener.OnState(w.views.SetLive)
 	}
@@ -289,6 +289,9 @@ func registerIssueViewMetrics(reg prometheus.Registerer, c *store.IssueViewCache
 			func(s store.IssueViewCacheStats) int64 { return s.Drops }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "glmcp_issue_view_cache_entries", Help: "Issue views cached."},
 			func() float64 { return float64(c.Stats().Entries) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "glmcp_issue_view_cache_bytes",
+			Help: "Estimated memory held by the cached issue views (bounded by store.DefaultIssueViewCacheBytes)."},
+			func() float64 { return float64(c.Stats().Bytes) }),
 	)
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,12 @@ const IssueViewChannel = "glmcp_views"
 // DefaultIssueViewCacheSize bounds the number of cached issue views.
 const DefaultIssueViewCacheSize = 10_000
 
+// DefaultIssueViewCacheBytes bounds the memory the cached issue views
+// hold, as estimated by issueViewBytes: 10,000 views of small issues fit
+// (a few KiB each); views of large descriptions (up to 1 MB each) take
+// the room of many.
+const DefaultIssueViewCacheBytes = 64 << 20
+
 // IssueViewCache keeps what FindIssueView read, per project (id or path as
 // asked), issue iid and caller, so that get_issue of an issue seen before
 // costs no round trip. It never serves what the database no longer says
@@ -29,9 +36,15 @@ const DefaultIssueViewCacheSize = 10_000
 //     plain SQL) fires triggers on every table a view is read from; they
 //     NOTIFY on [IssueViewChannel] (see [IssueViewCache.Invalidate] for the
 //     payload), delivered by each instance's LISTEN connection.
-//   - Writes through this instance's Store drop everything as soon as they
+//   - Writes through this instance's Store to a table a view is read from
+//     ([viewTables], or one whose writes change such a table through a
+//     foreign key, [viewCascadeTables]) drop everything as soon as they
 //     commit, so a client reads its own writes without waiting for the
-//     notification.
+//     notification: a statement outside a transaction at once, a
+//     transaction ([Store.WithTx]; its savepoints count as itself) when it
+//     ends, if any of its statements may have written such a table. A
+//     statement whose table cannot be told counts as such a write. What
+//     writes other tables only, or only reads, leaves the cache as it is.
 //   - Nothing is cached until the LISTEN connection is up
 //     ([IssueViewCache.SetLive]); everything is dropped when it is lost and
 //     again when it is back, since changes made meanwhile were not heard.
@@ -55,6 +68,8 @@ const DefaultIssueViewCacheSize = 10_000
 // project or issue) are not cached.
 type IssueViewCache struct {
 	max int
+	// maxBytes bounds bytes, the sum of the entries' estimated sizes.
+	maxBytes int64
 	// versioned: kept true by the embedded store's marks, not by
 	// notifications; always live.
 	versioned bool
@@ -63,6 +78,7 @@ type IssueViewCache struct {
 	live    bool
 	gen     uint64 // bumped by every change heard
 	entries map[issueViewKey]issueViewEntry
+	bytes   int64
 	// index finds the entries a notification names: by issue id, project
 	// id and user id (caller, author and assignees).
 	index map[indexKey]map[issueViewKey]struct{}
@@ -79,11 +95,13 @@ type issueViewKey struct {
 	userID    int64
 }
 
-// issueViewEntry is one cached view and, on the embedded store, the
-// sequence read before it was read (see issue_view_versions).
+// issueViewEntry is one cached view, its estimated size
+// (issueViewBytes) and, on the embedded store, the sequence read before it
+// was read (see issue_view_versions).
 type issueViewEntry struct {
-	v   *models.IssueView
-	seq int64
+	v    *models.IssueView
+	seq  int64
+	size int64
 }
 
 type indexKey struct {
@@ -92,23 +110,28 @@ type indexKey struct {
 }
 
 // NewIssueViewCache returns a cache of at most size views (0:
-// DefaultIssueViewCacheSize), fed by Invalidate and SetLive. It caches
+// DefaultIssueViewCacheSize) holding at most about maxBytes bytes (0:
+// DefaultIssueViewCacheBytes), fed by Invalidate and SetLive. It caches
 // nothing until SetLive(true).
-func NewIssueViewCache(size int) *IssueViewCache {
+func NewIssueViewCache(size int, maxBytes int64) *IssueViewCache {
 	if size <= 0 {
 		size = DefaultIssueViewCacheSize
 	}
-	c := &IssueViewCache{max: size}
+	if maxBytes <= 0 {
+		maxBytes = DefaultIssueViewCacheBytes
+	}
+	c := &IssueViewCache{max: size, maxBytes: maxBytes}
 	c.reset()
 	return c
 }
 
-// NewVersionedIssueViewCache returns a cache of at most size views (0:
-// DefaultIssueViewCacheSize) for the embedded store, kept true by the
-// marks its triggers write (see IssueViewCache); it is live from the start
-// and needs neither Invalidate nor SetLive.
-func NewVersionedIssueViewCache(size int) *IssueViewCache {
-	c := NewIssueViewCache(size)
+// NewVersionedIssueViewCache returns a cache of at most size views and
+// about maxBytes bytes (0: the defaults, as NewIssueViewCache) for the
+// embedded store, kept true by the marks its triggers write (see
+// IssueViewCache); it is live from the start and needs neither Invalidate
+// nor SetLive.
+func NewVersionedIssueViewCache(size int, maxBytes int64) *IssueViewCache {
+	c := NewIssueViewCache(size, maxBytes)
 	c.versioned, c.live = true, true
 	return c
 }
@@ -118,6 +141,7 @@ func (c *IssueViewCache) reset() {
 	c.drops.Add(int64(len(c.entries)))
 	c.entries = make(map[issueViewKey]issueViewEntry)
 	c.index = make(map[indexKey]map[issueViewKey]struct{})
+	c.bytes = 0
 	c.gen++
 }
 
@@ -175,6 +199,7 @@ func (c *IssueViewCache) drop(k issueViewKey) {
 		return
 	}
 	delete(c.entries, k)
+	c.bytes -= e.size
 	forEachIndex(k, e.v, func(ik indexKey) {
 		if set := c.index[ik]; set != nil {
 			delete(set, k)
@@ -219,22 +244,28 @@ func (c *IssueViewCache) dropStale(k issueViewKey, v *models.IssueView) {
 }
 
 // store keeps e under k when nothing changed since the miss that gave
-// gen. When the cache is full an arbitrary entry makes room.
+// gen. When the cache is full, by count or by bytes, arbitrary entries
+// make room; a view larger than the whole byte budget is not kept.
 func (c *IssueViewCache) store(k issueViewKey, gen uint64, e issueViewEntry) {
 	v := e.v
+	e.size = issueViewBytes(v)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.live || c.gen != gen {
 		return
 	}
 	c.drop(k)
+	if e.size > c.maxBytes {
+		return
+	}
 	for victim := range c.entries {
-		if len(c.entries) < c.max {
+		if len(c.entries) < c.max && c.bytes+e.size <= c.maxBytes {
 			break
 		}
 		c.drop(victim)
 	}
 	c.entries[k] = e
+	c.bytes += e.size
 	forEachIndex(k, v, func(ik indexKey) {
 		set := c.index[ik]
 		if set == nil {
@@ -245,13 +276,74 @@ func (c *IssueViewCache) store(k issueViewKey, gen uint64, e issueViewEntry) {
 	})
 }
 
+// issueViewEntryBytes is what a cached view costs besides its text: the
+// structs, the map entry, its index rows; issueViewAssigneeBytes what each
+// assignee adds.
+const (
+	issueViewEntryBytes    = 1024
+	issueViewAssigneeBytes = 256
+)
+
+// issueViewBytes estimates the memory a cached view holds: its text (every
+// string of the project, issue, author and assignees) three times — the
+// view, and the rendered answer get_issue keeps with it (IssueView.Memo:
+// its text and its structured copy) — and a fixed cost per view and
+// assignee. The text dominates for large descriptions, which is what the
+// byte budget is for.
+func issueViewBytes(v *models.IssueView) int64 {
+	n := int64(issueViewEntryBytes)
+	text := stringBytes(reflect.ValueOf(v.Project), 2) + stringBytes(reflect.ValueOf(v.Issue), 2)
+	if v.Issue != nil {
+		n += int64(len(v.Issue.Assignees)) * issueViewAssigneeBytes
+	}
+	return n + 3*text
+}
+
+// stringBytes sums the lengths of the strings in v, following pointers,
+// structs and slices (depth levels of pointers and slices deep).
+func stringBytes(v reflect.Value, depth int) int64 {
+	switch v.Kind() {
+	case reflect.String:
+		return int64(v.Len())
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() || depth == 0 {
+			return 0
+		}
+		return stringBytes(v.Elem(), depth-1)
+	case reflect.Struct:
+		var n int64
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				n += stringBytes(v.Field(i), depth)
+			}
+		}
+		return n
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return int64(v.Len())
+		}
+		if depth == 0 {
+			return 0
+		}
+		var n int64
+		for i := 0; i < v.Len(); i++ {
+			n += stringBytes(v.Index(i), depth-1)
+		}
+		return n
+	}
+	return 0
+}
+
 // IssueViewCacheStats are counters for metrics and tests.
 type IssueViewCacheStats struct {
 	Entries int
-	Live    bool
+	// Bytes is the cached views' estimated size (see
+	// DefaultIssueViewCacheBytes).
+	Bytes int64
+	Live  bool
 	// Hits and Misses count lookups while live; Drops counts entries
-	// removed by changes, local writes and evictions; Resets counts
-	// SetLive calls.
+	// removed by changes, local writes and evictions (by count or by
+	// bytes); Resets counts SetLive calls.
 	Hits, Misses, Drops, Resets int64
 }
 
@@ -259,7 +351,7 @@ type IssueViewCacheStats struct {
 func (c *IssueViewCache) Stats() IssueViewCacheStats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return IssueViewCacheStats{Entries: len(c.entries), Live: c.live,
+	return IssueViewCacheStats{Entries: len(c.entries), Bytes: c.bytes, Live: c.live,
 		Hits: c.hits.Load(), Misses: c.misses.Load(), Drops: c.drops.Load(), Resets: c.resets.Load()}
 }
 
@@ -267,6 +359,20 @@ func (c *IssueViewCache) Stats() IssueViewCacheStats {
 // transactions) uses; the write callbacks registered at Open reach it.
 type issueViewSlot struct {
 	cache atomic.Pointer[IssueViewCache]
+
+	// txs are the transactions WithTx has open, by their connection
+	// (txKey): what their statements wrote, for WithTx to act on once
+	// they end.
+	mu  sync.Mutex
+	txs map[any]*viewTx
+}
+
+// viewTx is what one transaction of WithTx wrote, savepoints included.
+type viewTx struct {
+	key any
+	// wrote: a statement may have written a table of viewTables (or
+	// viewCascadeTables).
+	wrote atomic.Bool
 }
 
 // UseIssueViewCache makes FindIssueView answer from c (nil: no cache),
@@ -282,15 +388,35 @@ func (slot *issueViewSlot) get() *IssueViewCache {
 	return slot.cache.Load()
 }
 
-// viewTables are the tables an issue view is read from, and those whose
-// writes change them through a foreign key (milestones: issues.milestone_id
-// is set to NULL).
-var viewTables = []string{"issues", "issue_assignees", "notes", "projects", "project_members",
-	"namespace_members", "namespaces", "users", "milestones"}
+// viewTableList names the tables an issue view is read from: those the
+// triggers of migration 20261201180000 (PostgreSQL: NOTIFY) and
+// 20261201200000 (SQLite: marks) watch. TestIssueViewCache_tables checks
+// it against the triggers in the database.
+const viewTableList = "issues issue_assignees notes projects project_members namespace_members namespaces users"
 
-// register clears the issue view cache after every statement
-// outside a transaction that may have written to a table views are read
-// from (a transaction clears it when it ends: WithTx).
+// viewCascadeList names the tables the triggers do not watch whose writes
+// change a watched table through a foreign key action: deleting a
+// milestone sets issues.milestone_id to NULL (which fires the issues
+// trigger, but this Store's statement names milestones).
+// TestIssueViewCache_tables checks that no other such foreign key exists.
+const viewCascadeList = "milestones"
+
+var (
+	viewTables        = strings.Fields(viewTableList)
+	viewCascadeTables = strings.Fields(viewCascadeList)
+	// viewWrites are the tables whose writes may change a view.
+	viewWrites = func() map[string]bool {
+		m := map[string]bool{}
+		for _, t := range append(append([]string(nil), viewTables...), viewCascadeTables...) {
+			m[t] = true
+		}
+		return m
+	}()
+)
+
+// register makes every statement that may have written to a table views
+// are read from clear the issue view cache once it is committed: at once
+// outside a transaction, when the transaction ends inside one (WithTx).
 func (slot *issueViewSlot) register(db *gorm.DB) error {
 	cb := db.Callback()
 	for _, k := range []struct {
@@ -305,50 +431,198 @@ func (slot *issueViewSlot) register(db *gorm.DB) error {
 		{"delete", cb.Delete().After("*"), true},
 		{"raw", cb.Raw().After("*"), false},
 		{"row", cb.Row().After("*"), false},
+		// Raw(…).Find runs the query callbacks: an INSERT … RETURNING too.
+		{"query", cb.Query().After("*"), false},
 	} {
 		model := k.model
-		if err := k.r.Register("glmcp:issue_views_"+k.name, func(db *gorm.DB) { slot.afterWrite(db, model) }); err != nil {
+		if err := k.r.Register("glmcp:issue_views_"+k.name, func(db *gorm.DB) { slot.afterStatement(db, model) }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (slot *issueViewSlot) afterWrite(db *gorm.DB, model bool) {
+func (slot *issueViewSlot) afterStatement(db *gorm.DB, model bool) {
 	c := slot.get()
-	if c == nil {
+	if c == nil || c.versioned { // the embedded store's writes commit their marks
+		return
+	}
+	if !writesViewTable(db, model) {
 		return
 	}
 	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx {
-		return // WithTx clears once the transaction ends
+		if t := slot.tx(db.Statement.ConnPool); t != nil {
+			t.wrote.Store(true) // WithTx clears once the transaction ends
+			return
+		}
+		// A transaction not begun by WithTx: nothing clears when it
+		// ends, so clear now; the notification of its commit drops
+		// what is read meanwhile.
 	}
-	if writesViewTable(db, model) {
-		c.wrote()
+	c.wrote()
+}
+
+// txKey is what tells a transaction's statements apart from other
+// transactions': its database/sql transaction (gorm wraps it when it
+// prepares statements, and unwraps it for a savepoint).
+func txKey(pool gorm.ConnPool) any {
+	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
+		return p.Tx
 	}
+	return pool
+}
+
+// begin records the transaction gtx (begun by WithTx) until end.
+func (slot *issueViewSlot) begin(gtx *gorm.DB) *viewTx {
+	if slot == nil {
+		return nil
+	}
+	t := &viewTx{key: txKey(gtx.Statement.ConnPool)}
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
+	if slot.txs == nil {
+		slot.txs = map[any]*viewTx{}
+	}
+	slot.txs[t.key] = t
+	return t
+}
+
+// tx returns the transaction WithTx has open on pool, or nil.
+func (slot *issueViewSlot) tx(pool gorm.ConnPool) *viewTx {
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
+	return slot.txs[txKey(pool)]
+}
+
+// end forgets t (nil: none) and reports whether it may have written to a
+// table views are read from.
+func (slot *issueViewSlot) end(t *viewTx) bool {
+	if t == nil {
+		return false
+	}
+	slot.mu.Lock()
+	delete(slot.txs, t.key)
+	slot.mu.Unlock()
+	return t.wrote.Load()
 }
 
 // writesViewTable reports whether a statement may have written to a table
-// of viewTables: a model statement on such a table (or on an unknown
-// one), a raw one that is not a plain SELECT and names such a table.
+// of viewWrites: a model statement on such a table, or a raw one that
+// writes such a table or whose table cannot be told (see rawWriteTable).
 func writesViewTable(db *gorm.DB, model bool) bool {
 	if model && db.Statement.Table != "" {
-		for _, t := range viewTables {
-			if db.Statement.Table == t {
-				return true
+		return viewWrites[tableName(db.Statement.Table)]
+	}
+	table, write := rawWriteTable(db.Statement.SQL.String())
+	return write && (table == "" || viewWrites[table])
+}
+
+// rawWriteTable tells what the statement sql may write: write is false for
+// what writes no table (SELECT, transaction control, SET, …); otherwise
+// table is the one table an INSERT, UPDATE, DELETE or REPLACE writes, or
+// "" when that cannot be told (a WITH, TRUNCATE, DDL, anything else).
+//
+// A SELECT calling a function that writes is taken for a read: glmcp has
+// no such function.
+func rawWriteTable(sql string) (table string, write bool) {
+	w := sqlWords(sql, 1)
+	if len(w) == 0 {
+		return "", false
+	}
+	switch w[0] {
+	case "select", "savepoint", "release", "rollback", "commit", "begin", "set", "show",
+		"lock", "listen", "unlisten", "notify", "pragma":
+		return "", false
+	}
+	w = sqlWords(sql, 5)
+	at := func(i int) string {
+		if i < len(w) {
+			return w[i]
+		}
+		return ""
+	}
+	i := 1
+	switch w[0] {
+	case "insert", "replace": // INSERT [OR …] INTO t
+		if at(1) == "or" {
+			i = 3
+		}
+		if at(i) != "into" {
+			return "", true
+		}
+		i++
+	case "update": // UPDATE [OR …] [ONLY] t
+		if at(1) == "or" {
+			i = 3
+		}
+	case "delete": // DELETE FROM [ONLY] t
+		if at(1) != "from" {
+			return "", true
+		}
+		i = 2
+	default:
+		return "", true
+	}
+	if at(i) == "only" {
+		i++
+	}
+	return tableName(at(i)), true
+}
+
+// sqlWords returns the first n words of sql, lowercased: identifiers and
+// keywords (quoted identifiers keep their quotes, a schema its dot), after
+// comments; it stops at the first other character.
+func sqlWords(sql string, n int) []string {
+	var words []string
+	for len(words) < n {
+		sql = strings.TrimLeft(sql, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(sql, "--"):
+			_, rest, ok := strings.Cut(sql, "\n")
+			if !ok {
+				return words
 			}
+			sql = rest
+			continue
+		case strings.HasPrefix(sql, "/*"):
+			_, rest, ok := strings.Cut(sql, "*/")
+			if !ok {
+				return words
+			}
+			sql = rest
+			continue
 		}
-		return false
-	}
-	sql := strings.ToLower(strings.TrimSpace(db.Statement.SQL.String()))
-	if strings.HasPrefix(sql, "select") {
-		return false
-	}
-	for _, t := range viewTables {
-		if strings.Contains(sql, t) {
-			return true
+		end, quoted := 0, false
+		for end < len(sql) {
+			ch := sql[end]
+			if ch == '"' || ch == '`' {
+				quoted = !quoted
+			} else if !quoted && !(ch == '_' || ch == '.' || ch == '$' ||
+				'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch >= 0x80) {
+				break
+			}
+			end++
 		}
+		if end == 0 {
+			return words
+		}
+		words = append(words, strings.ToLower(sql[:end]))
+		sql = sql[end:]
 	}
-	return false
+	return words
+}
+
+// tableName is the bare, lowercase name of a table as a statement names
+// it: without quotes, schema or alias.
+func tableName(t string) string {
+	t = strings.TrimSpace(t)
+	if f := strings.Fields(t); len(f) > 1 { // "issues AS i", "issues i"
+		t = f[0]
+	}
+	if i := strings.LastIndexByte(t, '.'); i >= 0 {
+		t = t[i+1:]
+	}
+	return strings.ToLower(strings.Trim(t, "\"`"))
 }
 
 // findIssueViewVersioned is FindIssueView with a versioned cache (the

@@ -294,9 +294,18 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 // fn must use tx, not s, for every statement that belongs to the
 // transaction. A WithTx inside fn opens a savepoint.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
-	var fnErr error
+	var (
+		fnErr error
+		// views: what the transaction wrote, for the issue view cache
+		// (see IssueViewCache); a savepoint's statements count as the
+		// outer transaction's.
+		views *viewTx
+	)
 	run := func(db *gorm.DB) error {
 		return db.Transaction(func(gtx *gorm.DB) error {
+			if _, nested := db.Statement.ConnPool.(gorm.TxCommitter); !nested {
+				views = s.views.begin(gtx)
+			}
 			fnErr = fn(s.with(gtx))
 			return fnErr
 		})
@@ -305,13 +314,19 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 	if _, nested := s.db.Statement.ConnPool.(gorm.TxCommitter); nested {
 		err = run(s.db.WithContext(ctx)) // a savepoint on the transaction's connection
 	} else {
-		err = s.limits.acquireConn(ctx, s.db, run)
-		// Committed (or not; a failed COMMIT may have): what this
-		// instance reads next reflects it, not the issue views read
-		// before (see IssueViewCache).
-		if c := s.views.get(); c != nil {
-			c.wrote()
-		}
+		func() {
+			defer func() {
+				// Committed (or not; a failed COMMIT may have): what
+				// this instance reads next reflects it, not the issue
+				// views read before, if it may have changed them.
+				if s.views.end(views) {
+					if c := s.views.get(); c != nil {
+						c.wrote()
+					}
+				}
+			}()
+			err = s.limits.acquireConn(ctx, s.db, run)
+		}()
 	}
 	switch {
 	case err == nil:
