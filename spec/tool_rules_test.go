@@ -12,6 +12,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 const rulesProject = "gitlab-org/gitlab-mcp"
@@ -384,6 +385,85 @@ func TestToolRules_vulnerability(t *testing.T) {
 		text, isErr := callText(t, eeRetry(save("confirm"), accept, res["requestState"].(string)))
 		if isErr || !strings.Contains(text, `"CONFIRMED"`) {
 			t.Fatalf("approved save_vulnerability: %s", text)
+		}
+	})
+}
+
+// TestToolRules_linkWorkItems: link_work_items writes the link into the
+// source work item's project and into every linked item's (GitLab shows
+// it on both sides), so the strictest rule of the projects the caller can
+// read governs it; an Ask names them all. A linked item the caller cannot
+// read answers as a missing one, whatever the rule of its project.
+func TestToolRules_linkWorkItems(t *testing.T) {
+	h := startServer(t)
+	ce := h.groups()[0]
+	mcp, orbit, secret := toolsProject(t, h, rulesProject), toolsProject(t, h, "gitlab-org/orbit"), toolsProject(t, h, "acme/secret-plans")
+	link := func(source int, targets ...string) map[string]any {
+		ids := []any{}
+		for _, t := range targets {
+			ids = append(ids, t)
+		}
+		return map[string]any{"project_id": rulesProject, "work_item_iid": source, "work_items_ids": ids}
+	}
+	links := func() int64 { return storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM issue_links") }
+	six, orbitOne, secretOne := wiGID(t, h, mcp.ID, 6), wiGID(t, h, orbit.ID, 1), wiGID(t, h, secret.ID, 1)
+
+	t.Run("deny on a linked item's project: refused, nothing written", func(t *testing.T) {
+		setRule(t, h, "gitlab-org/orbit", "link_work_items", models.RuleDeny)
+		before := links()
+		h.toolsFailWith(t, ce, "bob", "link_work_items", link(5, six, orbitOne),
+			`The tool link_work_items is not allowed here: the "deny" rule for link_work_items on gitlab-org/orbit forbids it. `+
+				"An administrator can change the rule with `glmcp tool-rules set`.")
+		if n := links(); n != before {
+			t.Fatalf("issue_links %d → %d, want nothing written", before, n)
+		}
+	})
+
+	t.Run("ask on a linked item's project: asks naming both projects, then links once approved", func(t *testing.T) {
+		setRule(t, h, "gitlab-org/orbit", "link_work_items", models.RuleAsk)
+		before := links()
+		res := confInputRequired(t, confRetry(t, h, "bob", "link_work_items", link(5, six, orbitOne), confAllCaps, nil, ""))
+		msg := res["inputRequests"].(map[string]any)["approval"].(map[string]any)["params"].(map[string]any)["message"].(string)
+		want := "Approve a write by link_work_items on gitlab-org/gitlab-mcp and gitlab-org/orbit? " +
+			`(the "ask" rule for link_work_items on gitlab-org/orbit asks for approval.)`
+		if !strings.HasPrefix(msg, want) || !strings.Contains(msg, orbitOne) {
+			t.Errorf("approval message:\n%s\nwant it to start %q and show the linked ids", msg, want)
+		}
+		if n := links(); n != before {
+			t.Fatalf("issue_links %d → %d before approval", before, n)
+		}
+		accept := map[string]any{"approval": map[string]any{"action": "accept", "content": map[string]any{}}}
+		r := confRetry(t, h, "bob", "link_work_items", link(5, six, orbitOne), confAllCaps, accept, res["requestState"].(string))
+		if text, isErr := callText(t, r); isErr {
+			t.Fatalf("approved link: %s", text)
+		}
+		if n := links(); n != before+2 {
+			t.Fatalf("issue_links %d → %d, want 2 written", before, n)
+		}
+	})
+
+	t.Run("a linked item the caller cannot read reveals no rule", func(t *testing.T) {
+		setRule(t, h, "acme/secret-plans", "link_work_items", models.RuleDeny)
+		before := links()
+		text := h.toolsSameAsMissing(t, ce, "bob", "link_work_items", link(7, secretOne), link(7, "gid://gitlab/WorkItem/99999"))
+		if text != "No matching work item found. Make sure you are adding a valid ID and you have access to the item." {
+			t.Errorf("hidden linked item: %q", text)
+		}
+		// alice reads acme/secret-plans: its deny holds for her.
+		if text := h.toolsFail(t, ce, "alice", "link_work_items", link(7, secretOne)); !strings.Contains(text, `"deny" rule for link_work_items on acme/secret-plans`) {
+			t.Errorf("alice, deny on the linked item's project = %q", text)
+		}
+		if n := links(); n != before {
+			t.Fatalf("issue_links %d → %d, want nothing written", before, n)
+		}
+	})
+
+	t.Run("allow everywhere: linked", func(t *testing.T) {
+		setRule(t, h, "gitlab-org/orbit", "link_work_items", models.RuleAllow)
+		before := links()
+		h.toolsWrite(t, ce, "legacy", "bob", "link_work_items", link(7, orbitOne))
+		if n := links(); n != before+1 {
+			t.Fatalf("issue_links %d → %d, want 1 written", before, n)
 		}
 	})
 }

@@ -40,18 +40,24 @@ type Definition struct {
 	// for a tool whose target is not the project or group GitLab's usual
 	// argument names point at (id, project_id, group_id, url, full_path).
 	// Tool rules (Allow / Ask / Deny) are those of the place written to:
-	// with WriteTarget set, the first of its arguments present in a call
-	// names it, and the usual names are not read (fork_repository reads
-	// its source from project_id but writes into namespace_path or
-	// namespace_id; save_vulnerability names only vulnerability_id, so its
-	// target is looked up: the vulnerability's project). Empty: the usual
-	// names. See doc/auth.md, "Tool rules and visibility".
+	// with WriteTarget set, the first of its single-target arguments
+	// present in a call names it, and the usual names are not read
+	// (fork_repository reads its source from project_id but writes into
+	// namespace_path or namespace_id; save_vulnerability names only
+	// vulnerability_id, so its target is looked up: the vulnerability's
+	// project). An argument of a list kind (TargetWorkItems) names more
+	// targets, one per element, whatever else is present: a call that
+	// writes to several places (link_work_items: the source work item's
+	// project and each linked item's) is governed by the strictest rule of
+	// the targets the caller can see. Empty: the usual names. See
+	// doc/auth.md, "Tool rules and visibility", and doc/tool-rules.md.
 	WriteTarget []TargetArg
 	Run         Handler
 }
 
 // TargetArg is an argument naming the project or group a write tool
-// writes to, by id or full path, or an object whose project it is.
+// writes to, by id or full path, or an object (or list of objects) whose
+// project it is.
 type TargetArg struct {
 	Name string
 	Kind TargetKind
@@ -68,7 +74,24 @@ const (
 	// target is the vulnerability's project, when the caller can see the
 	// vulnerability.
 	TargetVulnerability TargetKind = "vulnerability"
+	// TargetURL is a GitLab URL of a project's or group's object
+	// (…/group/project/-/work_items/4, …/groups/group/-/epics/2): the
+	// target is that project or group, read as for the usual url
+	// argument. A URL that names neither is not a target, and the next
+	// WriteTarget argument is read.
+	TargetURL TargetKind = "url"
+	// TargetWorkItems is a list kind: an array of work item ids or global
+	// ids (gid://gitlab/WorkItem/<id>), each naming one more target, the
+	// work item's project, when the caller can read the work item. A
+	// hidden, confidential or missing one names none (the tool answers
+	// not found). Bound the array in the input schema (maxItems): each
+	// element costs lookups before the tool runs.
+	TargetWorkItems TargetKind = "work_items"
 )
+
+// list reports whether k is a list kind: every element of the argument is
+// one more target.
+func (k TargetKind) list() bool { return k == TargetWorkItems }
 
 // Call is one invocation.
 type Call struct {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,11 @@ type RuleStore interface {
 	// ToolRulesFor returns the rules for tool that apply in the project
 	// (0: none) inside the group (0: none), nearest first.
 	ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error)
+	// FindIssueByID returns work item id (no people loaded) and
+	// LoadIssue one with its author and assignees, or models.ErrNotFound
+	// (a TargetWorkItems write target).
+	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
+	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
 	// VulnerabilityProjectID returns the project of vulnerability id, or
 	// models.ErrNotFound (a TargetVulnerability write target).
 	VulnerabilityProjectID(ctx context.Context, id int64) (int64, error)
@@ -51,8 +57,10 @@ type ruleDecision struct {
 	// where names the rule's project or group ("" for the instance
 	// default); tool is "" for a rule on every write tool.
 	where, tool string
-	// target is the project or group path the call writes to ("" when the
-	// arguments name none the caller can see).
+	// target names the projects or groups the call writes to that the
+	// caller can see: one path, or several joined as "a, b and c" (the
+	// primary target first, then the others in argument order, each
+	// once); "" when the arguments name none the caller can see.
 	target string
 }
 
@@ -67,11 +75,33 @@ func (d ruleDecision) describe() string {
 	return fmt.Sprintf("the %q rule for %s on %s", d.rule, what, d.where)
 }
 
-// decideRule finds the rule for a call of the write tool e: the nearest
-// rule on the project or group the arguments name or a group above it,
-// else the instance default.
+// strictness orders rules: a call with several targets is governed by the
+// strictest of their rules.
+func strictness(r models.ToolRuleKind) int {
+	switch r {
+	case models.RuleDeny:
+		return 2
+	case models.RuleAsk:
+		return 1
+	}
+	return 0
+}
+
+// ruleTarget is a project or group a call writes to, which the caller
+// can see.
+type ruleTarget struct {
+	projectID, groupID int64
+	path               string
+}
+
+// decideRule finds the rule for a call of the write tool e: for each
+// target the arguments name, the nearest rule on its project or group or a
+// group above it, else the instance default; with several targets
+// (Definition.WriteTarget of a list kind: link_work_items' linked work
+// items), the strictest of those rules (Deny, then Ask, then Allow; among
+// equals the first target's).
 //
-// Visibility (doc/auth.md, "Rules and visibility"): the project or group
+// Visibility (doc/auth.md, "Rules and visibility"): a project or group
 // the call names must be one the caller can see, or its rules read as none
 // and the instance default applies, as for one that does not exist. That
 // is safe: a caller who cannot see a project or group cannot write there
@@ -91,57 +121,140 @@ func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.
 	if e.Def != nil {
 		declared = e.Def.WriteTarget
 	}
+	var targets []ruleTarget
 	kind, ref := callTarget(args, declared)
-	var projectID, groupID int64
-	switch kind {
-	case TargetProject:
-		p, level, err := s.findProject(ctx, ref, u.ID)
+	t, ok, err := s.resolveTarget(ctx, u, kind, ref)
+	if err != nil {
+		return d, err
+	}
+	if ok {
+		targets = append(targets, t)
+	}
+	for _, lt := range listTargets(args, declared) {
+		t, ok, err := s.resolveTarget(ctx, u, lt.kind, lt.ref)
 		if err != nil {
 			return d, err
 		}
-		if p == nil || !access.CanReadProject(u, p, level) {
-			return d, nil
+		if ok && !slices.Contains(targets, t) {
+			targets = append(targets, t)
 		}
-		projectID, groupID, d.target = p.ID, p.NamespaceID, p.PathWithNamespace
+	}
+	var (
+		best  ruleDecision
+		found bool
+		paths []string
+	)
+	for _, t := range targets {
+		if !slices.Contains(paths, t.path) {
+			paths = append(paths, t.path)
+		}
+		td := ruleDecision{rule: d.rule}
+		rules, err := s.opts.Rules.ToolRulesFor(ctx, t.projectID, t.groupID, e.Tool.Name)
+		if err != nil {
+			return d, err
+		}
+		if len(rules) > 0 {
+			td.rule, td.where, td.tool = rules[0].Rule, rules[0].Path, rules[0].Tool
+		}
+		if !found || strictness(td.rule) > strictness(best.rule) {
+			best, found = td, true
+		}
+	}
+	if found {
+		d = best
+	}
+	d.target = joinPaths(paths)
+	return d, nil
+}
+
+// joinPaths lists paths as "a", "a and b", "a, b and c".
+func joinPaths(paths []string) string {
+	if len(paths) <= 1 {
+		return strings.Join(paths, "")
+	}
+	return strings.Join(paths[:len(paths)-1], ", ") + " and " + paths[len(paths)-1]
+}
+
+// resolveTarget finds the project or group a target argument of kind names
+// by ref; ok is false when there is none the caller can see.
+func (s *Service) resolveTarget(ctx context.Context, u *models.User, kind TargetKind, ref string) (t ruleTarget, ok bool, err error) {
+	switch kind {
+	case TargetProject:
+		p, level, err := s.findProject(ctx, ref, u.ID)
+		if err != nil || p == nil || !access.CanReadProject(u, p, level) {
+			return t, false, err
+		}
+		return ruleTarget{p.ID, p.NamespaceID, p.PathWithNamespace}, true, nil
 	case TargetVulnerability:
 		// The vulnerability's project, when the caller can see the
 		// vulnerability (Developer or above): a caller who cannot gets the
 		// tool's not found, as for a missing one, never a rule of its
 		// project.
 		p, level, err := s.findVulnerabilityProject(ctx, ref, u.ID)
-		if err != nil {
-			return d, err
+		if err != nil || p == nil || !access.CanReadVulnerability(u, p, level) {
+			return t, false, err
 		}
-		if p == nil || !access.CanReadVulnerability(u, p, level) {
-			return d, nil
+		return ruleTarget{p.ID, p.NamespaceID, p.PathWithNamespace}, true, nil
+	case TargetWorkItems:
+		// One work item of the list: its project, when the caller can
+		// read the work item (as link_work_items checks its targets), so
+		// a hidden or confidential one never shows a rule of its project.
+		p, err := s.findWorkItemProject(ctx, ref, u)
+		if err != nil || p == nil {
+			return t, false, err
 		}
-		projectID, groupID, d.target = p.ID, p.NamespaceID, p.PathWithNamespace
+		return ruleTarget{p.ID, p.NamespaceID, p.PathWithNamespace}, true, nil
 	case TargetGroup:
 		g, err := s.findGroup(ctx, ref)
 		if err != nil || g == nil {
-			return d, err
+			return t, false, err
 		}
 		member := false
 		if access.GroupNeedsMembership(u, g) {
 			if member, err = s.opts.Rules.HasMembershipInGroup(ctx, g.FullPath, u.ID); err != nil {
-				return d, err
+				return t, false, err
 			}
 		}
 		if !access.CanReadGroup(u, g, member) {
-			return d, nil
+			return t, false, nil
 		}
-		groupID, d.target = g.ID, g.FullPath
-	default:
-		return d, nil
+		return ruleTarget{0, g.ID, g.FullPath}, true, nil
 	}
-	rules, err := s.opts.Rules.ToolRulesFor(ctx, projectID, groupID, e.Tool.Name)
+	return t, false, nil
+}
+
+// findWorkItemProject returns the project of the work item ref names (an
+// id or its global id gid://gitlab/WorkItem/<id>) when u may read the work
+// item, else nil.
+func (s *Service) findWorkItemProject(ctx context.Context, ref string, u *models.User) (*models.Project, error) {
+	num := strings.TrimPrefix(ref, "gid://gitlab/WorkItem/")
+	id, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || id <= 0 || strings.TrimLeft(num, "0123456789") != "" {
+		return nil, nil
+	}
+	i, err := s.opts.Rules.FindIssueByID(ctx, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	}
 	if err != nil {
-		return d, err
+		return nil, err
 	}
-	if len(rules) > 0 {
-		d.rule, d.where, d.tool = rules[0].Rule, rules[0].Path, rules[0].Tool
+	p, level, err := s.findProject(ctx, strconv.FormatInt(i.ProjectID, 10), u.ID)
+	if err != nil || p == nil || !access.CanReadProject(u, p, level) {
+		return nil, err
 	}
-	return d, nil
+	if i.Confidential {
+		// Whether u may read a confidential one depends on its people.
+		if i, err = s.opts.Rules.LoadIssue(ctx, i.ProjectID, i.IID); errors.Is(err, models.ErrNotFound) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if !access.CanReadIssue(u, p, i, level) {
+		return nil, nil
+	}
+	return p, nil
 }
 
 func (s *Service) findProject(ctx context.Context, ref string, userID int64) (*models.Project, models.AccessLevel, error) {
@@ -232,8 +345,18 @@ func callTarget(args json.RawMessage, declared []TargetArg) (kind TargetKind, re
 	}
 	if len(declared) > 0 {
 		for _, t := range declared {
-			if r := str(t.Name); r != "" {
+			if t.Kind.list() {
+				continue
+			}
+			r := str(t.Name)
+			if r == "" {
+				continue
+			}
+			if t.Kind != TargetURL {
 				return t.Kind, r
+			}
+			if k, ref := urlTarget(r); k != "" {
+				return k, ref
 			}
 		}
 		return "", ""
@@ -247,20 +370,69 @@ func callTarget(args json.RawMessage, declared []TargetArg) (kind TargetKind, re
 		return TargetGroup, r
 	}
 	if raw := str("url"); raw != "" {
-		if u, err := url.Parse(raw); err == nil {
-			path, _, found := strings.Cut(strings.Trim(u.Path, "/"), "/-/")
-			if g, ok := strings.CutPrefix(path, "groups/"); ok && found {
-				return TargetGroup, g
-			}
-			if found && path != "" {
-				return TargetProject, path
-			}
+		if k, ref := urlTarget(raw); k != "" {
+			return k, ref
 		}
 	}
 	if r := str("full_path"); r != "" {
 		return TargetProject, r
 	}
 	return "", ""
+}
+
+// urlTarget reads the project or group of a GitLab URL of one of its
+// objects (https://host/group/project/-/issues/1,
+// https://host/groups/group/-/epics/2).
+func urlTarget(raw string) (TargetKind, string) {
+	if u, err := url.Parse(raw); err == nil {
+		path, _, found := strings.Cut(strings.Trim(u.Path, "/"), "/-/")
+		if g, ok := strings.CutPrefix(path, "groups/"); ok && found {
+			return TargetGroup, g
+		}
+		if found && path != "" {
+			return TargetProject, path
+		}
+	}
+	return "", ""
+}
+
+// listRef is one element of a write target argument of a list kind.
+type listRef struct {
+	kind TargetKind
+	ref  string
+}
+
+// listTargets reads the declared arguments of a list kind: each element
+// (a string or a positive integer; the argument may also be one value) is
+// one more target, in argument order.
+func listTargets(args json.RawMessage, declared []TargetArg) []listRef {
+	var out []listRef
+	var a map[string]json.RawMessage
+	for _, t := range declared {
+		if !t.Kind.list() {
+			continue
+		}
+		if a == nil && json.Unmarshal(args, &a) != nil {
+			return nil
+		}
+		v := bytes.TrimSpace(a[t.Name])
+		var elems []json.RawMessage
+		if json.Unmarshal(v, &elems) != nil {
+			elems = []json.RawMessage{v}
+		}
+		for _, el := range elems {
+			var s string
+			if json.Unmarshal(el, &s) == nil {
+				s = strings.TrimSpace(s)
+			} else if n, err := strconv.ParseInt(string(bytes.TrimSpace(el)), 10, 64); err == nil && n > 0 {
+				s = strconv.FormatInt(n, 10)
+			}
+			if s != "" && validRef(s) {
+				out = append(out, listRef{t.Kind, s})
+			}
+		}
+	}
+	return out
 }
 
 // checkWriteTarget refuses a definition whose WriteTarget names an
@@ -278,8 +450,10 @@ func checkWriteTarget(d *Definition) error {
 		if _, ok := schema.Properties[t.Name]; !ok {
 			return fmt.Errorf("tool %q: write target %q is not an argument", d.Name, t.Name)
 		}
-		if t.Kind != TargetProject && t.Kind != TargetGroup && t.Kind != TargetVulnerability {
-			return fmt.Errorf("tool %q: write target %q: kind %q is not project, group or vulnerability", d.Name, t.Name, t.Kind)
+		switch t.Kind {
+		case TargetProject, TargetGroup, TargetVulnerability, TargetURL, TargetWorkItems:
+		default:
+			return fmt.Errorf("tool %q: write target %q: kind %q is not project, group, vulnerability, url or work_items", d.Name, t.Name, t.Kind)
 		}
 	}
 	return nil

@@ -15,6 +15,10 @@ import (
 // private one "secret/closed" (id 2), and a public group "open" (id 20);
 // members maps a user id to the group paths it is a member of. Each group
 // has a Deny rule on every write tool.
+//
+// Two public projects in "open" have their own rules (projectRules): open/tools
+// (id 3) Allow, open/ask (id 4) Ask; and work items (workItems) live in
+// them all.
 type visibilityRules struct {
 	members map[int64][]string
 }
@@ -25,8 +29,43 @@ var (
 	visProjects = map[string]*models.Project{
 		"secret/open":   {ID: 1, NamespaceID: 10, PathWithNamespace: "secret/open", Visibility: models.VisibilityPublic},
 		"secret/closed": {ID: 2, NamespaceID: 10, PathWithNamespace: "secret/closed", Visibility: models.VisibilityPrivate},
+		"open/tools":    {ID: 3, NamespaceID: 20, PathWithNamespace: "open/tools", Visibility: models.VisibilityPublic},
+		"open/ask":      {ID: 4, NamespaceID: 20, PathWithNamespace: "open/ask", Visibility: models.VisibilityPublic},
+	}
+	visProjectRules = map[int64]models.ToolRuleKind{3: models.RuleAllow, 4: models.RuleAsk}
+	// visWorkItems: 300 in open/tools, 301 in open/ask, 302 in
+	// secret/open, 303 in secret/closed; 304 and 305 are confidential in
+	// open/ask, 304 by user 2, 305 by user 9 (assigned to nobody).
+	visWorkItems = map[int64]*models.Issue{
+		300: {ID: 300, IID: 1, ProjectID: 3},
+		301: {ID: 301, IID: 1, ProjectID: 4},
+		302: {ID: 302, IID: 1, ProjectID: 1},
+		303: {ID: 303, IID: 1, ProjectID: 2},
+		304: {ID: 304, IID: 2, ProjectID: 4, Confidential: true, AuthorID: 2},
+		305: {ID: 305, IID: 3, ProjectID: 4, Confidential: true, AuthorID: 9},
 	}
 )
+
+// FindIssueByID leaves out the people, as the store does.
+func (visibilityRules) FindIssueByID(_ context.Context, id int64) (*models.Issue, error) {
+	i, ok := visWorkItems[id]
+	if !ok {
+		return nil, models.ErrNotFound
+	}
+	c := *i
+	c.AuthorID = 0
+	return &c, nil
+}
+
+func (visibilityRules) LoadIssue(_ context.Context, projectID, iid int64) (*models.Issue, error) {
+	for _, i := range visWorkItems {
+		if i.ProjectID == projectID && i.IID == iid {
+			c := *i
+			return &c, nil
+		}
+	}
+	return nil, models.ErrNotFound
+}
 
 func (v visibilityRules) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
 	for _, p := range visProjects {
@@ -77,12 +116,19 @@ func (v visibilityRules) HasMembershipInGroup(_ context.Context, path string, us
 	return false, nil
 }
 
-func (v visibilityRules) ToolRulesFor(_ context.Context, _, groupID int64, _ string) ([]models.ToolRule, error) {
-	g, err := v.FindGroupByID(context.Background(), groupID)
-	if err != nil {
-		return nil, nil
+func (v visibilityRules) ToolRulesFor(_ context.Context, projectID, groupID int64, _ string) ([]models.ToolRule, error) {
+	var out []models.ToolRule
+	if r, ok := visProjectRules[projectID]; ok {
+		for path, p := range visProjects {
+			if p.ID == projectID {
+				out = append(out, models.ToolRule{ProjectID: &p.ID, Rule: r, Path: path})
+			}
+		}
 	}
-	return []models.ToolRule{{NamespaceID: &g.ID, Rule: models.RuleDeny, Path: g.FullPath}}, nil
+	if g, err := v.FindGroupByID(context.Background(), groupID); err == nil {
+		out = append(out, models.ToolRule{NamespaceID: &g.ID, Rule: models.RuleDeny, Path: g.FullPath})
+	}
+	return out, nil
 }
 
 // VulnerabilityProjectID: vulnerability 100 is in secret/open, 200 in
@@ -202,6 +248,44 @@ func TestDecideRule_vulnerabilityTarget(t *testing.T) {
 	})
 }
 
+// TestDecideRule_workItemTargets: link_work_items writes into the source
+// work item's project and into each linked work item's, so the strictest
+// rule of those projects governs it (Deny, then Ask, then Allow), and an
+// Ask names every one. A linked work item the caller cannot read (its
+// project hidden, or confidential and not the caller's) counts for
+// nothing, as a missing one: the tool answers not found.
+func TestDecideRule_workItemTargets(t *testing.T) {
+	member := &models.User{ID: 1, State: "active"}
+	outsider := &models.User{ID: 2, State: "active"}
+	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
+	e := &Entry{Tool: models.Tool{Name: "link_work_items"}, Def: &Definition{Name: "link_work_items",
+		WriteTarget: []TargetArg{{Name: "project_id", Kind: TargetProject}, {Name: "group_id", Kind: TargetGroup},
+			{Name: "url", Kind: TargetURL}, {Name: "work_items_ids", Kind: TargetWorkItems}}}}
+	link := func(source string, ids ...string) string {
+		return `{"project_id":"` + source + `","work_item_iid":1,"work_items_ids":[` + strings.Join(ids, ",") + `]}`
+	}
+	checkDecisions(t, s, e, models.EditionCE, []decisionCase{
+		{"allow on both", outsider, link("open/tools", `"gid://gitlab/WorkItem/300"`), models.RuleAllow, "open/tools", "open/tools"},
+		{"ask on the linked item's project", outsider, link("open/tools", `"gid://gitlab/WorkItem/301"`), models.RuleAsk, "open/ask", "open/tools and open/ask"},
+		{"deny on a linked item's project beats ask on another's", member,
+			link("open/tools", `"gid://gitlab/WorkItem/301"`, `"gid://gitlab/WorkItem/302"`), models.RuleDeny, "secret", "open/tools, open/ask and secret/open"},
+		{"deny on the source's group beats the linked items'", member, link("secret/open", `"gid://gitlab/WorkItem/301"`), models.RuleDeny, "secret", "secret/open and open/ask"},
+		{"an outsider, a public project's item in the private group", outsider, link("open/tools", `"gid://gitlab/WorkItem/302"`), models.RuleDeny, "secret", "open/tools and secret/open"},
+		{"a member, a private project's item", member, link("open/tools", `"gid://gitlab/WorkItem/303"`), models.RuleDeny, "secret", "open/tools and secret/closed"},
+		{"an outsider, a private project's item: as if missing", outsider, link("open/tools", `"gid://gitlab/WorkItem/303"`), models.RuleAllow, "open/tools", "open/tools"},
+		{"an outsider, only hidden and missing items", outsider, link("open/tools", `"gid://gitlab/WorkItem/303"`, `"gid://gitlab/WorkItem/999"`), models.RuleAllow, "open/tools", "open/tools"},
+		{"a confidential item by the caller", outsider, link("open/tools", `"gid://gitlab/WorkItem/304"`), models.RuleAsk, "open/ask", "open/tools and open/ask"},
+		{"a confidential item of someone else's: as if missing", outsider, link("open/tools", `"gid://gitlab/WorkItem/305"`), models.RuleAllow, "open/tools", "open/tools"},
+		{"a member reads the confidential item", member, link("open/tools", `"gid://gitlab/WorkItem/305"`), models.RuleAsk, "open/ask", "open/tools and open/ask"},
+		{"a hidden source: the linked items' rules", outsider, link("secret/closed", `"gid://gitlab/WorkItem/301"`), models.RuleAsk, "open/ask", "open/ask"},
+		{"each project once, by id or global id", outsider, link("open/ask", `"gid://gitlab/WorkItem/301"`, `"301"`, `301`, `"gid://gitlab/WorkItem/304"`), models.RuleAsk, "open/ask", "open/ask"},
+		{"not work item ids", member, link("open/tools", `"gid://gitlab/Issue/302"`, `"abc"`, `"-302"`, `"302x"`, `0`), models.RuleAllow, "open/tools", "open/tools"},
+		{"the source by URL", outsider, `{"url":"https://gitlab.example.com/open/tools/-/work_items/1","work_items_ids":["gid://gitlab/WorkItem/301"]}`,
+			models.RuleAsk, "open/ask", "open/tools and open/ask"},
+		{"no source, only linked items", outsider, `{"work_items_ids":["gid://gitlab/WorkItem/301"]}`, models.RuleAsk, "open/ask", "open/ask"},
+	})
+}
+
 // TestNewService_writeTarget: a declared write target must be an argument
 // of the tool and a project or a group.
 func TestNewService_writeTarget(t *testing.T) {
@@ -212,7 +296,7 @@ func TestNewService_writeTarget(t *testing.T) {
 			t.Errorf("WriteTarget %v: err = %v, want a write target error", wt, err)
 		}
 	}
-	for _, k := range []TargetKind{TargetProject, TargetGroup, TargetVulnerability} {
+	for _, k := range []TargetKind{TargetProject, TargetGroup, TargetVulnerability, TargetURL, TargetWorkItems} {
 		if _, err := NewService(nil, []Definition{{Name: "w", InputSchema: schema,
 			WriteTarget: []TargetArg{{Name: "namespace_path", Kind: k}}}}, Options{}); err != nil {
 			t.Errorf("a valid WriteTarget of kind %s: %v", k, err)

@@ -40,7 +40,12 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 		Annotations: writeTool("Link work items"),
 		Toolset:     models.ToolsetWorkItems,
 		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runLinkWorkItems),
+		// GitLab writes the link on both sides, so the linked items'
+		// projects are written to as well as the source's: the strictest
+		// of their rules governs the call.
+		WriteTarget: []tools.TargetArg{{Name: "project_id", Kind: tools.TargetProject}, {Name: "group_id", Kind: tools.TargetGroup},
+			{Name: "url", Kind: tools.TargetURL}, {Name: "work_items_ids", Kind: tools.TargetWorkItems}},
+		Run: tools.Typed(g.runLinkWorkItems),
 	}
 }
 
