@@ -61,6 +61,19 @@ func forkRefs(t testing.TB, dir string) string {
 	return gitRun(t, "", dir, "", "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
 }
 
+// forkRaceWinner checks, with git, the repository of the project at path
+// that won a fork race: it holds the source's branches and tags at their
+// objects (the loser's copy neither replaced nor mixed into it), and its
+// objects are whole.
+func forkRaceWinner(t testing.TB, h *harness, path, sourceBare string) {
+	t.Helper()
+	bare := h.Env.Repositories.Path(toolsProject(t, h, path).ID)
+	if got, want := forkRefs(t, bare), forkRefs(t, sourceBare); got != want {
+		t.Errorf("race winner %s's refs:\n%s\nwant\n%s", path, got, want)
+	}
+	gitRun(t, "", bare, "", "fsck", "--strict")
+}
+
 func TestTools_fork(t *testing.T) {
 	h := startServer(t, withEE())
 	ce, ee := h.groups()[0], h.groups()[1]
@@ -216,10 +229,7 @@ func TestTools_fork(t *testing.T) {
 		if wins != 1 {
 			t.Fatalf("%d forks succeeded, want exactly 1: %q", wins, texts)
 		}
-		fork := toolsProject(t, h, "forks/race")
-		if got, want := forkRefs(t, h.Env.Repositories.Path(fork.ID)), forkRefs(t, f.bare); got != want {
-			t.Errorf("race winner's refs:\n%s\nwant\n%s", got, want)
-		}
+		forkRaceWinner(t, h, "forks/race", f.bare)
 		if got := len(forkRepos(t, h)); got != repos+1 {
 			t.Errorf("%d repositories after the race, want %d (no orphan)", got, repos+1)
 		}
@@ -248,11 +258,11 @@ func TestTools_fork(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		wins := 0
+		wins, winner := 0, ""
 		for i := range paths {
 			switch {
 			case !failed[i]:
-				wins++
+				wins, winner = wins+1, paths[i]
 			case texts[i] != "Conflict: Failed to fork project: Name has already been taken":
 				t.Errorf("fork %d: %q, want success or a name conflict", i, texts[i])
 			}
@@ -260,6 +270,7 @@ func TestTools_fork(t *testing.T) {
 		if wins != 1 {
 			t.Fatalf("%d forks succeeded, want exactly 1: %q", wins, texts)
 		}
+		forkRaceWinner(t, h, "forks/"+winner, f.bare)
 		if got := len(forkRepos(t, h)); got != repos+1 {
 			t.Errorf("%d repositories after the race, want %d (no orphan)", got, repos+1)
 		}
