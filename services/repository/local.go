@@ -88,7 +88,7 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 	}
 	var h *plumbing.Hash
 	var err error
-	if isFullHash(rev) {
+	if IsFullHash(rev) {
 		hh := plumbing.NewHash(rev)
 		h = &hh
 	} else {
@@ -234,7 +234,7 @@ func (l *Local) DeleteBranch(_ context.Context, name, expectedSHA string) error 
 		return fmt.Errorf("branch %q: %w", name, models.ErrNotFound)
 	}
 	if expectedSHA != "" {
-		if !isFullHash(expectedSHA) {
+		if !IsFullHash(expectedSHA) {
 			return fmt.Errorf("expected sha %q is not a full commit id: %w", expectedSHA, models.ErrInvalidInput)
 		}
 		cur = plumbing.NewHash(expectedSHA)
@@ -258,7 +258,7 @@ func (l *Local) CreateTag(ctx context.Context, req TagRequest) (*Tag, error) {
 	if err := validateRefName(req.Name); err != nil {
 		return nil, fmt.Errorf("tag name %q: %s: %w", req.Name, err, models.ErrInvalidInput)
 	}
-	if req.Name == "HEAD" || strings.HasPrefix(req.Name, "refs/") || isFullHash(req.Name) {
+	if req.Name == "HEAD" || strings.HasPrefix(req.Name, "refs/") || IsFullHash(req.Name) {
 		return nil, fmt.Errorf("tag name %q is reserved: %w", req.Name, models.ErrInvalidInput)
 	}
 	c, err := l.resolve(ctx, req.Target)

@@ -62,7 +62,7 @@ func ValidateBranchName(name string) error {
 	if err := validateRefName(name); err != nil {
 		return fmt.Errorf("branch name %q: %s: %w", name, err, models.ErrInvalidInput)
 	}
-	if name == "HEAD" || strings.HasPrefix(name, "refs/") || isFullHash(name) {
+	if name == "HEAD" || strings.HasPrefix(name, "refs/") || IsFullHash(name) {
 		return fmt.Errorf("branch name %q is reserved: %w", name, models.ErrInvalidInput)
 	}
 	return nil
@@ -117,7 +117,9 @@ func validateRev(rev string) error {
 	return nil
 }
 
-func isFullHash(s string) bool {
+// IsFullHash reports whether s is a full (40 hex digit) object id, in
+// either case.
+func IsFullHash(s string) bool {
 	if len(s) != 40 {
 		return false
 	}

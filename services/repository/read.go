@@ -317,7 +317,7 @@ func modeOf(s string) filemode.FileMode {
 
 // hashOf parses a full object id.
 func hashOf(s string) (plumbing.Hash, error) {
-	if !isFullHash(s) {
+	if !IsFullHash(s) {
 		return plumbing.ZeroHash, fmt.Errorf("%q is not a full commit id: %w", s, models.ErrInvalidInput)
 	}
 	return plumbing.NewHash(strings.ToLower(s)), nil

@@ -105,7 +105,7 @@ func (l *Local) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
 	switch {
 	case err == nil:
 		s := strings.TrimSpace(string(b))
-		if !isFullHash(s) {
+		if !IsFullHash(s) {
 			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not an object id", name.Short(), s)
 		}
 		return plumbing.NewHash(s), nil

@@ -150,7 +150,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 		if err := pages.openJSON("after", args.After, &pos); err != nil {
 			return nil, err
 		}
-		if !isCommitSHA(pos.Head) || pos.Offset < 0 {
+		if !repository.IsFullHash(pos.Head) || pos.Offset < 0 {
 			return nil, pages.refuse("after", args.After, nil)
 		}
 	}
@@ -158,19 +158,23 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	if ref == "" {
 		ref = ra.pa.project.DefaultBranch
 	}
-	branches, err := ra.repo.Branches(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := commitsJSON{Nodes: []commitNodeJSON{}}
-	if len(branches) == 0 {
-		return jsonResult(out) // an empty repository has no commits
-	}
 	if pos.Head == "" {
-		// The first page fixes the head every later page walks from.
+		// The first page fixes the head every later page walks from (a
+		// cursor is only minted from a repository with commits).
 		head, err := ra.repo.Commit(ctx, ref)
 		if err != nil {
 			if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrInvalidInput) {
+				// Only a ref that does not resolve asks whether the
+				// repository is empty: an empty one has no commits to
+				// list, whatever the ref.
+				branches, berr := ra.repo.Branches(ctx)
+				if berr != nil {
+					return nil, berr
+				}
+				if len(branches) == 0 {
+					return jsonResult(out)
+				}
 				return nil, refNotFound(ref)
 			}
 			return nil, repoError(err)
@@ -211,17 +215,4 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 		out.PageInfo = graphPageInfoJSON{HasNextPage: true, EndCursor: &c}
 	}
 	return jsonResult(out)
-}
-
-// isCommitSHA reports whether s is a full commit id in git's spelling.
-func isCommitSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
