@@ -162,14 +162,15 @@ func (ix *Indexer) state(ctx context.Context, repo repository.Repository, projec
 	if branch == "" {
 		return cur, "", nil
 	}
-	c, err := repo.Commit(ctx, "refs/heads/"+branch)
+	// The ref's hash only: a search of a current index reads no object.
+	head, err := repo.RefHash(ctx, "refs/heads/"+branch)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return cur, "", nil
 	case err != nil:
 		return nil, "", fmt.Errorf("code index of project %d: head of %s: %w", projectID, branch, err)
 	}
-	return cur, c.ID, nil
+	return cur, head, nil
 }
 
 func (ix *Indexer) status(ctx context.Context, projectID int64) (*models.IndexStatus, error) {

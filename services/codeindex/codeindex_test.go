@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -161,6 +162,60 @@ func TestEnsure_concurrent(t *testing.T) {
 			t.Errorf("%d rows, want 50", n)
 		}
 	})
+}
+
+// objectCounting opens repositories that count the calls that read
+// objects: Commit (decodes a commit) and Files (reads a tree).
+type objectCounting struct {
+	Repositories
+	reads *atomic.Int64
+}
+
+func (o objectCounting) Repository(ctx context.Context, projectID int64) (repository.Repository, error) {
+	r, err := o.Repositories.Repository(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return objectCountingRepo{r, o.reads}, nil
+}
+
+type objectCountingRepo struct {
+	repository.Repository
+	reads *atomic.Int64
+}
+
+func (o objectCountingRepo) Commit(ctx context.Context, rev string) (*repository.Commit, error) {
+	o.reads.Add(1)
+	return o.Repository.Commit(ctx, rev)
+}
+
+func (o objectCountingRepo) Files(ctx context.Context, rev string, opt repository.FilesOptions, fn func(*repository.File) error) (string, error) {
+	o.reads.Add(1)
+	return o.Repository.Files(ctx, rev, opt, fn)
+}
+
+// TestEnsure_currentReadsNoObject: a search of a current index checks the
+// branch's ref only; it decodes no commit and reads no tree.
+func TestEnsure_currentReadsNoObject(t *testing.T) {
+	s := storetest.Open(t)
+	ctx := context.Background()
+	p := project(t, s)
+	head := commit(t, s, p.ID, "main", map[string]string{"a.txt": "a\n"})
+	var reads atomic.Int64
+	ix := New(s, objectCounting{storetest.Repositories(t, s), &reads}, nil)
+	defer ix.Close()
+	if st, err := ix.Ensure(ctx, p.ID, "main"); err != nil || st.LastCommit != head {
+		t.Fatalf("first search: %+v, %v", st, err)
+	}
+	reads.Store(0)
+	for range 3 {
+		if st, err := ix.Ensure(ctx, p.ID, "main"); err != nil || st.LastCommit != head {
+			t.Fatalf("search of a current index: %+v, %v", st, err)
+		}
+	}
+	if n := reads.Load(); n != 0 {
+		t.Errorf("3 searches of a current index read objects %d times, want 0", n)
+	}
 }
 
 // TestRefresh: a ref move re-indexes an indexed project in the background.

@@ -136,6 +136,25 @@ func (l *Local) Commit(ctx context.Context, rev string) (*Commit, error) {
 	return &out, nil
 }
 
+// RefHash returns the object id ref name points at, without reading the
+// object: what a head check needs (the index's "did the branch move?").
+func (l *Local) RefHash(_ context.Context, name string) (string, error) {
+	if err := validateRev(name); err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(name, "refs/") {
+		return "", fmt.Errorf("ref %q is not a full ref name: %w", name, models.ErrInvalidInput)
+	}
+	ref, err := l.repo.Reference(plumbing.ReferenceName(name), true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", fmt.Errorf("ref %q: %w", name, models.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("ref %q: %w", name, err)
+	}
+	return ref.Hash().String(), nil
+}
+
 func toCommit(c *object.Commit) Commit {
 	parents := make([]string, len(c.ParentHashes))
 	for i, p := range c.ParentHashes {

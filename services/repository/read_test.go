@@ -247,3 +247,37 @@ func TestLogMatchesGit(t *testing.T) {
 		t.Fatalf("Commit(short id) = %+v, %v", c, err)
 	}
 }
+
+// TestRefHash: a ref's object id as git's rev-parse gives it, loose or
+// packed, through a symbolic ref, an annotated tag not peeled; a missing
+// ref is not found and a name that is not a full ref is refused.
+func TestRefHash(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	l := f.open()
+	if _, err := l.RefHash(ctx, "refs/heads/main"); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("main of an empty repository: %v, want not found", err)
+	}
+	f.commit("c1", "2026-01-01T10:00:00Z", map[string]string{"a.txt": "1"})
+	f.git(f.work, "tag", "-a", "-m", "v1", "v1")
+	f.git(f.work, "branch", "packed")
+	f.git(f.work, "push", "-q", "origin", "main", "packed", "v1")
+	f.git("", "pack-refs", "--all")
+	f.commit("c2", "2026-01-02T10:00:00Z", map[string]string{"a.txt": "2"})
+	f.push() // main loose again, packed only in packed-refs
+	f.git("", "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+	for _, name := range []string{"refs/heads/main", "refs/heads/packed", "refs/heads/alias", "refs/tags/v1"} {
+		got, err := l.RefHash(ctx, name)
+		if want := f.git("", "rev-parse", name); err != nil || got != want {
+			t.Errorf("RefHash(%s) = %q, %v; want %s", name, got, err, want)
+		}
+	}
+	if _, err := l.RefHash(ctx, "refs/heads/nope"); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("a missing ref: %v, want not found", err)
+	}
+	for _, name := range []string{"main", "HEAD", "", "-refs/heads/main"} {
+		if _, err := l.RefHash(ctx, name); !errors.Is(err, models.ErrInvalidInput) {
+			t.Errorf("RefHash(%q): %v, want invalid input", name, err)
+		}
+	}
+}

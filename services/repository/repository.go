@@ -23,6 +23,11 @@ type Repository interface {
 	Files(ctx context.Context, rev string, opt FilesOptions, fn func(*File) error) (string, error)
 	// Commit returns the commit rev names (FindCommit).
 	Commit(ctx context.Context, rev string) (*Commit, error)
+	// RefHash returns the object id the full ref name ("refs/heads/main")
+	// points at, a symbolic ref followed, without reading the object;
+	// models.ErrNotFound when there is no such ref (ListRefs with the name
+	// as its one pattern).
+	RefHash(ctx context.Context, name string) (string, error)
 	// CommitDiff returns the diff rev introduces against its first parent
 	// (CommitDiff).
 	CommitDiff(ctx context.Context, rev string, opt CompareOptions) ([]FileDiff, error)
