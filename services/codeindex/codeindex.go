@@ -14,6 +14,12 @@
 // itself moves a branch, so the next search usually finds the index
 // current; nothing depends on it.
 //
+// Re-indexes, of searches and of Refresh alike, take one of the process's
+// maxReindexes slots (a semaphore of the package, shared by every
+// Indexer), so many searches of moved projects hold at most that many
+// trees. A search that has an index of the branch, at an older head, waits
+// for a slot at most staleWait and is then served that index.
+//
 // What is indexed: regular and executable files that are text — valid
 // UTF-8 without a NUL byte — of at most MaxFileBytes. Binary files,
 // larger files, symbolic links and submodules are skipped; so is
@@ -49,8 +55,19 @@ const (
 // refreshTimeout bounds one background re-index.
 const refreshTimeout = 2 * time.Minute
 
-// backgroundWorkers bounds the re-indexes Refresh runs at once.
-const backgroundWorkers = 2
+// maxReindexes bounds the re-indexes running at once in the process, those
+// of searches and those of Refresh alike: each holds up to MaxTotalBytes
+// of content.
+const maxReindexes = 2
+
+// reindexSlots are the process's maxReindexes re-index slots, shared by
+// every Indexer.
+var reindexSlots = make(chan struct{}, maxReindexes)
+
+// staleWait is how long a search of a project whose index is of an older
+// head of the branch waits to re-index it (for a slot, or for this
+// process's re-index of the project) before it is served that index.
+const staleWait = 5 * time.Second
 
 // Store is what the index needs of the data store; *store.Store
 // satisfies it.
@@ -81,7 +98,12 @@ type Indexer struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
-	sem    chan struct{}
+
+	// staleWait is the package's staleWait (shorter in tests).
+	staleWait time.Duration
+	// reindexing, when set, is called by each re-index holding its slot,
+	// before it reads the tree (tests count and hold re-indexes with it).
+	reindexing func(projectID int64)
 }
 
 type projectLock struct {
@@ -97,7 +119,7 @@ func New(st Store, repos Repositories, log *slog.Logger) *Indexer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Indexer{store: st, repos: repos, log: log, locks: map[int64]*projectLock{}, pending: map[int64]bool{},
-		ctx: ctx, cancel: cancel, sem: make(chan struct{}, backgroundWorkers)}
+		ctx: ctx, cancel: cancel, staleWait: staleWait}
 }
 
 // Close cancels the background re-indexes and waits for them to end.
@@ -116,6 +138,13 @@ func (ix *Indexer) Close() {
 // returned (it may be of a head read a moment earlier; the next Ensure
 // catches up). A branch that does not exist (an empty repository) is an
 // empty index with LastCommit "".
+//
+// A re-index waits for one of the process's re-index slots (maxReindexes,
+// shared with Refresh), after this process's re-index of the same project
+// if one runs. When the project has an index of branch, at an older head,
+// Ensure waits for them at most staleWait and then returns that index as
+// it is (a later search catches up); without one (never indexed, or of
+// another branch) it waits as long as ctx lets it.
 func (ix *Indexer) Ensure(ctx context.Context, projectID int64, branch string) (*models.IndexStatus, error) {
 	repo, err := ix.repos.Repository(ctx, projectID)
 	if err != nil {
@@ -128,14 +157,55 @@ func (ix *Indexer) Ensure(ctx context.Context, projectID int64, branch string) (
 	if err != nil || current(cur, branch, head) {
 		return cur, err
 	}
-	unlock, err := ix.lock(ctx, projectID)
-	if err != nil {
+	wait := ctx
+	if cur != nil && cur.Ref == branch {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeout(ctx, ix.staleWait)
+		defer cancel()
+	}
+	// Gave up waiting: the index as it is, if it is one of branch.
+	waited := func(err error) (*models.IndexStatus, error) {
+		if ctx.Err() == nil && cur != nil && cur.Ref == branch {
+			return cur, nil
+		}
 		return nil, err
+	}
+	unlock, err := ix.lock(wait, projectID)
+	if err != nil {
+		return waited(err)
 	}
 	defer unlock()
 	// Another re-index in this process may have run while we waited.
 	if cur, head, err = ix.state(ctx, repo, projectID, branch); err != nil || current(cur, branch, head) {
 		return cur, err
+	}
+	if cur == nil || cur.Ref != branch { // replaced meanwhile: nothing to serve
+		wait = ctx
+	}
+	release, err := acquireSlot(wait)
+	if err != nil {
+		return waited(err)
+	}
+	defer release()
+	return ix.reindex(ctx, repo, projectID, branch, cur, head)
+}
+
+// acquireSlot takes one of the process's re-index slots, or fails when ctx
+// ends first.
+func acquireSlot(ctx context.Context) (func(), error) {
+	select {
+	case reindexSlots <- struct{}{}:
+		return func() { <-reindexSlots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// reindex replaces project projectID's index cur with branch's files at
+// head. The caller holds the project's lock and a re-index slot.
+func (ix *Indexer) reindex(ctx context.Context, repo repository.Repository, projectID int64, branch string, cur *models.IndexStatus, head string) (*models.IndexStatus, error) {
+	if ix.reindexing != nil {
+		ix.reindexing(projectID)
 	}
 	next := models.IndexStatus{ProjectID: projectID, Ref: branch, LastCommit: head}
 	files, err := readFiles(ctx, repo, head)
@@ -244,7 +314,8 @@ func (ix *Indexer) lock(ctx context.Context, projectID int64) (func(), error) {
 // meant for glmcp's own ref moves (repository.Storage.OnRefUpdate): it
 // returns at once, and moves in quick succession share one re-index.
 // Which ref moved does not matter: re-indexing an index that is current
-// is one head check.
+// is one head check. Its re-indexes take the process's re-index slots as
+// searches do, in the same order (the project's lock, then a slot).
 func (ix *Indexer) Refresh(projectID int64) {
 	ix.mu.Lock()
 	if ix.closed || ix.pending[projectID] {
@@ -256,29 +327,46 @@ func (ix *Indexer) Refresh(projectID int64) {
 	ix.mu.Unlock()
 	go func() {
 		defer ix.bg.Done()
-		select {
-		case ix.sem <- struct{}{}:
-		case <-ix.ctx.Done():
-			return
+		started := false
+		start := func() {
+			// A move from here on queues another run.
+			ix.mu.Lock()
+			delete(ix.pending, projectID)
+			ix.mu.Unlock()
+			started = true
 		}
-		defer func() { <-ix.sem }()
-		// A move from here on queues another run.
-		ix.mu.Lock()
-		delete(ix.pending, projectID)
-		ix.mu.Unlock()
+		defer func() {
+			if !started { // nothing to re-index, or closed before it ran
+				start()
+			}
+		}()
 		ctx, cancel := context.WithTimeout(ix.ctx, refreshTimeout)
 		defer cancel()
-		if err := ix.refresh(ctx, projectID); err != nil && ix.ctx.Err() == nil {
+		if err := ix.refresh(ctx, projectID, start); err != nil && ix.ctx.Err() == nil {
 			ix.log.Warn("code index refresh", "project_id", projectID, "error", err)
 		}
 	}()
 }
 
-func (ix *Indexer) refresh(ctx context.Context, projectID int64) error {
-	st, err := ix.status(ctx, projectID)
-	if err != nil || st == nil {
+// refresh re-indexes project projectID if it has an index, calling start
+// once it holds the project's lock and a re-index slot, before it reads
+// the head.
+func (ix *Indexer) refresh(ctx context.Context, projectID int64, start func()) error {
+	// Most projects moved were never searched: they take no slot.
+	if st, err := ix.status(ctx, projectID); err != nil || st == nil {
 		return err
 	}
+	unlock, err := ix.lock(ctx, projectID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	release, err := acquireSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	start()
 	p, err := ix.store.FindProjectByID(ctx, projectID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil // deleted meanwhile
@@ -286,6 +374,15 @@ func (ix *Indexer) refresh(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = ix.Ensure(ctx, projectID, p.DefaultBranch)
+	repo, err := ix.repos.Repository(ctx, projectID)
+	if err != nil {
+		return fmt.Errorf("code index of project %d: %w", projectID, err)
+	}
+	defer repo.Close()
+	cur, head, err := ix.state(ctx, repo, projectID, p.DefaultBranch)
+	if err != nil || current(cur, p.DefaultBranch, head) {
+		return err
+	}
+	_, err = ix.reindex(ctx, repo, projectID, p.DefaultBranch, cur, head)
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
@@ -215,6 +216,177 @@ func TestEnsure_currentReadsNoObject(t *testing.T) {
 	}
 	if n := reads.Load(); n != 0 {
 		t.Errorf("3 searches of a current index read objects %d times, want 0", n)
+	}
+}
+
+// projects creates n projects (and their empty repositories) in one group.
+func projects(tb testing.TB, s *store.Store, n int) []*models.Project {
+	tb.Helper()
+	ctx := context.Background()
+	g := &models.Group{Name: "many", Path: "many", Visibility: models.VisibilityPublic}
+	if err := s.CreateGroup(ctx, g); err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]*models.Project, n)
+	for i := range out {
+		out[i] = &models.Project{Name: fmt.Sprintf("p%d", i), Path: fmt.Sprintf("p%d", i), NamespaceID: g.ID,
+			Visibility: models.VisibilityPublic, DefaultBranch: "main"}
+		if err := s.CreateProject(ctx, out[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
+}
+
+// reindexCount counts re-indexes through an Indexer's reindexing hook:
+// in all, and the most running at once.
+type reindexCount struct {
+	mu                   sync.Mutex
+	running, most, total int
+}
+
+// hook counts a re-index that takes d.
+func (c *reindexCount) hook(d time.Duration) func(int64) {
+	return func(int64) {
+		c.mu.Lock()
+		c.running++
+		c.total++
+		c.most = max(c.most, c.running)
+		c.mu.Unlock()
+		time.Sleep(d)
+		c.mu.Lock()
+		c.running--
+		c.mu.Unlock()
+	}
+}
+
+// TestEnsure_reindexesLimited: searches of many projects whose heads moved
+// (and background refreshes among them) re-index at most maxReindexes
+// projects at once in the process; every one ends current.
+func TestEnsure_reindexesLimited(t *testing.T) {
+	s := storetest.Open(t)
+	ctx := context.Background()
+	ps := projects(t, s, 8)
+	ix := New(s, storetest.Repositories(t, s), nil)
+	defer ix.Close()
+	heads := make([]string, len(ps))
+	for i, p := range ps {
+		commit(t, s, p.ID, "main", map[string]string{"a.txt": "one\n"})
+		if _, err := ix.Ensure(ctx, p.ID, "main"); err != nil {
+			t.Fatal(err)
+		}
+		heads[i] = commit(t, s, p.ID, "main", map[string]string{"a.txt": "two\n", fmt.Sprintf("f%d.txt", i): "f\n"})
+	}
+	var count reindexCount
+	ix.reindexing = count.hook(50 * time.Millisecond)
+	var wg sync.WaitGroup
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		if i >= 6 { // moved by glmcp: refreshed in the background
+			ix.Refresh(p.ID)
+			continue
+		}
+		wg.Go(func() {
+			st, err := ix.Ensure(ctx, p.ID, "main")
+			if err == nil && st.LastCommit != heads[i] {
+				err = fmt.Errorf("status %+v, want %s", st, heads[i])
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	ix.bg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("search of project %d: %v", i, err)
+		}
+	}
+	for i, p := range ps {
+		if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != heads[i] {
+			t.Errorf("project %d: %+v, %v; want %s", i, st, err, heads[i])
+		}
+	}
+	if count.total != len(ps) || count.most != maxReindexes {
+		t.Errorf("%d re-indexes, at most %d at once; want %d, at most %d", count.total, count.most, len(ps), maxReindexes)
+	}
+}
+
+// TestEnsure_slotsBusy: with every re-index slot held, a search of a
+// project indexed at an older head waits staleWait and is served that
+// index; a search of a project never indexed waits for a slot, as does a
+// background refresh; once the slots free, both re-index.
+func TestEnsure_slotsBusy(t *testing.T) {
+	s := storetest.Open(t)
+	ctx := context.Background()
+	ps := projects(t, s, 4)
+	held, stale, never := ps[:2], ps[2], ps[3]
+	ix := New(s, storetest.Repositories(t, s), nil)
+	defer ix.Close()
+	ix.staleWait = 200 * time.Millisecond
+	for _, p := range ps[:3] {
+		commit(t, s, p.ID, "main", map[string]string{"a.txt": "one\n"})
+		if _, err := ix.Ensure(ctx, p.ID, "main"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, err := s.IndexStatus(ctx, stale.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := map[int64]string{}
+	for _, p := range ps {
+		heads[p.ID] = commit(t, s, p.ID, "main", map[string]string{"a.txt": "two\n"})
+	}
+
+	entered, release := make(chan int64, len(held)), make(chan struct{})
+	ix.reindexing = func(id int64) {
+		if id == held[0].ID || id == held[1].ID {
+			entered <- id
+			<-release
+		}
+	}
+	var wg sync.WaitGroup
+	for _, p := range held {
+		wg.Go(func() {
+			if st, err := ix.Ensure(ctx, p.ID, "main"); err != nil || st.LastCommit != heads[p.ID] {
+				t.Errorf("held search: %+v, %v", st, err)
+			}
+		})
+	}
+	<-entered
+	<-entered // both slots held
+
+	began := time.Now()
+	st, err := ix.Ensure(ctx, stale.ID, "main")
+	if waited := time.Since(began); err != nil || st.LastCommit != old.LastCommit || waited < ix.staleWait {
+		t.Errorf("search with the slots busy: %+v, %v after %v; want the index at %s after %v", st, err, waited, old.LastCommit, ix.staleWait)
+	}
+	done := make(chan *models.IndexStatus, 1)
+	wg.Go(func() {
+		st, err := ix.Ensure(ctx, never.ID, "main")
+		if err != nil {
+			t.Errorf("search of a project never indexed: %v", err)
+		}
+		done <- st
+	})
+	ix.Refresh(stale.ID)
+	select {
+	case st := <-done:
+		t.Fatalf("a project never indexed was served with the slots busy: %+v", st)
+	case <-time.After(4 * ix.staleWait):
+	}
+	if st, err := s.IndexStatus(ctx, stale.ID); err != nil || st.LastCommit != old.LastCommit {
+		t.Errorf("refreshed with the slots busy: %+v, %v", st, err)
+	}
+
+	close(release)
+	if st := <-done; st == nil || st.LastCommit != heads[never.ID] {
+		t.Errorf("project never indexed, once a slot freed: %+v; want %s", st, heads[never.ID])
+	}
+	wg.Wait()
+	ix.bg.Wait()
+	if st, err := s.IndexStatus(ctx, stale.ID); err != nil || st.LastCommit != heads[stale.ID] {
+		t.Errorf("refresh once a slot freed: %+v, %v; want %s", st, err, heads[stale.ID])
 	}
 }
 
