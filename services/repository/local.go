@@ -86,6 +86,9 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 	if err := validateRev(rev); err != nil {
 		return nil, err
 	}
+	if skippedRevSyntax(rev) {
+		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
+	}
 	var h *plumbing.Hash
 	var err error
 	if IsFullHash(rev) {

@@ -117,6 +117,32 @@ func validateRev(rev string) error {
 	return nil
 }
 
+// skippedRevSyntax reports whether rev uses revision syntax go-git's
+// resolver skips without a word: ":path" and ":/text" (blobs, trees,
+// message search from HEAD), "^{tree}" and the other peels to a non-commit,
+// and "@{…}" (reflog, dates, upstream, previous checkouts). The resolver
+// would answer the commit before it, so such a revision must not resolve.
+// What it applies stays: a ref or commit id, "~n", "^n", "^{/regex}", and
+// "^{}" and "^{commit}" (every revision is peeled to its commit anyway).
+func skippedRevSyntax(rev string) bool {
+	for i := 0; i < len(rev); i++ {
+		switch {
+		case strings.HasPrefix(rev[i:], "^{"):
+			end := strings.IndexByte(rev[i:], '}')
+			if end < 0 {
+				return false // the resolver refuses it
+			}
+			if kind := rev[i+2 : i+end]; kind != "" && kind != "commit" && !strings.HasPrefix(kind, "/") {
+				return true
+			}
+			i += end
+		case rev[i] == ':', strings.HasPrefix(rev[i:], "@{"):
+			return true
+		}
+	}
+	return false
+}
+
 // IsFullHash reports whether s is a full (40 hex digit) object id, in
 // either case.
 func IsFullHash(s string) bool {
