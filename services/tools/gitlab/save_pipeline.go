@@ -8,6 +8,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -176,6 +177,11 @@ func (g *gitlab) createPipeline(ctx context.Context, u *models.User, args savePi
 // branchOrTagHead returns the commit branch or tag ref of project p
 // points at, read from git; anything else is GitLab's validation error.
 func (g *gitlab) branchOrTagHead(ctx context.Context, p *models.Project, ref string) (string, error) {
+	// Only a name: the lookups below resolve revisions, and "main~1" or
+	// "main^{tree}" would resolve under refs/heads/ without being a branch.
+	if repository.ValidateBranchName(ref) != nil {
+		return "", invalidf("ref: %q is not a branch or tag of project %s", ref, p.PathWithNamespace)
+	}
 	repo, err := g.openMRRepository(ctx, p)
 	if err != nil {
 		return "", err
