@@ -140,6 +140,9 @@ func (g *gitlab) createPipeline(ctx context.Context, u *models.User, args savePi
 	vars := make([]models.PipelineVariable, 0, len(args.Variables))
 	seen := map[string]bool{}
 	for _, v := range args.Variables {
+		if !validVariableKey(v.Key) { // GitLab's Ci::PipelineVariable key format
+			return nil, invalidf("variables: key %q can contain only letters, digits and '_'", v.Key)
+		}
 		if seen[v.Key] {
 			return nil, invalidf("variables: key %q given twice", v.Key)
 		}
@@ -197,4 +200,15 @@ func (g *gitlab) branchOrTagHead(ctx context.Context, p *models.Project, ref str
 		}
 	}
 	return "", invalidf("ref: %q is not a branch or tag of project %s", ref, p.PathWithNamespace)
+}
+
+// validVariableKey reports whether key is a CI variable name GitLab
+// accepts: one or more ASCII letters, digits and "_".
+func validVariableKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return key != ""
 }

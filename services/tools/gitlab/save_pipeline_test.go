@@ -29,3 +29,20 @@ func TestSavePipelineRefMustBeABranchOrTagName(t *testing.T) {
 		}
 	}
 }
+
+// A pipeline variable's key is an environment variable name in GitLab
+// (letters, digits and "_"); "a b", "A-B" or "x=y" were stored as given.
+func TestSavePipelineVariableKeysAreGitLabNames(t *testing.T) {
+	w := newWorld(t)
+	before := w.state(t)
+	for _, key := range []string{"a b", "A-B", "x=y", "ünï", "$HOME", "K\n"} {
+		text := w.fails(t, w.Alice, "save_pipeline", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "ref": "main",
+			"variables": []any{map[string]any{"key": key, "value": "v"}}}, "Validation error: ")
+		if !strings.Contains(text, "can contain only letters, digits and '_'") {
+			t.Errorf("key %q: %q", key, text)
+		}
+	}
+	w.unchanged(t, before)
+	w.ok(t, w.Alice, "save_pipeline", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "ref": "main",
+		"variables": []any{map[string]any{"key": "DEPLOY_ENV_2", "value": "a b=c"}}})
+}
