@@ -146,7 +146,9 @@ func repoError(err error) error {
 	case errors.Is(err, models.ErrConflict):
 		return conflictf("%s", trimSentinel(err))
 	case errors.Is(err, models.ErrNotFound):
-		return &kindError{msg: trimSentinel(err), kind: models.ErrNotFound}
+		// No kind prefix says "not found" here, so the words stay:
+		// `start branch "x": not found`, not `Start branch "x"`.
+		return &kindError{msg: err.Error(), kind: models.ErrNotFound}
 	}
 	return err
 }
