@@ -42,9 +42,10 @@ func nodeOf(tree *object.Tree) *treeNode {
 	return n
 }
 
-// dir returns the node of directory segs, creating missing directories
-// when create is set; nil when it does not exist.
-func (t *treeEditor) dir(segs []string, create bool) (*treeNode, error) {
+// dir returns the node of directory segs (the directories of path),
+// creating missing directories when create is set; nil when it does not
+// exist.
+func (t *treeEditor) dir(path string, segs []string, create bool) (*treeNode, error) {
 	n := t.root
 	for i, s := range segs {
 		if child, ok := n.children[s]; ok {
@@ -62,7 +63,7 @@ func (t *treeEditor) dir(segs []string, create bool) (*treeNode, error) {
 			n = child
 		case e.Mode != filemode.Dir:
 			return nil, fmt.Errorf("%q is a file, so it cannot hold %q: %w",
-				strings.Join(segs[:i+1], "/"), strings.Join(segs, "/"), models.ErrInvalidInput)
+				strings.Join(segs[:i+1], "/"), path, models.ErrInvalidInput)
 		default:
 			sub, err := t.l.repo.TreeObject(e.Hash)
 			if err != nil {
@@ -84,7 +85,7 @@ func splitPath(p string) ([]string, string) {
 // get returns the entry at path, if any.
 func (t *treeEditor) get(path string) (object.TreeEntry, bool, error) {
 	dirs, name := splitPath(path)
-	n, err := t.dir(dirs, false)
+	n, err := t.dir(path, dirs, false)
 	if err != nil || n == nil {
 		return object.TreeEntry{}, false, err
 	}
@@ -95,7 +96,7 @@ func (t *treeEditor) get(path string) (object.TreeEntry, bool, error) {
 // set puts a file entry at path.
 func (t *treeEditor) set(path string, mode filemode.FileMode, h plumbing.Hash) error {
 	dirs, name := splitPath(path)
-	n, err := t.dir(dirs, true)
+	n, err := t.dir(path, dirs, true)
 	if err != nil {
 		return err
 	}

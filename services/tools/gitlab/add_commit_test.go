@@ -31,3 +31,19 @@ func TestAddCommitMissingStartSaysNotFound(t *testing.T) {
 	w.unchanged(t, before)
 	w.fails(t, w.Alice, "get_commit", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "commit_sha": "probe-new"}, "")
 }
+
+// A file path through an existing file ("README.md/x") was refused with
+// `"README.md" is a file, so it cannot hold "README.md"`: the second name
+// was the directory part again, not the path asked for.
+func TestAddCommitPathThroughAFileNamesBoth(t *testing.T) {
+	w := newWorld(t)
+	for path, file := range map[string]string{"README.md/x": "README.md", "cmd/gitlab-mcp/main.go/deeper/y": "cmd/gitlab-mcp/main.go"} {
+		text := w.fails(t, w.Alice, "add_commit", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "branch": "probe-file",
+			"start_branch": "main", "commit_message": "m",
+			"actions": []any{map[string]any{"action": "create", "file_path": path, "content": "x"}}}, "Validation error: ")
+		want := `action 1 (create): "` + file + `" is a file, so it cannot hold "` + path + `"`
+		if !strings.Contains(text, want) {
+			t.Errorf("create %s: %q, want it to contain %q", path, text, want)
+		}
+	}
+}
