@@ -74,6 +74,11 @@ func ensureLabels(ctx context.Context, st issueStore, projectID int64, names []s
 	if len(names) == 0 {
 		return nil
 	}
+	for _, n := range names { // every path that creates a label comes here
+		if strings.Contains(n, ",") {
+			return invalidf("labels: %q: a label name cannot contain a comma", n)
+		}
+	}
 	existing, err := st.FindLabelsByName(ctx, projectID, names)
 	if err != nil {
 		return err

@@ -1,0 +1,46 @@
+package gitlab_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// GitLab's label names cannot hold a comma (labels travel as a
+// comma-separated list: "a,b" is two labels). create_issue and
+// create_merge_request refused one, but save_merge_request's labels and
+// add_labels arrays created the label "a,b", which no labels filter can
+// name afterwards.
+func TestSaveMergeRequestRefusesLabelNamesWithAComma(t *testing.T) {
+	w := newWorld(t)
+	w.ok(t, w.Alice, "add_branch", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "branch": "labels-probe", "ref": "main"})
+	before := w.state(t)
+	mr := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1}
+	create := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "labels-probe", "target_branch": "main"}
+	for _, c := range []struct {
+		base map[string]any
+		arg  string
+	}{{mr, "labels"}, {mr, "add_labels"}, {create, "labels"}} {
+		args := map[string]any{c.arg: []any{"ok-label", "a,b"}}
+		for k, v := range c.base {
+			args[k] = v
+		}
+		text := w.fails(t, w.Alice, "save_merge_request", args, "Validation error: ")
+		if !strings.Contains(text, `"a,b": a label name cannot contain a comma`) {
+			t.Errorf("%s: %q", c.arg, text)
+		}
+	}
+	w.unchanged(t, before)
+	got := w.ok(t, w.Alice, "save_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1,
+		"add_labels": []any{" spaced label "}})
+	if labels := get(t, got, "labels").([]any); !strings.Contains(strings.Join(strs(labels), "|"), "spaced label") {
+		t.Errorf("labels after add = %v", labels)
+	}
+}
+
+func strs(in []any) []string {
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i], _ = v.(string)
+	}
+	return out
+}
