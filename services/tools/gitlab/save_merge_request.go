@@ -179,6 +179,9 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 		}
 		if args.TargetBranch != nil {
 			t := strings.TrimSpace(*args.TargetBranch)
+			if t == mr.SourceBranch { // create's words; the store's name internal ids
+				return invalidf("source_branch and target_branch must be different (both are %q)", t)
+			}
 			if err := g.checkBranches(ctx, pa.project, [2]string{"target_branch", t}); err != nil {
 				return err
 			}

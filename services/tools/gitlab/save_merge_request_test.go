@@ -44,3 +44,21 @@ func strs(in []any) []string {
 	}
 	return out
 }
+
+// Retargeting a merge request at its own source branch was refused with
+// the store's words: "update merge request !1 of project 1: target branch
+// equals the source branch: invalid input" (an internal project id and
+// the sentinel's text). It is the same validation error as on create.
+func TestSaveMergeRequestTargetEqualToSource(t *testing.T) {
+	w := newWorld(t)
+	before := w.state(t)
+	text := w.fails(t, w.Alice, "save_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1,
+		"target_branch": "feature/server-discover", "title": "retitled"}, "Validation error: ")
+	if want := `Validation error: source_branch and target_branch must be different (both are "feature/server-discover")`; text != want {
+		t.Errorf("got %q, want %q", text, want)
+	}
+	w.unchanged(t, before)
+	if got := w.ok(t, w.Alice, "get_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1}); got["title"] == "retitled" {
+		t.Errorf("the title changed although the update was refused")
+	}
+}
