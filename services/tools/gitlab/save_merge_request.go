@@ -165,6 +165,10 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 		if !access.CanUpdateMergeRequest(u, pa.project, mr, pa.level) {
 			return forbiddenf("you need at least the Developer role in project %s, or to be the author, to update merge request !%d", pa.project.PathWithNamespace, iid)
 		}
+		if verb, ok := map[string]string{"close": "closed", "reopen": "reopened"}[args.StateEvent]; ok && mr.State == models.MergeRequestMerged {
+			// The store refuses it too, in words naming internal ids.
+			return invalidf("state_event: merge request !%d is merged, and a merged merge request cannot be %s", iid, verb)
+		}
 		upd := models.MergeRequestUpdate{Description: args.Description, StateEvent: args.StateEvent,
 			Squash: args.Squash, RemoveSourceBranch: args.RemoveSourceBranch, DiscussionLocked: args.DiscussionLocked,
 			AllowCollaboration: args.AllowCollaboration, AddLabels: trimAll(args.AddLabels), RemoveLabels: trimAll(args.RemoveLabels)}

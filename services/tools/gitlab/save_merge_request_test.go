@@ -62,3 +62,24 @@ func TestSaveMergeRequestTargetEqualToSource(t *testing.T) {
 		t.Errorf("the title changed although the update was refused")
 	}
 }
+
+// Closing or reopening a merged merge request was refused in the store's
+// words, "update merge request !2 of project 1: a merged merge request
+// cannot be closed: invalid input", an internal id and the sentinel
+// included; the tool answers it itself.
+func TestSaveMergeRequestStateEventOnAMergedOne(t *testing.T) {
+	w := newWorld(t)
+	before := w.state(t)
+	for event, verb := range map[string]string{"close": "closed", "reopen": "reopened"} {
+		text := w.fails(t, w.Alice, "save_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 2,
+			"state_event": event, "title": "changed"}, "")
+		if want := "Validation error: state_event: merge request !2 is merged, and a merged merge request cannot be " + verb; text != want {
+			t.Errorf("%s: %q, want %q", event, text, want)
+		}
+	}
+	w.unchanged(t, before)
+	got := w.ok(t, w.Alice, "get_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 2})
+	if got["state"] != "merged" || got["title"] == "changed" {
+		t.Errorf("merge request !2 changed: state %v, title %v", got["state"], got["title"])
+	}
+}
