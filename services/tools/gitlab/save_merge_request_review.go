@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -297,6 +298,12 @@ func diffPosition(c *reviewCall, d *mrDiff, field, oldPath, newPath string, oldL
 	if !ok {
 		return nil, invalidf("%s: %q is not a file changed by merge request !%d", field, firstNonEmpty(newPath, oldPath), c.mr.IID)
 	}
+	switch {
+	case oldLine > 0 && f.NewFile:
+		return nil, invalidf("%s: %q is added by merge request !%d, so it has no old_line", field, f.NewPath, c.mr.IID)
+	case newLine > 0 && f.DeletedFile:
+		return nil, invalidf("%s: %q is deleted by merge request !%d, so it has no new_line", field, f.OldPath, c.mr.IID)
+	}
 	pos := &models.DiffPosition{BaseSHA: d.baseSHA, StartSHA: d.startSHA, HeadSHA: d.headSHA,
 		OldPath: f.OldPath, NewPath: f.NewPath, PositionType: "text"}
 	if oldLine > 0 {
@@ -323,6 +330,9 @@ func (g *gitlab) reviewDiffNote(ctx context.Context, tx Store, c *reviewCall) (*
 	}
 	pos, err := diffPosition(c, files, "create_diff_note", c.args.OldPath, c.args.NewPath, c.args.OldLine, c.args.NewLine)
 	if err != nil {
+		return nil, err
+	}
+	if err := g.checkDiffLines(ctx, c, "create_diff_note", pos); err != nil {
 		return nil, err
 	}
 	n := &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: c.mr.ID, ProjectID: c.pa.project.ID,
@@ -377,6 +387,9 @@ func (g *gitlab) reviewSubmit(ctx context.Context, tx Store, c *reviewCall) (*to
 	for k, cm := range c.args.Comments {
 		pos, err := diffPosition(c, files, "comments["+itoa(k)+"]", "", cm.File, cm.OldLine, cm.NewLine)
 		if err != nil {
+			return nil, err
+		}
+		if err := g.checkDiffLines(ctx, c, "comments["+itoa(k)+"]", pos); err != nil {
 			return nil, err
 		}
 		body := cm.Body
@@ -470,3 +483,34 @@ func (g *gitlab) reviewUnapprove(ctx context.Context, tx Store, c *reviewCall) (
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// checkDiffLines refuses a position on a line its file does not have: an
+// old line past the end of the file at the merge base, a new line past its
+// end at the head (a binary file has no lines to check).
+func (g *gitlab) checkDiffLines(ctx context.Context, c *reviewCall, field string, pos *models.DiffPosition) error {
+	repo, err := g.openMRRepository(ctx, c.pa.project)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	for _, side := range []struct {
+		line      *int
+		rev, path string
+		where     string
+	}{{pos.OldLine, pos.BaseSHA, pos.OldPath, "in the merge base of"}, {pos.NewLine, pos.HeadSHA, pos.NewPath, "at the head of"}} {
+		if side.line == nil || side.rev == "" { // no merge base: nothing to read the old side at
+			continue
+		}
+		b, err := repo.Blob(ctx, side.rev, side.path, repository.BlobOptions{FromLine: *side.line, Lines: 1, MaxBytes: 64 << 10})
+		if errors.Is(err, models.ErrInvalidInput) { // a binary file above the bound
+			continue
+		}
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			return fmt.Errorf("%s: read %s at %.12s: %w", field, side.path, side.rev, err)
+		}
+		if err != nil || !b.Binary && b.ToLine < b.FromLine {
+			return invalidf("%s: %q has no line %d %s merge request !%d", field, side.path, *side.line, side.where, c.mr.IID)
+		}
+	}
+	return nil
+}
