@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -232,6 +233,63 @@ func TestTools_fork(t *testing.T) {
 		forkRaceWinner(t, h, "forks/race", f.bare)
 		if got := len(forkRepos(t, h)); got != repos+1 {
 			t.Errorf("%d repositories after the race, want %d (no orphan)", got, repos+1)
+		}
+	})
+
+	t.Run("add_commit from the upstream", func(t *testing.T) {
+		// The upstream moves on since the fork: its new main is not in
+		// the fork, so the commit's start has to be copied over.
+		up := h.toolsWrite(t, ce, "modern", "root", "add_commit", map[string]any{"project_id": forkSource, "branch": "main",
+			"commit_message": "Upstream moves on", "actions": []any{map[string]any{"action": "create", "file_path": "up/new.txt", "content": "up\n"}}})
+		upHead := toolsDig(up, "commit", "sha").(string)
+		bare := h.Env.Repositories.Path(toolsProject(t, h, "forks/fork-source").ID)
+		if exec.Command("git", "--git-dir", bare, "cat-file", "-e", upHead).Run() == nil {
+			t.Fatal("the fork already has the upstream's new head")
+		}
+		before := forkRefs(t, bare)
+		c := h.toolsWrite(t, ce, "legacy", "alice", "add_commit", map[string]any{"project_id": "forks/fork-source", "branch": "from-upstream",
+			"start_project": forkSource, "start_branch": "main", "commit_message": "On the upstream's main",
+			"actions": []any{map[string]any{"action": "update", "file_path": "up/new.txt", "content": "fork\n"}}})
+		sha := toolsDig(c, "commit", "sha").(string)
+		if got := gitRun(t, "", bare, "", "rev-parse", sha+"^"); got != upHead {
+			t.Errorf("parent = %s, want the upstream's main %s", got, upHead)
+		}
+		if got, want := gitRun(t, "", bare, "", "log", "--format=%H", sha+"^"), f.git("", "log", "--format=%H", "main"); got != want {
+			t.Errorf("fork's history of the start:\n%s\nupstream's:\n%s", got, want)
+		}
+		after := forkRefs(t, bare)
+		if got := strings.Replace(after, "refs/heads/from-upstream "+sha+"\n", "", 1); got != before {
+			t.Errorf("fork refs:\n%s\nwere\n%s", after, before)
+		}
+		gitRun(t, "", bare, "", "fsck", "--strict", "--no-dangling")
+
+		// A sibling (another fork of the upstream) is not a start; a
+		// hidden project reads as a missing one; neither writes.
+		refused := func(start string) map[string]any {
+			return map[string]any{"project_id": "forks/fork-source", "branch": "refused", "start_project": start, "start_branch": "main",
+				"commit_message": "Refused", "actions": []any{map[string]any{"action": "create", "file_path": "r.txt", "content": "r"}}}
+		}
+		h.toolsFailWith(t, ce, "alice", "add_commit", refused("forks/feature-only"),
+			"Validation error: start_project forks/feature-only is not in the fork network of forks/fork-source: "+
+				"it must be the project itself or a project it was forked from")
+		acme, err := h.Env.Store.FindGroupByFullPath(context.Background(), "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		hidden := &models.Project{Name: "Hidden upstream", Path: "hidden-upstream", NamespaceID: acme.ID,
+			Visibility: models.VisibilityPrivate, DefaultBranch: "main", CreatedAt: now, UpdatedAt: now}
+		if err := h.Env.Store.CreateProject(context.Background(), hidden); err != nil {
+			t.Fatal(err)
+		}
+		if text := h.toolsSameAsMissing(t, ce, "alice", "add_commit", refused("acme/hidden-upstream"), refused("acme/nope")); text != "404 Project Not Found" {
+			t.Errorf("hidden start_project: %q", text)
+		}
+		// The push rule is the target's: bob, a Reporter of the fork's
+		// group, reads the upstream but may not push to the fork.
+		h.toolsFailWith(t, ce, "bob", "add_commit", refused(forkSource), "Forbidden: You are not allowed to push into this branch")
+		if got := forkRefs(t, bare); got != after {
+			t.Errorf("refused commits changed the fork's refs:\n%s", got)
 		}
 	})
 

@@ -203,6 +203,12 @@ type CommitFilesRequest struct {
 	Actions   []Action
 	// ExpectedOldSHA, when set, is the value Branch must still have.
 	ExpectedOldSHA string
+	// StartRepository, when set, is another project's repository (one
+	// this project was forked from) in which StartSHA, else StartBranch,
+	// names the commit to start from: Branch must not exist yet, and the
+	// objects of the start commit this repository lacks are copied here
+	// before the commit is written (UserCommitFiles' start_repository).
+	StartRepository Repository
 }
 
 // Branch is a branch and the commit it points at.

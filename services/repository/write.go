@@ -24,7 +24,9 @@ const (
 // blobs, trees and commit, then moves the branch with a compare-and-swap
 // from the value it started from. When another writer moved the branch in
 // between, the result is models.ErrConflict and the branch is unchanged
-// (the unreferenced objects are harmless; git gc drops them).
+// (the unreferenced objects are harmless; git gc drops them). With
+// req.StartRepository the start commit's missing objects are copied in
+// first, under the same rule: they stay unreferenced when the commit fails.
 func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commit, error) {
 	if err := ValidateBranchName(req.Branch); err != nil {
 		return nil, err
@@ -52,7 +54,12 @@ func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commi
 			return nil, fmt.Errorf("branch %q is not at %s any more: %w", req.Branch, req.ExpectedOldSHA, models.ErrConflict)
 		}
 	}
-	parent, err := l.commitParent(ctx, req, old)
+	var parent *object.Commit
+	if req.StartRepository != nil {
+		parent, err = l.startCommit(ctx, req, old)
+	} else {
+		parent, err = l.commitParent(ctx, req, old)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package gitlab
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -93,21 +95,92 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 	}
 	defer ra.Close()
 	p := ra.pa.project
+	// start_project, when another project, is checked before the push
+	// rule (GitLab's order).
+	var start *models.Project
 	if sp := strings.Trim(args.StartProject, "/"); sp != "" && sp != p.PathWithNamespace && sp != fmt.Sprint(p.ID) {
-		return nil, invalidf("start_project must be the project itself: forks are not supported")
+		if start, err = g.startProject(ctx, ra.user, p, sp); err != nil {
+			return nil, err
+		}
 	}
 	if err := canPush(ra.user, p, ra.pa.level, args.Branch); err != nil {
 		return nil, err
 	}
-	c, err := ra.repo.CommitFiles(ctx, repository.CommitFilesRequest{
+	req := repository.CommitFilesRequest{
 		Branch: args.Branch, StartBranch: args.StartBranch, StartSHA: args.StartSHA,
 		Message: args.CommitMessage, Actions: actions,
 		Author: repository.Signature{Name: ra.user.Name, Email: ra.user.Email},
-	})
+	}
+	if start != nil {
+		repo, err := g.repos.Repository(ctx, start.ID)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, notFound("Repository")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("repository of %s: %w", start.PathWithNamespace, err)
+		}
+		defer repo.Close()
+		req.StartRepository = repo
+		if req.StartBranch == "" && req.StartSHA == "" {
+			// GitLab's default (lib/api/commits.rb): the start project's
+			// branch of the same name.
+			req.StartBranch = args.Branch
+		}
+	}
+	c, err := ra.repo.CommitFiles(ctx, req)
 	if err != nil {
 		return nil, repoError(err)
 	}
 	return jsonResult(addCommitJSON{Commit: g.commitNode(p, c), Errors: []string{}})
+}
+
+// maxForkDepth bounds the walk up a fork chain (a guard against a cycle
+// in the rows; forks of forks are never that deep).
+const maxForkDepth = 100
+
+// startProject resolves add_commit's start_project ref when it is not
+// literally p: a project p was forked from, directly or further up the
+// chain of forked_from_project (GitLab's commits API takes the direct
+// source only; glmcp takes every ancestor, as the tool's description
+// says). Siblings and forks of p are refused: p's branch must grow from a
+// history p's upstream holds. The caller must be able to read its code; a
+// project they cannot is missing to them. nil means ref resolved to p
+// itself (its id or path written otherwise).
+func (g *gitlab) startProject(ctx context.Context, u *models.User, p *models.Project, ref string) (*models.Project, error) {
+	spa, err := resolveProject(ctx, g.store, u, "start_project", refArg(ref))
+	if err != nil {
+		return nil, err
+	}
+	src := spa.project
+	if src.ID == p.ID {
+		return nil, nil
+	}
+	if !access.CanReadCode(u, src, spa.level) {
+		return nil, notFound("Project")
+	}
+	cur, seen := p, map[int64]bool{p.ID: true}
+	for range maxForkDepth {
+		if cur.ForkedFromProjectID == nil || seen[*cur.ForkedFromProjectID] {
+			break
+		}
+		up := *cur.ForkedFromProjectID
+		if up == src.ID {
+			return src, nil
+		}
+		seen[up] = true
+		// An ancestor the caller cannot see still links the chain; only
+		// its id is used, never shown.
+		next, _, err := g.store.FindProjectWithRoleByID(ctx, up, u.ID)
+		if errors.Is(err, models.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+	}
+	return nil, invalidf("start_project %s is not in the fork network of %s: it must be the project itself or a project it was forked from",
+		src.PathWithNamespace, p.PathWithNamespace)
 }
 
 // commitActions checks and converts add_commit's actions, with GitLab's
