@@ -87,7 +87,7 @@ func TestTools_vulnerabilities(t *testing.T) {
 		toolsExpectField(t, d, "DISMISSED", "vulnerability", "state")
 		toolsExpectField(t, d, "MITIGATING_CONTROL", "vulnerability", "dismissalReason")
 		h.toolsFailWith(t, ee, "root", "save_vulnerability", map[string]any{"vulnerability_id": vid, "action": "dismiss"},
-			"Conflict: change vulnerability "+vid+": vulnerability "+vid+" is already dismissed: conflict")
+			"Conflict: change vulnerability "+vid+": vulnerability "+vid+" is already dismissed")
 		toolsExpectField(t, h.toolsWrite(t, ee, legacy, "root", "save_vulnerability", map[string]any{"vulnerability_id": vid, "action": "revert_to_detected"}), "DETECTED", "vulnerability", "state")
 		toolsExpectField(t, h.toolsWrite(t, ee, modern, "root", "save_vulnerability", map[string]any{"vulnerability_id": vid, "action": "confirm"}), "CONFIRMED", "vulnerability", "state")
 		s := h.toolsWrite(t, ee, modern, "root", "save_vulnerability", map[string]any{"vulnerability_id": vid, "action": "update_severity", "severity": "CRITICAL", "comment": "Crashes the shared indexer."})
