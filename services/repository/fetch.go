@@ -36,7 +36,7 @@ func (l *Local) startCommit(ctx context.Context, req CommitFilesRequest, old plu
 		return nil, fmt.Errorf("start repository: a %T cannot be copied from", req.StartRepository)
 	}
 	if !old.IsZero() {
-		return nil, fmt.Errorf("a branch called %q already exists; switch to that branch in order to make changes: %w", req.Branch, models.ErrInvalidInput)
+		return nil, branchExistsError(req.Branch)
 	}
 	var h plumbing.Hash
 	var err error

@@ -108,6 +108,12 @@ func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commi
 	return &out, nil
 }
 
+// branchExistsError is GitLab's refusal to start an existing branch
+// again from elsewhere (start_branch, start_sha or start_project).
+func branchExistsError(branch string) error {
+	return fmt.Errorf("a branch called %q already exists; switch to that branch in order to make changes: %w", branch, models.ErrInvalidInput)
+}
+
 // commitParent returns the commit a CommitFiles request builds on (nil for
 // the first commit of an empty repository), following GitLab's rules for
 // branch, start_branch and start_sha.
@@ -115,7 +121,7 @@ func (l *Local) commitParent(ctx context.Context, req CommitFilesRequest, old pl
 	startGiven := (req.StartBranch != "" && req.StartBranch != req.Branch) || req.StartSHA != ""
 	if !old.IsZero() {
 		if startGiven && (req.StartSHA == "" || !strings.EqualFold(req.StartSHA, old.String())) {
-			return nil, fmt.Errorf("a branch called %q already exists; switch to that branch in order to make changes: %w", req.Branch, models.ErrInvalidInput)
+			return nil, branchExistsError(req.Branch)
 		}
 		return l.peel(old)
 	}
