@@ -47,3 +47,10 @@ type IndexStatus struct {
 
 // TableName maps IndexStatus to GitLab's index_statuses table.
 func (IndexStatus) TableName() string { return "index_statuses" }
+
+// CodeIndexSize is how much a project's code index holds: its rows of
+// repository_files and the bytes of their content.
+type CodeIndexSize struct {
+	Files int
+	Bytes int64
+}

@@ -6,13 +6,21 @@
 // The index is checked on use, not trusted: [Indexer.Ensure] compares the
 // branch's head in git with the indexed commit and re-indexes when they
 // differ, so a push with plain git to the repository's path is seen by
-// the next search. A re-index reads the whole tree at the head and
-// replaces the project's rows in one transaction guarded by a
-// compare-and-swap on the indexed commit (store.ReplaceCodeIndex): of two
-// re-indexers, in one process or in two, one writes and the other uses
-// its index. [Indexer.Refresh] re-indexes off the request path when glmcp
-// itself moves a branch, so the next search usually finds the index
-// current; nothing depends on it.
+// the next search. A re-index is incremental when it can be: it diffs the
+// trees of the indexed commit and the head (any two commits, related or
+// not) and replaces the rows of the changed paths only
+// (store.UpdateCodeIndex). It is full — the whole tree at the head read,
+// every row of the project replaced (store.ReplaceCodeIndex) — when there
+// is no index of the branch to start from, the indexed commit is no longer
+// in the repository (a force-push and a gc), the diff has more than
+// max(minChanges, half the indexed files) paths, or the index is at one of
+// its bounds before or after (see below). Either is one transaction
+// guarded by a compare-and-swap on the indexed commit: of two
+// re-indexers, in one process or in two, one writes and the other writes
+// nothing and uses its index; a search never sees a half-updated one.
+// [Indexer.Refresh] re-indexes off the request path when glmcp itself
+// moves a branch, so the next search usually finds the index current;
+// nothing depends on it.
 //
 // Re-indexes, of searches and of Refresh alike, take one of the process's
 // maxReindexes slots (a semaphore of the package, shared by every
@@ -21,10 +29,15 @@
 // for a slot at most staleWait and is then served that index.
 //
 // What is indexed: regular and executable files that are text — valid
-// UTF-8 without a NUL byte — of at most MaxFileBytes. Binary files,
-// larger files, symbolic links and submodules are skipped; so is
-// everything past MaxFiles files or MaxTotalBytes of content (in git's
-// path order), which bounds what one re-index reads and holds.
+// UTF-8 without a NUL byte — of at most MaxFileBytes (entry decides, for
+// both kinds of re-index). Binary files, larger files, symbolic links and
+// submodules are skipped; so is everything past MaxFiles files or
+// MaxTotalBytes of content (in git's path order), which bounds what one
+// re-index reads and holds. Which files that cut keeps depends on their
+// order in the whole tree, so an index that may have been cut (at
+// MaxFiles files, or within MaxFileBytes of MaxTotalBytes) or that would
+// be is re-indexed fully: the incremental and the full re-index of a head
+// always leave the same rows.
 package codeindex
 
 import (
@@ -74,6 +87,7 @@ const staleWait = 5 * time.Second
 type Store interface {
 	IndexStatus(ctx context.Context, projectID int64) (*models.IndexStatus, error)
 	ReplaceCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, files []models.RepositoryFile) (bool, error)
+	UpdateCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, remove []string, files []models.RepositoryFile, check func(before, after models.CodeIndexSize) error) (bool, error)
 	FindProjectByID(ctx context.Context, id int64) (*models.Project, error)
 }
 
@@ -101,6 +115,15 @@ type Indexer struct {
 
 	// staleWait is the package's staleWait (shorter in tests).
 	staleWait time.Duration
+	// maxFiles and maxTotalBytes are MaxFiles and MaxTotalBytes (lower in
+	// tests).
+	maxFiles      int
+	maxTotalBytes int64
+	// fullOnly turns the incremental re-index off (benchmarks compare).
+	fullOnly bool
+	// reindexed, when set, is called after each re-index that wrote the
+	// index, saying whether it was incremental.
+	reindexed func(projectID int64, incremental bool)
 	// reindexing, when set, is called by each re-index holding its slot,
 	// before it reads the tree (tests count and hold re-indexes with it).
 	reindexing func(projectID int64)
@@ -119,7 +142,7 @@ func New(st Store, repos Repositories, log *slog.Logger) *Indexer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Indexer{store: st, repos: repos, log: log, locks: map[int64]*projectLock{}, pending: map[int64]bool{},
-		ctx: ctx, cancel: cancel, staleWait: staleWait}
+		ctx: ctx, cancel: cancel, staleWait: staleWait, maxFiles: MaxFiles, maxTotalBytes: MaxTotalBytes}
 }
 
 // Close cancels the background re-indexes and waits for them to end.
@@ -202,24 +225,102 @@ func acquireSlot(ctx context.Context) (func(), error) {
 }
 
 // reindex replaces project projectID's index cur with branch's files at
-// head. The caller holds the project's lock and a re-index slot.
+// head: by the files that changed since cur's commit when it can (update),
+// else by the whole tree. The caller holds the project's lock and a
+// re-index slot.
 func (ix *Indexer) reindex(ctx context.Context, repo repository.Repository, projectID int64, branch string, cur *models.IndexStatus, head string) (*models.IndexStatus, error) {
 	if ix.reindexing != nil {
 		ix.reindexing(projectID)
 	}
 	next := models.IndexStatus{ProjectID: projectID, Ref: branch, LastCommit: head}
-	files, err := readFiles(ctx, repo, head)
+	won, err := ix.update(ctx, repo, cur, &next)
+	incremental := err == nil
 	if err != nil {
-		return nil, fmt.Errorf("code index of project %d: read %s@%.12s: %w", projectID, branch, head, err)
-	}
-	won, err := ix.store.ReplaceCodeIndex(ctx, cur, &next, files)
-	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("code index of project %d: %w", projectID, ctx.Err())
+		}
+		if !errors.Is(err, errFull) {
+			// A commit or tree of cur not in the repository (a force-push
+			// and a gc dropped it) or an unreadable one: the full
+			// re-index below reads only head's.
+			ix.log.Debug("code index: incremental re-index failed", "project_id", projectID, "error", err)
+		}
+		files, err := ix.readFiles(ctx, repo, head)
+		if err != nil {
+			return nil, fmt.Errorf("code index of project %d: read %s@%.12s: %w", projectID, branch, head, err)
+		}
+		if won, err = ix.store.ReplaceCodeIndex(ctx, cur, &next, files); err != nil {
+			return nil, err
+		}
 	}
 	if !won {
 		return ix.status(ctx, projectID)
 	}
+	if ix.reindexed != nil {
+		ix.reindexed(projectID, incremental)
+	}
 	return &next, nil
+}
+
+// errFull: an incremental re-index would cost more than a full one, or
+// could not build the index a full one would; the caller re-indexes fully.
+var errFull = errors.New("full re-index needed")
+
+// minChanges is the most changed paths an incremental re-index takes
+// whatever the size of the index; past it, up to half the files the index
+// holds (more, and the rows rewritten near a full re-index's, whose one
+// walk of the tree and one bulk delete are cheaper than a lookup per path).
+const minChanges = 64
+
+// changedFiles is the tree diff of an incremental re-index;
+// *repository.Local has it.
+type changedFiles interface {
+	ChangedFiles(ctx context.Context, from, to string, opt repository.ChangedFilesOptions, fn func(path string, f *repository.File) error) error
+}
+
+// update moves project cur.ProjectID's index from cur to next by the files
+// that differ between the trees of their commits (store.UpdateCodeIndex,
+// under the same compare-and-swap as a full re-index). It reports whether
+// it won the swap. errFull (or the error reading cur's commit) when it
+// cannot: no index of the branch at a commit to diff against, no head, a
+// repository without ChangedFiles, a diff of more than maxChanges paths,
+// or an index at a bound (MaxFiles, MaxTotalBytes) before or after, where
+// which files a full re-index keeps depends on their order in the tree and
+// not only on the files.
+func (ix *Indexer) update(ctx context.Context, repo repository.Repository, cur, next *models.IndexStatus) (bool, error) {
+	diff, ok := repo.(changedFiles)
+	if !ok || ix.fullOnly || cur == nil || cur.Ref != next.Ref || cur.LastCommit == "" || next.LastCommit == "" {
+		return false, errFull
+	}
+	var remove []string
+	files := []models.RepositoryFile{}
+	opt := repository.ChangedFilesOptions{MaxBytes: MaxFileBytes, MaxChanges: max(minChanges, cur.Files/2)}
+	err := diff.ChangedFiles(ctx, cur.LastCommit, next.LastCommit, opt, func(path string, f *repository.File) error {
+		remove = append(remove, path)
+		if f == nil {
+			return nil
+		}
+		if row, ok := entry(f); ok {
+			files = append(files, row)
+		}
+		return nil
+	})
+	if errors.Is(err, repository.ErrTooManyChanges) {
+		return false, errFull
+	}
+	if err != nil {
+		return false, err
+	}
+	return ix.store.UpdateCodeIndex(ctx, cur, next, remove, files, func(before, after models.CodeIndexSize) error {
+		// A full index of cur's commit stopped at no bound: no file it
+		// refused would have fit (none is larger than MaxFileBytes).
+		// Nor does one of next's.
+		if before.Files >= ix.maxFiles || before.Bytes > ix.maxTotalBytes-MaxFileBytes ||
+			after.Files > ix.maxFiles || after.Bytes > ix.maxTotalBytes {
+			return errFull
+		}
+		return nil
+	})
 }
 
 // state returns the index status (nil: none) and then branch's head ("":
@@ -258,22 +359,37 @@ func current(st *models.IndexStatus, branch, head string) bool {
 // errIndexFull stops a tree walk at the index's bounds.
 var errIndexFull = errors.New("code index full")
 
-// readFiles reads the files of the tree at head that the index keeps.
-func readFiles(ctx context.Context, repo repository.Repository, head string) ([]models.RepositoryFile, error) {
+// entry decides what file f contributes to the index, alone: its row, or
+// false when it is not indexed (binary, larger than MaxFileBytes, not
+// UTF-8). The full and the incremental re-index both ask it, so they keep
+// the same rows; the bounds on the whole index (MaxFiles, MaxTotalBytes)
+// come on top.
+func entry(f *repository.File) (models.RepositoryFile, bool) {
+	if f.Binary || f.TooLarge || f.Size > MaxFileBytes || bytes.IndexByte(f.Content, 0) >= 0 || !utf8.Valid(f.Content) {
+		return models.RepositoryFile{}, false
+	}
+	return models.RepositoryFile{FilePath: f.Path, Content: string(f.Content), Size: f.Size, BlobID: f.BlobID}, true
+}
+
+// readFiles reads the files of the tree at head that the index keeps:
+// those entry keeps, in git's path order, up to the first that does not
+// fit ix's bounds.
+func (ix *Indexer) readFiles(ctx context.Context, repo repository.Repository, head string) ([]models.RepositoryFile, error) {
 	files := []models.RepositoryFile{}
 	if head == "" {
 		return files, nil
 	}
 	var total int64
 	_, err := repo.Files(ctx, head, repository.FilesOptions{MaxBytes: MaxFileBytes}, func(f *repository.File) error {
-		if f.Binary || f.TooLarge || bytes.IndexByte(f.Content, 0) >= 0 || !utf8.Valid(f.Content) {
+		row, ok := entry(f)
+		if !ok {
 			return nil
 		}
-		if len(files) == MaxFiles || total+f.Size > MaxTotalBytes {
+		if len(files) == ix.maxFiles || total+row.Size > ix.maxTotalBytes {
 			return errIndexFull
 		}
-		total += f.Size
-		files = append(files, models.RepositoryFile{FilePath: f.Path, Content: string(f.Content), Size: f.Size, BlobID: f.BlobID})
+		total += row.Size
+		files = append(files, row)
 		return nil
 	})
 	if err != nil && !errors.Is(err, errIndexFull) {

@@ -413,9 +413,12 @@ func TestRefresh(t *testing.T) {
 	}
 }
 
-// BenchmarkReindex measures a full re-index of a repository of 2,000
-// files of 50 lines (about 3 KB each, 6 MB in all): read the tree at the
-// head, replace the project's rows. Results: doc/performance.md.
+// BenchmarkReindex measures re-indexes of a repository of 2,000 files of
+// 50 lines (about 3 KB each, 6 MB in all): the first index (read the tree
+// at the head, write every row), and the re-index after a push that
+// changed one file, full (read the whole tree, rewrite every row) and
+// incremental (diff the trees, rewrite one row). Results:
+// doc/performance.md.
 func BenchmarkReindex(b *testing.B) {
 	s := storetest.Open(b)
 	ctx := context.Background()
@@ -430,13 +433,67 @@ func BenchmarkReindex(b *testing.B) {
 		body := fmt.Sprintf("// file %d\n%s", i, content.String())
 		fmt.Fprintf(&stream, "M 100644 inline dir%03d/file%05d.go\ndata %d\n%s\n", i/100, i, len(body), body)
 	}
-	cmd := exec.Command("git", "--git-dir", storetest.Repositories(b, s).Path(p.ID), "fast-import", "--quiet")
+	// The push: file 1,000 edited, on refs/heads/pushed.
+	edited := fmt.Sprintf("// file 1000, edited\n%s", content.String())
+	fmt.Fprintf(&stream, "commit refs/heads/pushed\ncommitter A <a@example.com> 1767225660 +0000\ndata 5\npush\nfrom refs/heads/main\n"+
+		"M 100644 inline dir010/file01000.go\ndata %d\n%s\n", len(edited), edited)
+	gitDir := storetest.Repositories(b, s).Path(p.ID)
+	cmd := exec.Command("git", "--git-dir", gitDir, "fast-import", "--quiet")
 	cmd.Stdin = &stream
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("fast-import: %v\n%s", err, out)
 	}
+	rev := func(name string) string {
+		out, err := exec.Command("git", "--git-dir", gitDir, "rev-parse", name).Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	commits := [2]string{rev("refs/heads/main"), rev("refs/heads/pushed")}
 	ix := New(s, storetest.Repositories(b, s), nil)
 	defer ix.Close()
+	// push moves main from one of commits to the other, off the clock.
+	push := func(b *testing.B, i int) string {
+		b.StopTimer()
+		defer b.StartTimer()
+		to, from := commits[(i+1)%2], commits[i%2]
+		if out, err := exec.Command("git", "--git-dir", gitDir, "update-ref", "refs/heads/main", to, from).CombinedOutput(); err != nil {
+			b.Fatalf("update-ref: %v\n%s", err, out)
+		}
+		return to
+	}
+	pushed := func(full bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			ix.fullOnly = full
+			defer func() { ix.fullOnly = false }()
+			var incremental []bool
+			ix.reindexed = func(_ int64, inc bool) { incremental = append(incremental, inc) }
+			defer func() { ix.reindexed = nil }()
+			if st, err := ix.Ensure(ctx, p.ID, "main"); err != nil || st.Files != 2000 { // current at main
+				b.Fatalf("%+v, %v", st, err)
+			}
+			head := rev("refs/heads/main")
+			i := 0
+			if head != commits[0] {
+				i = 1
+			}
+			incremental = nil
+			b.ReportAllocs()
+			for b.Loop() {
+				head := push(b, i)
+				i++
+				if st, err := ix.Ensure(ctx, p.ID, "main"); err != nil || st.Files != 2000 || st.LastCommit != head {
+					b.Fatalf("%+v, %v; want %s", st, err, head)
+				}
+			}
+			for _, inc := range incremental {
+				if inc == full {
+					b.Fatalf("re-indexes incremental %v, want %v", incremental, !full)
+				}
+			}
+		}
+	}
 	b.Run("files=2000/reindex", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -450,6 +507,8 @@ func BenchmarkReindex(b *testing.B) {
 			}
 		}
 	})
+	b.Run("files=2000/push=1/full", pushed(true))
+	b.Run("files=2000/push=1/incremental", pushed(false))
 	b.Run("files=2000/current", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

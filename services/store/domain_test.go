@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -271,6 +272,80 @@ func TestStore_ReplaceCodeIndex(t *testing.T) {
 		hits, err := s.SearchCode(ctx, models.CodeSearchQuery{ProjectID: p.ID, Ref: "main", Terms: []string{"bye"}})
 		if err != nil || len(hits) != 1 || hits[0].File.BlobID != models.GitBlobID("bye\n") {
 			t.Errorf("SearchCode(bye) = %+v, %v", hits, err)
+		}
+	})
+}
+
+func TestStore_UpdateCodeIndex(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		p := mustCreateProject(t, s, "g", "p")
+		file := func(path, content string) models.RepositoryFile {
+			return models.RepositoryFile{FilePath: path, Content: content, Size: int64(len(content)), BlobID: models.GitBlobID(content)}
+		}
+		a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
+		if won, err := s.ReplaceCodeIndex(ctx, nil, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: a},
+			[]models.RepositoryFile{file("a.txt", "aaa"), file("b.txt", "bb"), file("c.txt", "c")}); err != nil || !won {
+			t.Fatalf("first index: %v, %v", won, err)
+		}
+		atA, err := s.IndexStatus(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contents := func() string {
+			t.Helper()
+			var out []string
+			if err := s.DB().Model(&models.RepositoryFile{}).Where("project_id = ?", p.ID).Order("file_path").
+				Pluck("file_path || '=' || content", &out).Error; err != nil {
+				t.Fatal(err)
+			}
+			return strings.Join(out, ",")
+		}
+		if _, err := s.UpdateCodeIndex(ctx, nil, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: b}, nil, nil, nil); !errors.Is(err, models.ErrInvalidInput) {
+			t.Errorf("update from no index: %v, want ErrInvalidInput", err)
+		}
+		if _, err := s.UpdateCodeIndex(ctx, atA, &models.IndexStatus{ProjectID: p.ID, Ref: "topic", LastCommit: b}, nil, nil, nil); !errors.Is(err, models.ErrInvalidInput) {
+			t.Errorf("update to another ref: %v, want ErrInvalidInput", err)
+		}
+		// check refuses: nothing changes.
+		refused := errors.New("refused")
+		var sizes []models.CodeIndexSize
+		next := &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: b}
+		won, err := s.UpdateCodeIndex(ctx, atA, next, []string{"a.txt", "gone.txt"}, []models.RepositoryFile{file("b.txt", "bbbb"), file("d.txt", "dddddd")},
+			func(before, after models.CodeIndexSize) error { sizes = append(sizes, before, after); return refused })
+		if won || !errors.Is(err, refused) {
+			t.Errorf("refused by check: %v, %v", won, err)
+		}
+		want := []models.CodeIndexSize{{Files: 3, Bytes: 6}, {Files: 3, Bytes: 11}} // - a, b; + b, d
+		if fmt.Sprint(sizes) != fmt.Sprint(want) {
+			t.Errorf("check saw %v, want %v", sizes, want)
+		}
+		if st, err := s.IndexStatus(ctx, p.ID); err != nil || *st != *atA || contents() != "a.txt=aaa,b.txt=bb,c.txt=c" {
+			t.Errorf("after a refused update: %+v, %v, %s", st, err, contents())
+		}
+		// Accepted: only the named rows change.
+		var cID int64
+		s.DB().Model(&models.RepositoryFile{}).Where("project_id = ? AND file_path = 'c.txt'", p.ID).Pluck("id", &cID)
+		won, err = s.UpdateCodeIndex(ctx, atA, next, []string{"a.txt", "gone.txt"}, []models.RepositoryFile{file("b.txt", "bbbb"), file("d.txt", "dddddd")}, nil)
+		if !won || err != nil || next.Files != 3 {
+			t.Fatalf("update: %v, %v, %+v", won, err, next)
+		}
+		if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != b || st.Files != 3 || contents() != "b.txt=bbbb,c.txt=c,d.txt=dddddd" {
+			t.Errorf("after the update: %+v, %v, %s", st, err, contents())
+		}
+		var cAfter int64
+		s.DB().Model(&models.RepositoryFile{}).Where("project_id = ? AND file_path = 'c.txt'", p.ID).Pluck("id", &cAfter)
+		if cAfter != cID {
+			t.Errorf("the unchanged row was rewritten: id %d, was %d", cAfter, cID)
+		}
+		// From a stale index: nothing changes, no row is inserted.
+		lost := []models.RepositoryFile{file("e.txt", "e")}
+		won, err = s.UpdateCodeIndex(ctx, atA, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: c}, []string{"b.txt"}, lost, nil)
+		if won || err != nil || lost[0].ID != 0 {
+			t.Errorf("update from a stale index: %v, %v, inserted id %d", won, err, lost[0].ID)
+		}
+		if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != b || contents() != "b.txt=bbbb,c.txt=c,d.txt=dddddd" {
+			t.Errorf("after a lost update: %+v, %v, %s", st, err, contents())
 		}
 	})
 }
