@@ -23,6 +23,10 @@ const (
 	// params, header mismatch, missing capability, internal error, store
 	// unavailable).
 	OutcomeProtocolError = "protocol_error"
+	// OutcomeCanceled: the client went away (closed the connection or
+	// the call's event stream) before the answer; nothing was answered.
+	// Its error class is "client_closed".
+	OutcomeCanceled = "canceled"
 )
 
 // ToolOutcome returns the outcome and error class of a tools/call request

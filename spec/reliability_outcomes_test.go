@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -155,4 +156,42 @@ func logLines(t testing.TB, out string) map[string]map[string]any {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// Ensure a tools/call whose client hangs up mid-stream is logged and
+// counted as canceled (error class client_closed), not as ok: its status
+// is the stream's 200, but nothing was answered.
+func TestReliability_canceledCallOutcome(t *testing.T) {
+	var logs authSyncBuffer
+	h := startServerLogged(t, &logs, withConformanceFixtures())
+	const series = `glmcp_tool_calls_total{outcome="canceled",status="200",tool="test_tool_with_progress"}`
+	before := metricSample(t, h, series)
+	c := call{Era: modern, User: "alice", Method: "tools/call", Params: map[string]any{
+		"name": "test_tool_with_progress", "arguments": map[string]any{},
+		"_meta": metaWith(nil, map[string]any{"progressToken": "p"}),
+	}}
+	s, r := h.open(t, c)
+	if s == nil {
+		t.Fatalf("no progress stream (status %d)", r.Status)
+	}
+	validateMessage(t, revModern, "ProgressNotification", s.nextMessage(t)) // progress 0; the tool sleeps before 50
+	id := s.Resp.Header.Get("X-Request-Id")
+	s.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for metricSample(t, h, series) != before+1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s stayed at %v after the client hung up", series, before)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := metricSample(t, h, `glmcp_tool_calls_total{outcome="ok",status="200",tool="test_tool_with_progress"}`); n != 0 {
+		t.Errorf("the hung-up call counted as ok (%v)", n)
+	}
+	h.Server.BeginShutdown()
+	h.HTTP.Close()
+	h.Server.Stop()
+	l := logLines(t, logs.String())[id]
+	if l == nil || l["outcome"] != "canceled" || l["error_class"] != "client_closed" {
+		t.Errorf("the access-log line = %v, want outcome canceled, error_class client_closed", l)
+	}
 }

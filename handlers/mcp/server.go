@@ -265,7 +265,13 @@ func (s *Server) answer(x *exchange, result any, err error) {
 		defer x.stream.release()
 	}
 	if err != nil && (x.ctx.Err() != nil || errors.Is(err, errStreamClosed)) {
-		return // the client went away: nothing to answer, nothing to log
+		// The client went away: nothing to answer. A tool call says so in
+		// the log and the metrics; the status alone (200 once a stream
+		// started) would count it as answered.
+		if x.req.Method == MethodCallTool {
+			x.fields.Outcome, x.fields.ErrorClass = middleware.OutcomeCanceled, "client_closed"
+		}
+		return
 	}
 	var ro *tools.ReadOnlyError
 	if errors.As(err, &ro) {
