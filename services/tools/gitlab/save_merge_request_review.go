@@ -508,7 +508,9 @@ func (g *gitlab) checkDiffLines(ctx context.Context, c *reviewCall, field string
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
 			return fmt.Errorf("%s: read %s at %.12s: %w", field, side.path, side.rev, err)
 		}
-		if err != nil || !b.Binary && b.ToLine < b.FromLine {
+		// A line cut at MaxBytes (longer than it) is one the file has:
+		// Blob keeps none of it, so ToLine is below FromLine.
+		if err != nil || !b.Binary && !b.Truncated && b.ToLine < b.FromLine {
 			return invalidf("%s: %q has no line %d %s merge request !%d", field, side.path, *side.line, side.where, c.mr.IID)
 		}
 	}

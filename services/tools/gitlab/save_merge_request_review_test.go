@@ -41,3 +41,23 @@ func TestSaveMergeRequestReviewDiffNoteOnALineTheFileHas(t *testing.T) {
 	w.unchanged(t, before)
 	w.ok(t, w.Alice, "save_merge_request_review", review("method", "create_diff_note", "body", "x", "new_path", added, "new_line", 3))
 }
+
+// A line longer than the 64 KiB the check reads of it (a minified file)
+// is still a line the file has: a note on it was refused as "has no line".
+func TestSaveMergeRequestReviewDiffNoteOnALongLine(t *testing.T) {
+	w := newWorld(t)
+	const file = "web/app.min.js"
+	w.ok(t, w.Alice, "add_commit", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "branch": "feature/server-discover",
+		"commit_message": "Add a minified file", "actions": []any{
+			map[string]any{"action": "create", "file_path": file, "content": "// min\n" + strings.Repeat("x", 70_000) + "\n"},
+		}})
+	args := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1,
+		"method": "create_diff_note", "body": "long", "new_path": file}
+	args["new_line"] = 2
+	w.ok(t, w.Alice, "save_merge_request_review", args)
+	args["new_line"] = 3
+	text := w.fails(t, w.Alice, "save_merge_request_review", args, "Validation error: ")
+	if want := `create_diff_note: "web/app.min.js" has no line 3 at the head of merge request !1`; !strings.Contains(text, want) {
+		t.Errorf("%q, want it to contain %q", text, want)
+	}
+}
