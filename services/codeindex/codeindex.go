@@ -68,6 +68,11 @@ const (
 // refreshTimeout bounds one background re-index.
 const refreshTimeout = 2 * time.Minute
 
+// maxRefreshes bounds the background refreshes of one Indexer that run at
+// once (status read, wait for the project and a re-index slot, re-index);
+// the others wait their turn.
+const maxRefreshes = 4
+
 // maxReindexes bounds the re-indexes running at once in the process, those
 // of searches and those of Refresh alike: each holds up to MaxTotalBytes
 // of content.
@@ -112,6 +117,11 @@ type Indexer struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
+	// refreshing bounds the background refreshes under way (maxRefreshes):
+	// each reads the project's index status before it knows whether there
+	// is anything to do, and an import that moves thousands of projects'
+	// refs must not run thousands of those reads at once.
+	refreshing chan struct{}
 
 	// staleWait is the package's staleWait (shorter in tests).
 	staleWait time.Duration
@@ -142,7 +152,8 @@ func New(st Store, repos Repositories, log *slog.Logger) *Indexer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Indexer{store: st, repos: repos, log: log, locks: map[int64]*projectLock{}, pending: map[int64]bool{},
-		ctx: ctx, cancel: cancel, staleWait: staleWait, maxFiles: MaxFiles, maxTotalBytes: MaxTotalBytes}
+		ctx: ctx, cancel: cancel, refreshing: make(chan struct{}, maxRefreshes),
+		staleWait: staleWait, maxFiles: MaxFiles, maxTotalBytes: MaxTotalBytes}
 }
 
 // Close cancels the background re-indexes and waits for them to end.
@@ -456,6 +467,12 @@ func (ix *Indexer) Refresh(projectID int64) {
 				start()
 			}
 		}()
+		select {
+		case ix.refreshing <- struct{}{}:
+			defer func() { <-ix.refreshing }()
+		case <-ix.ctx.Done():
+			return
+		}
 		ctx, cancel := context.WithTimeout(ix.ctx, refreshTimeout)
 		defer cancel()
 		if err := ix.refresh(ctx, projectID, start); err != nil && ix.ctx.Err() == nil {

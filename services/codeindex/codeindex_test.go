@@ -518,3 +518,39 @@ func BenchmarkReindex(b *testing.B) {
 		}
 	})
 }
+
+// statusCounting counts the IndexStatus reads under way at once.
+type statusCounting struct {
+	Store
+	now, most atomic.Int64
+}
+
+func (c *statusCounting) IndexStatus(ctx context.Context, projectID int64) (*models.IndexStatus, error) {
+	n := c.now.Add(1)
+	defer c.now.Add(-1)
+	for {
+		m := c.most.Load()
+		if n <= m || c.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(5 * time.Millisecond) // a read that takes a moment
+	return c.Store.IndexStatus(ctx, projectID)
+}
+
+// TestRefresh_bounded: refreshes of many moved projects (an import) read
+// their status a few at a time, not all at once.
+func TestRefresh_bounded(t *testing.T) {
+	s := storetest.OpenSQLite(t)
+	ps := projects(t, s, 40)
+	c := &statusCounting{Store: s}
+	ix := New(c, storetest.Repositories(t, s), nil)
+	defer ix.Close()
+	for _, p := range ps {
+		ix.Refresh(p.ID)
+	}
+	ix.bg.Wait()
+	if most := c.most.Load(); most > maxRefreshes || most == 0 {
+		t.Errorf("%d status reads at once, want 1 to %d", most, maxRefreshes)
+	}
+}
