@@ -523,8 +523,13 @@ func writesViewTable(db *gorm.DB, model bool) bool {
 // "" when that cannot be told (a WITH, TRUNCATE, DDL, anything else).
 //
 // A SELECT calling a function that writes is taken for a read: glmcp has
-// no such function.
+// no such function. Text holding more than one statement (a ";" before
+// the end, even inside a literal) cannot be told: only its first
+// statement would be read.
 func rawWriteTable(sql string) (table string, write bool) {
+	if strings.Contains(strings.TrimRight(sql, " \t\r\n;"), ";") {
+		return "", true
+	}
 	w := sqlWords(sql, 1)
 	if len(w) == 0 {
 		return "", false

@@ -602,6 +602,10 @@ func TestIssueViewCache_rawWriteTable(t *testing.T) {
 		{"TRUNCATE labels", "", true},
 		{"DO $$ BEGIN END $$", "", true},
 		{"DELETE issues", "", true},
+		{"UPDATE glmcp_settings SET value = 'x'; UPDATE issues SET title = 'y'", "", true},
+		{"SELECT 1; DELETE FROM issues", "", true},
+		{"UPDATE labels SET title = 'x';\n", "labels", true},
+		{"SELECT 1;", "", false},
 	} {
 		table, write := store.RawWriteTable(tc.sql)
 		if table != tc.table || write != tc.write {
