@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -12,16 +13,19 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
-// fetchLocks serialises the object copies into one repository directory in
+// fetchLocks serialise the object copies into one repository directory in
 // this process. go-git writes a pack's index in place (not by rename) when
 // the file is missing, so two copies that produce the same pack at the same
 // time could let a reader see the index half written; one at a time, the
-// second finds the first's pack and skips it.
-var fetchLocks sync.Map // dir -> *sync.Mutex
+// second finds the first's pack and skips it. A fixed set of locks, chosen
+// by the directory's hash, keeps that without a lock per repository ever
+// copied into (two repositories may share one: they just take turns).
+var fetchLocks [64]sync.Mutex
 
 func fetchLock(dir string) *sync.Mutex {
-	mu, _ := fetchLocks.LoadOrStore(dir, &sync.Mutex{})
-	return mu.(*sync.Mutex)
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(dir))
+	return &fetchLocks[h.Sum32()%uint32(len(fetchLocks))]
 }
 
 // startCommit resolves where a CommitFiles request with a StartRepository
