@@ -39,13 +39,23 @@ type pathRecorder struct {
 	mu     sync.Mutex
 	files  map[string]bool
 	stacks int
+	// truncated counts the stacks too deep to read to the route handler.
+	truncated int
 }
 
 type pathKey struct{}
 
 func (p *pathRecorder) record() {
 	pcs := make([]uintptr, 128)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	n := runtime.Callers(2, pcs)
+	if n == len(pcs) {
+		// The outer frames, the route handler's among them, are cut
+		// off: the point cannot be told from one before the route.
+		p.mu.Lock()
+		p.truncated++
+		p.mu.Unlock()
+	}
+	frames := runtime.CallersFrames(pcs[:n])
 	var files []string
 	route := false
 	for {
@@ -89,7 +99,7 @@ func (p *pathRecorder) ObserveStatement(string) { p.record() }
 func (p *pathRecorder) reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.files, p.stacks = map[string]bool{}, 0
+	p.files, p.stacks, p.truncated = map[string]bool{}, 0, 0
 }
 
 func (p *pathRecorder) sorted() []string {
@@ -227,6 +237,9 @@ func TestToolsCall_pathFiles(t *testing.T) {
 				t.Fatalf("tools/call: %d %s", rec.Code, rec.Body.String())
 			}
 			files := p.sorted()
+			if p.truncated > 0 {
+				t.Fatalf("%d stacks deeper than the recorder reads: their files were not counted", p.truncated)
+			}
 			if p.stacks < 2 {
 				t.Fatalf("recorded %d stacks (want a statement and a write at least): %v", p.stacks, files)
 			}
