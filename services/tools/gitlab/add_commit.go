@@ -112,12 +112,9 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 		Author: repository.Signature{Name: ra.user.Name, Email: ra.user.Email},
 	}
 	if start != nil {
-		repo, err := g.repos.Repository(ctx, start.ID)
-		if errors.Is(err, models.ErrNotFound) {
-			return nil, notFound("Repository")
-		}
+		repo, err := g.projectRepository(ctx, start)
 		if err != nil {
-			return nil, fmt.Errorf("repository of %s: %w", start.PathWithNamespace, err)
+			return nil, err
 		}
 		defer repo.Close()
 		req.StartRepository = repo

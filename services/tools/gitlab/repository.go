@@ -93,14 +93,24 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 	if !access.CanReadCode(u, ra.pa.project, ra.pa.level) {
 		return nil, missing(ident)
 	}
-	if ra.repo, err = g.repos.Repository(ctx, ra.pa.project.ID); err != nil {
-		if errors.Is(err, models.ErrNotFound) {
-			// GitLab's answer; the storage's own text names internal ids.
-			return nil, notFound("Repository")
-		}
-		return nil, fmt.Errorf("repository of %s: %w", ra.pa.project.PathWithNamespace, err)
+	if ra.repo, err = g.projectRepository(ctx, ra.pa.project); err != nil {
+		return nil, err
 	}
 	return ra, nil
+}
+
+// projectRepository opens project p's repository; a missing one is
+// GitLab's "404 Repository Not Found" (the storage's own text names
+// internal ids).
+func (g *gitlab) projectRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
+	repo, err := g.repos.Repository(ctx, p.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Repository")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("repository of %s: %w", p.PathWithNamespace, err)
+	}
+	return repo, nil
 }
 
 // parseProjectURL returns the project path of a GitLab URL on this
