@@ -208,23 +208,26 @@ func ErrorResult(err error) (res *Result, ok bool) {
 	case errors.Is(err, models.ErrNotFound):
 		return &Result{Text: capitalize(or(msg, "404 Not Found")), IsError: true, ErrorClass: "not_found"}, true
 	case errors.Is(err, models.ErrForbidden):
-		return &Result{Text: "Forbidden: " + or(withoutKind(msg, models.ErrForbidden), "you may not do this"), IsError: true, ErrorClass: "forbidden"}, true
+		return &Result{Text: "Forbidden: " + or(WithoutKind(msg, models.ErrForbidden), "you may not do this"), IsError: true, ErrorClass: "forbidden"}, true
 	case errors.Is(err, models.ErrInvalidInput):
-		return &Result{Text: "Validation error: " + or(withoutKind(msg, models.ErrInvalidInput), "the data store refused the input; check the arguments"), IsError: true, ErrorClass: "validation"}, true
+		return &Result{Text: "Validation error: " + or(WithoutKind(msg, models.ErrInvalidInput), "the data store refused the input; check the arguments"), IsError: true, ErrorClass: "validation"}, true
 	case errors.Is(err, models.ErrConflict):
-		return &Result{Text: "Conflict: " + or(withoutKind(msg, models.ErrConflict), "the change conflicts with the current data (it may have been made at the same moment); read it again and retry"), IsError: true, ErrorClass: "conflict"}, true
+		return &Result{Text: "Conflict: " + or(WithoutKind(msg, models.ErrConflict), "the change conflicts with the current data (it may have been made at the same moment); read it again and retry"), IsError: true, ErrorClass: "conflict"}, true
 	}
 	return nil, false
 }
 
-// withoutKind drops the sentinel's own text from the end of msg ("…
-// cannot be canceled: invalid input"): the result's prefix already says
-// the kind ("Validation error: "), so the caller would read it twice.
-// A message that is only the sentinel's text stays (the prefix alone
-// would say nothing).
-func withoutKind(msg string, kind error) string {
-	if m, ok := strings.CutSuffix(msg, ": "+kind.Error()); ok && m != "" {
-		return m
+// WithoutKind drops the text of any of kinds (sentinels such as
+// models.ErrInvalidInput) from the end of msg ("… cannot be canceled:
+// invalid input"): the result's prefix already says the kind
+// ("Validation error: "), so the caller would read it twice. A message
+// that is only the sentinel's text stays (the prefix alone would say
+// nothing).
+func WithoutKind(msg string, kinds ...error) string {
+	for _, kind := range kinds {
+		if m, ok := strings.CutSuffix(msg, ": "+kind.Error()); ok && m != "" {
+			msg = m
+		}
 	}
 	return msg
 }

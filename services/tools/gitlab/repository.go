@@ -163,13 +163,10 @@ func repoError(err error) error {
 	return err
 }
 
-// trimSentinel drops the ": invalid input" (…) suffix the sentinel adds.
+// trimSentinel drops the ": invalid input" (…) suffix the sentinel adds
+// (tools.WithoutKind, as the tool service does for every error result).
 func trimSentinel(err error) string {
-	s := err.Error()
-	for _, sentinel := range []error{models.ErrInvalidInput, models.ErrConflict, models.ErrNotFound} {
-		s = strings.TrimSuffix(s, ": "+sentinel.Error())
-	}
-	return s
+	return tools.WithoutKind(err.Error(), models.ErrInvalidInput, models.ErrConflict, models.ErrNotFound)
 }
 
 // canPush applies GitLab's push rule: Developer or above, and Maintainer
