@@ -67,7 +67,11 @@ func (s *Store) findIssueView(ctx context.Context, projectID int64, path string,
 	}
 	rows, done, err := s.queryRows(ctx, q.stmt, q.qmark, models.NoteableIssue, models.NoteableIssue, userID, iid, arg)
 	if err != nil {
-		return nil, false, fmt.Errorf("find issue #%d of project %d%s: %w", iid, projectID, path, err)
+		ref := any(projectID)
+		if projectID == 0 {
+			ref = strconv.Quote(path)
+		}
+		return nil, false, fmt.Errorf("find issue #%d of project %v: %w", iid, ref, err)
 	}
 	defer done()
 	cols, err := rows.Columns()
