@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -388,26 +389,24 @@ func (slot *issueViewSlot) get() *IssueViewCache {
 	return slot.cache.Load()
 }
 
-// viewTableList names the tables an issue view is read from: those the
-// triggers of migration 20261201180000 (PostgreSQL: NOTIFY) and
-// 20261201200000 (SQLite: marks) watch. TestIssueViewCache_tables checks
-// it against the triggers in the database.
-const viewTableList = "issues issue_assignees notes projects project_members namespace_members namespaces users"
-
-// viewCascadeList names the tables the triggers do not watch whose writes
-// change a watched table through a foreign key action: deleting a
-// milestone sets issues.milestone_id to NULL (which fires the issues
-// trigger, but this Store's statement names milestones).
-// TestIssueViewCache_tables checks that no other such foreign key exists.
-const viewCascadeList = "milestones"
-
 var (
-	viewTables        = strings.Fields(viewTableList)
-	viewCascadeTables = strings.Fields(viewCascadeList)
+	// viewTables names the tables an issue view is read from: those the
+	// triggers of migration 20261201180000 (PostgreSQL: NOTIFY) and
+	// 20261201200000 (SQLite: marks) watch. TestIssueViewCache_tables
+	// checks it against the triggers in the database.
+	viewTables = []string{"issues", "issue_assignees", "notes", "projects",
+		"project_members", "namespace_members", "namespaces", "users"}
+	// viewCascadeTables names the tables the triggers do not watch whose
+	// writes change a watched table through a foreign key action:
+	// deleting a milestone sets issues.milestone_id to NULL (which fires
+	// the issues trigger, but this Store's statement names milestones).
+	// TestIssueViewCache_tables checks that no other such foreign key
+	// exists.
+	viewCascadeTables = []string{"milestones"}
 	// viewWrites are the tables whose writes may change a view.
 	viewWrites = func() map[string]bool {
 		m := map[string]bool{}
-		for _, t := range append(append([]string(nil), viewTables...), viewCascadeTables...) {
+		for _, t := range slices.Concat(viewTables, viewCascadeTables) {
 			m[t] = true
 		}
 		return m
