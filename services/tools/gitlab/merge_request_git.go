@@ -21,11 +21,7 @@ func (g *gitlab) openMRRepository(ctx context.Context, p *models.Project) (repos
 	if g.repos == nil {
 		return nil, errNoRepositories
 	}
-	repo, err := g.repos.Repository(ctx, p.ID)
-	if err != nil {
-		return nil, fmt.Errorf("repository of %s: %w", p.PathWithNamespace, err)
-	}
-	return repo, nil
+	return g.projectRepository(ctx, p)
 }
 
 // branchRef is the full ref of branch, so that a tag of the same name is

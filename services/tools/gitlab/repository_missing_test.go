@@ -10,7 +10,8 @@ import (
 
 // A project whose repository directory is gone answers GitLab's
 // "404 Repository Not Found", never the storage's own text (which names
-// internal ids), from the repository tools and from semantic_search.
+// internal ids), from the repository tools, the merge request tools that
+// read git, search's git scopes and semantic_search.
 func TestRepositoryMissing_answersGitLab404(t *testing.T) {
 	w := newWorld(t)
 	p := w.project("gitlab-org/orbit")
@@ -25,6 +26,8 @@ func TestRepositoryMissing_answersGitLab404(t *testing.T) {
 		{"get_repository_file", `{"project_id":"gitlab-org/orbit","file_path":"README.md","ref":"main"}`, nil},
 		{"list_repository_tree", `{"project_id":"gitlab-org/orbit"}`, nil},
 		{"semantic_search", `{"scope":"code","q":"zebrafish","project_id":"gitlab-org/orbit"}`, []callOpts{ee}},
+		{"get_merge_request_diffs", `{"id":"gitlab-org/orbit","merge_request_iid":1}`, nil},
+		{"search", `{"scope":"blobs","search":"zebrafish","project_id":"gitlab-org/orbit"}`, nil},
 	} {
 		msg := w.fails(t, w.Alice, c.tool, c.args, "404 Repository Not Found", c.opts...)
 		if strings.Contains(msg, "project ") || strings.Contains(msg, "@hashed") {

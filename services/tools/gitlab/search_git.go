@@ -44,9 +44,9 @@ func (g *gitlab) openSearchRepository(ctx context.Context, pa *projectAccess, u 
 	if g.repos == nil {
 		return nil, "", errNoRepositories
 	}
-	repo, err := g.repos.Repository(ctx, pa.project.ID)
+	repo, err := g.projectRepository(ctx, pa.project)
 	if err != nil {
-		return nil, "", fmt.Errorf("repository of %s: %w", pa.project.PathWithNamespace, err)
+		return nil, "", err
 	}
 	c, err := repo.Commit(ctx, pa.project.DefaultBranch)
 	if errors.Is(err, models.ErrNotFound) { // an empty repository
