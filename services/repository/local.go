@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
 // Local is a repository on the local disk, read and written with go-git.
@@ -23,6 +24,7 @@ type Local struct {
 	dir  string
 	st   *filesystem.Storage
 	repo *git.Repository
+	git  *gitcmd.Runner
 
 	// Pooling by Storage (see Storage).
 	pool      *Storage

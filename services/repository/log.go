@@ -1,25 +1,27 @@
 package repository
 
 import (
-	"container/heap"
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
 // maxLogPage bounds a Log page.
 const maxLogPage = 1000
 
 // Log lists commits reachable from opt.Ref, newest committer date first
-// (git log's default order), one page at a time. The walk stops as soon as
-// the page (and one more commit, to set More) is found, so the first page
-// of a long history reads only that many commits unless a filter has to
-// look further.
+// (git log's default order), one page at a time. It is `git log`: a path
+// is followed with git's history simplification and, once housekeeping
+// has written the commit-graph, its changed-path Bloom filters; the walk
+// stops as soon as the page (and one more commit, to set More) is found.
 func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 	if opt.Offset < 0 || opt.Limit < 0 {
 		return nil, fmt.Errorf("offset and limit must not be negative: %w", models.ErrInvalidInput)
@@ -28,181 +30,205 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 		opt.Limit = 20
 	}
 	opt.Limit = min(opt.Limit, maxLogPage)
-	path := ""
-	if opt.Path != "" {
-		p, err := cleanDir(opt.Path)
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	}
-	start, err := l.resolve(ctx, opt.Ref)
+	c, err := l.logCmd(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
-	author := strings.ToLower(opt.Author)
-	page := &LogPage{}
-	skip := opt.Offset
-	w := newWalker(l)
-	w.push(start)
-	for w.Len() > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	c.Flags = append(c.Flags, "-z", "--date=raw", "--format="+commitFormat,
+		"--skip="+strconv.Itoa(opt.Offset), "--max-count="+strconv.Itoa(opt.Limit+1))
+	if opt.Reverse {
+		c.Flags = append(c.Flags, "--reverse")
+	}
+	p, err := l.git.Start(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	commits, perr := readCommits(p.Stdout(), opt.Limit+1)
+	if err := p.Wait(); err != nil {
+		return nil, revisionError(err, opt.Ref)
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	page := &LogPage{Commits: commits}
+	if len(commits) > opt.Limit {
+		page.More = true
+		if opt.Reverse { // the extra commit is the oldest: first
+			page.Commits = commits[1:]
+		} else {
+			page.Commits = commits[:opt.Limit]
 		}
-		c := w.pop()
-		if !opt.Since.IsZero() && c.Committer.When.Before(opt.Since) {
-			break // everything left in the queue is older still
-		}
-		parents, err := w.parents(c, opt.FirstParent)
-		if err != nil {
-			return nil, err
-		}
-		shown := true
-		if path != "" {
-			var same *object.Commit
-			if shown, same, err = w.touches(c, parents, path); err != nil {
-				return nil, err
-			}
-			if same != nil {
-				parents = []*object.Commit{same}
-			}
-		}
-		for _, p := range parents {
-			w.push(p)
-		}
-		if !shown || (!opt.Until.IsZero() && c.Committer.When.After(opt.Until)) {
-			continue
-		}
-		if author != "" && !strings.Contains(strings.ToLower(c.Author.Name+" <"+c.Author.Email+">"), author) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		if len(page.Commits) == opt.Limit {
-			page.More = true
-			break
-		}
-		page.Commits = append(page.Commits, toCommit(c))
 	}
 	return page, nil
 }
 
-// touches applies git's default history simplification for path: a commit
-// whose path is identical to one parent's is not shown, and only that
-// parent is followed (returned as same).
-func (w *walker) touches(c *object.Commit, parents []*object.Commit, path string) (bool, *object.Commit, error) {
-	mine, err := w.pathHash(c, path)
+// CountCommits counts the commits Log with opt lists over all its pages
+// (Offset and Limit aside): `git rev-list --count`.
+func (l *Local) CountCommits(ctx context.Context, opt LogOptions) (int, error) {
+	c, err := l.logCmd(ctx, opt)
 	if err != nil {
-		return false, nil, err
+		return 0, err
 	}
-	if len(parents) == 0 {
-		return !mine.IsZero(), nil, nil
+	c.Name = "rev-list"
+	c.Flags = append(c.Flags, "--count")
+	out, err := l.git.Output(ctx, c)
+	if err != nil {
+		return 0, revisionError(err, opt.Ref)
 	}
-	for _, p := range parents {
-		theirs, err := w.pathHash(p, path)
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return 0, fmt.Errorf("git rev-list --count: %q", out)
+	}
+	return n, nil
+}
+
+// logCmd is the git log of opt, without format or paging: the revision
+// checked as glmcp's revision rules say, the filters as git's options.
+func (l *Local) logCmd(ctx context.Context, opt LogOptions) (gitcmd.Cmd, error) {
+	rev := opt.Ref
+	if rev == "" {
+		b, err := l.DefaultBranch(ctx)
 		if err != nil {
-			return false, nil, err
+			return gitcmd.Cmd{}, err
 		}
-		if theirs == mine {
-			return false, p, nil
-		}
+		rev = b
 	}
-	return true, nil, nil
-}
-
-// pathHash returns the object id at path in c's tree (zero when absent).
-// Each commit is looked up once: as a parent, then again when walked.
-func (w *walker) pathHash(c *object.Commit, path string) (plumbing.Hash, error) {
-	if h, ok := w.paths[c.Hash]; ok {
-		return h, nil
+	if err := checkRev(rev); err != nil {
+		return gitcmd.Cmd{}, err
 	}
-	h, err := pathHashOf(c, path)
-	if err == nil {
-		w.paths[c.Hash] = h
-	}
-	return h, err
-}
-
-func pathHashOf(c *object.Commit, path string) (plumbing.Hash, error) {
-	tree, err := c.Tree()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("tree of %s: %w", c.Hash, err)
-	}
-	e, err := tree.FindEntry(path)
-	if err != nil {
-		return plumbing.ZeroHash, nil
-	}
-	return e.Hash, nil
-}
-
-// walker yields commits newest committer date first, each once.
-type walker struct {
-	l     *Local
-	seen  map[plumbing.Hash]bool
-	paths map[plumbing.Hash]plumbing.Hash // pathHash memo
-	q     commitQueue
-}
-
-func newWalker(l *Local) *walker {
-	return &walker{l: l, seen: map[plumbing.Hash]bool{}, paths: map[plumbing.Hash]plumbing.Hash{}}
-}
-
-func (w *walker) Len() int { return len(w.q.items) }
-
-func (w *walker) push(c *object.Commit) {
-	if w.seen[c.Hash] {
-		return
-	}
-	w.seen[c.Hash] = true
-	w.q.seq++
-	heap.Push(&w.q, queued{c: c, seq: w.q.seq})
-}
-
-func (w *walker) pop() *object.Commit { return heap.Pop(&w.q).(queued).c }
-
-// parents loads c's parents (only the first with firstParent).
-func (w *walker) parents(c *object.Commit, firstParent bool) ([]*object.Commit, error) {
-	hashes := c.ParentHashes
-	if firstParent && len(hashes) > 1 {
-		hashes = hashes[:1]
-	}
-	out := make([]*object.Commit, 0, len(hashes))
-	for _, h := range hashes {
-		p, err := w.l.repo.CommitObject(h)
+	paths := []string{}
+	if opt.Path != "" {
+		p, err := cleanDir(opt.Path)
 		if err != nil {
-			return nil, fmt.Errorf("parent %s of %s: %w", h, c.Hash, err)
+			return gitcmd.Cmd{}, err
 		}
-		out = append(out, p)
+		if p != "" {
+			paths = []string{p}
+		}
+	}
+	flags := []string{}
+	if opt.FirstParent {
+		flags = append(flags, "--first-parent")
+	}
+	if opt.Author != "" || opt.Grep != "" {
+		// Fixed strings, ignoring case, as glmcp's filters always were.
+		flags = append(flags, "--fixed-strings", "--regexp-ignore-case")
+	}
+	if opt.Author != "" {
+		flags = append(flags, "--author="+opt.Author)
+	}
+	if opt.Grep != "" {
+		flags = append(flags, "--grep="+opt.Grep)
+	}
+	if !opt.Since.IsZero() {
+		flags = append(flags, "--since="+gitDate(opt.Since))
+	}
+	if !opt.Until.IsZero() {
+		flags = append(flags, "--until="+gitDate(opt.Until))
+	}
+	return gitcmd.Cmd{Dir: l.dir, Name: "log", Flags: flags, Args: []string{rev + "^{commit}"}, Paths: paths}, nil
+}
+
+// gitDate is t as git's date parser reads a raw time.
+func gitDate(t time.Time) string { return "@" + strconv.FormatInt(t.Unix(), 10) + " +0000" }
+
+// revisionError turns git's refusal of a revision into models.ErrNotFound
+// (its stderr says "unknown revision", "bad revision", "bad object");
+// other failures stay what they are.
+func revisionError(err error, rev string) error {
+	var ge *gitcmd.Error
+	if errors.As(err, &ge) && ge.ExitCode == 128 {
+		s := strings.ToLower(ge.Stderr)
+		if strings.Contains(s, "unknown revision") || strings.Contains(s, "bad revision") ||
+			strings.Contains(s, "bad object") || strings.Contains(s, "not a valid object name") ||
+			strings.Contains(s, "needed a single revision") || strings.Contains(s, "invalid object name") ||
+			strings.Contains(s, "unable to resolve revision") {
+			return fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
+		}
+	}
+	return err
+}
+
+// commitFormat prints a commit's fields NUL-separated, its message last
+// (with -z each commit ends with a NUL; a message has none).
+const commitFormat = "%H%x00%P%x00%T%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B"
+
+// commitFields is how many NUL-ended fields commitFormat prints.
+const commitFields = 10
+
+// readCommits reads up to max commits of commitFormat from r.
+func readCommits(r io.Reader, max int) ([]Commit, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var out []Commit
+	var f [commitFields]string
+	for len(out) < max {
+		for i := range commitFields {
+			s, err := br.ReadString(0)
+			if err == io.EOF && i == 0 && s == "" {
+				return out, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read git log: %w", err)
+			}
+			f[i] = s[:len(s)-1]
+		}
+		c, err := parseCommit(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }
 
-type queued struct {
-	c   *object.Commit
-	seq int
-}
-
-// commitQueue is a max-heap on committer time; ties keep push order.
-type commitQueue struct {
-	items []queued
-	seq   int
-}
-
-func (q *commitQueue) Len() int { return len(q.items) }
-func (q *commitQueue) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
-	if !a.c.Committer.When.Equal(b.c.Committer.When) {
-		return a.c.Committer.When.After(b.c.Committer.When)
+func parseCommit(f [commitFields]string) (Commit, error) {
+	var c Commit
+	c.ID, c.TreeID = f[0], f[2]
+	if f[1] != "" {
+		c.ParentIDs = strings.Split(f[1], " ")
+	} else {
+		c.ParentIDs = []string{}
 	}
-	return a.seq < b.seq
+	var err error
+	if c.Author, err = signature(f[3], f[4], f[5]); err != nil {
+		return c, fmt.Errorf("commit %s: author: %w", c.ID, err)
+	}
+	if c.Committer, err = signature(f[6], f[7], f[8]); err != nil {
+		return c, fmt.Errorf("commit %s: committer: %w", c.ID, err)
+	}
+	c.Message = f[9]
+	title, _, _ := strings.Cut(strings.TrimLeft(c.Message, "\n"), "\n")
+	c.Title = strings.TrimSpace(title)
+	return c, nil
 }
-func (q *commitQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *commitQueue) Push(x any)    { q.items = append(q.items, x.(queued)) }
-func (q *commitQueue) Pop() any {
-	n := len(q.items) - 1
-	it := q.items[n]
-	q.items = q.items[:n]
-	return it
+
+// signature reads a name, an e-mail and a raw date ("1700000000 +0200").
+func signature(name, email, date string) (Signature, error) {
+	secs, zone, ok := strings.Cut(date, " ")
+	if !ok {
+		return Signature{}, fmt.Errorf("date %q", date)
+	}
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return Signature{}, fmt.Errorf("date %q", date)
+	}
+	return Signature{Name: name, Email: email, When: time.Unix(n, 0).In(fixedZone(zone))}, nil
+}
+
+// fixedZone is git's "+0200" as a zone; go-git names the zones it reads
+// the same way (no name, the offset).
+func fixedZone(z string) *time.Location {
+	if len(z) != 5 || (z[0] != '+' && z[0] != '-') {
+		return time.UTC
+	}
+	h, err1 := strconv.Atoi(z[1:3])
+	m, err2 := strconv.Atoi(z[3:5])
+	if err1 != nil || err2 != nil {
+		return time.UTC
+	}
+	off := h*3600 + m*60
+	if z[0] == '-' {
+		off = -off
+	}
+	return time.FixedZone("", off)
 }

@@ -33,6 +33,19 @@ type Repository interface {
 	CommitDiff(ctx context.Context, rev string, opt CompareOptions) ([]FileDiff, error)
 	// Log lists commits newest first, one page at a time (ListCommits).
 	Log(ctx context.Context, opt LogOptions) (*LogPage, error)
+	// CountCommits counts the commits Log lists over all pages
+	// (CountCommits).
+	CountCommits(ctx context.Context, opt LogOptions) (int, error)
+	// ListFiles returns every file path of rev's tree in tree order
+	// (ListFiles).
+	ListFiles(ctx context.Context, rev string) ([]string, error)
+	// GrepFiles returns the paths of the text files of rev's tree whose
+	// content contains term, ignoring case, in tree order
+	// (SearchFilesByContent).
+	GrepFiles(ctx context.Context, rev, term string) ([]string, error)
+	// IsAncestor reports whether ancestor is reachable from descendant
+	// (CommitIsAncestor).
+	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
 	// CommitFiles applies actions on top of a branch and moves the branch
 	// to the new commit with a compare-and-swap (UserCommitFiles).
 	CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commit, error)
@@ -146,8 +159,7 @@ type Commit struct {
 	Committer Signature
 }
 
-// LogOptions select and page commits. The walk is lazy: without Path,
-// Author, Since or Until only Offset+Limit+1 commits are read.
+// LogOptions select and page commits, as git log's options do.
 type LogOptions struct {
 	Ref         string // "" = the default branch
 	Path        string // only commits that change it (git's history simplification)
@@ -155,8 +167,13 @@ type LogOptions struct {
 	Since       time.Time
 	Until       time.Time
 	FirstParent bool
-	Offset      int
-	Limit       int // 0 = 20
+	// Grep keeps the commits whose message contains it (ignoring case).
+	Grep string
+	// Reverse lists the page oldest first (the page is still the one
+	// Offset and Limit choose newest first).
+	Reverse bool
+	Offset  int
+	Limit   int // 0 = 20
 }
 
 // LogPage is one page of a log; More is set when another page follows.

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
 // largeObjectThreshold is the size above which a packed, undeltified blob
@@ -39,6 +40,7 @@ const largeObjectThreshold = 1 << 20
 // An idle Local is used by one request at a time, never shared.
 type Storage struct {
 	root string
+	git  *gitcmd.Runner
 
 	mu        sync.Mutex
 	idle      map[int64][]*Local
@@ -68,10 +70,29 @@ const (
 	maxIdle              = 16
 )
 
-// OpenStorage checks that root is an existing, writable directory and
-// returns the storage rooted there. The error says what is wrong, so the
-// operator can fix GLMCP_REPOSITORIES_PATH.
+// StorageOptions configure a Storage.
+type StorageOptions struct {
+	// Git runs the git command line (default: gitcmd.Default()).
+	Git *gitcmd.Runner
+}
+
+// OpenStorage checks that root is an existing, writable directory and that
+// git is installed, and returns the storage rooted there. The error says
+// what is wrong, so the operator can fix GLMCP_REPOSITORIES_PATH or
+// install git.
 func OpenStorage(root string) (*Storage, error) {
+	return OpenStorageWith(root, StorageOptions{})
+}
+
+// OpenStorageWith is OpenStorage with options.
+func OpenStorageWith(root string, opt StorageOptions) (*Storage, error) {
+	if opt.Git == nil {
+		g, err := gitcmd.Default()
+		if err != nil {
+			return nil, err
+		}
+		opt.Git = g
+	}
 	if root == "" {
 		return nil, fmt.Errorf("repositories path is empty: %w", models.ErrInvalidInput)
 	}
@@ -97,8 +118,11 @@ func OpenStorage(root string) (*Storage, error) {
 	if err := os.Remove(name); err != nil {
 		return nil, fmt.Errorf("repositories path %q: remove write check: %w", root, err)
 	}
-	return &Storage{root: abs, idle: map[int64][]*Local{}}, nil
+	return &Storage{root: abs, git: opt.Git, idle: map[int64][]*Local{}}, nil
 }
+
+// Git returns the runner the storage starts git with.
+func (s *Storage) Git() *gitcmd.Runner { return s.git }
 
 // Root returns the absolute storage directory.
 func (s *Storage) Root() string { return s.root }
@@ -220,6 +244,7 @@ func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 		if l, err = openLocal(dir); err != nil {
 			return nil, err
 		}
+		l.git = s.git
 		l.packs, l.pool, l.projectID = packs, s, projectID
 	}
 	l.open = true

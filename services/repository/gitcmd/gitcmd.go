@@ -262,9 +262,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ExitCode returns the exit status of a failed git command in err (-1 when
-// err is no git exit).
+// ExitCode returns the exit status of the git command that returned err:
+// 0 for nil, -1 when err is no git exit.
 func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.ExitCode

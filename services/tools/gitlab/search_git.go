@@ -3,9 +3,7 @@ package gitlab
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,22 +13,14 @@ import (
 )
 
 // The search scopes that read a project's git repository (the default
-// branch), as GitLab's basic search reads it through Gitaly: blobs and
-// commits. Both are bounded: what a search reads is capped, so a large
-// repository costs at most the caps, never its size.
+// branch), as GitLab's basic search reads it through Gitaly: blobs with
+// `git grep` (SearchFilesByContent) and `git ls-tree` (ListFiles), commits
+// with `git log --grep` (CommitsByMessage). git bounds what they cost: a
+// search takes the time git takes, within the request's deadline.
 const (
-	// blobSearchMaxEntries caps the tree entries a blob search lists.
-	blobSearchMaxEntries = 100_000
-	// blobSearchMaxBytes caps the file content a blob search reads; past
-	// it the search is refused (narrow it with path:, filename: or
-	// extension:, which are applied before any content is read).
-	blobSearchMaxBytes = 64 << 20
-	// blobSearchFileBytes is how much of one file is searched.
+	// blobSearchFileBytes is how much of a file a blob result shows its
+	// match from.
 	blobSearchFileBytes = 1 << 20
-	// commitSearchMaxScan is how many commits of the default branch, newest
-	// first, a commit search reads.
-	commitSearchMaxScan = 10_000
-	gitPage             = 1000
 )
 
 // openSearchRepository opens pa's repository for a code search, or
@@ -61,7 +51,8 @@ func (g *gitlab) openSearchRepository(ctx context.Context, pa *projectAccess, u 
 }
 
 // searchGitBlobs searches the paths and contents of the files on the
-// default branch of pa's project, in the repository's tree order.
+// default branch of pa's project, in the repository's tree order: the
+// file list and git grep's matches run side by side.
 func (g *gitlab) searchGitBlobs(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
 	items := []any{}
 	repo, sha, err := g.openSearchRepository(ctx, pa, q.Viewer)
@@ -70,55 +61,51 @@ func (g *gitlab) searchGitBlobs(ctx context.Context, pa *projectAccess, q models
 	}
 	defer repo.Close()
 	term := strings.ToLower(q.Term)
-	var total int64
-	var read, listed int64
-	after := ""
-	for {
-		tp, err := repo.Tree(ctx, sha, "", repository.TreeOptions{Recursive: true, After: after, Limit: gitPage})
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, e := range tp.Entries {
-			if listed++; listed > blobSearchMaxEntries {
-				return nil, 0, tooLargeToSearch(pa, fmt.Sprintf("more than %d files", blobSearchMaxEntries))
-			}
-			if e.Type != "blob" || !blobFiltersMatch(e.Path, q) {
-				continue
-			}
-			file := models.RepositoryFile{ProjectID: pa.project.ID, Ref: pa.project.DefaultBranch, FilePath: e.Path}
-			hit := term == "" || strings.Contains(strings.ToLower(e.Path), term)
-			if term != "" || int(total) >= q.Offset && int(total) < q.Offset+q.Limit {
-				b, err := repo.Blob(ctx, sha, e.Path, repository.BlobOptions{MaxBytes: blobSearchFileBytes})
-				switch {
-				case errors.Is(err, models.ErrInvalidInput): // a binary file too large to read: its path only
-				case err != nil:
-					return nil, 0, err
-				case !b.Binary:
-					if read += int64(len(b.Content)); read > blobSearchMaxBytes {
-						return nil, 0, tooLargeToSearch(pa, fmt.Sprintf("more than %d MiB of files", blobSearchMaxBytes>>20))
-					}
-					file.Content = string(b.Content)
-					hit = hit || strings.Contains(strings.ToLower(file.Content), term)
-				}
-			}
-			if !hit {
-				continue
-			}
-			if int(total) >= q.Offset && int(total) < q.Offset+q.Limit {
-				items = append(items, blobResult(file, q.Term))
-			}
-			total++
-		}
-		if tp.Next == "" {
-			return items, total, nil
-		}
-		after = tp.Next
+	var contentHits []string
+	grepped := make(chan error, 1)
+	if term == "" {
+		grepped <- nil
+	} else {
+		go func() {
+			var err error
+			contentHits, err = repo.GrepFiles(ctx, sha, q.Term)
+			grepped <- err
+		}()
 	}
-}
-
-func tooLargeToSearch(pa *projectAccess, what string) error {
-	return invalidf("search: project %s holds %s matching this search; glmcp searches code without an index and "+
-		"stops there. Narrow the search with path:, filename: or extension:", pa.project.PathWithNamespace, what)
+	files, err := repo.ListFiles(ctx, sha)
+	if gerr := <-grepped; err == nil {
+		err = gerr
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	inContent := make(map[string]bool, len(contentHits))
+	for _, p := range contentHits {
+		inContent[p] = true
+	}
+	var total int64
+	for _, p := range files {
+		if !blobFiltersMatch(p, q) {
+			continue
+		}
+		if term != "" && !inContent[p] && !strings.Contains(strings.ToLower(p), term) {
+			continue
+		}
+		if int(total) >= q.Offset && int(total) < q.Offset+q.Limit {
+			file := models.RepositoryFile{ProjectID: pa.project.ID, Ref: pa.project.DefaultBranch, FilePath: p}
+			b, err := repo.Blob(ctx, sha, p, repository.BlobOptions{MaxBytes: blobSearchFileBytes})
+			switch {
+			case errors.Is(err, models.ErrInvalidInput): // a binary file too large to read: its path only
+			case err != nil:
+				return nil, 0, err
+			case !b.Binary:
+				file.Content = string(b.Content)
+			}
+			items = append(items, blobResult(file, q.Term))
+		}
+		total++
+	}
+	return items, total, nil
 }
 
 // blobFiltersMatch applies GitLab's filename:, extension: and path:
@@ -169,9 +156,10 @@ type restCommitJSON struct {
 	ProjectID        int64             `json:"project_id"`
 }
 
-// searchGitCommits matches the messages (and id prefixes) of the newest
-// commitSearchMaxScan commits of the default branch of pa's project,
-// newest first (oldest first with sort asc).
+// searchGitCommits matches the messages of the default branch's commits
+// of pa's project, newest first (oldest first with sort asc), with git log
+// --grep; a term of 7 or more hex digits that abbreviates a commit of the
+// branch finds that commit first, as GitLab's commit search does.
 func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
 	items := []any{}
 	repo, sha, err := g.openSearchRepository(ctx, pa, q.Viewer)
@@ -179,34 +167,83 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 		return items, 0, err
 	}
 	defer repo.Close()
-	term := strings.ToLower(q.Term)
+	opt := repository.LogOptions{Ref: sha, Grep: q.Term}
+	total, err := repo.CountCommits(ctx, opt)
+	if err != nil {
+		return nil, 0, err
+	}
+	var byID *repository.Commit
+	if c, err := commitByPrefix(ctx, repo, sha, q.Term); err != nil {
+		return nil, 0, err
+	} else if c != nil {
+		byID = c
+	}
 	var hits []repository.Commit
-	for offset := 0; offset < commitSearchMaxScan; offset += gitPage {
-		lp, err := repo.Log(ctx, repository.LogOptions{Ref: sha, Offset: offset, Limit: min(gitPage, commitSearchMaxScan-offset)})
+	offset, limit := q.Offset, q.Limit
+	if byID != nil {
+		if offset == 0 {
+			hits = append(hits, *byID)
+			limit--
+		} else {
+			offset--
+		}
+	}
+	if limit > 0 && offset < total {
+		opt.Offset, opt.Limit = offset, min(limit, total-offset)
+		if q.Ascending {
+			opt.Offset, opt.Reverse = max(0, total-offset-limit), true
+			opt.Limit = min(limit, total-offset)
+		}
+		lp, err := repo.Log(ctx, opt)
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, c := range lp.Commits {
-			if strings.Contains(strings.ToLower(c.Message), term) || (len(term) >= 7 && strings.HasPrefix(c.ID, term)) {
-				c.Message = strings.TrimRight(c.Message, "\n")
-				hits = append(hits, c)
-			}
-		}
-		if !lp.More {
-			break
-		}
+		hits = append(hits, lp.Commits...)
 	}
-	if q.Ascending {
-		slices.Reverse(hits)
-	}
-	for k := q.Offset; k < len(hits) && k < q.Offset+q.Limit; k++ {
+	for k := range hits {
+		hits[k].Message = strings.TrimRight(hits[k].Message, "\n")
 		c := g.commitJSONOf(pa.project, &hits[k])
 		// The search scope keeps git's own times (milliseconds, the
 		// signature's offset).
 		c.CreatedAt, c.AuthoredDate, c.CommittedDate = gitTime(hits[k].Committer.When), gitTime(hits[k].Author.When), gitTime(hits[k].Committer.When)
 		items = append(items, &restCommitJSON{commitJSON: c, ExtendedTrailers: map[string]string{}, ProjectID: pa.project.ID})
 	}
-	return items, int64(len(hits)), nil
+	if byID != nil {
+		total++
+	}
+	return items, int64(total), nil
+}
+
+// commitByPrefix returns the commit of the branch at head that term, 7 to
+// 40 hex digits, abbreviates, unless its message contains term (then the
+// message search finds it); nil when there is none.
+func commitByPrefix(ctx context.Context, repo repository.Repository, head, term string) (*repository.Commit, error) {
+	if len(term) < 7 || len(term) > 40 || !isHexString(term) {
+		return nil, nil
+	}
+	c, err := repo.Commit(ctx, strings.ToLower(term))
+	if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrInvalidInput) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(c.ID, strings.ToLower(term)) || strings.Contains(strings.ToLower(c.Message), strings.ToLower(term)) {
+		return nil, nil
+	}
+	if ok, err := repo.IsAncestor(ctx, c.ID, head); err != nil || !ok {
+		return nil, err
+	}
+	return c, nil
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // gitTime formats a git time as GitLab's REST API does: milliseconds, the

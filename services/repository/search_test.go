@@ -1,0 +1,148 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+)
+
+// searchFixture: a history with messages to grep, a rename, a binary
+// file, a submodule entry and files whose names hold spaces and unicode.
+func searchFixture(t *testing.T) (*fixture, *repository.Local) {
+	f := newFixture(t)
+	f.commit("Add the Nebula plan\n\nBody line.\n\nSigned-off-by: A <a@example.com>", "2026-01-01T10:00:00+02:00", map[string]string{
+		"docs/plan.md": "the nebula is near\n", "src/main.c": "int main(void) { return 0; }\n",
+	})
+	f.commit("  leading spaces and trailing   \n\n\n", "2026-01-02T10:00:00-05:30", map[string]string{
+		"src/util.c": "/* NEBULA util */\n", "bin/blob.bin": "nebula\x00binary",
+	})
+	f.git(f.work, "mv", "docs/plan.md", "docs/über plan.md")
+	f.commit("rename plan", "2026-01-03T10:00:00Z", nil)
+	f.commit("nothing nebulous", "2026-01-04T10:00:00Z", map[string]string{"README": "readme\n"})
+	f.push()
+	return f, f.open()
+}
+
+// Commits read from git log equal the commit objects read one by one.
+func TestLog_commitsEqualCommitObjects(t *testing.T) {
+	_, l := searchFixture(t)
+	ctx := context.Background()
+	page, err := l.Log(ctx, repository.LogOptions{})
+	if err != nil || len(page.Commits) != 4 {
+		t.Fatalf("Log = %+v, %v", page, err)
+	}
+	for _, c := range page.Commits {
+		one, err := l.Commit(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ID != one.ID || c.TreeID != one.TreeID || c.Message != one.Message || c.Title != one.Title ||
+			!reflect.DeepEqual(c.ParentIDs, one.ParentIDs) ||
+			c.Author.Name != one.Author.Name || c.Author.Email != one.Author.Email || !c.Author.When.Equal(one.Author.When) ||
+			c.Author.When.Format("-07:00") != one.Author.When.Format("-07:00") ||
+			c.Committer.When.Format("-07:00") != one.Committer.When.Format("-07:00") {
+			t.Errorf("from git log:\n%+v\nfrom the object:\n%+v", c, *one)
+		}
+	}
+}
+
+func TestLog_grepReverseCount(t *testing.T) {
+	_, l := searchFixture(t)
+	ctx := context.Background()
+	titles := func(opt repository.LogOptions) []string {
+		t.Helper()
+		page, err := l.Log(ctx, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range page.Commits {
+			out = append(out, c.Title)
+		}
+		return out
+	}
+	if got := titles(repository.LogOptions{Grep: "NEBUL"}); !reflect.DeepEqual(got, []string{"nothing nebulous", "Add the Nebula plan"}) {
+		t.Errorf("grep, ignoring case = %q", got)
+	}
+	// A regular expression is a fixed string.
+	if got := titles(repository.LogOptions{Grep: "neb.la"}); got != nil {
+		t.Errorf("grep neb.la = %q, want nothing", got)
+	}
+	if got := titles(repository.LogOptions{Reverse: true, Limit: 2}); !reflect.DeepEqual(got, []string{"rename plan", "nothing nebulous"}) {
+		t.Errorf("reverse page = %q", got)
+	}
+	n, err := l.CountCommits(ctx, repository.LogOptions{Grep: "nebul"})
+	if err != nil || n != 2 {
+		t.Errorf("CountCommits(grep) = %d, %v", n, err)
+	}
+	if n, err := l.CountCommits(ctx, repository.LogOptions{Path: "docs"}); err != nil || n != 2 {
+		t.Errorf("CountCommits(path docs) = %d, %v", n, err)
+	}
+	if _, err := l.CountCommits(ctx, repository.LogOptions{Ref: "nope"}); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("CountCommits of a missing ref = %v", err)
+	}
+	// Revision syntax glmcp does not serve is not found, never resolved.
+	if _, err := l.Log(ctx, repository.LogOptions{Ref: "main:README"}); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("Log(main:README) = %v", err)
+	}
+	if _, err := l.Log(ctx, repository.LogOptions{Ref: "--all"}); !errors.Is(err, models.ErrInvalidInput) {
+		t.Errorf("Log(--all) = %v", err)
+	}
+	// A path with glob characters is literal.
+	if got := titles(repository.LogOptions{Path: "src/*"}); got != nil {
+		t.Errorf("Log(path src/*) = %q, want nothing (no such file)", got)
+	}
+}
+
+func TestListFilesAndGrepFiles(t *testing.T) {
+	f, l := searchFixture(t)
+	ctx := context.Background()
+	files, err := l.ListFiles(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(f.git("", "-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", "main"), "\n")
+	if !reflect.DeepEqual(files, want) {
+		t.Errorf("ListFiles = %q, want git's %q", files, want)
+	}
+	hits, err := l.GrepFiles(ctx, "main", "Nebula")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The binary file is not searched; the renamed file keeps its match.
+	if want := []string{"docs/über plan.md", "src/util.c"}; !reflect.DeepEqual(hits, want) {
+		t.Errorf("GrepFiles = %q, want %q", hits, want)
+	}
+	if hits, err := l.GrepFiles(ctx, "main", "no such words"); err != nil || hits != nil {
+		t.Errorf("GrepFiles without a match = %q, %v", hits, err)
+	}
+	if hits, err := l.GrepFiles(ctx, "main", "-e"); err != nil || hits != nil {
+		t.Errorf("GrepFiles(-e) = %q, %v: a term is never an option", hits, err)
+	}
+	if _, err := l.GrepFiles(ctx, "nope", "x"); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("GrepFiles of a missing ref = %v", err)
+	}
+	if _, err := l.ListFiles(ctx, "-h"); !errors.Is(err, models.ErrInvalidInput) {
+		t.Errorf("ListFiles(-h) = %v", err)
+	}
+}
+
+func TestIsAncestor(t *testing.T) {
+	f, l := searchFixture(t)
+	ctx := context.Background()
+	first := f.git("", "rev-list", "--max-parents=0", "main")
+	if ok, err := l.IsAncestor(ctx, first, "main"); err != nil || !ok {
+		t.Errorf("root is ancestor of main = %v, %v", ok, err)
+	}
+	if ok, err := l.IsAncestor(ctx, "main", first); err != nil || ok {
+		t.Errorf("main is ancestor of root = %v, %v", ok, err)
+	}
+	if _, err := l.IsAncestor(ctx, "nope", "main"); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("IsAncestor of a missing ref = %v", err)
+	}
+}
