@@ -1,16 +1,16 @@
 package repository
 
 import (
+	"bufio"
 	"bytes"
-	"container/heap"
 	"context"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
 // Defaults of CompareOptions.
@@ -19,35 +19,52 @@ const (
 	defaultMaxPatchBytes = 200 << 10
 )
 
+// emptyTree is git's empty tree, which every repository has without
+// storing it: the "parent" of a root commit.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
 // Compare returns what head adds to base since their merge base (GitLab's
 // merge request diff): the commits in head that are not in base, newest
-// first, and the diff of the merge base's tree against head's tree, with
-// renames detected.
+// first (`git log head ^base`), and the diff of the merge base's tree
+// against head's tree with renames detected (`git diff base...head`).
 func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptions) (*Comparison, error) {
 	if opt.MaxCommits <= 0 {
 		opt.MaxCommits = defaultMaxCommits
 	}
-	bc, err := l.resolve(ctx, base)
+	ids, err := l.revParse(ctx, base, head)
 	if err != nil {
 		return nil, err
 	}
-	hc, err := l.resolve(ctx, head)
+	out := &Comparison{BaseSHA: ids[0], HeadSHA: ids[1]}
+	from := ids[0]
+	mb, err := l.git.Output(ctx, gitcmd.Cmd{Dir: l.dir, Name: "merge-base", Args: ids})
+	switch gitcmd.ExitCode(err) {
+	case 0:
+		out.MergeBaseSHA = strings.TrimSpace(string(mb))
+		from = out.MergeBaseSHA
+	case 1: // no common history: the diff is against base itself
+	default:
+		return nil, err
+	}
+	p, err := l.git.Start(ctx, gitcmd.Cmd{Dir: l.dir, Name: "log",
+		Flags: []string{"-z", "--date=raw", "--format=" + commitFormat, "--max-count=" + strconv.Itoa(opt.MaxCommits)},
+		Args:  []string{ids[1], "^" + ids[0]}, Paths: []string{}})
 	if err != nil {
 		return nil, err
 	}
-	out := &Comparison{BaseSHA: bc.Hash.String(), HeadSHA: hc.Hash.String()}
-	from := bc
-	if mb, err := mergeBase(bc, hc); err != nil {
+	commits, perr := readCommits(p.Stdout(), opt.MaxCommits)
+	if err := p.Wait(); err != nil {
 		return nil, err
-	} else if mb != nil {
-		out.MergeBaseSHA = mb.Hash.String()
-		from = mb
 	}
-	if out.Commits, err = l.revList(ctx, hc, bc, opt.MaxCommits); err != nil {
-		return nil, err
+	if perr != nil {
+		return nil, perr
+	}
+	out.Commits = commits
+	if out.Commits == nil {
+		out.Commits = []Commit{}
 	}
 	if !opt.SkipDiffs {
-		if out.Files, err = l.diffCommits(ctx, from, hc, opt.MaxPatchBytes, opt.SkipPatches); err != nil {
+		if out.Files, err = l.diffTrees(ctx, from, ids[1], opt.MaxPatchBytes, opt.SkipPatches); err != nil {
 			return nil, err
 		}
 	}
@@ -57,275 +74,234 @@ func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptio
 // CommitDiff returns the diff rev introduces against its first parent
 // (against the empty tree for a root commit).
 func (l *Local) CommitDiff(ctx context.Context, rev string, opt CompareOptions) ([]FileDiff, error) {
-	c, err := l.resolve(ctx, rev)
-	if err != nil {
+	if err := checkRev(rev); err != nil {
 		return nil, err
 	}
-	var parent *object.Commit
-	if len(c.ParentHashes) > 0 {
-		if parent, err = l.repo.CommitObject(c.ParentHashes[0]); err != nil {
-			return nil, fmt.Errorf("parent of %s: %w", c.Hash, err)
-		}
-	}
-	return l.diffCommits(ctx, parent, c, opt.MaxPatchBytes, opt.SkipPatches)
-}
-
-// mergeBase returns the best common ancestor of a and b (nil when they
-// share no history), as git merge-base does: both sides are walked newest
-// committer date first, painting each commit with the side(s) it is
-// reachable from, until only commits below a common ancestor are left
-// (git's paint_down_to_common). Only the commits between the tips and the
-// merge base are read, so the cost follows how far the branches diverged,
-// not the length of the history (go-git's Commit.MergeBase indexes every
-// ancestor). When the walk finds several candidates (criss-cross merges),
-// go-git's exhaustive MergeBase picks among them.
-func mergeBase(a, b *object.Commit) (*object.Commit, error) {
-	if a.Hash == b.Hash {
-		return a, nil
-	}
-	const (
-		side1  = 1
-		side2  = 2
-		stale  = 4
-		result = 8
-	)
-	flags := map[plumbing.Hash]uint8{}
-	var q commitQueue
-	push := func(c *object.Commit, f uint8) {
-		flags[c.Hash] |= f
-		q.seq++
-		heap.Push(&q, queued{c: c, seq: q.seq})
-	}
-	push(a, side1)
-	push(b, side2)
-	var found []*object.Commit
-	nonStale := func() bool {
-		for _, it := range q.items {
-			if flags[it.c.Hash]&stale == 0 {
-				return true
-			}
-		}
-		return false
-	}
-	for q.Len() > 0 && nonStale() {
-		c := heap.Pop(&q).(queued).c
-		f := flags[c.Hash] & (side1 | side2 | stale)
-		if f == side1|side2 {
-			if flags[c.Hash]&result == 0 {
-				flags[c.Hash] |= result
-				found = append(found, c)
-			}
-			f |= stale
-		}
-		for i := range c.ParentHashes {
-			ph := c.ParentHashes[i]
-			if flags[ph]&f == f {
-				continue
-			}
-			p, err := c.Parent(i)
-			if err != nil {
-				return nil, fmt.Errorf("merge base of %s and %s: parent %s: %w", a.Hash, b.Hash, ph, err)
-			}
-			push(p, f)
-		}
-	}
-	// A candidate reached again from another one is not a best base.
-	var bases []*object.Commit
-	for _, c := range found {
-		if flags[c.Hash]&stale == 0 {
-			bases = append(bases, c)
-		}
-	}
-	switch {
-	case len(found) == 0:
-		return nil, nil
-	case len(bases) == 1:
-		return bases[0], nil
-	}
-	all, err := a.MergeBase(b)
+	out, err := l.git.Output(ctx, gitcmd.Cmd{Dir: l.dir, Name: "rev-list", Flags: []string{"--parents", "--max-count=1"},
+		Args: []string{rev + "^{commit}"}, Paths: []string{}})
 	if err != nil {
-		return nil, fmt.Errorf("merge base of %s and %s: %w", a.Hash, b.Hash, err)
+		return nil, revisionError(err, rev)
 	}
-	if len(all) == 0 {
-		return nil, nil
+	ids := strings.Fields(string(out))
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
 	}
-	return all[0], nil
+	parent := emptyTree
+	if len(ids) > 1 {
+		parent = ids[1]
+	}
+	return l.diffTrees(ctx, parent, ids[0], opt.MaxPatchBytes, opt.SkipPatches)
 }
 
-// diffCommits diffs from's tree (nil: empty) against to's.
-func (l *Local) diffCommits(ctx context.Context, from, to *object.Commit, maxPatch int, namesOnly bool) ([]FileDiff, error) {
+// revParse resolves each rev to a commit id, applying glmcp's revision
+// rules first.
+func (l *Local) revParse(ctx context.Context, revs ...string) ([]string, error) {
+	args := make([]string, len(revs))
+	for i, r := range revs {
+		if r == "" {
+			b, err := l.DefaultBranch(ctx)
+			if err != nil {
+				return nil, err
+			}
+			r = b
+		}
+		if err := checkRev(r); err != nil {
+			return nil, err
+		}
+		args[i] = r + "^{commit}"
+	}
+	// rev-parse echoes --end-of-options; checkRev refused a leading "-".
+	out, err := l.git.Output(ctx, gitcmd.Cmd{Dir: l.dir, Name: "rev-parse", Args: args, NoEndOfOptions: true})
+	if err != nil {
+		return nil, revisionError(err, strings.Join(revs, " or "))
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(revs) {
+		return nil, fmt.Errorf("git rev-parse: %d ids for %d revisions", len(ids), len(revs))
+	}
+	return ids, nil
+}
+
+// diffTrees diffs the tree of from (a commit, or the empty tree) against
+// to's in one `git diff-tree --raw --patch`: the raw records name every
+// change (paths, modes, status) and the patches follow in the same order.
+func (l *Local) diffTrees(ctx context.Context, from, to string, maxPatch int, namesOnly bool) ([]FileDiff, error) {
 	if maxPatch <= 0 {
 		maxPatch = defaultMaxPatchBytes
 	}
-	var fromTree *object.Tree
-	var err error
-	if from != nil {
-		if fromTree, err = from.Tree(); err != nil {
-			return nil, fmt.Errorf("tree of %s: %w", from.Hash, err)
+	flags := []string{"-r", "-z", "--raw", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
+	if !namesOnly {
+		flags = append(flags, "-p")
+	}
+	p, err := l.git.Start(ctx, gitcmd.Cmd{Dir: l.dir, Name: "diff-tree", Flags: flags, Args: []string{from, to}, Paths: []string{}})
+	if err != nil {
+		return nil, err
+	}
+	files, perr := parseDiff(p.Stdout(), maxPatch, namesOnly)
+	if perr != nil {
+		_ = p.Close()
+		return nil, perr
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// parseDiff reads diff-tree's -z raw records, then (unless namesOnly) the
+// patch of each, in order.
+func parseDiff(r io.Reader, maxPatch int, namesOnly bool) ([]FileDiff, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	out := []FileDiff{}
+	for {
+		head, err := br.ReadString(0)
+		if err == io.EOF && head == "" {
+			return out, nil
 		}
-	}
-	toTree, err := to.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("tree of %s: %w", to.Hash, err)
-	}
-	changes, err := object.DiffTreeWithOptions(ctx, fromTree, toTree, object.DefaultDiffTreeOptions)
-	if err != nil {
-		return nil, fmt.Errorf("diff trees: %w", err)
-	}
-	out := make([]FileDiff, 0, len(changes))
-	for _, ch := range changes {
-		fd, err := fileDiff(ctx, ch, maxPatch, namesOnly)
+		if err != nil {
+			return nil, fmt.Errorf("read git diff-tree: %w", err)
+		}
+		head = head[:len(head)-1]
+		if head == "" { // the NUL that ends the raw records
+			break
+		}
+		fd, err := rawRecord(head, br)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, fd)
 	}
+	if namesOnly {
+		_, _ = io.Copy(io.Discard, br)
+		return out, nil
+	}
+	// Each file's patch starts with a "diff --git" line.
+	i := -1
+	var text bytes.Buffer
+	finish := func() {
+		if i >= 0 && i < len(out) {
+			applyPatch(&out[i], text.Bytes(), maxPatch)
+		}
+		text.Reset()
+	}
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull { // a long line: keep it whole
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) > 0 {
+			if bytes.HasPrefix(line, []byte("diff --git ")) {
+				finish()
+				i++
+			} else if i >= 0 {
+				text.Write(line)
+			}
+		}
+		if err == io.EOF {
+			finish()
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read git diff-tree: %w", err)
+		}
+	}
+	if i+1 != len(out) {
+		return nil, fmt.Errorf("git diff-tree: %d patches for %d changes", i+1, len(out))
+	}
 	return out, nil
 }
 
-func fileDiff(ctx context.Context, ch *object.Change, maxPatch int, namesOnly bool) (FileDiff, error) {
-	fd := FileDiff{OldPath: ch.From.Name, NewPath: ch.To.Name, AMode: "0", BMode: "0"}
-	if ch.From.Name != "" {
-		fd.AMode = fmt.Sprintf("%o", uint32(ch.From.TreeEntry.Mode))
-	} else {
-		fd.OldPath, fd.NewFile = ch.To.Name, true
+// rawRecord reads one -z raw record: ":<mode> <mode> <id> <id> <status>"
+// then the path (two for a rename or copy).
+func rawRecord(head string, br *bufio.Reader) (FileDiff, error) {
+	f := strings.Fields(strings.TrimPrefix(head, ":"))
+	if len(f) != 5 {
+		return FileDiff{}, fmt.Errorf("git diff-tree: raw record %q", head)
 	}
-	if ch.To.Name != "" {
-		fd.BMode = fmt.Sprintf("%o", uint32(ch.To.TreeEntry.Mode))
-	} else {
-		fd.NewPath, fd.DeletedFile = ch.From.Name, true
+	readPath := func() (string, error) {
+		p, err := br.ReadString(0)
+		if err != nil {
+			return "", fmt.Errorf("read git diff-tree: %w", err)
+		}
+		return p[:len(p)-1], nil
 	}
-	fd.RenamedFile = ch.From.Name != "" && ch.To.Name != "" && ch.From.Name != ch.To.Name
-	if namesOnly || ch.From.TreeEntry.Mode == filemode.Submodule || ch.To.TreeEntry.Mode == filemode.Submodule {
-		return fd, nil
-	}
-	patch, err := ch.PatchContext(ctx)
+	src, err := readPath()
 	if err != nil {
-		return fd, fmt.Errorf("diff %s: %w", fd.NewPath, err)
+		return FileDiff{}, err
 	}
-	fps := patch.FilePatches()
-	if len(fps) == 0 {
-		return fd, nil
-	}
-	fp := fps[0]
-	if fp.IsBinary() {
-		fd.Binary = true
-		return fd, nil
-	}
-	for _, c := range fp.Chunks() {
-		n := strings.Count(c.Content(), "\n")
-		if !strings.HasSuffix(c.Content(), "\n") && c.Content() != "" {
-			n++
-		}
-		switch c.Type() {
-		case fdiff.Add:
-			fd.Additions += n
-		case fdiff.Delete:
-			fd.Deletions += n
+	dst := src
+	status := f[4][:1]
+	if status == "R" || status == "C" {
+		if dst, err = readPath(); err != nil {
+			return FileDiff{}, err
 		}
 	}
-	var buf bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(onePatch{fp}); err != nil {
-		return fd, fmt.Errorf("encode diff of %s: %w", fd.NewPath, err)
+	fd := FileDiff{OldPath: src, NewPath: dst, AMode: trimMode(f[0]), BMode: trimMode(f[1])}
+	switch status {
+	case "A":
+		fd.NewFile = true
+	case "D":
+		fd.DeletedFile = true
+	case "R":
+		fd.RenamedFile = true
 	}
-	text := buf.String()
-	if i := strings.Index(text, "\n@@"); i >= 0 {
-		text = text[i+1:]
-	} else {
-		text = ""
-	}
-	if len(text) > maxPatch {
-		fd.TooLarge = true
-		return fd, nil
-	}
-	fd.Diff = text
 	return fd, nil
 }
 
-// onePatch is a diff.Patch of one file, for the unified encoder.
-type onePatch struct{ fp fdiff.FilePatch }
+// trimMode is a raw record's mode as GitLab shows it ("100644"; "0" for
+// a missing side).
+func trimMode(m string) string {
+	if strings.Trim(m, "0") == "" {
+		return "0"
+	}
+	return strings.TrimLeft(m, "0")
+}
 
-func (p onePatch) FilePatches() []fdiff.FilePatch { return []fdiff.FilePatch{p.fp} }
-func (p onePatch) Message() string                { return "" }
-
-// revList returns the commits reachable from include and not from exclude,
-// newest first, at most max (git rev-list exclude..include).
-func (l *Local) revList(ctx context.Context, include, exclude *object.Commit, max int) ([]Commit, error) {
-	const uninteresting = 1
-	flags := map[plumbing.Hash]uint8{}
-	parsed := map[plumbing.Hash]*object.Commit{}
-	var q commitQueue
-	push := func(c *object.Commit, f uint8) {
-		if _, ok := flags[c.Hash]; ok {
-			flags[c.Hash] |= f
-			return
-		}
-		flags[c.Hash] = f
-		parsed[c.Hash] = c
-		q.seq++
-		heap.Push(&q, queued{c: c, seq: q.seq})
+// applyPatch fills fd's patch from its diff-tree section: the text from
+// its first hunk, the lines added and deleted, binary files and patches
+// over maxPatch collapsed. Submodules keep no patch.
+func applyPatch(fd *FileDiff, section []byte, maxPatch int) {
+	if fd.AMode == "160000" || fd.BMode == "160000" {
+		return
 	}
-	// markDown propagates uninteresting to ancestors already walked.
-	var markDown func(h plumbing.Hash)
-	markDown = func(h plumbing.Hash) {
-		stack := []plumbing.Hash{h}
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			c := parsed[x]
-			if c == nil {
-				continue
-			}
-			for _, p := range c.ParentHashes {
-				if f, ok := flags[p]; ok && f&uninteresting == 0 {
-					flags[p] |= uninteresting
-					stack = append(stack, p)
-				}
-			}
-		}
+	at := -1
+	if bytes.HasPrefix(section, []byte("@@")) {
+		at = 0
+	} else if k := bytes.Index(section, []byte("\n@@")); k >= 0 {
+		at = k + 1
 	}
-	push(include, 0)
-	push(exclude, uninteresting)
-	var order []plumbing.Hash
-	for q.Len() > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	if at < 0 {
+		if bytes.HasPrefix(section, []byte("Binary files ")) || bytes.Contains(section, []byte("\nBinary files ")) {
+			fd.Binary = true
 		}
-		allUninteresting := true
-		for _, it := range q.items {
-			if flags[it.c.Hash]&uninteresting == 0 {
-				allUninteresting = false
-				break
-			}
-		}
-		if allUninteresting {
-			break
-		}
-		c := heap.Pop(&q).(queued).c
-		f := flags[c.Hash]
-		if f&uninteresting == 0 {
-			order = append(order, c.Hash)
-		}
-		for _, ph := range c.ParentHashes {
-			p, err := l.repo.CommitObject(ph)
-			if err != nil {
-				return nil, fmt.Errorf("parent %s of %s: %w", ph, c.Hash, err)
-			}
-			push(p, f&uninteresting)
-			if f&uninteresting != 0 {
-				markDown(ph)
-			}
-		}
+		return
 	}
-	out := []Commit{}
-	for _, h := range order {
-		if flags[h]&uninteresting != 0 {
+	hunks := section[at:]
+	for len(hunks) > 0 {
+		line := hunks
+		if k := bytes.IndexByte(hunks, '\n'); k >= 0 {
+			line, hunks = hunks[:k], hunks[k+1:]
+		} else {
+			hunks = nil
+		}
+		if len(line) == 0 {
 			continue
 		}
-		if len(out) == max {
-			break
+		switch line[0] {
+		case '+':
+			fd.Additions++
+		case '-':
+			fd.Deletions++
 		}
-		out = append(out, toCommit(parsed[h]))
 	}
-	return out, nil
+	if len(section)-at > maxPatch {
+		fd.TooLarge = true
+		return
+	}
+	fd.Diff = string(section[at:])
 }
