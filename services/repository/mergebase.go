@@ -89,4 +89,3 @@ func mergeBase(a, b *object.Commit) (*object.Commit, error) {
 	}
 	return all[0], nil
 }
-
