@@ -28,17 +28,20 @@ type Config struct {
 	// (GitLab's hashed layout). Empty: DataDir/repositories on the embedded
 	// store; required with PostgreSQL.
 	RepositoriesPath string
-	Listen           string
-	Secret           string
-	Edition          models.Edition
-	PublicURL        string
-	AllowedOrigins   []string
-	AllowedHosts     []string
-	PageSize         int
-	ListTTL          time.Duration
-	DiscoverTTL      time.Duration
-	MaxBodyBytes     int64
-	KeepAlive        time.Duration
+	// GitMaxProcesses bounds the git processes one instance runs at once
+	// (0: four per CPU, at least 8).
+	GitMaxProcesses int
+	Listen          string
+	Secret          string
+	Edition         models.Edition
+	PublicURL       string
+	AllowedOrigins  []string
+	AllowedHosts    []string
+	PageSize        int
+	ListTTL         time.Duration
+	DiscoverTTL     time.Duration
+	MaxBodyBytes    int64
+	KeepAlive       time.Duration
 	// BodyTimeout is how long a client has to send its request body (from
 	// the start of the request); a slower one gets 408.
 	BodyTimeout time.Duration
@@ -159,6 +162,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		bad("GLMCP_DATABASE_URL: must start with postgres:// (leave it empty for the embedded store)")
+	}
+	if cfg.GitMaxProcesses < 0 || cfg.GitMaxProcesses > 1024 {
+		bad("GLMCP_GIT_MAX_PROCESSES: %d is not within 0..1024 (0: four per CPU, at least 8)", cfg.GitMaxProcesses)
 	}
 	if cfg.DBMaxConns < 0 || cfg.DBMaxConns > 1000 {
 		bad("GLMCP_DB_MAX_CONNS: %d is not within 0..1000 (0: the store's default)", cfg.DBMaxConns)

@@ -13,6 +13,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/codeindex"
 	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -82,6 +83,12 @@ func OpenEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 
 // openEnv is OpenEnv without the fingerprint check.
 func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error) {
+	// git is the repositories' engine: found and checked before anything
+	// is created ("glmcp needs git ≥ 2.39 on PATH: …").
+	git, err := gitcmd.New(gitcmd.Options{MaxProcesses: cfg.GitMaxProcesses, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
 	e := &Env{DSN: cfg.DatabaseURL, Secret: cfg.Secret, Tokens: cfg.TokenFormat()}
 	reposPath := cfg.RepositoriesPath
 	if e.DSN == "" {
@@ -97,7 +104,7 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 			}
 		}
 	}
-	repos, err := repository.OpenStorage(reposPath)
+	repos, err := repository.OpenStorageWith(reposPath, repository.StorageOptions{Git: git})
 	if err != nil {
 		return nil, fmt.Errorf("GLMCP_REPOSITORIES_PATH: %w", err)
 	}

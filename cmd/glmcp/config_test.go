@@ -45,6 +45,7 @@ func TestConfigValidation(t *testing.T) {
 		{"instance prefix too long", map[string]string{"GLMCP_INSTANCE_TOKEN_PREFIX": "a-very-long-instance"}, nil, "at most 20 characters"},
 		{"default write rule", map[string]string{"GLMCP_DEFAULT_WRITE_RULE": "maybe"}, nil, `GLMCP_DEFAULT_WRITE_RULE: "maybe" is not allow, ask or deny`},
 		{"request state ttl", map[string]string{"GLMCP_REQUEST_STATE_TTL": "10ms"}, nil, "GLMCP_REQUEST_STATE_TTL"},
+		{"git processes negative", map[string]string{"GLMCP_GIT_MAX_PROCESSES": "-1"}, nil, "GLMCP_GIT_MAX_PROCESSES: -1 is not within 0..1024"},
 		{"cell id not a number", map[string]string{"GLMCP_CELL_ID": "eu-1"}, nil, `GLMCP_CELL_ID: "eu-1"`},
 	}
 	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}
@@ -73,6 +74,23 @@ func TestConfigValidation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Without git on PATH no command that opens the store starts, and the
+// error says what to install; nothing is created.
+func TestStart_needsGit(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, cmd := range [][]string{{"serve"}, {"migrate"}, {"users", "list"}} {
+		dataDir := filepath.Join(t.TempDir(), "data")
+		env := map[string]string{"GLMCP_DATA_DIR": dataDir, "GLMCP_LISTEN": "127.0.0.1:0"}
+		err := run(context.Background(), cmd, func(k string) string { return env[k] }, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.HasPrefix(err.Error(), "glmcp needs git ≥ 2.39.0 on PATH: ") {
+			t.Errorf("glmcp %v without git: err = %v", cmd, err)
+		}
+		if _, err := os.Stat(dataDir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("glmcp %v without git created %s", cmd, dataDir)
+		}
 	}
 }
 
