@@ -206,6 +206,12 @@ func TestTools_searchGit(t *testing.T) {
 			{[]any{"search", "feature"}, "[]"},
 			{[]any{"search", head[:10]}, "[Update README]"},
 			{[]any{"search", "m", "per_page", 1, "page", 2}, "[Add many files]"},
+			{[]any{"search", "m", "per_page", 2, "page", 2}, "[Initial commit]"},
+			{[]any{"search", "m", "sort", "asc", "per_page", 2, "page", 1}, "[Initial commit Add many files]"},
+			{[]any{"search", "m", "sort", "asc", "per_page", 2, "page", 2}, "[Update README]"},
+			{[]any{"search", "m", "per_page", 2, "page", 3}, "[]"},
+			{[]any{"search", head[:10], "per_page", 1, "page", 2}, "[]"},
+			{[]any{"search", "0000000000"}, "[]"},
 		} {
 			sc := search("carol", append([]any{"scope", "commits"}, c.kv...)...)
 			if got := fmt.Sprint(toolsField(toolsItems(t, sc), "title")); got != c.want {
