@@ -168,18 +168,12 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 	}
 	defer repo.Close()
 	opt := repository.LogOptions{Ref: sha, Grep: q.Term}
-	total, err := repo.CountCommits(ctx, opt)
+	byID, err := commitByPrefix(ctx, repo, sha, q.Term)
 	if err != nil {
 		return nil, 0, err
 	}
-	var byID *repository.Commit
-	if c, err := commitByPrefix(ctx, repo, sha, q.Term); err != nil {
-		return nil, 0, err
-	} else if c != nil {
-		byID = c
-	}
-	var hits []repository.Commit
 	offset, limit := q.Offset, q.Limit
+	var hits []repository.Commit
 	if byID != nil {
 		if offset == 0 {
 			hits = append(hits, *byID)
@@ -188,18 +182,35 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 			offset--
 		}
 	}
-	if limit > 0 && offset < total {
-		opt.Offset, opt.Limit = offset, min(limit, total-offset)
-		if q.Ascending {
-			opt.Offset, opt.Reverse = max(0, total-offset-limit), true
-			opt.Limit = min(limit, total-offset)
+	// Newest first, the page and the total are two walks of the history
+	// that run side by side; oldest first, the page's place depends on
+	// the total.
+	var total int
+	var page []repository.Commit
+	if q.Ascending {
+		if total, err = repo.CountCommits(ctx, opt); err == nil && limit > 0 && offset < total {
+			opt.Offset, opt.Limit, opt.Reverse = max(0, total-offset-limit), min(limit, total-offset), true
+			page, err = logCommits(ctx, repo, opt)
 		}
-		lp, err := repo.Log(ctx, opt)
-		if err != nil {
-			return nil, 0, err
+	} else {
+		counted := make(chan error, 1)
+		go func() {
+			var err error
+			total, err = repo.CountCommits(ctx, opt)
+			counted <- err
+		}()
+		if limit > 0 {
+			opt.Offset, opt.Limit = offset, limit
+			page, err = logCommits(ctx, repo, opt)
 		}
-		hits = append(hits, lp.Commits...)
+		if cerr := <-counted; err == nil {
+			err = cerr
+		}
 	}
+	if err != nil {
+		return nil, 0, err
+	}
+	hits = append(hits, page...)
 	for k := range hits {
 		hits[k].Message = strings.TrimRight(hits[k].Message, "\n")
 		c := g.commitJSONOf(pa.project, &hits[k])
@@ -212,6 +223,15 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 		total++
 	}
 	return items, int64(total), nil
+}
+
+// logCommits is one page of repo's log.
+func logCommits(ctx context.Context, repo repository.Repository, opt repository.LogOptions) ([]repository.Commit, error) {
+	lp, err := repo.Log(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	return lp.Commits, nil
 }
 
 // commitByPrefix returns the commit of the branch at head that term, 7 to
