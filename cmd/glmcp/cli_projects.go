@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -113,10 +114,12 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import --path GROUP/NAME --from DIR [--visibility private|internal|public] [--name N] [--description D]",
 		Short: "Import a git repository (all branches and tags) into a new or empty project and print the project's id",
-		Long: "Import copies every branch and tag of the git repository in DIR (a bare repository or a clone; in a\n" +
-			"clone, origin's remote-tracking branches count too) into the project GROUP/NAME. The project (and its\n" +
-			"group) is created when it does not exist; an existing project must have an empty repository. The\n" +
-			"project's default branch becomes the repository's HEAD branch.",
+		Long: "Import copies every branch and tag of the git repository in DIR (a bare repository, a mirror or a\n" +
+			"clone; in a clone, origin's remote-tracking branches count too) into the project GROUP/NAME with git\n" +
+			"itself. The project (and its group) is created when it does not exist; an existing project must have\n" +
+			"an empty repository. The project's default branch becomes the repository's HEAD branch. git's progress\n" +
+			"is shown when stderr is a terminal. The project and its repository appear together or not at all: an\n" +
+			"import that fails or is interrupted leaves neither.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			vis, groupPath, projectPath, err := projectFlags(visibility, path)
@@ -135,12 +138,37 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
+			full := groupPath + "/" + projectPath
+			// A project with history is refused before anything is copied.
+			if p, err := e.Store.FindProjectByPath(ctx, full); err == nil {
+				if err := e.Repositories.RefuseRefs(ctx, p.ID); errors.Is(err, models.ErrConflict) {
+					return fmt.Errorf("project %s already has branches or tags; import into a new project or an empty one", p.PathWithNamespace)
+				} else if err != nil {
+					return err
+				}
+			} else if !errors.Is(err, models.ErrNotFound) {
+				return err
+			}
+			// The repository is copied whole into the staging directory
+			// first; the project's row and the rename into place come in
+			// one transaction after (see doc/repositories.md).
+			opt := repository.ImportOptions{}
+			if isTerminal(a.stderr) {
+				opt.Progress = a.stderr
+			}
+			staged, err := e.Repositories.StageImport(ctx, from, opt)
+			if errors.Is(err, models.ErrInvalidInput) {
+				return fmt.Errorf("--from %q: %w", from, err)
+			}
+			if err != nil {
+				return err
+			}
+			defer staged.Discard()
+			res := staged.Result
 			var p *models.Project
-			var res *repository.ImportResult
 			created := false
-			var importErr error
 			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
-				p, err = tx.FindProjectByPath(ctx, groupPath+"/"+projectPath)
+				p, err = tx.FindProjectByPath(ctx, full)
 				if errors.Is(err, models.ErrNotFound) {
 					if p, err = createProjectIn(ctx, tx, groupPath, &models.Project{Name: name, Path: projectPath, Description: description, Visibility: vis}); err != nil {
 						return err
@@ -149,34 +177,34 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 				} else if err != nil {
 					return err
 				}
-				repo, err := e.Repositories.Open(ctx, p.ID)
-				if err != nil {
-					return err
-				}
-				defer repo.Close()
-				if res, importErr = repo.Import(ctx, from); importErr != nil {
-					return importErr
-				}
 				if res.DefaultBranch != "" && res.DefaultBranch != p.DefaultBranch {
 					if err := tx.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
 						return err
 					}
 				}
-				return nil
+				// Last: nothing of the transaction can fail after it but
+				// the commit, and Discard undoes it then.
+				return staged.Install(ctx, p.ID)
 			})
-			if err != nil && created && p != nil && p.ID > 0 {
-				// The project's row is rolled back; so is its repository.
-				_ = e.Repositories.Remove(p.ID)
+			if err != nil {
+				_ = staged.Discard()
+				if created && p != nil && p.ID > 0 {
+					// The project's row is rolled back; so is its repository.
+					_ = e.Repositories.Remove(p.ID)
+				}
 			}
 			switch {
-			case errors.Is(importErr, models.ErrConflict):
+			case errors.Is(err, models.ErrConflict) && p != nil:
 				return fmt.Errorf("project %s already has branches or tags; import into a new project or an empty one", p.PathWithNamespace)
-			case errors.Is(importErr, models.ErrInvalidInput):
-				return fmt.Errorf("--from %q: %w", from, importErr)
 			case errors.Is(err, models.ErrInvalidInput):
 				return fmt.Errorf("--path %q: %w", path, err)
 			case err != nil:
 				return err
+			}
+			if err := staged.Commit(); err != nil {
+				// The import is in place; only the staging's tidying failed
+				// (the next import sweeps it).
+				fmt.Fprintf(a.stderr, "warning: %v\n", err)
 			}
 			fmt.Fprintln(a.stdout, p.ID)
 			fmt.Fprintf(a.stderr, "imported %d branches and %d tags (%d objects) into %s; default branch %s\n",
@@ -192,6 +220,17 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 	_ = cmd.MarkFlagRequired("path")
 	_ = cmd.MarkFlagRequired("from")
 	return cmd
+}
+
+// isTerminal reports whether w is a terminal (a person watches; a script
+// reading a pipe or a file gets no progress meter).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // projectFlags checks the --visibility and --path (GROUP/NAME) flags of

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
@@ -88,6 +92,28 @@ func TestProjects_import(t *testing.T) {
 		}
 		git(t, "", "--git-dir", gitDir, "fsck", "--strict")
 
+		// A bare repository and a mirror: the same refs; a script (stderr
+		// no terminal) gets the summary and no progress meter.
+		for _, kind := range []string{"--bare", "--mirror"} {
+			dir := filepath.Join(t.TempDir(), "src"+kind+".git")
+			git(t, "", "clone", "-q", kind, src, dir)
+			out, errOut, err := b.run(t, "projects", "import", "--path", "acme/src"+kind, "--from", dir)
+			if err != nil {
+				t.Fatalf("import %s: %v\n%s", kind, err, errOut)
+			}
+			id, _ := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+			kindDir := filepath.Join(b.repositories(), filepath.FromSlash(repository.HashedPath(id)))
+			if got, want := refs(kindDir), refs(filepath.Join(src, ".git")); got != want {
+				t.Errorf("import of a %s clone:\n%s\nwant:\n%s", kind, got, want)
+			}
+			if p := mustProject(t, b, "acme/src"+kind); p.DefaultBranch != "develop" {
+				t.Errorf("import of a %s clone: default branch %s", kind, p.DefaultBranch)
+			}
+			if want := "imported 2 branches and 2 tags (9 objects) into acme/src" + kind + "; default branch develop\n"; errOut != want {
+				t.Errorf("stderr of a scripted import = %q, want the summary only", errOut)
+			}
+		}
+
 		// Into an existing, empty project.
 		b.mustRun(t, "projects", "create", "--path", "acme/empty")
 		empty := mustProject(t, b, "acme/empty")
@@ -101,6 +127,20 @@ func TestProjects_import(t *testing.T) {
 		before := refs(gitDir)
 		projects := count(t, s, &models.Project{})
 		notRepo := t.TempDir()
+		noRefs := filepath.Join(t.TempDir(), "norefs.git")
+		git(t, "", "init", "-q", "--bare", noRefs)
+		// A repository with a blob missing: git's fetch itself fails.
+		broken := filepath.Join(t.TempDir(), "broken")
+		git(t, "", "init", "-q", "-b", "main", broken)
+		if err := os.WriteFile(filepath.Join(broken, "lost.txt"), []byte("lost\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, broken, "add", "lost.txt")
+		git(t, broken, "commit", "-q", "-m", "one")
+		blob := git(t, broken, "rev-parse", "HEAD:lost.txt")
+		if err := os.Remove(filepath.Join(broken, ".git", "objects", blob[:2], blob[2:])); err != nil {
+			t.Fatal(err)
+		}
 		for _, tt := range []struct {
 			args []string
 			want []string
@@ -108,6 +148,8 @@ func TestProjects_import(t *testing.T) {
 			{[]string{"--path", "acme/imported", "--from", src}, []string{"acme/imported already has branches or tags"}},
 			{[]string{"--path", "acme/fresh", "--from", notRepo}, []string{"--from", "not a git repository"}},
 			{[]string{"--path", "acme/fresh", "--from", filepath.Join(notRepo, "missing")}, []string{"--from", "not a directory"}},
+			{[]string{"--path", "acme/fresh", "--from", noRefs}, []string{"--from", "no branches or tags"}},
+			{[]string{"--path", "acme/fresh", "--from", broken}, []string{"git fetch"}},
 			{[]string{"--path", "fresh", "--from", src}, []string{"GROUP/NAME"}},
 			{[]string{"--path", "acme/fresh"}, []string{`"from"`}},
 		} {
@@ -128,4 +170,123 @@ func TestProjects_import(t *testing.T) {
 			t.Errorf("%d repositories on disk for %d projects", len(entries), projects)
 		}
 	})
+}
+
+// TestMain runs glmcp itself when GLMCP_TEST_MAIN=1, so that a test can
+// start it as a process of its own (and kill it).
+func TestMain(m *testing.M) {
+	if os.Getenv("GLMCP_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Ensure an import killed (SIGKILL) while git copies leaves no project
+// row and no repository, and that the next import of the same source
+// succeeds and sweeps what the killed one left in the staging directory.
+// The copy is held deterministically: the source's objects/info/alternates
+// is a FIFO, so git's upload-pack blocks opening it until the test
+// writes to it.
+func TestProjects_importKilled(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		src := sourceRepository(t)
+		fifo := filepath.Join(src, ".git", "objects", "info", "alternates")
+		if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b.mustRun(t, "projects", "create", "--path", "acme/before") // a store in use
+		s := b.store(t)
+		projects := count(t, s, &models.Project{})
+
+		cmd := exec.Command(os.Args[0], "projects", "import", "--path", "acme/killed", "--from", src)
+		cmd.Env = []string{"GLMCP_TEST_MAIN=1", "PATH=" + os.Getenv("PATH")}
+		for k, v := range b.env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// Until git's upload-pack runs on the source (blocked on the FIFO).
+		// The deadline only ends a test that went wrong.
+		deadline := time.After(2 * time.Minute)
+		for !uploadPackRunning(t, src) {
+			select {
+			case err := <-exited:
+				t.Fatalf("glmcp ended before git ran: %v\n%s", err, stderr.String())
+			case <-deadline:
+				cmd.Process.Kill()
+				t.Fatalf("git upload-pack never ran on the source\n%s", stderr.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-exited; err == nil {
+			t.Fatal("glmcp was killed but exited 0")
+		}
+		// Let the orphaned upload-pack go (it ends on the closed pipe of
+		// its dead fetch), and the source be an ordinary repository again.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		if err := os.Remove(fifo); err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := s.FindProjectByPath(context.Background(), "acme/killed"); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("the killed import left project acme/killed: %v", err)
+		}
+		if n := count(t, s, &models.Project{}); n != projects {
+			t.Errorf("projects: %d before, %d after the killed import", projects, n)
+		}
+		repos, _ := filepath.Glob(filepath.Join(b.repositories(), "@hashed", "*", "*", "*.git"))
+		if len(repos) != int(projects) {
+			t.Errorf("%d repositories on disk for %d projects", len(repos), projects)
+		}
+		staging := filepath.Join(b.repositories(), repository.StagingDir)
+		if left, _ := filepath.Glob(filepath.Join(staging, "import-*.git")); len(left) != 1 {
+			t.Fatalf("staging after the kill: %q, want the killed import's repository", left)
+		}
+
+		out := b.mustRun(t, "projects", "import", "--path", "acme/killed", "--from", src)
+		id, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+		if err != nil {
+			t.Fatalf("stdout = %q", out)
+		}
+		gitDir := filepath.Join(b.repositories(), filepath.FromSlash(repository.HashedPath(id)))
+		refs := func(dir string) string {
+			return git(t, "", "--git-dir", dir, "for-each-ref", "--format=%(refname) %(objectname)")
+		}
+		if got, want := refs(gitDir), refs(filepath.Join(src, ".git")); got != want {
+			t.Errorf("imported refs:\n%s\nwant:\n%s", got, want)
+		}
+		if left, _ := os.ReadDir(staging); len(left) != 0 {
+			t.Errorf("the next import left %d entries in the staging directory (the sweep missed)", len(left))
+		}
+	})
+}
+
+// uploadPackRunning reports whether a git upload-pack serves dir now.
+func uploadPackRunning(t *testing.T, dir string) bool {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte("upload-pack")) && bytes.Contains(b, []byte(dir)) {
+			return true
+		}
+	}
+	return false
 }

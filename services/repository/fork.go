@@ -4,21 +4,18 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"gitlab.com/glmcp/glmcp/models"
 )
 
 // CreateFork fills project targetID's repository with the history of
-// project sourceID's: every branch and tag at the same commits, the
-// objects they reach copied as one pack, HEAD on the branch the source's
-// HEAD names. With branch set, only that branch is copied (no tags) and
-// HEAD names it; a branch the source does not have is models.ErrNotFound.
-// The target repository is created when missing; one that already has
-// branches or tags is models.ErrConflict. A source without branches gives
-// an empty fork (DefaultBranch ""). It is RepositoryService.CreateFork in
-// Gitaly (whose revision is branch).
+// project sourceID's: every branch and tag at the same commits, copied by
+// one `git fetch --atomic` from the source's repository (see fetchRefs),
+// HEAD on the branch the source's HEAD names. With branch set, only that
+// branch is copied (no tags) and HEAD names it; a branch the source does
+// not have is models.ErrNotFound. The target repository is created when
+// missing; one that already has branches or tags is models.ErrConflict. A
+// source without branches gives an empty fork (DefaultBranch ""). It is
+// RepositoryService.CreateFork in Gitaly (whose revision is branch).
 //
 // A failure leaves no ref in the target; the caller removes the target
 // repository when the fork as a whole fails (see [Storage.Remove]).
@@ -29,19 +26,16 @@ func (s *Storage) CreateFork(ctx context.Context, sourceID, targetID int64, bran
 	if !s.Exists(sourceID) {
 		return nil, fmt.Errorf("repository of project %d: %w", sourceID, models.ErrNotFound)
 	}
-	src, err := git.PlainOpen(s.Path(sourceID))
-	if err != nil {
-		return nil, fmt.Errorf("open repository of project %d: %w", sourceID, err)
-	}
-	refs, head, err := importRefs(src, false)
+	src := s.Path(sourceID)
+	refs, head, err := sourceRefs(ctx, s.git, src, false)
 	if err != nil {
 		return nil, err
 	}
 	if branch != "" {
-		want := plumbing.NewBranchReferenceName(branch)
-		var only []*plumbing.Reference
+		want := "refs/heads/" + branch
+		var only []refCopy
 		for _, r := range refs {
-			if r.Name() == want {
+			if r.Dst == want {
 				only = append(only, r)
 			}
 		}
@@ -57,13 +51,31 @@ func (s *Storage) CreateFork(ctx context.Context, sourceID, targetID int64, bran
 	if err := s.Create(ctx, targetID, defaultBranch); err != nil {
 		return nil, err
 	}
-	l, err := s.Open(ctx, targetID)
-	if err != nil {
+	dst := s.Path(targetID)
+	if err := refuseRefs(ctx, s.git, dst); err != nil {
 		return nil, err
 	}
-	defer l.Close()
 	if len(refs) == 0 {
 		return &ImportResult{}, nil
 	}
-	return l.copyRefs(ctx, src, fmt.Sprintf("the repository of project %d", sourceID), refs, head)
+	res, err := copyInto(ctx, s.git, dst, src, refs, head, ImportOptions{})
+	if err != nil {
+		return nil, err
+	}
+	s.announce(targetID, res)
+	return res, nil
+}
+
+// announce tells the ref watcher (see [Storage.OnRefUpdate]) about every
+// branch and tag a copy created in project id's repository.
+func (s *Storage) announce(projectID int64, res *ImportResult) {
+	fn := s.refWatcher()
+	if fn == nil {
+		return
+	}
+	for _, names := range [][]string{res.Branches, res.Tags} {
+		for _, name := range names {
+			fn(projectID, name)
+		}
+	}
 }

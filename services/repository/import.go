@@ -1,19 +1,20 @@
 package repository
 
 import (
+	"bufio"
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/plumbing/revlist"
-	"github.com/go-git/go-git/v5/plumbing/storer"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
 // ImportResult is what Import copied.
@@ -23,157 +24,298 @@ type ImportResult struct {
 	// DefaultBranch is the branch HEAD now names: the source's HEAD branch
 	// when it was imported, else "main", "master" or the first branch.
 	DefaultBranch string
-	Objects       int // objects copied
+	Objects       int // objects in the repository after the copy
 }
 
-// packWindow is the delta window of an imported pack (git's default).
-const packWindow = 10
+// ImportOptions configure an import.
+type ImportOptions struct {
+	// Progress receives git's progress meter (objects counted, received
+	// and resolved, with percentages) as git writes it; nil: none.
+	Progress io.Writer
+	// Timeout bounds the copy (0: DefaultImportTimeout).
+	Timeout time.Duration
+}
+
+// DefaultImportTimeout bounds an import whose options give no timeout:
+// hours, not the minutes of a request's git command, since a large
+// history takes minutes to copy on a slow disk.
+const DefaultImportTimeout = 6 * time.Hour
+
+// refCopy is one ref to copy: Src, a full ref name of the source, lands as
+// Dst here (refs/heads/… or refs/tags/…).
+type refCopy struct{ Src, Dst string }
 
 // Import copies every branch and tag of the git repository at dir into l,
-// which must have no branches or tags (models.ErrConflict otherwise): the
-// objects they reach as one pack, then each ref. dir is a bare repository
-// or a work tree; in a clone, the remote-tracking branches of origin count
-// as branches when no local branch has their name. It is
-// RepositoryService.CreateRepositoryFromURL in Gitaly.
-//
-// A failure leaves no ref behind (the copied pack is unreferenced; git gc
-// drops it).
+// which must have no branches or tags (models.ErrConflict otherwise). It is
+// ImportWith without options.
 func (l *Local) Import(ctx context.Context, dir string) (*ImportResult, error) {
-	src, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a git repository (%v): %w", dir, err, models.ErrInvalidInput)
-	}
-	refs, head, err := importRefs(src, true)
-	if err != nil {
-		return nil, err
-	}
-	if len(refs) == 0 {
-		return nil, fmt.Errorf("%s has no branches or tags to import: %w", dir, models.ErrInvalidInput)
-	}
-	return l.copyRefs(ctx, src, dir, refs, head)
+	return l.ImportWith(ctx, dir, ImportOptions{})
 }
 
-// copyRefs copies refs (and every object they reach) of src, whose name
-// for messages is label, into l, as one pack and then each ref, and points
-// HEAD at the default branch (head when it was copied). l must have no
-// branches or tags (models.ErrConflict). A failure leaves no ref behind.
-func (l *Local) copyRefs(ctx context.Context, src *git.Repository, label string, refs []*plumbing.Reference, head string) (*ImportResult, error) {
-	if existing, err := l.repo.References(); err == nil {
-		n := 0
-		_ = existing.ForEach(func(r *plumbing.Reference) error {
-			if r.Name().IsBranch() || r.Name().IsTag() {
-				n++
-			}
-			return nil
-		})
-		if n > 0 {
-			return nil, fmt.Errorf("the repository already has %d branches or tags; import into an empty one: %w", n, models.ErrConflict)
-		}
+// ImportWith copies every branch and tag of the git repository at dir into
+// l, which must have no branches or tags (models.ErrConflict otherwise),
+// with one `git fetch --atomic`: either every ref lands or none does. dir
+// is a bare repository, a mirror, or a work tree (its .git a directory or
+// a file naming one); in a clone, origin's remote-tracking branches count
+// as branches when no local branch has their name. HEAD names the source's
+// HEAD branch when it was copied, else "main", "master" or the first
+// branch. A directory that is no repository, or has nothing to import, is
+// models.ErrInvalidInput. It is RepositoryService.CreateRepositoryFromURL
+// in Gitaly.
+func (l *Local) ImportWith(ctx context.Context, dir string, opt ImportOptions) (*ImportResult, error) {
+	if err := refuseRefs(ctx, l.git, l.dir); err != nil {
+		return nil, err
 	}
-	wants := make([]plumbing.Hash, 0, len(refs))
-	seen := map[plumbing.Hash]bool{}
-	for _, r := range refs {
-		if !seen[r.Hash()] {
-			seen[r.Hash()] = true
-			wants = append(wants, r.Hash())
-		}
-	}
-	hashes, err := revlist.Objects(src.Storer, wants, nil)
+	src, refs, head, err := importSource(ctx, l.git, dir)
 	if err != nil {
-		return nil, fmt.Errorf("read the objects of %s: %w", label, err)
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := l.writePack(src.Storer, hashes); err != nil {
+	res, err := copyInto(ctx, l.git, l.dir, src, refs, head, opt)
+	if err != nil {
 		return nil, err
 	}
-	res := &ImportResult{Objects: len(hashes)}
-	var done []plumbing.ReferenceName
-	undo := func() {
-		for _, name := range done {
-			if h, err := l.readRef(name); err == nil && !h.IsZero() {
-				_ = l.updateRef(name, h, plumbing.ZeroHash)
+	// The new pack, for the objects this Local reads next.
+	l.st.Reindex()
+	return res, nil
+}
+
+// importSource checks the repository an operator named as dir and returns
+// its git directory, the refs to import and its HEAD branch. Nothing to
+// import is models.ErrInvalidInput.
+func importSource(ctx context.Context, g *gitcmd.Runner, dir string) (string, []refCopy, string, error) {
+	src, err := sourceGitDir(ctx, g, dir)
+	if err != nil {
+		return "", nil, "", err
+	}
+	refs, head, err := sourceRefs(ctx, g, src, true)
+	if err != nil {
+		return "", nil, "", err
+	}
+	if len(refs) == 0 {
+		return "", nil, "", fmt.Errorf("%s has no branches or tags to import: %w", dir, models.ErrInvalidInput)
+	}
+	return src, refs, head, nil
+}
+
+// sourceGitDir returns the absolute git directory of the repository at dir:
+// dir itself for a bare repository or a mirror, else the one its .git (a
+// directory, or a file naming one as in a worktree or a submodule) names.
+// git decides: `git rev-parse --absolute-git-dir`. A missing directory or
+// one that is no repository is models.ErrInvalidInput.
+func sourceGitDir(ctx context.Context, g *gitcmd.Runner, dir string) (string, error) {
+	if strings.TrimSpace(dir) == "" {
+		return "", fmt.Errorf("no repository directory given: %w", models.ErrInvalidInput)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v: %w", dir, err, models.ErrInvalidInput)
+	}
+	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s is not a directory: %w", dir, models.ErrInvalidInput)
+	}
+	candidate := abs
+	if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+		candidate = filepath.Join(abs, ".git")
+	}
+	out, err := g.Output(ctx, gitcmd.Cmd{Dir: candidate, Name: "rev-parse", Flags: []string{"--absolute-git-dir"}})
+	if gitcmd.ExitCode(err) == 128 {
+		return "", fmt.Errorf("%s is not a git repository: %w", dir, models.ErrInvalidInput)
+	}
+	if err != nil {
+		return "", err
+	}
+	gitDir := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(gitDir) {
+		return "", fmt.Errorf("%s: git names its git directory %q: %w", dir, gitDir, models.ErrInvalidInput)
+	}
+	return gitDir, nil
+}
+
+// sourceRefs returns the refs of the repository gitDir to copy, under
+// their names here, sorted by that name, and the branch its HEAD names
+// ("" when detached). Branches and tags are copied as they are; with
+// remotes, origin's remote-tracking branches become branches where no
+// local branch has the name (an imported clone). Symbolic refs
+// (refs/remotes/origin/HEAD) and names glmcp would refuse are skipped.
+func sourceRefs(ctx context.Context, g *gitcmd.Runner, gitDir string, remotes bool) ([]refCopy, string, error) {
+	patterns := []string{"refs/heads/", "refs/tags/"}
+	if remotes {
+		patterns = append(patterns, "refs/remotes/origin/")
+	}
+	out, err := g.Output(ctx, gitcmd.Cmd{Dir: gitDir, Name: "for-each-ref",
+		Flags: []string{"--format=%(refname) %(symref)"}, Args: patterns})
+	if err != nil {
+		return nil, "", fmt.Errorf("list the refs of %s: %w", gitDir, err)
+	}
+	byDst := map[string]string{}
+	var remote []refCopy
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, symref, _ := strings.Cut(sc.Text(), " ")
+		if symref != "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(name, "refs/heads/"), strings.HasPrefix(name, "refs/tags/"):
+			if validateRefName(strings.TrimPrefix(name, "refs/")) == nil {
+				byDst[name] = name
+			}
+		case strings.HasPrefix(name, "refs/remotes/origin/"):
+			branch := strings.TrimPrefix(name, "refs/remotes/origin/")
+			if branch != "HEAD" && ValidateBranchName(branch) == nil {
+				remote = append(remote, refCopy{Src: name, Dst: "refs/heads/" + branch})
 			}
 		}
 	}
-	for _, r := range refs {
-		if err := ctx.Err(); err != nil {
-			undo()
-			return nil, err
-		}
-		if err := l.updateRef(r.Name(), plumbing.ZeroHash, r.Hash()); err != nil {
-			undo()
-			return nil, fmt.Errorf("import %s: %w", r.Name(), err)
-		}
-		done = append(done, r.Name())
-		if r.Name().IsBranch() {
-			res.Branches = append(res.Branches, r.Name().Short())
-		} else {
-			res.Tags = append(res.Tags, r.Name().Short())
+	if err := sc.Err(); err != nil {
+		return nil, "", fmt.Errorf("list the refs of %s: %w", gitDir, err)
+	}
+	for _, r := range remote {
+		if _, ok := byDst[r.Dst]; !ok {
+			byDst[r.Dst] = r.Src
 		}
 	}
-	sort.Strings(res.Branches)
-	sort.Strings(res.Tags)
+	refs := make([]refCopy, 0, len(byDst))
+	for dst, src := range byDst {
+		refs = append(refs, refCopy{Src: src, Dst: dst})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Dst < refs[j].Dst })
+	head, err := headBranch(ctx, g, gitDir)
+	if err != nil {
+		return nil, "", err
+	}
+	return refs, head, nil
+}
+
+// headBranch returns the branch HEAD of gitDir names, "" when HEAD is
+// detached: `git symbolic-ref -q HEAD`.
+func headBranch(ctx context.Context, g *gitcmd.Runner, gitDir string) (string, error) {
+	out, err := g.Output(ctx, gitcmd.Cmd{Dir: gitDir, Name: "symbolic-ref", Flags: []string{"-q"}, Args: []string{"HEAD"}})
+	if gitcmd.ExitCode(err) == 1 { // detached
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read HEAD of %s: %w", gitDir, err)
+	}
+	branch, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	if !ok {
+		return "", nil
+	}
+	return branch, nil
+}
+
+// refuseRefs is models.ErrConflict when the repository dir has a branch or
+// a tag: the copies go into empty repositories only.
+func refuseRefs(ctx context.Context, g *gitcmd.Runner, dir string) error {
+	out, err := g.Output(ctx, gitcmd.Cmd{Dir: dir, Name: "for-each-ref",
+		Flags: []string{"--count=1", "--format=%(refname)"}, Args: []string{"refs/heads/", "refs/tags/"}})
+	if err != nil {
+		return fmt.Errorf("list refs: %w", err)
+	}
+	if len(bytes.TrimSpace(out)) > 0 {
+		return fmt.Errorf("the repository already has branches or tags; import into an empty one: %w", models.ErrConflict)
+	}
+	return nil
+}
+
+// copyInto fetches refs of the repository src (and every object they
+// reach) into the repository dir, points its HEAD at the default branch
+// (head when it was copied) and says what landed.
+func copyInto(ctx context.Context, g *gitcmd.Runner, dir, src string, refs []refCopy, head string, opt ImportOptions) (*ImportResult, error) {
+	if err := fetchRefs(ctx, g, dir, src, refs, opt); err != nil {
+		return nil, err
+	}
+	res, err := copied(ctx, g, dir)
+	if err != nil {
+		return nil, err
+	}
 	res.DefaultBranch = pickDefault(res.Branches, head)
 	if res.DefaultBranch != "" {
-		if err := l.setHead(res.DefaultBranch); err != nil {
-			undo()
-			return nil, err
+		if err := g.Run(ctx, gitcmd.Cmd{Dir: dir, Name: "symbolic-ref",
+			Args: []string{"HEAD", "refs/heads/" + res.DefaultBranch}}); err != nil {
+			return nil, fmt.Errorf("set HEAD: %w", err)
 		}
 	}
 	return res, nil
 }
 
-// importRefs returns the refs of src to import, under their names here
-// (refs/heads/…, refs/tags/…), and the branch src's HEAD names. With
-// remotes, origin's remote-tracking branches count as branches when no
-// local branch has their name (an imported clone).
-func importRefs(src *git.Repository, remotes bool) ([]*plumbing.Reference, string, error) {
-	iter, err := src.References()
+// fetchRefs copies refs from the repository src into the repository dir
+// with one `git fetch`: the refspecs on stdin (thousands of tags fit no
+// argv), --atomic (every ref lands or none), no tag following (the tags
+// to copy are listed), no FETCH_HEAD, no automatic gc or maintenance.
+// git's progress goes to opt.Progress when set.
+func fetchRefs(ctx context.Context, g *gitcmd.Runner, dir, src string, refs []refCopy, opt ImportOptions) error {
+	var specs bytes.Buffer
+	for _, r := range refs {
+		specs.WriteString("+" + r.Src + ":" + r.Dst + "\n")
+	}
+	flags := append([]string{"--stdin", "--atomic"}, fetchFlags(opt.Progress != nil)...)
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultImportTimeout
+	}
+	err := g.Run(ctx, gitcmd.Cmd{Dir: dir, Name: "fetch", Flags: flags,
+		// An absolute path: git reads it as a local repository, never as
+		// host:path, and it comes after --end-of-options.
+		Args:  []string{src},
+		Stdin: &specs, Stderr: opt.Progress, Timeout: timeout, Env: fetchConfig})
 	if err != nil {
-		return nil, "", fmt.Errorf("list refs: %w", err)
+		return fmt.Errorf("copy the refs of %s: %w", src, err)
 	}
-	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
-	var remote []*plumbing.Reference
-	err = iter.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() != plumbing.HashReference {
-			return nil
-		}
-		name := r.Name()
-		switch {
-		case name.IsBranch(), name.IsTag():
-			if validateRefName(strings.TrimPrefix(name.String(), "refs/")) == nil {
-				byName[name] = r
-			}
-		case remotes && strings.HasPrefix(name.String(), "refs/remotes/origin/"):
-			branch := strings.TrimPrefix(name.String(), "refs/remotes/origin/")
-			if branch != "HEAD" && ValidateBranchName(branch) == nil {
-				remote = append(remote, plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), r.Hash()))
-			}
-		}
-		return nil
-	})
+	return nil
+}
+
+// fetchFlags are the options of every fetch between two repositories of
+// this machine.
+func fetchFlags(progress bool) []string {
+	flags := []string{"--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--no-auto-maintenance",
+		"--no-recurse-submodules", "--no-show-forced-updates", "--quiet"}
+	if progress {
+		flags = append(flags, "--progress")
+	}
+	return flags
+}
+
+// fetchConfig is the configuration of every such fetch, whatever a
+// repository's own says: protocol v2, whose upload-pack serves any object
+// asked for (copyCommit asks for a commit no ref may name), and the
+// objects kept as one pack however few they are (git would write fewer
+// than 100 as loose objects), as glmcp's own writes do.
+var fetchConfig = []string{"GIT_CONFIG_COUNT=2",
+	"GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0=2",
+	"GIT_CONFIG_KEY_1=fetch.unpackLimit", "GIT_CONFIG_VALUE_1=1"}
+
+// copied reads what the repository dir holds after a copy: its branches,
+// tags and number of objects.
+func copied(ctx context.Context, g *gitcmd.Runner, dir string) (*ImportResult, error) {
+	out, err := g.Output(ctx, gitcmd.Cmd{Dir: dir, Name: "for-each-ref",
+		Flags: []string{"--format=%(refname)"}, Args: []string{"refs/heads/", "refs/tags/"}})
 	if err != nil {
-		return nil, "", fmt.Errorf("list refs: %w", err)
+		return nil, fmt.Errorf("list refs: %w", err)
 	}
-	for _, r := range remote {
-		if _, ok := byName[r.Name()]; !ok {
-			byName[r.Name()] = r
+	res := &ImportResult{}
+	for _, name := range strings.Fields(string(out)) {
+		if b, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+			res.Branches = append(res.Branches, b)
+		} else if t, ok := strings.CutPrefix(name, "refs/tags/"); ok {
+			res.Tags = append(res.Tags, t)
 		}
 	}
-	out := make([]*plumbing.Reference, 0, len(byName))
-	for _, r := range byName {
-		out = append(out, r)
+	sort.Strings(res.Branches)
+	sort.Strings(res.Tags)
+	out, err = g.Output(ctx, gitcmd.Cmd{Dir: dir, Name: "count-objects", Flags: []string{"-v"}})
+	if err != nil {
+		return nil, fmt.Errorf("count objects: %w", err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	head := ""
-	if h, err := src.Storer.Reference(plumbing.HEAD); err == nil && h.Type() == plumbing.SymbolicReference && h.Target().IsBranch() {
-		head = h.Target().Short()
-	} else if err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, "", fmt.Errorf("read HEAD: %w", err)
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		if k == "count" || k == "in-pack" {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			res.Objects += n
+		}
 	}
-	return out, head, nil
+	return res, nil
 }
 
 // pickDefault is the default branch of an imported repository.
@@ -189,20 +331,4 @@ func pickDefault(branches []string, head string) string {
 		return branches[0]
 	}
 	return ""
-}
-
-// writePack stores the objects hashes of from as one pack file in l.
-func (l *Local) writePack(from storer.EncodedObjectStorer, hashes []plumbing.Hash) error {
-	w, err := l.st.PackfileWriter()
-	if err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	if _, err := packfile.NewEncoder(w, from, false).Encode(hashes, packWindow); err != nil {
-		w.Close()
-		return fmt.Errorf("write pack: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	return nil
 }

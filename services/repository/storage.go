@@ -118,7 +118,10 @@ func OpenStorageWith(root string, opt StorageOptions) (*Storage, error) {
 	if err := os.Remove(name); err != nil {
 		return nil, fmt.Errorf("repositories path %q: remove write check: %w", root, err)
 	}
-	return &Storage{root: abs, git: opt.Git, idle: map[int64][]*Local{}}, nil
+	s := &Storage{root: abs, git: opt.Git, idle: map[int64][]*Local{}}
+	// What imports killed mid-copy left behind (see StageImport).
+	s.SweepStaging()
+	return s, nil
 }
 
 // Git returns the runner the storage starts git with.
@@ -173,19 +176,24 @@ func (s *Storage) Create(ctx context.Context, projectID int64, defaultBranch str
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("create repository for project %d: %w", projectID, err)
 	}
-	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		Bare:        true,
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(defaultBranch)},
-	})
-	if err != nil {
-		return fmt.Errorf("create repository for project %d: %w", projectID, err)
-	}
-	// git itself ignores core.bare in a config without
-	// repositoryformatversion; write the config git init writes.
-	if err := os.WriteFile(filepath.Join(dir, "config"), []byte(gitConfig), 0o644); err != nil {
+	if err := initBare(dir, defaultBranch); err != nil {
 		return fmt.Errorf("create repository for project %d: %w", projectID, err)
 	}
 	return nil
+}
+
+// initBare makes an empty bare repository in dir with HEAD on branch.
+func initBare(dir, branch string) error {
+	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		Bare:        true,
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)},
+	})
+	if err != nil {
+		return err
+	}
+	// git itself ignores core.bare in a config without
+	// repositoryformatversion; write the config git init writes.
+	return os.WriteFile(filepath.Join(dir, "config"), []byte(gitConfig), 0o644)
 }
 
 // gitConfig is the config of a new bare repository, as git init writes it.
@@ -203,6 +211,16 @@ func (s *Storage) Remove(projectID int64) error {
 	if projectID <= 0 {
 		return nil
 	}
+	s.dropIdle(projectID)
+	if err := os.RemoveAll(s.Path(projectID)); err != nil {
+		return fmt.Errorf("remove repository of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// dropIdle closes the idle Locals of project id (its directory is about
+// to go or to be replaced).
+func (s *Storage) dropIdle(projectID int64) {
 	s.mu.Lock()
 	idle := s.idle[projectID]
 	delete(s.idle, projectID)
@@ -211,10 +229,6 @@ func (s *Storage) Remove(projectID int64) error {
 	for _, l := range idle {
 		l.st.Close()
 	}
-	if err := os.RemoveAll(s.Path(projectID)); err != nil {
-		return fmt.Errorf("remove repository of project %d: %w", projectID, err)
-	}
-	return nil
 }
 
 // Open returns project id's repository, read fresh from disk. A project

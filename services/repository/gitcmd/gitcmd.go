@@ -347,6 +347,7 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Process, error) {
 	cmd.Env = append(append([]string(nil), r.env...), c.Env...)
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		// The whole group: git runs helpers (pack-objects, index-pack).
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
