@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -46,7 +47,7 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 		return fmt.Errorf("update %s: a ref with a prefix of this name exists: %w", name.Short(), models.ErrConflict)
 	}
 	lockPath := refPath + ".lock"
-	lock, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	lock, err := lockRef(lockPath)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("update %s: the ref %w: %w", name.Short(), errRefLocked, models.ErrConflict)
 	}
@@ -77,10 +78,15 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 		}
 	}
 	if newHash.IsZero() {
+		// packed-refs first, as git does: if that fails the ref is
+		// untouched, never back at an older packed value.
+		if err := l.removePackedRef(name); err != nil {
+			return err
+		}
 		if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("delete %s: %w", name.Short(), err)
 		}
-		return l.removePackedRef(name)
+		return nil
 	}
 	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
 		return fmt.Errorf("update %s: write lock: %w", name.Short(), err)
@@ -96,6 +102,28 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 	}
 	renamed = true
 	return nil
+}
+
+// refLockTimeout is how long a ref update waits for a lock another writer
+// holds, as git's core.filesRefLockTimeout does (100 ms by default there):
+// housekeeping's pack-refs holds each loose ref's lock for an instant, and
+// a concurrent writer of the same ref moves it, which the compare that
+// follows reports as the conflict it is.
+const refLockTimeout = time.Second
+
+// lockRef creates lockPath exclusively, retrying while it exists for up to
+// refLockTimeout; then its error is fs.ErrExist.
+func lockRef(lockPath string) (*os.File, error) {
+	deadline := time.Now().Add(refLockTimeout)
+	wait := time.Millisecond
+	for {
+		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
+			return f, err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 50*time.Millisecond)
+	}
 }
 
 // readRef returns the hash ref name holds on disk now (loose ref first,
@@ -143,7 +171,7 @@ func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
 		return nil
 	}
 	lockPath := path + ".lock"
-	lock, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	lock, err := lockRef(lockPath)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("delete %s: packed-refs %w: %w", name.Short(), errRefLocked, models.ErrConflict)
 	}
@@ -197,6 +225,7 @@ func (l *Local) moved(name plumbing.ReferenceName) {
 	if l.pool == nil || l.projectID <= 0 {
 		return
 	}
+	l.pool.hk.noteWrite(l.projectID)
 	if fn := l.pool.refWatcher(); fn != nil {
 		fn(l.projectID, name.Short())
 	}
