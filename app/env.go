@@ -109,6 +109,7 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 		return nil, fmt.Errorf("GLMCP_REPOSITORIES_PATH: %w", err)
 	}
 	e.Repositories = repos
+	repos.Housekeeping().SetLogger(logger)
 	st, err := store.Open(ctx, e.DSN, store.Options{Logger: logger, MaxOpenConns: cfg.DBMaxConns, Repositories: repos,
 		StatementTimeout: cfg.DBStatementTimeout, AcquireTimeout: cfg.DBAcquireTimeout})
 	if err != nil {

@@ -105,7 +105,43 @@ func newProjectsCommand(a *cli) *cobra.Command {
 	for _, f := range []string{"project", "user", "access-level"} {
 		_ = addMember.MarkFlagRequired(f)
 	}
-	cmd.AddCommand(create, addMember, newProjectsImportCommand(a))
+	cmd.AddCommand(create, addMember, newProjectsImportCommand(a), newProjectsHousekeepCommand(a))
+	return cmd
+}
+
+func newProjectsHousekeepCommand(a *cli) *cobra.Command {
+	var path string
+	cmd := &cobra.Command{
+		Use:   "housekeep --path GROUP/NAME",
+		Short: "Maintain a project's repository now: packed refs, packs, and the commit-graph with Bloom filters",
+		Long: "Housekeep runs now, and waits for, the maintenance glmcp runs in the background after imports, forks\n" +
+			"and every 50 writes (doc/repositories.md): git pack-refs, a repack past the thresholds, and a\n" +
+			"commit-graph with changed-path Bloom filters. Safe beside a running server: git's lock files keep two\n" +
+			"maintainers of one repository apart.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			e, err := a.openEnv(ctx)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			p, err := e.Store.FindProjectByPath(ctx, strings.Trim(path, "/"))
+			if errors.Is(err, models.ErrNotFound) {
+				return fmt.Errorf("no project %q", path)
+			}
+			if err != nil {
+				return err
+			}
+			if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
+				return fmt.Errorf("housekeeping of %s: %w", p.PathWithNamespace, err)
+			}
+			fmt.Fprintf(a.stderr, "maintained the repository of %s\n", p.PathWithNamespace)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")
+	_ = cmd.MarkFlagRequired("path")
 	return cmd
 }
 
@@ -205,6 +241,11 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 				// The import is in place; only the staging's tidying failed
 				// (the next import sweeps it).
 				fmt.Fprintf(a.stderr, "warning: %v\n", err)
+			}
+			// Maintained before its first request: packed refs and the
+			// commit-graph with Bloom filters (doc/repositories.md).
+			if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
+				fmt.Fprintf(a.stderr, "warning: housekeeping of the imported repository failed (it answers all the same, only slower): %v\n", err)
 			}
 			fmt.Fprintln(a.stdout, p.ID)
 			fmt.Fprintf(a.stderr, "imported %d branches and %d tags (%d objects) into %s; default branch %s\n",

@@ -63,6 +63,7 @@ func (s *Storage) CreateFork(ctx context.Context, sourceID, targetID int64, bran
 		return nil, err
 	}
 	s.announce(targetID, res)
+	s.hk.Schedule(targetID, "fork")
 	return res, nil
 }
 

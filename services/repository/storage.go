@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -41,6 +42,7 @@ const largeObjectThreshold = 1 << 20
 type Storage struct {
 	root string
 	git  *gitcmd.Runner
+	hk   *Housekeeper
 
 	mu        sync.Mutex
 	idle      map[int64][]*Local
@@ -119,6 +121,7 @@ func OpenStorageWith(root string, opt StorageOptions) (*Storage, error) {
 		return nil, fmt.Errorf("repositories path %q: remove write check: %w", root, err)
 	}
 	s := &Storage{root: abs, git: opt.Git, idle: map[int64][]*Local{}}
+	s.hk = newHousekeeper(s)
 	// What imports killed mid-copy left behind (see StageImport).
 	s.SweepStaging()
 	return s, nil
@@ -268,6 +271,7 @@ func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 // Close releases every idle repository. Repositories in use stay valid and
 // are closed, not pooled, when their user closes them.
 func (s *Storage) Close() error {
+	s.hk.Close()
 	s.mu.Lock()
 	idle := s.idle
 	s.idle, s.nIdle = map[int64][]*Local{}, maxIdle // nothing is pooled any more
@@ -321,7 +325,7 @@ func packSet(dir string) (string, error) {
 
 // openLocal opens the bare repository in dir.
 func openLocal(dir string) (*Local, error) {
-	fsys := osfs.New(dir)
+	fsys := objectFS{osfs.New(dir)}
 	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(4*cache.MiByte), filesystem.Options{
 		LargeObjectThreshold: largeObjectThreshold,
 		// Keep pack files open for the life of the Local (one request):
@@ -333,4 +337,29 @@ func openLocal(dir string) (*Local, error) {
 		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
 	}
 	return &Local{dir: dir, st: st, repo: repo}, nil
+}
+
+// objectFS is the repository's file system for go-git, which writes a
+// loose object into a temporary file and renames it to
+// objects/<xx>/<rest>. Housekeeping (git repack -d, prune-packed) removes
+// the objects/<xx> directories it empties, so a rename can find its
+// directory gone between go-git's mkdir and the rename; git itself
+// retries then, and so does this rename.
+type objectFS struct{ billy.Filesystem }
+
+func (f objectFS) Rename(from, to string) error {
+	err := f.Filesystem.Rename(from, to)
+	for range 5 {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if _, serr := f.Filesystem.Stat(from); serr != nil {
+			return err // the source is what is missing
+		}
+		if merr := f.Filesystem.MkdirAll(filepath.Dir(to), 0o755); merr != nil {
+			return err
+		}
+		err = f.Filesystem.Rename(from, to)
+	}
+	return err
 }
