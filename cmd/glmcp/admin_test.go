@@ -144,7 +144,7 @@ func TestSeedDemo_besideExistingData(t *testing.T) {
 		b.mustRun(t, "projects", "create", "--path", "acme/rockets", "--visibility", "private")
 		s := b.store(t)
 		users, projects := count(t, s, &models.User{}), count(t, s, &models.Project{})
-		b.wantErr(t, []string{`user "alice", group "acme" already exist`, "fresh database"}, "seed", "--demo")
+		b.wantErr(t, []string{`in the way: user "alice", group "acme"`, "seed an empty store instead"}, "seed", "--demo")
 		if u, p := count(t, s, &models.User{}), count(t, s, &models.Project{}); u != users || p != projects {
 			t.Errorf("a refused seed changed the store: users %d→%d, projects %d→%d", users, u, projects, p)
 		}

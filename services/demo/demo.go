@@ -111,9 +111,7 @@ func Seed(ctx context.Context, s *store.Store) (*World, error) {
 		if w, err := loadDemo(ctx, s); err == nil {
 			return w, nil // another process seeded it since the check above
 		}
-		return nil, fmt.Errorf("seed demo: %s already exist and are not the demo's; "+
-			"the demo world needs the users %s and the groups %s: seed it on a fresh database: %w",
-			strings.Join(taken, ", "), demoUsernameList(), strings.Join(demoGroups, ", "), models.ErrConflict)
+		return nil, fmt.Errorf("seed demo: in the way: %s: %w", strings.Join(taken, ", "), models.ErrConflict)
 	}
 	repos, ok := s.Repositories().(Repositories)
 	if !ok {
@@ -194,14 +192,6 @@ func usernameOf(u *models.User) string {
 		return ""
 	}
 	return u.Username
-}
-
-func demoUsernameList() string {
-	names := make([]string, len(demoUsers))
-	for k, u := range demoUsers {
-		names[k] = u.username
-	}
-	return strings.Join(names, ", ")
 }
 
 // loadDemo reads the demo world, errNoDemo when user root does not exist.
