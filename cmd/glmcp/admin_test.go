@@ -135,6 +135,22 @@ func TestSeedDemo(t *testing.T) {
 	})
 }
 
+// Ensure seed --demo after the README's own first steps (users create
+// alice, projects create acme/rockets) fails naming what is in the way,
+// mints no token and leaves the store as it was; it used to panic.
+func TestSeedDemo_besideExistingData(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		b.createUser(t, "alice")
+		b.mustRun(t, "projects", "create", "--path", "acme/rockets", "--visibility", "private")
+		s := b.store(t)
+		users, projects := count(t, s, &models.User{}), count(t, s, &models.Project{})
+		b.wantErr(t, []string{`in the way: user "alice", group "acme"`, "seed an empty store instead"}, "seed", "--demo")
+		if u, p := count(t, s, &models.User{}), count(t, s, &models.Project{}); u != users || p != projects {
+			t.Errorf("a refused seed changed the store: users %d→%d, projects %d→%d", users, u, projects, p)
+		}
+	})
+}
+
 // seedTokens parses seed output (one "user role… token" line per demo
 // user) and checks it names exactly the demo users.
 func seedTokens(t *testing.T, out string) map[string]string {

@@ -9,11 +9,10 @@ import (
 // build writes the whole demo world.
 func (b *demoBuilder) build() {
 	w := b.w
-	w.Root = b.user("root", "Administrator", "admin@example.com", models.UserActive, true, true, 0)
-	w.Alice = b.user("alice", "Alice Martin", "alice@example.com", models.UserActive, false, true, 1)
-	w.Bob = b.user("bob", "Bob Nakamura", "bob@example.com", models.UserActive, false, false, 2)
-	w.Carol = b.user("carol", "Carol Okafor", "carol@example.com", models.UserActive, false, false, 3)
-	w.Dave = b.user("dave", "Dave Kowalski", "dave@example.com", models.UserBlocked, false, false, 4)
+	users := []**models.User{&w.Root, &w.Alice, &w.Bob, &w.Carol, &w.Dave}
+	for k, u := range demoUsers {
+		*users[k] = b.user(u.username, u.name, u.email, u.state, u.admin, u.eeSeat, k)
+	}
 
 	gitlabOrg := b.group("GitLab.org", "gitlab-org", "Open source projects of GitLab.", models.VisibilityPublic)
 	acme := b.group("Acme Corp", "acme", "Acme's internal projects.", models.VisibilityPrivate)

@@ -72,13 +72,16 @@ func (b *demoBuilder) compare(p *models.Project, source, target string) (*reposi
 }
 
 // mergeCommit returns the commit that merged branch source in p's history.
+// After an earlier error p may have no history: like every step, it then
+// does nothing.
 func (b *demoBuilder) mergeCommit(p *models.Project, source string) string {
+	if b.err != nil {
+		return ""
+	}
 	if m := b.hist[p.ID].merges[source]; m != nil {
 		return m.CommitID
 	}
-	if b.err == nil {
-		b.err = fmt.Errorf("the history of %s never merges %q", p.PathWithNamespace, source)
-	}
+	b.err = fmt.Errorf("the history of %s never merges %q", p.PathWithNamespace, source)
 	return ""
 }
 

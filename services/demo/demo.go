@@ -65,7 +65,22 @@ func (w *World) Users() []*models.User {
 	return []*models.User{w.Root, w.Alice, w.Bob, w.Carol, w.Dave}
 }
 
-var demoUsernames = []string{"root", "alice", "bob", "carol", "dave"}
+// demoUsers are the demo's users, in World.Users order (root first); the
+// day is their index, so they were created a day apart.
+var demoUsers = []struct {
+	username, name, email string
+	state                 models.UserState
+	admin, eeSeat         bool
+}{
+	{"root", "Administrator", "admin@example.com", models.UserActive, true, true},
+	{"alice", "Alice Martin", "alice@example.com", models.UserActive, false, true},
+	{"bob", "Bob Nakamura", "bob@example.com", models.UserActive, false, false},
+	{"carol", "Carol Okafor", "carol@example.com", models.UserActive, false, false},
+	{"dave", "Dave Kowalski", "dave@example.com", models.UserBlocked, false, false},
+}
+
+// demoGroups are the demo's top-level groups.
+var demoGroups = []string{"gitlab-org", "acme"}
 
 //go:embed all:_demo
 var demoFiles embed.FS
@@ -85,6 +100,18 @@ func Seed(ctx context.Context, s *store.Store) (*World, error) {
 	w, err := loadDemo(ctx, s)
 	if err == nil || !errors.Is(err, errNoDemo) {
 		return w, err
+	}
+	// Users and groups made before the demo (`users create alice`,
+	// `projects create acme/rockets`) would make the demo fail halfway,
+	// or worse, hand a real user's account to the demo: refuse, naming
+	// them.
+	if taken, err := takenByOthers(ctx, s); err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	} else if len(taken) > 0 {
+		if w, err := loadDemo(ctx, s); err == nil {
+			return w, nil // another process seeded it since the check above
+		}
+		return nil, fmt.Errorf("seed demo: in the way: %s: %w", strings.Join(taken, ", "), models.ErrConflict)
 	}
 	repos, ok := s.Repositories().(Repositories)
 	if !ok {
@@ -124,6 +151,49 @@ func Seed(ctx context.Context, s *store.Store) (*World, error) {
 
 var errNoDemo = errors.New("no demo world")
 
+// takenByOthers names the users (by username or e-mail) and groups the
+// demo would create that already exist.
+func takenByOthers(ctx context.Context, s *store.Store) ([]string, error) {
+	var taken []string
+	found := func(what string, err error) error {
+		if err == nil {
+			taken = append(taken, what)
+			return nil
+		}
+		if errors.Is(err, models.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	for _, u := range demoUsers {
+		_, err := s.FindUserByUsername(ctx, u.username)
+		if err := found(fmt.Sprintf("user %q", u.username), err); err != nil {
+			return nil, err
+		}
+		other, err := s.FindUserByEmail(ctx, u.email)
+		if err == nil && strings.EqualFold(other.Username, u.username) {
+			continue // the same user, named above
+		}
+		if err := found(fmt.Sprintf("e-mail %s (user %q)", u.email, usernameOf(other)), err); err != nil {
+			return nil, err
+		}
+	}
+	for _, path := range demoGroups {
+		_, err := s.FindGroupByFullPath(ctx, path)
+		if err := found(fmt.Sprintf("group %q", path), err); err != nil {
+			return nil, err
+		}
+	}
+	return taken, nil
+}
+
+func usernameOf(u *models.User) string {
+	if u == nil {
+		return ""
+	}
+	return u.Username
+}
+
 // loadDemo reads the demo world, errNoDemo when user root does not exist.
 func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 	root, err := s.FindUserByUsername(ctx, "root")
@@ -141,12 +211,12 @@ func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 		return nil, fmt.Errorf("seed demo: %w", err)
 	}
 	users := []**models.User{&w.Alice, &w.Bob, &w.Carol, &w.Dave}
-	for k, name := range demoUsernames[1:] {
-		if *users[k], err = s.FindUserByUsername(ctx, name); err != nil {
+	for k, u := range demoUsers[1:] {
+		if *users[k], err = s.FindUserByUsername(ctx, u.username); err != nil {
 			return incomplete(err)
 		}
 	}
-	for _, path := range []string{"gitlab-org", "acme"} {
+	for _, path := range demoGroups {
 		if w.Groups[path], err = s.FindGroupByFullPath(ctx, path); err != nil {
 			return incomplete(err)
 		}

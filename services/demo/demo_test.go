@@ -332,6 +332,46 @@ func TestSeed_foreignRoot(t *testing.T) {
 	})
 }
 
+// Ensure Seed refuses, naming them, the users and groups it would create
+// that exist already (the README's `users create alice` before `seed
+// --demo` ended in a nil pointer panic), and writes nothing.
+func TestSeed_besideExistingData(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		make       func(ctx context.Context, s *store.Store) error
+	}{
+		{"username", `user "alice"`, func(ctx context.Context, s *store.Store) error {
+			return s.CreateUser(ctx, &models.User{Username: "alice", Name: "Alice", Email: "alice@corp.example"})
+		}},
+		{"email", `e-mail alice@example.com (user "alice2")`, func(ctx context.Context, s *store.Store) error {
+			return s.CreateUser(ctx, &models.User{Username: "alice2", Name: "Alice", Email: "alice@example.com"})
+		}},
+		{"group", `group "acme"`, func(ctx context.Context, s *store.Store) error {
+			return s.CreateGroup(ctx, &models.Group{Name: "acme", Path: "acme", Visibility: models.VisibilityPrivate})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, s *store.Store) {
+				ctx := context.Background()
+				if err := tc.make(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+				before := tableCounts(t, s)
+				w, err := demo.Seed(ctx, s)
+				if !errors.Is(err, models.ErrConflict) || w != nil {
+					t.Fatalf("Seed() = %v, %v; want nil, models.ErrConflict", w, err)
+				}
+				if msg := err.Error(); !strings.HasSuffix(msg, "in the way: "+tc.want+": conflict") {
+					t.Errorf("Seed() error %q does not name %s", msg, tc.want)
+				}
+				if after := tableCounts(t, s); !mapsEqual(before, after) {
+					t.Errorf("Seed() wrote rows: %v -> %v", before, after)
+				}
+			})
+		})
+	}
+}
+
 func mapsEqual(a, b map[string]int64) bool {
 	if len(a) != len(b) {
 		return false
