@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/bench/harness"
 	"gitlab.com/glmcp/glmcp/bench/load"
 )
 
@@ -54,10 +55,7 @@ type options struct {
 
 func run() error {
 	var o options
-	defDB := os.Getenv("GLMCP_TEST_DATABASE_URL")
-	if defDB == "" {
-		defDB = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
+	defDB := harness.DefaultDatabaseURL()
 	flag.StringVar(&o.root, "root", ".", "repository root (where ./cmd/glmcp is)")
 	flag.StringVar(&o.dbURL, "database-url", defDB, "PostgreSQL server (loopback) in which a fresh database is created and dropped")
 	flag.IntVar(&o.conns, "conns", 16, "connections (concurrent requests) per run")
@@ -110,27 +108,27 @@ func compare(ctx context.Context, o options) error {
 	defer os.RemoveAll(dir)
 
 	say("building glmcp")
-	bin, err := buildGlmcp(ctx, o.root, dir)
+	bin, err := harness.BuildGlmcp(ctx, o.root, dir)
 	if err != nil {
 		return err
 	}
-	db, err := createDatabase(ctx, o.dbURL)
+	db, err := harness.CreateDatabase(ctx, o.dbURL)
 	if err != nil {
 		return err
 	}
-	defer db.drop()
-	say("database %s: migrate, seed --demo, tokens create", db.name)
+	defer db.Drop()
+	say("database %s: migrate, seed --demo, tokens create", db.Name)
 	g, err := prepareGlmcp(ctx, bin, dir, db)
 	if err != nil {
 		return err
 	}
-	if err := g.serve(ctx); err != nil {
+	if err := g.Serve(ctx); err != nil {
 		return err
 	}
-	defer g.proc.stop()
+	defer g.Proc.Stop()
 
 	glmcpReq := func(method string, params map[string]any) load.Target {
-		return modernTarget(g.addr, g.token, method, params)
+		return modernTarget(g.Addr, g.token, method, params)
 	}
 	list := glmcpReq("tools/list", nil)
 	listRes, err := fetch(list)
@@ -153,12 +151,12 @@ func compare(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	defer bare.stop()
+	defer bare.Stop()
 	sdk, sdkAddr, err := startPeer(self, "sdk", toolsFile)
 	if err != nil {
 		return err
 	}
-	defer sdk.stop()
+	defer sdk.Stop()
 
 	sdkReq := func(method string, params map[string]any) load.Target {
 		return modernTarget(sdkAddr, g.token, method, params)
@@ -235,7 +233,7 @@ func compare(ctx context.Context, o options) error {
 			}
 		}
 	}
-	rss, peak := g.proc.memory()
+	rss, peak := g.Proc.Memory()
 	rep.print(os.Stdout, reportEnv{
 		loadBefore: loadBefore, loadAfter: loadAverage(), glmcpRSS: rss, glmcpPeakRSS: peak,
 	})

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"gitlab.com/glmcp/glmcp/bench/harness"
 )
 
 // gitBin is the git the benchmark builds with and compares against.
@@ -89,7 +91,7 @@ func gitEnv() []string {
 func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, gitBin, append([]string{"--git-dir=" + dir}, args...)...)
 	cmd.Env = gitEnv()
-	setParentDeath(cmd)
+	harness.SetParentDeath(cmd)
 	return cmd
 }
 
