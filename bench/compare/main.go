@@ -101,22 +101,12 @@ func compare(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "glmcp-bench-")
+	ws, err := harness.NewWorkspace(ctx, o.root, o.dbURL)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-
-	say("building glmcp")
-	bin, err := harness.BuildGlmcp(ctx, o.root, dir)
-	if err != nil {
-		return err
-	}
-	db, err := harness.CreateDatabase(ctx, o.dbURL)
-	if err != nil {
-		return err
-	}
-	defer db.Drop()
+	defer ws.Close()
+	dir, bin, db := ws.Dir, ws.Bin, ws.DB
 	say("database %s: migrate, seed --demo, tokens create", db.Name)
 	g, err := prepareGlmcp(ctx, bin, dir, db)
 	if err != nil {
@@ -197,7 +187,7 @@ func compare(ctx context.Context, o options) error {
 	defer sessions.close()
 
 	rep := newReport(o, scenarios)
-	loadBefore := loadAverage()
+	loadBefore := harness.LoadAverage()
 	for round := range o.rounds {
 		for _, sc := range scenarios {
 			for _, name := range rotate(serverOrder(sc), round) {
@@ -235,7 +225,7 @@ func compare(ctx context.Context, o options) error {
 	}
 	rss, peak := g.Proc.Memory()
 	rep.print(os.Stdout, reportEnv{
-		loadBefore: loadBefore, loadAfter: loadAverage(), glmcpRSS: rss, glmcpPeakRSS: peak,
+		loadBefore: loadBefore, loadAfter: harness.LoadAverage(), glmcpRSS: rss, glmcpPeakRSS: peak,
 	})
 	return nil
 }
@@ -349,18 +339,6 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o600)
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func say(format string, args ...any) {

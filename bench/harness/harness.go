@@ -287,3 +287,48 @@ func RandomHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Workspace is a temporary directory with the glmcp binary built into it,
+// and a fresh database; Close removes both.
+type Workspace struct {
+	Dir, Bin string
+	DB       *Database
+}
+
+// NewWorkspace builds ./cmd/glmcp of the repository at root into a new
+// temporary directory and creates a database next to adminURL's.
+func NewWorkspace(ctx context.Context, root, adminURL string) (*Workspace, error) {
+	dir, err := os.MkdirTemp("", "glmcp-bench-")
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Dir: dir}
+	fmt.Fprintln(os.Stderr, "# building glmcp")
+	if w.Bin, err = BuildGlmcp(ctx, root, dir); err == nil {
+		w.DB, err = CreateDatabase(ctx, adminURL)
+	}
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Close drops the database and removes the directory.
+func (w *Workspace) Close() {
+	w.DB.Drop()
+	_ = os.RemoveAll(w.Dir)
+}
+
+// LoadAverage is the 1, 5 and 15 minute load averages ("?" unknown).
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -123,21 +123,12 @@ func bench(ctx context.Context, o options) error {
 		return nil
 	}
 
-	dir, err := os.MkdirTemp("", "glmcp-bench-repo-")
+	ws, err := harness.NewWorkspace(ctx, o.root, o.dbURL)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	say("building glmcp")
-	bin, err := harness.BuildGlmcp(ctx, o.root, dir)
-	if err != nil {
-		return err
-	}
-	db, err := harness.CreateDatabase(ctx, o.dbURL)
-	if err != nil {
-		return err
-	}
-	defer db.Drop()
+	defer ws.Close()
+	dir, bin, db := ws.Dir, ws.Bin, ws.DB
 	say("database %s: migrate, users create, tokens create", db.Name)
 	g, err := harness.NewGlmcp(ctx, bin, dir, db)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"gitlab.com/glmcp/glmcp/bench/harness"
 )
 
 type reportEnv struct {
@@ -24,7 +26,7 @@ type reportEnv struct {
 // printReport writes the results as Markdown, as doc/performance.md shows
 // them.
 func printReport(w io.Writer, e reportEnv) {
-	fmt.Fprintf(w, "Machine: %s, %d CPUs, %s; %s; %s.\n\n", cpuModel(), e.cpus, runtime.Version(), e.built.GitVersion, loadAverage())
+	fmt.Fprintf(w, "Machine: %s, %d CPUs, %s; %s; %s.\n\n", cpuModel(), e.cpus, runtime.Version(), e.built.GitVersion, "load average "+harness.LoadAverage()+" at the end")
 	fmt.Fprintf(w, "Repository (seed %d, generator v%d): %s; largest files %s. Built in %v (generator and `git fast-import` %v, `git repack -a -d -f` %v).\n\n",
 		e.o.p.Seed, e.o.p.Generator, e.shape, strings.Join([]string{largeText, largeBinary, largePO}, ", "),
 		(e.built.Generate + e.built.Repack).Round(time.Second), e.built.Generate.Round(time.Second), e.built.Repack.Round(time.Second))
@@ -127,16 +129,4 @@ func cpuModel() string {
 		}
 	}
 	return runtime.GOARCH
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load ?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "load ?"
-	}
-	return "load average " + strings.Join(f[:3], " ") + " at the end"
 }
