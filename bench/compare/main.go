@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/bench/harness"
 	"gitlab.com/glmcp/glmcp/bench/load"
 )
 
@@ -54,10 +55,7 @@ type options struct {
 
 func run() error {
 	var o options
-	defDB := os.Getenv("GLMCP_TEST_DATABASE_URL")
-	if defDB == "" {
-		defDB = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
+	defDB := harness.DefaultDatabaseURL()
 	flag.StringVar(&o.root, "root", ".", "repository root (where ./cmd/glmcp is)")
 	flag.StringVar(&o.dbURL, "database-url", defDB, "PostgreSQL server (loopback) in which a fresh database is created and dropped")
 	flag.IntVar(&o.conns, "conns", 16, "connections (concurrent requests) per run")
@@ -103,34 +101,24 @@ func compare(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "glmcp-bench-")
+	ws, err := harness.NewWorkspace(ctx, o.root, o.dbURL)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-
-	say("building glmcp")
-	bin, err := buildGlmcp(ctx, o.root, dir)
-	if err != nil {
-		return err
-	}
-	db, err := createDatabase(ctx, o.dbURL)
-	if err != nil {
-		return err
-	}
-	defer db.drop()
-	say("database %s: migrate, seed --demo, tokens create", db.name)
+	defer ws.Close()
+	dir, bin, db := ws.Dir, ws.Bin, ws.DB
+	say("database %s: migrate, seed --demo, tokens create", db.Name)
 	g, err := prepareGlmcp(ctx, bin, dir, db)
 	if err != nil {
 		return err
 	}
-	if err := g.serve(ctx); err != nil {
+	if err := g.Serve(ctx); err != nil {
 		return err
 	}
-	defer g.proc.stop()
+	defer g.Proc.Stop()
 
 	glmcpReq := func(method string, params map[string]any) load.Target {
-		return modernTarget(g.addr, g.token, method, params)
+		return modernTarget(g.Addr, g.token, method, params)
 	}
 	list := glmcpReq("tools/list", nil)
 	listRes, err := fetch(list)
@@ -153,12 +141,12 @@ func compare(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	defer bare.stop()
+	defer bare.Stop()
 	sdk, sdkAddr, err := startPeer(self, "sdk", toolsFile)
 	if err != nil {
 		return err
 	}
-	defer sdk.stop()
+	defer sdk.Stop()
 
 	sdkReq := func(method string, params map[string]any) load.Target {
 		return modernTarget(sdkAddr, g.token, method, params)
@@ -199,7 +187,7 @@ func compare(ctx context.Context, o options) error {
 	defer sessions.close()
 
 	rep := newReport(o, scenarios)
-	loadBefore := loadAverage()
+	loadBefore := harness.LoadAverage()
 	for round := range o.rounds {
 		for _, sc := range scenarios {
 			for _, name := range rotate(serverOrder(sc), round) {
@@ -235,9 +223,9 @@ func compare(ctx context.Context, o options) error {
 			}
 		}
 	}
-	rss, peak := g.proc.memory()
+	rss, peak := g.Proc.Memory()
 	rep.print(os.Stdout, reportEnv{
-		loadBefore: loadBefore, loadAfter: loadAverage(), glmcpRSS: rss, glmcpPeakRSS: peak,
+		loadBefore: loadBefore, loadAfter: harness.LoadAverage(), glmcpRSS: rss, glmcpPeakRSS: peak,
 	})
 	return nil
 }
@@ -351,18 +339,6 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o600)
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func say(format string, args ...any) {
