@@ -37,7 +37,7 @@ type Options struct {
 	ReloadTimeout time.Duration
 	ReloadWait    time.Duration
 	Now           func() time.Time
-	Logger *slog.Logger
+	Logger        *slog.Logger
 	// Transient definitions are served from code only: never written to
 	// the store (Sync skips them), always enabled, and listed in every
 	// snapshot (shadowing a store row of the same name). The conformance
