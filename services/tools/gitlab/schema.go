@@ -101,6 +101,9 @@ const (
 	maxTitleLength       = 255
 	maxDescriptionLength = 1_048_576
 	maxNoteLength        = 1_048_576
+	// maxPathBytes is the longest repository path (git's PATH_MAX, and
+	// the repository package's CleanPath limit), in bytes.
+	maxPathBytes = 4096
 	// maxListItems bounds a list argument that names no other limit
 	// (GitLab's per-page maximum).
 	maxListItems = 100
