@@ -48,6 +48,9 @@ type Config struct {
 	// MaxUserRequests caps one user's requests whose body is still
 	// arriving (a slow client cannot hold more); the next gets 429.
 	MaxUserRequests int
+	// MaxAddressRequests caps one client address's requests whose body is
+	// still arriving, whoever sends them; the next gets 429.
+	MaxAddressRequests int
 	// DBStatementTimeout bounds each database statement and DBAcquireTimeout
 	// taking a connection for a transaction: a stalled database answers
 	// 503 instead of holding requests.
@@ -128,6 +131,9 @@ func Defaults() Config {
 		KeepAlive:       25 * time.Second,
 		BodyTimeout:     30 * time.Second,
 		MaxUserRequests: 32,
+		// Bodies arrive in milliseconds: 64 still arriving from one
+		// address is a slow-body attack, not a busy NAT.
+		MaxAddressRequests: 64,
 		// A few seconds: long enough for any statement glmcp runs, short
 		// enough that a stalled database answers before clients give up.
 		DBStatementTimeout:  5 * time.Second,
@@ -189,6 +195,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxUserRequests < 1 {
 		bad("GLMCP_MAX_USER_REQUESTS: must be ≥ 1")
+	}
+	if cfg.MaxAddressRequests < 1 {
+		bad("GLMCP_MAX_ADDRESS_REQUESTS: must be ≥ 1")
 	}
 	if cfg.DBStatementTimeout < 10*time.Millisecond || cfg.DBAcquireTimeout < 10*time.Millisecond {
 		bad("GLMCP_DB_STATEMENT_TIMEOUT / GLMCP_DB_ACQUIRE_TIMEOUT: must be ≥ 10ms")

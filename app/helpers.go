@@ -25,7 +25,7 @@ func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, e
 func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
 	defs := gitlab.Tools(gitlabDeps(cfg, e))
 	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient,
-		Secret: []byte(e.Secret), PageSize: cfg.PageSize,
+		Secret: []byte(e.Secret), PageSize: cfg.PageSize, ReloadTimeout: cfg.DBStatementTimeout,
 		Rules: e.Store, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL})
 }
 

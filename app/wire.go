@@ -169,6 +169,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		TrustedProxies:      cfg.TrustedProxies,
 		BodyTimeout:         cfg.BodyTimeout,
 		MaxUserRequests:     cfg.MaxUserRequests,
+		MaxAddressRequests:  cfg.MaxAddressRequests,
 		MonitoringAllowlist: cfg.MonitoringAllowlist,
 		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers},
 	}

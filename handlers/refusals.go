@@ -31,6 +31,7 @@ func RenderRefusals(c *gin.Context) {
 	e := refusalError(c.Errors.Last().Err)
 	f := middleware.Fields(c.Request.Context())
 	f.RPCCode, f.RPCClass = e.Code, e.Class(jsonrpc.EraUnknown)
+	middleware.CloseIfBodyUnread(c) // answered without waiting for the body
 	jsonrpc.WriteError(c.Writer, jsonrpc.EraUnknown, jsonrpc.ID{}, e)
 }
 

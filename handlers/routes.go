@@ -49,6 +49,9 @@ type Deps struct {
 	// MaxUserRequests caps a user's requests whose body is still arriving.
 	BodyTimeout     time.Duration
 	MaxUserRequests int
+	// MaxAddressRequests caps one client address's requests whose body is
+	// still arriving.
+	MaxAddressRequests int
 	// MonitoringAllowlist are the IPs and CIDRs that may read /metrics;
 	// others get 404.
 	MonitoringAllowlist []string
@@ -116,7 +119,8 @@ func mount(r *gin.Engine, path string, d Deps, g Group) {
 	if d.Limiter != nil {
 		chain = append(chain, ratelimit.Middleware(d.Limiter, anonymousKey(path)))
 	}
-	chain = append(chain, middleware.RequireAuth(g.Auth), middleware.OpenRequests(d.MaxUserRequests))
+	chain = append(chain, middleware.RequireAuth(g.Auth),
+		middleware.OpenRequests(d.MaxUserRequests), middleware.OpenRequestsPerAddress(d.MaxAddressRequests))
 	if d.Limiter != nil {
 		chain = append(chain, ratelimit.Middleware(d.Limiter, userKey(path)))
 	}

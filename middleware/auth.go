@@ -145,8 +145,12 @@ const NoOAuthHint = "This server offers no OAuth sign-in. Send a GitLab personal
 // metadata and a 401 body carries NoOAuthHint. A 401 for a request that
 // presented no bearer token (none at all, or one of a refused scheme) has
 // no error code in its challenge (RFC 6750 §3.1); its Reason, if any, is
-// added to the body's message.
+// added to the body's message. A body not read yet is not read at all: the
+// answer is sent at once and the connection closed after it.
 func WriteAuthError(c *gin.Context, metadataURL string, e *auth.Error) {
+	// Answered from the headers: the body (perhaps still dripping) is not
+	// read, and the connection ends with the answer.
+	CloseIfBodyUnread(c)
 	f := Fields(c.Request.Context())
 	f.AuthError, f.Reason = authErrorName(e.Kind), e.Reason
 	if f.Reason == "" {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -52,6 +53,7 @@ type deadlineBody struct {
 
 	mu     sync.Mutex
 	done   bool
+	sawEOF bool // the whole body was read
 	onDone []func()
 }
 
@@ -84,7 +86,7 @@ func (b *deadlineBody) finish(lift bool) {
 		b.mu.Unlock()
 		return
 	}
-	b.done = true
+	b.done, b.sawEOF = true, lift
 	hooks := b.onDone
 	b.onDone = nil
 	b.mu.Unlock()
@@ -118,34 +120,57 @@ type openRequestsData struct {
 // and after BodyDeadline. Requests are counted until their body is read, so
 // long-lived event streams do not count against it.
 func OpenRequests(max int) gin.HandlerFunc {
+	return openBodies(max, "this user", func(c *gin.Context) (string, bool) {
+		id := IdentityFrom(c.Request.Context())
+		if id == nil || id.User == nil {
+			return "", false
+		}
+		return strconv.FormatInt(id.User.ID, 10), true
+	})
+}
+
+// OpenRequestsPerAddress is OpenRequests per client address (gin's
+// ClientIP, which follows only trusted proxies): many tokens from one
+// address cannot hold more than max bodies still arriving either. Requests
+// without a valid credential never get here (RequireAuth answers them from
+// the headers alone), so they never hold a body open.
+func OpenRequestsPerAddress(max int) gin.HandlerFunc {
+	return openBodies(max, "from this address", func(c *gin.Context) (string, bool) {
+		return c.ClientIP(), true
+	})
+}
+
+// openBodies counts the requests of each key whose body is still
+// arriving and refuses the one past max with a 429 naming who (its
+// message says "%d requests <who> are still sending their body").
+func openBodies(max int, who string, keyOf func(*gin.Context) (string, bool)) gin.HandlerFunc {
 	var (
 		mu   sync.Mutex
-		open = map[int64]int{}
+		open = map[string]int{}
 	)
 	return func(c *gin.Context) {
-		id := IdentityFrom(c.Request.Context())
-		if max <= 0 || id == nil || id.User == nil {
+		key, ok := keyOf(c)
+		if max <= 0 || !ok {
 			c.Next()
 			return
 		}
-		uid := id.User.ID
 		mu.Lock()
-		if open[uid] >= max {
+		if open[key] >= max {
 			mu.Unlock()
 			// A rate limit's refusal: the client should slow down the same way.
 			Refuse(c, &ratelimit.Exceeded{
-				Message:    fmt.Sprintf("Too many open requests: %d requests of this user are still sending their body; retry when they are done", max),
+				Message:    fmt.Sprintf("Too many open requests: %d requests %s are still sending their body; retry when they are done", max, who),
 				RetryAfter: 1, Data: openRequestsData{RetryAfterSeconds: 1, Limit: max}})
 			return
 		}
-		open[uid]++
+		open[key]++
 		mu.Unlock()
 		var once sync.Once
 		release := func() {
 			once.Do(func() {
 				mu.Lock()
-				if open[uid]--; open[uid] <= 0 {
-					delete(open, uid)
+				if open[key]--; open[key] <= 0 {
+					delete(open, key)
 				}
 				mu.Unlock()
 			})
@@ -156,4 +181,30 @@ func OpenRequests(max int) gin.HandlerFunc {
 		defer release()
 		c.Next()
 	}
+}
+
+// CloseIfBodyUnread ends the connection with the response when the
+// request's body has not been read (whole): a refusal answered from the
+// headers alone. net/http would otherwise read what is left of the body
+// (up to 256 KiB) before it sends the response, and again when it closes
+// the body, so a client dripping its body would wait for its answer, and
+// hold the connection, as long as it drips. Connection: close answers at
+// once; a read deadline of now ends the server's discarding read, so the
+// connection closes right after the answer. Call it before the response
+// is written.
+func CloseIfBodyUnread(c *gin.Context) {
+	r := c.Request
+	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	if b, ok := r.Body.(*deadlineBody); ok {
+		b.mu.Lock()
+		read := b.done && b.sawEOF
+		b.mu.Unlock()
+		if read {
+			return
+		}
+	}
+	c.Header("Connection", "close")
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now())
 }

@@ -29,6 +29,9 @@ type relCallResult struct {
 	text        string
 	body        string
 	err         error
+	// sent: the whole request was written before err (an answer lost, not
+	// a connection refused).
+	sent bool
 }
 
 // relRace sends n identical Legacy tools/call requests as user at once

@@ -35,14 +35,21 @@ type relSlowRequest struct {
 // 200ms (never reaching length within the spec).
 func relStartSlow(t testing.TB, h *harness, token string, length, sent int, drip bool) *relSlowRequest {
 	t.Helper()
+	return relStartSlowWith(t, h, "Authorization: Bearer "+token+"\r\n", length, sent, drip)
+}
+
+// relStartSlowWith is relStartSlow with the credential's header lines as
+// given (none: "").
+func relStartSlowWith(t testing.TB, h *harness, credential string, length, sent int, drip bool) *relSlowRequest {
+	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &relSlowRequest{conn: conn, stop: make(chan struct{})}
 	t.Cleanup(func() { r.close() })
-	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
-		"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", cePath, strings.TrimPrefix(h.URL, "http://"), token, length)
+	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", cePath, strings.TrimPrefix(h.URL, "http://"), credential, length)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}` + strings.Repeat(" ", length)
 	if _, err := io.WriteString(conn, head+body[:sent]); err != nil {
 		t.Fatal(err)

@@ -29,8 +29,9 @@ func newServeCommand(a *cli) *cobra.Command {
 }
 
 // serve runs the server until ctx ends (SIGINT/SIGTERM), then shuts down
-// gracefully: listen streams get their final result, in-flight requests
-// finish, background workers stop.
+// gracefully: listen streams get their final result, the listener closes,
+// every request already sent is answered (with Connection: close), idle
+// connections close, background workers stop.
 func (a *cli) serve(ctx context.Context) error {
 	logger := a.logger()
 	// Bind first: a taken port fails before any work, and with port 0 the
@@ -64,6 +65,8 @@ func (a *cli) serve(ctx context.Context) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	var drain drainer
+	drain.install(srv)
 	logger.Info("serving", "addr", ln.Addr().String(), "edition", string(a.cfg.Edition),
 		"store", e.Store.Dialect(), "public_url", a.cfg.PublicURL, "version", app.Version)
 	if a.cfg.PublicURLGuessed() && a.cfg.ListensOnAllInterfaces() {
@@ -83,6 +86,9 @@ func (a *cli) serve(ctx context.Context) error {
 	s.BeginShutdown()
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	// Every request accepted gets its whole answer: keep-alive
+	// connections are closed only between requests (see drainer).
+	drain.drain(sctx, ln)
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}

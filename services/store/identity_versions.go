@@ -49,16 +49,26 @@ type lazyStmt struct {
 
 func (l *lazyStmt) get(ctx context.Context, s *Store) (*sql.Stmt, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stmt != nil {
-		return l.stmt, nil
+	stmt := l.stmt
+	l.mu.Unlock()
+	if stmt != nil {
+		return stmt, nil
 	}
 	db, err := s.SQLDB()
 	if err != nil {
 		return nil, err
 	}
-	if l.stmt, err = db.PrepareContext(ctx, l.query); err != nil {
+	// Prepared off the lock: a database that does not answer holds this
+	// caller (under its own deadline), not every other one waiting here.
+	if stmt, err = db.PrepareContext(ctx, l.query); err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", l.query, err)
 	}
-	return l.stmt, nil
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stmt != nil { // another caller prepared it meanwhile
+		_ = stmt.Close()
+		return l.stmt, nil
+	}
+	l.stmt = stmt
+	return stmt, nil
 }

@@ -30,8 +30,14 @@ type Options struct {
 	// MaxAge bounds how stale a snapshot may get without an Invalidate
 	// (a safety net for missed change events). Default 5s.
 	MaxAge time.Duration
-	Now    func() time.Time
-	Logger *slog.Logger
+	// ReloadTimeout bounds one reload of the snapshot (default 5s, the
+	// store's statement deadline); ReloadWait is how long a reader waits
+	// for a reload while a snapshot exists before it is served that one
+	// (default 250ms).
+	ReloadTimeout time.Duration
+	ReloadWait    time.Duration
+	Now           func() time.Time
+	Logger        *slog.Logger
 	// Transient definitions are served from code only: never written to
 	// the store (Sync skips them), always enabled, and listed in every
 	// snapshot (shadowing a store row of the same name). The conformance
@@ -69,8 +75,10 @@ type Service struct {
 	lister   *catalog.Lister
 	states   *stateSealer
 
-	mu   sync.Mutex
-	snap *Snapshot
+	mu      sync.Mutex
+	snap    *Snapshot
+	gen     uint64        // bumped by Invalidate
+	loading *snapshotLoad // the reload in flight, if any
 }
 
 // NewService returns a Service for defs. Definition names must be unique.
@@ -80,6 +88,12 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ReloadTimeout <= 0 {
+		opts.ReloadTimeout = 5 * time.Second
+	}
+	if opts.ReloadWait <= 0 {
+		opts.ReloadWait = 250 * time.Millisecond
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -179,41 +193,99 @@ func (s *Service) Sync(ctx context.Context) error {
 	return nil
 }
 
-// Invalidate drops the cached snapshot; the next Snapshot reloads it.
+// Invalidate marks the cached snapshot stale; the next Snapshot reloads it.
 func (s *Service) Invalidate() {
 	s.mu.Lock()
-	s.snap = nil
+	s.gen++
 	s.mu.Unlock()
 }
 
 // Snapshot returns the current catalog of enabled tools, cached until
-// Invalidate or MaxAge.
+// Invalidate or MaxAge. A reload runs once at a time, off the lock readers
+// take, under ReloadTimeout; a reader waits for it at most ReloadWait
+// while a snapshot exists, and is then served that one (stale rather than
+// stalled: a frozen database must not hold tools/list, nor every call).
+// Only the first load, with nothing to serve, waits for the reload's end
+// (or ctx's).
 func (s *Service) Snapshot(ctx context.Context) (*Snapshot, error) {
 	now := s.opts.Now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.snap != nil && now.Sub(s.snap.loaded) < s.opts.MaxAge {
-		return s.snap, nil
+	snap := s.snap
+	if snap != nil && snap.gen == s.gen && now.Sub(snap.loaded) < s.opts.MaxAge {
+		s.mu.Unlock()
+		return snap, nil
 	}
-	rows, err := s.store.ListTools(ctx)
-	if err != nil {
-		if s.snap != nil { // serve stale rather than fail while the store blips
-			s.opts.Logger.WarnContext(ctx, "reload tool catalog", "error", err)
-			return s.snap, nil
+	load := s.loading
+	if load == nil {
+		load = &snapshotLoad{done: make(chan struct{})}
+		s.loading = load
+		go s.reload(context.WithoutCancel(ctx), load, s.gen, now)
+	}
+	s.mu.Unlock()
+	var wait <-chan time.Time
+	if snap != nil {
+		t := time.NewTimer(s.opts.ReloadWait)
+		defer t.Stop()
+		wait = t.C
+	}
+	select {
+	case <-load.done:
+	case <-wait:
+		return snap, nil
+	case <-ctx.Done():
+		if snap != nil {
+			return snap, nil
 		}
-		return nil, fmt.Errorf("load tool catalog: %w", err)
+		return nil, fmt.Errorf("load tool catalog: %w", ctx.Err())
 	}
-	snap, err := s.build(rows, now)
-	if err != nil {
-		return nil, err
+	if load.err != nil {
+		if snap != nil { // serve stale rather than fail while the store blips
+			return snap, nil
+		}
+		return nil, load.err
 	}
-	s.snap = snap
-	return snap, nil
+	return load.snap, nil
 }
 
-func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
+// snapshotLoad is one reload of the snapshot; snap and err are set before
+// done is closed.
+type snapshotLoad struct {
+	done chan struct{}
+	snap *Snapshot
+	err  error
+}
+
+// reload reads the catalog for load, as of generation gen (a later
+// Invalidate leaves the new snapshot stale, so the next reader reloads).
+func (s *Service) reload(ctx context.Context, load *snapshotLoad, gen uint64, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ReloadTimeout)
+	defer cancel()
+	rows, err := s.store.ListTools(ctx)
+	if err == nil {
+		s.mu.Lock()
+		prev := s.snap
+		s.mu.Unlock()
+		load.snap, err = s.build(rows, prev, now)
+	}
+	s.mu.Lock()
+	if err == nil {
+		load.snap.gen = gen
+		s.snap = load.snap
+	} else {
+		load.err = fmt.Errorf("load tool catalog: %w", err)
+		if s.snap != nil {
+			s.opts.Logger.WarnContext(ctx, "reload tool catalog: serving the cached one", "error", err)
+		}
+	}
+	s.loading = nil
+	s.mu.Unlock()
+	close(load.done)
+}
+
+// build makes the snapshot of rows, reusing what prev (the snapshot it
+// replaces, or nil) compiled and encoded of unchanged rows.
+func (s *Service) build(rows []models.Tool, prev *Snapshot, now time.Time) (*Snapshot, error) {
 	rows = s.withTransient(rows)
-	prev := s.snap
 	enabled := make([]models.Tool, 0, len(rows))
 	for _, r := range rows {
 		if r.Enabled {
@@ -266,6 +338,7 @@ func (s *Service) build(rows []models.Tool, now time.Time) (*Snapshot, error) {
 // Snapshot is an immutable view of the enabled catalog.
 type Snapshot struct {
 	loaded time.Time
+	gen    uint64 // the service's generation it was loaded in
 	// Entries are the enabled tools ordered by name.
 	Entries []Entry
 	byName  map[string]*Entry

@@ -51,8 +51,8 @@ func (g *gitlab) listDuoSessions() tools.Definition {
 			"url":          urlProp("GitLab URL of the project to filter sessions by."),
 			"project_id":   projectRefProp("Numeric ID or full path of the project to filter sessions by."),
 			"status_group": enumProp("Session status group.", "active", "paused", "awaiting_input", "completed", "failed", "canceled"),
-			"statuses": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"created", "running", "paused",
-				"finished", "failed", "stopped", "input_required", "plan_approval_required", "tool_call_approval_required"}}}, "Session statuses."),
+			"statuses": enumListProp("Session statuses.", false, "created", "running", "paused",
+				"finished", "failed", "stopped", "input_required", "plan_approval_required", "tool_call_approval_required"),
 			"after": cursorProp("sessions", "pageInfo.endCursor", ""),
 			"first": firstProp("sessions", "", ""),
 		}, nil)

@@ -56,7 +56,7 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 	props := repoProps("GitLab URL of the file, for example https://gitlab.com/gitlab-org/gitlab/-/blob/master/app/models/user.rb. "+
 		"Provide this, or project_id, file_path, and ref.",
 		"ID or full path of the project. Required if url is not provided. If url is also provided, both must refer to the same project.")
-	props["file_path"] = strProp("Path of the file relative to the repository root, for example app/models/user.rb. Required if url is not provided.", 0, 4096)
+	props["file_path"] = strProp("Path of the file relative to the repository root, for example app/models/user.rb; at most 4096 bytes in UTF-8. Required if url is not provided.", 0, maxPathBytes)
 	props["ref"] = strProp("Branch name, tag name, or commit SHA. Use HEAD for the default branch. Required if url is not provided.", 0, 1024)
 	props["offset"] = withDesc(obj{"type": "integer", "minimum": 0}, "Zero-indexed line number to start reading from. Omit to start at the beginning of the file.")
 	props["limit"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": fileMaxLimit}, fmt.Sprintf("Maximum number of lines to return. The maximum is %d.", fileMaxLimit))
@@ -106,6 +106,9 @@ func (g *gitlab) runGetRepositoryFile(ctx context.Context, call *tools.Call, arg
 	}
 	if strings.HasSuffix(path, "/") {
 		return nil, invalidf("file_path must be a file, not a directory: '%s'", path)
+	}
+	if len(path) > maxPathBytes { // maxLength counts characters: 4096 × "é" is 8192 bytes
+		return nil, invalidf("file_path is too long: %d bytes in UTF-8, the limit is %d", len(path), maxPathBytes)
 	}
 	if _, err := repository.CleanPath(path); err != nil {
 		return nil, invalidf("file_path must not contain a path traversal sequence or control characters: '%s'", strings.ToValidUTF8(strings.ReplaceAll(path, "\x00", `\0`), "?"))

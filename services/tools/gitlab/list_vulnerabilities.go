@@ -15,7 +15,7 @@ func init() {
 
 func (g *gitlab) listVulnerabilities() tools.Definition {
 	arr := func(desc string, values []string) obj {
-		return withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": values}, "uniqueItems": true}, desc)
+		return enumListProp(desc, true, values...)
 	}
 	return tools.Definition{
 		Name:  "list_vulnerabilities",

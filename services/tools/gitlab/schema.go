@@ -72,6 +72,19 @@ func idListProp(desc string) obj {
 	return withDesc(obj{"type": "array", "items": obj{"type": "integer", "minimum": 0}, "maxItems": 100}, desc)
 }
 
+// enumListProp is an array of values out of values. With unique it may
+// hold each once (uniqueItems), so at most len(values) items; without, up
+// to maxListItems (GitLab accepts repeats). Every array of a schema has a
+// maxItems: a list is never longer than a client could mean, and a query
+// built from one stays under the driver's parameter limit.
+func enumListProp(desc string, unique bool, values ...string) obj {
+	p := obj{"type": "array", "items": obj{"type": "string", "enum": values}, "maxItems": maxListItems}
+	if unique {
+		p["uniqueItems"], p["maxItems"] = true, len(values)
+	}
+	return withDesc(p, desc)
+}
+
 // labelsProp accepts an array of names or GitLab's comma-separated string.
 func labelsProp() obj {
 	return withDesc(obj{
@@ -88,4 +101,10 @@ const (
 	maxTitleLength       = 255
 	maxDescriptionLength = 1_048_576
 	maxNoteLength        = 1_048_576
+	// maxPathBytes is the longest repository path (git's PATH_MAX, and
+	// the repository package's CleanPath limit), in bytes.
+	maxPathBytes = 4096
+	// maxListItems bounds a list argument that names no other limit
+	// (GitLab's per-page maximum).
+	maxListItems = 100
 )

@@ -44,8 +44,8 @@ func (g *gitlab) search() tools.Definition {
 			"state": enumProp("Filter work items and merge requests by state (work items: opened, closed; merge "+
 				"requests: opened, closed, merged, locked). Other scopes ignore it.", "opened", "closed", "merged", "locked", "all"),
 			"confidential": boolProp("Filter work items by confidentiality. Other scopes ignore it."),
-			"fields": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"title"}}, "uniqueItems": true},
-				"Fields to search in work items and merge requests: [\"title\"] searches titles only. Default: title and description."),
+			"fields": enumListProp("Fields to search in work items and merge requests: [\"title\"] searches titles only. Default: title and description.",
+				true, "title"),
 			"order_by": enumProp("Order results by this attribute. Only created_at is supported.", "created_at"),
 			"sort":     enumProp("Sort direction: asc or desc (default desc).", "asc", "desc"),
 			"per_page": perPageProp("results"),
