@@ -49,12 +49,16 @@ func printReport(w io.Writer, e reportEnv) {
 			fmt.Fprintf(w, "| %s | %s | — | — | — | — | ERROR |\n", r.name, gitCmd)
 			continue
 		}
-		if r.ratio() <= maxRatio {
+		verdict := passFail(r.ratio())
+		switch {
+		case r.informational:
+			verdict = "(scale)"
+		case r.ratio() <= maxRatio:
 			pass++
-		} else {
+		default:
 			fail++
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f× | %s |\n", r.name, gitCmd, dur(r.cold), dur(r.glmcp), dur(r.git), r.ratio(), passFail(r.ratio()))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f× | %s |\n", r.name, gitCmd, dur(r.cold), dur(r.glmcp), dur(r.git), r.ratio(), verdict)
 	}
 	fmt.Fprintf(w, "\n%d of %d within %.1f×.", pass, pass+fail, maxRatio)
 	if e.servePeak > 0 {
@@ -81,8 +85,6 @@ func shortGit(args []string) string {
 		switch {
 		case a == commitFormat:
 			out = append(out, "--format=…")
-		case strings.HasPrefix(a, "--since=@"):
-			out = append(out, "--since=<10,000th commit>")
 		case len(a) == 40 && strings.Trim(a, "0123456789abcdef") == "":
 			out = append(out, a[:10])
 		default:

@@ -242,10 +242,11 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 				// (the next import sweeps it).
 				fmt.Fprintf(a.stderr, "warning: %v\n", err)
 			}
-			// Maintained before its first request: packed refs and the
-			// commit-graph with Bloom filters (doc/repositories.md).
-			if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
-				fmt.Fprintf(a.stderr, "warning: housekeeping of the imported repository failed (it answers all the same, only slower): %v\n", err)
+			// Its refs packed now (an import of 1,000 tags wrote 1,000 ref
+			// files); the commit-graph is written by the first server that
+			// opens the repository, in the background (doc/repositories.md).
+			if err := e.Repositories.Housekeeping().PackRefs(ctx, p.ID); err != nil {
+				fmt.Fprintf(a.stderr, "warning: packing the imported refs failed (the repository answers all the same): %v\n", err)
 			}
 			fmt.Fprintln(a.stdout, p.ID)
 			fmt.Fprintf(a.stderr, "imported %d branches and %d tags (%d objects) into %s; default branch %s\n",

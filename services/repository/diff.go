@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
@@ -31,95 +30,82 @@ func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptio
 	if opt.MaxCommits <= 0 {
 		opt.MaxCommits = defaultMaxCommits
 	}
-	ids, err := l.revParse(ctx, base, head)
+	bc, err := l.resolve(ctx, base)
 	if err != nil {
 		return nil, err
 	}
-	out := &Comparison{BaseSHA: ids[0], HeadSHA: ids[1]}
-	from := ids[0]
-	mb, err := l.git.Output(ctx, gitcmd.Cmd{Dir: l.dir, Name: "merge-base", Args: ids})
-	switch gitcmd.ExitCode(err) {
-	case 0:
-		out.MergeBaseSHA = strings.TrimSpace(string(mb))
+	hc, err := l.resolve(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	out := &Comparison{BaseSHA: bc.Hash.String(), HeadSHA: hc.Hash.String()}
+	from := out.BaseSHA
+	// The merge base in-process: its walk reads only the commits since
+	// the two sides diverged (mergebase.go).
+	if mb, err := mergeBase(bc, hc); err != nil {
+		return nil, err
+	} else if mb != nil {
+		out.MergeBaseSHA = mb.Hash.String()
 		from = out.MergeBaseSHA
-	case 1: // no common history: the diff is against base itself
-	default:
-		return nil, err
 	}
-	p, err := l.git.Start(ctx, gitcmd.Cmd{Dir: l.dir, Name: "log",
-		Flags: []string{"-z", "--date=raw", "--format=" + commitFormat, "--max-count=" + strconv.Itoa(opt.MaxCommits)},
-		Args:  []string{ids[1], "^" + ids[0]}, Paths: []string{}})
+	// The commits and the diff are two git processes, side by side.
+	diffed := make(chan error, 1)
+	if opt.SkipDiffs {
+		diffed <- nil
+	} else {
+		go func() {
+			var err error
+			out.Files, err = l.diffTrees(ctx, from, out.HeadSHA, opt.MaxPatchBytes, opt.SkipPatches)
+			diffed <- err
+		}()
+	}
+	commits, err := l.commitsBetween(ctx, out.BaseSHA, out.HeadSHA, opt.MaxCommits)
+	if derr := <-diffed; err == nil {
+		err = derr
+	}
 	if err != nil {
 		return nil, err
 	}
-	commits, perr := readCommits(p.Stdout(), opt.MaxCommits)
+	out.Commits = commits
+	return out, nil
+}
+
+// commitsBetween lists the commits of head that base lacks, newest first,
+// at most max: git log head ^base.
+func (l *Local) commitsBetween(ctx context.Context, base, head string, max int) ([]Commit, error) {
+	p, err := l.git.Start(ctx, gitcmd.Cmd{Dir: l.dir, Name: "log",
+		Flags: []string{"-z", "--date=raw", "--format=" + commitFormat, "--max-count=" + strconv.Itoa(max)},
+		Args:  []string{head, "^" + base}, Paths: []string{}})
+	if err != nil {
+		return nil, err
+	}
+	commits, perr := readCommits(p.Stdout(), max)
 	if err := p.Wait(); err != nil {
 		return nil, err
 	}
 	if perr != nil {
 		return nil, perr
 	}
-	out.Commits = commits
-	if out.Commits == nil {
-		out.Commits = []Commit{}
+	if commits == nil {
+		commits = []Commit{}
 	}
-	if !opt.SkipDiffs {
-		if out.Files, err = l.diffTrees(ctx, from, ids[1], opt.MaxPatchBytes, opt.SkipPatches); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return commits, nil
 }
 
 // CommitDiff returns the diff rev introduces against its first parent
 // (against the empty tree for a root commit).
 func (l *Local) CommitDiff(ctx context.Context, rev string, opt CompareOptions) ([]FileDiff, error) {
-	if err := checkRev(rev); err != nil {
+	// The commit and its first parent from the warm object store: cheaper
+	// than a git process for one object.
+	c, err := l.resolve(ctx, rev)
+	if err != nil {
 		return nil, err
 	}
-	out, err := l.git.Output(ctx, gitcmd.Cmd{Dir: l.dir, Name: "rev-list", Flags: []string{"--parents", "--max-count=1"},
-		Args: []string{rev + "^{commit}"}, Paths: []string{}})
-	if err != nil {
-		return nil, revisionError(err, rev)
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
-	}
 	parent := emptyTree
-	if len(ids) > 1 {
-		parent = ids[1]
+	if len(c.ParentHashes) > 0 {
+		parent = c.ParentHashes[0].String()
 	}
-	return l.diffTrees(ctx, parent, ids[0], opt.MaxPatchBytes, opt.SkipPatches)
-}
-
-// revParse resolves each rev to a commit id, applying glmcp's revision
-// rules first.
-func (l *Local) revParse(ctx context.Context, revs ...string) ([]string, error) {
-	args := make([]string, len(revs))
-	for i, r := range revs {
-		if r == "" {
-			b, err := l.DefaultBranch(ctx)
-			if err != nil {
-				return nil, err
-			}
-			r = b
-		}
-		if err := checkRev(r); err != nil {
-			return nil, err
-		}
-		args[i] = r + "^{commit}"
-	}
-	// rev-parse echoes --end-of-options; checkRev refused a leading "-".
-	out, err := l.git.Output(ctx, gitcmd.Cmd{Dir: l.dir, Name: "rev-parse", Args: args, NoEndOfOptions: true})
-	if err != nil {
-		return nil, revisionError(err, strings.Join(revs, " or "))
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(revs) {
-		return nil, fmt.Errorf("git rev-parse: %d ids for %d revisions", len(ids), len(revs))
-	}
-	return ids, nil
+	return l.diffTrees(ctx, parent, c.Hash.String(), opt.MaxPatchBytes, opt.SkipPatches)
 }
 
 // diffTrees diffs the tree of from (a commit, or the empty tree) against

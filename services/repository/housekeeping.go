@@ -36,6 +36,7 @@ type Housekeeper struct {
 
 	mu      sync.Mutex
 	jobs    map[int64]*hkJob // running or pending, by project
+	checked map[int64]bool   // repositories looked at for a commit-graph
 	writes  map[int64]int    // ref updates since the last job
 	closed  bool
 	ctx     context.Context
@@ -64,7 +65,7 @@ const (
 func newHousekeeper(s *Storage) *Housekeeper {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Housekeeper{storage: s, sem: make(chan struct{}, HousekeepingConcurrency),
-		jobs: map[int64]*hkJob{}, writes: map[int64]int{}, ctx: ctx, cancel: cancel}
+		jobs: map[int64]*hkJob{}, writes: map[int64]int{}, checked: map[int64]bool{}, ctx: ctx, cancel: cancel}
 }
 
 // Housekeeping returns the storage's housekeeper.
@@ -92,6 +93,42 @@ func (h *Housekeeper) Schedule(projectID int64, reason string) {
 	h.writes[projectID] = 0
 	h.wg.Add(1)
 	go h.loop(projectID, reason)
+}
+
+// noteOpen schedules a job for a repository opened for the first time in
+// this process that has history but no commit-graph: one imported (the
+// import itself only packs its refs, so it takes git's own time), restored
+// from a backup, or pushed to by hand.
+func (h *Housekeeper) noteOpen(projectID int64, dir string) {
+	h.mu.Lock()
+	seen := h.checked[projectID]
+	h.checked[projectID] = true
+	h.mu.Unlock()
+	if seen || hasCommitGraph(dir) || !hasRefs(dir) {
+		return
+	}
+	h.Schedule(projectID, "never maintained")
+}
+
+// hasCommitGraph reports whether the repository has a commit-graph, whole
+// or split.
+func hasCommitGraph(dir string) bool {
+	for _, p := range []string{"objects/info/commit-graph", "objects/info/commit-graphs/commit-graph-chain"} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// PackRefs packs the repository's refs now (what an import of thousands
+// of tags needs before its first request; the rest of the job follows in
+// the background of the server that opens it).
+func (h *Housekeeper) PackRefs(ctx context.Context, projectID int64) error {
+	if !h.storage.Exists(projectID) {
+		return fmt.Errorf("repository of project %d does not exist", projectID)
+	}
+	return h.storage.git.Run(ctx, gitcmd.Cmd{Dir: h.storage.Path(projectID), Name: "pack-refs", Flags: []string{"--all", "--prune"}})
 }
 
 // noteWrite counts a ref update glmcp made and schedules a job every

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // hkRepo makes project 7's repository with a history of n commits, each
@@ -188,6 +189,7 @@ func TestNoteWrite_schedulesEveryN(t *testing.T) {
 		t.Fatalf("%d writes scheduled a job", housekeepingEveryWrites-1)
 	}
 	h.noteWrite(7)
+	waitIdle(t, h)
 	h.Close()
 	if runs.Load() != 1 {
 		t.Errorf("%d writes: %d jobs, want 1", housekeepingEveryWrites, runs.Load())
@@ -248,4 +250,55 @@ func TestMaintain_besideWrites(t *testing.T) {
 	if refs := gitOut(t, dir, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/bx\nrefs/heads/main" {
 		t.Errorf("refs after the writes: %q", refs)
 	}
+}
+
+// The first open of a repository with history and no commit-graph (an
+// import, a restore) schedules a job; a maintained one schedules none.
+func TestNoteOpen_maintainsUnmaintained(t *testing.T) {
+	st, dir := hkRepo(t, 5)
+	h := st.Housekeeping()
+	var runs atomic.Int32
+	h.runHook = func(int64) { runs.Add(1) }
+	st.mu.Lock()
+	st.idle, st.nIdle = map[int64][]*Local{}, 0 // a fresh process's pool
+	st.mu.Unlock()
+	l, err := st.Open(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	waitIdle(t, h)
+	h.Close()
+	if runs.Load() != 1 || !hasCommitGraph(dir) {
+		t.Fatalf("open of an unmaintained repository: %d jobs, commit-graph %v", runs.Load(), hasCommitGraph(dir))
+	}
+	st.hk = newHousekeeper(st)
+	st.hk.runHook = func(int64) { runs.Add(1) }
+	st.mu.Lock()
+	st.idle, st.nIdle = map[int64][]*Local{}, 0
+	st.mu.Unlock()
+	if l, err = st.Open(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	waitIdle(t, st.hk)
+	st.hk.Close()
+	if runs.Load() != 1 {
+		t.Errorf("open of a maintained repository scheduled a job")
+	}
+}
+
+// waitIdle waits until h has no job running or pending (bounded).
+func waitIdle(t *testing.T, h *Housekeeper) {
+	t.Helper()
+	for range 3000 {
+		h.mu.Lock()
+		n := len(h.jobs)
+		h.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("housekeeping still busy after 30 s")
 }

@@ -30,6 +30,9 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 		opt.Limit = 20
 	}
 	opt.Limit = min(opt.Limit, maxLogPage)
+	if walkable(opt) {
+		return l.walkLog(ctx, opt)
+	}
 	c, err := l.logCmd(ctx, opt)
 	if err != nil {
 		return nil, err
