@@ -60,9 +60,9 @@ func (l *Local) walkLog(ctx context.Context, opt LogOptions) (*LogPage, error) {
 
 // walker yields commits newest committer date first, each once.
 type walker struct {
-	l     *Local
-	seen  map[plumbing.Hash]bool
-	q     commitQueue
+	l    *Local
+	seen map[plumbing.Hash]bool
+	q    commitQueue
 }
 
 func newWalker(l *Local) *walker {
@@ -98,4 +98,3 @@ func (w *walker) parents(c *object.Commit, firstParent bool) ([]*object.Commit, 
 	}
 	return out, nil
 }
-
