@@ -28,6 +28,8 @@ func importRepoStorage(b *testing.B, stream []byte) (*repository.Local, *reposit
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Background housekeeping stops before the directory goes.
+	b.Cleanup(func() { st.Close() })
 	ctx := context.Background()
 	if err := st.Create(ctx, 1, "main"); err != nil {
 		b.Fatal(err)

@@ -31,6 +31,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Background housekeeping stops before the directory goes.
+	t.Cleanup(func() { st.Close() })
 	f := &fixture{t: t, storage: st, id: 42}
 	if err := st.Create(context.Background(), f.id, "main"); err != nil {
 		t.Fatal(err)

@@ -131,6 +131,8 @@ func TestStageImport_kinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Background housekeeping stops before the directory goes.
+			t.Cleanup(func() { st.Close() })
 			staged, err := st.StageImport(ctx, tc.dir, repository.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -218,6 +220,8 @@ func TestStageImport_defaultBranch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Background housekeeping stops before the directory goes.
+		t.Cleanup(func() { st.Close() })
 		staged, err := st.StageImport(ctx, src, repository.ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -259,6 +263,8 @@ func TestStageImport_failures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Background housekeeping stops before the directory goes.
+	t.Cleanup(func() { st.Close() })
 	for _, tc := range []struct {
 		name, dir string
 		invalid   bool
@@ -297,6 +303,8 @@ func TestStageImport_install(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Background housekeeping stops before the directory goes.
+	t.Cleanup(func() { st.Close() })
 	if err := st.Create(ctx, 7, "trunk"); err != nil {
 		t.Fatal(err)
 	}

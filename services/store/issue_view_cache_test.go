@@ -163,6 +163,8 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Background housekeeping stops before the directory goes.
+	t.Cleanup(func() { repos.Close() })
 	t.Cleanup(func() { repos.Close() })
 	s, err := store.Open(ctx, path, store.Options{Repositories: repos})
 	if err != nil {

@@ -20,6 +20,8 @@ func openWithRepositories(t *testing.T, dsn string) (*store.Store, *repository.S
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Background housekeeping stops before the directory goes.
+	t.Cleanup(func() { repos.Close() })
 	ctx := context.Background()
 	s, err := store.Open(ctx, dsn, store.Options{Repositories: repos})
 	if err != nil {

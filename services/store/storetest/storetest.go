@@ -293,6 +293,8 @@ func openMigrated(tb testing.TB, dsn string) *store.Store {
 	if err != nil {
 		tb.Fatalf("open test repositories: %v", err)
 	}
+	// Background housekeeping stops before the directory goes.
+	tb.Cleanup(func() { repos.Close() })
 	s, err := store.Open(ctx, dsn, store.Options{Repositories: repos})
 	if err != nil {
 		tb.Fatalf("open test store: %v", err)
