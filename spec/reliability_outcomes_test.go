@@ -72,7 +72,7 @@ func TestReliability_toolOutcomesVisible(t *testing.T) {
 	}
 
 	// A 401 and a 403 that never reach a tool.
-	badToken := h.Tokens["bob"][:len(h.Tokens["bob"])-1] + "x"
+	badToken := otherLastChar(h.Tokens["bob"])
 	r401 := h.send(t, call{Token: badToken, Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version"}})
 	r401.expectStatus(t, http.StatusUnauthorized)
 	r403 := h.send(t, call{User: "dave", Method: "tools/call", Params: map[string]any{"name": "get_mcp_server_version"}}) // blocked
@@ -194,4 +194,14 @@ func TestReliability_canceledCallOutcome(t *testing.T) {
 	if l == nil || l["outcome"] != "canceled" || l["error_class"] != "client_closed" {
 		t.Errorf("the access-log line = %v, want outcome canceled, error_class client_closed", l)
 	}
+}
+
+// otherLastChar is token with its last character changed (never to
+// itself: a token ending in "x" stayed valid when "x" was appended).
+func otherLastChar(token string) string {
+	last := "x"
+	if strings.HasSuffix(token, "x") {
+		last = "y"
+	}
+	return token[:len(token)-1] + last
 }
