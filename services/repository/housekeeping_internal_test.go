@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
 // hkRepo makes project 7's repository with a history of n commits, each
@@ -301,4 +303,45 @@ func waitIdle(t *testing.T, h *Housekeeper) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("housekeeping still busy after 30 s")
+}
+
+// Branches in directories (feature/x) created and deleted while
+// housekeeping packs refs and removes the directories it empties.
+func TestMaintain_besideNestedBranches(t *testing.T) {
+	st, dir := hkRepo(t, 1)
+	ctx := context.Background()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = st.git.Run(ctx, gitcmd.Cmd{Dir: dir, Name: "pack-refs", Flags: []string{"--all", "--prune"}})
+		}
+	}()
+	l, err := st.Open(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := range 100 {
+		name := "feature/n" + strings.Repeat("x", i%7+1) + "/b" + strings.Repeat("y", i+1)
+		if _, err := l.CreateBranch(ctx, name, "main"); err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("create %s beside pack-refs: %v", name, err)
+		}
+		if err := l.DeleteBranch(ctx, name, ""); err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("delete %s beside pack-refs: %v", name, err)
+		}
+	}
+	close(stop)
+	<-done
+	gitOut(t, dir, "fsck", "--strict", "--no-dangling")
 }

@@ -112,12 +112,22 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 const refLockTimeout = time.Second
 
 // lockRef creates lockPath exclusively, retrying while it exists for up to
-// refLockTimeout; then its error is fs.ErrExist.
+// refLockTimeout (then its error is fs.ErrExist), and making its directory
+// again when housekeeping removed it meanwhile.
 func lockRef(lockPath string) (*os.File, error) {
 	deadline := time.Now().Add(refLockTimeout)
 	wait := time.Millisecond
 	for {
 		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrNotExist) && time.Now().Before(deadline) {
+			// git pack-refs --prune removes the directories it empties
+			// (refs/heads/feature/ once feature/x is packed), between our
+			// mkdir and this create: make it again, as git does.
+			if merr := os.MkdirAll(filepath.Dir(lockPath), 0o755); merr != nil {
+				return nil, err
+			}
+			continue
+		}
 		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
 			return f, err
 		}
