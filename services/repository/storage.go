@@ -332,11 +332,13 @@ func openLocal(dir string) (*Local, error) {
 		// otherwise every object read reopens its pack.
 		KeepDescriptors: true,
 	})
-	repo, err := git.Open(st, nil)
+	l := &Local{dir: dir, st: st}
+	repo, err := git.Open(repackSafe{Storage: st, dir: dir, packs: &l.packs}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
 	}
-	return &Local{dir: dir, st: st, repo: repo}, nil
+	l.repo = repo
+	return l, nil
 }
 
 // objectFS is the repository's file system for go-git, which writes a
