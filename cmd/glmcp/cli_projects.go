@@ -245,7 +245,7 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 			// Its refs packed now (an import of 1,000 tags wrote 1,000 ref
 			// files); the commit-graph is written by the first server that
 			// opens the repository, in the background (doc/repositories.md).
-			if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
+			if err := e.Repositories.Housekeeping().PackRefs(ctx, p.ID); err != nil {
 				fmt.Fprintf(a.stderr, "warning: packing the imported refs failed (the repository answers all the same): %v\n", err)
 			}
 			fmt.Fprintln(a.stdout, p.ID)

@@ -263,6 +263,7 @@ func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 		}
 		l.git = s.git
 		l.packs, l.pool, l.projectID = packs, s, projectID
+		s.hk.noteOpen(projectID, dir)
 	}
 	l.open = true
 	return l, nil
