@@ -173,6 +173,9 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		MonitoringAllowlist: cfg.MonitoringAllowlist,
 		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers},
 	}
+	if e.Repositories != nil {
+		deps.RepositoriesReady = e.Repositories.CheckWritable
+	}
 	if e.Embedded {
 		// The identity version's statement reads the issue view sequence
 		// for the request's get_issue too: one statement per request.
