@@ -161,9 +161,11 @@ func count(m map[string][]string) int {
 // after it moved the target branch in git and before the store recorded
 // the merge (the spec holds a SHARE lock on merge_requests, which lets the
 // accept lock its row but not update it, and kills glmcp once git's main
-// moved). The store still says opened then; after the restart the next
-// get_merge_request finds the merge in git and answers it merged, the
-// store records git's merge commit, and accepting again merges nothing.
+// moved). The store still says opened then; the restart finds the merge in
+// git and finishes it in the store before serving (the next read of the
+// merge request would, TestMergeIntent_finishedAfterACrash): it reads
+// merged, the store records git's merge commit, accepting again merges
+// nothing.
 func TestReliability_sigkillBetweenGitAndStore(t *testing.T) {
 	s := newCrashSetup(t, t.TempDir())
 	ep, cmd := startServeCmd(t, s.flags, nil)
@@ -223,6 +225,10 @@ func TestReliability_sigkillBetweenGitAndStore(t *testing.T) {
 	}
 
 	ep, _ = startServeCmd(t, s.flags, nil)
+	// Finished at start, before anyone reads it.
+	if err := db.QueryRow(ctx, "SELECT state FROM merge_requests WHERE iid = $1", iid).Scan(&state); err != nil || state != "merged" {
+		t.Fatalf("after the restart the store says %q (%v), want merged", state, err)
+	}
 	got := callToolAt(t, s.client, ep, s.token, "get_merge_request", map[string]any{"project_id": "crash/repo", "merge_request_iid": iid})
 	if got.isError {
 		t.Fatal(got.text)

@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
@@ -68,6 +69,9 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 		}
 		defer repo.Close()
 		merged, err := repo.IsAncestor(ctx, in.NewHead, branchRef(in.Target))
+		if errors.Is(err, models.ErrNotFound) {
+			merged, err = false, nil // no such commit, or no such branch any more
+		}
 		if err != nil || !merged {
 			return err // never reached git: the intent goes
 		}
@@ -79,4 +83,49 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 	}
 	_ = mi.RemoveMergeIntent(p.ID, mr.IID)
 	return out, nil
+}
+
+// SettleMerges finishes the merges a crash left recorded in the
+// repositories of projectIDs (see settleMerge): glmcp runs it at start, so
+// such a merge request reads merged in lists too, not only once it is read
+// itself. It returns how many merge requests it marked merged.
+func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) {
+	g := newGitlab(d)
+	lister, ok := g.repos.(interface{ MergeIntents(projectID int64) []int64 })
+	mi := g.intents()
+	if !ok || mi == nil {
+		return 0, nil
+	}
+	n := 0
+	for _, pid := range projectIDs {
+		iids := lister.MergeIntents(pid)
+		if len(iids) == 0 {
+			continue
+		}
+		ps, err := g.store.LoadProjects(ctx, []int64{pid})
+		if err != nil {
+			return n, err
+		}
+		if len(ps) != 1 {
+			continue
+		}
+		for _, iid := range iids {
+			mr, err := g.store.LoadMergeRequest(ctx, pid, iid)
+			if errors.Is(err, models.ErrNotFound) {
+				_ = mi.RemoveMergeIntent(pid, iid)
+				continue
+			}
+			if err != nil {
+				return n, err
+			}
+			out, err := g.settleMerge(ctx, &ps[0], mr)
+			if err != nil {
+				return n, err
+			}
+			if mr.State == models.MergeRequestOpened && out.State == models.MergeRequestMerged {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
