@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,7 +22,8 @@ import (
 // (before: @hashed/….git with a 0-byte HEAD), no fork row; every
 // repository passes git fsck --strict. /-/readiness says the repositories
 // failed, glmcp_storage_errors_total counts each tool. Once space is
-// freed, the same writes succeed and readiness is ok again.
+// freed, the same writes succeed and readiness is ok again. Remounted
+// read-only (EROFS), the same.
 func TestReliability_fullRepositoriesDisk(t *testing.T) {
 	repos := mountTmpfs(t, 4<<20)
 	s := newCrashSetup(t, repos)
@@ -145,6 +147,32 @@ func TestReliability_fullRepositoriesDisk(t *testing.T) {
 		}
 	}
 	gitLine(t, s.gitDir, "fsck", "--strict", "--no-dangling")
+
+	// A read-only disk (EROFS) answers the same, then writes again.
+	remount := func(mode string) {
+		t.Helper()
+		if out, err := exec.Command("mount", "-o", "remount,"+mode, repos).CombinedOutput(); err != nil {
+			t.Fatalf("remount %s: %v %s", mode, err, out)
+		}
+	}
+	remount("ro")
+	refsBefore = gitLine(t, s.gitDir, "for-each-ref", "--format=%(refname) %(objectname)")
+	if a := call("add_commit", crashCommitArgs("main", "read-only.txt", false)); !a.isError || a.text != want {
+		t.Errorf("add_commit on a read-only disk: isError %v, %q", a.isError, a.text)
+	}
+	if a := call("add_branch", map[string]any{"project_id": "crash/repo", "branch": "read-only", "ref": "main"}); !a.isError || a.text != want {
+		t.Errorf("add_branch on a read-only disk: isError %v, %q", a.isError, a.text)
+	}
+	if code, body := httpGet(t, base+"/-/readiness"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"repositories":"failed"`) {
+		t.Errorf("readiness on a read-only disk: %d %s", code, body)
+	}
+	remount("rw")
+	if got := gitLine(t, s.gitDir, "for-each-ref", "--format=%(refname) %(objectname)"); got != refsBefore {
+		t.Errorf("refs changed on a read-only disk:\n%s\nwere\n%s", got, refsBefore)
+	}
+	if a := call("add_commit", crashCommitArgs("main", "read-only.txt", false)); a.isError {
+		t.Errorf("add_commit once writable again: %s", a.text)
+	}
 }
 
 // httpGet returns the status and body of a GET of url.
