@@ -204,7 +204,7 @@ func removeStaleLock(path string, maxAge time.Duration) (bool, error) {
 		return false, nil // a live glmcp writer's
 	}
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return false, nil
 	}
 	ownDead := false

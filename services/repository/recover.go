@@ -57,6 +57,13 @@ func (s *Storage) Recover(ctx context.Context, projectIDs []int64, logger *slog.
 	}
 	var rep RecoverReport
 	s.SweepStaging()
+	// Readiness probes a process died in the middle of (see CheckWritable).
+	probes, _ := filepath.Glob(filepath.Join(s.root, StagingDir, writeCheckPattern))
+	for _, p := range probes {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			_ = os.Remove(p)
+		}
+	}
 	hashed := filepath.Join(s.root, "@hashed")
 	l1, err := os.ReadDir(hashed)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -128,6 +128,9 @@ func OpenStorageWith(root string, opt StorageOptions) (*Storage, error) {
 	return s, nil
 }
 
+// writeCheckPattern names CheckWritable's probe files.
+const writeCheckPattern = ".glmcp-write-check-*"
+
 // CheckWritable reports whether a write to the storage can succeed now: it
 // writes a page to a file in the staging directory and removes it. A full
 // disk, an exhausted quota or a read-only mount is
@@ -137,7 +140,7 @@ func (s *Storage) CheckWritable(context.Context) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("repositories path: %w", storageError(err))
 	}
-	f, err := os.CreateTemp(dir, ".glmcp-write-check-*")
+	f, err := os.CreateTemp(dir, writeCheckPattern)
 	if err != nil {
 		return fmt.Errorf("repositories path: %w", storageError(err))
 	}
