@@ -23,7 +23,7 @@ func (l *Local) startCommit(ctx context.Context, req CommitFilesRequest, old plu
 		return nil, fmt.Errorf("start repository: a %T cannot be copied from", req.StartRepository)
 	}
 	if !old.IsZero() {
-		return nil, branchExistsError(req.Branch)
+		return nil, l.branchExists(req, old, src)
 	}
 	var h plumbing.Hash
 	var err error

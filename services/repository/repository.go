@@ -330,6 +330,11 @@ type MergeRequest struct {
 	// (its name and e-mail default to Author's); otherwise they are dated
 	// now.
 	Committer Signature
+	// BeforeMove, when set, is called with the merge's result once its
+	// commits are written and before the target branch moves; an error
+	// stops the merge there (nothing moved). accept_merge_request records
+	// its merge intent in it (see Storage.WriteMergeIntent).
+	BeforeMove func(*MergeResult) error
 }
 
 // MergeResult is a successful merge.
