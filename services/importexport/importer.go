@@ -453,7 +453,7 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 				return err
 			}
 			n := models.Note{NoteableType: kind, AuthorID: author, Body: x.Note, System: x.System,
-				Internal: x.Internal || (x.Confidential != nil && *x.Confidential),
+				Internal:     x.Internal || (x.Confidential != nil && *x.Confidential),
 				DiscussionID: x.DiscussionID, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), ResolvedAt: x.ResolvedAt}
 			if x.Type != nil {
 				switch *x.Type {
