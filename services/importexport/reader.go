@@ -433,7 +433,7 @@ func readNDJSON[T any](entry, file string, lim Limits) ([]line[T], error) {
 				if errors.As(jerr, &syn) {
 					return nil, refuse(entry, n, "not JSON: %v", jerr)
 				}
-				return nil, refuse(entry, n, "not a %s record: %v", relationNoun(entry), jerr)
+				return nil, refuse(entry, n, "not a record of %s: %v", relationNoun(entry), jerr)
 			}
 			out = append(out, line[T]{N: n, Rec: rec})
 		}

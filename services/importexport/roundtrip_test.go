@@ -2,6 +2,7 @@ package importexport_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -55,6 +56,54 @@ func TestExportImport_roundTrip(t *testing.T) {
 		}
 		if i.IID != maxIID+1 {
 			t.Errorf("next issue iid = %d, want %d", i.IID, maxIID+1)
+		}
+	})
+}
+
+// Ensure an import by a user who is no administrator attributes nothing
+// to existing users: every source user becomes one blocked placeholder
+// user named after it, placeholders get no membership, and the importer
+// becomes a maintainer.
+func TestImport_placeholderUsers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		x := seed(t, s)
+		ctx := context.Background()
+		sum, err := x.importFile(t, x.export(t, x.p), "copies/by-bob", zeroLimits, x.w.Bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.MappedUsers != 0 || sum.Placeholders == 0 {
+			t.Errorf("mapped %d, placeholders %d; want 0 mapped, some placeholders", sum.MappedUsers, sum.Placeholders)
+		}
+		r, users, err := s.LoadProjectRecords(ctx, sum.Project.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Members) != 1 || r.Members[0].UserID != x.w.Bob.ID || r.Members[0].AccessLevel != models.AccessLevel(40) {
+			t.Errorf("members = %+v, want only bob as maintainer", r.Members)
+		}
+		src, srcUsers, err := s.LoadProjectRecords(ctx, x.p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int64]bool{}
+		for k, i := range r.Issues {
+			u := users[i.AuthorID]
+			want := srcUsers[src.Issues[k].AuthorID]
+			if u.State != models.UserBlocked || !strings.HasPrefix(u.Username, want.Username+"_placeholder_") ||
+				u.Name != "Placeholder "+want.Username && u.Name != "Placeholder "+want.Name {
+				t.Errorf("issue #%d author = %+v, want a blocked placeholder of %s", i.IID, u, want.Username)
+			}
+			seen[u.ID] = true
+		}
+		// One placeholder per source user, whatever it authored.
+		for k, n := range r.Notes {
+			if want := srcUsers[src.Notes[k].AuthorID]; !strings.HasPrefix(users[n.AuthorID].Username, want.Username+"_placeholder_") {
+				t.Errorf("note author %s, want the placeholder of %s", users[n.AuthorID].Username, want.Username)
+			}
+		}
+		if got := storetest.Int(t, s, "SELECT count(*) FROM users WHERE username LIKE '%\\_placeholder\\_%' ESCAPE '\\'"); got != int64(sum.Placeholders) {
+			t.Errorf("placeholder users in the store = %d, summary says %d", got, sum.Placeholders)
 		}
 	})
 }
