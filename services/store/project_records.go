@@ -142,11 +142,13 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 			return fail("issues", err)
 		}
 	}
+	var assignees []map[string]any
 	for _, i := range issues {
 		issueIDs[i.IID] = i.ID
-		if err := s.insertUserLinks(ctx, "issue_assignees", "issue_id", i.ID, i.AssigneeIDs()); err != nil {
-			return fail(fmt.Sprintf("assignees of issue #%d", i.IID), err)
-		}
+		assignees = appendLinks(assignees, "issue_id", i.ID, i.AssigneeIDs())
+	}
+	if err := insertLinks(ins, "issue_assignees", assignees); err != nil {
+		return fail("issue assignees", err)
 	}
 
 	mrs := make([]models.MergeRequest, len(r.MergeRequests))
@@ -174,14 +176,17 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 			return fail("merge requests", err)
 		}
 	}
+	var mrAssignees, mrReviewers []map[string]any
 	for _, m := range mrs {
 		mrIDs[m.IID] = m.ID
-		if err := s.insertUserLinks(ctx, "merge_request_assignees", "merge_request_id", m.ID, m.AssigneeIDs()); err != nil {
-			return fail(fmt.Sprintf("assignees of merge request !%d", m.IID), err)
-		}
-		if err := s.insertUserLinks(ctx, "merge_request_reviewers", "merge_request_id", m.ID, m.ReviewerIDs()); err != nil {
-			return fail(fmt.Sprintf("reviewers of merge request !%d", m.IID), err)
-		}
+		mrAssignees = appendLinks(mrAssignees, "merge_request_id", m.ID, m.AssigneeIDs())
+		mrReviewers = appendLinks(mrReviewers, "merge_request_id", m.ID, m.ReviewerIDs())
+	}
+	if err := insertLinks(ins, "merge_request_assignees", mrAssignees); err != nil {
+		return fail("merge request assignees", err)
+	}
+	if err := insertLinks(ins, "merge_request_reviewers", mrReviewers); err != nil {
+		return fail("merge request reviewers", err)
 	}
 
 	notes := make([]models.Note, len(r.Notes))
@@ -224,6 +229,7 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 	}
 
 	var maxPipeline int64
+	pipelines := make([]models.Pipeline, len(r.Pipelines))
 	for k := range r.Pipelines {
 		p := r.Pipelines[k].Pipeline
 		p.ID, p.ProjectID, p.MergeRequestID, p.UpstreamPipelineID, p.SourceJobID = 0, projectID, nil, nil, nil
@@ -234,23 +240,29 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 			}
 			p.MergeRequestID = &id
 		}
-		jobs := p.Jobs
 		p.Jobs, p.Variables = nil, nil
-		if err := ins().Create(&p).Error; err != nil {
-			return fail(fmt.Sprintf("pipeline #%d", p.IID), err)
-		}
-		for j := range jobs {
-			jobs[j].ID, jobs[j].PipelineID, jobs[j].ProjectID = 0, p.ID, projectID
-			if jobs[j].Type == "" {
-				jobs[j].Type = models.JobTypeBuild
-			}
-		}
-		if len(jobs) > 0 {
-			if err := ins().CreateInBatches(jobs, recordBatch).Error; err != nil {
-				return fail(fmt.Sprintf("jobs of pipeline #%d", p.IID), err)
-			}
-		}
+		pipelines[k] = p
 		maxPipeline = max(maxPipeline, p.IID)
+	}
+	if len(pipelines) > 0 {
+		if err := ins().CreateInBatches(pipelines, recordBatch).Error; err != nil {
+			return fail("pipelines", err)
+		}
+	}
+	var jobs []models.CIJob
+	for k := range r.Pipelines {
+		for _, j := range r.Pipelines[k].Jobs {
+			j.ID, j.PipelineID, j.ProjectID = 0, pipelines[k].ID, projectID
+			if j.Type == "" {
+				j.Type = models.JobTypeBuild
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) > 0 {
+		if err := ins().CreateInBatches(jobs, recordBatch).Error; err != nil {
+			return fail("jobs", err)
+		}
 	}
 
 	for k := range r.Releases {
@@ -287,6 +299,26 @@ THEN internal_ids.last_value ELSE excluded.last_value END`, projectID, usage, la
 		}
 	}
 	return nil
+}
+
+// appendLinks adds the rows linking owner (in column) to each user once.
+func appendLinks(rows []map[string]any, column string, owner int64, users []int64) []map[string]any {
+	seen := map[int64]bool{}
+	for _, u := range users {
+		if !seen[u] {
+			seen[u] = true
+			rows = append(rows, map[string]any{column: owner, "user_id": u})
+		}
+	}
+	return rows
+}
+
+// insertLinks writes link rows into table, recordBatch a statement.
+func insertLinks(ins func() *gorm.DB, table string, rows []map[string]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return ins().Table(table).CreateInBatches(rows, recordBatch).Error
 }
 
 // LoadProjectRecords reads back every row of project projectID that
