@@ -50,7 +50,9 @@ type opts struct {
 
 var base = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 
-func at(minutes int) string { return base.Add(time.Duration(minutes) * time.Minute).Format("2006-01-02T15:04:05.000Z") }
+func at(minutes int) string {
+	return base.Add(time.Duration(minutes) * time.Minute).Format("2006-01-02T15:04:05.000Z")
+}
 
 type obj = map[string]any
 
@@ -93,7 +95,7 @@ func run(o opts) error {
 				"created_at": at(id + k), "updated_at": at(id + k), "system": false, "type": nil, "discussion_id": fmt.Sprintf("%040x", id*100+k),
 				"internal": k == n-1, "confidential": k == n-1, "author": obj{"name": fmt.Sprintf("Gen User %d", user(id+k))},
 				"award_emoji": []any{obj{"name": "thumbsup", "user_id": user(k), "awardable_type": "Note", "created_at": at(k)}},
-				"events": []any{}})
+				"events":      []any{}})
 		}
 		return out
 	}
@@ -135,7 +137,7 @@ func run(o opts) error {
 			"created_at": at(m), "updated_at": at(m + 10), "notes": mrNotes, "label_links": link(m, "MergeRequest"),
 			"milestone": milestones[m%len(milestones)], "merge_request_assignees": []obj{{"user_id": user(m)}},
 			"merge_request_reviewers": []obj{{"user_id": user(m + 1), "state": "unreviewed"}},
-			"approvals": []obj{{"user_id": user(m + 2), "created_at": at(m + 5), "updated_at": at(m + 5)}},
+			"approvals":               []obj{{"user_id": user(m + 2), "created_at": at(m + 5), "updated_at": at(m + 5)}},
 			"merge_request_diff": obj{"state": "collected", "base_commit_sha": shas[len(shas)-1], "start_commit_sha": shas[len(shas)-1],
 				"head_commit_sha": sha, "merge_request_diff_commits": []obj{{"sha": sha, "relative_order": 0, "message": "feature",
 					"authored_date": at(m), "committed_date": at(m)}}, "merge_request_diff_files": []obj{{"relative_order": 0,
