@@ -82,6 +82,9 @@ func TestProjects_exportImportArchive(t *testing.T) {
 		if after := count(); after != before {
 			t.Errorf("refused commands changed the store: %d rows, were %d", after, before)
 		}
+		if left, _ := filepath.Glob(filepath.Join(b.repositories(), "+tmp", "*")); len(left) != 0 {
+			t.Errorf("the imports left %v in the staging directory", left)
+		}
 
 		// A non-administrator's import: placeholders, the importer a maintainer.
 		_, errOut, err = b.run(t, "projects", "import", "--path", "copies/bobs", "--file", file, "--as", "bob", "--visibility", "private")

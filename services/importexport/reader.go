@@ -98,7 +98,8 @@ func refuse(entry string, line int, format string, args ...any) *Error {
 // parsed, its bundle unpacked into a git repository of its own. Close
 // removes what reading it unpacked.
 type Archive struct {
-	dir string
+	dir  string
+	lock *os.File // held while dir is in use (see newWorkDir)
 
 	Version string
 	Project exProject
@@ -135,6 +136,11 @@ func (a *Archive) Close() error {
 		return nil
 	}
 	err := os.RemoveAll(a.dir)
+	if err == nil {
+		// The lock goes last: while the directory is there, it is held.
+		err = os.Remove(a.dir + workLock)
+	}
+	a.lock.Close()
 	a.dir = ""
 	return err
 }
@@ -145,11 +151,12 @@ func (a *Archive) Close() error {
 // left behind. git verifies and unpacks the bundles.
 func Read(ctx context.Context, git *gitcmd.Runner, file, tmp string, lim Limits) (*Archive, error) {
 	lim = lim.withDefaults()
-	dir, err := os.MkdirTemp(tmp, "glmcp-archive-")
+	SweepArchives(tmp)
+	dir, lock, err := newWorkDir(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("read the archive: %w", err)
 	}
-	a := &Archive{dir: dir, Skipped: map[string]int{}}
+	a := &Archive{dir: dir, lock: lock, Skipped: map[string]int{}}
 	if err := a.read(ctx, git, file, lim); err != nil {
 		a.Close()
 		return nil, err
