@@ -21,7 +21,8 @@ import (
 // served by the MCP tools exactly like the original, ids aside: issues
 // (unicode, a 300 KB description, assignees, milestones, internal notes),
 // their notes, merge requests with their diffs, diff notes and
-// discussions, pipelines and their jobs, releases with links, members.
+// discussions, pipelines and their jobs, releases with links, members,
+// wiki pages.
 func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 	h := startServer(t)
 	ce := h.groups()[0]
@@ -143,6 +144,7 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 		}
 	}
 	compare("list_releases", func(p string) map[string]any { return map[string]any{"project_id": p} })
+	compare("list_wiki_pages", func(p string) map[string]any { return map[string]any{"project_id": p} })
 	compare("list_project_members", func(p string) map[string]any { return map[string]any{"project_id": p} })
 }
 

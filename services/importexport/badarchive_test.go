@@ -166,6 +166,9 @@ func TestImport_badArchives(t *testing.T) {
 			{"bundle not a bundle", func() string {
 				return writeEntries(t, edit(good, "project.bundle", func(string) string { return "this is not a git bundle\n" }))
 			}, zeroLimits, []string{"archive entry project.bundle: not a git bundle"}},
+			{"wiki bundle not a bundle", func() string {
+				return writeEntries(t, edit(good, "project.wiki.bundle", func(string) string { return "# v2 git bundle\nnonsense\n" }))
+			}, zeroLimits, []string{"archive entry project.wiki.bundle: not a git bundle"}},
 			{"decompression ratio", func() string { return writeEntries(t, bomb) },
 				importexport.Limits{MaxRatio: 50, RatioFloor: 1 << 20},
 				[]string{"archive entry tree/project/big.ndjson:", "more than 50 times its compressed size"}},

@@ -117,6 +117,16 @@ func Export(ctx context.Context, st *store.Store, repos *repository.Storage, p *
 		}
 	}
 
+	wiki := filepath.Join(dir, wikiBundle)
+	ok, err := writeWikiBundle(ctx, repos.Git(), recs.WikiPages, dir, wiki)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		files = append(files, wikiBundle)
+		sum.Written["wiki pages"] = len(recs.WikiPages)
+	}
+
 	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
 	for _, name := range files {

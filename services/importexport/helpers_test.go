@@ -84,6 +84,15 @@ func seed(t *testing.T, s *store.Store) *seeded {
 			{Name: "Runbook", URL: "https://example.com/rb", LinkType: "runbook", CreatedAt: at}}}); err != nil {
 		t.Fatal(err)
 	}
+	for _, page := range []models.WikiPage{
+		{Slug: "guides/ünïcødé-page", Title: "ünïcødé page", Content: "# Ünïcødé 🚀\n\n日本語", CreatedAt: at, UpdatedAt: at},
+		{Slug: "rdoc-page", Title: "An RDoc page", Format: "rdoc", Content: "= Title\n", CreatedAt: at, UpdatedAt: at},
+	} {
+		page.ProjectID = p.ID
+		if err := s.CreateWikiPage(ctx, &page); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return &seeded{s: s, repos: storetest.Repositories(t, s), w: w, p: p}
 }
 
@@ -170,6 +179,12 @@ func records(t *testing.T, s *store.Store, projectID int64) string {
 		for j := range rel.Links {
 			rel.Links[j].ID, rel.Links[j].ReleaseID = 0, 0
 		}
+	}
+	for k := range r.WikiPages {
+		// A wiki page's times are its wiki commit's: the export writes
+		// one, at the latest page's time.
+		w := &r.WikiPages[k]
+		w.ID, w.ProjectID, w.CreatedAt, w.UpdatedAt = 0, 0, time.Time{}, time.Time{}
 	}
 	b, err := json.MarshalIndent(r, "", " ")
 	if err != nil {

@@ -81,9 +81,6 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 			sum.Repository = staged.Result
 		}
 	}
-	if a.Wiki {
-		sum.Skipped["wiki repository"]++
-	}
 
 	full := opt.GroupPath + "/" + opt.ProjectPath
 	var p *models.Project
@@ -686,6 +683,8 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 		r.Releases = append(r.Releases, rel)
 	}
 	sum.Imported[relReleases] = len(r.Releases)
+	r.WikiPages = a.WikiPages
+	sum.Imported["wiki pages"] = len(r.WikiPages)
 	for k, v := range sum.Skipped {
 		if v == 0 {
 			delete(sum.Skipped, k)

@@ -116,9 +116,8 @@ type Archive struct {
 	// tags (HEAD naming the bundle's HEAD branch); "" when the archive
 	// has no project.bundle (an empty repository).
 	Repository string
-	// Wiki says whether the archive has a wiki bundle (verified, not
-	// imported).
-	Wiki bool
+	// WikiPages are the pages of the wiki bundle.
+	WikiPages []models.WikiPage
 	// Skipped counts the records of relations glmcp does not model, by
 	// relation (uploads and LFS objects count as files).
 	Skipped map[string]int
@@ -221,10 +220,18 @@ func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim
 		}
 	}
 	if f, ok := files[wikiBundle]; ok {
-		if err := unbundle(ctx, git, wikiBundle, f, filepath.Join(a.dir, "wiki.git")); err != nil {
+		wiki := filepath.Join(a.dir, "wiki.git")
+		if err := unbundle(ctx, git, wikiBundle, f, wiki); err != nil {
 			return err
 		}
-		a.Wiki = true
+		pages, skipped, err := readWiki(ctx, git, wiki)
+		if err != nil {
+			return refuse(wikiBundle, 0, "%v", err)
+		}
+		a.WikiPages = pages
+		if skipped > 0 {
+			a.Skipped["wiki files that are no pages"] += skipped
+		}
 	}
 	_ = root
 	return nil

@@ -34,7 +34,7 @@ func TestExportImport_roundTrip(t *testing.T) {
 		if want != got {
 			t.Errorf("imported records differ from the exported project's:\n%s", diffLines(want, got))
 		}
-		for _, rel := range []string{"issues", "merge_requests", "notes", "ci_pipelines", "releases", "labels", "milestones"} {
+		for _, rel := range []string{"issues", "merge_requests", "notes", "ci_pipelines", "releases", "labels", "milestones", "wiki pages"} {
 			if sum.Imported[rel] == 0 {
 				t.Errorf("imported %s = 0, want the project's (summary %v)", rel, sum.Imported)
 			}

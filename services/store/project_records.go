@@ -27,6 +27,7 @@ type ProjectRecords struct {
 	Approvals     []RecordApproval
 	Pipelines     []RecordPipeline
 	Releases      []models.Release
+	WikiPages     []models.WikiPage
 }
 
 // RecordIssue is an issue (Assignees by ID; Milestone is its title).
@@ -286,6 +287,18 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 		}
 	}
 
+	for k := range r.WikiPages {
+		r.WikiPages[k].ID, r.WikiPages[k].ProjectID = 0, projectID
+		if r.WikiPages[k].Format == "" {
+			r.WikiPages[k].Format = "markdown"
+		}
+	}
+	if len(r.WikiPages) > 0 {
+		if err := ins().CreateInBatches(r.WikiPages, recordBatch).Error; err != nil {
+			return fail("wiki pages", err)
+		}
+	}
+
 	for usage, last := range map[string]int64{usageIssues: maxIssue, usageMergeRequests: maxMR,
 		usagePipelines: maxPipeline, usageMilestones: maxMilestone} {
 		if last == 0 {
@@ -427,6 +440,10 @@ func (s *Store) LoadProjectRecords(ctx context.Context, projectID int64) (*Proje
 	}
 	if err := db.Preload("Links", func(q *gorm.DB) *gorm.DB { return q.Order("id") }).Where("project_id = ?", projectID).Order("released_at, id").Find(&r.Releases).Error; err != nil {
 		return fail("releases", err)
+	}
+
+	if err := db.Where("project_id = ?", projectID).Order("slug").Find(&r.WikiPages).Error; err != nil {
+		return fail("wiki pages", err)
 	}
 
 	ids := map[int64]bool{}
