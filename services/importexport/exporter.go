@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -307,6 +308,11 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 		x := exPipeline{ID: p.ID, IID: p.IID, Ref: p.Ref, SHA: p.SHA, Tag: p.Tag, Status: p.Status, Source: p.Source,
 			UserID: p.UserID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, StartedAt: p.StartedAt, FinishedAt: p.FinishedAt,
 			Stages: []exStage{}}
+		if p.Name != "" {
+			x.Metadata = &struct {
+				Name string `json:"name"`
+			}{Name: p.Name}
+		}
 		if rp.MergeRequestIID != 0 {
 			x.MergeRequest = &struct {
 				IID int64 `json:"iid"`
@@ -340,6 +346,17 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			x.Links = append(x.Links, exReleaseLink{Name: l.Name, URL: l.URL, LinkType: l.LinkType, CreatedAt: l.CreatedAt, UpdatedAt: l.CreatedAt})
 		}
 		out[relReleases] = append(out[relReleases], x)
+	}
+	// Every user the records name, member or not, as GitLab lists its
+	// contributors: the importer maps or names them by it.
+	ids := make([]int64, 0, len(users))
+	for id := range users {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		u := users[id]
+		out[relContributions] = append(out[relContributions], exContributor{ID: u.ID, Username: u.Username, Name: u.Name})
 	}
 	return out, nil
 }

@@ -31,11 +31,12 @@ const (
 	relMergeRequests = "merge_requests"
 	relPipelines     = "ci_pipelines"
 	relReleases      = "releases"
+	relContributions = "user_contributions"
 )
 
 // modelled are the relations glmcp imports, in the order they are read
 // (labels and milestones before what refers to them).
-var modelled = []string{relMembers, relLabels, relMilestones, relIssues, relMergeRequests, relPipelines, relReleases}
+var modelled = []string{relMembers, relContributions, relLabels, relMilestones, relIssues, relMergeRequests, relPipelines, relReleases}
 
 // exProject is tree/project.json: the project's own attributes (GitLab
 // leaves out its name, path and ids; the importer names the project).
@@ -62,6 +63,15 @@ type exUser struct {
 	Username    string `json:"username"`
 	PublicEmail string `json:"public_email,omitempty"`
 	Email       string `json:"email,omitempty"`
+}
+
+// exContributor is a line of user_contributions.ndjson: a user who
+// authored something in the project, member or not.
+type exContributor struct {
+	ID          int64  `json:"id"`
+	Username    string `json:"username"`
+	Name        string `json:"name"`
+	PublicEmail string `json:"public_email,omitempty"`
 }
 
 // exMember is a line of project_members.ndjson.
@@ -285,6 +295,10 @@ type exPipeline struct {
 	StartedAt      *time.Time `json:"started_at"`
 	FinishedAt     *time.Time `json:"finished_at"`
 	Stages         []exStage  `json:"stages"`
+	// Metadata holds the pipeline's name.
+	Metadata *struct {
+		Name string `json:"name"`
+	} `json:"pipeline_metadata,omitempty"`
 	// MergeRequest is the merge request a merge request pipeline ran
 	// for (GitLab exports its iid here; the id is left out).
 	MergeRequest *struct {

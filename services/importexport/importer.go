@@ -193,7 +193,8 @@ type userMap struct {
 	admin    bool
 	importer *models.User
 	members  map[int64]exMember
-	names    map[int64]string // a source user's name, from the notes' authors
+	contrib  map[int64]exContributor // user_contributions: who authored what, member or not
+	names    map[int64]string        // a source user's name, from the notes' authors
 	ids      map[int64]int64
 	isPH     map[int64]bool
 	a        *Archive
@@ -204,13 +205,19 @@ type userMap struct {
 
 func newUserMap(tx *store.Store, a *Archive, importer *models.User) *userMap {
 	um := &userMap{tx: tx, admin: importer == nil || importer.Admin, importer: importer,
-		members: map[int64]exMember{}, names: map[int64]string{}, ids: map[int64]int64{}, isPH: map[int64]bool{}, a: a}
+		members: map[int64]exMember{}, contrib: map[int64]exContributor{}, names: map[int64]string{}, ids: map[int64]int64{}, isPH: map[int64]bool{}, a: a}
 	for _, m := range a.Members {
 		id := m.Rec.UserID
 		if m.Rec.User != nil && m.Rec.User.ID != 0 {
 			id = m.Rec.User.ID
 		}
 		um.members[id] = m.Rec
+	}
+	for _, c := range a.Contributors {
+		um.contrib[c.Rec.ID] = c.Rec
+		if c.Rec.Name != "" {
+			um.names[c.Rec.ID] = c.Rec.Name
+		}
 	}
 	note := func(notes []exNote) {
 		for _, n := range notes {
@@ -263,14 +270,20 @@ func (um *userMap) user(ctx context.Context, src int64) (int64, error) {
 	if id, ok := um.ids[src]; ok {
 		return id, nil
 	}
-	m, member := um.members[src]
-	if um.admin && member && m.User != nil {
+	var username string
+	var emails []string
+	if m, ok := um.members[src]; ok && m.User != nil {
+		username, emails = m.User.Username, []string{m.User.PublicEmail, m.User.Email}
+	} else if c, ok := um.contrib[src]; ok {
+		username, emails = c.Username, []string{c.PublicEmail}
+	}
+	if um.admin && (username != "" || len(emails) > 0) {
 		var u *models.User
 		var err error
-		if m.User.Username != "" {
-			u, err = um.tx.FindUserByUsername(ctx, m.User.Username)
+		if username != "" {
+			u, err = um.tx.FindUserByUsername(ctx, username)
 		}
-		for _, email := range []string{m.User.PublicEmail, m.User.Email} {
+		for _, email := range emails {
 			if u == nil && email != "" {
 				u, err = um.tx.FindUserByEmail(ctx, email)
 			}
@@ -302,6 +315,8 @@ func (um *userMap) placeholder(ctx context.Context, src int64) (int64, error) {
 	base, display := "", ""
 	if m, ok := um.members[src]; ok && m.User != nil {
 		base, display = m.User.Username, m.User.Username
+	} else if c, ok := um.contrib[src]; ok && c.Username != "" {
+		base, display = c.Username, c.Username
 	}
 	if n := um.names[src]; n != "" {
 		display = n
@@ -444,7 +459,7 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 		return out, nil
 	}
 	notes := func(kind models.NoteableType, iid int64, list []exNote) error {
-		for _, x := range list {
+		for k, x := range list {
 			author, err := um.user(ctx, x.AuthorID)
 			if err != nil {
 				return err
@@ -468,7 +483,8 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 				}
 			}
 			if n.DiscussionID == "" {
-				h := sha1.Sum([]byte(fmt.Sprintf("%s/%d/%d", kind, iid, x.ID)))
+				// A note of its own (GitLab exports no note ids).
+				h := sha1.Sum([]byte(fmt.Sprintf("%s/%d/%d", kind, iid, k)))
 				n.DiscussionID = hex.EncodeToString(h[:])
 			}
 			if n.ResolvedByID, err = um.ptr(ctx, x.ResolvedByID); err != nil {
@@ -614,7 +630,11 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 		if source == "" {
 			source = models.PipelineSourcePush
 		}
-		p := models.Pipeline{IID: x.IID, SHA: x.SHA, Ref: x.Ref, Status: x.Status, Source: source, UserID: uid,
+		name := ""
+		if x.Metadata != nil {
+			name = x.Metadata.Name
+		}
+		p := models.Pipeline{IID: x.IID, SHA: x.SHA, Ref: x.Ref, Status: x.Status, Source: source, UserID: uid, Name: name,
 			Tag: x.Tag, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), StartedAt: x.StartedAt, FinishedAt: x.FinishedAt}
 		stages := append([]exStage(nil), x.Stages...)
 		sort.SliceStable(stages, func(i, j int) bool { return stages[i].Position < stages[j].Position })

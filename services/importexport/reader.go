@@ -105,6 +105,7 @@ type Archive struct {
 	Project exProject
 
 	Members       []line[exMember]
+	Contributors  []line[exContributor]
 	Labels        []line[exLabel]
 	Milestones    []line[exMilestone]
 	Issues        []line[exIssue]
@@ -395,6 +396,8 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		switch rel {
 		case relMembers:
 			a.Members, err = readNDJSON[exMember](name, files[name], lim)
+		case relContributions:
+			a.Contributors, err = readNDJSON[exContributor](name, files[name], lim)
 		case relLabels:
 			a.Labels, err = readNDJSON[exLabel](name, files[name], lim)
 		case relMilestones:
