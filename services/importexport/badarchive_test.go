@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -190,6 +191,24 @@ func TestImport_badArchives(t *testing.T) {
 					return strings.TrimSuffix(l, "}") + `,"merge_request":{"iid":4242}}` + "\n"
 				}))
 			}, zeroLimits, []string{"archive entry tree/project/ci_pipelines.ndjson line 1:", "merge request !4242, which is not in the archive"}},
+			{"one discussion on two issues", func() string {
+				return writeEntries(t, edit(good, issues, func(b string) string {
+					// The first note of every issue joins one thread.
+					var out []string
+					for _, l := range strings.Split(strings.TrimSpace(b), "\n") {
+						var issue map[string]any
+						if err := json.Unmarshal([]byte(l), &issue); err != nil {
+							t.Fatal(err)
+						}
+						if notes := issue["notes"].([]any); len(notes) > 0 {
+							notes[0].(map[string]any)["discussion_id"] = "shared-thread"
+						}
+						line, _ := json.Marshal(issue)
+						out = append(out, string(line))
+					}
+					return strings.Join(out, "\n") + "\n"
+				}))
+			}, zeroLimits, []string{"archive entry tree/project/issues.ndjson line ", "discussion shared-thread is also another issue's"}},
 			{"entry twice", func() string { return writeEntries(t, append(good, entry{name: "./VERSION", body: "0.2.4\n"})) }, zeroLimits,
 				[]string{"archive entry ./VERSION: the archive has this entry twice"}},
 		}

@@ -66,8 +66,19 @@ func (a *Archive) check() error {
 		}
 		return nil
 	}
-	checkNotes := func(entry string, n int, notes []exNote, mr bool) error {
+	type noteable struct {
+		mr  bool
+		iid int64
+	}
+	threads := map[string]noteable{}
+	checkNotes := func(entry string, n int, iid int64, notes []exNote, mr bool) error {
 		for _, x := range notes {
+			if x.DiscussionID != "" {
+				if at, ok := threads[x.DiscussionID]; ok && at != (noteable{mr, iid}) {
+					return refuse(entry, n, "discussion %s is also another issue's or merge request's", truncate(x.DiscussionID, 64))
+				}
+				threads[x.DiscussionID] = noteable{mr, iid}
+			}
 			if strings.TrimSpace(x.Note) == "" {
 				return refuse(entry, n, "note %d has no text", x.ID)
 			}
@@ -97,7 +108,7 @@ func (a *Archive) check() error {
 		if err := checkLinks(is, i.N, i.Rec.LabelLinks); err != nil {
 			return err
 		}
-		if err := checkNotes(is, i.N, i.Rec.Notes, false); err != nil {
+		if err := checkNotes(is, i.N, i.Rec.IID, i.Rec.Notes, false); err != nil {
 			return err
 		}
 		for _, d := range []*string{i.Rec.DueDate, i.Rec.StartDate} {
@@ -135,7 +146,7 @@ func (a *Archive) check() error {
 		if err := checkLinks(mrEntry, m.N, m.Rec.LabelLinks); err != nil {
 			return err
 		}
-		if err := checkNotes(mrEntry, m.N, m.Rec.Notes, true); err != nil {
+		if err := checkNotes(mrEntry, m.N, m.Rec.IID, m.Rec.Notes, true); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package importexport_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -104,6 +105,56 @@ func TestImport_placeholderUsers(t *testing.T) {
 		}
 		if got := storetest.Int(t, s, "SELECT count(*) FROM users WHERE username LIKE '%\\_placeholder\\_%' ESCAPE '\\'"); got != int64(sum.Placeholders) {
 			t.Errorf("placeholder users in the store = %d, summary says %d", got, sum.Placeholders)
+		}
+	})
+}
+
+// Ensure what GitLab's own exports leave out is handled their way: notes
+// without ids or discussion ids are each a thread of their own, and the
+// authors of an archive without members are mapped through
+// user_contributions by username.
+func TestImport_gitlabShapes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		x := seed(t, s)
+		entries := readEntries(t, x.export(t, x.p))
+		entries = edit(entries, "tree/project/project_members.ndjson", func(string) string { return "" })
+		entries = edit(entries, "tree/project/issues.ndjson", func(body string) string {
+			var out []string
+			for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
+				var issue map[string]any
+				if err := json.Unmarshal([]byte(l), &issue); err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range issue["notes"].([]any) {
+					delete(n.(map[string]any), "id")
+					delete(n.(map[string]any), "discussion_id")
+				}
+				b, _ := json.Marshal(issue)
+				out = append(out, string(b))
+			}
+			return strings.Join(out, "\n") + "\n"
+		})
+		sum, err := x.importFile(t, writeEntries(t, entries), "copies/shapes", zeroLimits, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Placeholders != 0 || sum.MappedUsers == 0 {
+			t.Errorf("placeholders %d, mapped %d: want every author mapped through user_contributions", sum.Placeholders, sum.MappedUsers)
+		}
+		r, _, err := s.LoadProjectRecords(context.Background(), sum.Project.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads := map[string]bool{}
+		issueNotes := 0
+		for _, n := range r.Notes {
+			if n.NoteableType == models.NoteableIssue {
+				issueNotes++
+				threads[n.DiscussionID] = true
+			}
+		}
+		if issueNotes < 2 || len(threads) != issueNotes {
+			t.Errorf("%d issue notes in %d threads, want one thread each", issueNotes, len(threads))
 		}
 	})
 }
