@@ -4,13 +4,16 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/importexport"
@@ -298,4 +301,50 @@ func equalMaps(a, b map[string]int64) bool {
 		}
 	}
 	return true
+}
+
+// Ensure an import interrupted at any point (its context cancelled while
+// it unpacks, copies the repository, or writes) leaves nothing: each
+// attempt either completes or leaves the store and the repositories as
+// they were.
+func TestImport_interrupted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		x := seed(t, s)
+		file := x.export(t, x.p)
+		interrupted := 0
+		for k, after := range []time.Duration{time.Millisecond, 20 * time.Millisecond, 80 * time.Millisecond,
+			200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond} {
+			before := storetest.State(t, s, stateTables...)
+			dir := listing(t, x.repos.Root())
+			ctx, cancel := context.WithTimeout(context.Background(), after)
+			tmp := t.TempDir()
+			a, err := importexport.Read(ctx, x.repos.Git(), file, tmp, zeroLimits)
+			if err == nil {
+				_, err = importexport.Import(ctx, x.s, x.repos, a, importexport.ImportOptions{GroupPath: "copies",
+					ProjectPath: "cut-" + strconv.Itoa(k), CreateProject: createProject})
+				a.Close()
+			}
+			cancel()
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("after %v: the archive's work directory is left: %v", after, left)
+			}
+			if err == nil {
+				continue // finished in time
+			}
+			interrupted++
+			var ae *importexport.Error
+			if errors.As(err, &ae) {
+				t.Errorf("interrupted after %v: reported as a bad archive: %v", after, err)
+			}
+			if after := storetest.State(t, s, stateTables...); !equalMaps(before, after) {
+				t.Errorf("interrupted after %v (%v): the store changed", after, err)
+			}
+			if got := listing(t, x.repos.Root()); got != dir {
+				t.Errorf("interrupted after %v (%v): repositories changed:\n%s", after, err, diffLines(dir, got))
+			}
+		}
+		if interrupted == 0 {
+			t.Error("no attempt was interrupted")
+		}
+	})
 }

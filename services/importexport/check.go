@@ -277,6 +277,14 @@ func accessLevel(n int) (models.AccessLevel, error) {
 // names the branch the bundle's HEAD points at (main or master first when
 // several do).
 func unbundle(ctx context.Context, git *gitcmd.Runner, entry, file, dir string) error {
+	// A git command stopped by the context is an interruption, not a bad
+	// bundle.
+	refuse := func(entry string, line int, format string, args ...any) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("unpack %s: %w", entry, err)
+		}
+		return refuse(entry, line, format, args...)
+	}
 	if err := git.Run(ctx, gitcmd.Cmd{Name: "init", Flags: []string{"--bare", "--quiet"}, Args: []string{dir}}); err != nil {
 		return fmt.Errorf("unpack %s: %w", entry, err)
 	}

@@ -165,11 +165,10 @@ func Read(ctx context.Context, git *gitcmd.Runner, file, tmp string, lim Limits)
 }
 
 func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim Limits) error {
-	files, err := unpack(file, filepath.Join(a.dir, "x"), lim)
+	files, err := unpack(ctx, file, filepath.Join(a.dir, "x"), lim)
 	if err != nil {
 		return err
 	}
-	root := filepath.Join(a.dir, "x")
 	v, ok := files[versionFile]
 	if !ok {
 		return refuse(versionFile, 0, "missing: not a GitLab project export (GitLab writes its format version there)")
@@ -226,6 +225,9 @@ func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim
 			return err
 		}
 		pages, skipped, err := readWiki(ctx, git, wiki)
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("read %s: %w", wikiBundle, ctx.Err())
+		}
 		if err != nil {
 			return refuse(wikiBundle, 0, "%v", err)
 		}
@@ -234,7 +236,6 @@ func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim
 			a.Skipped["wiki files that are no pages"] += skipped
 		}
 	}
-	_ = root
 	return nil
 }
 
@@ -242,7 +243,7 @@ func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim
 // files by their clean name. It refuses what is not gzip or not tar,
 // names that are absolute or climb out, links, devices, a name twice, and
 // more than the limits allow.
-func unpack(file, dir string, lim Limits) (map[string]string, error) {
+func unpack(ctx context.Context, file, dir string, lim Limits) (map[string]string, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("open the archive: %w", err)
@@ -277,6 +278,9 @@ func unpack(file, dir string, lim Limits) (map[string]string, error) {
 			return nil, refuse("", 0, "the tar archive is damaged after %d entries: %v", entries, err)
 		}
 		entries++
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("unpack the archive: %w", err)
+		}
 		if entries > lim.MaxEntries {
 			return nil, refuse(h.Name, 0, "more than %d entries", lim.MaxEntries)
 		}
@@ -331,6 +335,10 @@ func unpack(file, dir string, lim Limits) (map[string]string, error) {
 			}
 			if errors.Is(rerr, io.EOF) {
 				break
+			}
+			if err := ctx.Err(); err != nil {
+				out.Close()
+				return nil, fmt.Errorf("unpack the archive: %w", err)
 			}
 			if rerr != nil {
 				out.Close()
