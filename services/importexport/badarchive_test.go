@@ -212,6 +212,9 @@ func TestImport_badArchives(t *testing.T) {
 					return strings.Join(out, "\n") + "\n"
 				}))
 			}, zeroLimits, []string{"archive entry tree/project/issues.ndjson line ", "discussion shared-thread is also another issue's"}},
+			{"file inside a file", func() string {
+				return writeEntries(t, append(append([]entry{}, good...), entry{name: "VERSION/inner", body: "x"}))
+			}, zeroLimits, []string{"archive entry VERSION/inner: inside what the archive has as a file"}},
 			{"entry twice", func() string { return writeEntries(t, append(good, entry{name: "./VERSION", body: "0.2.4\n"})) }, zeroLimits,
 				[]string{"archive entry ./VERSION: the archive has this entry twice"}},
 		}

@@ -294,7 +294,7 @@ func unpack(ctx context.Context, file, dir string, lim Limits) (map[string]strin
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(name)), 0o700); err != nil {
-				return nil, err
+				return nil, refuse(h.Name, 0, "a directory where the archive has a file: %v", err)
 			}
 			continue
 		case tar.TypeSymlink, tar.TypeLink:
@@ -309,7 +309,7 @@ func unpack(ctx context.Context, file, dir string, lim Limits) (map[string]strin
 		seen[name] = true
 		target := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-			return nil, err
+			return nil, refuse(h.Name, 0, "inside what the archive has as a file: %v", err)
 		}
 		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
