@@ -76,6 +76,7 @@ func TestProjects_exportImportArchive(t *testing.T) {
 		b.wantErr(t, []string{`--file "` + bad + `"`, "archive: not a gzip file"}, "projects", "import", "--path", "copies/bad", "--file", bad)
 		b.wantErr(t, []string{"project copies/mcp already exists"}, "projects", "import", "--path", "copies/mcp", "--file", file)
 		b.wantErr(t, []string{`"from" or "file"`}, "projects", "import", "--path", "copies/x", "--file", file, "--from", t.TempDir())
+		b.wantErr(t, []string{"--description: an archive brings its project's description"}, "projects", "import", "--path", "copies/x", "--file", file, "--description", "d")
 		b.wantErr(t, []string{"--as goes with --file"}, "projects", "import", "--path", "copies/x", "--from", t.TempDir(), "--as", "bob")
 		b.wantErr(t, []string{`no user "nobody"`}, "projects", "import", "--path", "copies/x", "--file", file, "--as", "nobody")
 		b.wantErr(t, []string{`no project "copies/none"`}, "projects", "export", "--path", "copies/none", "--file", file)
