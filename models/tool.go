@@ -56,10 +56,20 @@ const (
 )
 
 // GitLabToolsets are GitLab 19.5's toolsets in its order
-// (Mcp::Tools::Toolsets: always on, default, opt-in). The toolsets header
-// accepts each of them whether or not glmcp has a tool in it yet.
+// (Mcp::Tools::Toolsets::ALL: always on, default, opt-in). The toolsets
+// header accepts each of them whether or not glmcp has a tool in it yet, and
+// an unknown toolset's error lists them in this order.
 var GitLabToolsets = []string{
 	ToolsetMeta,
-	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI,
-	ToolsetWikis, ToolsetCodeSecurity, ToolsetDuoAgent,
+	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI, ToolsetDuoAgent,
+	ToolsetWikis, ToolsetCodeSecurity,
+}
+
+// DefaultToolsets are the toolsets listed when a request names none (no
+// toolsets or tools header, or only blanks and commas): GitLab 19.5's
+// Toolsets::DEFAULT plus the always-on meta. wikis and code_security are
+// opt-in.
+var DefaultToolsets = []string{
+	ToolsetMeta,
+	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI, ToolsetDuoAgent,
 }

@@ -20,7 +20,6 @@ func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 		InputSchema: inputSchema(mrSchema(false, ""), "id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request pipelines"),
 		Toolset:     models.ToolsetMergeRequests,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			c, err := g.readableMergeRequest(ctx, call, args)

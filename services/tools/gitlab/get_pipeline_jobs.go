@@ -60,7 +60,6 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		}, "id", "pipeline_id"),
 		Annotations: readOnlyTool("Get pipeline jobs"),
 		Toolset:     models.ToolsetCI,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run:         tools.Typed(g.runGetPipelineJobs),
 	}

@@ -34,7 +34,7 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		InputSchema: inputSchema(props),
 		Annotations: readOnlyTool("Get work item notes"),
 		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
+		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
 		Aliases:     []string{"get_work_item_notes"},
 		Run:         tools.Typed(g.runGetWorkItemNotes),
