@@ -65,11 +65,10 @@ var GitLabToolsets = []string{
 	ToolsetWikis, ToolsetCodeSecurity,
 }
 
-// DefaultToolsets are the toolsets listed when a request names none (no
-// toolsets or tools header, or only blanks and commas): GitLab 19.5's
-// Toolsets::DEFAULT plus the always-on meta. wikis and code_security are
-// opt-in.
-var DefaultToolsets = []string{
-	ToolsetMeta,
-	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI, ToolsetDuoAgent,
-}
+// OptInToolsets are GitLab 19.5's Toolsets::OPT_IN: listed only when the
+// toolsets header names them (or "all"). Every other toolset is listed when
+// a request names none (no toolsets or tools header, or only blanks and
+// commas): GitLab's DEFAULT (core, merge_requests, work_items, repository,
+// ci, duo_agent_platform), the always-on meta, and glmcp's own toolsets
+// (the conformance fixtures).
+var OptInToolsets = []string{ToolsetWikis, ToolsetCodeSecurity}

@@ -213,7 +213,7 @@ func TestTools_repositoryRead(t *testing.T) {
 	t.Run("branches and tags", func(t *testing.T) {
 		// A branch pushed with plain git is listed on the next call.
 		f.git(f.work, "push", "-q", "origin", "main:refs/heads/pushed-by-git")
-		sc := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": repoMCP})
+		sc := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"id": repoMCP})
 		if got := strings.Join(toolsField(toolsItems(t, sc), "name"), ","); got != "feature,main,pushed-by-git" {
 			t.Errorf("branches = %s", got)
 		}
@@ -420,7 +420,7 @@ func TestTools_demoHistory(t *testing.T) {
 	gitRun(t, work, bare, "", "checkout", "-q", "-b", "pushed/by-git")
 	gitRun(t, work, bare, "", "commit", "-q", "--allow-empty", "-m", "Pushed with git")
 	gitRun(t, work, bare, "", "push", "-q", "origin", "pushed/by-git")
-	branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": mcp})
+	branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"id": mcp})
 	if got := strings.Join(toolsField(toolsItems(t, branches), "name"), ","); got != "feature/server-discover,main,pushed/by-git" {
 		t.Errorf("branches after git push = %s", got)
 	}

@@ -45,7 +45,7 @@ func Toolsets(names []string) []string {
 }
 
 // Filter is the parsed form of one request's filter headers. The zero value
-// (no headers) admits the default toolsets and adds no prefix. A Filter is immutable once parsed and
+// (no headers) admits every toolset but the opt-in ones and adds no prefix. A Filter is immutable once parsed and
 // safe for concurrent use.
 type Filter struct {
 	// active is true when the tools or toolsets header named anything;
@@ -69,7 +69,8 @@ type Filter struct {
 //
 // Both lists are comma-separated with entries trimmed; a header that is blank
 // or holds only blanks and commas counts as absent, and with neither header
-// the default toolsets are listed (models.DefaultToolsets, GitLab's rule).
+// every toolset but the opt-in ones is listed (models.OptInToolsets,
+// GitLab's rule).
 // Tool names are case-sensitive and unknown ones are ignored. Toolsets are
 // lower-cased; "all" enables every toolset, and toolsets not in known are an
 // *UnknownToolsetsError naming every one of them. The prefix is trimmed, at
@@ -142,7 +143,7 @@ func (e *UnknownToolsetsError) Unwrap() error { return models.ErrInvalidInput }
 //
 // A tool is visible when it is enabled, its edition is served by the group
 // (CE tools on both groups, EE tools on the EE group only), the filter admits
-// it (no filter and its toolset is a default one; or its toolset is named or
+// it (no filter and its toolset is not opt-in; or its toolset is named or
 // "all", or is meta and the toolsets header is present; or its name or an
 // alias is in the tools header), and, for a read-only token, it is
 // annotated readOnlyHint: true.
@@ -168,7 +169,7 @@ func (f Filter) Fingerprint() string { return f.fingerprint() }
 // admits applies the header part of the visibility rule.
 func (f Filter) admits(t *models.Tool) bool {
 	if !f.active {
-		return slices.Contains(models.DefaultToolsets, t.Toolset)
+		return !slices.Contains(models.OptInToolsets, t.Toolset)
 	}
 	if f.all || (f.withToolsets && t.Toolset == models.ToolsetMeta) {
 		return true
