@@ -387,8 +387,13 @@ func TestCatalog_gitlabTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, section, ok := strings.Cut(string(doc), "\n## GitLab 19.5's catalog, tool by tool\n")
+	if !ok {
+		t.Fatal(`doc/tools.md has no section "GitLab 19.5's catalog, tool by tool"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
 	rows := map[string]string{}
-	for _, line := range strings.Split(string(doc), "\n") {
+	for _, line := range strings.Split(section, "\n") {
 		if strings.HasPrefix(line, "| `") {
 			rows[strings.SplitN(line, "`", 3)[1]] = line
 		}
