@@ -57,14 +57,15 @@ func (g *gitlab) listBranches() tools.Definition {
 		"page":     pageProp(),
 	}
 	return tools.Definition{
-		Name:        "list_branches",
-		Title:       "List branches",
-		Description: "List the branches of a GitLab project's repository, by name, a page at a time.",
-		InputSchema: inputSchema(props, "id"),
-		Annotations: readOnlyTool("List branches"),
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListBranches),
+		Name:         "list_branches",
+		Title:        "List branches",
+		Description:  "List the branches of a GitLab project's repository, by name, a page at a time.",
+		InputSchema:  inputSchema(props, "id"),
+		OutputSchema: tools.OutputSchemaOf[listJSON[branchItemJSON]](),
+		Annotations:  readOnlyTool("List branches"),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListBranches),
 	}
 }
 

@@ -21,14 +21,15 @@ type tagJSON struct {
 func (g *gitlab) listTags() tools.Definition {
 	props := refListProps("tags")
 	return tools.Definition{
-		Name:        "list_tags",
-		Title:       "List tags",
-		Description: "List the tags of a GitLab project's repository, by name, a page at a time.",
-		InputSchema: inputSchema(props),
-		Annotations: readOnlyTool("List tags"),
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListTags),
+		Name:         "list_tags",
+		Title:        "List tags",
+		Description:  "List the tags of a GitLab project's repository, by name, a page at a time.",
+		InputSchema:  inputSchema(props),
+		OutputSchema: tools.OutputSchemaOf[listJSON[tagJSON]](),
+		Annotations:  readOnlyTool("List tags"),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListTags),
 	}
 }
 
