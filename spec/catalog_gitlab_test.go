@@ -109,7 +109,7 @@ var gitlabCatalog = []gitlabTool{
 	{"fork_repository", "repository", false, false, false, "listed", "lib/api/projects.rb",
 		"branches:string description:string id!:string|integer name:string namespace_id:integer namespace_path:string path:string visibility:string(private,internal,public)"},
 	{"list_tags", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/tags/list_tags_service.rb",
-		"page:integer per_page:integer project_id:string search:string url:string"},
+		"after:string first:integer project_id:string search:string url:string"},
 	{"list_releases", "repository", false, true, false, "listed", "app/services/mcp/tools/releases/list_releases_service.rb",
 		"page:integer per_page:integer project_id:string state:string(released,upcoming,all) url:string"},
 	{"list_pipelines", "ci", false, true, false, "listed", "lib/api/ci/pipelines.rb",

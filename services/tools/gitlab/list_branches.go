@@ -11,23 +11,6 @@ import (
 
 func init() { register((*gitlab).listBranches) }
 
-// refListArgs are list_tags' arguments.
-type refListArgs struct {
-	repoTarget
-	Search  string `json:"search"`
-	PerPage intArg `json:"per_page"`
-	Page    intArg `json:"page"`
-}
-
-// refListProps are list_tags' properties.
-func refListProps(items string) obj {
-	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
-	props["search"] = strProp("Return "+items+" whose name contains this text.", 0, 255)
-	props["per_page"] = perPageProp(items)
-	props["page"] = pageProp()
-	return props
-}
-
 // listBranchesArgs are list_branches' arguments: GitLab's REST names (its
 // list_branches tool is the REST endpoint GET /projects/:id/repository/branches).
 type listBranchesArgs struct {
