@@ -94,11 +94,53 @@ func schemaOf(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
 	return map[string]any{}
 }
 
+// jsonField is one field encoding/json would write for a struct.
+type jsonField struct {
+	name     string
+	typ      reflect.Type
+	opts     string
+	depth    int  // embedding depth
+	tagged   bool // named by a json tag
+	position int  // order met, for a stable result
+}
+
 // structFields adds the JSON fields of struct t to props (and the ones
-// always written to required), flattening embedded structs as
-// encoding/json does. A name set twice at one depth is left out by
-// encoding/json; tools do not do that, so the first one wins here.
+// always written to required), flattening embedded structs with
+// encoding/json's rule: of the fields sharing a name the shallowest wins,
+// a tagged one among equals, and a tie leaves the name out.
 func structFields(t reflect.Type, seen map[reflect.Type]bool, props map[string]any, required *[]string) {
+	var fields []jsonField
+	collectFields(t, 0, map[reflect.Type]bool{}, &fields)
+	byName := map[string][]jsonField{}
+	var order []string
+	for _, f := range fields {
+		if _, ok := byName[f.name]; !ok {
+			order = append(order, f.name)
+		}
+		byName[f.name] = append(byName[f.name], f)
+	}
+	for _, name := range order {
+		f, ok := dominantField(byName[name])
+		if !ok {
+			continue
+		}
+		s := schemaOf(f.typ, seen)
+		if hasOpt(f.opts, "string") {
+			s = map[string]any{"type": "string"}
+		}
+		props[name] = s
+		if !hasOpt(f.opts, "omitempty") && !hasOpt(f.opts, "omitzero") {
+			*required = append(*required, name)
+		}
+	}
+}
+
+func collectFields(t reflect.Type, depth int, visiting map[reflect.Type]bool, out *[]jsonField) {
+	if visiting[t] {
+		return
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -112,29 +154,50 @@ func structFields(t reflect.Type, seen map[reflect.Type]bool, props map[string]a
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct && !implementsMarshaler(ft) {
-				structFields(ft, seen, props, required)
+				collectFields(ft, depth+1, visiting, out)
 				continue
 			}
 		}
 		if !f.IsExported() {
 			continue
 		}
-		if name == "" {
+		tagged := name != ""
+		if !tagged {
 			name = f.Name
 		}
-		if _, dup := props[name]; dup {
-			continue
-		}
-		s := schemaOf(f.Type, seen)
-		if strings.Contains(","+opts+",", ",string,") {
-			s = map[string]any{"type": "string"}
-		}
-		props[name] = s
-		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
-			*required = append(*required, name)
-		}
+		*out = append(*out, jsonField{name: name, typ: f.Type, opts: opts, depth: depth, tagged: tagged, position: len(*out)})
 	}
 }
+
+// dominantField picks the field encoding/json writes among those sharing a
+// name; ok is false when none dominates.
+func dominantField(fs []jsonField) (jsonField, bool) {
+	minDepth := fs[0].depth
+	for _, f := range fs {
+		minDepth = min(minDepth, f.depth)
+	}
+	var top []jsonField
+	for _, f := range fs {
+		if f.depth == minDepth {
+			top = append(top, f)
+		}
+	}
+	if len(top) == 1 {
+		return top[0], true
+	}
+	var tagged []jsonField
+	for _, f := range top {
+		if f.tagged {
+			tagged = append(tagged, f)
+		}
+	}
+	if len(tagged) == 1 {
+		return tagged[0], true
+	}
+	return jsonField{}, false
+}
+
+func hasOpt(opts, opt string) bool { return strings.Contains(","+opts+",", ","+opt+",") }
 
 // nullable lets s also be null.
 func nullable(s map[string]any) map[string]any {

@@ -19,8 +19,16 @@ type osChild struct {
 	N int `json:"n"`
 }
 
+// osShadowed is embedded with a field the outer struct names too: the
+// outer one is what encoding/json writes.
+type osShadowed struct {
+	Name int `json:"name"`
+	Deep int `json:"deep"`
+}
+
 type osResult struct {
 	osEmbedded
+	osShadowed
 	Name     string            `json:"name"`
 	Count    int64             `json:"count"`
 	Ratio    float64           `json:"ratio"`
@@ -88,12 +96,16 @@ func TestOutputSchemaOf(t *testing.T) {
 			t.Errorf("%s does not validate: %v", b, err)
 		}
 	}
+	good := `{"deep":0,"shared":"","name":"","count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null}`
+	if err := validates(t, s, good); err != nil {
+		t.Errorf("%s does not validate: %v", good, err)
+	}
 	for _, bad := range []string{
 		`{}`, // required fields missing
-		`{"shared":"","name":1,"count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null}`,
-		`{"shared":"","name":"","count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null,"extra":1}`,
-		`{"shared":"","name":"","count":1.5,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null}`,
-		`{"shared":"","name":"","count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":{"n":"x"},"items":null,"labels":null,"any":null,"raw":null}`,
+		`{"deep":0,"shared":"","name":1,"count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null}`,
+		`{"deep":0,"shared":"","name":"","count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null,"extra":1}`,
+		`{"deep":0,"shared":"","name":"","count":1.5,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":null,"items":null,"labels":null,"any":null,"raw":null}`,
+		`{"deep":0,"shared":"","name":"","count":0,"ratio":0,"ok":false,"when":"2026-01-01T00:00:00Z","maybe":{"n":"x"},"items":null,"labels":null,"any":null,"raw":null}`,
 	} {
 		if validates(t, s, bad) == nil {
 			t.Errorf("%s validates, want it refused", bad)
