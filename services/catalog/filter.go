@@ -45,8 +45,8 @@ func Toolsets(names []string) []string {
 }
 
 // Filter is the parsed form of one request's filter headers. The zero value
-// (no headers) admits every toolset but the opt-in ones and adds no prefix. A Filter is immutable once parsed and
-// safe for concurrent use.
+// (no headers) admits every toolset but the opt-in ones and adds no prefix.
+// A Filter is immutable once parsed and safe for concurrent use.
 type Filter struct {
 	// active is true when the tools or toolsets header named anything;
 	// withToolsets when the toolsets header did (which turns meta on: the
@@ -70,11 +70,11 @@ type Filter struct {
 // Both lists are comma-separated with entries trimmed; a header that is blank
 // or holds only blanks and commas counts as absent, and with neither header
 // every toolset but the opt-in ones is listed (models.OptInToolsets,
-// GitLab's rule).
-// Tool names are case-sensitive and unknown ones are ignored. Toolsets are
-// lower-cased; "all" enables every toolset, and toolsets not in known are an
-// *UnknownToolsetsError naming every one of them. The prefix is trimmed, at
-// most [MaxPrefixLen] characters of [A-Za-z0-9_-].
+// GitLab's rule). Tool names are case-sensitive and unknown ones are
+// ignored. Toolsets are lower-cased; "all" enables every toolset, and
+// toolsets not in known are an *UnknownToolsetsError naming every one of
+// them. The prefix is trimmed, at most [MaxPrefixLen] characters of
+// [A-Za-z0-9_-].
 //
 // Errors wrap [models.ErrInvalidInput].
 func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []string) (Filter, error) {
