@@ -87,7 +87,7 @@ Try it:
     curl -s %s \
       -H 'Authorization: Bearer %s' \
       -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-      -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_issue","arguments":{"id":"gitlab-org/gitlab-mcp","issue_iid":1}}}'
+      -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_work_item","arguments":{"project_id":"gitlab-org/gitlab-mcp","work_item_iid":1}}}'
 
 MCP clients: point them at the endpoint with the header "Authorization: Bearer <token>":
 %s

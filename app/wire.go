@@ -38,22 +38,24 @@ const serverInstructions = "This server exposes a GitLab instance's projects, is
 	"(group/project). Objects the user may not see read as not found."
 
 // groupSpec is one MCP route group: where it is served, the name its
-// server and metadata give, the scopes it accepts and those its metadata
-// advertises (the minimal set for basic use, the MCP authorization spec's
-// reading of scopes_supported).
+// metadata gives (resource_name) and the one its serverInfo gives, the
+// scopes it accepts and those its metadata advertises (the minimal set for
+// basic use, the MCP authorization spec's reading of scopes_supported).
 type groupSpec struct {
-	edition    models.Edition
-	path, name string
-	scopes     auth.GroupScopes
-	advertised []string
+	edition        models.Edition
+	path, name     string
+	serverInfoName string
+	scopes         auth.GroupScopes
+	advertised     []string
 }
 
 // The two route groups (DESIGN.md §1).
 var (
+	// GitLab's own serverInfo.name on the endpoint GitLab serves.
 	ceGroup = groupSpec{edition: models.EditionCE, path: handlers.CEPath, name: "GitLab MCP Server",
-		scopes: auth.CEScopes, advertised: []string{models.ScopeMCP}}
+		serverInfoName: "Official GitLab MCP Server", scopes: auth.CEScopes, advertised: []string{models.ScopeMCP}}
 	eeGroup = groupSpec{edition: models.EditionEE, path: handlers.EEPath, name: "GitLab Orbit MCP Server",
-		scopes: auth.EEScopes, advertised: []string{models.ScopeMCPOrbit, models.ScopeMCP}}
+		serverInfoName: "GitLab Orbit MCP Server", scopes: auth.EEScopes, advertised: []string{models.ScopeMCPOrbit, models.ScopeMCP}}
 )
 
 // Server is the assembled application: the HTTP handler and the background
@@ -211,7 +213,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	}
 	group := func(g groupSpec) (handlers.Group, error) {
 		srv, err := mcp.New(mcp.Config{
-			Edition: g.edition, ServerName: g.name, ServerVersion: Version, Instructions: serverInstructions,
+			Edition: g.edition, ServerName: g.serverInfoName, ServerVersion: Version, Instructions: serverInstructions,
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
 			MetadataURL: metadataURL(g.path), Logger: logger,

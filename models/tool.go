@@ -56,10 +56,19 @@ const (
 )
 
 // GitLabToolsets are GitLab 19.5's toolsets in its order
-// (Mcp::Tools::Toolsets: always on, default, opt-in). The toolsets header
-// accepts each of them whether or not glmcp has a tool in it yet.
+// (Mcp::Tools::Toolsets::ALL: always on, default, opt-in). The toolsets
+// header accepts each of them whether or not glmcp has a tool in it yet, and
+// an unknown toolset's error lists them in this order.
 var GitLabToolsets = []string{
 	ToolsetMeta,
-	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI,
-	ToolsetWikis, ToolsetCodeSecurity, ToolsetDuoAgent,
+	ToolsetCore, ToolsetMergeRequests, ToolsetWorkItems, ToolsetRepository, ToolsetCI, ToolsetDuoAgent,
+	ToolsetWikis, ToolsetCodeSecurity,
 }
+
+// OptInToolsets are GitLab 19.5's Toolsets::OPT_IN: listed only when the
+// toolsets header names them (or "all"). Every other toolset is listed when
+// a request names none (no toolsets or tools header, or only blanks and
+// commas): GitLab's DEFAULT (core, merge_requests, work_items, repository,
+// ci, duo_agent_platform), the always-on meta, and glmcp's own toolsets
+// (the conformance fixtures).
+var OptInToolsets = []string{ToolsetWikis, ToolsetCodeSecurity}

@@ -16,7 +16,7 @@ import (
 
 // Server names of the two route groups (DESIGN.md §1).
 const (
-	ceServerName = "GitLab MCP Server"
+	ceServerName = "Official GitLab MCP Server" // GitLab's serverInfo.name
 	eeServerName = "GitLab Orbit MCP Server"
 )
 

@@ -23,9 +23,10 @@ var (
 	catalogCore          = []string{"get_project", "get_user", "list_groups", "list_project_members", "list_projects", "save_note", "search", "search_labels"} // + semantic_search on EE
 	catalogWorkItems     = []string{"get_work_item", "get_work_item_types", "link_work_items", "list_work_items", "save_work_item"}
 	catalogWikis         = []string{"list_wiki_pages"}
-	catalogMergeRequests = []string{"accept_merge_request", "get_merge_request", "get_merge_request_notes", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
-	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "list_pipelines", "manage_pipeline", "save_pipeline"}
-	catalogRepository    = []string{"add_branch", "add_commit", "get_commit", "get_repository_file", "list_commits", "list_releases", "list_repository_tree", "list_tags"}
+	catalogCodeSecurity  = []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability"} // EE
+	catalogMergeRequests = []string{"accept_merge_request", "get_merge_request", "get_merge_request_commits", "get_merge_request_conflicts", "get_merge_request_diffs", "get_merge_request_notes", "get_merge_request_pipelines", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
+	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "get_pipeline_jobs", "list_pipelines", "manage_pipeline", "save_pipeline"}
+	catalogRepository    = []string{"add_branch", "add_commit", "fork_repository", "get_commit", "get_repository_file", "list_branches", "list_commits", "list_releases", "list_repository_tree", "list_tags"}
 )
 
 // catalogUnion returns the sorted union of name lists.
@@ -57,32 +58,35 @@ func catalogHeaders(kv ...string) http.Header {
 func TestCatalog_filterHeaders(t *testing.T) {
 	h := startServer(t, withEE())
 	ce := h.groups()[0]
-	all := toolsCE
+	all, defaults := toolsAllCE, toolsCE
 	tests := []struct {
 		name string
 		hdr  http.Header
 		want []string
 	}{
-		{"no headers", nil, all},
+		{"no headers: the default toolsets", nil, defaults},
 		{"tools: exactly the named tools, no meta", catalogHeaders(hdrTools, "search_labels"), []string{"search_labels"}},
 		{"tools: entries trimmed", catalogHeaders(hdrTools, "  get_merge_request ,\tsearch  "), []string{"get_merge_request", "search"}},
 		{"tools: the meta tool by name", catalogHeaders(hdrTools, "get_mcp_server_version"), catalogMeta},
 		{"tools: an unlisted tool by name stays unlisted", catalogHeaders(hdrTools, "get_issue,search"), []string{"search"}},
-		{"tools: blank is absent", catalogHeaders(hdrTools, "   "), all},
-		{"tools: only commas and blanks is absent", catalogHeaders(hdrTools, " , ,, "), all},
+		{"tools: blank is absent", catalogHeaders(hdrTools, "   "), defaults},
+		{"tools: only commas and blanks is absent", catalogHeaders(hdrTools, " , ,, "), defaults},
+		{"tools: an opt-in tool by name", catalogHeaders(hdrTools, "list_wiki_pages"), catalogWikis},
 		{"tools: unknown names ignored, names case-sensitive", catalogHeaders(hdrTools, "search,nope,GET_MERGE_REQUEST"), []string{"search"}},
 		{"tools: only unknown names list nothing", catalogHeaders(hdrTools, "nope"), []string{}},
 		{"tools: an alias names its tool", catalogHeaders(hdrTools, "gitlab_search"), []string{"search"}},
 		{"tools: several header lines", catalogHeaders(hdrTools, "search", hdrTools, "get_merge_request"), []string{"get_merge_request", "search"}},
 		{"toolsets: one, meta always on", catalogHeaders(hdrToolsets, "ci"), catalogUnion(catalogMeta, catalogCI)},
-		{"toolsets: GitLab's, none built here yet", catalogHeaders(hdrToolsets, "duo_agent_platform"), catalogMeta},
+		{"toolsets: duo_agent_platform, not available here", catalogHeaders(hdrToolsets, "duo_agent_platform"), catalogMeta},
 		{"toolsets: lower-cased and trimmed", catalogHeaders(hdrToolsets, " CI , Merge_Requests "), catalogUnion(catalogMeta, catalogCI, catalogMergeRequests)},
 		{"toolsets: meta alone", catalogHeaders(hdrToolsets, "meta"), catalogMeta},
 		{"toolsets: core", catalogHeaders(hdrToolsets, "core"), catalogUnion(catalogMeta, catalogCore)},
 		{"toolsets: work_items", catalogHeaders(hdrToolsets, "work_items"), catalogUnion(catalogMeta, catalogWorkItems)},
 		{"toolsets: all", catalogHeaders(hdrToolsets, "all"), all},
 		{"toolsets: ALL with others", catalogHeaders(hdrToolsets, "ci,ALL"), all},
-		{"toolsets: blank is absent", catalogHeaders(hdrToolsets, " , "), all},
+		{"toolsets: blank is absent", catalogHeaders(hdrToolsets, " , "), defaults},
+		{"toolsets: an empty header is absent", http.Header{hdrToolsets: {""}}, defaults},
+		{"toolsets: the defaults by name", catalogHeaders(hdrToolsets, "core,merge_requests,work_items,repository,ci,duo_agent_platform"), defaults},
 		{"toolsets and tools: union", catalogHeaders(hdrToolsets, "ci", hdrTools, "get_merge_request,search_labels"), catalogUnion(catalogMeta, catalogCI, []string{"get_merge_request", "search_labels"})},
 		{"toolsets all and tools", catalogHeaders(hdrToolsets, "all", hdrTools, "get_issue"), all},
 		{"header names are case-insensitive", http.Header{"x-gitlab-enabled-mcp-server-toolsets": {"ci"}}, catalogUnion(catalogMeta, catalogCI)},
@@ -136,12 +140,15 @@ func TestCatalog_filterHeadersCall(t *testing.T) {
 			if method == "tools/call" {
 				params = map[string]any{"name": "get_mcp_server_version", "arguments": map[string]any{}}
 			}
-			for _, bad := range []string{"nope", "ci,nope", "CI, Wiki", "all,nope"} {
+			// GitLab's Toolsets.parse: every unknown name, lower-cased, in
+			// header order, then ALL in GitLab's order ("all" not among them).
+			for bad, names := range map[string]string{"nope": "nope", "ci,nope": "nope", "CI, Wiki": "wiki", "all,nope": "nope", "Foo,core,BAR": "foo, bar"} {
 				body, hd := h.parts(t, call{Era: era, User: "alice", Method: method, Params: params})
 				hd.Set(hdrToolsets, bad)
-				msg, _ := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
-				if !strings.Contains(msg, "unknown toolset") {
-					t.Errorf("%s %s %q: message %q", era, method, bad, msg)
+				msg, data := h.send(t, call{URL: ce.URL, Body: body, Header: hd}).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
+				want := "Unknown toolsets: " + names + ". Valid toolsets: meta, core, merge_requests, work_items, repository, ci, duo_agent_platform, wikis, code_security"
+				if msg != want || toolsDig(data, "params") != want {
+					t.Errorf("%s %s %q: message %q data %v\nwant %q", era, method, bad, msg, data, want)
 				}
 			}
 		}
@@ -188,7 +195,7 @@ func TestCatalog_prefixHeader(t *testing.T) {
 			// prefix alone or another prefix.
 			for _, name := range []string{"get_issue", "gl_", "xx_get_issue", "gl_gl_get_issue"} {
 				msg, data := callWith(t, era, "gl_", name, issue).expectError(t, rpcStatus(era, http.StatusBadRequest), -32602)
-				if !strings.HasPrefix(msg, "Unknown tool: ") || toolsDig(data, "name") != name {
+				if want := "Tool '" + name + "' not found."; msg != want || toolsDig(data, "params") != want || toolsDig(data, "name") != name {
 					t.Errorf("call %q under prefix gl_: message %q data %v", name, msg, data)
 				}
 			}
@@ -206,48 +213,5 @@ func TestCatalog_prefixHeader(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// gitlabDefaultTools are the tools GitLab 19.5 lists under its default
-// toolsets (meta, core, merge_requests, work_items, repository, ci) on CE;
-// see doc/tools.md.
-var gitlabDefaultTools = []string{
-	"get_mcp_server_version",
-	"get_project", "list_projects", "list_groups", "list_project_members", "get_user", "search", "search_labels", "save_note",
-	"list_merge_requests", "get_merge_request", "get_merge_request_notes", "save_merge_request", "save_merge_request_review", "accept_merge_request",
-	"get_work_item", "list_work_items", "save_work_item", "link_work_items", "get_work_item_types", "get_saved_view_work_items",
-	"get_repository_file", "list_repository_tree", "list_commits", "get_commit", "add_commit", "add_branch", "list_tags", "list_releases",
-	"list_pipelines", "get_pipeline", "save_pipeline", "manage_pipeline", "get_job", "get_artifact_file",
-}
-
-// TestCatalog_gitlabDefaultToolsets: a client sending GitLab's default
-// toolsets header gets 200 and GitLab 19.5's default tools, those glmcp
-// has built; a tools header naming only unknown tools lists nothing.
-func TestCatalog_gitlabDefaultToolsets(t *testing.T) {
-	h := startServer(t)
-	ce := h.groups()[0]
-	want := catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
-	var notBuilt []string
-	for _, n := range gitlabDefaultTools {
-		if !slices.Contains(want, n) {
-			notBuilt = append(notBuilt, n)
-		}
-	}
-	t.Logf("GitLab 19.5 default tools not built yet: %v", notBuilt)
-	for _, n := range want {
-		if !slices.Contains(gitlabDefaultTools, n) {
-			t.Errorf("%s is listed under the default toolsets but is not one of GitLab's default tools", n)
-		}
-	}
-	for _, era := range eras {
-		p := h.catalogList(t, ce, era, "alice", catalogHeaders(hdrToolsets, "core,merge_requests,work_items,repository,ci"), "")
-		if !slices.Equal(p.Names, want) {
-			t.Errorf("%s: default toolsets list %v\nwant %v", era, p.Names, want)
-		}
-		p.Raw.expectStatus(t, http.StatusOK)
-		if p := h.catalogList(t, ce, era, "alice", catalogHeaders(hdrTools, "nope,get_everything"), ""); len(p.Names) != 0 {
-			t.Errorf("%s: only unknown tool names list %v, want []", era, p.Names)
-		}
 	}
 }

@@ -78,8 +78,8 @@ func catalogFixture(t testing.TB, h *harness) {
 }
 
 // catalogExpected returns, in byte order, the names a caller sees on a
-// group of edition with a read-only token (or not) and no filter headers,
-// read from the store.
+// group of edition with a read-only token (or not) and no filter headers
+// (the opt-in toolsets left out), read from the store.
 func catalogExpected(t testing.TB, h *harness, edition models.Edition, readOnly bool) []string {
 	t.Helper()
 	all, err := h.Env.Store.ListTools(context.Background())
@@ -92,7 +92,8 @@ func catalogExpected(t testing.TB, h *harness, edition models.Edition, readOnly 
 	}
 	var out []string
 	for _, tool := range all {
-		if !tool.Enabled || unlisted[tool.Name] || (tool.Edition == models.EditionEE && edition != models.EditionEE) || slices.Contains(toolsUnlisted, tool.Name) {
+		if !tool.Enabled || unlisted[tool.Name] || (tool.Edition == models.EditionEE && edition != models.EditionEE) || slices.Contains(toolsUnlisted, tool.Name) ||
+			slices.Contains(models.OptInToolsets, tool.Toolset) {
 			continue
 		}
 		if readOnly {

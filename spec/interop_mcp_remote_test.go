@@ -158,7 +158,7 @@ func TestInteropMCPRemote_legacyErrorsReachTheClient(t *testing.T) {
 		message     string
 	}{
 		{"2", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
-			-32602, `Unknown tool: "no_such_tool"`},
+			-32602, `Tool 'no_such_tool' not found.`},
 		{"3", `{"jsonrpc":"2.0","id":3,"method":"glmcp/no_such_method","params":{}}`,
 			-32601, "Method not found: glmcp/no_such_method"},
 	} {

@@ -68,7 +68,7 @@ func TestListen_badRequests(t *testing.T) {
 	}{
 		{"no notifications filter", listenCall("", "alice", 1, nil), 400, -32602, "notifications is required"},
 		{"filter of the wrong type", wrongType, 400, -32602, "notifications must be an object"},
-		{"unknown toolset header", badToolset, 400, -32602, "unknown toolset"},
+		{"unknown toolset header", badToolset, 400, -32602, "Unknown toolsets: nope. Valid toolsets: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, r := h.open(t, tc.call)

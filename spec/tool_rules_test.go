@@ -280,7 +280,7 @@ func TestToolRules_fork(t *testing.T) {
 	repoSetUp(t, h, forkSource)
 	forkGroup(t, h)
 	args := func(path string) map[string]any {
-		return map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": path, "name": path}
+		return map[string]any{"id": forkSource, "namespace_path": "forks", "path": path, "name": path}
 	}
 
 	t.Run("deny on the target group: refused, nothing written", func(t *testing.T) {

@@ -83,7 +83,7 @@ func TestTools_fork(t *testing.T) {
 	forkGroup(t, h)
 
 	t.Run("all branches and tags", func(t *testing.T) {
-		sc := h.toolsWrite(t, ce, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource, "namespace_path": "forks"})
+		sc := h.toolsWrite(t, ce, "modern", "alice", "fork_repository", map[string]any{"id": forkSource, "namespace_path": "forks"})
 		toolsExpectField(t, sc, "forks/fork-source", "path_with_namespace")
 		toolsExpectField(t, sc, "main", "default_branch")
 		toolsExpectField(t, sc, "public", "visibility")
@@ -109,7 +109,7 @@ func TestTools_fork(t *testing.T) {
 		}
 		gitRun(t, "", bare, "", "fsck", "--strict")
 
-		branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": "forks/fork-source"})
+		branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"id": "forks/fork-source"})
 		if got := strings.Join(toolsField(toolsItems(t, branches), "name"), ","); got != "feature,main" {
 			t.Errorf("fork branches = %s", got)
 		}
@@ -139,7 +139,7 @@ func TestTools_fork(t *testing.T) {
 	})
 
 	t.Run("one branch, name, path, description, visibility", func(t *testing.T) {
-		sc := h.toolsWrite(t, ce, "legacy", "alice", "fork_repository", map[string]any{"project_id": src.ID, "namespace_path": "forks",
+		sc := h.toolsWrite(t, ce, "legacy", "alice", "fork_repository", map[string]any{"id": src.ID, "namespace_path": "forks",
 			"branches": "feature", "name": "Feature only", "path": "feature-only", "description": "Just the feature", "visibility": "internal"})
 		toolsExpectField(t, sc, "forks/feature-only", "path_with_namespace")
 		toolsExpectField(t, sc, "feature", "default_branch")
@@ -157,19 +157,19 @@ func TestTools_fork(t *testing.T) {
 		}
 		// A fork is never more public than its source: root (an
 		// administrator) forks the internal fork, asking for public.
-		sc = h.toolsWrite(t, ce, "modern", "root", "fork_repository", map[string]any{"project_id": "forks/feature-only",
+		sc = h.toolsWrite(t, ce, "modern", "root", "fork_repository", map[string]any{"id": "forks/feature-only",
 			"namespace_id": fork.NamespaceID, "path": "fork-of-fork", "name": "Fork of fork", "visibility": "public"})
 		toolsExpectField(t, sc, "internal", "visibility")
 		toolsExpectField(t, sc, "forks/feature-only", "forked_from_project", "path_with_namespace")
 		// On the EE endpoint too.
-		sc = h.toolsWrite(t, ee, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "via-orbit", "name": "Via Orbit"})
+		sc = h.toolsWrite(t, ee, "modern", "alice", "fork_repository", map[string]any{"id": forkSource, "namespace_path": "forks", "path": "via-orbit", "name": "Via Orbit"})
 		toolsExpectField(t, sc, "forks/via-orbit", "path_with_namespace")
 	})
 
 	t.Run("refused", func(t *testing.T) {
 		repos := len(forkRepos(t, h))
 		args := func(kv ...any) map[string]any {
-			return overrideArgs(map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "refused", "name": "Refused"}, kv...)
+			return overrideArgs(map[string]any{"id": forkSource, "namespace_path": "forks", "path": "refused", "name": "Refused"}, kv...)
 		}
 		// The name and the path are each unique in the group (GitLab's
 		// Project validations): the path ignoring case, the name exactly.
@@ -187,7 +187,7 @@ func TestTools_fork(t *testing.T) {
 		h.toolsFailWith(t, ce, "alice", "fork_repository", args("namespace_path", "nope"), "404 Namespace Not Found")
 		h.toolsFailWith(t, ce, "alice", "fork_repository", args("branches", "nope"), "404 Source Branch Not Found")
 		// A project the caller may not see reads as a missing one.
-		text := h.toolsSameAsMissing(t, ce, "bob", "fork_repository", args("project_id", "acme/secret-plans"), args("project_id", "acme/nope"))
+		text := h.toolsSameAsMissing(t, ce, "bob", "fork_repository", args("id", "acme/secret-plans"), args("id", "acme/nope"))
 		if text != "404 Project Not Found" {
 			t.Errorf("hidden source: %q", text)
 		}
@@ -213,7 +213,7 @@ func TestTools_fork(t *testing.T) {
 				defer wg.Done()
 				era := eras[i%2]
 				res := toolsResult(t, ce, era, h.toolsCall(t, ce, era, "alice", "fork_repository",
-					map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": "race", "name": fmt.Sprintf("Race %d", i)}))
+					map[string]any{"id": forkSource, "namespace_path": "forks", "path": "race", "name": fmt.Sprintf("Race %d", i)}))
 				failed[i], texts[i] = res["isError"] == true, toolsText(t, res)
 			}()
 		}
@@ -294,7 +294,7 @@ func TestTools_fork(t *testing.T) {
 	})
 
 	t.Run("a name differing only in case is another name", func(t *testing.T) {
-		sc := h.toolsWrite(t, ce, "modern", "alice", "fork_repository", map[string]any{"project_id": forkSource,
+		sc := h.toolsWrite(t, ce, "modern", "alice", "fork_repository", map[string]any{"id": forkSource,
 			"namespace_path": "forks", "path": "other-case", "name": "Fork-Source"})
 		toolsExpectField(t, sc, "forks/other-case", "path_with_namespace")
 	})
@@ -311,7 +311,7 @@ func TestTools_fork(t *testing.T) {
 				defer wg.Done()
 				era := eras[i%2]
 				res := toolsResult(t, ce, era, h.toolsCall(t, ce, era, "alice", "fork_repository",
-					map[string]any{"project_id": forkSource, "namespace_path": "forks", "path": path, "name": "Same name"}))
+					map[string]any{"id": forkSource, "namespace_path": "forks", "path": path, "name": "Same name"}))
 				failed[i], texts[i] = res["isError"] == true, toolsText(t, res)
 			}()
 		}

@@ -26,7 +26,9 @@ func (h *harness) toolsCall(t testing.TB, g group, era, user, tool string, args 
 	if args != nil {
 		params["arguments"] = args
 	}
-	return h.send(t, call{Era: era, URL: g.URL, User: user, Method: "tools/call", Params: params})
+	r := h.send(t, call{Era: era, URL: g.URL, User: user, Method: "tools/call", Params: params})
+	expectOutputShape(t, tool, r)
+	return r
 }
 
 // toolsResult asserts a tools/call answer is HTTP 200 with a result that

@@ -13,24 +13,28 @@ import (
 // on each group, aliases that call but are not listed, the meta tool, and
 // a read_api token's read-only view.
 
-// toolsCE and toolsEE are the tools each group lists, in byte order: GitLab
-// 19.5's catalog as far as glmcp builds it (doc/tools.md). toolsUnlisted are
-// GitLab's superseded tools, callable by name but never listed.
+// toolsCE and toolsEE are the tools each group lists without a toolsets
+// header, in byte order: GitLab 19.5's default toolsets (core,
+// merge_requests, work_items, repository, ci, duo_agent_platform) and meta,
+// as far as glmcp has them (doc/tools.md). toolsAllCE and toolsAllEE are
+// the listings with "all", which adds the opt-in wikis and code_security.
+// toolsUnlisted are GitLab's unlisted tools (and those glmcp cannot offer),
+// callable by name but never listed.
 var (
-	toolsCE = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository, catalogWikis)
-	toolsEE = catalogUnion(toolsCE, []string{"get_vulnerability", "list_vulnerabilities", "save_vulnerability", "semantic_search"})
+	toolsCE    = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
+	toolsEE    = catalogUnion(toolsCE, []string{"semantic_search"})
+	toolsAllCE = catalogUnion(toolsCE, catalogWikis)
+	toolsAllEE = catalogUnion(toolsEE, catalogWikis, catalogCodeSecurity)
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"accept_merge_request", "add_branch", "add_commit", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
-	// toolsUnlisted are GitLab 19.5's superseded tools; toolsUnlistedWrite
+	toolsWrite = []string{"accept_merge_request", "add_branch", "add_commit", "fork_repository", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
+	// toolsUnlisted are GitLab 19.5's unlisted tools (unlisted: true,
+	// pending removal), and those glmcp cannot offer; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
-		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_merge_request_commits",
-		"get_merge_request_conflicts", "get_merge_request_diffs", "get_merge_request_pipelines", "get_pipeline_jobs", "get_workitem_notes",
+		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_workitem_notes",
 		"get_saved_view_work_items", // saved views do not exist on glmcp
-		"list_branches",             // glmcp's; not in GitLab's MCP catalog
-		"fork_repository",           // glmcp's (GitLab's REST fork endpoint); not in GitLab's MCP catalog
 	}
-	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note", "fork_repository"}
+	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
 )
 
 // toolsetOf returns the toolset a listed tool carries in its annotations.
@@ -38,7 +42,7 @@ func toolsetOf(name string) string {
 	for ts, names := range map[string][]string{
 		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_search"), "work_items": catalogWorkItems,
 		"merge_requests": catalogMergeRequests, "ci": catalogCI, "repository": catalogRepository, "wikis": catalogWikis,
-		"code_security": {"get_vulnerability", "list_vulnerabilities", "save_vulnerability"},
+		"code_security": catalogCodeSecurity,
 	} {
 		if slices.Contains(names, name) {
 			return ts
@@ -83,11 +87,15 @@ func toolsNames(tools []map[string]any) []string {
 func TestTools_listed(t *testing.T) {
 	h := startServer(t, withEE())
 	want := map[string][]string{"CE": toolsCE, "EE": toolsEE}
+	wantAll := map[string][]string{"CE": toolsAllCE, "EE": toolsAllEE}
 	for _, g := range h.groups() {
 		for _, era := range eras {
-			tools := h.toolsList(t, g, era, "alice", nil)
-			if got := toolsNames(tools); !slices.Equal(got, want[g.Name]) {
+			if got := toolsNames(h.toolsList(t, g, era, "alice", nil)); !slices.Equal(got, want[g.Name]) {
 				t.Errorf("%s %s: tools = %v\nwant %v", g.Name, era, got, want[g.Name])
+			}
+			tools := h.toolsList(t, g, era, "alice", http.Header{hdrToolsets: {"all"}})
+			if got := toolsNames(tools); !slices.Equal(got, wantAll[g.Name]) {
+				t.Errorf("%s %s all: tools = %v\nwant %v", g.Name, era, got, wantAll[g.Name])
 			}
 			for _, tool := range tools {
 				name := tool["name"].(string)

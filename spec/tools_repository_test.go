@@ -213,7 +213,7 @@ func TestTools_repositoryRead(t *testing.T) {
 	t.Run("branches and tags", func(t *testing.T) {
 		// A branch pushed with plain git is listed on the next call.
 		f.git(f.work, "push", "-q", "origin", "main:refs/heads/pushed-by-git")
-		sc := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": repoMCP})
+		sc := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"id": repoMCP})
 		if got := strings.Join(toolsField(toolsItems(t, sc), "name"), ","); got != "feature,main,pushed-by-git" {
 			t.Errorf("branches = %s", got)
 		}
@@ -221,9 +221,9 @@ func TestTools_repositoryRead(t *testing.T) {
 		toolsExpectField(t, sc, main, "items", 1, "commit", "id")
 		toolsExpectField(t, sc, false, "items", 1, "can_push") // bob is a reporter
 		tags := h.toolsRead(t, ce, "bob", "list_tags", map[string]any{"project_id": repoMCP})
-		toolsExpectField(t, tags, "v1.0.0", "items", 0, "name")
-		toolsExpectField(t, tags, "Release 1.0.0\n", "items", 0, "message")
-		toolsExpectField(t, tags, "Add many files", "items", 0, "commit", "title")
+		toolsExpectField(t, tags, "v1.0.0", "tags", 0, "name")
+		toolsExpectField(t, tags, "Add many files", "tags", 0, "commit", "title")
+		toolsExpectField(t, tags, false, "metadata", "has_next_page")
 	})
 
 	t.Run("list_commits pages from a fixed head", func(t *testing.T) {
@@ -405,11 +405,30 @@ func TestTools_demoHistory(t *testing.T) {
 			t.Errorf("%s: list_commits = %s, git log = %s", era, got, want)
 		}
 	}
+	// list_tags as GitLab's: most recently updated first, first/after
+	// paging by tag name, search with anchors and wildcards, the exact
+	// name first.
 	tags := h.toolsRead(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp})
-	if got := strings.Join(toolsField(toolsItems(t, tags), "name"), ","); got != "v18.6.0,v18.7.0" {
+	if got := strings.Join(toolsField(toolsArray(t, tags["tags"]), "name"), ","); got != "v18.7.0,v18.6.0" {
 		t.Errorf("tags = %s", got)
 	}
-	toolsExpectField(t, tags, git("rev-parse", "v18.7.0^{commit}"), "items", 1, "commit", "id")
+	toolsExpectField(t, tags, git("rev-parse", "v18.7.0^{commit}"), "tags", 0, "commit", "sha")
+	toolsExpectField(t, tags, nil, "metadata", "end_cursor")
+	page1 := h.toolsRead(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp, "first": 1})
+	toolsExpectField(t, page1, "v18.7.0", "tags", 0, "name")
+	toolsExpectField(t, page1, true, "metadata", "has_next_page")
+	toolsExpectField(t, page1, "v18.7.0", "metadata", "end_cursor")
+	page2 := h.toolsRead(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp, "first": 1, "after": "v18.7.0"})
+	toolsExpectField(t, page2, "v18.6.0", "tags", 0, "name")
+	toolsExpectField(t, page2, false, "metadata", "has_next_page")
+	for search, want := range map[string]string{"^V18.6": "v18.6.0", "7.0$": "v18.7.0", "v*.0": "v18.7.0,v18.6.0", "18.6": "v18.6.0", "^18": "", "v18.6.0": "v18.6.0"} {
+		sc := h.toolsRead(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp, "search": search})
+		if got := strings.Join(toolsField(toolsArray(t, sc["tags"]), "name"), ","); got != want {
+			t.Errorf("search %q: tags = %s, want %s", search, got, want)
+		}
+	}
+	h.toolsFailWith(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp, "after": "v0.0.0"}, "Invalid after cursor: 'v0.0.0'")
+	h.toolsInvalid(t, ce, "carol", "list_tags", map[string]any{"project_id": mcp, "page": 2}, "page")
 	mr := h.toolsRead(t, ce, "alice", "get_merge_request", map[string]any{"project_id": mcp, "merge_request_iid": 1})
 	toolsExpectField(t, mr, git("rev-parse", "feature/server-discover"), "diffHeadSha")
 	file := h.toolsRead(t, ce, "alice", "get_repository_file", map[string]any{"project_id": mcp, "file_path": "internal/mcp/discover.go", "ref": "feature/server-discover"})
@@ -420,7 +439,7 @@ func TestTools_demoHistory(t *testing.T) {
 	gitRun(t, work, bare, "", "checkout", "-q", "-b", "pushed/by-git")
 	gitRun(t, work, bare, "", "commit", "-q", "--allow-empty", "-m", "Pushed with git")
 	gitRun(t, work, bare, "", "push", "-q", "origin", "pushed/by-git")
-	branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"project_id": mcp})
+	branches := h.toolsRead(t, ce, "bob", "list_branches", map[string]any{"id": mcp})
 	if got := strings.Join(toolsField(toolsItems(t, branches), "name"), ","); got != "feature/server-discover,main,pushed/by-git" {
 		t.Errorf("branches after git push = %s", got)
 	}

@@ -401,7 +401,7 @@ func TestTools_semanticSearch(t *testing.T) {
 		for _, era := range eras {
 			r := h.toolsCall(t, ce, era, "alice", "semantic_code_search", query)
 			msg, data := r.expectError(t, rpcStatus(era, 400), -32602)
-			if msg != `Unknown tool: "semantic_code_search"` || toolsDig(data, "name") != "semantic_code_search" {
+			if msg != `Tool 'semantic_code_search' not found.` || toolsDig(data, "name") != "semantic_code_search" {
 				t.Errorf("%s: message %q data %v", era, msg, data)
 			}
 		}

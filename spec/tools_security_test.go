@@ -54,7 +54,7 @@ func TestTools_vulnerabilities(t *testing.T) {
 		// EE tools do not exist on the CE group.
 		for _, era := range eras {
 			r := h.toolsCall(t, ce, era, "alice", "list_vulnerabilities", list)
-			if r.Status == http.StatusOK && !strings.Contains(string(r.Body), "Unknown tool") {
+			if r.Status == http.StatusOK && !strings.Contains(string(r.Body), "Tool 'list_vulnerabilities' not found.") {
 				t.Errorf("%s: CE answered %s", era, r.Body)
 			}
 		}
@@ -112,7 +112,7 @@ func TestTools_duoAgentPlatform(t *testing.T) {
 			args["workflow_id"] = 1
 		}
 		text := h.toolsFail(t, ce, "alice", tool, args)
-		if !strings.Contains(text, "not available on this instance") {
+		if !strings.Contains(text, "GitLab Duo Agent Platform is not available for this namespace") {
 			t.Errorf("%s: %q", tool, text)
 		}
 	}

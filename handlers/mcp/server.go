@@ -315,6 +315,7 @@ func (s *Server) rpcError(x *exchange, err error) *jsonrpc.Error {
 		caps    *tools.MissingCapabilityError
 		nf      *resources.NotFoundError
 		invalid *resources.InvalidError
+		toolset *catalog.UnknownToolsetsError
 	)
 	switch {
 	case errors.As(err, &rpc):
@@ -328,8 +329,13 @@ func (s *Server) rpcError(x *exchange, err error) *jsonrpc.Error {
 	case errors.As(err, &invalid):
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, invalid.Error(), nil)
 	case errors.As(err, &unknown):
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+quote(unknown.Name),
-			map[string]any{"name": truncate(unknown.Name, 200)})
+		// GitLab's text in GitLab's place (data.params), and in the
+		// message too, which is all most clients show.
+		msg := "Tool '" + truncate(unknown.Name, 200) + "' not found."
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, msg,
+			map[string]any{"params": msg, "name": truncate(unknown.Name, 200)})
+	case errors.As(err, &toolset):
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, toolset.Error(), map[string]any{"params": toolset.Error()})
 	case errors.As(err, &caps):
 		required := make(map[string]struct{}, len(caps.Required))
 		for _, c := range caps.Required {

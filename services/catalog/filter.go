@@ -45,8 +45,8 @@ func Toolsets(names []string) []string {
 }
 
 // Filter is the parsed form of one request's filter headers. The zero value
-// filters nothing and adds no prefix. A Filter is immutable once parsed and
-// safe for concurrent use.
+// (no headers) admits every toolset but the opt-in ones and adds no prefix.
+// A Filter is immutable once parsed and safe for concurrent use.
 type Filter struct {
 	// active is true when the tools or toolsets header named anything;
 	// withToolsets when the toolsets header did (which turns meta on: the
@@ -68,10 +68,13 @@ type Filter struct {
 // [Toolsets]).
 //
 // Both lists are comma-separated with entries trimmed; a header that is blank
-// or holds only blanks and commas counts as absent. Tool names are
-// case-sensitive and unknown ones are ignored. Toolsets are lower-cased;
-// "all" enables every toolset, and a toolset not in known is an error. The prefix
-// is trimmed, at most [MaxPrefixLen] characters of [A-Za-z0-9_-].
+// or holds only blanks and commas counts as absent, and with neither header
+// every toolset but the opt-in ones is listed (models.OptInToolsets,
+// GitLab's rule). Tool names are case-sensitive and unknown ones are
+// ignored. Toolsets are lower-cased; "all" enables every toolset, and
+// toolsets not in known are an *UnknownToolsetsError naming every one of
+// them. The prefix is trimmed, at most [MaxPrefixLen] characters of
+// [A-Za-z0-9_-].
 //
 // Errors wrap [models.ErrInvalidInput].
 func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []string) (Filter, error) {
@@ -83,11 +86,12 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []strin
 		f.tools[name] = struct{}{}
 		f.active = true
 	}
+	var unknown []string
 	for name := range listEntries(toolsetsHeader) {
 		name = strings.ToLower(name)
 		if !slices.Contains(known, name) {
-			return Filter{}, fmt.Errorf("%s: unknown toolset %q (valid toolsets: %s): %w",
-				HeaderEnabledToolsets, clip(name), strings.Join(known, ", "), models.ErrInvalidInput)
+			unknown = append(unknown, clip(name))
+			continue
 		}
 		f.active, f.withToolsets = true, true
 		switch name {
@@ -102,6 +106,10 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []strin
 			f.toolsets[name] = struct{}{}
 		}
 	}
+	if len(unknown) > 0 {
+		valid := slices.DeleteFunc(slices.Clone(known), func(n string) bool { return n == ToolsetAll })
+		return Filter{}, &UnknownToolsetsError{Names: unknown, Valid: valid}
+	}
 	prefix, err := parsePrefix(prefixHeader)
 	if err != nil {
 		return Filter{}, err
@@ -110,6 +118,24 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []strin
 	return f, nil
 }
 
+// UnknownToolsetsError is a toolsets header naming toolsets that do not
+// exist. Its text is GitLab's ("Unknown toolsets: a, b. Valid toolsets:
+// meta, core, …"); it wraps models.ErrInvalidInput.
+type UnknownToolsetsError struct {
+	// Names are the unknown entries, lower-cased, in header order (each
+	// clipped to 64 characters).
+	Names []string
+	// Valid are the toolsets the header accepts, "all" aside.
+	Valid []string
+}
+
+func (e *UnknownToolsetsError) Error() string {
+	return "Unknown toolsets: " + strings.Join(e.Names, ", ") + ". Valid toolsets: " + strings.Join(e.Valid, ", ")
+}
+
+// Unwrap makes the error a models.ErrInvalidInput.
+func (e *UnknownToolsetsError) Unwrap() error { return models.ErrInvalidInput }
+
 // Visible reports whether t is listed for a caller on the route group of
 // edition with a read-only (or not) token under this filter. It is pure and
 // does not allocate (bar annotations whose keys use JSON escapes), so change
@@ -117,10 +143,10 @@ func ParseFilter(toolsHeader, toolsetsHeader, prefixHeader string, known []strin
 //
 // A tool is visible when it is enabled, its edition is served by the group
 // (CE tools on both groups, EE tools on the EE group only), the filter admits
-// it (no filter; or its toolset is named or "all", or is meta and the
-// toolsets header is present; or its name or an alias is in the tools
-// header), and, for a read-only token, it is annotated
-// readOnlyHint: true.
+// it (no filter and its toolset is not opt-in; or its toolset is named or
+// "all", or is meta and the toolsets header is present; or its name or an
+// alias is in the tools header), and, for a read-only token, it is
+// annotated readOnlyHint: true.
 func (f Filter) Visible(t *models.Tool, edition models.Edition, readOnly bool) bool {
 	if t == nil || !t.Enabled || !EditionServes(edition, t.Edition) {
 		return false
@@ -142,7 +168,10 @@ func (f Filter) Fingerprint() string { return f.fingerprint() }
 
 // admits applies the header part of the visibility rule.
 func (f Filter) admits(t *models.Tool) bool {
-	if !f.active || f.all || (f.withToolsets && t.Toolset == models.ToolsetMeta) {
+	if !f.active {
+		return !slices.Contains(models.OptInToolsets, t.Toolset)
+	}
+	if f.all || (f.withToolsets && t.Toolset == models.ToolsetMeta) {
 		return true
 	}
 	if _, ok := f.toolsets[t.Toolset]; ok {

@@ -58,6 +58,11 @@ func TestParseFilter_headers(t *testing.T) {
 	}
 }
 
+// gitlabValid is GitLab 19.5's list of valid toolsets (Toolsets::ALL, in
+// its order) followed by the fixture catalog's own, as an unknown toolset's
+// error gives it.
+var gitlabValid = "meta, core, merge_requests, work_items, repository, ci, duo_agent_platform, wikis, code_security"
+
 func TestParseFilter_errors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -65,9 +70,11 @@ func TestParseFilter_errors(t *testing.T) {
 		tools, toolsets, prefix string
 		wantInMsg               []string
 	}{
-		{desc: "unknown toolset", toolsets: "nope", wantInMsg: []string{`"nope"`, "meta, core, merge_requests, work_items, repository, ci, wikis, code_security, duo_agent_platform, all", HeaderEnabledToolsets}},
-		{desc: "unknown toolset among valid ones", toolsets: "ci, Bogus ,core", wantInMsg: []string{`"bogus"`}},
-		{desc: "toolset with inner space", toolsets: "merge requests", wantInMsg: []string{`"merge requests"`}},
+		{desc: "unknown toolset", toolsets: "nope", wantInMsg: []string{"Unknown toolsets: nope. Valid toolsets: " + gitlabValid}},
+		{desc: "unknown toolset among valid ones", toolsets: "ci, Bogus ,core", wantInMsg: []string{"Unknown toolsets: bogus. Valid toolsets: " + gitlabValid}},
+		{desc: "several unknown toolsets, in header order", toolsets: "zeta,ci,Alpha", wantInMsg: []string{"Unknown toolsets: zeta, alpha. Valid toolsets: " + gitlabValid}},
+		{desc: "unknown toolset beside all", toolsets: "all,bogus", wantInMsg: []string{"Unknown toolsets: bogus. Valid toolsets: " + gitlabValid}},
+		{desc: "toolset with inner space", toolsets: "merge requests", wantInMsg: []string{"Unknown toolsets: merge requests. "}},
 		{desc: "prefix of 33 characters", prefix: strings.Repeat("p", 33), wantInMsg: []string{HeaderToolNamePrefix, "33", "32"}},
 		{desc: "prefix with a dot", prefix: "a.b", wantInMsg: []string{HeaderToolNamePrefix, `'.'`}},
 		{desc: "prefix with inner space", prefix: "a b", wantInMsg: []string{`' '`}},
@@ -81,6 +88,9 @@ func TestParseFilter_errors(t *testing.T) {
 			f, err := ParseFilter(tc.tools, tc.toolsets, tc.prefix, testToolsets)
 			if !errors.Is(err, models.ErrInvalidInput) {
 				t.Fatalf("err = %v, want ErrInvalidInput", err)
+			}
+			if uts := (*UnknownToolsetsError)(nil); errors.As(err, &uts) && !strings.HasPrefix(err.Error(), "Unknown toolsets: ") {
+				t.Errorf("unknown toolsets error %q", err)
 			}
 			for _, s := range tc.wantInMsg {
 				if !strings.Contains(err.Error(), s) {
@@ -175,6 +185,13 @@ func TestFilter_Visible_tool(t *testing.T) {
 		{desc: "read-only token, readOnlyHint true", edition: models.EditionCE, readOnly: true, want: true},
 		{desc: "read-write token, no annotations", edit: func(t *models.Tool) { t.Annotations = nil }, edition: models.EditionCE, want: true},
 		{desc: "custom toolset, no filter", edit: func(t *models.Tool) { t.Toolset = "custom" }, edition: models.EditionCE, want: true},
+		{desc: "opt-in wikis, no filter", edit: func(t *models.Tool) { t.Toolset = models.ToolsetWikis }, edition: models.EditionCE},
+		{desc: "opt-in code_security, no filter", edit: func(t *models.Tool) { t.Toolset = models.ToolsetCodeSecurity }, edition: models.EditionEE},
+		{desc: "default duo_agent_platform, no filter", edit: func(t *models.Tool) { t.Toolset = models.ToolsetDuoAgent }, edition: models.EditionCE, want: true},
+		{desc: "opt-in wikis, blank headers", edit: func(t *models.Tool) { t.Toolset = models.ToolsetWikis }, filter: mustFilter(t, " , ", " ,, ", ""), edition: models.EditionCE},
+		{desc: "opt-in wikis, filter all", edit: func(t *models.Tool) { t.Toolset = models.ToolsetWikis }, filter: mustFilter(t, "", "all", ""), edition: models.EditionCE, want: true},
+		{desc: "opt-in wikis, named", edit: func(t *models.Tool) { t.Toolset = models.ToolsetWikis }, filter: mustFilter(t, "", "WIKIS", ""), edition: models.EditionCE, want: true},
+		{desc: "opt-in wikis, tool named", edit: func(t *models.Tool) { t.Toolset = models.ToolsetWikis }, filter: mustFilter(t, "get_issue", "", ""), edition: models.EditionCE, want: true},
 		{desc: "custom toolset, filter all", edit: func(t *models.Tool) { t.Toolset = "custom" }, filter: mustFilter(t, "", "all", ""), edition: models.EditionCE, want: true},
 		{desc: "custom toolset, filter core", edit: func(t *models.Tool) { t.Toolset = "custom" }, filter: mustFilter(t, "", "core", ""), edition: models.EditionCE},
 		{desc: "prefix does not affect visibility", filter: mustFilter(t, "", "", "p_"), edition: models.EditionCE, want: true},

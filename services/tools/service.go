@@ -108,6 +108,11 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 		if _, err := compileSchema(d.Name, d.InputSchema); err != nil {
 			return nil, fmt.Errorf("new tool service: %w", err)
 		}
+		if len(d.OutputSchema) > 0 {
+			if _, err := compileSchema(d.Name+".output", d.OutputSchema); err != nil {
+				return nil, fmt.Errorf("new tool service: %w", err)
+			}
+		}
 		if err := checkWriteTarget(d); err != nil {
 			return nil, fmt.Errorf("new tool service: %w", err)
 		}

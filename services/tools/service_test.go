@@ -95,9 +95,12 @@ func TestService_List(t *testing.T) {
 		sc   tools.Scope
 		want []string
 	}{
-		{"CE", scope(models.EditionCE, false, tools.Headers{}), []string{"reader", "sampler", "version", "wiki_reader", "writer"}},
-		{"EE", scope(models.EditionEE, false, tools.Headers{}), []string{"ee_only", "reader", "sampler", "version", "wiki_reader", "writer"}},
-		{"read-only token", scope(models.EditionCE, true, tools.Headers{}), []string{"reader", "sampler", "version", "wiki_reader"}},
+		// No header: every toolset but GitLab's opt-in ones (wikis).
+		{"CE", scope(models.EditionCE, false, tools.Headers{}), []string{"reader", "sampler", "version", "writer"}},
+		{"EE", scope(models.EditionEE, false, tools.Headers{}), []string{"ee_only", "reader", "sampler", "version", "writer"}},
+		{"read-only token", scope(models.EditionCE, true, tools.Headers{}), []string{"reader", "sampler", "version"}},
+		{"all", scope(models.EditionCE, false, tools.Headers{Toolsets: "all"}), []string{"reader", "sampler", "version", "wiki_reader", "writer"}},
+		{"blank headers are absent", scope(models.EditionCE, false, tools.Headers{Toolsets: " , ", Tools: ","}), []string{"reader", "sampler", "version", "writer"}},
 		{"toolset from a definition", scope(models.EditionCE, false, tools.Headers{Toolsets: "wikis"}), []string{"version", "wiki_reader"}},
 		{"tools header names an alias of an unlisted tool", scope(models.EditionCE, false, tools.Headers{Tools: "older_tool,writer"}), []string{"writer"}},
 		{"prefix", scope(models.EditionCE, false, tools.Headers{Toolsets: "work_items", Prefix: "gl_"}), []string{"gl_version", "gl_writer"}},
@@ -117,7 +120,7 @@ func TestService_List_invalid(t *testing.T) {
 	svc := newSvc(t, 2)
 	ctx := context.Background()
 	_, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "security"})})
-	if !errors.Is(err, models.ErrInvalidInput) || !strings.Contains(err.Error(), "meta, core, merge_requests, work_items, repository, ci, wikis, code_security, duo_agent_platform, all") {
+	if !errors.Is(err, models.ErrInvalidInput) || err.Error() != "Unknown toolsets: security. Valid toolsets: meta, core, merge_requests, work_items, repository, ci, duo_agent_platform, wikis, code_security" {
 		t.Errorf("unknown toolset: %v, want invalid input listing the valid toolsets", err)
 	}
 	empty := ""

@@ -36,12 +36,13 @@ func (g *gitlab) addBranch() tools.Definition {
 		Title: "Add branch",
 		Description: "Add a branch to a GitLab project from a source ref.\n\nExamples:\n" +
 			"- Use branch and ref to create a new branch from an existing branch or commit SHA",
-		InputSchema: inputSchema(props, "branch", "ref"),
-		Annotations: writeTool("Add branch"),
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
-		Aliases:     []string{"create_branch"},
-		Run:         tools.Typed(g.runAddBranch),
+		InputSchema:  inputSchema(props, "branch", "ref"),
+		OutputSchema: tools.OutputSchemaOf[addBranchJSON](),
+		Annotations:  writeTool("Add branch"),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
+		Aliases:      []string{"create_branch"},
+		Run:          tools.Typed(g.runAddBranch),
 	}
 }
 

@@ -50,9 +50,9 @@ func newForkSetup(t *testing.T) *forkSetup {
 	ctx := context.Background()
 	w := newWorld(t)
 	s := &forkSetup{w: w, repos: w.st.Repositories().(*repository.Storage), upstream: w.project("gitlab-org/gitlab-mcp")}
-	w.ok(t, w.Root, "fork_repository", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "namespace_path": "acme",
+	w.ok(t, w.Root, "fork_repository", map[string]any{"id": "gitlab-org/gitlab-mcp", "namespace_path": "acme",
 		"path": "mcp-fork", "name": "MCP fork"})
-	w.ok(t, w.Root, "fork_repository", map[string]any{"project_id": "acme/mcp-fork", "namespace_path": "gitlab-org",
+	w.ok(t, w.Root, "fork_repository", map[string]any{"id": "acme/mcp-fork", "namespace_path": "gitlab-org",
 		"path": "mcp-fork-2", "name": "MCP fork 2"})
 	var err error
 	if s.fork, err = w.st.FindProjectByPath(ctx, "acme/mcp-fork"); err != nil {
@@ -187,7 +187,7 @@ func TestAddCommit_startProjectRefused(t *testing.T) {
 	w := s.w
 	ctx := context.Background()
 	// Dave, a Developer of a fork of acme/secret-plans he cannot see.
-	w.ok(t, w.Root, "fork_repository", map[string]any{"project_id": "acme/secret-plans", "namespace_path": "gitlab-org",
+	w.ok(t, w.Root, "fork_repository", map[string]any{"id": "acme/secret-plans", "namespace_path": "gitlab-org",
 		"path": "plans-fork", "name": "Plans fork"})
 	plansFork, err := w.st.FindProjectByPath(ctx, "gitlab-org/plans-fork")
 	if err != nil {

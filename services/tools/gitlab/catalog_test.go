@@ -43,10 +43,10 @@ func TestCatalog(t *testing.T) {
 		"get_vulnerability":           {"code_security", models.EditionEE, true, nil, []string{"vulnerability_id"}},
 		"save_vulnerability":          {"code_security", models.EditionEE, false, nil, []string{"action", "vulnerability_id"}},
 		"list_duo_agents_and_flows":   {"duo_agent_platform", models.EditionCE, true, nil, []string{"project_id"}},
-		"start_duo_session":           {"duo_agent_platform", models.EditionCE, true, nil, []string{"project_id", "ai_catalog_item_consumer_id", "goal"}},
+		"start_duo_session":           {"duo_agent_platform", models.EditionCE, false, nil, []string{"project_id", "ai_catalog_item_consumer_id", "goal"}},
 		"list_duo_sessions":           {"duo_agent_platform", models.EditionCE, true, nil, nil},
 		"get_duo_session":             {"duo_agent_platform", models.EditionCE, true, []string{"get_duo_workflow_status"}, []string{"workflow_id"}},
-		"send_duo_session_input":      {"duo_agent_platform", models.EditionCE, true, nil, []string{"workflow_id", "human_approval"}},
+		"send_duo_session_input":      {"duo_agent_platform", models.EditionCE, false, nil, []string{"workflow_id", "human_approval"}},
 		"get_merge_request_commits":   {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_diffs":     {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
 		"get_merge_request_pipelines": {models.ToolsetMergeRequests, models.EditionCE, true, nil, []string{"id", "merge_request_iid"}},
@@ -75,11 +75,11 @@ func TestCatalog(t *testing.T) {
 		"get_repository_file":         {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"list_repository_tree":        {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"list_commits":                {models.ToolsetRepository, models.EditionCE, true, nil, nil},
-		"list_branches":               {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"list_branches":               {models.ToolsetRepository, models.EditionCE, true, nil, []string{"id"}},
 		"list_tags":                   {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"add_branch":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_branch"}, []string{"branch", "ref"}},
 		"add_commit":                  {models.ToolsetRepository, models.EditionCE, false, []string{"create_commit"}, []string{"branch", "commit_message", "actions"}},
-		"fork_repository":             {models.ToolsetRepository, models.EditionCE, false, nil, []string{"project_id"}},
+		"fork_repository":             {models.ToolsetRepository, models.EditionCE, false, nil, []string{"id"}},
 		"semantic_search":             {models.ToolsetCore, models.EditionEE, true, []string{"semantic_code_search"}, []string{"scope", "q", "project_id"}},
 	}
 	defs := gitlab.Tools(gitlab.Deps{})
@@ -107,10 +107,10 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("aliases = %v, want %v", d.Aliases, w.aliases)
 			}
 			a := d.Annotations
-			// GitLab marks add_commit, save_pipeline, manage_pipeline and
-			// accept_merge_request destructive.
+			// GitLab marks add_commit, save_pipeline, manage_pipeline,
+			// accept_merge_request and start_duo_session destructive.
 			destructive := d.Name == "add_commit" || d.Name == "save_pipeline" || d.Name == "manage_pipeline" ||
-				d.Name == "accept_merge_request"
+				d.Name == "accept_merge_request" || d.Name == "start_duo_session"
 			if a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != destructive {
 				t.Errorf("annotations = readOnly %v destructive %v, want readOnly %v destructive %v",
 					a.ReadOnlyHint, a.DestructiveHint, w.readOnly, destructive)

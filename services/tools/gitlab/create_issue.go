@@ -31,7 +31,7 @@ func (g *gitlab) createIssue() tools.Definition {
 		}, "id", "title"),
 		Annotations: writeTool("Create issue"),
 		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
+		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
 		Run:         tools.Typed(g.runCreateIssue),
 	}

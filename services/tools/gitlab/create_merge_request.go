@@ -38,7 +38,7 @@ func (g *gitlab) createMergeRequest() tools.Definition {
 		}, "id", "title", "source_branch", "target_branch"),
 		Annotations: writeTool("Create merge request"),
 		Toolset:     models.ToolsetMergeRequests,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
+		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
 		Run:         tools.Typed(g.runCreateMergeRequest),
 	}

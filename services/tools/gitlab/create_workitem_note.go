@@ -32,7 +32,7 @@ func (g *gitlab) createWorkItemNote() tools.Definition {
 		InputSchema: inputSchema(props, "body"),
 		Annotations: writeTool("Create work item note"),
 		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
+		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
 		Run:         tools.Typed(g.runCreateWorkItemNote),
 	}

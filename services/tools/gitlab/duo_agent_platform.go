@@ -13,22 +13,25 @@ func init() {
 	register((*gitlab).sendDuoSessionInput)
 }
 
-// The duo_agent_platform toolset is known (the toolsets header accepts it)
-// but glmcp has no GitLab Duo Agent Platform: its tools are unlisted, and a
-// call answers isError "not available on this instance".
+// The duo_agent_platform toolset is known (the toolsets header accepts it,
+// and it is one of GitLab's default toolsets) but glmcp has no GitLab Duo
+// Agent Platform. GitLab lists these tools only to users who have it, so
+// here they are never listed (not with the default toolsets, the toolset
+// named, or "all"), and a call answers isError with GitLab's "GitLab Duo
+// Agent Platform is not available for this namespace".
 
 const toolsetDuoAgentPlatform = "duo_agent_platform"
 
-func duoTool(name, title, desc string, props obj, aliases []string, required ...string) tools.Definition {
+func duoTool(name, title, desc string, ann models.ToolAnnotations, props obj, aliases []string, required ...string) tools.Definition {
 	return tools.Definition{Name: name, Title: title, Description: desc + " Not available on glmcp.",
-		InputSchema: inputSchema(props, required...), Annotations: readOnlyTool(title),
+		InputSchema: inputSchema(props, required...), Annotations: ann,
 		Toolset: toolsetDuoAgentPlatform, Edition: models.EditionCE, Aliases: aliases, Unlisted: true,
 		Run: notAvailable(name)}
 }
 
 func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
 	return duoTool("list_duo_agents_and_flows", "List Duo agents and flows",
-		"List the GitLab Duo agents and flows enabled in a project.", obj{
+		"List the GitLab Duo agents and flows enabled in a project.", readOnlyTool("List Duo agents and flows"), obj{
 			"project_id": projectRefProp("Numeric ID or full path of the project."),
 			"item_type":  enumProp("Return only entries of this kind.", "agent", "flow", "third_party_flow"),
 			"after":      cursorProp("agents and flows", "pageInfo.endCursor", ""),
@@ -38,16 +41,19 @@ func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
 
 func (g *gitlab) startDuoSession() tools.Definition {
 	return duoTool("start_duo_session", "Start Duo session",
-		"Start a GitLab Duo Agent Platform session that runs a flow from the AI Catalog.", obj{
-			"project_id":                  projectRefProp("ID or full path of the project."),
-			"ai_catalog_item_consumer_id": iidProp("ID of the AI Catalog item consumer configuring the flow."),
-			"goal":                        strProp("What the agent should do.", 1, 10000),
+		"Start a GitLab Duo Agent Platform session that runs a flow from the AI Catalog, and return its session id.",
+		// GitLab's annotations: it starts a CI job that can push commits.
+		destructiveTool("Start Duo session"), obj{
+			"project_id": withDesc(obj{"type": "string"}, "ID or full path of the project the flow runs in."),
+			"ai_catalog_item_consumer_id": withDesc(obj{"type": "integer"},
+				"ID of the AI Catalog item consumer that configures which flow to run."),
+			"goal": withDesc(obj{"type": "string"}, "What the agent should do, in prose. This is the prompt the flow starts from."),
 		}, nil, "project_id", "ai_catalog_item_consumer_id", "goal")
 }
 
 func (g *gitlab) listDuoSessions() tools.Definition {
 	return duoTool("list_duo_sessions", "List Duo sessions",
-		"List your GitLab Duo Agent Platform sessions.", obj{
+		"List your GitLab Duo Agent Platform sessions.", readOnlyTool("List Duo sessions"), obj{
 			"url":          urlProp("GitLab URL of the project to filter sessions by."),
 			"project_id":   projectRefProp("Numeric ID or full path of the project to filter sessions by."),
 			"status_group": enumProp("Session status group.", "active", "paused", "awaiting_input", "completed", "failed", "canceled"),
@@ -60,14 +66,14 @@ func (g *gitlab) listDuoSessions() tools.Definition {
 
 func (g *gitlab) getDuoSession() tools.Definition {
 	return duoTool("get_duo_session", "Get Duo session",
-		"Check the status of a GitLab Duo Agent Platform session.", obj{
+		"Check the status of a GitLab Duo Agent Platform session.", readOnlyTool("Get Duo session"), obj{
 			"workflow_id": iidProp("The workflow ID of the session."),
 		}, []string{"get_duo_workflow_status"}, "workflow_id")
 }
 
 func (g *gitlab) sendDuoSessionInput() tools.Definition {
 	return duoTool("send_duo_session_input", "Send Duo session input",
-		"Answer a GitLab Duo Agent Platform session that is waiting for input.", obj{
+		"Answer a GitLab Duo Agent Platform session that is waiting for input.", writeTool("Send Duo session input"), obj{
 			"workflow_id":    iidProp("ID of the Duo session."),
 			"human_approval": boolProp("true approves the pending plan or tool call; false rejects it."),
 			"human_message":  strProp("Feedback for the agent, or the answer to its question.", 1, 2000),

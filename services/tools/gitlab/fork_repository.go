@@ -28,10 +28,10 @@ func (g *gitlab) forkRepository() tools.Definition {
 		Description: "Fork a GitLab project into a group: a new project whose repository shares the source's history " +
 			"(every branch and tag at the same commits, or only one branch with branches). The new project is " +
 			"returned with forked_from_project.\n\nExamples:\n" +
-			"- Use project_id and namespace_path to fork a project into a group where you have at least the Developer role\n" +
+			"- Use id and namespace_path to fork a project into a group where you have at least the Developer role\n" +
 			"- Add path and name to fork into a group that already has a project with the source's path",
 		InputSchema: inputSchema(obj{
-			"project_id":     refProp("ID or full path of the project to fork."),
+			"id":             refProp("The ID or URL-encoded path of the project to fork."),
 			"namespace_path": strProp("Full path of the group to fork the project into. Provide this, or namespace_id.", 1, 1024),
 			"namespace_id":   withDesc(obj{"type": "integer", "minimum": 1}, "ID of the group to fork the project into. Provide this, or namespace_path."),
 			"name":           strProp("Name of the fork. Default: the source project's name.", 1, 255),
@@ -40,12 +40,11 @@ func (g *gitlab) forkRepository() tools.Definition {
 			"visibility": enumProp("Visibility of the fork. It is never more public than the source project or the "+
 				"target group: a wider value is lowered to theirs.", visibilityLevels...),
 			"branches": strProp("Name of the single branch to fork (it becomes the default branch). Empty: all branches and tags.", 0, 255),
-		}, "project_id"),
+		}, "id"),
 		Annotations: models.ToolAnnotations{Title: "Fork repository", ReadOnlyHint: false, DestructiveHint: ptr(false),
 			IdempotentHint: ptr(false)},
-		Toolset:  models.ToolsetRepository,
-		Edition:  models.EditionCE,
-		Unlisted: true, // not in GitLab 19.5's MCP catalog (GitLab's REST endpoint); callable by name
+		Toolset: models.ToolsetRepository,
+		Edition: models.EditionCE,
 		// A fork writes into the target group, not the source project:
 		// the group's tool rules govern it.
 		WriteTarget: []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}},
@@ -54,7 +53,7 @@ func (g *gitlab) forkRepository() tools.Definition {
 }
 
 type forkRepositoryArgs struct {
-	ProjectID     refArg  `json:"project_id"`
+	ProjectID     refArg  `json:"id"`
 	NamespacePath string  `json:"namespace_path"`
 	NamespaceID   intArg  `json:"namespace_id"`
 	Name          string  `json:"name"`
@@ -102,7 +101,7 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 	}
 	// The source: the caller must be able to read its code (GitLab's
 	// fork_project ability); a hidden project reads as a missing one.
-	spa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	spa, err := resolveProject(ctx, g.store, u, "id", args.ProjectID)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func TestForkRepository_atomic(t *testing.T) {
 			}
 			root := &auth.Identity{User: dw.Root, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
 			res, err := svc.Call(ctx, tools.CallRequest{Scope: tools.Scope{Edition: models.EditionCE, Identity: root}, Name: "fork_repository",
-				Arguments: []byte(`{"project_id":"gitlab-org/gitlab-mcp","namespace_path":"acme","path":"atomic"}`)})
+				Arguments: []byte(`{"id":"gitlab-org/gitlab-mcp","namespace_path":"acme","path":"atomic"}`)})
 			if tc.want != nil {
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("err = %v, want %v", err, tc.want)

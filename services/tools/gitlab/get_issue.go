@@ -25,7 +25,7 @@ func (g *gitlab) getIssue() tools.Definition {
 		}, "id", "issue_iid"),
 		Annotations: readOnlyTool("Get issue"),
 		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
+		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
 		Run:         tools.Typed(g.runGetIssue),
 	}

@@ -21,13 +21,14 @@ func init() { register((*gitlab).getMCPServerVersion) }
 // like GitLab's get_mcp_server_version.
 func (g *gitlab) getMCPServerVersion() tools.Definition {
 	return tools.Definition{
-		Name:        "get_mcp_server_version",
-		Title:       "Get MCP server version",
-		Description: "Get the current version of the GitLab MCP server.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Annotations: models.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false)},
-		Toolset:     models.ToolsetMeta,
-		Edition:     models.EditionCE,
+		Name:         "get_mcp_server_version",
+		Title:        "Get MCP server version",
+		Description:  "Get the current version of the GitLab MCP server.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		OutputSchema: tools.OutputSchemaOf[ServerVersion](),
+		Annotations:  models.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false)},
+		Toolset:      models.ToolsetMeta,
+		Edition:      models.EditionCE,
 		Run: func(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 			out := g.version
 			out.Edition = string(call.Edition)

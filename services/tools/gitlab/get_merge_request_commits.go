@@ -37,7 +37,6 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 		InputSchema: inputSchema(mrSchema(true, "commits"), "id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request commits"),
 		Toolset:     models.ToolsetMergeRequests,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipDiffs: true},

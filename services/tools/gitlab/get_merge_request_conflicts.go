@@ -27,7 +27,6 @@ func (g *gitlab) getMergeRequestConflicts() tools.Definition {
 		}, "project_id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request conflicts"),
 		Toolset:     models.ToolsetMergeRequests,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrRefArgs) (*tools.Result, error) {
 			u, err := g.viewer(call)

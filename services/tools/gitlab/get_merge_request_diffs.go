@@ -37,7 +37,6 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		InputSchema: inputSchema(mrSchema(true, "changed files"), "id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request diffs"),
 		Toolset:     models.ToolsetMergeRequests,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{MaxCommits: 1},

@@ -17,11 +17,11 @@ func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 		Title: "Get merge request pipelines",
 		Description: "List the CI/CD pipelines of a GitLab merge request, newest first (at most 100): merge request " +
 			"pipelines and branch pipelines that ran on its commits.",
-		InputSchema: inputSchema(mrSchema(false, ""), "id", "merge_request_iid"),
-		Annotations: readOnlyTool("Get merge request pipelines"),
-		Toolset:     models.ToolsetMergeRequests,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
-		Edition:     models.EditionCE,
+		InputSchema:  inputSchema(mrSchema(false, ""), "id", "merge_request_iid"),
+		OutputSchema: tools.OutputSchemaOf[listJSON[*pipelineJSON]](),
+		Annotations:  readOnlyTool("Get merge request pipelines"),
+		Toolset:      models.ToolsetMergeRequests,
+		Edition:      models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			c, err := g.readableMergeRequest(ctx, call, args)
 			if err != nil {

@@ -58,11 +58,11 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 			"per_page":    perPageProp("jobs"),
 			"page":        pageProp(),
 		}, "id", "pipeline_id"),
-		Annotations: readOnlyTool("Get pipeline jobs"),
-		Toolset:     models.ToolsetCI,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runGetPipelineJobs),
+		OutputSchema: tools.OutputSchemaOf[listJSON[jobJSON]](),
+		Annotations:  readOnlyTool("Get pipeline jobs"),
+		Toolset:      models.ToolsetCI,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runGetPipelineJobs),
 	}
 }
 

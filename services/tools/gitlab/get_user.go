@@ -25,10 +25,11 @@ func (g *gitlab) getUser() tools.Definition {
 			"me": boolProp("Set to true to look up the authenticated user. Omit username and id when set. " +
 				"false behaves as if me was omitted."),
 		}),
-		Annotations: readOnlyTool("Get user"),
-		Toolset:     models.ToolsetCore,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runGetUser),
+		OutputSchema: tools.OutputSchemaOf[gqlUserJSON](),
+		Annotations:  readOnlyTool("Get user"),
+		Toolset:      models.ToolsetCore,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runGetUser),
 	}
 }
 

@@ -31,13 +31,14 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Description: "Get the notes (comments and system notes) of a GitLab work item (issue), oldest first, with " +
 			"cursor pagination (first/after forward, last/before backward). Internal notes are included only for " +
 			"members with at least the Reporter role.",
-		InputSchema: inputSchema(props),
-		Annotations: readOnlyTool("Get work item notes"),
-		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // superseded in GitLab 19.5; callable by name
-		Edition:     models.EditionCE,
-		Aliases:     []string{"get_work_item_notes"},
-		Run:         tools.Typed(g.runGetWorkItemNotes),
+		InputSchema:  inputSchema(props),
+		OutputSchema: tools.OutputSchemaOf[listJSON[*noteJSON]](),
+		Annotations:  readOnlyTool("Get work item notes"),
+		Toolset:      models.ToolsetWorkItems,
+		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
+		Edition:      models.EditionCE,
+		Aliases:      []string{"get_work_item_notes"},
+		Run:          tools.Typed(g.runGetWorkItemNotes),
 	}
 }
 

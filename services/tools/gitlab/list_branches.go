@@ -11,21 +11,13 @@ import (
 
 func init() { register((*gitlab).listBranches) }
 
-// refListArgs are list_branches' and list_tags' arguments.
-type refListArgs struct {
-	repoTarget
+// listBranchesArgs are list_branches' arguments: GitLab's REST names (its
+// list_branches tool is the REST endpoint GET /projects/:id/repository/branches).
+type listBranchesArgs struct {
+	ID      refArg `json:"id"`
 	Search  string `json:"search"`
 	PerPage intArg `json:"per_page"`
 	Page    intArg `json:"page"`
-}
-
-// refListProps are list_branches' and list_tags' properties.
-func refListProps(items string) obj {
-	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
-	props["search"] = strProp("Return "+items+" whose name contains this text.", 0, 255)
-	props["per_page"] = perPageProp(items)
-	props["page"] = pageProp()
-	return props
 }
 
 type branchItemJSON struct {
@@ -41,22 +33,27 @@ type branchItemJSON struct {
 }
 
 func (g *gitlab) listBranches() tools.Definition {
-	props := refListProps("branches")
+	props := obj{
+		"id":       strProp("The ID or URL-encoded path of the project.", 1, 1024),
+		"search":   strProp("Return branches whose name contains this text.", 0, 255),
+		"per_page": perPageProp("branches"),
+		"page":     pageProp(),
+	}
 	return tools.Definition{
-		Name:        "list_branches",
-		Title:       "List branches",
-		Description: "List the branches of a GitLab project's repository, by name, a page at a time.",
-		InputSchema: inputSchema(props),
-		Annotations: readOnlyTool("List branches"),
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
-		Unlisted:    true, // not in GitLab 19.5's MCP catalog; callable by name
-		Run:         tools.Typed(g.runListBranches),
+		Name:         "list_branches",
+		Title:        "List branches",
+		Description:  "List the branches of a GitLab project's repository, by name, a page at a time.",
+		InputSchema:  inputSchema(props, "id"),
+		OutputSchema: tools.OutputSchemaOf[listJSON[branchItemJSON]](),
+		Annotations:  readOnlyTool("List branches"),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListBranches),
 	}
 }
 
-func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args refListArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
+func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args listBranchesArgs) (*tools.Result, error) {
+	ra, err := g.openRepository(ctx, call, repoTarget{ProjectID: args.ID}, func(string) error { return notFound("Project") })
 	if err != nil {
 		return nil, err
 	}

@@ -43,11 +43,12 @@ func (g *gitlab) listMergeRequests() tools.Definition {
 			"after":     cursorProp("merge requests", "endCursor", ""),
 			"first":     withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of merge requests to return (forward pagination, default 20, max 100)."),
 		}),
-		Annotations: readOnlyTool("List merge requests"),
-		Toolset:     models.ToolsetMergeRequests,
-		Edition:     models.EditionCE,
-		Aliases:     []string{"gitlab_merge_request_search"},
-		Run:         tools.Typed(g.runListMergeRequests),
+		OutputSchema: tools.OutputSchemaOf[mrListJSON](),
+		Annotations:  readOnlyTool("List merge requests"),
+		Toolset:      models.ToolsetMergeRequests,
+		Edition:      models.EditionCE,
+		Aliases:      []string{"gitlab_merge_request_search"},
+		Run:          tools.Typed(g.runListMergeRequests),
 	}
 }
 

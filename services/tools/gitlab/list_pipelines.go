@@ -33,10 +33,11 @@ func (g *gitlab) listPipelines() tools.Definition {
 			"page":           pageProp(),
 			"per_page":       perPageProp("pipelines"),
 		}, "id"),
-		Annotations: readOnlyTool("List pipelines"),
-		Toolset:     models.ToolsetCI,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListPipelines),
+		OutputSchema: tools.OutputSchemaOf[listJSON[*pipelineJSON]](),
+		Annotations:  readOnlyTool("List pipelines"),
+		Toolset:      models.ToolsetCI,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListPipelines),
 	}
 }
 

@@ -45,10 +45,11 @@ func (g *gitlab) listProjects() tools.Definition {
 			"first": firstProp("projects", "", ""),
 			"after": strProp("Cursor for forward pagination of projects. Use pageInfo.endCursor from a previous response.", 1, maxCursorLen),
 		}),
-		Annotations: readOnlyTool("List projects"),
-		Toolset:     models.ToolsetCore,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListProjects),
+		OutputSchema: tools.OutputSchemaOf[projectsConnectionJSON](),
+		Annotations:  readOnlyTool("List projects"),
+		Toolset:      models.ToolsetCore,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListProjects),
 	}
 }
 

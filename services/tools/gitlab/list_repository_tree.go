@@ -59,11 +59,12 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 			"Identify the project with exactly one of url or project_id. Returns entry metadata only, " +
 			"never file contents; use get_repository_file to read a file. Each call returns up to 100 " +
 			"entries; when pageInfo.hasNextPage is true, pass pageInfo.endCursor as after to fetch the next page.",
-		InputSchema: inputSchema(props),
-		Annotations: readOnlyTool("List repository tree"),
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListRepositoryTree),
+		InputSchema:  inputSchema(props),
+		OutputSchema: tools.OutputSchemaOf[treeJSON](),
+		Annotations:  readOnlyTool("List repository tree"),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListRepositoryTree),
 	}
 }
 

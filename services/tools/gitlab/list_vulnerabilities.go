@@ -33,10 +33,11 @@ func (g *gitlab) listVulnerabilities() tools.Definition {
 			"first":             firstProp("vulnerabilities", "", ""),
 			"after":             cursorProp("vulnerabilities", "pageInfo.endCursor", ""),
 		}, "project_full_path"),
-		Annotations: readOnlyTool("List vulnerabilities"),
-		Toolset:     toolsetCodeSecurity,
-		Edition:     models.EditionEE,
-		Run:         tools.Typed(g.runListVulnerabilities),
+		OutputSchema: tools.OutputSchemaOf[connection](),
+		Annotations:  readOnlyTool("List vulnerabilities"),
+		Toolset:      toolsetCodeSecurity,
+		Edition:      models.EditionEE,
+		Run:          tools.Typed(g.runListVulnerabilities),
 	}
 }
 

@@ -209,7 +209,7 @@ func (g *gitlab) gqlUsers(us []models.User) userNodesJSON {
 // answers every call of with an error result.
 func notAvailable(name string) tools.Handler {
 	return func(context.Context, *tools.Call) (*tools.Result, error) {
-		return &tools.Result{IsError: true, Text: "The tool " + name + " is not available on this instance: " +
-			"glmcp has no GitLab Duo Agent Platform."}, nil
+		return &tools.Result{IsError: true, Text: "GitLab Duo Agent Platform is not available for this namespace: " +
+			"this instance has no GitLab Duo Agent Platform, so " + name + " cannot run."}, nil
 	}
 }

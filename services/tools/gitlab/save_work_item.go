@@ -56,11 +56,12 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 			"todo_action":      enumProp("Update only. add adds a to-do for the current user, mark_as_done marks to-dos as done. Not available on this instance.", "add", "mark_as_done"),
 			"todo_id":          strProp("Update only. Global ID or numeric ID of the to-do; omit to update all to-dos on the work item.", 1, 200),
 		}),
-		Annotations: writeTool("Save work item"),
-		Toolset:     models.ToolsetWorkItems,
-		Edition:     models.EditionCE,
-		Aliases:     []string{"create_work_item", "update_work_item"},
-		Run:         tools.Typed(g.runSaveWorkItem),
+		OutputSchema: tools.OutputSchemaOf[savedWorkItemJSON](),
+		Annotations:  writeTool("Save work item"),
+		Toolset:      models.ToolsetWorkItems,
+		Edition:      models.EditionCE,
+		Aliases:      []string{"create_work_item", "update_work_item"},
+		Run:          tools.Typed(g.runSaveWorkItem),
 	}
 }
 

@@ -33,10 +33,11 @@ func (g *gitlab) searchLabels() tools.Definition {
 				{"type": "array", "items": obj{"type": "string"}, "minItems": 1, "maxItems": 10},
 			}}, "Search term, or up to 10 terms, to filter labels by name (case-insensitive substring). Omit to list labels."),
 		}, "full_path", "is_project"),
-		Annotations: readOnlyTool("Search labels"),
-		Toolset:     models.ToolsetCore,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runSearchLabels),
+		OutputSchema: tools.OutputSchemaOf[listJSON[labelJSON]](),
+		Annotations:  readOnlyTool("Search labels"),
+		Toolset:      models.ToolsetCore,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runSearchLabels),
 	}
 }
 
