@@ -83,7 +83,7 @@ func TestReliability_fullRepositoriesDisk(t *testing.T) {
 			"actions": []any{map[string]any{"action": "create", "file_path": "big.txt", "content": strings.Repeat("incompressible? no, but a page at least\n", 4096)}}}},
 		{"add_branch", map[string]any{"project_id": "crash/repo", "branch": "full", "ref": "main"}},
 		{"accept_merge_request", map[string]any{"project_id": "crash/repo", "merge_request_iid": iid, "sha": head}},
-		{"fork_repository", map[string]any{"project_id": "crash/repo", "namespace_path": "crash", "path": "fork", "name": "fork"}},
+		{"fork_repository", map[string]any{"id": "crash/repo", "namespace_path": "crash", "path": "fork", "name": "fork"}},
 	}
 	const want = "Insufficient storage: the server has no space left to store this change; nothing was written. Retry later"
 	for _, w := range writes {
