@@ -223,6 +223,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		}
 		deps.EE = &ee
 	}
+	explain := []middleware.GroupAuth{{Path: ceGroup.path, Auth: deps.CE.Auth}}
+	if deps.EE != nil {
+		explain = append(explain, middleware.GroupAuth{Path: eeGroup.path, Auth: deps.EE.Auth})
+	}
+	deps.WellKnown.ExplainCredential = middleware.ExplainCredential(explain)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps.Metrics = middleware.NewMetrics(reg, mcp.MethodNames())

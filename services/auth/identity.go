@@ -2,6 +2,8 @@ package auth
 
 import (
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -53,7 +55,8 @@ var (
 )
 
 // Authorize checks id's scopes against g and sets id.ReadOnly. It returns an
-// InsufficientScope *Error when no accepted scope is present.
+// InsufficientScope *Error when no accepted scope is present, whose reason
+// names the credential, its scopes, what the group accepts and what to do.
 func (g GroupScopes) Authorize(id *Identity) error {
 	for _, s := range g.Full {
 		if slices.Contains(id.Scopes, s) {
@@ -71,6 +74,49 @@ func (g GroupScopes) Authorize(id *Identity) error {
 		Kind:      InsufficientScope,
 		Presented: true,
 		Scope:     g.Needed,
-		Reason:    "The request requires higher privileges than provided by the access token.",
+		Reason:    g.scopeReason(id),
 	}
+}
+
+// scopeReason says why id's scopes are not enough for g, e.g.
+// "Personal access token has the scopes read_api; this endpoint accepts
+// mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."
+func (g GroupScopes) scopeReason(id *Identity) string {
+	has := "no scope"
+	if len(id.Scopes) > 0 {
+		list := id.Scopes
+		if len(list) > 5 {
+			list = append(list[:5:5], "...")
+		}
+		has = "the scopes " + truncateReason(strings.Join(list, ", "), 60)
+	}
+	accepts := orList(g.Full)
+	if len(g.ReadOnly) > 0 {
+		accepts += " (" + orList(g.ReadOnly) + ": read-only tools)"
+	}
+	if id.Method == MethodOAuth {
+		return "OAuth access token has " + has + "; this endpoint accepts " + accepts +
+			". Sign in again granting the " + g.Needed + " scope."
+	}
+	return "Personal access token has " + has + "; this endpoint accepts " + accepts +
+		". Create a token with the " + models.ScopeMCP + " scope."
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// truncateReason cuts s to at most n bytes, on a rune boundary.
+func truncateReason(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }

@@ -156,7 +156,7 @@ func TestOAuth_Authenticate(t *testing.T) {
 	t.Run("blocked user", func(t *testing.T) {
 		o := newOAuth(t, &fakeUserStore{users: []*models.User{dave}}, "")
 		id, err := o.Authenticate(context.Background(), signJWT(t, hsSecret, "at+jwt", jwt.MapClaims{"sub": "9"}), oauthAudience)
-		wantAuthError(t, err, auth.UserForbidden, "Your account has been blocked.")
+		wantAuthError(t, err, auth.UserForbidden, "Your account has been blocked. Ask an administrator to unblock it.")
 		if id == nil || id.User != dave {
 			t.Fatalf("identity = %+v, want one carrying the blocked user (for logging)", id)
 		}
