@@ -194,6 +194,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		return wellknown.MetadataURL(cfg.PublicURL, path)
 	}
 	group := func(g groupSpec) (handlers.Group, error) {
+		if !cfg.AuthorizationServerConfigured() {
+			// Nobody can sign in for a scope: the scope a refusal names is
+			// the one a person creates a token with, and mcp serves both
+			// groups (mcp_orbit is what Orbit's OAuth clients ask for).
+			g.scopes.Needed = models.ScopeMCP
+		}
 		srv, err := mcp.New(mcp.Config{
 			Edition: g.edition, ServerName: g.name, ServerVersion: Version, Instructions: serverInstructions,
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,

@@ -11,23 +11,23 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"gitlab.com/glmcp/glmcp/handlers/wellknown"
 )
 
 // TestInteropMCPRemote_noOAuthTrap runs mcp-remote (the stdio bridge many
-// clients use) against glmcp without an authorization server, with a
-// wrong token: the user must read what to fix, not "Dynamic Client
-// Registration rejected (404)" followed by "SSE error 405"; and with a good
-// token it connects and lists tools.
+// clients use) against glmcp without an authorization server. With a
+// token the endpoint refuses, mcp-remote follows the 401 (or the 403 of a
+// missing scope) into OAuth discovery and dynamic client registration and
+// prints only the registration error: that error must say what is wrong
+// with the token and what to do (issue #20 item 8), and none of the
+// misleading traps may appear. With a good token it connects.
 func TestInteropMCPRemote_noOAuthTrap(t *testing.T) {
 	node, client := requireMCPRemote(t, "client.js")
-	h := startServer(t)
-	run := func(token string) string {
+	h := startServer(t, withEE())
+	run := func(url, token string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, node, client, h.CE, "--header", "Authorization: Bearer "+token)
+		cmd := exec.CommandContext(ctx, node, client, url, "--header", "Authorization: Bearer "+token)
 		// Its own HOME: no token cache shared with the user or other runs.
 		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
 		out, _ := cmd.CombinedOutput()
@@ -36,21 +36,37 @@ func TestInteropMCPRemote_noOAuthTrap(t *testing.T) {
 		}
 		return string(out)
 	}
-
-	out := run("glpat-" + strings.Repeat("w", 20))
-	// The description's first sentence (the output escapes its quotes).
-	if first, _, _ := strings.Cut(wellknown.NoRegistrationDescription, ". "); !strings.Contains(out, first) || !strings.Contains(out, "personal access token") {
-		t.Fatalf("mcp-remote output does not tell the user which token to send:\n%s", out)
+	revoked, rt := authMint(t, h, "alice", []string{"mcp"}, nil)
+	if err := h.Env.Store.RevokeToken(context.Background(), rt.ID); err != nil {
+		t.Fatal(err)
 	}
-	for _, trap := range []string{"SSE error", "HTTP 404", "(405)", "Waiting for authorization"} {
-		if strings.Contains(out, trap) {
-			t.Errorf("mcp-remote output contains %q:\n%s", trap, out)
+	readAPI, _ := authMint(t, h, "alice", []string{"read_api"}, nil)
+	for _, tt := range []struct {
+		name, url, token, want string
+	}{
+		{"unknown token", h.CE, "glpat-" + strings.Repeat("w", 20), reasonInvalid},
+		{"revoked token", h.CE, revoked, reasonRevoked},
+		{"revoked token on Orbit", h.EE, revoked, reasonRevoked},
+		{"read_api token on Orbit", h.EE, readAPI,
+			"/api/v4/orbit/mcp: Personal access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."},
+		{"no EE seat on Orbit", h.EE, h.Tokens["bob"], "GitLab Orbit MCP server requires a GitLab Duo Enterprise seat"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := run(tt.url, tt.token)
+			if !strings.Contains(out, tt.want) {
+				t.Fatalf("mcp-remote output does not say what is wrong (%q):\n%s", tt.want, out)
+			}
+			for _, trap := range []string{"SSE error", "HTTP 404", "(405)", "Waiting for authorization", "mcp_orbit scope"} {
+				if strings.Contains(out, trap) {
+					t.Errorf("mcp-remote output contains %q:\n%s", trap, out)
+				}
+			}
+		})
+	}
+	for _, url := range []string{h.CE, h.EE} {
+		if out := run(url, h.Tokens["alice"]); !strings.Contains(out, "Connected successfully") || strings.Contains(out, "Authentication required") {
+			t.Fatalf("mcp-remote with a valid token did not connect to %s:\n%s", url, out)
 		}
-	}
-
-	out = run(h.Tokens["alice"])
-	if !strings.Contains(out, "Connected successfully") || strings.Contains(out, "Authentication required") {
-		t.Fatalf("mcp-remote with a valid token did not connect:\n%s", out)
 	}
 }
 

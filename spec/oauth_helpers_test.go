@@ -187,10 +187,6 @@ func challenge401(metadataURL, description string) string {
 	return c
 }
 
-// insufficientScopeDescription is glmcp's error_description of a 403 for a
-// token without an accepted scope.
-const insufficientScopeDescription = "The request requires higher privileges than provided by the access token."
-
 // challengeScope is the WWW-Authenticate value of a 403 step-up.
 func challengeScope(metadataURL, scope, description string) string {
 	return `Bearer realm="GitLab", error="insufficient_scope", scope="` + scope + `", error_description="` + description +

@@ -141,14 +141,14 @@ func TestOAuth_refusedTokens(t *testing.T) {
 	t.Run("blocked user", func(t *testing.T) {
 		name := h.withToken("jwt:dave", iss.mint(t, iss.claims(h.userID(t, "dave"), h.CE)))
 		r := listTools(t, h, h.CE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, `{"message":"403 Forbidden - Your account has been blocked."}`, "")
+		expectAuthFailure(t, r, http.StatusForbidden, `{"message":"403 Forbidden - Your account has been blocked. Ask an administrator to unblock it."}`, "")
 	})
 
 	t.Run("missing scope is a step-up", func(t *testing.T) {
 		name := h.withToken("jwt:read_user", iss.mint(t, with("scope", "read_user openid")))
 		r := listTools(t, h, h.CE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", insufficientScopeDescription),
-			challengeScope(h.metadataURL(h.CE), "mcp", insufficientScopeDescription))
+		const desc = "OAuth access token has the scopes read_user, openid; this endpoint accepts mcp or api (read_api: read-only tools). Sign in again granting the mcp scope."
+		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})
 
 	t.Run("modern request refused the same way", func(t *testing.T) {
@@ -233,8 +233,8 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 		c["scope"] = "read_api"
 		name := h.withToken("jwt:ee-read_api", iss.mint(t, c))
 		r := listTools(t, h, h.EE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp_orbit", insufficientScopeDescription),
-			challengeScope(h.metadataURL(h.EE), "mcp_orbit", insufficientScopeDescription))
+		const desc = "OAuth access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Sign in again granting the mcp_orbit scope."
+		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp_orbit", desc), challengeScope(h.metadataURL(h.EE), "mcp_orbit", desc))
 	})
 	t.Run("EE accepts mcp_orbit alone", func(t *testing.T) {
 		c := iss.claims(aliceID, h.EE)
@@ -248,8 +248,8 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 		c["scope"] = "mcp_orbit"
 		name = h.withToken("jwt:both-orbit", iss.mint(t, c))
 		r := listTools(t, h, h.CE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", insufficientScopeDescription),
-			challengeScope(h.metadataURL(h.CE), "mcp", insufficientScopeDescription))
+		const desc = "OAuth access token has the scopes mcp_orbit; this endpoint accepts mcp or api (read_api: read-only tools). Sign in again granting the mcp scope."
+		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})
 	t.Run("user without an EE seat", func(t *testing.T) {
 		name := h.withToken("jwt:bob", iss.mint(t, iss.claims(h.userID(t, "bob"), h.CE, h.EE)))
@@ -330,7 +330,7 @@ func TestOAuth_offWithoutIssuer(t *testing.T) {
 	r := listTools(t, h, h.CE, name)
 	// Without an issuer a JWT is just a malformed personal access token,
 	// and no authorization server is named.
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenHintBody("Token is malformed"), challenge401("", "Token is malformed"))
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenHintBody(reasonMalformed), challenge401("", reasonMalformed))
 	if got := iss.JWKSHits(); got != 0 {
 		t.Fatalf("JWKS fetched %d times with OAuth off", got)
 	}

@@ -29,7 +29,7 @@ const LastUsedInterval = 10 * time.Minute
 // clients show no more); GitLab's own words start them where it has any.
 const (
 	reasonMalformed = "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. " +
-		"Copy the whole token into \"Authorization: Bearer TOKEN\"."
+		"Send the whole token, as Authorization: Bearer TOKEN."
 	reasonInvalid = "Personal access token is invalid: this server knows no such token. " +
 		"Check it was copied whole, or create a new one with the mcp scope."
 	reasonRevoked = "Personal access token was revoked. " +

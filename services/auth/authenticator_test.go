@@ -148,7 +148,7 @@ func TestAuthenticator_Authenticate_malformedSkipsStore(t *testing.T) {
 		if id != nil {
 			t.Fatalf("Authenticate(%q) identity = %+v, want nil", raw, id)
 		}
-		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Copy the whole token into \"Authorization: Bearer TOKEN\".")
+		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Send the whole token, as Authorization: Bearer TOKEN.")
 	}
 	if calls := store.findCalls(); len(calls) != 0 {
 		t.Fatalf("store called %d times for malformed tokens", len(calls))

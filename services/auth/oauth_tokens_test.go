@@ -151,14 +151,14 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 		}
 		for _, raw := range []string{"short", "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", strings.Repeat("a", 256), oauthToken + "!"} {
 			_, err := a.Authenticate(context.Background(), raw)
-			wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Copy the whole token into \"Authorization: Bearer TOKEN\".")
+			wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Send the whole token, as Authorization: Bearer TOKEN.")
 		}
 		if len(os.finds) != 0 {
 			t.Fatalf("lookups %q for malformed credentials", os.finds)
 		}
 		plain := newAuthenticator(t, newFakeTokenStore(), clocktest.New(t0))
 		_, err = plain.Authenticate(context.Background(), oauthToken)
-		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Copy the whole token into \"Authorization: Bearer TOKEN\".")
+		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Send the whole token, as Authorization: Bearer TOKEN.")
 	})
 }
 
