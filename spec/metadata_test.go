@@ -340,6 +340,6 @@ func TestMetadata_followsThePublicURL(t *testing.T) {
 	}
 	local := h.withToken("jwt:local", iss.mint(t, iss.claims(aliceID, h.CE)))
 	r := listTools(t, h, h.CE, local)
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("wrong audience"),
-		challenge401(public+metadataCEPath, "wrong audience"))
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("wrong audience")),
+		challenge401(public+metadataCEPath, jwtReason("wrong audience")))
 }

@@ -187,6 +187,15 @@ func challenge401(metadataURL, description string) string {
 	return c
 }
 
+// jwtReason is the error_description of a JWT refused for reason (the
+// verifier's words), and jwtNoUser that of one naming an unknown user.
+func jwtReason(reason string) string {
+	return "OAuth access token (JWT) refused: " + reason + ". Sign in again to get a new one."
+}
+
+const jwtNoUser = "OAuth access token (JWT) names a user this server does not know. " +
+	"Sign in with an account that exists here (usernames must match GitLab's)."
+
 // challengeScope is the WWW-Authenticate value of a 403 step-up.
 func challengeScope(metadataURL, scope, description string) string {
 	return `Bearer realm="GitLab", error="insufficient_scope", scope="` + scope + `", error_description="` + description +

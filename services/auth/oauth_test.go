@@ -150,7 +150,7 @@ func TestOAuth_Authenticate(t *testing.T) {
 		if id != nil {
 			t.Fatalf("identity = %+v, want nil", id)
 		}
-		wantAuthError(t, err, auth.Unauthenticated, "The user named by the token does not exist")
+		wantAuthError(t, err, auth.Unauthenticated, "OAuth access token (JWT) names a user this server does not know. Sign in with an account that exists here (usernames must match GitLab's).")
 	})
 
 	t.Run("blocked user", func(t *testing.T) {
@@ -219,7 +219,7 @@ func TestOAuth_Authenticate_refusedTokens(t *testing.T) {
 			if id != nil {
 				t.Fatalf("identity = %+v, want nil", id)
 			}
-			wantAuthError(t, err, auth.Unauthenticated, tt.reason)
+			wantAuthError(t, err, auth.Unauthenticated, auth.JWTReason(tt.reason))
 			if len(users.byID)+len(users.byName) != 0 {
 				t.Fatalf("user store consulted for a refused token")
 			}
