@@ -170,12 +170,12 @@ func TestOAuth_unknownKidRefetchesOnce(t *testing.T) {
 		t.Fatalf("JWKS fetched %d times at start, want 1", got)
 	}
 	stranger := h.withToken("jwt:stranger", signJWT(t, jwt.SigningMethodRS256, strangerKID, strangerKey(), iss.claims(aliceID, h.CE)))
-	want := challenge401(h.metadataURL(h.CE), "unknown signing key")
+	want := challenge401(h.metadataURL(h.CE), jwtReason("unknown signing key"))
 
 	// The first unknown kid makes glmcp fetch the JWKS once more (a key
 	// may have been rotated in), then refuses.
 	r := listTools(t, h, h.CE, stranger)
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("unknown signing key"), want)
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("unknown signing key")), want)
 	if got := iss.JWKSHits(); got != 2 {
 		t.Fatalf("JWKS fetched %d times after an unknown kid, want 2", got)
 	}
@@ -183,7 +183,7 @@ func TestOAuth_unknownKidRefetchesOnce(t *testing.T) {
 	// More unknown kids within the window fetch nothing.
 	for range 3 {
 		r = listTools(t, h, h.CE, stranger)
-		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("unknown signing key"), want)
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("unknown signing key")), want)
 	}
 	if got := iss.JWKSHits(); got != 2 {
 		t.Fatalf("JWKS fetched %d times after repeated unknown kids, want still 2", got)
