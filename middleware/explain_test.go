@@ -71,10 +71,10 @@ func TestExplainCredential(t *testing.T) {
 		{"revoked in PRIVATE-TOKEN", []string{"PRIVATE-TOKEN", "revoked"}, revoked},
 		{"blocked user", []string{"Authorization", "Bearer blocked"}, "Your account has been blocked. Ask an administrator to unblock it."},
 		{"read_api: Orbit refuses", []string{"Authorization", "Bearer read_api"},
-			"/api/v4/orbit/mcp: Personal access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."},
+			"/api/v4/orbit/mcp: Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_api."},
 		{"read_user: both refuse", []string{"Authorization", "Bearer read_user"},
-			"/api/v4/mcp: Personal access token has the scopes read_user; this endpoint accepts mcp or api (read_api: read-only tools). Create a token with the mcp scope. " +
-				"/api/v4/orbit/mcp: Personal access token has the scopes read_user; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."},
+			"/api/v4/mcp: Personal access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Create a token with the mcp scope. Its scopes: read_user. " +
+				"/api/v4/orbit/mcp: Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_user."},
 		{"no EE seat", []string{"Authorization", "Bearer noseat"}, "/api/v4/orbit/mcp: " + seatReason},
 		{"valid everywhere", []string{"Authorization", "Bearer good"}, "The token is valid: /api/v4/mcp and /api/v4/orbit/mcp accept it; no sign-in or registration is needed."},
 	}

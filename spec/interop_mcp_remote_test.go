@@ -48,7 +48,7 @@ func TestInteropMCPRemote_noOAuthTrap(t *testing.T) {
 		{"revoked token", h.CE, revoked, reasonRevoked},
 		{"revoked token on Orbit", h.EE, revoked, reasonRevoked},
 		{"read_api token on Orbit", h.EE, readAPI,
-			"/api/v4/orbit/mcp: Personal access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."},
+			"/api/v4/orbit/mcp: Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_api."},
 		{"no EE seat on Orbit", h.EE, h.Tokens["bob"], "GitLab Orbit MCP server requires a GitLab Duo Enterprise seat"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -140,7 +140,7 @@ func TestInteropClients(t *testing.T) {
 		"GLMCP_TOKEN="+h.Tokens["alice"],
 		"GLMCP_REVOKED_TOKEN="+revoked, "GLMCP_REVOKED_REASON="+reasonRevoked,
 		"GLMCP_READAPI_TOKEN="+readAPI,
-		"GLMCP_READAPI_EE_REASON=Personal access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope.",
+		"GLMCP_READAPI_EE_REASON=Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_api.",
 		"NO_COLOR=1",
 	)
 	out, err := cmd.CombinedOutput()

@@ -204,8 +204,8 @@ func TestMetadata_registrationExplainsTheToken(t *testing.T) {
 		{"malformed token", http.Header{"Authorization": {"Bearer glpat-short"}}, reasonMalformed + note},
 		{"blocked user", http.Header{"Authorization": {"Bearer " + h.Tokens["dave"]}}, reasonBlocked + note},
 		{"read_api: Orbit refuses", http.Header{"Authorization": {"Bearer " + readAPI}},
-			"/api/v4/orbit/mcp: Personal access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. " +
-				"Create a token with the mcp scope." + note},
+			"/api/v4/orbit/mcp: Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). " +
+				"Create a token with the mcp scope. Its scopes: read_api." + note},
 		{"no EE seat", http.Header{"Authorization": {"Bearer " + h.Tokens["bob"]}},
 			"/api/v4/orbit/mcp: GitLab Orbit MCP server requires a GitLab Duo Enterprise seat; ask an administrator to assign one to your account." + note},
 		{"valid", http.Header{"Authorization": {"Bearer " + h.Tokens["alice"]}},

@@ -151,7 +151,7 @@ func TestOAuth_refusedTokens(t *testing.T) {
 	t.Run("missing scope is a step-up", func(t *testing.T) {
 		name := h.withToken("jwt:read_user", iss.mint(t, with("scope", "read_user openid")))
 		r := listTools(t, h, h.CE, name)
-		const desc = "OAuth access token has the scopes read_user, openid; this endpoint accepts mcp or api (read_api: read-only tools). Sign in again granting the mcp scope."
+		const desc = "OAuth access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Sign in again granting the mcp scope. Its scopes: read_user, openid."
 		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})
 
@@ -237,7 +237,7 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 		c["scope"] = "read_api"
 		name := h.withToken("jwt:ee-read_api", iss.mint(t, c))
 		r := listTools(t, h, h.EE, name)
-		const desc = "OAuth access token has the scopes read_api; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Sign in again granting the mcp_orbit scope."
+		const desc = "OAuth access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Sign in again granting the mcp_orbit scope. Its scopes: read_api."
 		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp_orbit", desc), challengeScope(h.metadataURL(h.EE), "mcp_orbit", desc))
 	})
 	t.Run("EE accepts mcp_orbit alone", func(t *testing.T) {
@@ -252,7 +252,7 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 		c["scope"] = "mcp_orbit"
 		name = h.withToken("jwt:both-orbit", iss.mint(t, c))
 		r := listTools(t, h, h.CE, name)
-		const desc = "OAuth access token has the scopes mcp_orbit; this endpoint accepts mcp or api (read_api: read-only tools). Sign in again granting the mcp scope."
+		const desc = "OAuth access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Sign in again granting the mcp scope. Its scopes: mcp_orbit."
 		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})
 	t.Run("user without an EE seat", func(t *testing.T) {

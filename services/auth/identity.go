@@ -2,6 +2,7 @@ package auth
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -78,28 +79,29 @@ func (g GroupScopes) Authorize(id *Identity) error {
 	}
 }
 
-// scopeReason says why id's scopes are not enough for g, e.g.
-// "Personal access token has the scopes read_api; this endpoint accepts
-// mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."
+// scopeReason says why id's scopes are not enough for g, the token's own
+// scopes last (the part a client may cut), e.g. "Personal access token
+// lacks a scope this endpoint accepts (mcp_orbit, mcp, api or
+// ai_workflows). Create a token with the mcp scope. Its scopes: read_api."
 func (g GroupScopes) scopeReason(id *Identity) string {
-	has := "no scope"
+	has := "none"
 	if len(id.Scopes) > 0 {
-		list := id.Scopes
+		list, more := id.Scopes, ""
 		if len(list) > 5 {
-			list = append(list[:5:5], "...")
+			list, more = list[:5], " (+"+strconv.Itoa(len(list)-5)+" more)"
 		}
-		has = "the scopes " + truncateReason(strings.Join(list, ", "), 60)
+		has = truncateReason(strings.Join(list, ", "), 80) + more
 	}
 	accepts := orList(g.Full)
 	if len(g.ReadOnly) > 0 {
-		accepts += " (" + orList(g.ReadOnly) + ": read-only tools)"
+		accepts += "; " + orList(g.ReadOnly) + " for read-only tools"
 	}
 	if id.Method == MethodOAuth {
-		return "OAuth access token has " + has + "; this endpoint accepts " + accepts +
-			". Sign in again granting the " + g.Needed + " scope."
+		return "OAuth access token lacks a scope this endpoint accepts (" + accepts +
+			"). Sign in again granting the " + g.Needed + " scope. Its scopes: " + has + "."
 	}
-	return "Personal access token has " + has + "; this endpoint accepts " + accepts +
-		". Create a token with the " + models.ScopeMCP + " scope."
+	return "Personal access token lacks a scope this endpoint accepts (" + accepts +
+		"). Create a token with the " + models.ScopeMCP + " scope. Its scopes: " + has + "."
 }
 
 // orList joins names as "a, b or c".

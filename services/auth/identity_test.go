@@ -9,8 +9,8 @@ import (
 
 func TestGroupScopes_Authorize(t *testing.T) {
 	const (
-		ceAccepts = "; this endpoint accepts mcp or api (read_api: read-only tools). Create a token with the mcp scope."
-		eeAccepts = "; this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Create a token with the mcp scope."
+		ceAccepts = "Personal access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Create a token with the mcp scope. Its scopes: "
+		eeAccepts = "Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: "
 	)
 	tests := []struct {
 		name      string
@@ -26,18 +26,18 @@ func TestGroupScopes_Authorize(t *testing.T) {
 		{"CE read_api is read-only", auth.CEScopes, []string{"read_api"}, false, "", true, ""},
 		{"CE mcp and read_api is full", auth.CEScopes, []string{"read_api", "mcp"}, false, "", false, ""},
 		{"CE api and read_api is full", auth.CEScopes, []string{"api", "read_api"}, false, "", false, ""},
-		{"CE read_user only", auth.CEScopes, []string{"read_user"}, true, "mcp", false, "Personal access token has the scopes read_user" + ceAccepts},
-		{"CE mcp_orbit only", auth.CEScopes, []string{"mcp_orbit"}, true, "mcp", false, "Personal access token has the scopes mcp_orbit" + ceAccepts},
-		{"CE no scopes", auth.CEScopes, nil, true, "mcp", false, "Personal access token has no scope" + ceAccepts},
-		{"CE empty scope list", auth.CEScopes, []string{}, true, "mcp", false, "Personal access token has no scope" + ceAccepts},
-		{"CE scope names are case-sensitive", auth.CEScopes, []string{"MCP"}, true, "mcp", false, "Personal access token has the scopes MCP" + ceAccepts},
+		{"CE read_user only", auth.CEScopes, []string{"read_user"}, true, "mcp", false, ceAccepts + "read_user."},
+		{"CE mcp_orbit only", auth.CEScopes, []string{"mcp_orbit"}, true, "mcp", false, ceAccepts + "mcp_orbit."},
+		{"CE no scopes", auth.CEScopes, nil, true, "mcp", false, ceAccepts + "none."},
+		{"CE empty scope list", auth.CEScopes, []string{}, true, "mcp", false, ceAccepts + "none."},
+		{"CE scope names are case-sensitive", auth.CEScopes, []string{"MCP"}, true, "mcp", false, ceAccepts + "MCP."},
 		{"EE mcp_orbit", auth.EEScopes, []string{"mcp_orbit"}, false, "", false, ""},
 		{"EE mcp", auth.EEScopes, []string{"mcp"}, false, "", false, ""},
 		{"EE api", auth.EEScopes, []string{"api"}, false, "", false, ""},
 		{"EE ai_workflows", auth.EEScopes, []string{"ai_workflows"}, false, "", false, ""},
-		{"EE read_api is not enough", auth.EEScopes, []string{"read_api"}, true, "mcp_orbit", false, "Personal access token has the scopes read_api" + eeAccepts},
-		{"EE read_user only", auth.EEScopes, []string{"read_user", "read_repository"}, true, "mcp_orbit", false, "Personal access token has the scopes read_user, read_repository" + eeAccepts},
-		{"EE no scopes", auth.EEScopes, nil, true, "mcp_orbit", false, "Personal access token has no scope" + eeAccepts},
+		{"EE read_api is not enough", auth.EEScopes, []string{"read_api"}, true, "mcp_orbit", false, eeAccepts + "read_api."},
+		{"EE read_user only", auth.EEScopes, []string{"read_user", "read_repository"}, true, "mcp_orbit", false, eeAccepts + "read_user, read_repository."},
+		{"EE no scopes", auth.EEScopes, nil, true, "mcp_orbit", false, eeAccepts + "none."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,9 +75,9 @@ func TestGroupScopes_AuthorizeOAuth(t *testing.T) {
 	if !errors.As(err, &ae) {
 		t.Fatalf("Authorize = %v, want *auth.Error", err)
 	}
-	const want = "OAuth access token has the scopes openid, profile, email, read_user, read_repository, ...; " +
-		"this endpoint accepts mcp_orbit, mcp, api or ai_workflows. Sign in again granting the mcp_orbit scope."
-	if ae.Reason != want || len(ae.Reason) > 200 {
-		t.Fatalf("reason = %q (%d characters), want %q", ae.Reason, len(ae.Reason), want)
+	const want = "OAuth access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). " +
+		"Sign in again granting the mcp_orbit scope. Its scopes: openid, profile, email, read_user, read_repository (+2 more)."
+	if ae.Reason != want {
+		t.Fatalf("reason = %q, want %q", ae.Reason, want)
 	}
 }
