@@ -24,9 +24,11 @@ type TokenStore interface {
 // LastUsedInterval is how often last_used_at is written per token at most.
 const LastUsedInterval = 10 * time.Minute
 
-// Failure reasons shown to the caller. Each names the credential, what is
-// wrong with it and what to do, within its first 200 characters (some
-// clients show no more); GitLab's own words start them where it has any.
+// Failure reasons shown to the caller (error_description). Each names the
+// credential, what is wrong with it and what to do, within the first 200
+// characters of the body (some clients show no more). GitLab's bodies keep
+// their shape; its texts ("Token was revoked. You have to re-authorize from
+// the user.") say less, and treat every token as an OAuth grant.
 const (
 	reasonMalformed = "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. " +
 		"Send the whole token, as Authorization: Bearer TOKEN."
