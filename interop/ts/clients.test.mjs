@@ -2,8 +2,9 @@
 // (issue #20): the official TypeScript SDK v1 (@modelcontextprotocol/sdk)
 // and v2 (@modelcontextprotocol/client), the LangChain.js MCP adapters, the
 // MCP Inspector CLI and Claude Code's `claude mcp list` health check. Each
-// connects and lists or calls tools in every era it speaks (v2: both; the
-// others speak only the 2025 revisions), and each, given a revoked token
+// connects and lists or calls tools in every era it speaks (SDK v2: both,
+// chosen here; Claude Code: 2026-07-28, its own choice; SDK v1, LangChain
+// and the Inspector CLI: 2025-11-25, their newest), and each, given a revoked token
 // (and the Orbit endpoint a read_api token), prints a reason a person can
 // act on: what is wrong with which credential, and what to do.
 // mcp-remote is driven from spec/interop_mcp_remote_test.go.
