@@ -212,6 +212,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		return wellknown.MetadataURL(cfg.PublicURL, path)
 	}
 	group := func(g groupSpec) (handlers.Group, error) {
+		if !cfg.AuthorizationServerConfigured() {
+			// Nobody can sign in for a scope: the scope a refusal names is
+			// the one a person creates a token with, and mcp serves both
+			// groups (mcp_orbit is what Orbit's OAuth clients ask for).
+			g.scopes.Needed = models.ScopeMCP
+		}
 		srv, err := mcp.New(mcp.Config{
 			Edition: g.edition, ServerName: g.serverInfoName, ServerVersion: Version, Instructions: serverInstructions,
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -241,6 +247,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		}
 		deps.EE = &ee
 	}
+	explain := []middleware.GroupAuth{{Path: ceGroup.path, Auth: deps.CE.Auth}}
+	if deps.EE != nil {
+		explain = append(explain, middleware.GroupAuth{Path: eeGroup.path, Auth: deps.EE.Auth})
+	}
+	deps.WellKnown.ExplainCredential = middleware.ExplainCredential(explain)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps.Metrics = middleware.NewMetrics(reg, mcp.MethodNames())

@@ -77,23 +77,7 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: refusedReason(cred)})
 			return
 		}
-		raw := cred.Token
-		var (
-			id  *auth.Identity
-			err error
-		)
-		if cfg.JWT != nil && cfg.JWT.LooksLikeJWT(raw) {
-			id, err = cfg.JWT.Authenticate(ctx, raw, cfg.Audience)
-		} else {
-			id, err = cfg.PAT.Authenticate(ctx, raw)
-		}
-		if err == nil {
-			err = cfg.Scopes.Authorize(id)
-		}
-		if err == nil && cfg.RequireEESeat && !id.User.EESeat {
-			err = &auth.Error{Kind: auth.UserForbidden, Presented: true,
-				Reason: "GitLab Orbit MCP server requires a GitLab Duo Enterprise seat; ask an administrator to assign one to your account."}
-		}
+		id, err := cfg.verify(ctx, cred.Token)
 		if err != nil {
 			var ae *auth.Error
 			if !errors.As(err, &ae) {
@@ -121,6 +105,35 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 	}
 }
 
+// seatReason refuses a user without an EE seat on the Orbit group.
+const seatReason = "GitLab Orbit MCP server requires a GitLab Duo Enterprise seat; ask an administrator to assign one to your account."
+
+// verify authenticates the bearer token raw for cfg's group: a JWT (when
+// OAuth is on and raw looks like one, bound to the group's audience) or a
+// personal or GitLab OAuth access token; then the group's scopes and, on
+// the Orbit group, the user's EE seat. A refusal is an *auth.Error.
+func (cfg AuthConfig) verify(ctx context.Context, raw string) (*auth.Identity, error) {
+	var (
+		id  *auth.Identity
+		err error
+	)
+	if cfg.JWT != nil && cfg.JWT.LooksLikeJWT(raw) {
+		id, err = cfg.JWT.Authenticate(ctx, raw, cfg.Audience)
+	} else {
+		id, err = cfg.PAT.Authenticate(ctx, raw)
+	}
+	if err != nil {
+		return id, err
+	}
+	if err := cfg.Scopes.Authorize(id); err != nil {
+		return id, err
+	}
+	if cfg.RequireEESeat && !id.User.EESeat {
+		return id, &auth.Error{Kind: auth.UserForbidden, Presented: true, Reason: seatReason}
+	}
+	return id, nil
+}
+
 // authErrorName names a failure kind in the access log.
 func authErrorName(k auth.Kind) string {
 	switch k {
@@ -136,7 +149,7 @@ func authErrorName(k auth.Kind) string {
 // server is configured: a client cannot sign in, so the body says what to
 // send instead.
 const NoOAuthHint = "This server offers no OAuth sign-in. Send a GitLab personal access token " +
-	"with the mcp scope (mcp_orbit for /api/v4/orbit/mcp) as \"Authorization: Bearer TOKEN\" or " +
+	"with the mcp scope as \"Authorization: Bearer TOKEN\" or " +
 	"\"PRIVATE-TOKEN: TOKEN\"; create one in GitLab under User settings, Access tokens, or with \"glmcp tokens create\"."
 
 // WriteAuthError answers an authentication failure with GitLab's status

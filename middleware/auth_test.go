@@ -24,7 +24,7 @@ import (
 const (
 	testAudience = "https://gitlab.example.com/api/v4/mcp"
 	testMetadata = "https://gitlab.example.com/.well-known/oauth-protected-resource/api/v4/mcp"
-	higherPriv   = "The request requires higher privileges than provided by the access token."
+	higherPriv   = "Personal access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Create a token with the mcp scope. Its scopes: read_user."
 	seatReason   = "GitLab Orbit MCP server requires a GitLab Duo Enterprise seat; ask an administrator to assign one to your account."
 	internalBody = `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`
 )
@@ -356,7 +356,7 @@ func TestRequireAuth_scopes(t *testing.T) {
 		e := newAuthEnv(middleware.AuthConfig{PAT: pat, Scopes: auth.EEScopes})
 		w := e.post("", "Authorization", "Bearer t")
 		wantStatus(t, w, http.StatusForbidden)
-		wantJSON(t, w.Body.Bytes(), map[string]any{"error": "insufficient_scope", "error_description": higherPriv, "scope": "mcp_orbit"})
+		wantJSON(t, w.Body.Bytes(), map[string]any{"error": "insufficient_scope", "error_description": "Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_api.", "scope": "mcp_orbit"})
 	})
 	t.Run("read_api is read-only on CE", func(t *testing.T) {
 		pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return identity(7, "read_api"), nil }}

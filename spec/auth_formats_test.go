@@ -186,11 +186,11 @@ func TestAuth_oauthAccessTokens(t *testing.T) {
 	authExpectOK(t, authPost(t, h, ee.URL, auth(fresh)))
 	authExpectOK(t, authPost(t, h, ce.URL, auth(legacy)))
 	authExpectOK(t, authPost(t, h, ce.URL, auth(readOnly)))
-	expect403Scope(t, h, ee, authPost(t, h, ee.URL, auth(readOnly)), "mcp_orbit")
+	expect403Scope(t, h, ee, authPost(t, h, ee.URL, auth(readOnly)), "mcp")
 	expect403Scope(t, h, ce, authPost(t, h, ce.URL, auth(wrongScope)), "mcp")
-	expect401(t, h, ce, authPost(t, h, ce.URL, auth(expired)), reasonExpired)
-	expect401(t, h, ce, authPost(t, h, ce.URL, auth(revoked)), reasonRevoked)
-	expect401(t, h, ce, authPost(t, h, ce.URL, auth(strings.Repeat("ab", 32))), reasonInvalid)
+	expect401(t, h, ce, authPost(t, h, ce.URL, auth(expired)), reasonOAuthExpired)
+	expect401(t, h, ce, authPost(t, h, ce.URL, auth(revoked)), reasonOAuthRevoked)
+	expect401(t, h, ce, authPost(t, h, ce.URL, auth(strings.Repeat("ab", 32))), reasonOAuthInvalid)
 	expect403User(t, authPost(t, h, ce.URL, auth(blocked)), reasonBlocked)
 
 	// A read_api OAuth token lists read-only tools only, as a PAT does.

@@ -20,12 +20,21 @@ import (
 // route groups.
 
 const (
-	reasonMalformed = "Token is malformed"
-	reasonInvalid   = "Token is invalid"
-	reasonExpired   = "Token has expired."
-	reasonRevoked   = "Token was revoked. You have to re-authorize from the user."
-	reasonBlocked   = "Your account has been blocked."
-	reasonDeact     = "Your account has been deactivated. Please log back in from a web browser to reactivate your account."
+	reasonMalformed = "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. " +
+		"Send the whole token, as Authorization: Bearer TOKEN."
+	reasonInvalid = "Personal access token is invalid: this server knows no such token. " +
+		"Check it was copied whole, or create a new one with the mcp scope."
+	reasonExpired = "Personal access token has expired. " +
+		"Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead."
+	reasonRevoked = "Personal access token was revoked. " +
+		"Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead."
+	reasonBlocked = "Your account has been blocked. Ask an administrator to unblock it."
+
+	reasonOAuthInvalid = "Access token is invalid: this server knows no such personal access token or OAuth access token. " +
+		"Sign in again, or send a personal access token."
+	reasonOAuthExpired = "OAuth access token has expired. Refresh it, or sign in again."
+	reasonOAuthRevoked = "OAuth access token was revoked. You have to re-authorize the application: sign in again."
+	reasonDeact        = "Your account has been deactivated. Please log back in from a web browser to reactivate your account."
 )
 
 // expect401 asserts a 401 for a presented but unusable token: the exact
@@ -190,7 +199,7 @@ func TestAuth_invalidTokens(t *testing.T) {
 		{"payload changed", good[:8] + string(rune(good[8]^1)) + good[9:], reasonMalformed},
 		{"wrong prefix", "glpxx-" + good[len("glpat-"):], reasonMalformed},
 		// Not a personal access token: looked up as an OAuth access token.
-		{"GitHub token", "ghp_" + strings.Repeat("a", 36), reasonInvalid},
+		{"GitHub token", "ghp_" + strings.Repeat("a", 36), reasonOAuthInvalid},
 		{"no prefix", good[len("glpat-"):], reasonMalformed},
 		{"prefix only", "glpat-", reasonMalformed},
 		{"legacy shape too short", "glpat-" + strings.Repeat("a", 19), reasonMalformed},
@@ -347,7 +356,9 @@ func TestAuth_scopes(t *testing.T) {
 		{ee, []string{"read_api"}, false},
 		{ee, []string{"read_user"}, false},
 	}
-	need := map[string]string{"CE": "mcp", "EE": "mcp_orbit"}
+	// Without an authorization server both groups name mcp: the scope a
+	// person creates a token with (mcp serves Orbit too).
+	need := map[string]string{"CE": "mcp", "EE": "mcp"}
 	for _, tt := range tests {
 		t.Run(tt.g.Name+"/"+strings.Join(tt.scopes, "+"), func(t *testing.T) {
 			tok, _ := authMint(t, h, "alice", tt.scopes, authDay(7))

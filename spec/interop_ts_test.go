@@ -103,3 +103,49 @@ func TestInteropTS_legacyErrors(t *testing.T) {
 	}
 	t.Logf("node --test:\n%s", out)
 }
+
+// TestInteropClients runs interop/ts/clients.test.mjs: the TypeScript SDK
+// v1 and v2, the LangChain.js MCP adapters, the MCP Inspector CLI and
+// Claude Code's `claude mcp list` against glmcp's two endpoints, in every
+// era each speaks, and with a revoked token and a read_api token on Orbit,
+// whose printed reason must say what is wrong and what to do (issue #20).
+func TestInteropClients(t *testing.T) {
+	node := requireNode(t)
+	for _, p := range []string{
+		"node_modules/@modelcontextprotocol/sdk/package.json",
+		"node_modules/@langchain/mcp-adapters/package.json",
+		"node_modules/@modelcontextprotocol/inspector-cli/build/index.js",
+		"node_modules/.bin/claude",
+	} {
+		if _, err := os.Stat(filepath.Join(interopTSDir, p)); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("interop/ts/%s is missing (npm ci)", p)
+			}
+			t.Skipf("interop/ts/%s is missing; cd interop/ts && npm ci", p)
+		}
+	}
+	h := startServer(t, withEE())
+	revoked, rt := authMint(t, h, "alice", []string{"mcp"}, nil)
+	if err := h.Env.Store.RevokeToken(context.Background(), rt.ID); err != nil {
+		t.Fatal(err)
+	}
+	readAPI, _ := authMint(t, h, "alice", []string{"read_api"}, nil)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "clients.test.mjs")
+	cmd.Dir = interopTSDir
+	cmd.Env = append(os.Environ(),
+		"GLMCP_URL="+h.CE, "GLMCP_EE_URL="+h.EE,
+		"GLMCP_TOKEN="+h.Tokens["alice"],
+		"GLMCP_REVOKED_TOKEN="+revoked, "GLMCP_REVOKED_REASON="+reasonRevoked,
+		"GLMCP_READAPI_TOKEN="+readAPI,
+		"GLMCP_READAPI_EE_REASON=Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_api.",
+		"NO_COLOR=1",
+	)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	t.Logf("node --test:\n%s", out)
+}

@@ -1,10 +1,12 @@
 package spec
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/app"
@@ -88,7 +90,7 @@ func TestMetadata_documents(t *testing.T) {
 		expectMetadata(t, h, h.URL+metadataCEPath, metadataDoc(h.CE, gitlabURL, false))
 		expectMetadata(t, h, h.URL+metadataEEPath, metadataDoc(h.EE, gitlabURL, true))
 		r := h.send(t, call{URL: h.CE, Method: "tools/list", Token: "glpat-" + "AAAAAAAAAAAAAAAAAAAA"})
-		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("Token is invalid"), challenge401(h.metadataURL(h.CE), "Token is invalid"))
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(reasonInvalid), challenge401(h.metadataURL(h.CE), reasonInvalid))
 		followChallenge(t, h, r, h.metadataURL(h.CE), h.CE)
 	})
 
@@ -166,13 +168,91 @@ func TestMetadata_noAuthorizationServer(t *testing.T) {
 	for _, ep := range []string{h.CE, h.EE} {
 		expectAuthFailure(t, h.send(t, call{URL: ep, Method: "tools/list"}), http.StatusUnauthorized, anonymousHintBody(), `Bearer realm="GitLab"`)
 		expectAuthFailure(t, h.send(t, call{URL: ep, Method: "tools/list", Token: "glpat-" + "AAAAAAAAAAAAAAAAAAAA"}), http.StatusUnauthorized,
-			invalidTokenHintBody("Token is invalid"), challenge401("", "Token is invalid"))
+			invalidTokenHintBody(reasonInvalid), challenge401("", reasonInvalid))
 	}
 	r := h.send(t, call{URL: h.URL + "/register", Body: `{"redirect_uris":["http://localhost:1/cb"]}`, Header: http.Header{"Content-Type": {"application/json"}}})
 	want, _ := json.Marshal(map[string]string{"error": "invalid_client_metadata", "error_description": wellknown.NoRegistrationDescription})
 	if r.Status != http.StatusBadRequest || string(r.Body) != string(want) {
 		t.Fatalf("POST /register = %d %s, want 400 %s", r.Status, r.Body, want)
 	}
+}
+
+// TestMetadata_registrationExplainsTheToken: with no authorization server,
+// a client whose token was refused ends up at /register (mcp-remote,
+// Claude Code) with its configured headers; the registration error leads
+// with what the endpoints would answer that token, so that is what the
+// user reads, and the attempt spends a failed authentication like the
+// endpoint's 401.
+func TestMetadata_registrationExplainsTheToken(t *testing.T) {
+	h := startServer(t, withEE())
+	revoked, rt := authMint(t, h, "alice", []string{"mcp"}, nil)
+	if err := h.Env.Store.RevokeToken(context.Background(), rt.ID); err != nil {
+		t.Fatal(err)
+	}
+	readAPI, _ := authMint(t, h, "alice", []string{"read_api"}, nil)
+	expired, _ := authMint(t, h, "alice", []string{"mcp"}, authDay(-1))
+	note := " " + wellknown.NoRegistrationNote
+	tests := []struct {
+		name   string
+		header http.Header
+		want   string
+	}{
+		{"no credential", nil, wellknown.NoRegistrationDescription},
+		{"unknown token", http.Header{"Authorization": {"Bearer glpat-" + strings.Repeat("w", 20)}}, reasonInvalid + note},
+		{"revoked token", http.Header{"Authorization": {"Bearer " + revoked}}, reasonRevoked + note},
+		{"expired token in PRIVATE-TOKEN", http.Header{"Private-Token": {expired}}, reasonExpired + note},
+		{"malformed token", http.Header{"Authorization": {"Bearer glpat-short"}}, reasonMalformed + note},
+		{"blocked user", http.Header{"Authorization": {"Bearer " + h.Tokens["dave"]}}, reasonBlocked + note},
+		{"read_api: Orbit refuses", http.Header{"Authorization": {"Bearer " + readAPI}},
+			"/api/v4/orbit/mcp: Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). " +
+				"Create a token with the mcp scope. Its scopes: read_api." + note},
+		{"no EE seat", http.Header{"Authorization": {"Bearer " + h.Tokens["bob"]}},
+			"/api/v4/orbit/mcp: GitLab Orbit MCP server requires a GitLab Duo Enterprise seat; ask an administrator to assign one to your account." + note},
+		{"valid", http.Header{"Authorization": {"Bearer " + h.Tokens["alice"]}},
+			"The token is valid: /api/v4/mcp and /api/v4/orbit/mcp accept it; no sign-in or registration is needed." + note},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hd := http.Header{"Content-Type": {"application/json"}}
+			for k, v := range tt.header {
+				hd[k] = v
+			}
+			r := h.send(t, call{URL: h.URL + "/register", Body: `{"redirect_uris":["http://localhost:1/cb"]}`, Header: hd})
+			var body struct {
+				Error       string `json:"error"`
+				Description string `json:"error_description"`
+			}
+			if err := json.Unmarshal(r.Body, &body); err != nil || r.Status != http.StatusBadRequest || body.Error != "invalid_client_metadata" {
+				t.Fatalf("POST /register = %d %s, want 400 invalid_client_metadata", r.Status, r.Body)
+			}
+			if body.Description != tt.want {
+				t.Fatalf("error_description =\n%s\nwant\n%s", body.Description, tt.want)
+			}
+			if first, _, _ := strings.Cut(body.Description, ". "); len(first) > 200 {
+				t.Errorf("the first sentence is %d characters; clients that cut at 200 lose what to do", len(first))
+			}
+		})
+	}
+}
+
+// TestMetadata_registrationSpendsFailures: explaining a refused token at
+// /register spends the address's failed authentications, and a spent
+// budget is said instead of looking the token up.
+func TestMetadata_registrationSpendsFailures(t *testing.T) {
+	h := startServer(t, func(c *app.Config) { c.AuthFailureLimit = "2/60s" })
+	bad := http.Header{"Authorization": {"Bearer glpat-" + strings.Repeat("w", 20)}, "Content-Type": {"application/json"}}
+	for range 2 {
+		if r := h.send(t, call{URL: h.URL + "/register", Body: `{}`, Header: bad}); !strings.Contains(string(r.Body), "Personal access token is invalid") {
+			t.Fatalf("POST /register = %d %s", r.Status, r.Body)
+		}
+	}
+	r := h.send(t, call{URL: h.URL + "/register", Body: `{}`, Header: bad})
+	if !strings.Contains(string(r.Body), "Too many failed authentications from this address; retry in ") {
+		t.Fatalf("POST /register over the budget = %d %s", r.Status, r.Body)
+	}
+	// The endpoint shares the budget.
+	r = h.send(t, call{Method: "tools/list", User: "alice"})
+	r.expectError(t, http.StatusTooManyRequests, -31029)
 }
 
 // resourceMetadataParam extracts resource_metadata from a challenge.
@@ -260,6 +340,6 @@ func TestMetadata_followsThePublicURL(t *testing.T) {
 	}
 	local := h.withToken("jwt:local", iss.mint(t, iss.claims(aliceID, h.CE)))
 	r := listTools(t, h, h.CE, local)
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("wrong audience"),
-		challenge401(public+metadataCEPath, "wrong audience"))
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("wrong audience")),
+		challenge401(public+metadataCEPath, jwtReason("wrong audience")))
 }

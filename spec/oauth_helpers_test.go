@@ -187,9 +187,14 @@ func challenge401(metadataURL, description string) string {
 	return c
 }
 
-// insufficientScopeDescription is glmcp's error_description of a 403 for a
-// token without an accepted scope.
-const insufficientScopeDescription = "The request requires higher privileges than provided by the access token."
+// jwtReason is the error_description of a JWT refused for reason (the
+// verifier's words), and jwtNoUser that of one naming an unknown user.
+func jwtReason(reason string) string {
+	return "OAuth access token (JWT) refused: " + reason + ". Sign in again to get a new one."
+}
+
+const jwtNoUser = "OAuth access token (JWT) names a user this server does not know. " +
+	"Sign in with an account that exists here (usernames must match GitLab's)."
 
 // challengeScope is the WWW-Authenticate value of a 403 step-up.
 func challengeScope(metadataURL, scope, description string) string {

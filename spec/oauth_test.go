@@ -128,33 +128,37 @@ func TestOAuth_refusedTokens(t *testing.T) {
 			return s
 		}, "wrong token type"},
 		{"sub not a user id", func() string { return iss.mint(t, with("sub", "alice")) }, "user claim missing or invalid"},
-		{"unknown user", func() string { return iss.mint(t, with("sub", "987654321")) }, "The user named by the token does not exist"},
+		{"unknown user", func() string { return iss.mint(t, with("sub", "987654321")) }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := h.withToken("jwt:"+tt.name, tt.token())
 			r := listTools(t, h, h.CE, name)
-			expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(tt.reason), challenge401(h.metadataURL(h.CE), tt.reason))
+			want := jwtNoUser
+			if tt.reason != "" {
+				want = jwtReason(tt.reason)
+			}
+			expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(want), challenge401(h.metadataURL(h.CE), want))
 		})
 	}
 
 	t.Run("blocked user", func(t *testing.T) {
 		name := h.withToken("jwt:dave", iss.mint(t, iss.claims(h.userID(t, "dave"), h.CE)))
 		r := listTools(t, h, h.CE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, `{"message":"403 Forbidden - Your account has been blocked."}`, "")
+		expectAuthFailure(t, r, http.StatusForbidden, `{"message":"403 Forbidden - Your account has been blocked. Ask an administrator to unblock it."}`, "")
 	})
 
 	t.Run("missing scope is a step-up", func(t *testing.T) {
 		name := h.withToken("jwt:read_user", iss.mint(t, with("scope", "read_user openid")))
 		r := listTools(t, h, h.CE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", insufficientScopeDescription),
-			challengeScope(h.metadataURL(h.CE), "mcp", insufficientScopeDescription))
+		const desc = "OAuth access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Sign in again granting the mcp scope. Its scopes: read_user, openid."
+		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})
 
 	t.Run("modern request refused the same way", func(t *testing.T) {
 		name := h.withToken("jwt:modern-expired", iss.mint(t, with("exp", now.Add(-10*time.Minute).Unix())))
 		r := h.send(t, call{Era: modern, User: name, Method: "tools/list"})
-		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("token expired"), challenge401(h.metadataURL(h.CE), "token expired"))
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("token expired")), challenge401(h.metadataURL(h.CE), jwtReason("token expired")))
 	})
 }
 
@@ -166,12 +170,12 @@ func TestOAuth_unknownKidRefetchesOnce(t *testing.T) {
 		t.Fatalf("JWKS fetched %d times at start, want 1", got)
 	}
 	stranger := h.withToken("jwt:stranger", signJWT(t, jwt.SigningMethodRS256, strangerKID, strangerKey(), iss.claims(aliceID, h.CE)))
-	want := challenge401(h.metadataURL(h.CE), "unknown signing key")
+	want := challenge401(h.metadataURL(h.CE), jwtReason("unknown signing key"))
 
 	// The first unknown kid makes glmcp fetch the JWKS once more (a key
 	// may have been rotated in), then refuses.
 	r := listTools(t, h, h.CE, stranger)
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("unknown signing key"), want)
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("unknown signing key")), want)
 	if got := iss.JWKSHits(); got != 2 {
 		t.Fatalf("JWKS fetched %d times after an unknown kid, want 2", got)
 	}
@@ -179,7 +183,7 @@ func TestOAuth_unknownKidRefetchesOnce(t *testing.T) {
 	// More unknown kids within the window fetch nothing.
 	for range 3 {
 		r = listTools(t, h, h.CE, stranger)
-		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("unknown signing key"), want)
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("unknown signing key")), want)
 	}
 	if got := iss.JWKSHits(); got != 2 {
 		t.Fatalf("JWKS fetched %d times after repeated unknown kids, want still 2", got)
@@ -205,11 +209,11 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 
 	t.Run("CE token refused on EE", func(t *testing.T) {
 		r := listTools(t, h, h.EE, ceOnly)
-		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("wrong audience"), challenge401(h.metadataURL(h.EE), "wrong audience"))
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("wrong audience")), challenge401(h.metadataURL(h.EE), jwtReason("wrong audience")))
 	})
 	t.Run("EE token refused on CE", func(t *testing.T) {
 		r := listTools(t, h, h.CE, eeOnly)
-		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody("wrong audience"), challenge401(h.metadataURL(h.CE), "wrong audience"))
+		expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(jwtReason("wrong audience")), challenge401(h.metadataURL(h.CE), jwtReason("wrong audience")))
 	})
 	t.Run("each token works on its own group", func(t *testing.T) {
 		if r := listTools(t, h, h.CE, ceOnly); r.Status != http.StatusOK {
@@ -233,8 +237,8 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 		c["scope"] = "read_api"
 		name := h.withToken("jwt:ee-read_api", iss.mint(t, c))
 		r := listTools(t, h, h.EE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp_orbit", insufficientScopeDescription),
-			challengeScope(h.metadataURL(h.EE), "mcp_orbit", insufficientScopeDescription))
+		const desc = "OAuth access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Sign in again granting the mcp_orbit scope. Its scopes: read_api."
+		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp_orbit", desc), challengeScope(h.metadataURL(h.EE), "mcp_orbit", desc))
 	})
 	t.Run("EE accepts mcp_orbit alone", func(t *testing.T) {
 		c := iss.claims(aliceID, h.EE)
@@ -248,8 +252,8 @@ func TestOAuth_audienceBindingAcrossGroups(t *testing.T) {
 		c["scope"] = "mcp_orbit"
 		name = h.withToken("jwt:both-orbit", iss.mint(t, c))
 		r := listTools(t, h, h.CE, name)
-		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", insufficientScopeDescription),
-			challengeScope(h.metadataURL(h.CE), "mcp", insufficientScopeDescription))
+		const desc = "OAuth access token lacks a scope this endpoint accepts (mcp or api; read_api for read-only tools). Sign in again granting the mcp scope. Its scopes: mcp_orbit."
+		expectAuthFailure(t, r, http.StatusForbidden, insufficientScopeBody("mcp", desc), challengeScope(h.metadataURL(h.CE), "mcp", desc))
 	})
 	t.Run("user without an EE seat", func(t *testing.T) {
 		name := h.withToken("jwt:bob", iss.mint(t, iss.claims(h.userID(t, "bob"), h.CE, h.EE)))
@@ -319,7 +323,7 @@ func TestOAuth_usernameClaim(t *testing.T) {
 	validateResult(t, rev20251125, "ListToolsResult", r.Body)
 	c["preferred_username"] = "nobody"
 	r = listTools(t, h, h.CE, h.withToken("jwt:nobody", iss.mint(t, c)))
-	const reason = "The user named by the token does not exist"
+	const reason = jwtNoUser
 	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenBody(reason), challenge401(h.metadataURL(h.CE), reason))
 }
 
@@ -330,7 +334,7 @@ func TestOAuth_offWithoutIssuer(t *testing.T) {
 	r := listTools(t, h, h.CE, name)
 	// Without an issuer a JWT is just a malformed personal access token,
 	// and no authorization server is named.
-	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenHintBody("Token is malformed"), challenge401("", "Token is malformed"))
+	expectAuthFailure(t, r, http.StatusUnauthorized, invalidTokenHintBody(reasonMalformed), challenge401("", reasonMalformed))
 	if got := iss.JWKSHits(); got != 0 {
 		t.Fatalf("JWKS fetched %d times with OAuth off", got)
 	}

@@ -76,7 +76,7 @@ func TestTools_vulnerabilities(t *testing.T) {
 		h.Tokens["root-ro"] = ro
 		before := toolsState(t, h)
 		for _, era := range eras {
-			expect403Scope(t, h, ee, h.toolsCall(t, ee, era, "root-ro", "save_vulnerability", save), "mcp_orbit")
+			expect403Scope(t, h, ee, h.toolsCall(t, ee, era, "root-ro", "save_vulnerability", save), "mcp")
 		}
 		toolsExpectState(t, h, before)
 	})

@@ -3,7 +3,6 @@ package spec
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/app"
@@ -20,9 +19,11 @@ func initParams(version any) map[string]any {
 	return p
 }
 
-// TestWire_legacyInitialize: a supported handshake version is echoed, a
-// client asking for 2026-07-28 gets 2025-11-25, anything else is 400
-// -32602 naming the supported versions.
+// TestWire_legacyInitialize: a supported handshake version is echoed; any
+// other version, older (2024-11-05), newer (a future date, a Modern one) or
+// not a date at all, is answered with the newest Legacy version (MCP
+// lifecycle: the server MUST answer with a version it supports, the client
+// decides); only a missing version is refused, with the exact answer below.
 func TestWire_legacyInitialize(t *testing.T) {
 	h := startServer(t, withEE())
 	tests := []struct {
@@ -32,11 +33,17 @@ func TestWire_legacyInitialize(t *testing.T) {
 		{rev20250618, rev20250618},
 		{"2025-03-26", "2025-03-26"},
 		{revModern, rev20251125},
+		{"2024-11-05", rev20251125},
+		{"2024-10-07", rev20251125},
+		{"2027-03-31", rev20251125},
+		{"2099-01-01", rev20251125},
+		{"v999.0.0", rev20251125},
+		{"2025-11-25 ", rev20251125},
 	}
 	for _, g := range h.groups() {
 		for _, tt := range tests {
 			t.Run(g.Name+"/"+tt.ask, func(t *testing.T) {
-				r := h.send(t, call{URL: g.URL, User: "alice", Method: "initialize", Params: initParams(tt.ask)})
+				r := h.send(t, call{URL: g.URL, User: "alice", Method: "initialize", Params: initParams(tt.ask), Rev: legacyRev(tt.want)})
 				r.expectStatus(t, http.StatusOK)
 				validateResult(t, legacyRev(tt.want), "InitializeResult", r.Body)
 				res := r.result(t)
@@ -61,34 +68,59 @@ func TestWire_legacyInitialize(t *testing.T) {
 				}
 			})
 		}
+		// The client's next requests carry the negotiated version in
+		// MCP-Protocol-Version, whatever it asked for.
+		t.Run(g.Name+"/2024-11-05 then the negotiated header", func(t *testing.T) {
+			r := h.send(t, call{URL: g.URL, User: "alice", Method: "initialize", Params: initParams("2024-11-05")})
+			v, _ := r.result(t)["protocolVersion"].(string)
+			r = h.send(t, call{URL: g.URL, User: "alice", ID: 2, Method: "tools/list", Header: http.Header{"MCP-Protocol-Version": {v}}})
+			r.expectStatus(t, http.StatusOK)
+			validateResult(t, rev20251125, "ListToolsResult", r.Body)
+		})
+		const missing = `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: missing required parameter 'protocolVersion'; ` +
+			`supported versions: 2025-11-25, 2025-06-18, 2025-03-26","data":{"params":"Missing required parameter 'protocolVersion'. ` +
+			`Supported: 2025-11-25, 2025-06-18, 2025-03-26","supported":["2025-11-25","2025-06-18","2025-03-26"]}}}`
 		refused := []struct {
 			name    string
 			version any // nil: member absent
+			want    string
 		}{
-			{"missing", nil},
-			{"empty", ""},
-			{"unknown date", "2024-11-05"},
-			{"future date", "2099-01-01"},
-			{"garbage", "v999.0.0"},
-			{"a number", 20251125},
+			{"missing", nil, missing},
+			{"empty", "", missing},
+			{"a number", 20251125, ""},
 		}
 		for _, tt := range refused {
 			t.Run(g.Name+"/refused "+tt.name, func(t *testing.T) {
 				r := h.send(t, call{URL: g.URL, User: "alice", ID: 2, Method: "initialize", Params: initParams(tt.version)})
-				msg, _ := r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
+				r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
+				validateMessage(t, rev20251125, "JSONRPCErrorResponse", r.Body)
 				r.expectID(t, "2")
-				if _, ok := tt.version.(string); ok || tt.version == nil {
-					for _, v := range []string{rev20251125, rev20250618, "2025-03-26"} {
-						if !strings.Contains(msg, v) {
-							t.Errorf("message %q does not list supported version %s", msg, v)
-						}
-					}
+				if tt.want != "" && string(r.Body) != tt.want {
+					t.Errorf("body =\n%s\nwant\n%s", r.Body, tt.want)
 				}
 			})
 		}
 		t.Run(g.Name+"/no params", func(t *testing.T) {
-			r := h.send(t, call{URL: g.URL, User: "alice", ID: 3, Method: "initialize"})
+			r := h.send(t, call{URL: g.URL, User: "alice", ID: 2, Method: "initialize"})
 			r.expectError(t, rpcStatus(legacy, http.StatusBadRequest), -32602)
+			if string(r.Body) != missing {
+				t.Errorf("body =\n%s\nwant\n%s", r.Body, missing)
+			}
+		})
+		// An MCP-Protocol-Version header that names no Legacy version makes
+		// the request Modern (era selection), initialize included: a
+		// Modern request without _meta is 400 -32602, one with _meta finds
+		// no initialize in 2026-07-28 (TestWire_modernRemovedMethods).
+		t.Run(g.Name+"/Modern header without _meta", func(t *testing.T) {
+			for _, v := range []string{revModern, "2027-03-31", "2024-11-05"} {
+				r := h.send(t, call{URL: g.URL, User: "alice", ID: 7, Method: "initialize", Params: initParams(rev20251125),
+					Header: http.Header{"MCP-Protocol-Version": {v}}, Rev: revModern})
+				r.expectError(t, http.StatusBadRequest, -32602)
+				want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: _meta must include \"io.modelcontextprotocol/protocolVersion\" (a string)"}}`
+				if string(r.Body) != want {
+					t.Errorf("header %s: body =\n%s\nwant\n%s", v, r.Body, want)
+				}
+			}
 		})
 		t.Run(g.Name+"/initialized notification", func(t *testing.T) {
 			r := h.send(t, call{URL: g.URL, User: "alice", Notify: true, Method: "notifications/initialized"})

@@ -22,26 +22,27 @@ type initializeResult struct {
 	Instructions    string         `json:"instructions,omitempty"`
 }
 
-// initialize negotiates a handshake version: a supported one is echoed, a
-// client asking for a Modern version gets the newest Legacy one, anything
-// else is refused with the supported list.
+// initialize negotiates a handshake version (MCP lifecycle, version
+// negotiation): a supported one is echoed; any other, older (2024-11-05),
+// newer (a future date) or a Modern one (which has no handshake), gets the
+// newest Legacy version, and the client decides whether it can speak it.
+// Only a missing or empty version is refused: the client named none.
 func (s *Server) initialize(x *exchange, p *initializeParams) (any, error) {
 	if p.ClientInfo != nil {
 		x.fields.ClientName, x.fields.ClientVersion = truncate(p.ClientInfo.Name, 100), truncate(p.ClientInfo.Version, 50)
 	}
 	version := p.ProtocolVersion
-	switch {
-	case slices.Contains(LegacyVersions, version):
-	case slices.Contains(ModernVersions, version):
-		version = LegacyVersions[0]
-	default:
-		requested := "missing"
-		if version != "" {
-			requested = quote(version)
+	if version == "" {
+		supported := strings.Join(LegacyVersions, ", ")
+		e := jsonrpc.InvalidParams("missing required parameter 'protocolVersion'; supported versions: %s", supported)
+		e.Data = map[string]any{
+			"params":    "Missing required parameter 'protocolVersion'. Supported: " + supported,
+			"supported": LegacyVersions,
 		}
-		e := jsonrpc.InvalidParams("unsupported protocolVersion (%s); supported versions: %s", requested, strings.Join(LegacyVersions, ", "))
-		e.Data = map[string]any{"supported": LegacyVersions, "requested": p.ProtocolVersion}
 		return nil, e
+	}
+	if !slices.Contains(LegacyVersions, version) {
+		version = LegacyVersions[0]
 	}
 	return initializeResult{
 		ProtocolVersion: version,

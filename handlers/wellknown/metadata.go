@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/gin-gonic/gin"
 )
 
 // MetadataPath is the well-known path prefix (RFC 9728 §3).
@@ -30,6 +32,11 @@ type Config struct {
 	// Resources are the endpoints described, one document each; the
 	// first is also described at the root. Paths of others are 404.
 	Resources []Resource
+	// ExplainCredential, when set and no authorization server is
+	// configured, says what is wrong with the credential a registration
+	// attempt carries ("" when it carries none); its words then lead the
+	// registration error's description.
+	ExplainCredential func(*gin.Context) string
 }
 
 // Resource is one protected endpoint (a route group).

@@ -14,12 +14,14 @@ import (
 //
 // Without an authorization server no document is served (404): a document
 // naming none sends MCP clients to register themselves with glmcp. Such
-// clients still try dynamic client registration at /register; it answers
-// 400 with an RFC 7591 error saying which token to send instead, so that is
-// what the user reads.
+// clients still try dynamic client registration at /register, after a 401,
+// sending the headers they were configured with; it answers 400 with an
+// RFC 7591 error that says what is wrong with the token they sent
+// (cfg.ExplainCredential), or which token to send, so that is what the
+// user reads.
 func Register(r gin.IRoutes, cfg Config) {
 	if len(cfg.AuthorizationServers) == 0 {
-		r.POST(RegistrationPath, noRegistration)
+		r.POST(RegistrationPath, noRegistration(cfg.ExplainCredential))
 		return
 	}
 	for i, res := range cfg.Resources {
@@ -80,14 +82,27 @@ func preflight(c *gin.Context) {
 const RegistrationPath = "/register"
 
 // NoRegistrationDescription is the error_description of a registration
-// attempt when no authorization server is configured.
-const NoRegistrationDescription = "This GitLab MCP server has no OAuth authorization server, so clients cannot " +
-	"register or sign in. Configure the client to send a GitLab personal access token with the mcp scope " +
-	"(mcp_orbit for /api/v4/orbit/mcp) as the header \"Authorization: Bearer TOKEN\"; if it already does, " +
-	"the token was refused: check it is valid, unexpired and has that scope."
+// attempt when no authorization server is configured and the attempt
+// carries no credential.
+const NoRegistrationDescription = "This GitLab MCP server has no OAuth sign-in, so clients cannot register or sign in. " +
+	"Configure the client to send a GitLab personal access token with the mcp scope as the header " +
+	"\"Authorization: Bearer TOKEN\"."
 
-// noRegistration refuses dynamic client registration (RFC 7591 §3.2.2).
-func noRegistration(c *gin.Context) {
-	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusBadRequest, gin.H{"error": "invalid_client_metadata", "error_description": NoRegistrationDescription})
+// NoRegistrationNote follows the explanation of a refused credential in a
+// registration error's description.
+const NoRegistrationNote = "(This GitLab MCP server has no OAuth sign-in; the client tried to register because the token was refused.)"
+
+// noRegistration refuses dynamic client registration (RFC 7591 §3.2.2),
+// saying what is wrong with the credential sent along when explain says so.
+func noRegistration(explain func(*gin.Context) string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		desc := NoRegistrationDescription
+		if explain != nil {
+			if why := explain(c); why != "" {
+				desc = why + " " + NoRegistrationNote
+			}
+		}
+		c.Header("Cache-Control", "no-store")
+		c.JSON(http.StatusBadRequest, gin.H{"error": "invalid_client_metadata", "error_description": desc})
+	}
 }

@@ -138,6 +138,36 @@ func TestRegister_withoutAuthorizationServers(t *testing.T) {
 	}
 }
 
+// Ensure a registration attempt carrying a credential is told what is
+// wrong with it first, and one without is told which token to send.
+func TestRegister_explainsTheCredential(t *testing.T) {
+	r := gin.New()
+	wellknown.Register(r, wellknown.Config{PublicURL: publicURL, Resources: resources(false),
+		ExplainCredential: func(c *gin.Context) string {
+			if c.GetHeader("Authorization") == "" {
+				return ""
+			}
+			return "Personal access token was revoked."
+		}})
+	for _, tt := range []struct {
+		header map[string]string
+		want   string
+	}{
+		{nil, wellknown.NoRegistrationDescription},
+		{map[string]string{"Authorization": "Bearer x"}, "Personal access token was revoked. " + wellknown.NoRegistrationNote},
+	} {
+		w := do(r, http.MethodPost, "/register", tt.header)
+		var body struct {
+			Error       string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusBadRequest ||
+			body.Error != "invalid_client_metadata" || body.Description != tt.want {
+			t.Fatalf("POST /register %v = %d %s, want 400 with %q", tt.header, w.Code, w.Body, tt.want)
+		}
+	}
+}
+
 func TestRegister_head(t *testing.T) {
 	w := do(newEngine(true), http.MethodHead, "/.well-known/oauth-protected-resource/api/v4/orbit/mcp", nil)
 	if w.Code != http.StatusOK {

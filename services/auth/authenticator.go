@@ -24,12 +24,26 @@ type TokenStore interface {
 // LastUsedInterval is how often last_used_at is written per token at most.
 const LastUsedInterval = 10 * time.Minute
 
-// Failure reasons shown to the caller (GitLab's wording).
+// Failure reasons shown to the caller (error_description). Each names the
+// credential, what is wrong with it and what to do, within the first 200
+// characters of the body (some clients show no more). GitLab's bodies keep
+// their shape; its texts ("Token was revoked. You have to re-authorize from
+// the user.") say less, and treat every token as an OAuth grant.
 const (
-	reasonMalformed = "Token is malformed"
-	reasonInvalid   = "Token is invalid"
-	reasonRevoked   = "Token was revoked. You have to re-authorize from the user."
-	reasonExpired   = "Token has expired."
+	reasonMalformed = "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. " +
+		"Send the whole token, as Authorization: Bearer TOKEN."
+	reasonInvalid = "Personal access token is invalid: this server knows no such token. " +
+		"Check it was copied whole, or create a new one with the mcp scope."
+	reasonRevoked = "Personal access token was revoked. " +
+		"Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead."
+	reasonExpired = "Personal access token has expired. " +
+		"Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead."
+
+	reasonOAuthInvalid = "Access token is invalid: this server knows no such personal access token or OAuth access token. " +
+		"Sign in again, or send a personal access token."
+	reasonOAuthRevoked = "OAuth access token was revoked. You have to re-authorize the application: sign in again."
+	reasonOAuthExpired = "OAuth access token has expired. Refresh it, or sign in again."
+	reasonOAuthNoUser  = "OAuth access token acts for no user (client credentials). Sign in as a user, or send a personal access token."
 )
 
 // Authenticator verifies personal access tokens and, when given an
@@ -172,7 +186,7 @@ func UserAllowed(u *models.User) error {
 	case models.UserActive:
 		return nil
 	case models.UserBlocked:
-		return &Error{Kind: UserForbidden, Presented: true, Reason: "Your account has been blocked."}
+		return &Error{Kind: UserForbidden, Presented: true, Reason: "Your account has been blocked. Ask an administrator to unblock it."}
 	case models.UserDeactivated:
 		return &Error{Kind: UserForbidden, Presented: true, Reason: "Your account has been deactivated. Please log back in from a web browser to reactivate your account."}
 	default:

@@ -148,7 +148,7 @@ func TestAuthenticator_Authenticate_malformedSkipsStore(t *testing.T) {
 		if id != nil {
 			t.Fatalf("Authenticate(%q) identity = %+v, want nil", raw, id)
 		}
-		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed")
+		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Send the whole token, as Authorization: Bearer TOKEN.")
 	}
 	if calls := store.findCalls(); len(calls) != 0 {
 		t.Fatalf("store called %d times for malformed tokens", len(calls))
@@ -164,15 +164,15 @@ func TestAuthenticator_Authenticate(t *testing.T) {
 		kind   auth.Kind
 		reason string
 	}{
-		{"unknown token", nil, auth.Unauthenticated, "Token is invalid"},
+		{"unknown token", nil, auth.Unauthenticated, "Personal access token is invalid: this server knows no such token. Check it was copied whole, or create a new one with the mcp scope."},
 		{"revoked token", &models.PersonalAccessToken{ID: 1, Revoked: true, User: activeUser(), ExpiresAt: &future},
-			auth.Unauthenticated, "Token was revoked. You have to re-authorize from the user."},
+			auth.Unauthenticated, "Personal access token was revoked. Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead."},
 		{"expired token", &models.PersonalAccessToken{ID: 1, User: activeUser(), ExpiresAt: &past},
-			auth.Unauthenticated, "Token has expired."},
+			auth.Unauthenticated, "Personal access token has expired. Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead."},
 		{"token without user", &models.PersonalAccessToken{ID: 1},
-			auth.Unauthenticated, "Token is invalid"},
+			auth.Unauthenticated, "Personal access token is invalid: this server knows no such token. Check it was copied whole, or create a new one with the mcp scope."},
 		{"blocked user", &models.PersonalAccessToken{ID: 1, User: &models.User{ID: 7, State: models.UserBlocked}},
-			auth.UserForbidden, "Your account has been blocked."},
+			auth.UserForbidden, "Your account has been blocked. Ask an administrator to unblock it."},
 		{"deactivated user", &models.PersonalAccessToken{ID: 1, User: &models.User{ID: 7, State: models.UserDeactivated}},
 			auth.UserForbidden, "Your account has been deactivated. Please log back in from a web browser to reactivate your account."},
 		{"user in an unknown state", &models.PersonalAccessToken{ID: 1, User: &models.User{ID: 7, State: "ldap_blocked"}},
@@ -265,7 +265,7 @@ func TestAuthenticator_Authenticate_expiryBoundary(t *testing.T) {
 			a := newAuthenticator(t, store, clocktest.New(tt.now))
 			id, err := a.Authenticate(context.Background(), raw)
 			if tt.expired {
-				wantAuthError(t, err, auth.Unauthenticated, "Token has expired.")
+				wantAuthError(t, err, auth.Unauthenticated, "Personal access token has expired. Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead.")
 				return
 			}
 			if err != nil || id == nil {

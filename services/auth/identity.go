@@ -2,6 +2,9 @@ package auth
 
 import (
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -53,7 +56,8 @@ var (
 )
 
 // Authorize checks id's scopes against g and sets id.ReadOnly. It returns an
-// InsufficientScope *Error when no accepted scope is present.
+// InsufficientScope *Error when no accepted scope is present, whose reason
+// names the credential, its scopes, what the group accepts and what to do.
 func (g GroupScopes) Authorize(id *Identity) error {
 	for _, s := range g.Full {
 		if slices.Contains(id.Scopes, s) {
@@ -71,6 +75,50 @@ func (g GroupScopes) Authorize(id *Identity) error {
 		Kind:      InsufficientScope,
 		Presented: true,
 		Scope:     g.Needed,
-		Reason:    "The request requires higher privileges than provided by the access token.",
+		Reason:    g.scopeReason(id),
 	}
+}
+
+// scopeReason says why id's scopes are not enough for g, the token's own
+// scopes last (the part a client may cut), e.g. "Personal access token
+// lacks a scope this endpoint accepts (mcp_orbit, mcp, api or
+// ai_workflows). Create a token with the mcp scope. Its scopes: read_api."
+func (g GroupScopes) scopeReason(id *Identity) string {
+	has := "none"
+	if len(id.Scopes) > 0 {
+		list, more := id.Scopes, ""
+		if len(list) > 5 {
+			list, more = list[:5], " (+"+strconv.Itoa(len(list)-5)+" more)"
+		}
+		has = truncateReason(strings.Join(list, ", "), 80) + more
+	}
+	accepts := orList(g.Full)
+	if len(g.ReadOnly) > 0 {
+		accepts += "; " + orList(g.ReadOnly) + " for read-only tools"
+	}
+	if id.Method == MethodOAuth {
+		return "OAuth access token lacks a scope this endpoint accepts (" + accepts +
+			"). Sign in again granting the " + g.Needed + " scope. Its scopes: " + has + "."
+	}
+	return "Personal access token lacks a scope this endpoint accepts (" + accepts +
+		"). Create a token with the " + models.ScopeMCP + " scope. Its scopes: " + has + "."
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// truncateReason cuts s to at most n bytes, on a rune boundary.
+func truncateReason(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }

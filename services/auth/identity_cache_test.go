@@ -65,7 +65,7 @@ func TestIdentityCache_servesUntilTheRowChanges(t *testing.T) {
 	store.add(raw, &models.PersonalAccessToken{ID: 11, User: activeUser(), Scopes: []string{"mcp"}, Revoked: true})
 	cache.Invalidate("p:11")
 	_, err := a.Authenticate(context.Background(), raw)
-	wantAuthError(t, err, auth.Unauthenticated, "Token was revoked. You have to re-authorize from the user.")
+	wantAuthError(t, err, auth.Unauthenticated, "Personal access token was revoked. Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead.")
 	if n := len(store.findCalls()); n != 2 {
 		t.Fatalf("store lookups = %d after the revocation, want 2", n)
 	}
@@ -97,7 +97,7 @@ func TestIdentityCache_userChangeDropsEveryCredentialOfTheUser(t *testing.T) {
 	}
 	for _, raw := range []string{alice1, alice2} {
 		_, err := a.Authenticate(context.Background(), raw)
-		wantAuthError(t, err, auth.UserForbidden, "Your account has been blocked.")
+		wantAuthError(t, err, auth.UserForbidden, "Your account has been blocked. Ask an administrator to unblock it.")
 	}
 }
 
@@ -188,7 +188,7 @@ func TestIdentityCache_expiryEvaluatedAtUse(t *testing.T) {
 	authenticateN(t, a, raw, 2)
 	clk.Set(exp)
 	_, err := a.Authenticate(context.Background(), raw)
-	wantAuthError(t, err, auth.Unauthenticated, "Token has expired.")
+	wantAuthError(t, err, auth.Unauthenticated, "Personal access token has expired. Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead.")
 	if n := len(store.findCalls()); n != 1 {
 		t.Fatalf("store lookups = %d, want 1 (expiry needs no lookup)", n)
 	}
@@ -227,7 +227,7 @@ func TestIdentityCache_versioned(t *testing.T) {
 	store.add(raw, &models.PersonalAccessToken{ID: 11, User: activeUser(), Scopes: []string{"mcp"}, Revoked: true})
 	version.Add(1) // a trigger saw the change
 	_, err := a.Authenticate(context.Background(), raw)
-	wantAuthError(t, err, auth.Unauthenticated, "Token was revoked. You have to re-authorize from the user.")
+	wantAuthError(t, err, auth.Unauthenticated, "Personal access token was revoked. Create a new one with the mcp scope (GitLab: User settings, Access tokens) and use it instead.")
 
 	// Without the version the cache is not used at all.
 	versionErr.Store(true)
@@ -274,7 +274,7 @@ func TestIdentityCache_OAuth(t *testing.T) {
 	// Expiry (created_at + expires_in) is evaluated at use.
 	a2 := cachedAuthenticator(t, newFakeTokenStore(), clocktest.New(t0.Add(3*time.Hour)), cache, auth.WithOAuthTokens(oauth))
 	_, err := a2.Authenticate(context.Background(), raw)
-	wantAuthError(t, err, auth.Unauthenticated, "Token has expired.")
+	wantAuthError(t, err, auth.Unauthenticated, "OAuth access token has expired. Refresh it, or sign in again.")
 }
 
 // A refused user's row is not kept: the request after a reactivation

@@ -43,7 +43,7 @@ func (o *OAuth) Authenticate(ctx context.Context, raw, audience string) (*Identi
 	if err != nil {
 		var te *jwtauth.TokenError
 		if errors.As(err, &te) {
-			return nil, unauthenticated(te.Reason)
+			return nil, unauthenticated(JWTReason(te.Reason))
 		}
 		return nil, fmt.Errorf("verify access token: %w", err)
 	}
@@ -54,7 +54,7 @@ func (o *OAuth) Authenticate(ctx context.Context, raw, audience string) (*Identi
 		u, err = o.users.FindUserByID(ctx, claims.UserID)
 	}
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, unauthenticated("The user named by the token does not exist")
+		return nil, unauthenticated(reasonJWTNoUser)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find token user: %w", err)
@@ -63,4 +63,15 @@ func (o *OAuth) Authenticate(ctx context.Context, raw, audience string) (*Identi
 		return &Identity{User: u}, err
 	}
 	return &Identity{User: u, Method: MethodOAuth, Scopes: claims.Scopes}, nil
+}
+
+// reasonJWTNoUser refuses a valid JWT whose user claim names nobody here.
+const reasonJWTNoUser = "OAuth access token (JWT) names a user this server does not know. " +
+	"Sign in with an account that exists here (usernames must match GitLab's)."
+
+// JWTReason is the error_description of a JWT access token that fails
+// verification for reason (jwtauth's words: "wrong audience", "token
+// expired", …): the credential, what is wrong and what to do.
+func JWTReason(reason string) string {
+	return "OAuth access token (JWT) refused: " + reason + ". Sign in again to get a new one."
 }

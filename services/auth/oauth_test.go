@@ -150,13 +150,13 @@ func TestOAuth_Authenticate(t *testing.T) {
 		if id != nil {
 			t.Fatalf("identity = %+v, want nil", id)
 		}
-		wantAuthError(t, err, auth.Unauthenticated, "The user named by the token does not exist")
+		wantAuthError(t, err, auth.Unauthenticated, "OAuth access token (JWT) names a user this server does not know. Sign in with an account that exists here (usernames must match GitLab's).")
 	})
 
 	t.Run("blocked user", func(t *testing.T) {
 		o := newOAuth(t, &fakeUserStore{users: []*models.User{dave}}, "")
 		id, err := o.Authenticate(context.Background(), signJWT(t, hsSecret, "at+jwt", jwt.MapClaims{"sub": "9"}), oauthAudience)
-		wantAuthError(t, err, auth.UserForbidden, "Your account has been blocked.")
+		wantAuthError(t, err, auth.UserForbidden, "Your account has been blocked. Ask an administrator to unblock it.")
 		if id == nil || id.User != dave {
 			t.Fatalf("identity = %+v, want one carrying the blocked user (for logging)", id)
 		}
@@ -219,7 +219,7 @@ func TestOAuth_Authenticate_refusedTokens(t *testing.T) {
 			if id != nil {
 				t.Fatalf("identity = %+v, want nil", id)
 			}
-			wantAuthError(t, err, auth.Unauthenticated, tt.reason)
+			wantAuthError(t, err, auth.Unauthenticated, auth.JWTReason(tt.reason))
 			if len(users.byID)+len(users.byName) != 0 {
 				t.Fatalf("user store consulted for a refused token")
 			}

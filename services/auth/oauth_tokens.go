@@ -91,7 +91,7 @@ func isHexToken(raw string) bool {
 func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*Identity, error) {
 	tok, err := a.findOAuthToken(ctx, raw)
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, unauthenticated(reasonInvalid)
+		return nil, unauthenticated(reasonOAuthInvalid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("authenticate oauth token: %w", err)
@@ -99,12 +99,12 @@ func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*Ide
 	now := a.now()
 	switch {
 	case tok.Revoked(now):
-		return nil, unauthenticated(reasonRevoked)
+		return nil, unauthenticated(reasonOAuthRevoked)
 	case tok.Expired(now):
-		return nil, unauthenticated(reasonExpired)
+		return nil, unauthenticated(reasonOAuthExpired)
 	case tok.User == nil:
 		// A client-credentials token acts for no user.
-		return nil, unauthenticated(reasonInvalid)
+		return nil, unauthenticated(reasonOAuthNoUser)
 	}
 	if err := UserAllowed(tok.User); err != nil {
 		return nil, err

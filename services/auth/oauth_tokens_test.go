@@ -84,11 +84,11 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 		{"PBKDF2 row (older GitLab)", oauthLegacyPBKDF, row(nil), 0, "", 2},
 		{"never expires", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.ExpiresIn = nil }), 0, "", 1},
 		{"revocation scheduled later", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.RevokedAt = &later }), 0, "", 1},
-		{"unknown", "", nil, auth.Unauthenticated, "Token is invalid", 2},
-		{"expired at created_at + expires_in", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.ExpiresIn = intp(3600) }), auth.Unauthenticated, "Token has expired.", 1},
-		{"revoked", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.RevokedAt = &revokedAt }), auth.Unauthenticated, "Token was revoked. You have to re-authorize from the user.", 1},
-		{"no resource owner", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.ResourceOwnerID, r.User = nil, nil }), auth.Unauthenticated, "Token is invalid", 1},
-		{"blocked owner", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.User = &models.User{ID: 7, State: models.UserBlocked} }), auth.UserForbidden, "Your account has been blocked.", 1},
+		{"unknown", "", nil, auth.Unauthenticated, "Access token is invalid: this server knows no such personal access token or OAuth access token. Sign in again, or send a personal access token.", 2},
+		{"expired at created_at + expires_in", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.ExpiresIn = intp(3600) }), auth.Unauthenticated, "OAuth access token has expired. Refresh it, or sign in again.", 1},
+		{"revoked", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.RevokedAt = &revokedAt }), auth.Unauthenticated, "OAuth access token was revoked. You have to re-authorize the application: sign in again.", 1},
+		{"no resource owner", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.ResourceOwnerID, r.User = nil, nil }), auth.Unauthenticated, "OAuth access token acts for no user (client credentials). Sign in as a user, or send a personal access token.", 1},
+		{"blocked owner", oauthSHA512, row(func(r *models.OAuthAccessToken) { r.User = &models.User{ID: 7, State: models.UserBlocked} }), auth.UserForbidden, "Your account has been blocked. Ask an administrator to unblock it.", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +126,7 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = a.Authenticate(context.Background(), "ghp_"+strings.Repeat("a", 36))
-		wantAuthError(t, err, auth.Unauthenticated, "Token is invalid")
+		wantAuthError(t, err, auth.Unauthenticated, "Access token is invalid: this server knows no such personal access token or OAuth access token. Sign in again, or send a personal access token.")
 		if len(os.finds) != 1 || os.finds[0] != auth.OAuthDigest("ghp_"+strings.Repeat("a", 36)) {
 			t.Fatalf("lookups = %q, want the SHA-512 one only", os.finds)
 		}
@@ -151,14 +151,14 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 		}
 		for _, raw := range []string{"short", "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", strings.Repeat("a", 256), oauthToken + "!"} {
 			_, err := a.Authenticate(context.Background(), raw)
-			wantAuthError(t, err, auth.Unauthenticated, "Token is malformed")
+			wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Send the whole token, as Authorization: Bearer TOKEN.")
 		}
 		if len(os.finds) != 0 {
 			t.Fatalf("lookups %q for malformed credentials", os.finds)
 		}
 		plain := newAuthenticator(t, newFakeTokenStore(), clocktest.New(t0))
 		_, err = plain.Authenticate(context.Background(), oauthToken)
-		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed")
+		wantAuthError(t, err, auth.Unauthenticated, "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. Send the whole token, as Authorization: Bearer TOKEN.")
 	})
 }
 
@@ -177,7 +177,7 @@ func TestAuthenticator_routingUserAndOldTokens(t *testing.T) {
 	a := newAuthenticator(t, store, clocktest.New(t0))
 
 	_, err = a.Authenticate(context.Background(), other)
-	wantAuthError(t, err, auth.Unauthenticated, "Token is invalid")
+	wantAuthError(t, err, auth.Unauthenticated, "Personal access token is invalid: this server knows no such token. Check it was copied whole, or create a new one with the mcp scope.")
 
 	id, err := a.Authenticate(context.Background(), oldGlmcp)
 	if err != nil || id.TokenID != 4 {
