@@ -51,7 +51,7 @@ test('legacy era: JSON-RPC errors reach the caller with code and message', async
   const client = await connect();
   try {
     assert.equal(client.getProtocolEra(), 'legacy');
-    await rejectsWith(client.callTool({ name: 'no_such_tool', arguments: {} }), -32602, /Unknown tool: "no_such_tool"/);
+    await rejectsWith(client.callTool({ name: 'no_such_tool', arguments: {} }), -32602, /Tool 'no_such_tool' not found\./);
     await rejectsWith(client.getPrompt({ name: 'no_such_prompt' }), -32602, /Prompt not found: "no_such_prompt"/);
     await rejectsWith(client.request({ method: 'glmcp/no_such_method', params: {} }, anyResult), -32601,
       /Method not found: glmcp\/no_such_method/);
@@ -67,7 +67,7 @@ test('modern era (2026-07-28): the 400 keeps its code and message too', async ()
   const client = await connect({ versionNegotiation: { mode: { pin: '2026-07-28' } } });
   try {
     assert.equal(client.getProtocolEra(), 'modern');
-    await rejectsWith(client.callTool({ name: 'no_such_tool', arguments: {} }), -32602, /Unknown tool: "no_such_tool"/);
+    await rejectsWith(client.callTool({ name: 'no_such_tool', arguments: {} }), -32602, /Tool 'no_such_tool' not found\./);
   } finally {
     await client.close();
   }
