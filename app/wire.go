@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			return nil, err
 		}
 		hubOpts.Slots = w.redis
-		limiterOpts = append(limiterOpts, ratelimit.WithShared(w.redis))
+		limiterOpts = append(limiterOpts, ratelimit.Redis(w.redis))
 	}
 	w.hub = subscriptions.NewHub(hubOpts)
 	if e.Embedded {

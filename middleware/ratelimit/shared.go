@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"context"
 	"time"
+
+	"gitlab.com/glmcp/glmcp/services/redislimit"
 )
 
 // Decision is one rate-limit check's outcome.
@@ -18,8 +20,7 @@ type Decision struct {
 }
 
 // Shared keeps the buckets outside the process, so that every instance of
-// a deployment counts against the same budget (services/redislimit, on
-// Redis). Each call is one atomic step of the same GCRA as the in-process
+// a deployment counts against the same budget (Redis, see [Redis]). Each call is one atomic step of the same GCRA as the in-process
 // Limiter, on the shared store's clock. An error means the shared store
 // did not answer (in time): the caller counts in process instead.
 type Shared interface {
@@ -67,4 +68,18 @@ func (l *Limiter) Peek(ctx context.Context, key string) (bool, time.Duration) {
 		}
 	}
 	return l.blockedLocal(key, l.limit)
+}
+
+// Redis counts every key in Redis through c (see [Shared]).
+func Redis(c *redislimit.Client) Option { return WithShared(redisShared{c}) }
+
+type redisShared struct{ c *redislimit.Client }
+
+func (r redisShared) Allow(ctx context.Context, key string, lim Limit) (Decision, error) {
+	d, err := r.c.Allow(ctx, key, lim.Requests, lim.Per)
+	return Decision(d), err
+}
+
+func (r redisShared) Blocked(ctx context.Context, key string, lim Limit) (bool, time.Duration, error) {
+	return r.c.Blocked(ctx, key, lim.Requests, lim.Per)
 }

@@ -1,6 +1,6 @@
 // Package redislimit keeps glmcp's limits in Redis, so that every instance
 // of a deployment counts against the same budgets: the request rate limits
-// and the failed-authentication ban (a [ratelimit.Shared]) and the per-user
+// and the failed-authentication ban ([Client.Allow], [Client.Blocked]) and the per-user
 // listen stream cap (leased slots, see [Client.Acquire]).
 //
 // Every check is one atomic Lua script (one round trip) on Redis's own
@@ -35,8 +35,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
-
-	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 )
 
 // Defaults for the Config fields left zero.
@@ -203,10 +201,26 @@ redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.floor((nxt - n
 return {1, math.floor((capacity - (nxt - now)) / interval), 0, nxt - now}
 `)
 
-// gcra runs gcraScript for key under lim.
-func (c *Client) gcra(ctx context.Context, key string, lim ratelimit.Limit, spend bool) (res []int64, err error) {
-	interval := max(1, lim.Per.Microseconds()/int64(lim.Requests))
-	capacity := interval * int64(lim.Requests)
+// Decision is one rate-limit check's outcome (the same as the in-process
+// limiter's).
+type Decision struct {
+	// OK reports whether the request may proceed.
+	OK bool
+	// Remaining is the number of further requests allowed right now.
+	Remaining int
+	// RetryAfter (when !OK) is the wait until a request is allowed again.
+	RetryAfter time.Duration
+	// Reset is the wait until the bucket is full again.
+	Reset time.Duration
+}
+
+// gcra runs gcraScript for key under requests per per.
+func (c *Client) gcra(ctx context.Context, key string, requests int, per time.Duration, spend bool) (res []int64, err error) {
+	if requests < 1 || per <= 0 {
+		return nil, fmt.Errorf("rate limit %d per %s: not a limit", requests, per)
+	}
+	interval := max(1, per.Microseconds()/int64(requests))
+	capacity := interval * int64(requests)
 	op := "0"
 	if spend {
 		op = "1"
@@ -221,27 +235,26 @@ func (c *Client) gcra(ctx context.Context, key string, lim ratelimit.Limit, spen
 	return res, err
 }
 
-// Allow takes one token from key's bucket under lim ([ratelimit.Shared]).
-func (c *Client) Allow(ctx context.Context, key string, lim ratelimit.Limit) (ratelimit.Decision, error) {
-	res, err := c.gcra(ctx, key, lim, true)
+// Allow takes one token from key's bucket of requests per per, a bucket
+// every instance on the prefix shares.
+func (c *Client) Allow(ctx context.Context, key string, requests int, per time.Duration) (Decision, error) {
+	res, err := c.gcra(ctx, key, requests, per, true)
 	if err != nil {
-		return ratelimit.Decision{}, err
+		return Decision{}, err
 	}
-	return ratelimit.Decision{OK: res[0] == 1, Remaining: int(res[1]),
+	return Decision{OK: res[0] == 1, Remaining: int(res[1]),
 		RetryAfter: time.Duration(res[2]) * time.Microsecond, Reset: time.Duration(res[3]) * time.Microsecond}, nil
 }
 
-// Blocked reports whether key's bucket under lim is empty, spending
-// nothing ([ratelimit.Shared]).
-func (c *Client) Blocked(ctx context.Context, key string, lim ratelimit.Limit) (bool, time.Duration, error) {
-	res, err := c.gcra(ctx, key, lim, false)
+// Blocked reports whether key's bucket of requests per per is empty, and
+// when it will hold a token again, spending nothing.
+func (c *Client) Blocked(ctx context.Context, key string, requests int, per time.Duration) (bool, time.Duration, error) {
+	res, err := c.gcra(ctx, key, requests, per, false)
 	if err != nil {
 		return false, 0, err
 	}
 	return res[0] == 0, time.Duration(res[2]) * time.Microsecond, nil
 }
-
-var _ ratelimit.Shared = (*Client)(nil)
 
 // acquireScript takes a listen stream slot: KEYS[1] is the user's sorted
 // set of slots, each scored by the end of its lease (milliseconds, Redis's

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/services/redislimit"
 	"gitlab.com/glmcp/glmcp/services/redislimit/redistest"
 )
@@ -76,13 +75,13 @@ func TestNew_passwordFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("right-password\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lim := ratelimit.Limit{Requests: 1, Per: time.Minute}
+	const n, per = 1, time.Minute
 	good, err := redislimit.New(redislimit.Config{URL: "redis://:wrong@" + srv.Addr, PasswordFile: file, Prefix: "pw:"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer good.Close()
-	if _, err := good.Allow(context.Background(), "k", lim); err != nil {
+	if _, err := good.Allow(context.Background(), "k", n, per); err != nil {
 		t.Fatalf("with the file's password: %v", err)
 	}
 	bad, err := redislimit.New(redislimit.Config{URL: "redis://:wrong@" + srv.Addr, Prefix: "pw:"})
@@ -90,7 +89,7 @@ func TestNew_passwordFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bad.Close()
-	if _, err := bad.Allow(context.Background(), "k", lim); err == nil {
+	if _, err := bad.Allow(context.Background(), "k", n, per); err == nil {
 		t.Fatal("the wrong password was accepted")
 	}
 }
@@ -102,14 +101,14 @@ func TestAllow_sharedAcrossInstances(t *testing.T) {
 	a, b := newClient(t, srv, "dep1:", 0, nil), newClient(t, srv, "dep1:", 0, nil)
 	other := newClient(t, srv, "dep2:", 0, nil)
 	ctx := context.Background()
-	lim := ratelimit.Limit{Requests: 5, Per: time.Minute}
+	const n, per = 5, time.Minute
 	var allowed []int
 	for i := range 12 {
 		c := a
 		if i%2 == 1 {
 			c = b
 		}
-		d, err := c.Allow(ctx, "user:1:/api/v4/mcp", lim)
+		d, err := c.Allow(ctx, "user:1:/api/v4/mcp", n, per)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +123,7 @@ func TestAllow_sharedAcrossInstances(t *testing.T) {
 	if want := []int{4, 3, 2, 1, 0}; !equal(allowed, want) {
 		t.Fatalf("allowed requests' remaining = %v, want %v", allowed, want)
 	}
-	if d, err := other.Allow(ctx, "user:1:/api/v4/mcp", lim); err != nil || !d.OK || d.Remaining != 4 {
+	if d, err := other.Allow(ctx, "user:1:/api/v4/mcp", n, per); err != nil || !d.OK || d.Remaining != 4 {
 		t.Fatalf("another deployment's first request = %+v, %v; want allowed with 4 remaining", d, err)
 	}
 	if got := srv.Do("EXISTS", "dep1:rl:user:1:/api/v4/mcp"); got != "1" {
@@ -153,22 +152,22 @@ func TestBlocked_sharedAcrossInstances(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := newClient(t, srv, "p:", 0, nil), newClient(t, srv, "p:", 0, nil)
 	ctx := context.Background()
-	lim := ratelimit.Limit{Requests: 2, Per: time.Minute}
+	const n, per = 2, time.Minute
 	for range 3 {
-		if blocked, _, err := b.Blocked(ctx, "authfail:192.0.2.1", lim); err != nil || blocked {
+		if blocked, _, err := b.Blocked(ctx, "authfail:192.0.2.1", n, per); err != nil || blocked {
 			t.Fatalf("fresh key: blocked %v, %v", blocked, err)
 		}
 	}
-	a.Allow(ctx, "authfail:192.0.2.1", lim)
-	if blocked, _, _ := b.Blocked(ctx, "authfail:192.0.2.1", lim); blocked {
+	a.Allow(ctx, "authfail:192.0.2.1", n, per)
+	if blocked, _, _ := b.Blocked(ctx, "authfail:192.0.2.1", n, per); blocked {
 		t.Fatal("blocked with one failure left")
 	}
-	a.Allow(ctx, "authfail:192.0.2.1", lim)
-	blocked, retry, err := b.Blocked(ctx, "authfail:192.0.2.1", lim)
+	a.Allow(ctx, "authfail:192.0.2.1", n, per)
+	blocked, retry, err := b.Blocked(ctx, "authfail:192.0.2.1", n, per)
 	if err != nil || !blocked || retry <= 29*time.Second || retry > 30*time.Second {
 		t.Fatalf("after two failures on the other instance: blocked %v retry %s err %v; want blocked, about 30s", blocked, retry, err)
 	}
-	if blocked, _, _ := b.Blocked(ctx, "authfail:192.0.2.2", lim); blocked {
+	if blocked, _, _ := b.Blocked(ctx, "authfail:192.0.2.2", n, per); blocked {
 		t.Fatal("another address is blocked")
 	}
 }
@@ -281,13 +280,13 @@ func TestFailure_pausedThenBack(t *testing.T) {
 	var log syncBuffer
 	c := newClient(t, srv, "p:", 0, &log)
 	ctx := context.Background()
-	lim := ratelimit.Limit{Requests: 100, Per: time.Minute}
-	if _, err := c.Allow(ctx, "k", lim); err != nil || !c.Up() {
+	const n, per = 100, time.Minute
+	if _, err := c.Allow(ctx, "k", n, per); err != nil || !c.Up() {
 		t.Fatalf("first check: %v, up %v", err, c.Up())
 	}
 	srv.Pause()
 	start := time.Now()
-	_, err := c.Allow(ctx, "k", lim)
+	_, err := c.Allow(ctx, "k", n, per)
 	if took := time.Since(start); err == nil || took > c.Timeout()+500*time.Millisecond {
 		t.Fatalf("check against a paused Redis: err %v after %s; want an error within the timeout %s", err, took, c.Timeout())
 	}
@@ -296,7 +295,7 @@ func TestFailure_pausedThenBack(t *testing.T) {
 	}
 	start = time.Now()
 	for range 100 {
-		if _, err := c.Allow(ctx, "k", lim); !errors.Is(err, redislimit.ErrDown) {
+		if _, err := c.Allow(ctx, "k", n, per); !errors.Is(err, redislimit.ErrDown) {
 			t.Fatalf("check while down = %v, want ErrDown without asking Redis", err)
 		}
 	}
@@ -305,7 +304,7 @@ func TestFailure_pausedThenBack(t *testing.T) {
 	}
 	srv.Resume()
 	waitFor(t, 5*time.Second, "limits back in Redis", func() bool {
-		_, err := c.Allow(ctx, "k", lim)
+		_, err := c.Allow(ctx, "k", n, per)
 		return err == nil && c.Up()
 	})
 	if n := srv.Int("EXISTS", "p:rl:k"); n != 1 {
@@ -313,33 +312,5 @@ func TestFailure_pausedThenBack(t *testing.T) {
 	}
 	if down, up := log.count("redis unreachable"), log.count("redis reachable again"); down != 1 || up != 1 {
 		t.Fatalf("logged %d down and %d up transitions, want 1 and 1", down, up)
-	}
-}
-
-// The limiter counts in process while Redis is down, and in Redis again
-// after: no request is refused or allowed for want of Redis.
-func TestLimiter_fallsBackToProcess(t *testing.T) {
-	srv := redistest.Start(t)
-	c := newClient(t, srv, "p:", 0, nil)
-	ctx := context.Background()
-	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 3, Per: time.Minute}, nil, ratelimit.WithShared(c))
-	if d := l.Take(ctx, "u", ratelimit.Limit{}); !d.OK || d.Remaining != 2 {
-		t.Fatalf("first take = %+v", d)
-	}
-	srv.Stop()
-	// In process the bucket starts full: three more pass, the fourth not.
-	for i, want := range []bool{true, true, true, false} {
-		if d := l.Take(ctx, "u", ratelimit.Limit{}); d.OK != want {
-			t.Fatalf("take %d while Redis is down = %+v, want OK %v", i+1, d, want)
-		}
-	}
-	srv.Restart()
-	waitFor(t, 5*time.Second, "limits back in Redis", func() bool {
-		l.Take(ctx, "probe", ratelimit.Limit{})
-		return c.Up()
-	})
-	// Redis restarted empty: a full bucket there, counted in Redis again.
-	if d := l.Take(ctx, "u", ratelimit.Limit{}); !d.OK || d.Remaining != 2 || srv.Int("EXISTS", "p:rl:u") != 1 {
-		t.Fatalf("take after recovery = %+v, want counted in Redis with 2 remaining", d)
 	}
 }
