@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -44,5 +45,37 @@ func TestLimiter_fallsBackToProcess(t *testing.T) {
 	// Redis restarted empty: a full bucket there, counted in Redis again.
 	if d := l.Take(ctx, "u", ratelimit.Limit{}); !d.OK || d.Remaining != 2 || srv.Int("EXISTS", "p:rl:u") != 1 {
 		t.Fatalf("take after recovery = %+v, want counted in Redis with 2 remaining", d)
+	}
+}
+
+// BenchmarkTake_redis is one rate-limit check counted in Redis (one
+// EVALSHA round trip on loopback), beside BenchmarkTake_local.
+func BenchmarkTake_redis(b *testing.B) {
+	srv := redistest.Start(b)
+	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: "bench:"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 1_000_000, Per: time.Second}, nil, ratelimit.Redis(c))
+	benchmarkTake(b, l, c)
+}
+
+func BenchmarkTake_local(b *testing.B) {
+	benchmarkTake(b, ratelimit.NewLimiter(ratelimit.Limit{Requests: 1_000_000, Per: time.Second}, nil), nil)
+}
+
+func benchmarkTake(b *testing.B, l *ratelimit.Limiter, c *redislimit.Client) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			l.Take(ctx, "user:"+strconv.Itoa(i%64)+":/api/v4/mcp", ratelimit.Limit{})
+			i++
+		}
+	})
+	if c != nil && !c.Up() {
+		b.Fatal("Redis was marked down during the benchmark: the numbers are the fallback's")
 	}
 }
