@@ -81,10 +81,13 @@ type Client struct {
 	nextProbe atomic.Int64 // UnixNano: the next check that may try Redis while down
 
 	seq atomic.Uint64
+	closed atomic.Bool
 	// mu guards held and serialises a renewal with releases, so that a
 	// slot released meanwhile is never renewed back.
 	mu   sync.Mutex
 	held map[string]string // slot member → its user's key
+	// releasing counts slot releases under way, which Close waits for.
+	releasing int
 }
 
 // New returns a client for cfg. It does not connect: the first check does.
@@ -135,8 +138,40 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Close closes the connections.
-func (c *Client) Close() error { return c.rdb.Close() }
+// Close frees the slots still held (streams that did not end: a shutdown
+// that gave up waiting for them) after the releases under way, then closes
+// the connections. Later checks fail at once, without marking Redis down.
+func (c *Client) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	// A release under way takes at most the timeout.
+	for deadline := time.Now().Add(2 * c.timeout); ; time.Sleep(5 * time.Millisecond) {
+		c.mu.Lock()
+		n := c.releasing
+		c.mu.Unlock()
+		if n == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	c.mu.Lock()
+	held := c.held
+	c.held = make(map[string]string)
+	c.mu.Unlock()
+	if len(held) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+		pipe := c.rdb.Pipeline()
+		for member, key := range held {
+			pipe.ZRem(ctx, key, member)
+		}
+		_, _ = pipe.Exec(ctx) // what is not removed lapses with its lease
+		cancel()
+	}
+	return c.rdb.Close()
+}
+
+// errClosed is returned by checks after Close.
+var errClosed = errors.New("redis limits: client closed")
 
 // Up reports whether the last check reached Redis: limits are counted in
 // Redis (true) or in process (false).
@@ -149,6 +184,9 @@ func (c *Client) Timeout() time.Duration { return c.timeout }
 // and no probe is due (ErrDown, at once). A failure marks Redis down, a
 // success up; each change is logged once.
 func (c *Client) do(ctx context.Context, fn func(ctx context.Context) error) error {
+	if c.closed.Load() {
+		return errClosed
+	}
 	if !c.up.Load() {
 		now := time.Now().UnixNano()
 		due := c.nextProbe.Load()
@@ -314,10 +352,18 @@ func (c *Client) release(key, member string) {
 	c.mu.Lock()
 	_, held := c.held[member]
 	delete(c.held, member)
+	if held {
+		c.releasing++
+	}
 	c.mu.Unlock()
 	if !held {
 		return
 	}
+	defer func() {
+		c.mu.Lock()
+		c.releasing--
+		c.mu.Unlock()
+	}()
 	// A slot that cannot be removed now lapses with its lease.
 	_ = c.do(context.Background(), func(ctx context.Context) error {
 		return c.rdb.ZRem(ctx, key, member).Err()

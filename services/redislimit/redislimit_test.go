@@ -314,3 +314,34 @@ func TestFailure_pausedThenBack(t *testing.T) {
 		t.Fatalf("logged %d down and %d up transitions, want 1 and 1", down, up)
 	}
 }
+
+// Close frees the slots still held, and later checks fail without marking
+// Redis down (no outage is logged for a shutdown).
+func TestClose_freesHeldSlots(t *testing.T) {
+	srv := redistest.Start(t)
+	var log syncBuffer
+	c := newClient(t, srv, "p:", 0, &log)
+	release, ok := c.Acquire(4, 2)
+	if !ok {
+		t.Fatal("slot refused")
+	}
+	if _, ok := c.Acquire(4, 2); !ok {
+		t.Fatal("slot refused")
+	}
+	release()
+	if n := srv.Int("ZCARD", "p:streams:4"); n != 1 {
+		t.Fatalf("slots before Close: %d, want 1", n)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Int("ZCARD", "p:streams:4"); n != 0 {
+		t.Fatalf("slots after Close: %d, want 0", n)
+	}
+	if _, err := c.Allow(context.Background(), "k", 1, time.Minute); err == nil {
+		t.Fatal("a check after Close succeeded")
+	}
+	if !c.Up() || log.count("redis unreachable") != 0 {
+		t.Fatalf("Close marked Redis down (up %v, %d outage lines)", c.Up(), log.count("redis unreachable"))
+	}
+}
