@@ -80,7 +80,7 @@ type Client struct {
 	up        atomic.Bool
 	nextProbe atomic.Int64 // UnixNano: the next check that may try Redis while down
 
-	seq atomic.Uint64
+	seq    atomic.Uint64
 	closed atomic.Bool
 	// mu guards held and serialises a renewal with releases, so that a
 	// slot released meanwhile is never renewed back.
