@@ -66,6 +66,20 @@ func TestNew_badConfig(t *testing.T) {
 	}
 }
 
+func TestNew_goodConfig(t *testing.T) {
+	for _, url := range []string{"redis://127.0.0.1:6379", "redis://:pw@127.0.0.1:6379/2", "rediss://user:pw@redis.example.com:6380/0"} {
+		c, err := redislimit.New(redislimit.Config{URL: url})
+		if err != nil {
+			t.Errorf("New(%q) = %v", url, err)
+			continue
+		}
+		if !c.Up() || c.Timeout() != redislimit.DefaultTimeout {
+			t.Errorf("New(%q): up %v, timeout %s; want up with the default timeout", url, c.Up(), c.Timeout())
+		}
+		_ = c.Close()
+	}
+}
+
 // A password from a file replaces the URL's: a server requiring one
 // refuses the wrong one (the check errs) and takes the right one.
 func TestNew_passwordFile(t *testing.T) {
