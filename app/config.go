@@ -183,8 +183,10 @@ func (cfg *Config) Validate() error {
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		bad("GLMCP_DATABASE_URL: must start with postgres:// (leave it empty for the embedded store)")
 	}
-	if cfg.GitMaxProcesses < 0 || cfg.GitMaxProcesses > 1024 {
-		bad("GLMCP_GIT_MAX_PROCESSES: %d is not within 0..1024 (0: four per CPU, at least 8)", cfg.GitMaxProcesses)
+	if cfg.GitMaxProcesses < 0 || cfg.GitMaxProcesses == 1 || cfg.GitMaxProcesses > 1024 {
+		// At least 2: a copy (import, fork) and a blob search each run two
+		// git processes that feed each other.
+		bad("GLMCP_GIT_MAX_PROCESSES: %d is not within 2..1024, or 0 (four per CPU, at least 8)", cfg.GitMaxProcesses)
 	}
 	if cfg.DBMaxConns < 0 || cfg.DBMaxConns > 1000 {
 		bad("GLMCP_DB_MAX_CONNS: %d is not within 0..1000 (0: the store's default)", cfg.DBMaxConns)

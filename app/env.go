@@ -125,6 +125,14 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 			return nil, err
 		}
 	}
+	// What a crash left in the repositories (stale locks, temporary
+	// files, directories that are no repository) is tidied meanwhile.
+	ids, err := st.ProjectIDs(ctx)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	repos.RecoverInBackground(ids, logger)
 	if n, err := st.EnsureRepositories(ctx); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("create missing repositories: %w", err)

@@ -140,6 +140,19 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		})
 	}
 
+	// Merges a crash left between git and the store are finished first.
+	if e.Repositories != nil {
+		ids, err := e.Store.ProjectIDs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := gitlab.SettleMerges(ctx, gitlabDeps(cfg, e), ids); err != nil {
+			logger.Error("finish merges interrupted by a crash", "error", err)
+		} else if n > 0 {
+			logger.Info("finished merges interrupted by a crash", "merge_requests", n)
+		}
+	}
+
 	ctxs, err := resources.New(ts, e.Store, resources.Options{
 		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Fixtures: cfg.ConformanceFixtures,
 		Patches: gitlab.NewPatches(gitlabDeps(cfg, e)),
@@ -191,6 +204,9 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		MaxAddressRequests:  cfg.MaxAddressRequests,
 		MonitoringAllowlist: cfg.MonitoringAllowlist,
 		WellKnown:           wellknown.Config{PublicURL: cfg.PublicURL, AuthorizationServers: cfg.OAuthAuthorizationServers},
+	}
+	if e.Repositories != nil {
+		deps.RepositoriesReady = e.Repositories.CheckWritable
 	}
 	if e.Embedded {
 		// The identity version's statement reads the issue view sequence

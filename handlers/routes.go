@@ -32,10 +32,13 @@ type Group struct {
 type Deps struct {
 	Logger *slog.Logger
 	// Ready reports whether the store is reachable and migrated.
-	Ready  func(ctx context.Context) error
-	CE     Group
-	EE     *Group // nil unless the instance runs the EE edition
-	Origin middleware.OriginPolicy
+	Ready func(ctx context.Context) error
+	// RepositoriesReady reports whether the repositories' directory can
+	// be written (nil: not checked).
+	RepositoriesReady func(ctx context.Context) error
+	CE                Group
+	EE                *Group // nil unless the instance runs the EE edition
+	Origin            middleware.OriginPolicy
 	// Limiter is nil when rate limiting is off.
 	Limiter *ratelimit.Limiter
 	// TrustedProxies are the proxies (IPs or CIDRs) whose X-Forwarded-For
@@ -93,12 +96,25 @@ func NewRouter(d Deps) *gin.Engine {
 	r.GET("/-/readiness", func(c *gin.Context) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 		defer cancel()
+		// Each check says "ok" or "failed", never why: the reason (a
+		// path, the database's words) goes to the log.
+		checks, ok := gin.H{"database": "ok"}, true
 		if err := d.Ready(ctx); err != nil {
-			d.Logger.WarnContext(ctx, "readiness", "error", err)
-			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "failed", "checks": gin.H{"database": "failed"}})
+			d.Logger.WarnContext(ctx, "readiness", "check", "database", "error", err)
+			checks["database"], ok = "failed", false
+		}
+		if d.RepositoriesReady != nil {
+			checks["repositories"] = "ok"
+			if err := d.RepositoriesReady(ctx); err != nil {
+				d.Logger.WarnContext(ctx, "readiness", "check", "repositories", "error", err)
+				checks["repositories"], ok = "failed", false
+			}
+		}
+		if !ok {
+			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "failed", "checks": checks})
 			return
 		}
-		c.JSON(http.StatusOK, gin.H{"status": "ok", "checks": gin.H{"database": "ok"}})
+		c.JSON(http.StatusOK, gin.H{"status": "ok", "checks": checks})
 	})
 	wellknown.Register(r, d.WellKnown)
 

@@ -20,6 +20,7 @@ type Metrics struct {
 	requestsTotal   *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	toolCalls       *prometheus.CounterVec
+	storageErrors   *prometheus.CounterVec
 }
 
 // NewMetrics creates the request collectors and registers them on reg,
@@ -50,9 +51,18 @@ func NewMetrics(reg *prometheus.Registry, methods []string) *Metrics {
 			Help: "tools/call requests by tool, HTTP status and outcome (ok, tool_error, refused, protocol_error).",
 		}, []string{"tool", "status", "outcome"}),
 	}
-	reg.MustRegister(m.requestsTotal, m.requestDuration, m.toolCalls)
+	m.storageErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "glmcp_storage_errors_total",
+		Help: "Tool calls answered \"Insufficient storage\": a disk full, over quota or read-only, by tool.",
+	}, []string{"tool"})
+	reg.MustRegister(m.requestsTotal, m.requestDuration, m.toolCalls, m.storageErrors)
 	return m
 }
+
+// StorageErrorClass is the error class of a tool call that found a disk
+// full (tools.ErrorClassInsufficientStorage): glmcp_storage_errors_total
+// counts them.
+const StorageErrorClass = "insufficient_storage"
 
 // Handler serves the registry's series in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
@@ -80,12 +90,15 @@ func (m *Metrics) Record() gin.HandlerFunc {
 		if c.Writer.Header().Get("Content-Type") != "text/event-stream" {
 			m.requestDuration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		}
-		if outcome, _ := f.ToolOutcome(c.Writer.Status()); outcome != "" {
+		if outcome, class := f.ToolOutcome(c.Writer.Status()); outcome != "" {
 			tool := f.Tool
 			if tool == "" {
 				tool = "(unknown)" // not resolved: the name is the client's, unbounded
 			}
 			m.toolCalls.WithLabelValues(tool, status, outcome).Inc()
+			if class == StorageErrorClass {
+				m.storageErrors.WithLabelValues(tool).Inc()
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 )
 
 // Sentinel errors. Every layer wraps them with fmt.Errorf("…: %w", err);
@@ -24,7 +25,19 @@ var (
 	// stalled past its deadline, out of connections); retrying later may
 	// work. The store maps driver connection errors to it.
 	ErrStoreUnavailable = errors.New("store unavailable")
+	// ErrInsufficientStorage: a disk glmcp writes to (the repositories or
+	// the database) is full, over its quota or read-only; nothing was
+	// written. Retrying once space is freed works. See IsStorageFull.
+	ErrInsufficientStorage = errors.New("insufficient storage")
 )
+
+// IsStorageFull reports whether err is an ErrInsufficientStorage, or the
+// operating system's "no space left on device", "disk quota exceeded" or
+// "read-only file system" from a write.
+func IsStorageFull(err error) bool {
+	return errors.Is(err, ErrInsufficientStorage) || errors.Is(err, syscall.ENOSPC) ||
+		errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
+}
 
 // OpenMergeRequestExistsError: a merge request cannot be opened because
 // another one of the same project, source and target branch is open

@@ -40,6 +40,14 @@ func twoProcCLI(t *testing.T, flags []string, args ...string) string {
 // endpoint once it logs "serving"; the process is killed at the end.
 func startServeProcess(t *testing.T, flags []string) string {
 	t.Helper()
+	endpoint, _ := startServeCmd(t, flags, nil)
+	return endpoint
+}
+
+// startServeCmd is startServeProcess returning the process too (to be
+// killed by the caller), its log lines also sent to logs when not nil.
+func startServeCmd(t *testing.T, flags []string, logs chan<- string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(cliBinary(t), append([]string{"serve", "--listen", "127.0.0.1:0", "--rate-limit", "0", "--log-level", "info"}, flags...)...)
 	cmd.Env = cliEnv()
 	stderr, err := cmd.StderrPipe()
@@ -54,6 +62,12 @@ func startServeProcess(t *testing.T, flags []string) string {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			if logs != nil {
+				select {
+				case logs <- sc.Text():
+				default: // nobody reads: dropped, never blocking the process
+				}
+			}
 			var line struct{ Msg, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving" {
 				addrs <- line.Addr
@@ -62,10 +76,10 @@ func startServeProcess(t *testing.T, flags []string) string {
 	}()
 	select {
 	case addr := <-addrs:
-		return "http://" + addr + cePath
+		return "http://" + addr + cePath, cmd
 	case <-time.After(2 * time.Minute):
 		t.Fatal("glmcp serve did not start within 2 minutes")
-		return ""
+		return "", nil
 	}
 }
 
@@ -78,26 +92,38 @@ type toolAnswer struct {
 }
 
 func callToolAt(t *testing.T, client *http.Client, endpoint, token, tool string, args map[string]any) toolAnswer {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": args}})
-	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
+	a, err := callToolErr(context.Background(), client, endpoint, token, tool, args)
 	if err != nil {
 		t.Error(err)
 		return toolAnswer{isError: true}
+	}
+	return a
+}
+
+// callToolErr is callToolAt returning what went wrong (the connection, an
+// HTTP status, no tool result) as an error instead of failing the test:
+// for calls to a server that is being killed.
+func callToolErr(ctx context.Context, client *http.Client, endpoint, token, tool string, args map[string]any) (toolAnswer, error) {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return toolAnswer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Errorf("%s: %v", tool, err)
-		return toolAnswer{isError: true}
+		return toolAnswer{}, fmt.Errorf("%s: %w", tool, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return toolAnswer{}, fmt.Errorf("%s: %w", tool, err)
+	}
 	if resp.StatusCode != http.StatusOK {
-		t.Errorf("%s: HTTP %d: %s", tool, resp.StatusCode, raw)
-		return toolAnswer{isError: true}
+		return toolAnswer{}, fmt.Errorf("%s: HTTP %d: %s", tool, resp.StatusCode, raw)
 	}
 	if i := bytes.Index(raw, []byte("data: ")); i >= 0 && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
 		raw = raw[i+len("data: "):]
@@ -114,8 +140,7 @@ func callToolAt(t *testing.T, client *http.Client, endpoint, token, tool string,
 		Error *struct{ Message string } `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &rpc); err != nil || rpc.Error != nil {
-		t.Errorf("%s: not a tool result: %s", tool, raw)
-		return toolAnswer{isError: true}
+		return toolAnswer{}, fmt.Errorf("%s: not a tool result: %s", tool, raw)
 	}
 	a := toolAnswer{isError: rpc.Result.IsError, data: rpc.Result.StructuredContent}
 	for _, c := range rpc.Result.Content {
@@ -123,7 +148,7 @@ func callToolAt(t *testing.T, client *http.Client, endpoint, token, tool string,
 			a.text += s
 		}
 	}
-	return a
+	return a, nil
 }
 
 // TestRepository_twoProcessesRace: two glmcp servers on one database and

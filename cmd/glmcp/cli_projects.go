@@ -105,7 +105,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 	for _, f := range []string{"project", "user", "access-level"} {
 		_ = addMember.MarkFlagRequired(f)
 	}
-	cmd.AddCommand(create, addMember, newProjectsImportCommand(a), newProjectsHousekeepCommand(a))
+	cmd.AddCommand(create, addMember, newProjectsImportCommand(a), newProjectsExportCommand(a), newProjectsHousekeepCommand(a))
 	return cmd
 }
 
@@ -146,18 +146,37 @@ func newProjectsHousekeepCommand(a *cli) *cobra.Command {
 }
 
 func newProjectsImportCommand(a *cli) *cobra.Command {
-	var path, from, visibility, name, description string
+	var path, from, file, as, visibility, name, description string
 	cmd := &cobra.Command{
-		Use:   "import --path GROUP/NAME --from DIR [--visibility private|internal|public] [--name N] [--description D]",
+		Use:   "import --path GROUP/NAME (--from DIR | --file ARCHIVE.tar.gz [--as USER]) [--visibility private|internal|public] [--name N] [--description D]",
 		Short: "Import a git repository (all branches and tags) into a new or empty project and print the project's id",
 		Long: "Import copies every branch and tag of the git repository in DIR (a bare repository, a mirror or a\n" +
 			"clone; in a clone, origin's remote-tracking branches count too) into the project GROUP/NAME with git\n" +
 			"itself. The project (and its group) is created when it does not exist; an existing project must have\n" +
 			"an empty repository. The project's default branch becomes the repository's HEAD branch. git's progress\n" +
 			"is shown when stderr is a terminal. The project and its repository appear together or not at all: an\n" +
-			"import that fails or is interrupted leaves neither.",
+			"import that fails or is interrupted leaves neither.\n\n" +
+			"With --file, the archive is a GitLab project export (.tar.gz) imported into a new project with its\n" +
+			"repository, members, labels, milestones, issues, merge requests, pipelines and releases; --as names\n" +
+			"the importing user (default: an administrator's import). See doc/import-export.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (from == "") == (file == "") {
+				return fmt.Errorf(`required flag "from" or "file" not set: give --from DIR (a git repository) or --file ARCHIVE.tar.gz (a GitLab project export), one of them`)
+			}
+			if file != "" {
+				if cmd.Flags().Changed("description") {
+					return fmt.Errorf("--description: an archive brings its project's description")
+				}
+				x := archiveImport{path: path, file: file, name: name, as: as}
+				if cmd.Flags().Changed("visibility") {
+					x.visibility = visibility
+				}
+				return a.runArchiveImport(cmd, x)
+			}
+			if as != "" {
+				return fmt.Errorf("--as goes with --file")
+			}
 			vis, groupPath, projectPath, err := projectFlags(visibility, path)
 			if err != nil {
 				return err
@@ -245,7 +264,7 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 			// Its refs packed now (an import of 1,000 tags wrote 1,000 ref
 			// files); the commit-graph is written by the first server that
 			// opens the repository, in the background (doc/repositories.md).
-			if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
+			if err := e.Repositories.Housekeeping().PackRefs(ctx, p.ID); err != nil {
 				fmt.Fprintf(a.stderr, "warning: packing the imported refs failed (the repository answers all the same): %v\n", err)
 			}
 			fmt.Fprintln(a.stdout, p.ID)
@@ -256,11 +275,12 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")
 	cmd.Flags().StringVar(&from, "from", "", "directory of the git repository to import")
+	cmd.Flags().StringVar(&file, "file", "", "GitLab project export archive (.tar.gz) to import")
+	cmd.Flags().StringVar(&as, "as", "", "with --file: the importing user (default: an administrator's import)")
 	cmd.Flags().StringVar(&visibility, "visibility", "private", "private, internal or public (a new project)")
 	cmd.Flags().StringVar(&name, "name", "", "display name of a new project (default: NAME)")
 	cmd.Flags().StringVar(&description, "description", "", "description of a new project")
 	_ = cmd.MarkFlagRequired("path")
-	_ = cmd.MarkFlagRequired("from")
 	return cmd
 }
 

@@ -49,7 +49,8 @@ func TestConfigValidation(t *testing.T) {
 		{"instance prefix too long", map[string]string{"GLMCP_INSTANCE_TOKEN_PREFIX": "a-very-long-instance"}, nil, "at most 20 characters"},
 		{"default write rule", map[string]string{"GLMCP_DEFAULT_WRITE_RULE": "maybe"}, nil, `GLMCP_DEFAULT_WRITE_RULE: "maybe" is not allow, ask or deny`},
 		{"request state ttl", map[string]string{"GLMCP_REQUEST_STATE_TTL": "10ms"}, nil, "GLMCP_REQUEST_STATE_TTL"},
-		{"git processes negative", map[string]string{"GLMCP_GIT_MAX_PROCESSES": "-1"}, nil, "GLMCP_GIT_MAX_PROCESSES: -1 is not within 0..1024"},
+		{"git processes negative", map[string]string{"GLMCP_GIT_MAX_PROCESSES": "-1"}, nil, "GLMCP_GIT_MAX_PROCESSES: -1 is not within 2..1024, or 0"},
+		{"git processes one", map[string]string{"GLMCP_GIT_MAX_PROCESSES": "1"}, nil, "GLMCP_GIT_MAX_PROCESSES: 1 is not within 2..1024, or 0"},
 		{"cell id not a number", map[string]string{"GLMCP_CELL_ID": "eu-1"}, nil, `GLMCP_CELL_ID: "eu-1"`},
 	}
 	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}

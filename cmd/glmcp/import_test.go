@@ -149,7 +149,7 @@ func TestProjects_import(t *testing.T) {
 			{[]string{"--path", "acme/fresh", "--from", notRepo}, []string{"--from", "not a git repository"}},
 			{[]string{"--path", "acme/fresh", "--from", filepath.Join(notRepo, "missing")}, []string{"--from", "not a directory"}},
 			{[]string{"--path", "acme/fresh", "--from", noRefs}, []string{"--from", "no branches or tags"}},
-			{[]string{"--path", "acme/fresh", "--from", broken}, []string{"git fetch"}},
+			{[]string{"--path", "acme/fresh", "--from", broken}, []string{"git pack-objects"}},
 			{[]string{"--path", "fresh", "--from", src}, []string{"GROUP/NAME"}},
 			{[]string{"--path", "acme/fresh"}, []string{`"from"`}},
 		} {
@@ -186,7 +186,7 @@ func TestMain(m *testing.M) {
 // row and no repository, and that the next import of the same source
 // succeeds and sweeps what the killed one left in the staging directory.
 // The copy is held deterministically: the source's objects/info/alternates
-// is a FIFO, so git's upload-pack blocks opening it until the test
+// is a FIFO, so git's pack-objects blocks opening it until the test
 // writes to it.
 func TestProjects_importKilled(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b *backend) {
@@ -214,16 +214,16 @@ func TestProjects_importKilled(t *testing.T) {
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		// Until git's upload-pack runs on the source (blocked on the FIFO).
+		// Until git's pack-objects runs on the source (blocked on the FIFO).
 		// The deadline only ends a test that went wrong.
 		deadline := time.After(2 * time.Minute)
-		for !uploadPackRunning(t, src) {
+		for !packObjectsRunning(t, src) {
 			select {
 			case err := <-exited:
 				t.Fatalf("glmcp ended before git ran: %v\n%s", err, stderr.String())
 			case <-deadline:
 				cmd.Process.Kill()
-				t.Fatalf("git upload-pack never ran on the source\n%s", stderr.String())
+				t.Fatalf("git pack-objects never ran on the source\n%s", stderr.String())
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
@@ -233,8 +233,8 @@ func TestProjects_importKilled(t *testing.T) {
 		if err := <-exited; err == nil {
 			t.Fatal("glmcp was killed but exited 0")
 		}
-		// Let the orphaned upload-pack go (it ends on the closed pipe of
-		// its dead fetch), and the source be an ordinary repository again.
+		// Let the orphaned pack-objects go (it dies with glmcp, or ends on
+		// the closed pipe), and the source be an ordinary repository again.
 		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			f.Close()
 		}
@@ -275,8 +275,8 @@ func TestProjects_importKilled(t *testing.T) {
 	})
 }
 
-// uploadPackRunning reports whether a git upload-pack serves dir now.
-func uploadPackRunning(t *testing.T, dir string) bool {
+// packObjectsRunning reports whether a git pack-objects reads dir now.
+func packObjectsRunning(t *testing.T, dir string) bool {
 	t.Helper()
 	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
 	if err != nil {
@@ -284,7 +284,7 @@ func uploadPackRunning(t *testing.T, dir string) bool {
 	}
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
-		if err == nil && bytes.Contains(b, []byte("upload-pack")) && bytes.Contains(b, []byte(dir)) {
+		if err == nil && bytes.Contains(b, []byte("pack-objects")) && bytes.Contains(b, []byte(dir)) {
 			return true
 		}
 	}

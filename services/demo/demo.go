@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -146,7 +147,22 @@ func Seed(ctx context.Context, s *store.Store) (*World, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed demo: %w", err)
 	}
+	// Maintained now, as an import is: a server's first open finds a
+	// commit-graph and schedules no job of its own.
+	if m, ok := repos.(maintainer); ok {
+		for _, p := range w.Projects {
+			if err := m.Housekeeping().Maintain(ctx, p.ID); err != nil {
+				return nil, fmt.Errorf("seed demo: maintain the repository of %s: %w", p.PathWithNamespace, err)
+			}
+		}
+	}
 	return w, nil
+}
+
+// maintainer is a Repositories that maintains its repositories
+// (*repository.Storage).
+type maintainer interface {
+	Housekeeping() *repository.Housekeeper
 }
 
 var errNoDemo = errors.New("no demo world")

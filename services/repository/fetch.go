@@ -23,7 +23,7 @@ func (l *Local) startCommit(ctx context.Context, req CommitFilesRequest, old plu
 		return nil, fmt.Errorf("start repository: a %T cannot be copied from", req.StartRepository)
 	}
 	if !old.IsZero() {
-		return nil, branchExistsError(req.Branch)
+		return nil, l.branchExists(req, old, src)
 	}
 	var h plumbing.Hash
 	var err error
@@ -68,7 +68,7 @@ func (l *Local) copyCommit(ctx context.Context, src *Local, h plumbing.Hash) err
 	if l.st.HasEncodedObject(h) == nil {
 		return nil
 	}
-	err := l.git.Run(ctx, gitcmd.Cmd{Dir: l.dir, Name: "fetch", Flags: fetchFlags(false),
+	err := l.git.Run(ctx, gitcmd.Cmd{Dir: l.dir, Name: "fetch", Flags: fetchFlags,
 		Args: []string{src.dir, h.String()}, Env: fetchConfig})
 	if err != nil {
 		return fmt.Errorf("copy commit %s: %w", h, err)
@@ -77,3 +77,17 @@ func (l *Local) copyCommit(ctx context.Context, src *Local, h plumbing.Hash) err
 	l.st.Reindex()
 	return nil
 }
+
+// fetchFlags are the options of copyCommit's fetch: no tag following, no
+// FETCH_HEAD, no automatic gc or maintenance.
+var fetchFlags = []string{"--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--no-auto-maintenance",
+	"--no-recurse-submodules", "--no-show-forced-updates", "--quiet"}
+
+// fetchConfig is the configuration of that fetch, whatever a
+// repository's own says: protocol v2, whose upload-pack serves any object
+// asked for (copyCommit asks for a commit no ref may name), and the
+// objects kept as one pack however few they are (git would write fewer
+// than 100 as loose objects), as glmcp's own writes do.
+var fetchConfig = []string{"GIT_CONFIG_COUNT=2",
+	"GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0=2",
+	"GIT_CONFIG_KEY_1=fetch.unpackLimit", "GIT_CONFIG_VALUE_1=1"}

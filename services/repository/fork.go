@@ -9,7 +9,7 @@ import (
 
 // CreateFork fills project targetID's repository with the history of
 // project sourceID's: every branch and tag at the same commits, copied by
-// one `git fetch --atomic` from the source's repository (see fetchRefs),
+// one pack from the source's repository, as an import (see copyRefs),
 // HEAD on the branch the source's HEAD names. With branch set, only that
 // branch is copied (no tags) and HEAD names it; a branch the source does
 // not have is models.ErrNotFound. The target repository is created when

@@ -211,6 +211,9 @@ func (h *Housekeeper) Maintain(ctx context.Context, projectID int64) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, housekeepingTimeout)
 	defer cancel()
+	// What dead writers left would make git's pack-refs or commit-graph
+	// fail on their locks for good.
+	cleanStale(h.storage.Path(projectID))
 	return maintain(ctx, h.storage.git, h.storage.Path(projectID))
 }
 

@@ -259,6 +259,42 @@ func TestMaintain_besideWrites(t *testing.T) {
 	}
 }
 
+// The first open of a repository with history and no commit-graph (an
+// import, a restore) schedules a job; a maintained one schedules none.
+func TestNoteOpen_maintainsUnmaintained(t *testing.T) {
+	st, dir := hkRepo(t, 5)
+	h := st.Housekeeping()
+	var runs atomic.Int32
+	h.runHook = func(int64) { runs.Add(1) }
+	st.mu.Lock()
+	st.idle, st.nIdle = map[int64][]*Local{}, 0 // a fresh process's pool
+	st.mu.Unlock()
+	l, err := st.Open(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	waitIdle(t, h)
+	h.Close()
+	if runs.Load() != 1 || !hasCommitGraph(dir) {
+		t.Fatalf("open of an unmaintained repository: %d jobs, commit-graph %v", runs.Load(), hasCommitGraph(dir))
+	}
+	st.hk = newHousekeeper(st)
+	st.hk.runHook = func(int64) { runs.Add(1) }
+	st.mu.Lock()
+	st.idle, st.nIdle = map[int64][]*Local{}, 0
+	st.mu.Unlock()
+	if l, err = st.Open(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	waitIdle(t, st.hk)
+	st.hk.Close()
+	if runs.Load() != 1 {
+		t.Errorf("open of a maintained repository scheduled a job")
+	}
+}
+
 // waitIdle waits until h has no job running or pending (bounded).
 func waitIdle(t *testing.T, h *Housekeeper) {
 	t.Helper()

@@ -42,8 +42,9 @@ type ImportOptions struct {
 const DefaultImportTimeout = 6 * time.Hour
 
 // refCopy is one ref to copy: Src, a full ref name of the source, lands as
-// Dst here (refs/heads/… or refs/tags/…).
-type refCopy struct{ Src, Dst string }
+// Dst here (refs/heads/… or refs/tags/…) at Oid, the object Src named
+// when the source's refs were listed.
+type refCopy struct{ Src, Dst, Oid string }
 
 // Import copies every branch and tag of the git repository at dir into l,
 // which must have no branches or tags (models.ErrConflict otherwise). It is
@@ -54,7 +55,7 @@ func (l *Local) Import(ctx context.Context, dir string) (*ImportResult, error) {
 
 // ImportWith copies every branch and tag of the git repository at dir into
 // l, which must have no branches or tags (models.ErrConflict otherwise),
-// with one `git fetch --atomic`: either every ref lands or none does. dir
+// as git clone does (copyRefs): either every ref lands or none does. dir
 // is a bare repository, a mirror, or a work tree (its .git a directory or
 // a file naming one); in a clone, origin's remote-tracking branches count
 // as branches when no local branch has their name. HEAD names the source's
@@ -143,28 +144,29 @@ func sourceRefs(ctx context.Context, g *gitcmd.Runner, gitDir string, remotes bo
 		patterns = append(patterns, "refs/remotes/origin/")
 	}
 	out, err := g.Output(ctx, gitcmd.Cmd{Dir: gitDir, Name: "for-each-ref",
-		Flags: []string{"--format=%(refname) %(symref)"}, Args: patterns})
+		Flags: []string{"--format=%(objectname) %(refname) %(symref)"}, Args: patterns})
 	if err != nil {
 		return nil, "", fmt.Errorf("list the refs of %s: %w", gitDir, err)
 	}
-	byDst := map[string]string{}
+	byDst := map[string]refCopy{}
 	var remote []refCopy
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		name, symref, _ := strings.Cut(sc.Text(), " ")
-		if symref != "" {
+		oid, rest, _ := strings.Cut(sc.Text(), " ")
+		name, symref, _ := strings.Cut(rest, " ")
+		if symref != "" || !IsFullHash(oid) {
 			continue
 		}
 		switch {
 		case strings.HasPrefix(name, "refs/heads/"), strings.HasPrefix(name, "refs/tags/"):
 			if validateRefName(strings.TrimPrefix(name, "refs/")) == nil {
-				byDst[name] = name
+				byDst[name] = refCopy{Src: name, Dst: name, Oid: oid}
 			}
 		case strings.HasPrefix(name, "refs/remotes/origin/"):
 			branch := strings.TrimPrefix(name, "refs/remotes/origin/")
 			if branch != "HEAD" && ValidateBranchName(branch) == nil {
-				remote = append(remote, refCopy{Src: name, Dst: "refs/heads/" + branch})
+				remote = append(remote, refCopy{Src: name, Dst: "refs/heads/" + branch, Oid: oid})
 			}
 		}
 	}
@@ -173,12 +175,12 @@ func sourceRefs(ctx context.Context, g *gitcmd.Runner, gitDir string, remotes bo
 	}
 	for _, r := range remote {
 		if _, ok := byDst[r.Dst]; !ok {
-			byDst[r.Dst] = r.Src
+			byDst[r.Dst] = r
 		}
 	}
 	refs := make([]refCopy, 0, len(byDst))
-	for dst, src := range byDst {
-		refs = append(refs, refCopy{Src: src, Dst: dst})
+	for _, r := range byDst {
+		refs = append(refs, r)
 	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Dst < refs[j].Dst })
 	head, err := headBranch(ctx, g, gitDir)
@@ -223,7 +225,7 @@ func refuseRefs(ctx context.Context, g *gitcmd.Runner, dir string) error {
 // reach) into the repository dir, points its HEAD at the default branch
 // (head when it was copied) and says what landed.
 func copyInto(ctx context.Context, g *gitcmd.Runner, dir, src string, refs []refCopy, head string, opt ImportOptions) (*ImportResult, error) {
-	if err := fetchRefs(ctx, g, dir, src, refs, opt); err != nil {
+	if err := copyRefs(ctx, g, dir, src, refs, opt); err != nil {
 		return nil, err
 	}
 	res, err := copied(ctx, g, dir)
@@ -240,51 +242,56 @@ func copyInto(ctx context.Context, g *gitcmd.Runner, dir, src string, refs []ref
 	return res, nil
 }
 
-// fetchRefs copies refs from the repository src into the repository dir
-// with one `git fetch`: the refspecs on stdin (thousands of tags fit no
-// argv), --atomic (every ref lands or none), no tag following (the tags
-// to copy are listed), no FETCH_HEAD, no automatic gc or maintenance.
-// git's progress goes to opt.Progress when set.
-func fetchRefs(ctx context.Context, g *gitcmd.Runner, dir, src string, refs []refCopy, opt ImportOptions) error {
-	var specs bytes.Buffer
-	for _, r := range refs {
-		specs.WriteString("+" + r.Src + ":" + r.Dst + "\n")
-	}
-	flags := append([]string{"--stdin", "--atomic"}, fetchFlags(opt.Progress != nil)...)
+// copyRefs copies refs of the repository src, with every object they
+// reach, into the empty repository dir the way git clone does:
+// `git pack-objects --revs` in src streams one pack of the refs' closure
+// into `git index-pack --stdin --check-self-contained-and-connected` here,
+// which refuses a pack that lacks an object it links to. That check is
+// clone's: a fetch would walk every object once more afterwards to prove
+// the same (a third of an import of git's history). Then one `git
+// update-ref --stdin` transaction creates every ref or none. git's
+// progress goes to opt.Progress when set.
+func copyRefs(ctx context.Context, g *gitcmd.Runner, dir, src string, refs []refCopy, opt ImportOptions) error {
 	timeout := opt.Timeout
 	if timeout <= 0 {
 		timeout = DefaultImportTimeout
 	}
-	err := g.Run(ctx, gitcmd.Cmd{Dir: dir, Name: "fetch", Flags: flags,
-		// An absolute path: git reads it as a local repository, never as
-		// host:path, and it comes after --end-of-options.
-		Args:  []string{src},
-		Stdin: &specs, Stderr: opt.Progress, Timeout: timeout, Env: fetchConfig})
+	var tips, updates bytes.Buffer
+	for _, r := range refs {
+		tips.WriteString(r.Oid + "\n")
+		updates.WriteString("create " + r.Dst + " " + r.Oid + "\n")
+	}
+	packFlags := []string{"--revs", "--stdout", "--delta-base-offset", "--quiet"}
+	indexFlags := []string{"--stdin", "--check-self-contained-and-connected"}
+	if opt.Progress != nil {
+		packFlags[len(packFlags)-1] = "--progress"
+		indexFlags = append(indexFlags, "-v")
+	}
+	pack, err := g.Start(ctx, gitcmd.Cmd{Dir: src, Name: "pack-objects", Flags: packFlags,
+		Stdin: &tips, Stderr: opt.Progress, Timeout: timeout})
 	if err != nil {
-		return fmt.Errorf("copy the refs of %s: %w", src, err)
+		return fmt.Errorf("pack the objects of %s: %w", src, err)
+	}
+	ierr := g.Run(ctx, gitcmd.Cmd{Dir: dir, Name: "index-pack", Flags: indexFlags,
+		Stdin: pack.Stdout(), Stdout: io.Discard, Stderr: opt.Progress, Timeout: timeout})
+	var perr error
+	if ierr != nil {
+		perr = pack.Close() // index-pack stopped reading: kill pack-objects
+	} else {
+		perr = pack.Wait()
+	}
+	switch { // pack-objects' own failure (a missing object) is the cause
+	case perr != nil:
+		return fmt.Errorf("pack the objects of %s: %w", src, perr)
+	case ierr != nil:
+		return fmt.Errorf("copy the objects of %s: %w", src, ierr)
+	}
+	if err := g.Run(ctx, gitcmd.Cmd{Dir: dir, Name: "update-ref", Flags: []string{"--stdin"},
+		Stdin: &updates, Timeout: timeout}); err != nil {
+		return fmt.Errorf("create the refs of %s: %w", src, err)
 	}
 	return nil
 }
-
-// fetchFlags are the options of every fetch between two repositories of
-// this machine.
-func fetchFlags(progress bool) []string {
-	flags := []string{"--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--no-auto-maintenance",
-		"--no-recurse-submodules", "--no-show-forced-updates", "--quiet"}
-	if progress {
-		flags = append(flags, "--progress")
-	}
-	return flags
-}
-
-// fetchConfig is the configuration of every such fetch, whatever a
-// repository's own says: protocol v2, whose upload-pack serves any object
-// asked for (copyCommit asks for a commit no ref may name), and the
-// objects kept as one pack however few they are (git would write fewer
-// than 100 as loose objects), as glmcp's own writes do.
-var fetchConfig = []string{"GIT_CONFIG_COUNT=2",
-	"GIT_CONFIG_KEY_0=protocol.version", "GIT_CONFIG_VALUE_0=2",
-	"GIT_CONFIG_KEY_1=fetch.unpackLimit", "GIT_CONFIG_VALUE_1=1"}
 
 // copied reads what the repository dir holds after a copy: its branches,
 // tags and number of objects.

@@ -274,7 +274,7 @@ func TestStageImport_failures(t *testing.T) {
 		{"not a repository", notRepo, true, "not a git repository"},
 		{"no refs", empty, true, "no branches or tags"},
 		{"option-like", "-x", true, "not a directory"},
-		{"missing object", broken, false, "git fetch"},
+		{"missing object", broken, false, "git pack-objects"},
 	} {
 		staged, err := st.StageImport(ctx, tc.dir, repository.ImportOptions{})
 		if err == nil {

@@ -65,11 +65,23 @@ func (l *Local) DefaultBranch(context.Context) (string, error) {
 	return "", fmt.Errorf("HEAD is detached (%q)", s)
 }
 
-// setHead points HEAD at branch.
+// setHead points HEAD at branch, under HEAD.lock as git does: HEAD is
+// replaced whole or not at all (a full disk never leaves it empty).
 func (l *Local) setHead(branch string) error {
-	ref := plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(branch))
-	if err := l.st.SetReference(ref); err != nil {
-		return fmt.Errorf("set HEAD: %w", err)
+	head := filepath.Join(l.dir, "HEAD")
+	lock, err := lockFile(l.dir, head+".lock")
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("set HEAD: HEAD %w: %w", errRefLocked, models.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("set HEAD: %w", storageError(err))
+	}
+	defer lock.release()
+	if err := lock.write([]byte("ref: " + plumbing.NewBranchReferenceName(branch).String() + "\n")); err != nil {
+		return fmt.Errorf("set HEAD: %w", storageError(err))
+	}
+	if err := lock.commit(head); err != nil {
+		return fmt.Errorf("set HEAD: %w", storageError(err))
 	}
 	return nil
 }

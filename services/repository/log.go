@@ -65,24 +65,39 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 	return page, nil
 }
 
-// CountCommits counts the commits Log with opt lists over all its pages
-// (Offset and Limit aside): `git rev-list --count`.
-func (l *Local) CountCommits(ctx context.Context, opt LogOptions) (int, error) {
+// LogTotal is one walk of the whole history that opt selects: the page
+// Offset and Limit choose (Limit 0 = 20), and the number of commits of all
+// the pages. With Reverse the history is read oldest first and Offset
+// counts from the oldest commit (git log --reverse). Only the page's
+// commits are decoded; the rest are counted as git prints them.
+func (l *Local) LogTotal(ctx context.Context, opt LogOptions) ([]Commit, int, error) {
+	if opt.Offset < 0 || opt.Limit < 0 {
+		return nil, 0, fmt.Errorf("offset and limit must not be negative: %w", models.ErrInvalidInput)
+	}
+	if opt.Limit == 0 {
+		opt.Limit = 20
+	}
+	opt.Limit = min(opt.Limit, maxLogPage)
 	c, err := l.logCmd(ctx, opt)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	c.Name = "rev-list"
-	c.Flags = append(c.Flags, "--count")
-	out, err := l.git.Output(ctx, c)
+	c.Flags = append(c.Flags, "-z", "--date=raw", "--format="+commitFormat)
+	if opt.Reverse {
+		c.Flags = append(c.Flags, "--reverse")
+	}
+	p, err := l.git.Start(ctx, c)
 	if err != nil {
-		return 0, revisionError(err, opt.Ref)
+		return nil, 0, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		return 0, fmt.Errorf("git rev-list --count: %q", out)
+	page, total, perr := readCommitsAt(p.Stdout(), opt.Offset, opt.Limit)
+	if err := p.Wait(); err != nil {
+		return nil, 0, revisionError(err, opt.Ref)
 	}
-	return n, nil
+	if perr != nil {
+		return nil, 0, perr
+	}
+	return page, total, nil
 }
 
 // logCmd is the git log of opt, without format or paging: the revision
@@ -182,6 +197,57 @@ func readCommits(r io.Reader, max int) ([]Commit, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// readCommitsAt reads every commit of commitFormat from r, decodes those
+// from the offset-th on (at most limit) and counts them all.
+func readCommitsAt(r io.Reader, offset, limit int) ([]Commit, int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	page := []Commit{}
+	var f [commitFields]string
+	for n := 0; ; n++ {
+		keep := n >= offset && n < offset+limit
+		for i := range commitFields {
+			if !keep {
+				s, err := skipField(br)
+				if err == io.EOF && i == 0 && !s {
+					return page, n, nil
+				}
+				if err != nil {
+					return nil, 0, fmt.Errorf("read git log: %w", err)
+				}
+				continue
+			}
+			s, err := br.ReadString(0)
+			if err == io.EOF && i == 0 && s == "" {
+				return page, n, nil
+			}
+			if err != nil {
+				return nil, 0, fmt.Errorf("read git log: %w", err)
+			}
+			f[i] = s[:len(s)-1]
+		}
+		if keep {
+			c, err := parseCommit(f)
+			if err != nil {
+				return nil, 0, err
+			}
+			page = append(page, c)
+		}
+	}
+}
+
+// skipField reads past the next NUL of br without keeping what it read;
+// it reports whether it read anything.
+func skipField(br *bufio.Reader) (bool, error) {
+	read := false
+	for {
+		b, err := br.ReadSlice(0)
+		read = read || len(b) > 0
+		if err != bufio.ErrBufferFull {
+			return read, err
+		}
+	}
 }
 
 func parseCommit(f [commitFields]string) (Commit, error) {

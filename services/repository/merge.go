@@ -156,10 +156,15 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 			return nil, err
 		}
 	}
+	res.CommitID = newHead.String()
+	if req.BeforeMove != nil {
+		if err := req.BeforeMove(res); err != nil {
+			return nil, err
+		}
+	}
 	if err := l.updateRef(targetRef, old, newHead); err != nil {
 		return nil, fmt.Errorf("merge into %s: %w", req.Target, err)
 	}
-	res.CommitID = newHead.String()
 	return res, nil
 }
 

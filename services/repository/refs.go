@@ -46,21 +46,14 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return fmt.Errorf("update %s: a ref with a prefix of this name exists: %w", name.Short(), models.ErrConflict)
 	}
-	lockPath := refPath + ".lock"
-	lock, err := lockRef(lockPath)
-	if errors.Is(err, fs.ErrExist) {
+	lock, err := lockFile(l.dir, refPath+".lock")
+	if errors.Is(err, errLocked) {
 		return fmt.Errorf("update %s: the ref %w: %w", name.Short(), errRefLocked, models.ErrConflict)
 	}
 	if err != nil {
-		return fmt.Errorf("update %s: %w", name.Short(), err)
+		return fmt.Errorf("update %s: %w", name.Short(), storageError(err))
 	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			lock.Close()
-			os.Remove(lockPath)
-		}
-	}()
+	defer lock.release()
 
 	cur, err := l.readRef(name)
 	if err != nil {
@@ -88,19 +81,12 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 		}
 		return nil
 	}
-	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
-		return fmt.Errorf("update %s: write lock: %w", name.Short(), err)
+	if err := lock.write([]byte(newHash.String() + "\n")); err != nil {
+		return fmt.Errorf("update %s: write lock: %w", name.Short(), storageError(err))
 	}
-	if err := lock.Sync(); err != nil {
-		return fmt.Errorf("update %s: sync lock: %w", name.Short(), err)
+	if err := lock.commit(refPath); err != nil {
+		return fmt.Errorf("update %s: %w", name.Short(), storageError(err))
 	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("update %s: close lock: %w", name.Short(), err)
-	}
-	if err := os.Rename(lockPath, refPath); err != nil {
-		return fmt.Errorf("update %s: %w", name.Short(), err)
-	}
-	renamed = true
 	return nil
 }
 
@@ -108,33 +94,9 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 // holds, as git's core.filesRefLockTimeout does (100 ms by default there):
 // housekeeping's pack-refs holds each loose ref's lock for an instant, and
 // a concurrent writer of the same ref moves it, which the compare that
-// follows reports as the conflict it is.
+// follows reports as the conflict it is. A lock whose writer is dead is
+// removed at once instead (see lockFile).
 const refLockTimeout = time.Second
-
-// lockRef creates lockPath exclusively, retrying while it exists for up to
-// refLockTimeout (then its error is fs.ErrExist), and making its directory
-// again when housekeeping removed it meanwhile.
-func lockRef(lockPath string) (*os.File, error) {
-	deadline := time.Now().Add(refLockTimeout)
-	wait := time.Millisecond
-	for {
-		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrNotExist) && time.Now().Before(deadline) {
-			// git pack-refs --prune removes the directories it empties
-			// (refs/heads/feature/ once feature/x is packed), between our
-			// mkdir and this create: make it again, as git does.
-			if merr := os.MkdirAll(filepath.Dir(lockPath), 0o755); merr != nil {
-				return nil, err
-			}
-			continue
-		}
-		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
-			return f, err
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
-	}
-}
 
 // readRef returns the hash ref name holds on disk now (loose ref first,
 // then packed-refs), or the zero hash when it does not exist.
@@ -180,21 +142,14 @@ func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	lockPath := path + ".lock"
-	lock, err := lockRef(lockPath)
-	if errors.Is(err, fs.ErrExist) {
+	lock, err := lockFile(l.dir, path+".lock")
+	if errors.Is(err, errLocked) {
 		return fmt.Errorf("delete %s: packed-refs %w: %w", name.Short(), errRefLocked, models.ErrConflict)
 	}
 	if err != nil {
-		return fmt.Errorf("delete %s: %w", name.Short(), err)
+		return fmt.Errorf("delete %s: %w", name.Short(), storageError(err))
 	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			lock.Close()
-			os.Remove(lockPath)
-		}
-	}()
+	defer lock.release()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read packed-refs: %w", err)
@@ -216,16 +171,12 @@ func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
 	if !found {
 		return nil
 	}
-	if _, err := lock.Write(out.Bytes()); err != nil {
-		return fmt.Errorf("delete %s: write packed-refs: %w", name.Short(), err)
+	if err := lock.write(out.Bytes()); err != nil {
+		return fmt.Errorf("delete %s: write packed-refs: %w", name.Short(), storageError(err))
 	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("delete %s: %w", name.Short(), err)
+	if err := lock.commit(path); err != nil {
+		return fmt.Errorf("delete %s: %w", name.Short(), storageError(err))
 	}
-	if err := os.Rename(lockPath, path); err != nil {
-		return fmt.Errorf("delete %s: %w", name.Short(), err)
-	}
-	renamed = true
 	return nil
 }
 

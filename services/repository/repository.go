@@ -33,9 +33,9 @@ type Repository interface {
 	CommitDiff(ctx context.Context, rev string, opt CompareOptions) ([]FileDiff, error)
 	// Log lists commits newest first, one page at a time (ListCommits).
 	Log(ctx context.Context, opt LogOptions) (*LogPage, error)
-	// CountCommits counts the commits Log lists over all pages
-	// (CountCommits).
-	CountCommits(ctx context.Context, opt LogOptions) (int, error)
+	// LogTotal is one page of a log and the number of commits of all its
+	// pages, in one walk; with Reverse oldest first (LogTotal).
+	LogTotal(ctx context.Context, opt LogOptions) ([]Commit, int, error)
 	// ListFiles returns every file path of rev's tree in tree order
 	// (ListFiles).
 	ListFiles(ctx context.Context, rev string) ([]string, error)
@@ -330,6 +330,11 @@ type MergeRequest struct {
 	// (its name and e-mail default to Author's); otherwise they are dated
 	// now.
 	Committer Signature
+	// BeforeMove, when set, is called with the merge's result once its
+	// commits are written and before the target branch moves; an error
+	// stops the merge there (nothing moved). accept_merge_request records
+	// its merge intent in it (see Storage.WriteMergeIntent).
+	BeforeMove func(*MergeResult) error
 }
 
 // MergeResult is a successful merge.

@@ -76,15 +76,36 @@ func TestLog_grepReverseCount(t *testing.T) {
 	if got := titles(repository.LogOptions{Reverse: true, Limit: 2}); !reflect.DeepEqual(got, []string{"rename plan", "nothing nebulous"}) {
 		t.Errorf("reverse page = %q", got)
 	}
-	n, err := l.CountCommits(ctx, repository.LogOptions{Grep: "nebul"})
-	if err != nil || n != 2 {
-		t.Errorf("CountCommits(grep) = %d, %v", n, err)
+	total := func(opt repository.LogOptions) (int, []string) {
+		t.Helper()
+		page, n, err := l.LogTotal(ctx, opt)
+		if err != nil {
+			t.Fatalf("LogTotal(%+v): %v", opt, err)
+		}
+		var out []string
+		for _, c := range page {
+			out = append(out, c.Title)
+		}
+		return n, out
 	}
-	if n, err := l.CountCommits(ctx, repository.LogOptions{Path: "docs"}); err != nil || n != 2 {
-		t.Errorf("CountCommits(path docs) = %d, %v", n, err)
+	if n, got := total(repository.LogOptions{Grep: "nebul"}); n != 2 || !reflect.DeepEqual(got, []string{"nothing nebulous", "Add the Nebula plan"}) {
+		t.Errorf("LogTotal(grep) = %d %q", n, got)
 	}
-	if _, err := l.CountCommits(ctx, repository.LogOptions{Ref: "nope"}); !errors.Is(err, models.ErrNotFound) {
-		t.Errorf("CountCommits of a missing ref = %v", err)
+	if n, got := total(repository.LogOptions{Path: "docs", Limit: 1, Offset: 1}); n != 2 || len(got) != 1 {
+		t.Errorf("LogTotal(path docs, second page of 1) = %d %q", n, got)
+	}
+	// Oldest first, the page is counted from the oldest commit; the same
+	// commits as the newest-first list read backwards.
+	all, newest := total(repository.LogOptions{Limit: 100})
+	n, oldest := total(repository.LogOptions{Reverse: true, Offset: 1, Limit: 2})
+	if n != all || len(oldest) != 2 || oldest[0] != newest[all-2] || oldest[1] != newest[all-3] {
+		t.Errorf("LogTotal(reverse, offset 1, limit 2) = %d %q; newest first %q", n, oldest, newest)
+	}
+	if n, got := total(repository.LogOptions{Offset: all, Limit: 5}); n != all || len(got) != 0 {
+		t.Errorf("LogTotal past the end = %d %q", n, got)
+	}
+	if _, _, err := l.LogTotal(ctx, repository.LogOptions{Ref: "nope"}); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("LogTotal of a missing ref = %v", err)
 	}
 	// Revision syntax glmcp does not serve is not found, never resolved.
 	if _, err := l.Log(ctx, repository.LogOptions{Ref: "main:README"}); !errors.Is(err, models.ErrNotFound) {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -127,6 +128,36 @@ func OpenStorageWith(root string, opt StorageOptions) (*Storage, error) {
 	return s, nil
 }
 
+// writeCheckPattern names CheckWritable's probe files.
+const writeCheckPattern = ".glmcp-write-check-*"
+
+// CheckWritable reports whether a write to the storage can succeed now: it
+// writes a page to a file in the staging directory and removes it. A full
+// disk, an exhausted quota or a read-only mount is
+// models.ErrInsufficientStorage.
+func (s *Storage) CheckWritable(context.Context) error {
+	dir := filepath.Join(s.root, StagingDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("repositories path: %w", storageError(err))
+	}
+	f, err := os.CreateTemp(dir, writeCheckPattern)
+	if err != nil {
+		return fmt.Errorf("repositories path: %w", storageError(err))
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, 4096))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("repositories path: %w", storageError(err))
+	}
+	return nil
+}
+
 // Git returns the runner the storage starts git with.
 func (s *Storage) Git() *gitcmd.Runner { return s.git }
 
@@ -176,11 +207,32 @@ func (s *Storage) Create(ctx context.Context, projectID int64, defaultBranch str
 		}
 		return r.setHead(defaultBranch)
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("create repository for project %d: %w", projectID, err)
+	// Made whole in the staging directory and renamed into place: a
+	// failure (a full disk) or a crash leaves nothing in @hashed.
+	st, err := s.newStage()
+	if err != nil {
+		return fmt.Errorf("create repository for project %d: %w", projectID, storageError(err))
 	}
-	if err := initBare(dir, defaultBranch); err != nil {
-		return fmt.Errorf("create repository for project %d: %w", projectID, err)
+	defer st.Discard()
+	if err := initBare(st.repo(), defaultBranch); err != nil {
+		return fmt.Errorf("create repository for project %d: %w", projectID, storageError(err))
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("create repository for project %d: %w", projectID, storageError(err))
+	}
+	err = os.Rename(st.repo(), dir)
+	if (errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY)) && !s.Exists(projectID) {
+		// A directory that is no repository (what a crash in an older
+		// version left): out of the way, and kept.
+		if _, qerr := s.quarantine(dir); qerr == nil {
+			err = os.Rename(st.repo(), dir)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return fmt.Errorf("create repository for project %d: %s was created meanwhile: %w", projectID, HashedPath(projectID), models.ErrConflict)
+		}
+		return fmt.Errorf("create repository for project %d: %w", projectID, storageError(err))
 	}
 	return nil
 }
@@ -263,6 +315,7 @@ func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 		}
 		l.git = s.git
 		l.packs, l.pool, l.projectID = packs, s, projectID
+		s.hk.noteOpen(projectID, dir)
 	}
 	l.open = true
 	return l, nil
@@ -325,18 +378,20 @@ func packSet(dir string) (string, error) {
 
 // openLocal opens the bare repository in dir.
 func openLocal(dir string) (*Local, error) {
-	fsys := objectFS{osfs.New(dir)}
+	fsys := objectFS{Filesystem: osfs.New(dir), temps: &tempFiles{}}
 	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(4*cache.MiByte), filesystem.Options{
 		LargeObjectThreshold: largeObjectThreshold,
 		// Keep pack files open for the life of the Local (one request):
 		// otherwise every object read reopens its pack.
 		KeepDescriptors: true,
 	})
-	repo, err := git.Open(st, nil)
+	l := &Local{dir: dir, st: st}
+	repo, err := git.Open(repackSafe{Storage: st, dir: dir, packs: &l.packs}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
 	}
-	return &Local{dir: dir, st: st, repo: repo}, nil
+	l.repo = repo
+	return l, nil
 }
 
 // objectFS is the repository's file system for go-git, which writes a
@@ -345,10 +400,19 @@ func openLocal(dir string) (*Local, error) {
 // the objects/<xx> directories it empties, so a rename can find its
 // directory gone between go-git's mkdir and the rename; git itself
 // retries then, and so does this rename.
-type objectFS struct{ billy.Filesystem }
+type objectFS struct {
+	billy.Filesystem
+	temps *tempFiles
+}
 
-func (f objectFS) Rename(from, to string) error {
-	err := f.Filesystem.Rename(from, to)
+func (f objectFS) Rename(from, to string) (err error) {
+	defer func() {
+		if err != nil && strings.HasPrefix(filepath.Base(from), "tmp_") {
+			_ = f.Filesystem.Remove(from) // a temporary object nobody will rename
+		}
+		f.temps.done(from)
+	}()
+	err = f.Filesystem.Rename(from, to)
 	for range 5 {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -362,4 +426,108 @@ func (f objectFS) Rename(from, to string) error {
 		err = f.Filesystem.Rename(from, to)
 	}
 	return err
+}
+
+// TempFile is the file go-git writes a new object or pack into before
+// renaming it into place. It is flocked from its creation until it is
+// renamed or removed (go-git closes it before the rename), so that the
+// sweep after a crash (see Storage.Recover) tells a dead writer's file
+// from a live one's. go-git leaves it behind when a write fails (a full
+// disk): it removes itself then, so a failed write leaves nothing.
+func (f objectFS) TempFile(dir, prefix string) (billy.File, error) {
+	for {
+		t, err := f.Filesystem.TempFile(dir, prefix)
+		if err != nil {
+			return nil, storageError(err)
+		}
+		err = t.Lock()
+		for errors.Is(err, syscall.EINTR) {
+			err = t.Lock()
+		}
+		// A sweep may have taken the fresh file for a dead writer's and
+		// removed it before the lock: then take another.
+		if _, serr := f.Filesystem.Lstat(t.Name()); err != nil || serr != nil {
+			t.Close()
+			if err != nil {
+				_ = f.Filesystem.Remove(t.Name())
+				return nil, err
+			}
+			continue
+		}
+		o := &tempObject{File: t, fs: f.Filesystem, reg: f.temps}
+		f.temps.add(t.Name(), o)
+		return o, nil
+	}
+}
+
+func (f objectFS) Remove(name string) error {
+	err := f.Filesystem.Remove(name)
+	f.temps.done(name)
+	return err
+}
+
+// tempFiles are the temporary files of a repository being written, by
+// name.
+type tempFiles struct {
+	mu    sync.Mutex
+	files map[string]*tempObject
+}
+
+func (r *tempFiles) add(name string, o *tempObject) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.files == nil {
+		r.files = map[string]*tempObject{}
+	}
+	r.files[name] = o
+}
+
+// done releases the temporary file name, renamed or removed.
+func (r *tempFiles) done(name string) {
+	r.mu.Lock()
+	o := r.files[name]
+	delete(r.files, name)
+	r.mu.Unlock()
+	if o != nil {
+		o.release()
+	}
+}
+
+// tempObject is a temporary object file. Its Close keeps the descriptor
+// (and the flock) until the file is renamed or removed; a failed write
+// removes it.
+type tempObject struct {
+	billy.File
+	fs  billy.Filesystem
+	reg *tempFiles
+
+	mu       sync.Mutex
+	released bool
+}
+
+func (t *tempObject) Write(p []byte) (int, error) {
+	n, err := t.File.Write(p)
+	if err != nil {
+		t.discard()
+		return n, storageError(err)
+	}
+	return n, nil
+}
+
+// Close is deferred to release; the data is in the kernel already.
+func (t *tempObject) Close() error { return nil }
+
+func (t *tempObject) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.released {
+		t.released = true
+		_ = t.File.Close()
+	}
+}
+
+// discard closes and removes the file.
+func (t *tempObject) discard() {
+	_ = t.fs.Remove(t.File.Name())
+	t.reg.done(t.File.Name())
 }

@@ -114,6 +114,43 @@ func branchExistsError(branch string) error {
 	return fmt.Errorf("a branch called %q already exists; switch to that branch in order to make changes: %w", branch, models.ErrInvalidInput)
 }
 
+// branchExists refuses to start branch req.Branch, which is at head, from
+// req's start point. When the branch grew from that start point (another
+// writer created it from there meanwhile: two agents racing to make the
+// same branch) it is the conflict that race is; otherwise GitLab's
+// refusal, an invalid input. start is the repository req.StartBranch is
+// read from (l, or the start project's).
+func (l *Local) branchExists(req CommitFilesRequest, head plumbing.Hash, start *Local) error {
+	refusal := branchExistsError(req.Branch)
+	var from plumbing.Hash
+	switch {
+	case req.StartSHA != "":
+		h, err := hashOf(req.StartSHA)
+		if err != nil {
+			return refusal
+		}
+		from = h
+	case req.StartBranch != "":
+		h, err := start.branchHead(req.StartBranch)
+		if err != nil || h.IsZero() {
+			return refusal
+		}
+		from = h
+	default:
+		return refusal
+	}
+	sc, err1 := l.peel(from)
+	hc, err2 := l.peel(head)
+	if err1 != nil || err2 != nil {
+		return refusal
+	}
+	if base, err := mergeBase(hc, sc); err != nil || base == nil || base.Hash != sc.Hash {
+		return refusal
+	}
+	return fmt.Errorf("a branch called %q was created from the same start meanwhile (it is at %s); "+
+		"switch to that branch in order to make changes: %w", req.Branch, head.String()[:8], models.ErrConflict)
+}
+
 // commitParent returns the commit a CommitFiles request builds on (nil for
 // the first commit of an empty repository), following GitLab's rules for
 // branch, start_branch and start_sha.
@@ -121,7 +158,7 @@ func (l *Local) commitParent(ctx context.Context, req CommitFilesRequest, old pl
 	startGiven := (req.StartBranch != "" && req.StartBranch != req.Branch) || req.StartSHA != ""
 	if !old.IsZero() {
 		if startGiven && (req.StartSHA == "" || !strings.EqualFold(req.StartSHA, old.String())) {
-			return nil, branchExistsError(req.Branch)
+			return nil, l.branchExists(req, old, l)
 		}
 		return l.peel(old)
 	}

@@ -17,6 +17,8 @@ const (
 	sqliteConstraint           = 19
 	sqliteConstraintPrimaryKey = 1555
 	sqliteConstraintUnique     = 2067
+	sqliteFull                 = 13
+	sqliteReadOnly             = 8
 )
 
 // translate maps a driver or gorm error to the domain sentinels. It is
@@ -43,6 +45,9 @@ func translate(err error) error {
 		switch state := pg.SQLState(); {
 		case state == "23505":
 			return &models.DatabaseError{Kind: models.ErrConflict, Err: err}
+		case state == "53100", state == "25006":
+			// disk_full; read_only_sql_transaction (a read-only server)
+			return &models.DatabaseError{Kind: models.ErrInsufficientStorage, Err: err}
 		case strings.HasPrefix(state, "23"), strings.HasPrefix(state, "22"):
 			// integrity constraint violation, data exception
 			return &models.DatabaseError{Kind: models.ErrInvalidInput, Err: err}
@@ -55,6 +60,8 @@ func translate(err error) error {
 			return &models.DatabaseError{Kind: models.ErrConflict, Err: err}
 		case code&0xff == sqliteConstraint:
 			return &models.DatabaseError{Kind: models.ErrInvalidInput, Err: err}
+		case code&0xff == sqliteFull, code&0xff == sqliteReadOnly:
+			return &models.DatabaseError{Kind: models.ErrInsufficientStorage, Err: err}
 		}
 	}
 	return err

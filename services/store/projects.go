@@ -103,6 +103,17 @@ func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// ProjectIDs returns the id of every project, in order (what the
+// repositories' recovery at start needs to tell a project's repository
+// from a leftover).
+func (s *Store) ProjectIDs(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	if err := s.conn(ctx).Model(&models.Project{}).Order("id").Pluck("id", &ids).Error; err != nil {
+		return nil, fmt.Errorf("list projects: %w", translate(err))
+	}
+	return ids, nil
+}
+
 // SetProjectDefaultBranch makes branch project id's default branch (the
 // repository's HEAD is the caller's business). A missing project is
 // models.ErrNotFound; an empty branch models.ErrInvalidInput.

@@ -198,6 +198,10 @@ func ErrorResult(err error) (res *Result, ok bool) {
 	if errors.As(err, &te) {
 		return &Result{Text: te.Message, IsError: true, ErrorClass: "tool"}, true
 	}
+	if models.IsStorageFull(err) {
+		// Never the system's own text: it names paths.
+		return &Result{Text: InsufficientStorageText, IsError: true, ErrorClass: ErrorClassInsufficientStorage}, true
+	}
 	msg := ""
 	if ce := CallerError(nil); errors.As(err, &ce) {
 		msg = ce.CallerMessage()
@@ -216,6 +220,14 @@ func ErrorResult(err error) (res *Result, ok bool) {
 	}
 	return nil, false
 }
+
+// InsufficientStorageText is the answer to a write that found a disk full,
+// over quota or read-only (models.IsStorageFull); nothing was written.
+const InsufficientStorageText = "Insufficient storage: the server has no space left to store this change; nothing was written. Retry later"
+
+// ErrorClassInsufficientStorage is the error class of such an answer in
+// the access log and glmcp_storage_errors_total.
+const ErrorClassInsufficientStorage = "insufficient_storage"
 
 // WithoutKind drops the text of any of kinds (sentinels such as
 // models.ErrInvalidInput) from the end of msg ("… cannot be canceled:

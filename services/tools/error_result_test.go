@@ -3,7 +3,9 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -39,6 +41,12 @@ func TestErrorResult(t *testing.T) {
 		{"driver input hidden", fmt.Errorf("find project: %w", &models.DatabaseError{Kind: models.ErrInvalidInput, Err: fakePgError{}}), true,
 			"Validation error: the data store refused the input; check the arguments"},
 		{"server failure", errors.New("disk on fire"), false, ""},
+		// A full disk, whichever layer met it, names no path.
+		{"disk full", fmt.Errorf("commit: %w", &fs.PathError{Op: "write", Path: "/srv/repos/@hashed/ab/cd/x.git/objects/pack/tmp_obj_1", Err: syscall.ENOSPC}), true, InsufficientStorageText},
+		{"quota", fmt.Errorf("update main: %w", &fs.PathError{Op: "open", Path: "/srv/repos/x", Err: syscall.EDQUOT}), true, InsufficientStorageText},
+		{"read-only", fmt.Errorf("set HEAD: %w", &fs.PathError{Op: "rename", Path: "/srv/repos/x", Err: syscall.EROFS}), true, InsufficientStorageText},
+		{"database disk full", &models.DatabaseError{Kind: models.ErrInsufficientStorage, Err: fakePgError{}}, true, InsufficientStorageText},
+		{"conflict on a full disk", fmt.Errorf("%w: %w", models.ErrConflict, syscall.ENOSPC), true, InsufficientStorageText},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,7 +60,7 @@ func TestErrorResult(t *testing.T) {
 			if !res.IsError || res.Text != c.text {
 				t.Fatalf("result = %+v, want IsError with %q", res, c.text)
 			}
-			if strings.Contains(res.Text, "SQLSTATE") || strings.Contains(res.Text, "index_issues") {
+			if strings.Contains(res.Text, "SQLSTATE") || strings.Contains(res.Text, "index_issues") || strings.Contains(res.Text, "/srv") {
 				t.Fatalf("driver text reached the result: %q", res.Text)
 			}
 		})

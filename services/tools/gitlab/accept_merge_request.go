@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -82,6 +83,12 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
+	if mr.State == models.MergeRequestOpened {
+		// A merge that reached git but not the store is finished now.
+		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
+			return nil, err
+		}
+	}
 	p := pa.project
 	url := g.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)
 	if mr.State == models.MergeRequestMerged {
@@ -120,6 +127,10 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	defer repo.Close()
 
 	var merged *repository.MergeResult
+	// The merge is recorded beside the repository before the target
+	// moves, and the record dropped once the store has it: a crash in
+	// between is finished by the next read (see settleMerge).
+	intents, moved := g.intents(), false
 	err = g.inTx(ctx, func(tx Store) error {
 		// The row lock makes concurrent accepts of one merge request take
 		// turns; git's compare-and-swap of the target branch makes sure
@@ -154,18 +165,35 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 		if squash && req.SquashMessage == "" {
 			req.SquashMessage = locked.Title
 		}
+		record := func(res *repository.MergeResult) models.MergeRequestMerge {
+			rec := models.MergeRequestMerge{HeadSHA: cmp.HeadSHA, DiffBaseSHA: res.MergeBase, SquashCommitSHA: res.SquashID,
+				MergeUserID: u.ID, Squash: squash, RemoveSourceBranch: args.ShouldRemoveSourceBranch}
+			if !res.FastForward {
+				rec.MergeCommitSHA = res.CommitID
+			}
+			return rec
+		}
+		if intents != nil {
+			req.BeforeMove = func(res *repository.MergeResult) error {
+				data, err := json.Marshal(mergeIntent{Target: locked.TargetBranch, NewHead: res.CommitID, Merge: record(res)})
+				if err != nil {
+					return err
+				}
+				return intents.WriteMergeIntent(p.ID, mr.IID, data)
+			}
+		}
 		merged, err = repo.Merge(ctx, req)
 		if err != nil {
 			return mergeError(locked, err)
 		}
-		rec := models.MergeRequestMerge{HeadSHA: cmp.HeadSHA, DiffBaseSHA: merged.MergeBase, SquashCommitSHA: merged.SquashID,
-			MergeUserID: u.ID, Squash: squash, RemoveSourceBranch: args.ShouldRemoveSourceBranch}
-		if !merged.FastForward {
-			rec.MergeCommitSHA = merged.CommitID
-		}
-		_, err = tx.MergeMergeRequest(ctx, p.ID, mr.IID, rec)
+		moved = true
+		_, err = tx.MergeMergeRequest(ctx, p.ID, mr.IID, record(merged))
 		return err
 	})
+	if intents != nil && (err == nil || !moved) {
+		// Kept only when git has the merge and the store may not.
+		_ = intents.RemoveMergeIntent(p.ID, mr.IID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -220,6 +220,8 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 // that its text stays in the log.
 func forkError(src *models.Project, branch string, err error) error {
 	switch {
+	case models.IsStorageFull(err):
+		return err // "Insufficient storage", without the system's text
 	case errors.Is(err, models.ErrNotFound) && branch != "":
 		return notFound("Source Branch")
 	case errors.Is(err, models.ErrNotFound):

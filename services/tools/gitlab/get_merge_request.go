@@ -170,6 +170,12 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	if err != nil {
 		return nil, err
 	}
+	if mr.State == models.MergeRequestOpened {
+		// A merge that reached git but not the store is finished now.
+		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
+			return nil, err
+		}
+	}
 	out, err := g.mrDetail(ctx, pa, mr)
 	if err != nil {
 		return nil, err

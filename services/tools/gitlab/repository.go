@@ -149,6 +149,8 @@ func refNotFound(ref string) error {
 func repoError(err error) error {
 	var ce *repository.ConflictError
 	switch {
+	case models.IsStorageFull(err):
+		return err // "Insufficient storage", without the system's text
 	case errors.As(err, &ce):
 		return conflictf("%s", ce.Error())
 	case errors.Is(err, models.ErrInvalidInput):

@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 	"errors"
+	"math"
 	"path"
 	"strings"
 	"time"
@@ -182,31 +183,13 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 			offset--
 		}
 	}
-	// Newest first, the page and the total are two walks of the history
-	// that run side by side; oldest first, the page's place depends on
-	// the total.
-	var total int
-	var page []repository.Commit
-	if q.Ascending {
-		if total, err = repo.CountCommits(ctx, opt); err == nil && limit > 0 && offset < total {
-			opt.Offset, opt.Limit, opt.Reverse = max(0, total-offset-limit), min(limit, total-offset), true
-			page, err = logCommits(ctx, repo, opt)
-		}
-	} else {
-		counted := make(chan error, 1)
-		go func() {
-			var err error
-			total, err = repo.CountCommits(ctx, opt)
-			counted <- err
-		}()
-		if limit > 0 {
-			opt.Offset, opt.Limit = offset, limit
-			page, err = logCommits(ctx, repo, opt)
-		}
-		if cerr := <-counted; err == nil {
-			err = cerr
-		}
+	// One walk of the history gives the page and the total; oldest first
+	// it is git's --reverse, the page counted from the oldest commit.
+	opt.Offset, opt.Limit, opt.Reverse = offset, limit, q.Ascending
+	if limit <= 0 { // the commit named by the term fills the page: count only
+		opt.Offset, opt.Limit = math.MaxInt32, 1
 	}
+	page, total, err := repo.LogTotal(ctx, opt)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,0 +1,776 @@
+package importexport
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/store"
+)
+
+// ImportOptions say where an archive goes and who imports it.
+type ImportOptions struct {
+	// GroupPath and ProjectPath name the new project (GROUP/NAME).
+	GroupPath, ProjectPath string
+	// Name is the project's display name ("": ProjectPath).
+	Name string
+	// Visibility overrides the archive's visibility level ("": the
+	// archive's, narrowed to the group's).
+	Visibility models.Visibility
+	// Importer is the user who imports; nil is the instance's
+	// administrator (the CLI's operator). An administrator's import maps
+	// source users to existing users by username or public e-mail; any
+	// other importer's makes a placeholder user of every source user,
+	// and the importer becomes a maintainer of the project.
+	Importer *models.User
+	// Progress receives one line per step (nil: none).
+	Progress io.Writer
+	// CreateProject creates p in the top-level group groupPath (creating
+	// the group when needed) inside tx.
+	CreateProject func(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error)
+}
+
+// Summary is what an import wrote and what it left out, by relation.
+type Summary struct {
+	Project    *models.Project
+	Repository *repository.ImportResult // nil: the archive had no bundle
+	Imported   map[string]int
+	Skipped    map[string]int
+	// MappedUsers are source users matched to existing users;
+	// Placeholders the placeholder users made for the others.
+	MappedUsers, Placeholders int
+}
+
+// Import writes the archive a into a new project: the repository staged
+// first, then every row in one transaction, the repository moved into
+// place last inside it. An import that fails or is interrupted leaves
+// neither the project nor its repository nor any user it made.
+func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *Archive, opt ImportOptions) (*Summary, error) {
+	sum := &Summary{Imported: map[string]int{}, Skipped: map[string]int{}}
+	for k, v := range a.Skipped {
+		sum.Skipped[k] += v
+	}
+	progress := func(format string, args ...any) {
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, format+"\n", args...)
+		}
+	}
+	var staged *repository.StagedImport
+	if a.Repository != "" {
+		progress("copying the repository from %s", projectBundle)
+		var err error
+		staged, err = repos.StageImport(ctx, a.Repository, repository.ImportOptions{Progress: opt.Progress})
+		if err != nil && !errors.Is(err, models.ErrInvalidInput) {
+			return nil, err
+		}
+		if err != nil { // a bundle without branches or tags: an empty repository
+			staged = nil
+		} else {
+			defer staged.Discard()
+			sum.Repository = staged.Result
+		}
+	}
+
+	full := opt.GroupPath + "/" + opt.ProjectPath
+	var p *models.Project
+	err := st.WithTx(ctx, func(tx *store.Store) error {
+		if _, err := tx.FindProjectByPath(ctx, full); err == nil {
+			return fmt.Errorf("project %s already exists; an archive is imported into a new project: %w", full, models.ErrConflict)
+		} else if !errors.Is(err, models.ErrNotFound) {
+			return err
+		}
+		vis := opt.Visibility
+		if vis == "" {
+			vis = archiveVisibility(a.Project.VisibilityLevel)
+			if g, err := tx.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && rank(g.Visibility) < rank(vis) {
+				vis = g.Visibility
+			}
+		}
+		name := opt.Name
+		if name == "" {
+			name = opt.ProjectPath
+		}
+		np := &models.Project{Name: name, Path: opt.ProjectPath, Description: a.Project.Description,
+			Visibility: vis, Archived: a.Project.Archived, MergeMethod: mergeMethod(a.Project)}
+		var err error
+		if p, err = opt.CreateProject(ctx, tx, opt.GroupPath, np); err != nil {
+			return err
+		}
+		if staged != nil && staged.Result.DefaultBranch != "" && staged.Result.DefaultBranch != p.DefaultBranch {
+			if err := tx.SetProjectDefaultBranch(ctx, p.ID, staged.Result.DefaultBranch); err != nil {
+				return err
+			}
+			p.DefaultBranch = staged.Result.DefaultBranch
+		}
+		progress("mapping users")
+		um := newUserMap(tx, a, opt.Importer)
+		if err := um.mapMembers(ctx); err != nil {
+			return err
+		}
+		progress("converting %d issues, %d merge requests, %d pipelines", len(a.Issues), len(a.MergeRequests), len(a.Pipelines))
+		recs, err := convert(ctx, a, um, sum)
+		if err != nil {
+			return err
+		}
+		sum.MappedUsers, sum.Placeholders = um.mapped, um.placeholders
+		progress("writing the project's records")
+		if err := tx.InsertProjectRecords(ctx, p.ID, recs); err != nil {
+			return err
+		}
+		if staged != nil {
+			// Last: nothing of the transaction can fail after it but the
+			// commit, and Discard undoes it then.
+			return staged.Install(ctx, p.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		if staged != nil {
+			_ = staged.Discard()
+		}
+		if p != nil && p.ID > 0 {
+			// The project's row is rolled back; so is its repository.
+			_ = repos.Remove(p.ID)
+		}
+		return nil, err
+	}
+	if staged != nil {
+		if err := staged.Commit(); err != nil {
+			progress("warning: %v", err)
+		}
+	}
+	sum.Project = p
+	return sum, nil
+}
+
+func archiveVisibility(level *int) models.Visibility {
+	if level == nil {
+		return models.VisibilityPrivate
+	}
+	switch *level {
+	case levelPublic:
+		return models.VisibilityPublic
+	case levelInternal:
+		return models.VisibilityInternal
+	}
+	return models.VisibilityPrivate
+}
+
+func rank(v models.Visibility) int {
+	switch v {
+	case models.VisibilityPublic:
+		return 2
+	case models.VisibilityInternal:
+		return 1
+	}
+	return 0
+}
+
+func mergeMethod(p exProject) string {
+	switch {
+	case p.MergeRequestsFFOnlyEnabled:
+		return models.MergeMethodFastForward
+	case p.MergeRequestsRebaseEnabled:
+		return models.MergeMethodRebaseMerge
+	}
+	return models.MergeMethodMerge
+}
+
+// userMap maps the archive's user ids to users of this instance.
+type userMap struct {
+	tx       *store.Store
+	admin    bool
+	importer *models.User
+	members  map[int64]exMember
+	contrib  map[int64]exContributor // user_contributions: who authored what, member or not
+	names    map[int64]string        // a source user's name, from the notes' authors
+	ids      map[int64]int64
+	isPH     map[int64]bool
+	a        *Archive
+
+	mapped, placeholders int
+	memberRows           []models.ProjectMember
+}
+
+func newUserMap(tx *store.Store, a *Archive, importer *models.User) *userMap {
+	um := &userMap{tx: tx, admin: importer == nil || importer.Admin, importer: importer,
+		members: map[int64]exMember{}, contrib: map[int64]exContributor{}, names: map[int64]string{}, ids: map[int64]int64{}, isPH: map[int64]bool{}, a: a}
+	for _, m := range a.Members {
+		id := m.Rec.UserID
+		if m.Rec.User != nil && m.Rec.User.ID != 0 {
+			id = m.Rec.User.ID
+		}
+		um.members[id] = m.Rec
+	}
+	for _, c := range a.Contributors {
+		um.contrib[c.Rec.ID] = c.Rec
+		if c.Rec.Name != "" {
+			um.names[c.Rec.ID] = c.Rec.Name
+		}
+	}
+	note := func(notes []exNote) {
+		for _, n := range notes {
+			if n.Author != nil && n.Author.Name != "" {
+				um.names[n.AuthorID] = n.Author.Name
+			}
+		}
+	}
+	for _, i := range a.Issues {
+		note(i.Rec.Notes)
+	}
+	for _, m := range a.MergeRequests {
+		note(m.Rec.Notes)
+	}
+	return um
+}
+
+// mapMembers maps every member (existing users when an administrator
+// imports) and makes the memberships of the users it found; placeholder
+// users get none.
+func (um *userMap) mapMembers(ctx context.Context) error {
+	ids := make([]int64, 0, len(um.members))
+	for id := range um.members {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	seen := map[int64]bool{}
+	for _, src := range ids {
+		m := um.members[src]
+		uid, err := um.user(ctx, src)
+		if err != nil {
+			return err
+		}
+		if um.isPH[src] || seen[uid] {
+			continue
+		}
+		seen[uid] = true
+		lvl, _ := accessLevel(m.AccessLevel)
+		um.memberRows = append(um.memberRows, models.ProjectMember{UserID: uid, AccessLevel: lvl, CreatedAt: orNow(m.CreatedAt), UpdatedAt: orNow(m.UpdatedAt)})
+	}
+	if um.importer != nil && !seen[um.importer.ID] {
+		now := orNow(time.Time{})
+		um.memberRows = append(um.memberRows, models.ProjectMember{UserID: um.importer.ID, AccessLevel: models.AccessLevel(40), CreatedAt: now, UpdatedAt: now})
+	}
+	return nil
+}
+
+// user is the user of this instance source user src stands for.
+func (um *userMap) user(ctx context.Context, src int64) (int64, error) {
+	if id, ok := um.ids[src]; ok {
+		return id, nil
+	}
+	var username string
+	var emails []string
+	if m, ok := um.members[src]; ok && m.User != nil {
+		username, emails = m.User.Username, []string{m.User.PublicEmail, m.User.Email}
+	} else if c, ok := um.contrib[src]; ok {
+		username, emails = c.Username, []string{c.PublicEmail}
+	}
+	if um.admin && (username != "" || len(emails) > 0) {
+		var u *models.User
+		var err error
+		if username != "" {
+			u, err = um.tx.FindUserByUsername(ctx, username)
+		}
+		for _, email := range emails {
+			if u == nil && email != "" {
+				u, err = um.tx.FindUserByEmail(ctx, email)
+			}
+		}
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			return 0, err
+		}
+		if u != nil {
+			um.ids[src] = u.ID
+			um.mapped++
+			return u.ID, nil
+		}
+	}
+	id, err := um.placeholder(ctx, src)
+	if err != nil {
+		return 0, err
+	}
+	um.ids[src] = id
+	um.isPH[src] = true
+	um.placeholders++
+	return id, nil
+}
+
+var unsafeUsername = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// placeholder makes the blocked user that stands for source user src:
+// named after the source's username or name, never able to sign in.
+func (um *userMap) placeholder(ctx context.Context, src int64) (int64, error) {
+	base, display := "", ""
+	if m, ok := um.members[src]; ok && m.User != nil {
+		base, display = m.User.Username, m.User.Username
+	} else if c, ok := um.contrib[src]; ok && c.Username != "" {
+		base, display = c.Username, c.Username
+	}
+	if n := um.names[src]; n != "" {
+		display = n
+		if base == "" {
+			base = n
+		}
+	}
+	base = strings.Trim(unsafeUsername.ReplaceAllString(base, "_"), "_.-")
+	if base == "" {
+		base = fmt.Sprintf("user%d", src)
+	}
+	if display == "" {
+		display = fmt.Sprintf("source user %d", src)
+	}
+	for n := 1; n < 1000; n++ {
+		username := fmt.Sprintf("%s_placeholder_%d", truncate(base, 40), n)
+		if _, err := um.tx.FindUserByUsername(ctx, username); err == nil {
+			continue
+		} else if !errors.Is(err, models.ErrNotFound) {
+			return 0, err
+		}
+		u := &models.User{Username: username, Name: "Placeholder " + display,
+			Email: username + "@placeholder.glmcp.invalid", State: models.UserBlocked}
+		err := um.tx.CreateUser(ctx, u)
+		if errors.Is(err, models.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		return u.ID, nil
+	}
+	return 0, fmt.Errorf("no free placeholder username for source user %d: %w", src, models.ErrConflict)
+}
+
+func (um *userMap) ptr(ctx context.Context, src *int64) (*int64, error) {
+	if src == nil || *src == 0 {
+		return nil, nil
+	}
+	id, err := um.user(ctx, *src)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}
+
+// convert turns the archive's relations into the store's records.
+func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store.ProjectRecords, error) {
+	r := &store.ProjectRecords{Members: um.memberRows}
+	sum.Imported[relMembers] = len(um.memberRows)
+	if n := len(a.Members) - countMembersMapped(um); n > 0 {
+		sum.Skipped["project_members (placeholder users get no membership)"] += n
+	}
+	labels := map[string]bool{}
+	labelByID := map[int64]string{}
+	addLabel := func(l exLabel) {
+		labelByID[l.ID] = l.Title
+		if labels[l.Title] {
+			return
+		}
+		labels[l.Title] = true
+		color := l.Color
+		if color == "" {
+			color = "#6699cc"
+		}
+		r.Labels = append(r.Labels, models.Label{Name: l.Title, Color: color, Description: l.Description,
+			CreatedAt: orNow(l.CreatedAt), UpdatedAt: orNow(l.UpdatedAt)})
+	}
+	for _, l := range a.Labels {
+		addLabel(l.Rec)
+	}
+	sum.Imported[relLabels] = len(r.Labels)
+	labelTitles := func(links []exLabelLink) models.StringList {
+		out := models.StringList{}
+		for _, l := range links {
+			if l.Label != nil {
+				if !labels[l.Label.Title] {
+					addLabel(*l.Label)
+					sum.Imported["labels (group labels copied)"]++
+				}
+				out = append(out, l.Label.Title)
+			} else {
+				out = append(out, labelByID[l.LabelID])
+			}
+		}
+		return out
+	}
+
+	milestones := map[string]bool{}
+	var maxIID int64
+	for _, m := range a.Milestones {
+		maxIID = max(maxIID, m.Rec.IID)
+	}
+	addMilestone := func(m exMilestone, keepIID bool) {
+		if milestones[m.Title] {
+			return
+		}
+		milestones[m.Title] = true
+		iid := m.IID
+		if !keepIID {
+			maxIID++
+			iid = maxIID
+		}
+		state := models.MilestoneState(m.State)
+		if state == "" {
+			state = models.MilestoneActive
+		}
+		r.Milestones = append(r.Milestones, models.Milestone{IID: iid, Title: m.Title, Description: m.Description,
+			State: state, StartDate: date(m.StartDate), DueDate: date(m.DueDate),
+			CreatedAt: orNow(m.CreatedAt), UpdatedAt: orNow(m.UpdatedAt)})
+	}
+	for _, m := range a.Milestones {
+		addMilestone(m.Rec, true)
+	}
+	sum.Imported[relMilestones] = len(r.Milestones)
+	milestoneTitle := func(m *exMilestone) string {
+		if m == nil || m.Title == "" {
+			return ""
+		}
+		if !milestones[m.Title] {
+			addMilestone(*m, false)
+			sum.Imported["milestones (group milestones copied)"]++
+		}
+		return m.Title
+	}
+
+	users := func(refs []exUserRef) ([]models.User, error) {
+		var out []models.User
+		seen := map[int64]bool{}
+		for _, x := range refs {
+			id, err := um.user(ctx, x.UserID)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, models.User{ID: id})
+			}
+		}
+		return out, nil
+	}
+	notes := func(kind models.NoteableType, iid int64, list []exNote) error {
+		for k, x := range list {
+			author, err := um.user(ctx, x.AuthorID)
+			if err != nil {
+				return err
+			}
+			n := models.Note{NoteableType: kind, AuthorID: author, Body: x.Note, System: x.System,
+				Internal:     x.Internal || (x.Confidential != nil && *x.Confidential),
+				DiscussionID: x.DiscussionID, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), ResolvedAt: x.ResolvedAt}
+			if x.Type != nil {
+				switch *x.Type {
+				case models.NoteTypeDiff:
+					n.Type = models.NoteTypeDiff
+					pos := models.DiffPosition(*x.Position)
+					if pos.PositionType == "" {
+						pos.PositionType = "text"
+					}
+					n.Position = &pos
+				case models.NoteTypeDiscussion:
+					n.Type = models.NoteTypeDiscussion
+				default:
+					sum.Skipped["notes: "+*x.Type+" kept as plain notes"]++
+				}
+			}
+			if n.DiscussionID == "" {
+				// A note of its own (GitLab exports no note ids).
+				h := sha1.Sum([]byte(fmt.Sprintf("%s/%d/%d", kind, iid, k)))
+				n.DiscussionID = hex.EncodeToString(h[:])
+			}
+			if n.ResolvedByID, err = um.ptr(ctx, x.ResolvedByID); err != nil {
+				return err
+			}
+			sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)
+			r.Notes = append(r.Notes, store.RecordNote{Note: n, NoteableIID: iid})
+			sum.Imported["notes"]++
+		}
+		return nil
+	}
+
+	for _, l := range a.Issues {
+		x := l.Rec
+		author, err := um.user(ctx, x.AuthorID)
+		if err != nil {
+			return nil, err
+		}
+		assignees, err := users(x.IssueAssignees)
+		if err != nil {
+			return nil, err
+		}
+		i := models.Issue{IID: x.IID, Title: x.Title, Description: x.Description, State: models.IssueState(x.State),
+			Labels: labelTitles(x.LabelLinks), Milestone: milestoneTitle(x.Milestone), Confidential: x.Confidential,
+			AuthorID: author, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), ClosedAt: x.ClosedAt,
+			DueDate: date(x.DueDate), StartDate: date(x.StartDate), Assignees: assignees, WorkItemTypeID: models.TypeIssue}
+		if x.WorkItemType != nil {
+			i.WorkItemTypeID = workItemTypes[x.WorkItemType.BaseType]
+		}
+		if i.State == models.IssueClosed && i.ClosedAt == nil {
+			t := i.UpdatedAt
+			i.ClosedAt = &t
+		}
+		r.Issues = append(r.Issues, store.RecordIssue{Issue: i})
+		if err := notes(models.NoteableIssue, x.IID, x.Notes); err != nil {
+			return nil, err
+		}
+		sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)
+		sum.Skipped["resource_state_events"] += countArray(x.ResourceStateEvents)
+		sum.Skipped["events"] += countArray(x.Events)
+		sum.Skipped["timelogs"] += countArray(x.Timelogs)
+	}
+	sum.Imported[relIssues] = len(r.Issues)
+
+	for _, l := range a.MergeRequests {
+		x := l.Rec
+		author, err := um.user(ctx, x.AuthorID)
+		if err != nil {
+			return nil, err
+		}
+		assignees, err := users(x.Assignees)
+		if err != nil {
+			return nil, err
+		}
+		reviewers, err := users(x.Reviewers)
+		if err != nil {
+			return nil, err
+		}
+		state := models.MergeRequestState(x.State)
+		if x.State == "locked" {
+			state = models.MergeRequestOpened
+		}
+		m := models.MergeRequest{IID: x.IID, Title: x.Title, Description: x.Description, State: state,
+			SourceBranch: x.SourceBranch, TargetBranch: x.TargetBranch, AuthorID: author,
+			Labels: labelTitles(x.LabelLinks), Draft: x.Draft, MergeStatus: x.MergeStatus, SHA: x.DiffHeadSHA,
+			Squash: x.Squash, MergedAt: x.MergedAt, ClosedAt: x.ClosedAt,
+			CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), Assignees: assignees, Reviewers: reviewers}
+		switch m.MergeStatus {
+		case "", models.MergeStatusUnchecked, models.MergeStatusChecking, models.MergeStatusCanBeMerged, models.MergeStatusCannotBeMerged:
+		default:
+			m.MergeStatus = models.MergeStatusUnchecked
+		}
+		if x.Diff != nil {
+			if m.SHA == "" {
+				m.SHA = x.Diff.HeadCommitSHA
+			}
+			m.DiffBaseSHA = x.Diff.BaseCommitSHA
+			sum.Skipped["merge_request_diff_commits (read from git)"] += len(x.Diff.Commits)
+			sum.Skipped["merge_request_diff_files (read from git)"] += countArray(x.Diff.Files)
+		}
+		if x.MergeCommitSHA != nil {
+			m.MergeCommitSHA = *x.MergeCommitSHA
+		}
+		if x.SquashCommitSHA != nil {
+			m.SquashCommitSHA = *x.SquashCommitSHA
+		}
+		if x.DiscussionLocked != nil {
+			m.DiscussionLocked = *x.DiscussionLocked
+		}
+		if x.AllowMaintainerToPush != nil {
+			m.AllowCollaboration = *x.AllowMaintainerToPush
+		}
+		if x.ForceRemoveSourceBranch != nil {
+			m.ForceRemoveSourceBranch = *x.ForceRemoveSourceBranch
+		}
+		if m.MergeUserID, err = um.ptr(ctx, x.MergeUserID); err != nil {
+			return nil, err
+		}
+		metricsTimes(x.Metrics, &m)
+		if m.State == models.MergeRequestMerged && m.MergedAt == nil {
+			t := m.UpdatedAt
+			m.MergedAt = &t
+		}
+		if m.State == models.MergeRequestClosed && m.ClosedAt == nil {
+			t := m.UpdatedAt
+			m.ClosedAt = &t
+		}
+		r.MergeRequests = append(r.MergeRequests, store.RecordMergeRequest{MergeRequest: m, MilestoneTitle: milestoneTitle(x.Milestone)})
+		if err := notes(models.NoteableMergeRequest, x.IID, x.Notes); err != nil {
+			return nil, err
+		}
+		approved := map[int64]bool{}
+		for _, ap := range x.Approvals {
+			id, err := um.user(ctx, ap.UserID)
+			if err != nil {
+				return nil, err
+			}
+			if approved[id] {
+				continue
+			}
+			approved[id] = true
+			at := m.UpdatedAt
+			if ap.CreatedAt != nil {
+				at = *ap.CreatedAt
+			}
+			r.Approvals = append(r.Approvals, store.RecordApproval{MergeRequestIID: x.IID, UserID: id, CreatedAt: at})
+			sum.Imported["approvals"]++
+		}
+		sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)
+		sum.Skipped["resource_state_events"] += countArray(x.ResourceStateEvents)
+		sum.Skipped["events"] += countArray(x.Events)
+		sum.Skipped["timelogs"] += countArray(x.Timelogs)
+	}
+	sum.Imported[relMergeRequests] = len(r.MergeRequests)
+
+	for _, l := range a.Pipelines {
+		x := l.Rec
+		uid, err := um.ptr(ctx, x.UserID)
+		if err != nil {
+			return nil, err
+		}
+		source := x.Source
+		if source == "" {
+			source = models.PipelineSourcePush
+		}
+		name := ""
+		if x.Metadata != nil {
+			name = x.Metadata.Name
+		}
+		p := models.Pipeline{IID: x.IID, SHA: x.SHA, Ref: x.Ref, Status: x.Status, Source: source, UserID: uid, Name: name,
+			Tag: x.Tag, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), StartedAt: x.StartedAt, FinishedAt: x.FinishedAt}
+		stages := append([]exStage(nil), x.Stages...)
+		sort.SliceStable(stages, func(i, j int) bool { return stages[i].Position < stages[j].Position })
+		for _, s := range stages {
+			for _, j := range s.jobs() {
+				juid, err := um.ptr(ctx, j.UserID)
+				if err != nil {
+					return nil, err
+				}
+				job := models.CIJob{Name: j.Name, Stage: j.Stage, Status: j.Status, Ref: j.Ref, AllowFailure: j.AllowFailure,
+					CreatedAt: orNow(j.CreatedAt), StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, Type: j.Type, UserID: juid}
+				if job.Stage == "" {
+					job.Stage = s.Name
+				}
+				if job.Ref == "" {
+					job.Ref = x.Ref
+				}
+				if job.Type != models.JobTypeBridge {
+					job.Type = models.JobTypeBuild
+				}
+				if j.FailureReason != nil {
+					job.FailureReason = *j.FailureReason
+				}
+				if j.Retried != nil {
+					job.Retried = *j.Retried
+				}
+				if j.StartedAt != nil && j.FinishedAt != nil {
+					d := j.FinishedAt.Sub(*j.StartedAt).Seconds()
+					job.Duration = &d
+				}
+				p.Jobs = append(p.Jobs, job)
+				sum.Imported["jobs"]++
+			}
+		}
+		rp := store.RecordPipeline{Pipeline: p}
+		if x.MergeRequest != nil {
+			rp.MergeRequestIID = x.MergeRequest.IID
+		}
+		r.Pipelines = append(r.Pipelines, rp)
+	}
+	sum.Imported[relPipelines] = len(r.Pipelines)
+
+	for _, l := range a.Releases {
+		x := l.Rec
+		author, err := um.ptr(ctx, x.AuthorID)
+		if err != nil {
+			return nil, err
+		}
+		rel := models.Release{Tag: x.Tag, Name: x.Name, Description: x.Description, AuthorID: author,
+			CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt)}
+		if rel.Name == "" {
+			rel.Name = x.Tag
+		}
+		rel.ReleasedAt = rel.CreatedAt
+		if x.ReleasedAt != nil {
+			rel.ReleasedAt = *x.ReleasedAt
+		}
+		for _, k := range x.Links {
+			lt := k.LinkType
+			if lt == "" {
+				lt = "other"
+			}
+			rel.Links = append(rel.Links, models.ReleaseLink{Name: k.Name, URL: k.URL, LinkType: lt, CreatedAt: orNow(k.CreatedAt)})
+			sum.Imported["release links"]++
+		}
+		r.Releases = append(r.Releases, rel)
+	}
+	sum.Imported[relReleases] = len(r.Releases)
+	r.WikiPages = a.WikiPages
+	sum.Imported["wiki pages"] = len(r.WikiPages)
+	for k, v := range sum.Skipped {
+		if v == 0 {
+			delete(sum.Skipped, k)
+		}
+	}
+	return r, nil
+}
+
+func countMembersMapped(um *userMap) int {
+	n := 0
+	for src := range um.members {
+		if !um.isPH[src] {
+			n++
+		}
+	}
+	return n
+}
+
+// metricsTimes reads merged_at and latest_closed_at from a merge request's
+// exported metrics.
+func metricsTimes(raw json.RawMessage, m *models.MergeRequest) {
+	if len(raw) == 0 {
+		return
+	}
+	var x struct {
+		MergedAt *time.Time `json:"merged_at"`
+		ClosedAt *time.Time `json:"latest_closed_at"`
+	}
+	if json.Unmarshal(raw, &x) != nil {
+		return
+	}
+	if m.MergedAt == nil {
+		m.MergedAt = x.MergedAt
+	}
+	if m.ClosedAt == nil {
+		m.ClosedAt = x.ClosedAt
+	}
+}
+
+// countArray is the length of a JSON array (0 for anything else).
+func countArray(raw json.RawMessage) int {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return 0
+	}
+	var xs []json.RawMessage
+	if json.Unmarshal(raw, &xs) != nil {
+		return 0
+	}
+	return len(xs)
+}
+
+func date(s *string) *models.Date {
+	if s == nil || *s == "" {
+		return nil
+	}
+	d, err := models.ParseDate(*s)
+	if err != nil {
+		return nil
+	}
+	return &d
+}
+
+func orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now().UTC().Truncate(time.Microsecond)
+	}
+	return t.UTC()
+}

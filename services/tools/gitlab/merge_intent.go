@@ -1,0 +1,131 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository"
+)
+
+// mergeIntents are the merge intents of *repository.Storage (see
+// Storage.WriteMergeIntent): what accept_merge_request records before the
+// target branch moves, so that a merge that reached git but not the store
+// (the process died in between) is finished on the next read of its merge
+// request.
+type mergeIntents interface {
+	WriteMergeIntent(projectID, iid int64, data []byte) error
+	MergeIntent(projectID, iid int64) ([]byte, error)
+	RemoveMergeIntent(projectID, iid int64) error
+}
+
+// mergeIntent is one recorded merge: the target branch, the head it moves
+// to, and the store's record of the merge.
+type mergeIntent struct {
+	Target  string                   `json:"target"`
+	NewHead string                   `json:"new_head"`
+	Merge   models.MergeRequestMerge `json:"merge"`
+}
+
+func (g *gitlab) intents() mergeIntents {
+	mi, _ := g.repos.(mergeIntents)
+	return mi
+}
+
+// settleMerge finishes the merge of mr recorded by an accept that did not
+// reach the store, when the target branch holds it (GitLab marks a merge
+// request merged once its head is in the target), and drops an intent
+// whose merge never reached git. It takes the merge request's row lock
+// first, so an accept still running is waited for, and returns the merge
+// request as it is then. Without an intent it returns mr as is.
+func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, error) {
+	mi := g.intents()
+	if mi == nil {
+		return mr, nil
+	}
+	data, err := mi.MergeIntent(p.ID, mr.IID)
+	if err != nil || data == nil {
+		return mr, nil // the read goes on; the next one looks again
+	}
+	var in mergeIntent
+	if json.Unmarshal(data, &in) != nil || !repository.IsFullHash(in.NewHead) {
+		_ = mi.RemoveMergeIntent(p.ID, mr.IID)
+		return mr, nil
+	}
+	out := mr
+	err = g.inTx(ctx, func(tx Store) error {
+		locked, err := tx.LockMergeRequest(ctx, p.ID, mr.IID)
+		if err != nil {
+			return err
+		}
+		out = locked
+		if locked.State != models.MergeRequestOpened {
+			return nil
+		}
+		repo, err := g.openMRRepository(ctx, p)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		merged, err := repo.IsAncestor(ctx, in.NewHead, branchRef(in.Target))
+		if errors.Is(err, models.ErrNotFound) {
+			merged, err = false, nil // no such commit, or no such branch any more
+		}
+		if err != nil || !merged {
+			return err // never reached git: the intent goes
+		}
+		out, err = tx.MergeMergeRequest(ctx, p.ID, mr.IID, in.Merge)
+		return err
+	})
+	if err != nil {
+		return mr, err
+	}
+	_ = mi.RemoveMergeIntent(p.ID, mr.IID)
+	return out, nil
+}
+
+// SettleMerges finishes the merges a crash left recorded in the
+// repositories of projectIDs (see settleMerge): glmcp runs it at start, so
+// such a merge request reads merged in lists too, not only once it is read
+// itself. It returns how many merge requests it marked merged.
+func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) {
+	g := newGitlab(d)
+	lister, ok := g.repos.(interface{ MergeIntents(projectID int64) []int64 })
+	mi := g.intents()
+	if !ok || mi == nil {
+		return 0, nil
+	}
+	n := 0
+	for _, pid := range projectIDs {
+		iids := lister.MergeIntents(pid)
+		if len(iids) == 0 {
+			continue
+		}
+		ps, err := g.store.LoadProjects(ctx, []int64{pid})
+		if err != nil {
+			return n, err
+		}
+		if len(ps) != 1 {
+			continue
+		}
+		for _, iid := range iids {
+			mr, err := g.store.LoadMergeRequest(ctx, pid, iid)
+			if errors.Is(err, models.ErrNotFound) {
+				_ = mi.RemoveMergeIntent(pid, iid)
+				continue
+			}
+			if err != nil {
+				return n, err
+			}
+			out, err := g.settleMerge(ctx, &ps[0], mr)
+			if err != nil {
+				return n, err
+			}
+			if mr.State == models.MergeRequestOpened && out.State == models.MergeRequestMerged {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
