@@ -65,6 +65,18 @@ type Config struct {
 	// AuthFailureLimit budgets failed authentications per client address
 	// ("30/60s"; "0" = off).
 	AuthFailureLimit string
+	// RedisURL, when set, is where every instance counts the rate limits,
+	// the failed-authentication ban and the per-user listen stream cap
+	// (services/redislimit); RedisPasswordFile holds its password;
+	// RedisPrefix starts every key (empty: derived from the secret, so the
+	// instances of one deployment share it and other deployments do not).
+	// RedisTimeout bounds each check; RedisStreamLease is a stream slot's
+	// lease.
+	RedisURL          string
+	RedisPasswordFile string
+	RedisPrefix       string
+	RedisTimeout      time.Duration
+	RedisStreamLease  time.Duration
 	// TrustedProxies are the proxy addresses (IPs or CIDRs) whose
 	// X-Forwarded-For / X-Real-IP headers name the client; empty trusts
 	// none, so the per-address rate limit keys on the peer address.
@@ -143,6 +155,8 @@ func Defaults() Config {
 		MaxUserStreams:      10,
 		RateLimit:           "600/60s",
 		AuthFailureLimit:    "30/60s",
+		RedisTimeout:        100 * time.Millisecond,
+		RedisStreamLease:    30 * time.Second,
 		LogLevel:            "info",
 		LogFormat:           "json",
 		Demo:                true,
@@ -219,6 +233,15 @@ func (cfg *Config) Validate() error {
 	cfg.rateLimit, cfg.rateLimitEnabled = l, on
 	if cfg.failLimit, cfg.failLimitEnabled, err = ratelimit.ParseLimit(cfg.AuthFailureLimit); err != nil {
 		bad("GLMCP_AUTH_FAILURE_LIMIT: %v", err)
+	}
+	if cfg.RedisURL != "" && !strings.HasPrefix(cfg.RedisURL, "redis://") && !strings.HasPrefix(cfg.RedisURL, "rediss://") {
+		bad("GLMCP_REDIS_URL: must start with redis:// or rediss:// (leave it empty to count limits per instance)")
+	}
+	if cfg.RedisTimeout < time.Millisecond || cfg.RedisTimeout > 10*time.Second {
+		bad("GLMCP_REDIS_TIMEOUT: %s is not within 1ms..10s", cfg.RedisTimeout)
+	}
+	if cfg.RedisStreamLease < time.Second || cfg.RedisStreamLease > time.Hour {
+		bad("GLMCP_REDIS_STREAM_LEASE: %s is not within 1s..1h", cfg.RedisStreamLease)
 	}
 	for _, p := range cfg.TrustedProxies {
 		if !validProxy(p) {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,6 +23,7 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
+	"gitlab.com/glmcp/glmcp/services/redislimit"
 	"gitlab.com/glmcp/glmcp/services/resources"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
@@ -68,7 +71,8 @@ type Server struct {
 	idCache  *auth.IdentityCache
 	views    *store.IssueViewCache
 	listener *subscriptions.PGListener
-	poll     changeSource // embedded store: catalog and resource change poller
+	redis    *redislimit.Client // nil: limits counted per instance
+	poll     changeSource       // embedded store: catalog and resource change poller
 	logger   *slog.Logger
 	shutdown chan struct{}
 	stopBG   context.CancelFunc
@@ -95,12 +99,27 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		return nil, err
 	}
 	w.tools = ts
-	w.hub = subscriptions.NewHub(subscriptions.Options{
+	hubOpts := subscriptions.Options{
 		MaxPerUser: cfg.MaxUserStreams, MaxTotal: cfg.MaxStreams, Logger: logger,
 		// A change must be visible to a client that re-lists on the
 		// notification: drop the cached catalog before anyone is told.
 		BeforePublish: func(subscriptions.Event) { ts.Invalidate() },
-	})
+	}
+	// Limits shared by every instance (GLMCP_REDIS_URL): the rate limits,
+	// the failed-authentication ban and the per-user stream cap.
+	var limiterOpts []ratelimit.Option
+	if cfg.RedisURL != "" {
+		w.redis, err = redislimit.New(redislimit.Config{
+			URL: cfg.RedisURL, PasswordFile: cfg.RedisPasswordFile, Prefix: redisPrefix(cfg, e.Secret),
+			Timeout: cfg.RedisTimeout, Lease: cfg.RedisStreamLease, Logger: logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		hubOpts.Slots = w.redis
+		limiterOpts = append(limiterOpts, ratelimit.Redis(w.redis))
+	}
+	w.hub = subscriptions.NewHub(hubOpts)
 	if e.Embedded {
 		w.poll = e.Store
 	} else {
@@ -197,11 +216,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		deps.RequestContext = store.WithRequestMarks
 	}
 	if cfg.rateLimitEnabled {
-		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil)
+		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil, limiterOpts...)
 	}
 	var failures *ratelimit.Limiter // shared by both groups: one budget per address
 	if cfg.failLimitEnabled {
-		failures = ratelimit.NewLimiter(cfg.failLimit, nil)
+		failures = ratelimit.NewLimiter(cfg.failLimit, nil, limiterOpts...)
 	}
 	// metadataURL is what challenges name: nothing when no authorization
 	// server is configured, so clients do not try to sign in.
@@ -256,6 +275,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps.Metrics = middleware.NewMetrics(reg, mcp.MethodNames())
 	registerIssueViewMetrics(reg, w.views)
+	registerRateLimitBackend(reg, w.redis)
 	gin.SetMode(gin.ReleaseMode)
 	w.handler = handlers.NewRouter(deps)
 	return w, nil
@@ -325,6 +345,36 @@ func registerIssueViewMetrics(reg prometheus.Registerer, c *store.IssueViewCache
 	)
 }
 
+// registerRateLimitBackend exports where the limits are counted:
+// glmcp_ratelimit_backend{backend="redis"} is 1 while Redis answers, and
+// {backend="local"} is 1 while this instance counts on its own (no Redis
+// configured, or Redis down).
+func registerRateLimitBackend(reg prometheus.Registerer, rc *redislimit.Client) {
+	const name, help = "glmcp_ratelimit_backend", "Where rate limits, the failed-authentication ban and the per-user stream cap are counted: 1 for the backend in use (redis or local)."
+	inRedis := func() float64 {
+		if rc != nil && rc.Up() {
+			return 1
+		}
+		return 0
+	}
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: prometheus.Labels{"backend": "redis"}}, inRedis),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: prometheus.Labels{"backend": "local"}},
+			func() float64 { return 1 - inRedis() }),
+	)
+}
+
+// redisPrefix is the prefix of glmcp's Redis keys: GLMCP_REDIS_PREFIX, or
+// one derived from the instance secret (which the instances of a
+// deployment share, and which no key reveals).
+func redisPrefix(cfg *Config, secret string) string {
+	if cfg.RedisPrefix != "" {
+		return cfg.RedisPrefix
+	}
+	sum := sha256.Sum256([]byte("glmcp redis key prefix\x00" + secret))
+	return "glmcp:" + hex.EncodeToString(sum[:8]) + ":"
+}
+
 // Start runs the background workers (last_used_at writer, change listener
 // or catalog poller) until Shutdown.
 func (w *Server) Start(ctx context.Context) {
@@ -335,6 +385,10 @@ func (w *Server) Start(ctx context.Context) {
 	if w.listener != nil {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); _ = w.listener.Run(bg) }()
+	}
+	if w.redis != nil {
+		w.wg.Add(1)
+		go func() { defer w.wg.Done(); w.redis.Run(bg) }()
 	}
 	if w.poll != nil {
 		w.wg.Add(1)
@@ -383,4 +437,7 @@ func (w *Server) Stop() {
 		w.stopBG()
 	}
 	w.wg.Wait()
+	if w.redis != nil {
+		_ = w.redis.Close()
+	}
 }

@@ -138,7 +138,7 @@ func mount(r *gin.Engine, path string, d Deps, g Group) {
 	chain = append(chain, middleware.RequireAuth(g.Auth),
 		middleware.OpenRequests(d.MaxUserRequests), middleware.OpenRequestsPerAddress(d.MaxAddressRequests))
 	if d.Limiter != nil {
-		chain = append(chain, ratelimit.Middleware(d.Limiter, userKey(path)))
+		chain = append(chain, ratelimit.MiddlewareLimits(d.Limiter, userKey(path)))
 	}
 	chain = append(chain, g.Server.Handle)
 	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodPut, http.MethodPatch, http.MethodOptions} {
@@ -168,12 +168,18 @@ func anonymousKey(path string) func(*gin.Context) string {
 	}
 }
 
-func userKey(path string) func(*gin.Context) string {
-	return func(c *gin.Context) string {
+// userKey limits an authenticated user per route group, under the user's
+// own limit when an administrator set one (glmcp users set-rate-limit).
+func userKey(path string) func(*gin.Context) (string, ratelimit.Limit) {
+	return func(c *gin.Context) (string, ratelimit.Limit) {
 		id := middleware.IdentityFrom(c.Request.Context())
 		if id == nil || id.User == nil {
-			return ""
+			return "", ratelimit.Limit{}
 		}
-		return "user:" + strconv.FormatInt(id.User.ID, 10) + ":" + path
+		var own ratelimit.Limit
+		if u := id.User; u.RateLimitRequests > 0 && u.RateLimitPeriodSeconds > 0 {
+			own = ratelimit.Limit{Requests: u.RateLimitRequests, Per: time.Duration(u.RateLimitPeriodSeconds) * time.Second}
+		}
+		return "user:" + strconv.FormatInt(id.User.ID, 10) + ":" + path, own
 	}
 }

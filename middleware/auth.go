@@ -66,12 +66,12 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 			return
 		}
 		failKey := "authfail:" + c.ClientIP()
-		if blocked, retry := cfg.Failures.Blocked(failKey); blocked {
+		if blocked, retry := cfg.Failures.Peek(ctx, failKey); blocked {
 			ratelimit.Reject(c, cfg.Failures, retry)
 			return
 		}
 		if cred.Kind == RefusedCredential {
-			cfg.Failures.Allow(failKey) // spend one failure
+			cfg.Failures.Take(ctx, failKey, ratelimit.Limit{}) // spend one failure
 			// Not a bearer token at all: the challenge carries no error
 			// code (RFC 6750 §3.1), the body says what to send.
 			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: refusedReason(cred)})
@@ -94,7 +94,7 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 				Fields(ctx).UserID = id.User.ID
 			}
 			if ae.Kind == auth.Unauthenticated {
-				cfg.Failures.Allow(failKey) // spend one failure
+				cfg.Failures.Take(ctx, failKey, ratelimit.Limit{}) // spend one failure
 			}
 			WriteAuthError(c, cfg.MetadataURL, ae)
 			return

@@ -15,15 +15,19 @@ const (
 
 // User is a GitLab user (table users).
 type User struct {
-	ID        int64     `gorm:"primaryKey" json:"id"`
-	Username  string    `json:"username"`
-	Name      string    `json:"name"`
-	Email     string    `json:"email"`
-	State     UserState `json:"state"`
-	Admin     bool      `json:"admin"`
-	EESeat    bool      `gorm:"column:ee_seat" json:"ee_seat"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID       int64     `gorm:"primaryKey" json:"id"`
+	Username string    `json:"username"`
+	Name     string    `json:"name"`
+	Email    string    `json:"email"`
+	State    UserState `json:"state"`
+	Admin    bool      `json:"admin"`
+	EESeat   bool      `gorm:"column:ee_seat" json:"ee_seat"`
+	// RateLimitRequests per RateLimitPeriodSeconds is the user's own MCP
+	// request limit (glmcp users set-rate-limit); zero: the server's.
+	RateLimitRequests      int       `gorm:"column:mcp_rate_limit_requests" json:"-"`
+	RateLimitPeriodSeconds int       `gorm:"column:mcp_rate_limit_period_seconds" json:"-"`
+	CreatedAt              time.Time `json:"created_at"`
+	UpdatedAt              time.Time `json:"updated_at"`
 }
 
 // Active reports whether the user may use the API.

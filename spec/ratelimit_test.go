@@ -216,3 +216,38 @@ func TestRateLimit_config(t *testing.T) {
 		t.Fatalf("valid proxies: %v", err)
 	}
 }
+
+// Ensure a user's own limit, set with the CLI while the server runs,
+// applies to the user's next requests at once (the identity cache hears of
+// the change), names itself in the headers and the 429, and that
+// "default" gives the server's limit back.
+func TestRateLimit_userOwnLimit(t *testing.T) {
+	h := startServer(t, withRateLimit("600/60s"))
+	ping := func() *response { return h.send(t, call{User: "alice", Method: "ping"}) }
+	if r := ping(); r.Status != http.StatusOK || r.Header.Get("RateLimit-Limit") != "600" {
+		t.Fatalf("before: %d, RateLimit-Limit %q", r.Status, r.Header.Get("RateLimit-Limit"))
+	}
+	h.runGlmcp(t, "users", "set-rate-limit", "alice", "3/60s")
+	allowed := 0
+	var last *response
+	eventually(t, "alice's own limit applies", func() bool {
+		last = ping()
+		return last.Header.Get("RateLimit-Limit") == "3"
+	})
+	for last.Status == http.StatusOK {
+		if allowed++; allowed > 3 {
+			t.Fatalf("%d requests allowed under alice's own 3/60s", allowed)
+		}
+		last = ping()
+	}
+	expectRateLimited(t, last)
+	// Bob keeps the server's limit.
+	if r := h.send(t, call{User: "bob", Method: "ping"}); r.Status != http.StatusOK || r.Header.Get("RateLimit-Limit") != "600" {
+		t.Fatalf("bob: %d, RateLimit-Limit %q", r.Status, r.Header.Get("RateLimit-Limit"))
+	}
+	h.runGlmcp(t, "users", "set-rate-limit", "alice", "default")
+	eventually(t, "the server's limit applies to alice again", func() bool {
+		r := ping()
+		return r.Status == http.StatusOK && r.Header.Get("RateLimit-Limit") == "600" && r.Header.Get("RateLimit-Policy") == "600;w=60"
+	})
+}

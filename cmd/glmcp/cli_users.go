@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/spf13/cobra"
 
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/models"
 )
 
@@ -143,14 +145,51 @@ func newUsersCommand(a *cli) *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tUSERNAME\tNAME\tEMAIL\tSTATE\tADMIN\tEE SEAT")
+			fmt.Fprintln(tw, "ID\tUSERNAME\tNAME\tEMAIL\tSTATE\tADMIN\tEE SEAT\tRATE LIMIT")
 			for _, u := range users {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%t\t%t\n", u.ID, u.Username, u.Name, u.Email, u.State, u.Admin, u.EESeat)
+				limit := "default"
+				if u.RateLimitRequests > 0 {
+					limit = ratelimit.Limit{Requests: u.RateLimitRequests, Per: time.Duration(u.RateLimitPeriodSeconds) * time.Second}.String()
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%t\t%t\t%s\n", u.ID, u.Username, u.Name, u.Email, u.State, u.Admin, u.EESeat, limit)
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.AddCommand(create, setState("block", "Block a user (its tokens stop working)", models.UserBlocked),
+	setRateLimit := &cobra.Command{
+		Use:   "set-rate-limit USERNAME N/WINDOW|default",
+		Short: "Give a user their own MCP request limit (e.g. 60/60s), or back the server's (default)",
+		Long: "Sets the number of MCP requests USERNAME may make per window on each route group, instead of " +
+			"GLMCP_RATE_LIMIT: N/WINDOW as in GLMCP_RATE_LIMIT (60/60s, 1000/1h), or \"default\" for the server's " +
+			"limit. Every running instance applies it at once.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var requests, period int
+			if args[1] != "default" {
+				lim, on, err := ratelimit.ParseLimit(args[1])
+				if err != nil {
+					return err
+				}
+				if !on {
+					return fmt.Errorf("rate limit %q: a user's limit needs at least 1 request; use \"default\" for the server's limit", args[1])
+				}
+				requests, period = lim.Requests, int(lim.Per/time.Second)
+			}
+			e, err := a.openEnv(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			if err := e.Store.SetUserRateLimit(cmd.Context(), args[0], requests, period); err != nil {
+				if errors.Is(err, models.ErrNotFound) {
+					return fmt.Errorf("no user %q", args[0])
+				}
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(create, setRateLimit, setState("block", "Block a user (its tokens stop working)", models.UserBlocked),
 		setState("unblock", "Reactivate a blocked or deactivated user", models.UserActive),
 		setState("deactivate", "Deactivate a user", models.UserDeactivated), list)
 	return cmd

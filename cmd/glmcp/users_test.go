@@ -118,3 +118,37 @@ func TestUsersList(t *testing.T) {
 		}
 	})
 }
+
+// Ensure users set-rate-limit stores a user's own limit, "default" clears
+// it, users list shows it, and bad input changes nothing.
+func TestUsersSetRateLimit(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		b.createUser(t, "erin")
+		b.mustRun(t, "users", "set-rate-limit", "erin", "60/60s")
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 60 || u.RateLimitPeriodSeconds != 60 {
+			t.Fatalf("stored limit = %d/%ds, want 60/60s", u.RateLimitRequests, u.RateLimitPeriodSeconds)
+		}
+		rows := lines(b.mustRun(t, "users", "list"))
+		if !strings.HasSuffix(rows[0], "RATE LIMIT") || !strings.HasSuffix(rows[1], "60/60s") {
+			t.Errorf("users list = %q, want a RATE LIMIT column with 60/60s", rows)
+		}
+		for _, bad := range []struct{ args, want []string }{
+			{[]string{"erin", "0"}, []string{"at least 1 request", "default"}},
+			{[]string{"erin", "60"}, []string{"want N/WINDOW"}},
+			{[]string{"erin", "60/500ms"}, []string{"whole seconds"}},
+			{[]string{"nobody", "60/60s"}, []string{`no user "nobody"`}},
+		} {
+			b.wantErr(t, bad.want, append([]string{"users", "set-rate-limit"}, bad.args...)...)
+		}
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 60 || u.RateLimitPeriodSeconds != 60 {
+			t.Fatalf("limit after refused changes = %d/%ds, want 60/60s", u.RateLimitRequests, u.RateLimitPeriodSeconds)
+		}
+		b.mustRun(t, "users", "set-rate-limit", "ERIN", "default")
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 0 || u.RateLimitPeriodSeconds != 0 {
+			t.Fatalf("limit after default = %d/%ds, want 0/0", u.RateLimitRequests, u.RateLimitPeriodSeconds)
+		}
+		if rows := lines(b.mustRun(t, "users", "list")); !strings.HasSuffix(rows[1], "default") {
+			t.Errorf("users list after default = %q", rows[1])
+		}
+	})
+}

@@ -11,9 +11,11 @@
 // sweep, so memory tracks the number of recently active keys; a hard cap
 // (100,000 keys by default) evicts the buckets closest to full first.
 //
-// Limits are kept in process memory: with several glmcp instances behind a
-// load balancer each instance limits on its own, so the effective limit is
-// N times the instance count.
+// Limits are kept in process memory unless the limiter has a [Shared]
+// store ([Redis]): then every instance of a deployment counts each key in
+// Redis, with the same algorithm on Redis's clock, and the in-process
+// buckets count only while Redis does not answer. A check may name its own
+// limit ([Limiter.Take], [MiddlewareLimits]): a user's own limit.
 //
 // [Middleware] sets on every limited response
 //

@@ -35,12 +35,14 @@ func WithMaxKeys(n int) Option {
 type Limiter struct {
 	limit    Limit
 	enabled  bool
-	interval int64 // ns per token (the emission interval)
-	capacity int64 // ns: interval × Requests
-	now      func() time.Time
-	maxKeys  int
-	seed     maphash.Seed
-	shards   []shard
+	capacity int64 // ns: the bucket of limit, see gcra
+	// shared, when set, counts every key for all instances; this process's
+	// buckets serve while it cannot answer (see Take).
+	shared  Shared
+	now     func() time.Time
+	maxKeys int
+	seed    maphash.Seed
+	shards  []shard
 	// nextSweep is the UnixNano time of the next sweep of full buckets.
 	nextSweep atomic.Int64
 }
@@ -66,8 +68,7 @@ func NewLimiter(l Limit, now func() time.Time, opts ...Option) *Limiter {
 		return lim
 	}
 	lim.enabled = true
-	lim.interval = max(1, int64(l.Per)/int64(l.Requests))
-	lim.capacity = lim.interval * int64(l.Requests)
+	_, lim.capacity = gcra(l)
 
 	n := min(maxShards, max(1, lim.maxKeys/minPerShard))
 	lim.shards = make([]shard, n)
@@ -89,7 +90,8 @@ func (l *Limiter) Limit() Limit {
 // Enabled reports whether l limits anything.
 func (l *Limiter) Enabled() bool { return l != nil && l.enabled }
 
-// Allow takes one token from key's bucket. ok reports whether the request
+// Allow takes one token from key's bucket, in this process only (see
+// [Limiter.Take] for the shared count). ok reports whether the request
 // may proceed; remaining is the number of further requests allowed right
 // now; retryAfter (when !ok) is the wait until one is; reset is the wait
 // until the bucket is full again. A disabled limiter returns ok and zeros.
@@ -97,6 +99,13 @@ func (l *Limiter) Allow(key string) (ok bool, remaining int, retryAfter, reset t
 	if !l.Enabled() {
 		return true, 0, 0, 0
 	}
+	d := l.allowLocal(key, l.limit)
+	return d.OK, d.Remaining, d.RetryAfter, d.Reset
+}
+
+// allowLocal is Allow for lim, kept in this process.
+func (l *Limiter) allowLocal(key string, lim Limit) Decision {
+	interval, capacity := gcra(lim)
 	now := l.now().UnixNano()
 	l.maybeSweep(now)
 
@@ -105,15 +114,23 @@ func (l *Limiter) Allow(key string) (ok bool, remaining int, retryAfter, reset t
 	defer s.mu.Unlock()
 	tat, found := s.tat[key]
 	tat = max(tat, now)
-	next := tat + l.interval
-	if next-now > l.capacity {
-		return false, 0, time.Duration(next - l.capacity - now), time.Duration(tat - now)
+	next := tat + interval
+	if next-now > capacity {
+		return Decision{RetryAfter: time.Duration(next - capacity - now), Reset: time.Duration(tat - now)}
 	}
 	if !found && len(s.tat) >= s.max {
 		s.evict(now)
 	}
 	s.tat[key] = next
-	return true, int((l.capacity - (next - now)) / l.interval), 0, time.Duration(next - now)
+	return Decision{OK: true, Remaining: int((capacity - (next - now)) / interval), Reset: time.Duration(next - now)}
+}
+
+// gcra returns lim's emission interval (ns per token) and bucket capacity
+// (ns): a bucket is empty when its theoretical arrival time is capacity
+// ahead of now.
+func gcra(lim Limit) (interval, capacity int64) {
+	interval = max(1, int64(lim.Per)/int64(lim.Requests))
+	return interval, interval * int64(lim.Requests)
 }
 
 // Len returns the number of buckets held.
@@ -182,13 +199,19 @@ func (s *shard) evict(now int64) {
 }
 
 // Blocked reports, without spending anything, whether a request for key
-// would be refused now, and when it would pass again. It serves budgets
-// that are charged after the fact (failed authentications): check Blocked
-// before the work, call Allow when the work failed.
+// would be refused now (in this process only; see [Limiter.Peek]), and
+// when it would pass again. It serves budgets that are charged after the
+// fact (failed authentications): check Blocked before the work, call
+// Allow when the work failed.
 func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
 	if !l.Enabled() {
 		return false, 0
 	}
+	return l.blockedLocal(key, l.limit)
+}
+
+func (l *Limiter) blockedLocal(key string, lim Limit) (bool, time.Duration) {
+	interval, capacity := gcra(lim)
 	now := l.now().UnixNano()
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
 	s.mu.Lock()
@@ -197,9 +220,9 @@ func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
 	if !found {
 		return false, 0
 	}
-	next := max(tat, now) + l.interval
-	if next-now > l.capacity {
-		return true, time.Duration(next - l.capacity - now)
+	next := max(tat, now) + interval
+	if next-now > capacity {
+		return true, time.Duration(next - capacity - now)
 	}
 	return false, 0
 }

@@ -33,33 +33,40 @@ func (e *Exceeded) Error() string { return e.Message }
 // c.ClientIP(). A nil or disabled limiter lets everything through without
 // headers.
 func Middleware(l *Limiter, keyFunc func(*gin.Context) string) gin.HandlerFunc {
+	if keyFunc == nil {
+		keyFunc = func(c *gin.Context) string { return "ip:" + c.ClientIP() }
+	}
+	return MiddlewareLimits(l, func(c *gin.Context) (string, Limit) { return keyFunc(c), Limit{} })
+}
+
+// MiddlewareLimits is Middleware with a limit per request: keyFunc returns
+// the key and the limit that applies to it (a user's own limit), or a zero
+// Limit for the limiter's. The RateLimit headers and a 429's data name the
+// limit that applied.
+func MiddlewareLimits(l *Limiter, keyFunc func(*gin.Context) (string, Limit)) gin.HandlerFunc {
 	if !l.Enabled() {
 		return func(c *gin.Context) { c.Next() }
 	}
-	limit := strconv.Itoa(l.limit.Requests)
-	policy := l.limit.Policy()
 	return func(c *gin.Context) {
-		var key string
-		if keyFunc != nil {
-			key = keyFunc(c)
-		} else {
-			key = "ip:" + c.ClientIP()
-		}
+		key, lim := keyFunc(c)
 		if key == "" {
 			c.Next()
 			return
 		}
-		ok, remaining, retryAfter, reset := l.Allow(key)
+		if !lim.valid() {
+			lim = l.limit
+		}
+		d := l.Take(c.Request.Context(), key, lim)
 		h := c.Writer.Header()
-		h.Set("RateLimit-Limit", limit)
-		h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
-		h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(reset), 10))
-		h.Set("RateLimit-Policy", policy)
-		if ok {
+		h.Set("RateLimit-Limit", strconv.Itoa(lim.Requests))
+		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
+		h.Set("RateLimit-Policy", lim.Policy())
+		if d.OK {
 			c.Next()
 			return
 		}
-		Reject(c, l, retryAfter)
+		RejectLimit(c, lim, d.RetryAfter)
 	}
 }
 
@@ -76,11 +83,16 @@ type rateLimitData struct {
 // (429, Retry-After, the rate-limit JSON-RPC error, without an id member as
 // everywhere glmcp answers before reading the request).
 func Reject(c *gin.Context, l *Limiter, retryAfter time.Duration) {
+	RejectLimit(c, l.Limit(), retryAfter)
+}
+
+// RejectLimit is Reject naming lim, the limit that applied.
+func RejectLimit(c *gin.Context, lim Limit, retryAfter time.Duration) {
 	secs := max(1, ceilSeconds(retryAfter))
 	_ = c.Error(&Exceeded{
 		Message:    fmt.Sprintf("Rate limit exceeded, retry in %d seconds", secs),
 		RetryAfter: secs,
-		Data:       rateLimitData{RetryAfterSeconds: secs, Limit: l.limit.Requests, WindowSeconds: windowSeconds(l.limit.Per)},
+		Data:       rateLimitData{RetryAfterSeconds: secs, Limit: lim.Requests, WindowSeconds: windowSeconds(lim.Per)},
 	})
 	c.Abort()
 }

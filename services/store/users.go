@@ -93,3 +93,26 @@ func validUserState(s models.UserState) bool {
 	}
 	return false
 }
+
+// SetUserRateLimit sets the MCP request limit of the user called username
+// (ignoring case) to requests per periodSeconds; 0 and 0 clear it (the
+// server's limit applies). Other values outside 1..1,000,000 requests per
+// 1..86,400 seconds are models.ErrInvalidInput; an unknown user
+// models.ErrNotFound. Every instance sees the change at once: it is an
+// identity change (migration 20261201060000).
+func (s *Store) SetUserRateLimit(ctx context.Context, username string, requests, periodSeconds int) error {
+	clear := requests == 0 && periodSeconds == 0
+	if !clear && (requests < 1 || requests > 1_000_000 || periodSeconds < 1 || periodSeconds > 86_400) {
+		return fmt.Errorf("set user %q rate limit %d/%ds: %w", username, requests, periodSeconds, models.ErrInvalidInput)
+	}
+	res := s.conn(ctx).Model(&models.User{}).
+		Where("lower(username) = lower(?)", username).
+		Updates(map[string]any{"mcp_rate_limit_requests": requests, "mcp_rate_limit_period_seconds": periodSeconds, "updated_at": s.clock()})
+	if res.Error != nil {
+		return fmt.Errorf("set user %q rate limit: %w", username, translate(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("set user %q rate limit: %w", username, models.ErrNotFound)
+	}
+	return nil
+}

@@ -20,10 +20,22 @@ type Options struct {
 	MaxTotal int
 	// Logger receives dropped-event and panic reports; nil discards.
 	Logger *slog.Logger
+	// Slots, when set, holds each subscription's per-user slot where every
+	// instance counts it, so that MaxPerUser holds across instances; the
+	// hub's own count still holds on this instance.
+	Slots Slots
 	// BeforePublish, when set, runs synchronously in Publish before any
 	// listener is signalled, e.g. to drop a cached catalog so that a client
 	// re-listing on the notification sees the change.
 	BeforePublish func(Event)
+}
+
+// Slots is a per-user count of open listen streams shared by every instance
+// (services/redislimit).
+type Slots interface {
+	// Acquire takes one of userID's max slots; release frees it. ok is
+	// false when the user holds max slots already.
+	Acquire(userID int64, max int) (release func(), ok bool)
 }
 
 // Hub fans catalog change events out to the open listen streams of one
@@ -33,6 +45,7 @@ type Hub struct {
 	maxTotal   int
 	logger     *slog.Logger
 	before     func(Event)
+	slots      Slots
 
 	mu      sync.RWMutex
 	subs    []*Subscription // each knows its index, for O(1) removal
@@ -52,6 +65,7 @@ func NewHub(opts Options) *Hub {
 		maxTotal:   opts.MaxTotal,
 		logger:     opts.Logger,
 		before:     opts.BeforePublish,
+		slots:      opts.Slots,
 		perUser:    make(map[int64]int),
 		drained:    make(chan struct{}),
 	}
@@ -96,17 +110,35 @@ func (h *Hub) SubscribeFunc(userID int64, visible Visibility, wake func(), resou
 }
 
 func (h *Hub) subscribe(userID int64, visible Visibility, wake func(), resources []string) (*Subscription, error) {
+	// The shared slot is taken first, without the hub's lock (it may ask
+	// Redis), and given back if the hub refuses after all.
+	var slot func()
+	if h.slots != nil {
+		if err := h.admissible(userID); err != nil {
+			return nil, err
+		}
+		release, ok := h.slots.Acquire(userID, h.maxPerUser)
+		if !ok {
+			return nil, fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyForUser, h.maxPerUser)
+		}
+		slot = release
+	}
+	s, err := h.register(userID, visible, wake, resources, slot)
+	if err != nil && slot != nil {
+		slot()
+	}
+	return s, err
+}
+
+// register adds a subscription holding slot, unless the hub refuses it.
+func (h *Hub) register(userID int64, visible Visibility, wake func(), resources []string, slot func()) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	switch {
-	case h.closed:
-		return nil, fmt.Errorf("subscribe: %w", ErrClosed)
-	case h.perUser[userID] >= h.maxPerUser:
-		return nil, fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyForUser, h.maxPerUser)
-	case len(h.subs) >= h.maxTotal:
-		return nil, fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyTotal, h.maxTotal)
+	if err := h.admissibleLocked(userID); err != nil {
+		return nil, err
 	}
 	s := &Subscription{
+		slot:    slot,
 		hub:     h,
 		userID:  userID,
 		visible: visible,
@@ -127,6 +159,26 @@ func (h *Hub) subscribe(userID int64, visible Visibility, wake func(), resources
 	h.perUser[userID]++
 	h.live++
 	return s, nil
+}
+
+// admissible reports whether the hub would take one more subscription of
+// userID now.
+func (h *Hub) admissible(userID int64) error {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.admissibleLocked(userID)
+}
+
+func (h *Hub) admissibleLocked(userID int64) error {
+	switch {
+	case h.closed:
+		return fmt.Errorf("subscribe: %w", ErrClosed)
+	case h.perUser[userID] >= h.maxPerUser:
+		return fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyForUser, h.maxPerUser)
+	case len(h.subs) >= h.maxTotal:
+		return fmt.Errorf("subscribe: %w (limit %d)", ErrTooManyTotal, h.maxTotal)
+	}
+	return nil
 }
 
 // Publish delivers e to every listener that could be affected: all of them
@@ -208,17 +260,27 @@ func (h *Hub) Drained() <-chan struct{} {
 }
 
 // remove releases s for its owner and unregisters it, unless Close did.
+// Its shared slot is freed after, outside the lock: that may ask Redis.
 func (h *Hub) remove(s *Subscription) {
+	if slot := h.unregister(s); slot != nil {
+		slot()
+	}
+}
+
+// unregister is remove under the hub's lock; it returns the shared slot to
+// free, the first time only.
+func (h *Hub) unregister(s *Subscription) (slot func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !s.released {
 		s.released = true
+		slot = s.slot
 		if h.live--; h.live == 0 && h.closed {
 			close(h.drained)
 		}
 	}
 	if s.closed {
-		return
+		return slot
 	}
 	s.end()
 
@@ -234,4 +296,5 @@ func (h *Hub) remove(s *Subscription) {
 	} else {
 		delete(h.perUser, s.userID)
 	}
+	return slot
 }

@@ -21,6 +21,9 @@ type Subscription struct {
 	index    int
 	closed   bool // ended: by its owner or by Hub.Close
 	released bool // closed by its owner
+	// slot frees the stream's shared per-user slot (Options.Slots); nil
+	// without one.
+	slot func()
 
 	// ended mirrors closed for readers without the hub's lock.
 	ended atomic.Bool

@@ -1,0 +1,81 @@
+package ratelimit_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/services/redislimit"
+	"gitlab.com/glmcp/glmcp/services/redislimit/redistest"
+)
+
+// The limiter counts in process while Redis is down, and in Redis again
+// after: no request is refused or allowed for want of Redis.
+func TestLimiter_fallsBackToProcess(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: "p:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 3, Per: time.Minute}, nil, ratelimit.Redis(c))
+	if d := l.Take(ctx, "u", ratelimit.Limit{}); !d.OK || d.Remaining != 2 {
+		t.Fatalf("first take = %+v", d)
+	}
+	srv.Stop()
+	// In process the bucket starts full: three more pass, the fourth not.
+	for i, want := range []bool{true, true, true, false} {
+		if d := l.Take(ctx, "u", ratelimit.Limit{}); d.OK != want {
+			t.Fatalf("take %d while Redis is down = %+v, want OK %v", i+1, d, want)
+		}
+	}
+	srv.Restart()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		l.Take(ctx, "probe", ratelimit.Limit{})
+		if c.Up() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("limits not back in Redis within 5s of its restart")
+		}
+	}
+	// Redis restarted empty: a full bucket there, counted in Redis again.
+	if d := l.Take(ctx, "u", ratelimit.Limit{}); !d.OK || d.Remaining != 2 || srv.Int("EXISTS", "p:rl:u") != 1 {
+		t.Fatalf("take after recovery = %+v, want counted in Redis with 2 remaining", d)
+	}
+}
+
+// BenchmarkTake_redis is one rate-limit check counted in Redis (one
+// EVALSHA round trip on loopback), beside BenchmarkTake_local.
+func BenchmarkTake_redis(b *testing.B) {
+	srv := redistest.Start(b)
+	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: "bench:"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 1_000_000, Per: time.Second}, nil, ratelimit.Redis(c))
+	benchmarkTake(b, l, c)
+}
+
+func BenchmarkTake_local(b *testing.B) {
+	benchmarkTake(b, ratelimit.NewLimiter(ratelimit.Limit{Requests: 1_000_000, Per: time.Second}, nil), nil)
+}
+
+func benchmarkTake(b *testing.B, l *ratelimit.Limiter, c *redislimit.Client) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			l.Take(ctx, "user:"+strconv.Itoa(i%64)+":/api/v4/mcp", ratelimit.Limit{})
+			i++
+		}
+	})
+	if c != nil && !c.Up() {
+		b.Fatal("Redis was marked down during the benchmark: the numbers are the fallback's")
+	}
+}
