@@ -33,3 +33,16 @@ func ParseVisibility(s string) (Visibility, error) {
 	}
 	return v, nil
 }
+
+// Rank orders the levels: 0 private, 1 internal, 2 public (an unknown
+// level ranks as private). A project or subgroup may not be more visible
+// than its group.
+func (v Visibility) Rank() int {
+	switch v {
+	case VisibilityPublic:
+		return 2
+	case VisibilityInternal:
+		return 1
+	}
+	return 0
+}

@@ -54,10 +54,7 @@ func newCICommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			p, err := e.Store.FindProjectByPath(ctx, strings.Trim(project, "/"))
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no project %q", project)
-			}
+			p, err := projectNamed(ctx, e, project)
 			if err != nil {
 				return err
 			}

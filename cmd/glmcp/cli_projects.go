@@ -81,10 +81,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			p, err := e.Store.FindProjectByPath(ctx, strings.Trim(project, "/"))
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no project %q", project)
-			}
+			p, err := projectNamed(ctx, e, project)
 			if err != nil {
 				return err
 			}
@@ -126,10 +123,7 @@ func newProjectsHousekeepCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			p, err := e.Store.FindProjectByPath(ctx, strings.Trim(path, "/"))
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no project %q", path)
-			}
+			p, err := projectNamed(ctx, e, path)
 			if err != nil {
 				return err
 			}

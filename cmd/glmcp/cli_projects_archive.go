@@ -130,10 +130,7 @@ func newProjectsExportCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			p, err := e.Store.FindProjectByPath(ctx, strings.Trim(path, "/"))
-			if errors.Is(err, models.ErrNotFound) {
-				return fmt.Errorf("no project %q", path)
-			}
+			p, err := projectNamed(ctx, e, path)
 			if err != nil {
 				return err
 			}

@@ -93,6 +93,16 @@ func userNamed(ctx context.Context, e *app.Env, username string) (*models.User, 
 	return u, err
 }
 
+// projectNamed finds the project at path ("GROUP/NAME", slashes around it
+// ignored); a missing one says so by its path.
+func projectNamed(ctx context.Context, e *app.Env, path string) (*models.Project, error) {
+	p, err := e.Store.FindProjectByPath(ctx, strings.Trim(path, "/"))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, fmt.Errorf("no project %q", path)
+	}
+	return p, err
+}
+
 // openEnv opens and migrates the configured store.
 func (a *cli) openEnv(ctx context.Context) (*app.Env, error) {
 	return app.OpenEnv(ctx, &a.cfg, a.logger())

@@ -93,7 +93,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 		vis := opt.Visibility
 		if vis == "" {
 			vis = archiveVisibility(a.Project.VisibilityLevel)
-			if g, err := tx.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && rank(g.Visibility) < rank(vis) {
+			if g, err := tx.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && g.Visibility.Rank() < vis.Rank() {
 				vis = g.Visibility
 			}
 		}
@@ -165,16 +165,6 @@ func archiveVisibility(level *int) models.Visibility {
 		return models.VisibilityInternal
 	}
 	return models.VisibilityPrivate
-}
-
-func rank(v models.Visibility) int {
-	switch v {
-	case models.VisibilityPublic:
-		return 2
-	case models.VisibilityInternal:
-		return 1
-	}
-	return 0
 }
 
 func mergeMethod(p exProject) string {

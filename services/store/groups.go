@@ -66,7 +66,7 @@ func (s *Store) prepareGroup(ctx context.Context, g *models.Group) error {
 	if err != nil {
 		return err
 	}
-	if visibilityRank(g.Visibility) > visibilityRank(parent.Visibility) {
+	if g.Visibility.Rank() > parent.Visibility.Rank() {
 		return fmt.Errorf("visibility %s is wider than parent group's %s: %w", g.Visibility, parent.Visibility, models.ErrInvalidInput)
 	}
 	g.FullPath = parent.FullPath + "/" + g.Path
@@ -90,14 +90,4 @@ func validPathSegment(p string) bool {
 		}
 	}
 	return true
-}
-
-func visibilityRank(v models.Visibility) int {
-	switch v {
-	case models.VisibilityPublic:
-		return 2
-	case models.VisibilityInternal:
-		return 1
-	}
-	return 0
 }

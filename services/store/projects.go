@@ -195,7 +195,7 @@ func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
 	if err != nil {
 		return err
 	}
-	if visibilityRank(p.Visibility) > visibilityRank(ns.Visibility) {
+	if p.Visibility.Rank() > ns.Visibility.Rank() {
 		return fmt.Errorf("visibility %s is wider than namespace's %s: %w", p.Visibility, ns.Visibility, models.ErrInvalidInput)
 	}
 	p.PathWithNamespace = ns.FullPath + "/" + p.Path
