@@ -184,7 +184,7 @@ test('OAuth discovery, authorization code + PKCE, then tools', async (t) => {
     await client.connect(transport);
     try {
       assert.equal(client.getProtocolEra(), 'legacy');
-      assert.equal(client.getServerVersion()?.name, 'GitLab MCP Server');
+      assert.equal(client.getServerVersion()?.name, 'Official GitLab MCP Server');
       const { tools } = await client.listTools();
       const names = tools.map((x) => x.name);
       assert.ok(names.includes('get_mcp_server_version'), `tools: ${names}`);
