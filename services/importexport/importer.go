@@ -816,29 +816,42 @@ func keptDiff(d *exMergeRequestDiff, head string) *models.MergeRequestDiff {
 }
 
 // keepMissingDiffs keeps the exported diff of the merge requests whose
-// head no branch or tag of the imported repository reaches (a deleted
-// source branch, a head only in refs/merge-requests/*): glmcp reads every
-// other merge request's diff and commits from git, and drops its copy.
+// commits the imported repository lacks: a head no branch or tag
+// reaches (a deleted source branch, a head only in refs/merge-requests/*),
+// or a missing branch of an open one. glmcp reads every other merge
+// request's diff and commits from git, and drops its copy.
 func keepMissingDiffs(ctx context.Context, git *gitcmd.Runner, repo string, r *store.ProjectRecords, sum *Summary) error {
+	tips := map[string]string{} // ref → commit
+	isTip := map[string]bool{}
+	if repo != "" {
+		out, err := git.Output(ctx, gitcmd.Cmd{Dir: repo, Name: "for-each-ref", Flags: []string{"--format=%(objectname) %(refname)"},
+			Args: []string{"refs/heads/", "refs/tags/"}})
+		if err != nil {
+			return fmt.Errorf("list the repository's branches: %w", err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if sha, ref, ok := strings.Cut(l, " "); ok {
+				tips[ref], isTip[sha] = sha, true
+			}
+		}
+	}
 	for k := range r.MergeRequests {
 		m := &r.MergeRequests[k]
 		if m.Diff == nil {
 			continue
 		}
-		reached, err := reachable(ctx, git, repo, m.SHA)
-		if err != nil {
-			return err
-		}
-		if reached && m.State == models.MergeRequestOpened {
-			// An open merge request is read from its branches.
-			for _, b := range []string{m.SourceBranch, m.TargetBranch} {
-				if reached, err = hasBranch(ctx, git, repo, b); err != nil || !reached {
-					break
-				}
-			}
-			if err != nil {
+		reached := isTip[m.SHA]
+		if !reached && repo != "" {
+			var err error
+			if reached, err = reachable(ctx, git, repo, m.SHA); err != nil {
 				return err
 			}
+		}
+		if m.State == models.MergeRequestOpened {
+			// An open merge request is read from its branches.
+			_, src := tips["refs/heads/"+m.SourceBranch]
+			_, dst := tips["refs/heads/"+m.TargetBranch]
+			reached = reached && src && dst
 		}
 		if reached {
 			sum.Skipped["merge_request_diff_commits (read from git)"] += len(m.Diff.Commits)
@@ -852,9 +865,9 @@ func keepMissingDiffs(ctx context.Context, git *gitcmd.Runner, repo string, r *s
 }
 
 // reachable reports whether a branch or tag of the git directory repo
-// ("" none) reaches commit sha.
+// reaches commit sha.
 func reachable(ctx context.Context, git *gitcmd.Runner, repo, sha string) (bool, error) {
-	if repo == "" || !isHexSHA(sha) {
+	if !isHexSHA(sha) {
 		return false, nil
 	}
 	if _, err := git.Output(ctx, gitcmd.Cmd{Dir: repo, Name: "cat-file", Flags: []string{"-e"}, Args: []string{sha + "^{commit}"}}); err != nil {
@@ -869,19 +882,6 @@ func reachable(ctx context.Context, git *gitcmd.Runner, repo, sha string) (bool,
 		return false, fmt.Errorf("look for commit %s in the repository: %w", sha, err)
 	}
 	return strings.TrimSpace(string(out)) != "", nil
-}
-
-// hasBranch reports whether the git directory repo has branch name.
-func hasBranch(ctx context.Context, git *gitcmd.Runner, repo, name string) (bool, error) {
-	if name == "" || strings.ContainsAny(name, "*?[\\") {
-		return false, nil
-	}
-	out, err := git.Output(ctx, gitcmd.Cmd{Dir: repo, Name: "for-each-ref", Flags: []string{"--count=1", "--format=%(refname)"},
-		Args: []string{"refs/heads/" + name}})
-	if err != nil {
-		return false, fmt.Errorf("look for branch %s in the repository: %w", name, err)
-	}
-	return strings.TrimSpace(string(out)) == "refs/heads/"+name, nil
 }
 
 // isHexSHA reports whether s is a full commit id (SHA-1 or SHA-256).
