@@ -31,7 +31,9 @@ const (
 // to the target branch; once merged or closed, what SHA (the head) added
 // to DiffBaseSHA (the merge base), as recorded then. SHA is the source
 // branch's head when the merge request was created, last updated, merged
-// or closed (read the branch for the live head of an open one).
+// or closed (read the branch for the live head of an open one). Only a
+// merge request imported without its commits keeps a diff
+// (MergeRequestDiff), read when git lacks them.
 type MergeRequest struct {
 	ID           int64             `gorm:"primaryKey" json:"id"`
 	ProjectID    int64             `json:"project_id"`

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,7 +71,11 @@ func Export(ctx context.Context, st *store.Store, repos *repository.Storage, p *
 		return nil, err
 	}
 
-	rels, err := exportRelations(recs, users, p.CreatedAt)
+	diffs, err := mergeRequestDiffs(ctx, repos, p, recs)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := exportRelations(recs, users, p.CreatedAt, diffs)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +201,7 @@ func visibilityLevel(v models.Visibility) int {
 
 // exportRelations turns the store's records into the archive's lines, by
 // relation.
-func exportRelations(r *store.ProjectRecords, users map[int64]models.User, projectCreated time.Time) (map[string][]any, error) {
+func exportRelations(r *store.ProjectRecords, users map[int64]models.User, projectCreated time.Time, diffs map[int64]*exMergeRequestDiff) (map[string][]any, error) {
 	out := map[string][]any{}
 	for _, m := range r.Members {
 		u := users[m.UserID]
@@ -295,8 +300,11 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			Notes:      orEmpty(notesOf[fmt.Sprintf("%s/%d", models.NoteableMergeRequest, m.IID)]),
 			LabelLinks: labelLinks("MergeRequest", m.Labels), Milestone: milestone(rm.MilestoneTitle),
 			Assignees: refs(m.Assignees), Reviewers: refs(m.Reviewers), Approvals: orEmptyRefs(approvals[m.IID]),
-			Diff: &exMergeRequestDiff{State: "collected", BaseCommitSHA: m.DiffBaseSHA, StartCommitSHA: m.DiffBaseSHA,
-				HeadCommitSHA: m.SHA, Commits: []exDiffCommit{}, Files: json.RawMessage("[]")}}
+			Diff: diffs[m.IID]}
+		if x.Diff == nil {
+			x.Diff = &exMergeRequestDiff{State: "collected", BaseCommitSHA: m.DiffBaseSHA, StartCommitSHA: m.DiffBaseSHA,
+				HeadCommitSHA: m.SHA, Commits: []exDiffCommit{}, Files: []exDiffFile{}}
+		}
 		metrics := map[string]*time.Time{"merged_at": m.MergedAt, "latest_closed_at": m.ClosedAt}
 		if b, err := json.Marshal(metrics); err == nil {
 			x.Metrics = b
@@ -397,4 +405,83 @@ func orEmptyRefs(xs []exUserRef) []exUserRef {
 		return []exUserRef{}
 	}
 	return xs
+}
+
+// mergeRequestDiffs returns each merge request's diff as the archive's
+// merge_request_diff, by iid: computed in git as the tools read it (an
+// open merge request's source branch against its target branch, another
+// one's head against its merge base), or the diff kept for it when git
+// lacks its commits; none (an empty diff) when neither has it.
+func mergeRequestDiffs(ctx context.Context, repos *repository.Storage, p *models.Project, r *store.ProjectRecords) (map[int64]*exMergeRequestDiff, error) {
+	out := map[int64]*exMergeRequestDiff{}
+	var repo *repository.Local
+	if repos.Exists(p.ID) {
+		var err error
+		if repo, err = repos.Open(ctx, p.ID); err != nil {
+			return nil, err
+		}
+		defer repo.Close()
+	}
+	for k := range r.MergeRequests {
+		m := &r.MergeRequests[k]
+		var cmp *repository.Comparison
+		err := models.ErrNotFound
+		switch {
+		case repo == nil:
+		case m.State == models.MergeRequestOpened:
+			cmp, err = repo.Compare(ctx, "refs/heads/"+m.TargetBranch, "refs/heads/"+m.SourceBranch, repository.CompareOptions{})
+		case m.SHA != "":
+			base := m.DiffBaseSHA
+			if base == "" {
+				base = m.SHA
+			}
+			cmp, err = repo.Compare(ctx, base, m.SHA, repository.CompareOptions{})
+		}
+		switch {
+		case err == nil:
+			out[m.IID] = comparisonDiff(cmp, m.DiffBaseSHA)
+		case !errors.Is(err, models.ErrNotFound):
+			return nil, fmt.Errorf("export the diff of merge request !%d: %w", m.IID, err)
+		case m.Diff != nil:
+			out[m.IID] = keptDiffOut(m.Diff)
+		}
+	}
+	return out, nil
+}
+
+// comparisonDiff is a comparison as the archive's merge_request_diff.
+func comparisonDiff(cmp *repository.Comparison, base string) *exMergeRequestDiff {
+	if cmp.MergeBaseSHA != "" {
+		base = cmp.MergeBaseSHA
+	}
+	d := &exMergeRequestDiff{State: "collected", BaseCommitSHA: base, StartCommitSHA: cmp.BaseSHA, HeadCommitSHA: cmp.HeadSHA,
+		Commits: make([]exDiffCommit, 0, len(cmp.Commits)), Files: make([]exDiffFile, 0, len(cmp.Files))}
+	for k, c := range cmp.Commits {
+		d.Commits = append(d.Commits, exDiffCommit{SHA: c.ID, RelativeOrder: k, Message: c.Message,
+			AuthoredDate: c.Author.When, CommittedDate: c.Committer.When,
+			CommitAuthor: &exCommitUser{Name: c.Author.Name, Email: c.Author.Email},
+			Committer:    &exCommitUser{Name: c.Committer.Name, Email: c.Committer.Email}})
+	}
+	for k, f := range cmp.Files {
+		d.Files = append(d.Files, exDiffFile{RelativeOrder: k, NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile,
+			TooLarge: f.TooLarge, Binary: f.Binary, AMode: f.AMode, BMode: f.BMode, NewPath: f.NewPath, OldPath: f.OldPath, UTF8Diff: f.Diff})
+	}
+	return d
+}
+
+// keptDiffOut is a kept diff as the archive's merge_request_diff.
+func keptDiffOut(kd *models.MergeRequestDiff) *exMergeRequestDiff {
+	d := &exMergeRequestDiff{State: "collected", BaseCommitSHA: kd.BaseSHA, StartCommitSHA: kd.StartSHA, HeadCommitSHA: kd.HeadSHA,
+		Commits: make([]exDiffCommit, 0, len(kd.Commits)), Files: make([]exDiffFile, 0, len(kd.Files))}
+	for k, c := range kd.Commits {
+		d.Commits = append(d.Commits, exDiffCommit{SHA: c.SHA, RelativeOrder: k, Message: c.Message,
+			AuthoredDate: c.AuthoredDate, CommittedDate: c.CommittedDate,
+			CommitAuthor: &exCommitUser{Name: c.AuthorName, Email: c.AuthorEmail},
+			Committer:    &exCommitUser{Name: c.CommitterName, Email: c.CommitterEmail}})
+	}
+	for k, f := range kd.Files {
+		d.Files = append(d.Files, exDiffFile{RelativeOrder: k, NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile,
+			TooLarge: f.TooLarge, Binary: f.Binary, AMode: f.AMode, BMode: f.BMode, NewPath: f.NewPath, OldPath: f.OldPath, UTF8Diff: f.Diff})
+	}
+	return d
 }

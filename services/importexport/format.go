@@ -191,23 +191,53 @@ type exIssue struct {
 	Timelogs            json.RawMessage `json:"timelogs,omitempty"`
 }
 
-// exDiffCommit and exDiffFile are a merge request diff's commits and files.
+// exDiffCommit and exDiffFile are a merge request diff's commits (newest
+// first: relative_order 0 is the head) and files. GitLab 17 and later
+// name a commit's author and committer in commit_author and committer;
+// older exports in author_name and author_email. A file's patch is
+// utf8_diff (diff in some versions).
 type exDiffCommit struct {
-	SHA           string    `json:"sha"`
-	RelativeOrder int       `json:"relative_order"`
-	Message       string    `json:"message"`
-	AuthoredDate  time.Time `json:"authored_date"`
-	CommittedDate time.Time `json:"committed_date"`
+	SHA            string        `json:"sha"`
+	RelativeOrder  int           `json:"relative_order"`
+	Message        string        `json:"message"`
+	AuthoredDate   time.Time     `json:"authored_date"`
+	CommittedDate  time.Time     `json:"committed_date"`
+	CommitAuthor   *exCommitUser `json:"commit_author,omitempty"`
+	Committer      *exCommitUser `json:"committer,omitempty"`
+	AuthorName     string        `json:"author_name,omitempty"`
+	AuthorEmail    string        `json:"author_email,omitempty"`
+	CommitterName  string        `json:"committer_name,omitempty"`
+	CommitterEmail string        `json:"committer_email,omitempty"`
+}
+
+type exCommitUser struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+type exDiffFile struct {
+	RelativeOrder int    `json:"relative_order"`
+	NewFile       bool   `json:"new_file"`
+	RenamedFile   bool   `json:"renamed_file"`
+	DeletedFile   bool   `json:"deleted_file"`
+	TooLarge      bool   `json:"too_large"`
+	Binary        bool   `json:"binary"`
+	AMode         string `json:"a_mode"`
+	BMode         string `json:"b_mode"`
+	NewPath       string `json:"new_path"`
+	OldPath       string `json:"old_path"`
+	UTF8Diff      string `json:"utf8_diff"`
+	Diff          string `json:"diff,omitempty"`
 }
 
 // exMergeRequestDiff is a merge request's latest diff.
 type exMergeRequestDiff struct {
-	State          string          `json:"state"`
-	BaseCommitSHA  string          `json:"base_commit_sha"`
-	StartCommitSHA string          `json:"start_commit_sha"`
-	HeadCommitSHA  string          `json:"head_commit_sha"`
-	Commits        []exDiffCommit  `json:"merge_request_diff_commits"`
-	Files          json.RawMessage `json:"merge_request_diff_files,omitempty"`
+	State          string         `json:"state"`
+	BaseCommitSHA  string         `json:"base_commit_sha"`
+	StartCommitSHA string         `json:"start_commit_sha"`
+	HeadCommitSHA  string         `json:"head_commit_sha"`
+	Commits        []exDiffCommit `json:"merge_request_diff_commits"`
+	Files          []exDiffFile   `json:"merge_request_diff_files"`
 }
 
 // exMergeRequest is a line of merge_requests.ndjson.

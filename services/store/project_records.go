@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -33,11 +34,13 @@ type ProjectRecords struct {
 // RecordIssue is an issue (Assignees by ID; Milestone is its title).
 type RecordIssue struct{ models.Issue }
 
-// RecordMergeRequest is a merge request (Assignees and Reviewers by ID)
-// and the title of its milestone ("" none).
+// RecordMergeRequest is a merge request (Assignees and Reviewers by ID),
+// the title of its milestone ("" none) and the diff kept for it when the
+// repository lacks its commits (nil none; see SaveMergeRequestDiff).
 type RecordMergeRequest struct {
 	models.MergeRequest
 	MilestoneTitle string
+	Diff           *models.MergeRequestDiff
 }
 
 // RecordNote is a note on the issue or merge request NoteableIID.
@@ -188,6 +191,13 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 	}
 	if err := insertLinks(ins, "merge_request_reviewers", mrReviewers); err != nil {
 		return fail("merge request reviewers", err)
+	}
+	for k := range r.MergeRequests {
+		if d := r.MergeRequests[k].Diff; d != nil {
+			if err := s.SaveMergeRequestDiff(ctx, mrs[k].ID, d); err != nil {
+				return fail(fmt.Sprintf("the diff of merge request !%d", mrs[k].IID), err)
+			}
+		}
 	}
 
 	notes := make([]models.Note, len(r.Notes))
@@ -403,6 +413,23 @@ func (s *Store) LoadProjectRecords(ctx context.Context, projectID int64) (*Proje
 		mrIID[m.ID] = m.IID
 		mrIDs = append(mrIDs, m.ID)
 		r.MergeRequests = append(r.MergeRequests, rm)
+	}
+	if len(mrIDs) > 0 {
+		var diffs []mergeRequestDiffRow
+		if err := db.Where("merge_request_id IN ?", mrIDs).Find(&diffs).Error; err != nil {
+			return fail("merge request diffs", err)
+		}
+		kept := map[int64]*models.MergeRequestDiff{}
+		for _, row := range diffs {
+			var d models.MergeRequestDiff
+			if err := json.Unmarshal(row.Diff, &d); err != nil {
+				return fail("merge request diffs", err)
+			}
+			kept[row.MergeRequestID] = &d
+		}
+		for k := range r.MergeRequests {
+			r.MergeRequests[k].Diff = kept[r.MergeRequests[k].ID]
+		}
 	}
 	var notes []models.Note
 	if err := db.Where("project_id = ?", projectID).Order("created_at, id").Find(&notes).Error; err != nil {

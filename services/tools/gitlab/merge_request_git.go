@@ -29,15 +29,65 @@ func (g *gitlab) openMRRepository(ctx context.Context, p *models.Project) (repos
 func branchRef(branch string) string { return "refs/heads/" + branch }
 
 // compareMergeRequest returns what mr changes (see above), with opt's
-// bounds. A missing branch of an open merge request is a not-found error
-// naming it.
+// bounds. When git lacks what it needs (a missing branch of an open merge
+// request, the commits of a closed one), the diff an export archive
+// carried for mr answers instead, if it had one; else it is a not-found
+// error naming what is missing.
 func (g *gitlab) compareMergeRequest(ctx context.Context, p *models.Project, mr *models.MergeRequest, opt repository.CompareOptions) (*repository.Comparison, error) {
 	repo, err := g.openMRRepository(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	defer repo.Close()
-	return compareMR(ctx, repo, mr, opt)
+	cmp, err := compareMR(ctx, repo, mr, opt)
+	if errors.Is(err, models.ErrNotFound) {
+		d, kerr := g.store.MergeRequestDiff(ctx, mr.ID)
+		if kerr == nil {
+			return keptComparison(d, opt), nil
+		}
+		if !errors.Is(kerr, models.ErrNotFound) {
+			return nil, kerr
+		}
+	}
+	return cmp, err
+}
+
+// keptComparison is a stored merge request diff as git's comparison,
+// with opt's bounds.
+func keptComparison(d *models.MergeRequestDiff, opt repository.CompareOptions) *repository.Comparison {
+	cmp := &repository.Comparison{BaseSHA: d.StartSHA, HeadSHA: d.HeadSHA, MergeBaseSHA: d.BaseSHA,
+		Commits: []repository.Commit{}}
+	limit := opt.MaxCommits
+	if limit <= 0 {
+		limit = 1000
+	}
+	for _, c := range d.Commits[:min(limit, len(d.Commits))] {
+		title, _, _ := strings.Cut(c.Message, "\n")
+		cmp.Commits = append(cmp.Commits, repository.Commit{ID: c.SHA, Title: title, Message: c.Message,
+			Author:    repository.Signature{Name: c.AuthorName, Email: c.AuthorEmail, When: c.AuthoredDate},
+			Committer: repository.Signature{Name: c.CommitterName, Email: c.CommitterEmail, When: c.CommittedDate}})
+	}
+	if opt.SkipDiffs {
+		return cmp
+	}
+	for _, f := range d.Files {
+		fd := repository.FileDiff{OldPath: f.OldPath, NewPath: f.NewPath, AMode: f.AMode, BMode: f.BMode,
+			NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile, Binary: f.Binary, TooLarge: f.TooLarge}
+		maxPatch := opt.MaxPatchBytes
+		if maxPatch <= 0 {
+			maxPatch = 200 << 10
+		}
+		switch {
+		case opt.SkipPatches:
+		case len(f.Diff) > maxPatch:
+			fd.TooLarge = true
+		default:
+			fd.Diff = f.Diff
+			fd.Additions, fd.Deletions = diffLineCounts(f.Diff)
+		}
+		cmp.Files = append(cmp.Files, fd)
+	}
+	return cmp
 }
 
 func compareMR(ctx context.Context, repo repository.Repository, mr *models.MergeRequest, opt repository.CompareOptions) (*repository.Comparison, error) {

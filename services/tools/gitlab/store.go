@@ -98,6 +98,7 @@ type mergeRequestStore interface {
 	CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error
 	LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
 	MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error)
+	MergeRequestDiff(ctx context.Context, mrID int64) (*models.MergeRequestDiff, error)
 }
 
 // pipelineStore serves get_pipeline_jobs.
