@@ -12,10 +12,10 @@ import (
 	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
-// Defaults of CompareOptions.
+// Defaults of CompareOptions (a zero MaxCommits or MaxPatchBytes).
 const (
-	defaultMaxCommits    = 1000
-	defaultMaxPatchBytes = 200 << 10
+	DefaultMaxCommits    = 1000
+	DefaultMaxPatchBytes = 200 << 10
 )
 
 // emptyTree is git's empty tree, which every repository has without
@@ -28,7 +28,7 @@ const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 // against head's tree with renames detected (`git diff base...head`).
 func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptions) (*Comparison, error) {
 	if opt.MaxCommits <= 0 {
-		opt.MaxCommits = defaultMaxCommits
+		opt.MaxCommits = DefaultMaxCommits
 	}
 	bc, err := l.resolve(ctx, base)
 	if err != nil {
@@ -113,7 +113,7 @@ func (l *Local) CommitDiff(ctx context.Context, rev string, opt CompareOptions) 
 // change (paths, modes, status) and the patches follow in the same order.
 func (l *Local) diffTrees(ctx context.Context, from, to string, maxPatch int, namesOnly bool) ([]FileDiff, error) {
 	if maxPatch <= 0 {
-		maxPatch = defaultMaxPatchBytes
+		maxPatch = DefaultMaxPatchBytes
 	}
 	flags := []string{"-r", "-z", "--raw", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
 	if !namesOnly {

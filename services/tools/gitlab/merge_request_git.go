@@ -59,7 +59,7 @@ func keptComparison(d *models.MergeRequestDiff, opt repository.CompareOptions) *
 		Commits: []repository.Commit{}}
 	limit := opt.MaxCommits
 	if limit <= 0 {
-		limit = 1000
+		limit = repository.DefaultMaxCommits
 	}
 	for _, c := range d.Commits[:min(limit, len(d.Commits))] {
 		title, _, _ := strings.Cut(c.Message, "\n")
@@ -75,7 +75,7 @@ func keptComparison(d *models.MergeRequestDiff, opt repository.CompareOptions) *
 			NewFile: f.NewFile, RenamedFile: f.RenamedFile, DeletedFile: f.DeletedFile, Binary: f.Binary, TooLarge: f.TooLarge}
 		maxPatch := opt.MaxPatchBytes
 		if maxPatch <= 0 {
-			maxPatch = 200 << 10
+			maxPatch = repository.DefaultMaxPatchBytes
 		}
 		switch {
 		case opt.SkipPatches:
