@@ -410,9 +410,13 @@ func TestSharedLimits_redisFailureUnderLoad(t *testing.T) {
 		if got := in.backendGauge(t, "redis"); got != "1" {
 			t.Errorf("instance %d: glmcp_ratelimit_backend{backend=redis} = %s after Redis returned, want 1", i, got)
 		}
+		// One line per transition: at least the two outages made here
+		// (frozen, stopped), each with its recovery. A check that passes
+		// its deadline on a loaded machine while Redis is up is one more
+		// outage, logged once with its recovery too.
 		down, up := in.logged("redis unreachable"), in.logged("redis reachable again")
-		if down != 2 || up != 2 {
-			t.Errorf("instance %d logged %d outages and %d recoveries, want 2 and 2 (frozen, stopped)", i, down, up)
+		if down < 2 || up != down {
+			t.Errorf("instance %d logged %d outages and %d recoveries, want at least 2 (frozen, stopped), each with its recovery", i, down, up)
 		}
 	}
 	// Counted in Redis again: a new user allowed one request a minute gets
