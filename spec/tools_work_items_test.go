@@ -292,7 +292,7 @@ func TestTools_getWorkItem(t *testing.T) {
 
 	t.Run("validation, not found, permissions", func(t *testing.T) {
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"notes", "related_merge_requests"}), "include")
-		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"discussions"}), "include")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"comments"}), "include")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "related_merge_requests_first", 5), "apply only when include")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "related_merge_requests_first", 101, "include", []any{"related_merge_requests"}), "related_merge_requests_first")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", map[string]any{"project_id": "gitlab-org/gitlab-mcp"}, "work_item_iid")
