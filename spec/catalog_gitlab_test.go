@@ -92,7 +92,7 @@ var gitlabCatalog = []gitlabTool{
 		"group_id:string|integer project_id:string|integer url:string"},
 	{"get_saved_view_work_items", "work_items", false, true, false, "unavailable", "app/services/mcp/tools/work_items/get_saved_view_work_items_service.rb",
 		""},
-	{"get_repository_file", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/get_repository_file_tool.rb",
+	{"get_repository_file", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/get_repository_file_service.rb",
 		"file_path:string limit:integer offset:integer project_id:string ref:string url:string"},
 	{"list_repository_tree", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/list_repository_tree_tool.rb",
 		"after:string path:string project_id:string recursive:boolean ref:string url:string"},
