@@ -58,4 +58,20 @@ type DiscussionPageQuery struct {
 	IncludeInternal bool
 	AfterNoteID     int64
 	Limit           int
+	// Filter chooses the notes the discussions are made of; the zero value
+	// is comments only (system notes left out).
+	Filter NotesFilter
 }
+
+// NotesFilter chooses which notes a page of discussions holds (GitLab's
+// NotesFilterType).
+type NotesFilter int
+
+const (
+	// OnlyComments leaves system notes out.
+	OnlyComments NotesFilter = iota
+	// AllNotes holds comments and system notes.
+	AllNotes
+	// OnlyActivity holds system notes only.
+	OnlyActivity
+)

@@ -292,7 +292,7 @@ func TestTools_getWorkItem(t *testing.T) {
 
 	t.Run("validation, not found, permissions", func(t *testing.T) {
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"notes", "related_merge_requests"}), "include")
-		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"discussions"}), "include")
+		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "include", []any{"comments"}), "include")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "related_merge_requests_first", 5), "apply only when include")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", overrideArgs(wiMCP(1), "related_merge_requests_first", 101, "include", []any{"related_merge_requests"}), "related_merge_requests_first")
 		h.toolsInvalid(t, ce, "alice", "get_work_item", map[string]any{"project_id": "gitlab-org/gitlab-mcp"}, "work_item_iid")
@@ -485,8 +485,9 @@ func TestTools_linkWorkItems(t *testing.T) {
 			t.Errorf("hidden target: %q", text)
 		}
 		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, four), "cannot be linked to itself")
-		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, "12"), "Invalid work item ID format: '12'. Expected GitLab global ID (gid://gitlab/WorkItem/<id>)")
-		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, "gid://gitlab/Issue/5"), "Invalid work item ID format")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, "12x"), "Invalid target work item ID format: '12x'. Expected an iid (integer) or a global ID (gid://gitlab/WorkItem/<id>)")
+		h.toolsFailWith(t, ce, "alice", "link_work_items", link(4, "99"), "Target work item with iid '99' not found in gitlab-org/gitlab-mcp. Use a global ID (gid://gitlab/WorkItem/<id>) for work items in other projects or groups.")
+		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4, "gid://gitlab/Issue/5"), "Invalid target work item ID format")
 		h.toolsInvalid(t, ce, "alice", "link_work_items", overrideArgs(link(4, five), "link_type", "blocks"), "Invalid link_type: 'blocks'", "EE endpoint")
 		h.toolsInvalid(t, ce, "alice", "link_work_items", overrideArgs(link(4, five), "link_type", "duplicates"), "/link_type")
 		h.toolsInvalid(t, ce, "alice", "link_work_items", link(4), "/work_items_ids")

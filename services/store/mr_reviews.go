@@ -227,11 +227,18 @@ func (s *Store) MergeRequestApprovals(ctx context.Context, mrID int64) ([]models
 
 // PageDiscussions returns up to q.Limit discussions (each with all its
 // visible notes, oldest first, with authors) and whether more follow.
-// System notes are left out, as GitLab's discussions API shows them only
-// with the notes.
+// q.Filter chooses the notes: by default system notes are left out, as
+// GitLab's discussions API shows them only with the notes.
 func (s *Store) PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error) {
 	visible := func(db *gorm.DB) *gorm.DB {
-		db = db.Where("noteable_type = ? AND noteable_id = ? AND NOT system", q.NoteableType, q.NoteableID)
+		db = db.Where("noteable_type = ? AND noteable_id = ?", q.NoteableType, q.NoteableID)
+		switch q.Filter {
+		case models.AllNotes:
+		case models.OnlyActivity:
+			db = db.Where("system")
+		default:
+			db = db.Where("NOT system")
+		}
 		if !q.IncludeInternal {
 			db = db.Where("NOT internal")
 		}

@@ -223,11 +223,16 @@ func (s *Service) resolveTarget(ctx context.Context, u *models.User, kind Target
 	return t, false, nil
 }
 
-// findWorkItemProject returns the project of the work item ref names (an
-// id or its global id gid://gitlab/WorkItem/<id>) when u may read the work
-// item, else nil.
+// findWorkItemProject returns the project of the work item ref names by
+// its global id (gid://gitlab/WorkItem/<id>) when u may read the work
+// item, else nil. A plain number is an iid of the source work item's
+// project or group (as link_work_items resolves it), so it adds no target
+// beyond the source's: nil.
 func (s *Service) findWorkItemProject(ctx context.Context, ref string, u *models.User) (*models.Project, error) {
-	num := strings.TrimPrefix(ref, "gid://gitlab/WorkItem/")
+	num, ok := strings.CutPrefix(ref, "gid://gitlab/WorkItem/")
+	if !ok {
+		return nil, nil
+	}
 	id, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || id <= 0 || strings.TrimLeft(num, "0123456789") != "" {
 		return nil, nil

@@ -278,7 +278,11 @@ func TestDecideRule_workItemTargets(t *testing.T) {
 		{"a confidential item of someone else's: as if missing", outsider, link("open/tools", `"gid://gitlab/WorkItem/305"`), models.RuleAllow, "open/tools", "open/tools"},
 		{"a member reads the confidential item", member, link("open/tools", `"gid://gitlab/WorkItem/305"`), models.RuleAsk, "open/ask", "open/tools and open/ask"},
 		{"a hidden source: the linked items' rules", outsider, link("secret/closed", `"gid://gitlab/WorkItem/301"`), models.RuleAsk, "open/ask", "open/ask"},
-		{"each project once, by id or global id", outsider, link("open/ask", `"gid://gitlab/WorkItem/301"`, `"301"`, `301`, `"gid://gitlab/WorkItem/304"`), models.RuleAsk, "open/ask", "open/ask"},
+		{"each project once, by iid or global id", outsider, link("open/ask", `"gid://gitlab/WorkItem/301"`, `"301"`, `301`, `"gid://gitlab/WorkItem/304"`), models.RuleAsk, "open/ask", "open/ask"},
+		// A plain number is an iid in the source's project, never the work
+		// item whose id it is (301 is in open/ask).
+		{"plain iids are the source's project's", outsider, link("open/tools", `"301"`, `301`, `"7"`), models.RuleAllow, "open/tools", "open/tools"},
+		{"plain iids, source hidden: no target", outsider, link("secret/closed", `"301"`, `301`), models.RuleAllow, "", ""},
 		{"not work item ids", member, link("open/tools", `"gid://gitlab/Issue/302"`, `"abc"`, `"-302"`, `"302x"`, `0`), models.RuleAllow, "open/tools", "open/tools"},
 		{"the source by URL", outsider, `{"url":"https://gitlab.example.com/open/tools/-/work_items/1","work_items_ids":["gid://gitlab/WorkItem/301"]}`,
 			models.RuleAsk, "open/ask", "open/tools and open/ask"},

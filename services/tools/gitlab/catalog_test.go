@@ -72,7 +72,7 @@ func TestCatalog(t *testing.T) {
 		"get_work_item_types":         {models.ToolsetWorkItems, models.EditionCE, true, nil, nil},
 		"get_saved_view_work_items":   {models.ToolsetWorkItems, models.EditionCE, true, nil, []string{"saved_view_id"}},
 		"list_wiki_pages":             {models.ToolsetWikis, models.EditionCE, true, nil, nil},
-		"get_repository_file":         {models.ToolsetRepository, models.EditionCE, true, nil, nil},
+		"get_repository_file":         {models.ToolsetRepository, models.EditionCE, true, nil, []string{}},
 		"list_repository_tree":        {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"list_commits":                {models.ToolsetRepository, models.EditionCE, true, nil, nil},
 		"list_branches":               {models.ToolsetRepository, models.EditionCE, true, nil, []string{"id"}},
@@ -131,6 +131,10 @@ func TestCatalog(t *testing.T) {
 			}
 			if !slices.Equal(required, w.required) {
 				t.Errorf("required = %v, want %v", required, w.required)
+			}
+			// A non-nil empty want is GitLab's explicit "required": [].
+			if _, has := schema["required"]; has != (w.required != nil) {
+				t.Errorf("schema has required: %v, want %v (%v)", has, w.required != nil, w.required)
 			}
 			props, _ := schema["properties"].(map[string]any)
 			for name, p := range props {

@@ -514,14 +514,22 @@ func (g *gitlab) gqlNote(n *models.Note) *gqlNoteJSON {
 	return out
 }
 
-// mrDiscussions pages a merge request's discussions by their first note.
+// mrDiscussions pages a merge request's discussions by their first note
+// (comments only, as GitLab's merge request discussions).
 func (g *gitlab) mrDiscussions(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, first intArg, after string) (*connection, error) {
+	return g.discussionsPage(ctx, pages, u, pa, models.NoteableMergeRequest, mr.ID, models.OnlyComments, first, after)
+}
+
+// discussionsPage pages the discussions of a noteable of pa's project by
+// their first note, made of the notes filter chooses, internal notes only
+// for those who may read them.
+func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.User, pa *projectAccess, typ models.NoteableType, id int64, filter models.NotesFilter, first intArg, after string) (*connection, error) {
 	afterID, err := pages.open("discussions_after", after)
 	if err != nil {
 		return nil, err
 	}
-	ds, more, err := g.store.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableMergeRequest,
-		NoteableID: mr.ID, IncludeInternal: access.CanReadInternalNote(u, pa.level), AfterNoteID: afterID, Limit: pageSize(first)})
+	ds, more, err := g.store.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: typ, NoteableID: id,
+		IncludeInternal: access.CanReadInternalNote(u, pa.level), AfterNoteID: afterID, Limit: pageSize(first), Filter: filter})
 	if err != nil {
 		return nil, err
 	}

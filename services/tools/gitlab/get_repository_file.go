@@ -67,7 +67,9 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 			"filesystem: use it for a project you have not checked out, or a specific branch, tag, or commit — " +
 			"not your local working copy. Returns the file as committed at ref. For large files, use offset and " +
 			"limit to read in windows; when the response is partial, system_instruction gives the next offset.",
-		InputSchema:  inputSchema(props),
+		// GitLab declares required: [] (url, or project_id, file_path and
+		// ref: checked when called).
+		InputSchema:  inputSchemaRequired(props, []string{}),
 		OutputSchema: tools.OutputSchemaOf[fileJSON](),
 		Annotations:  readOnlyTool("Get repository file"),
 		Toolset:      models.ToolsetRepository,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -13,17 +14,40 @@ import (
 
 func init() { register((*gitlab).getWorkItem) }
 
-// workItemNotesFacet is how many notes the notes facet returns: GitLab's
-// query asks for notes(first: 100).
+// workItemNotesFacet is how many notes the notes facet returns by default:
+// GitLab's query asks for notes(first: 100).
 const workItemNotesFacet = 100
+
+// workItemFacets are get_work_item's include values (GitLab 19.5).
+var workItemFacets = []string{"notes", "discussions", "related_merge_requests"}
+
+// workItemNotesFilters are discussions_filter's values, GitLab's
+// NotesFilterType in lower case.
+var workItemNotesFilters = []string{"all_notes", "only_comments", "only_activity"}
+
+// notesFilters maps discussions_filter's values to the store's.
+var notesFilters = map[string]models.NotesFilter{"all_notes": models.AllNotes, "only_comments": models.OnlyComments,
+	"only_activity": models.OnlyActivity}
 
 // getWorkItem is GitLab's get_work_item (GraphQL workItem, with the notes
 // and development widgets as facets).
 func (g *gitlab) getWorkItem() tools.Definition {
 	props := workItemProps()
-	props["include"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"notes", "related_merge_requests"}},
+	props["include"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": workItemFacets},
 		"maxItems": 1}, "Associated data to return with the work item, one facet per call. notes returns the first 100 notes "+
-		"(pageInfo.endCursor continues with get_workitem_notes' after). related_merge_requests pages with the parameters below.")
+		"and pages with notes_first/notes_after or notes_last/notes_before (pageInfo.endCursor also continues with "+
+		"get_workitem_notes' after). discussions returns the threads, 20 by default, paged with discussions_first/"+
+		"discussions_after and filtered with discussions_filter. related_merge_requests pages with the parameters below.")
+	props["notes_first"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
+		"Number of notes to return after the cursor (forward pagination). Default 100, max 100. Applies only when notes is in include.")
+	props["notes_after"] = cursorProp("notes", "pageInfo.endCursor", "notes is in include")
+	props["notes_last"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
+		"Number of notes to return before the cursor (backward pagination). Default 100, max 100. Applies only when notes is in include.")
+	props["notes_before"] = cursorProp("notes", "pageInfo.startCursor", "notes is in include")
+	props["discussions_first"] = firstProp("discussions", "discussions_", "discussions is in include")
+	props["discussions_after"] = cursorProp("discussions", "pageInfo.endCursor", "discussions is in include")
+	props["discussions_filter"] = enumProp("Which notes the discussions hold: all_notes (default), only_comments (no system "+
+		"notes) or only_activity (system notes only). Applies only when discussions is in include.", workItemNotesFilters...)
 	props["related_merge_requests_first"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
 		"Number of related merge requests to return. Default 20, max 100. Applies only when related_merge_requests is in include.")
 	props["related_merge_requests_after"] = strProp("Cursor for forward pagination of related merge requests. Use endCursor "+
@@ -53,6 +77,13 @@ type getWorkItemArgs struct {
 	RelatedMergeRequestsAfter string   `json:"related_merge_requests_after"`
 	MRPageSize                *intArg  `json:"mr_page_size"`
 	MRPaginationCursor        string   `json:"mr_pagination_cursor"`
+	NotesFirst                intArg   `json:"notes_first"`
+	NotesAfter                string   `json:"notes_after"`
+	NotesLast                 intArg   `json:"notes_last"`
+	NotesBefore               string   `json:"notes_before"`
+	DiscussionsFirst          intArg   `json:"discussions_first"`
+	DiscussionsAfter          string   `json:"discussions_after"`
+	DiscussionsFilter         string   `json:"discussions_filter"`
 }
 
 func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getWorkItemArgs) (*tools.Result, error) {
@@ -76,6 +107,19 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 		return nil, invalidf("related_merge_requests_first and related_merge_requests_after (mr_page_size, " +
 			"mr_pagination_cursor) apply only when include is [\"related_merge_requests\"]")
 	}
+	// Like the related merge requests', the notes and discussions
+	// parameters of a facet not asked for are refused (GitLab ignores
+	// them), so a mistyped call does not silently return the base view.
+	notes := noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"}
+	if facet != "notes" && (notes.first != 0 || notes.after != "" || notes.last != 0 || notes.before != "") {
+		return nil, invalidf("notes_first, notes_after, notes_last and notes_before apply only when include is [\"notes\"]")
+	}
+	if facet != "discussions" && (args.DiscussionsFirst != 0 || args.DiscussionsAfter != "" || args.DiscussionsFilter != "") {
+		return nil, invalidf("discussions_first, discussions_after and discussions_filter apply only when include is [\"discussions\"]")
+	}
+	if (notes.last != 0 || notes.before != "") && (notes.first != 0 || notes.after != "") {
+		return nil, invalidf("Provide notes_first/notes_after or notes_last/notes_before, not both directions")
+	}
 	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
 	if err != nil {
 		return nil, err
@@ -86,11 +130,29 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 	}
 	switch facet {
 	case "notes":
-		w, err := g.workItemNotesWidget(ctx, call, u, pa, issue)
+		w, err := g.workItemNotesWidget(ctx, call, u, pa, issue, notes)
 		if err != nil {
 			return nil, err
 		}
 		out.setWidget(w)
+	case "discussions":
+		name := args.DiscussionsFilter
+		if name == "" {
+			name = "all_notes"
+		}
+		filter, ok := notesFilters[name]
+		if !ok { // the input schema's enum refuses it first
+			return nil, invalidf("discussions_filter: %q is not one of %s", name, strings.Join(workItemNotesFilters, ", "))
+		}
+		// Each filter is its own list: a cursor of one does not page another.
+		pages := g.pager(call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":discussions",
+			obj{"discussions_filter": name})
+		conn, err := g.discussionsPage(ctx, pages, u, pa, models.NoteableIssue, issue.ID, filter,
+			args.DiscussionsFirst, args.DiscussionsAfter)
+		if err != nil {
+			return nil, err
+		}
+		out.setWidget(obj{"type": widgetNotes, "discussions": conn})
 	case "related_merge_requests":
 		// The list is the work item's related merge requests.
 		pages := g.pager(call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":related_merge_requests", nil)
@@ -244,13 +306,30 @@ func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projec
 	return nil
 }
 
-// workItemNotesWidget is the notes facet: the first 100 notes u may read,
-// oldest first. Its endCursor is get_workitem_notes' cursor, so the
-// listing continues there.
-func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *models.User, pa *projectAccess, i *models.Issue) (obj, error) {
+// workItemNotesWidget is the notes facet: a page of the notes u may read,
+// oldest first, the first 100 by default. Its cursors are
+// get_workitem_notes' too, so the listing can continue there.
+func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *models.User, pa *projectAccess, i *models.Issue, w noteWindow) (obj, error) {
 	internal := access.CanReadInternalNote(u, pa.level)
-	page, err := g.store.PageNotes(ctx, models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID,
-		IncludeInternal: internal, Limit: workItemNotesFacet})
+	pages := g.workItemNotesPager(call, i)
+	q := models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID, IncludeInternal: internal,
+		Limit: workItemNotesFacet}
+	var err error
+	if q.AfterID, err = pages.open(w.prefix+"after", w.after); err != nil {
+		return nil, err
+	}
+	if q.BeforeID, err = pages.open(w.prefix+"before", w.before); err != nil {
+		return nil, err
+	}
+	switch {
+	case w.first != 0:
+		q.Limit = int(w.first)
+	case w.last != 0:
+		q.Limit, q.FromEnd = int(w.last), true
+	case q.BeforeID > 0:
+		q.FromEnd = true
+	}
+	page, err := g.store.PageNotes(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -265,13 +344,12 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 			"systemNoteIconName": nil, "createdAt": apiTime(n.CreatedAt), "updatedAt": apiTime(n.UpdatedAt),
 			"author": g.gqlUser(n.Author), "discussion": obj{"id": "gid://gitlab/Discussion/" + n.DiscussionID}})
 	}
-	var end *string
+	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {
-		c := g.workItemNotesPager(call, i).mint(page.Notes[n-1].ID)
-		end = &c
+		start, end := pages.mint(page.Notes[0].ID), pages.mint(page.Notes[n-1].ID)
+		pi.StartCursor, pi.EndCursor = &start, &end
 	}
-	return obj{"type": widgetNotes, "notes": obj{"pageInfo": obj{"hasNextPage": page.HasNext, "endCursor": end},
-		"count": count, "nodes": nodes}}, nil
+	return obj{"type": widgetNotes, "notes": obj{"pageInfo": pi, "count": count, "nodes": nodes}}, nil
 }
 
 // relatedMergeRequestsWidget is the development facet: the project's merge

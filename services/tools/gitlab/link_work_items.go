@@ -24,9 +24,10 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 	props := workItemProps()
 	props["url"] = urlProp("GitLab URL for the source work item. Required if project_id (or group_id) and work_item_iid are missing.")
 	props["work_item_iid"] = iidProp("Internal ID of the source work item. Required if url is not provided.")
-	props["work_items_ids"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 200},
-		"minItems": 1, "maxItems": maxLinkTargets},
-		"Global IDs of the work items to link to (format: gid://gitlab/WorkItem/<id>). Maximum 10 items.")
+	props["work_items_ids"] = withDesc(obj{"type": "array", "items": obj{"type": []string{"string", "integer"}, "minLength": 1,
+		"maxLength": 200, "minimum": 1}, "minItems": 1, "maxItems": maxLinkTargets},
+		"Work items to link to: global IDs (format: gid://gitlab/WorkItem/<id>), or iids of work items in the source "+
+			"work item's project. Maximum 10 items.")
 	props["link_type"] = withDesc(obj{"type": "string", "enum": []string{"relates_to", "blocks", "blocked_by"}, "default": "relates_to"},
 		"Type of relationship between the work items. Defaults to \"relates_to\". blocks and blocked_by need GitLab "+
 			"Premium or Ultimate: on glmcp, the EE endpoint.")
@@ -51,7 +52,7 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 
 type linkWorkItemsArgs struct {
 	workItemArgs
-	WorkItemsIDs []string `json:"work_items_ids"`
+	WorkItemsIDs []refArg `json:"work_items_ids"`
 	LinkType     string   `json:"link_type"`
 }
 
@@ -75,14 +76,26 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 		}
 		linkType = models.LinkType(lt)
 	}
-	var targetIDs []int64
-	for _, raw := range args.WorkItemsIDs {
-		num, ok := strings.CutPrefix(raw, "gid://gitlab/WorkItem/")
-		id, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || id <= 0 || !isDigits(num) {
-			return nil, invalidf("Invalid work item ID format: '%s'. Expected GitLab global ID (gid://gitlab/WorkItem/<id>)", raw)
+	// A target is a global id, or an iid resolved in the source's project
+	// once the source is known (0 in targetIDs until then).
+	targetIDs := make([]int64, len(args.WorkItemsIDs))
+	iids := map[int]int64{}
+	for k, ref := range args.WorkItemsIDs {
+		raw := string(ref)
+		if num, ok := strings.CutPrefix(raw, "gid://gitlab/WorkItem/"); ok {
+			id, err := strconv.ParseInt(num, 10, 64)
+			if err != nil || id <= 0 || !isDigits(num) {
+				return nil, invalidf("Invalid work item ID format: '%s'. Expected GitLab global ID (gid://gitlab/WorkItem/<id>)", raw)
+			}
+			targetIDs[k] = id
+			continue
 		}
-		targetIDs = append(targetIDs, id)
+		iid, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || iid <= 0 || !isDigits(raw) {
+			return nil, invalidf("Invalid target work item ID format: '%s'. Expected an iid (integer) or a global ID "+
+				"(gid://gitlab/WorkItem/<id>)", raw)
+		}
+		iids[k] = iid
 	}
 	pa, source, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
 	if err != nil {
@@ -90,6 +103,17 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 	}
 	if !access.CanLinkWorkItem(u, pa.project, source, pa.level) {
 		return nil, forbiddenf("you need at least the Reporter role in project %s to link work items", pa.project.PathWithNamespace)
+	}
+	for k, iid := range iids {
+		// One the caller cannot read reads as one that does not exist.
+		missing := &kindError{msg: fmt.Sprintf("Target work item with iid '%d' not found in %s. Use a global ID "+
+			"(gid://gitlab/WorkItem/<id>) for work items in other projects or groups.", iid, pa.project.PathWithNamespace),
+			kind: models.ErrNotFound}
+		target, err := g.readableIssue(ctx, g.store, u, pa, iid, missing)
+		if err != nil {
+			return nil, err
+		}
+		targetIDs[k] = target.ID
 	}
 	for _, id := range targetIDs {
 		if id == source.ID {

@@ -12,8 +12,18 @@ type obj = map[string]any
 // additionalProperties false. Keys come out sorted, so the schema text is
 // stable.
 func inputSchema(props obj, required ...string) json.RawMessage {
+	if len(required) == 0 {
+		required = nil
+	}
+	return inputSchemaRequired(props, required)
+}
+
+// inputSchemaRequired is inputSchema with required written even when it is
+// empty ("required": []), for a tool whose GitLab schema declares that
+// nothing is required on its own.
+func inputSchemaRequired(props obj, required []string) json.RawMessage {
 	s := obj{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
+	if required != nil {
 		s["required"] = required
 	}
 	b, err := json.Marshal(s)
