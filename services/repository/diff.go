@@ -48,7 +48,8 @@ func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptio
 		out.MergeBaseSHA = mb.Hash.String()
 		from = out.MergeBaseSHA
 	}
-	// The commits and the diff are two git processes, side by side.
+	// The commits and the diff are two git processes, side by side (one
+	// when either is skipped).
 	diffed := make(chan error, 1)
 	if opt.SkipDiffs {
 		diffed <- nil
@@ -59,7 +60,10 @@ func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptio
 			diffed <- err
 		}()
 	}
-	commits, err := l.commitsBetween(ctx, out.BaseSHA, out.HeadSHA, opt.MaxCommits)
+	commits := []Commit{}
+	if !opt.SkipCommits {
+		commits, err = l.commitsBetween(ctx, out.BaseSHA, out.HeadSHA, opt.MaxCommits)
+	}
 	if derr := <-diffed; err == nil {
 		err = derr
 	}

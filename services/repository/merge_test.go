@@ -65,6 +65,16 @@ func TestCompareMatchesGit(t *testing.T) {
 	if r := byPath["kept.txt"]; !r.RenamedFile || r.OldPath != "keep.txt" {
 		t.Fatalf("kept.txt = %+v", r)
 	}
+	// The diff alone: the same files, no commits.
+	only, err := f.open().Compare(ctx, "main", "feature", repository.CompareOptions{SkipCommits: true})
+	if err != nil || len(only.Commits) != 0 || only.Commits == nil || len(only.Files) != len(cmp.Files) || only.MergeBaseSHA != cmp.MergeBaseSHA {
+		t.Fatalf("Compare(SkipCommits) = %+v, %v", only, err)
+	}
+	for k := range only.Files {
+		if only.Files[k].NewPath != cmp.Files[k].NewPath || only.Files[k].Diff != cmp.Files[k].Diff {
+			t.Fatalf("Compare(SkipCommits) file %d = %+v, want %+v", k, only.Files[k], cmp.Files[k])
+		}
+	}
 	diffs, err := f.open().CommitDiff(ctx, "feature~1", repository.CompareOptions{})
 	if err != nil || len(diffs) != 2 {
 		t.Fatalf("CommitDiff = %+v, %v", diffs, err)

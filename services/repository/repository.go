@@ -261,6 +261,9 @@ type CompareOptions struct {
 	MaxPatchBytes int
 	// SkipDiffs leaves Files empty (commits only).
 	SkipDiffs bool
+	// SkipCommits leaves Commits empty (the diff only: one git process,
+	// where the commits are a second walk beside it).
+	SkipCommits bool
 	// SkipPatches fills Files with paths and modes only: no patch text,
 	// no line counts (a file list, cheap to compute).
 	SkipPatches bool

@@ -289,7 +289,7 @@ func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, pa *projec
 		return invalidf("diffs_first and diffs_after apply only when detail is full_patch")
 	}
 	// Summary and per-file stats cover every file.
-	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{MaxCommits: 1})
+	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
 	if err != nil {
 		return err
 	}

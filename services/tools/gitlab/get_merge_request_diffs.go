@@ -39,7 +39,7 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
-			return mrPage(ctx, g, call, args, repository.CompareOptions{MaxCommits: 1},
+			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipCommits: true},
 				func(_ *mrCall, cmp *repository.Comparison) []diffJSON {
 					items := make([]diffJSON, 0, len(cmp.Files))
 					for k := range cmp.Files {

@@ -131,7 +131,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	// The file list of its diff, and its live head, from git.
 	// (A merge request whose branch is gone has no changes count.)
 	var count *string
-	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipPatches: true, MaxCommits: 1})
+	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipPatches: true, SkipCommits: true})
 	switch {
 	case err == nil:
 		n := strconv.Itoa(len(cmp.Files))

@@ -30,7 +30,7 @@ func (p *Patches) MergeRequestPatch(ctx context.Context, u *models.User, project
 	if err != nil {
 		return "", false, err
 	}
-	cmp, err := p.g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{MaxCommits: 1})
+	cmp, err := p.g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
 	if err != nil {
 		return "", false, err
 	}

@@ -268,7 +268,7 @@ type mrDiff struct {
 
 // diffFiles reads the merge request's changed files from git.
 func (g *gitlab) diffFiles(ctx context.Context, c *reviewCall) (*mrDiff, error) {
-	cmp, err := g.compareMergeRequest(ctx, c.pa.project, c.mr, repository.CompareOptions{SkipPatches: true, MaxCommits: 1})
+	cmp, err := g.compareMergeRequest(ctx, c.pa.project, c.mr, repository.CompareOptions{SkipPatches: true, SkipCommits: true})
 	if err != nil {
 		return nil, err
 	}
