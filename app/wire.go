@@ -86,8 +86,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	fx := cfg.Fixtures
+	if fx == nil {
+		fx = &Fixtures{}
+	}
 	w := &Server{logger: logger, shutdown: make(chan struct{})}
-	fixtures, err := w.conformanceFixtures(cfg, e)
+	fixtures, err := w.fixtureTools(fx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	}
 
 	ctxs, err := resources.New(ts, e.Store, resources.Options{
-		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Fixtures: cfg.ConformanceFixtures,
+		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Extra: fx.Content,
 		Patches: gitlab.NewPatches(gitlabDeps(cfg, e)),
 	})
 	if err != nil {
@@ -242,7 +246,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
 			MetadataURL: metadataURL(g.path), Logger: logger,
-			Logging: cfg.ConformanceFixtures,
+			Logging: fx.Logging,
 		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
 			return handlers.Group{}, err

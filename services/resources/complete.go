@@ -23,8 +23,8 @@ func (s *Service) Complete(ctx context.Context, sc tools.Scope, ref Ref, argName
 	kind := ""
 	switch ref.Type {
 	case "ref/prompt":
-		if s.fixtures {
-			if c, ok := fixtureComplete(ref.Name, argName, value); ok {
+		if s.extra.Complete != nil {
+			if c, ok := s.extra.Complete(ref.Name, argName, value); ok {
 				return c, nil
 			}
 		}

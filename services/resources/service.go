@@ -46,9 +46,10 @@ type Options struct {
 	// PageSize is the number of resources per resources/list page
 	// (default 50).
 	PageSize int
-	// Fixtures adds the conformance suite's test:// resources and test_*
-	// prompts (--conformance-fixtures only).
-	Fixtures bool
+	// Extra is content served beside GitLab's (the conformance suite's
+	// fixtures, in the glmcp-conformance build only); the zero Extra adds
+	// nothing.
+	Extra Extra
 	// Patches reads merge request diffs directly from git, for the merge
 	// request resource's diff and the review prompt (nil: merge request
 	// resources have no diff item).
@@ -63,8 +64,10 @@ type Service struct {
 	cursors  cursorSigner
 	maxBytes int
 	pageSize int
-	fixtures bool
-	patches  Patches
+	extra    Extra
+	// extraPrompts are extra.Prompts as this package builds prompts.
+	extraPrompts []promptDef
+	patches      Patches
 }
 
 // New returns a Service.
@@ -81,20 +84,23 @@ func New(c Caller, st Store, opts Options) (*Service, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 50
 	}
-	return &Service{
+	s := &Service{
 		tools: c, store: st, base: strings.TrimRight(opts.BaseURL, "/"),
 		cursors: newCursorSigner(opts.Secret), maxBytes: opts.MaxBytes,
-		pageSize: opts.PageSize, fixtures: opts.Fixtures, patches: opts.Patches,
-	}, nil
+		pageSize: opts.PageSize, extra: opts.Extra, patches: opts.Patches,
+	}
+	for _, p := range opts.Extra.Prompts {
+		if p.Get == nil {
+			return nil, fmt.Errorf("resources: extra prompt %q has no Get", p.Name)
+		}
+		s.extraPrompts = append(s.extraPrompts, p.def())
+	}
+	return s, nil
 }
 
 // Templates lists the resource templates.
 func (s *Service) Templates() []Template {
-	out := gitlabTemplates(s.base)
-	if s.fixtures {
-		out = append(out, fixtureTemplates...)
-	}
-	return out
+	return append(gitlabTemplates(s.base), s.extra.Templates...)
 }
 
 // ListPage is one page of resources/list.
@@ -115,8 +121,8 @@ func (s *Service) List(ctx context.Context, sc tools.Scope, cursor *string) (Lis
 		}
 	}
 	page := ListPage{Resources: []Resource{}}
-	if s.fixtures && cursor == nil {
-		page.Resources = append(page.Resources, fixtureResources...)
+	if cursor == nil {
+		page.Resources = append(page.Resources, s.extra.Resources...)
 	}
 	if u.ID == 0 || !u.Active() {
 		return page, nil
@@ -144,8 +150,8 @@ func (s *Service) List(ctx context.Context, sc tools.Scope, cursor *string) (Lis
 // Read reads a resource. Unknown URIs, objects that do not exist and
 // objects the caller may not read are all a *NotFoundError.
 func (s *Service) Read(ctx context.Context, sc tools.Scope, uri string) ([]Contents, error) {
-	if s.fixtures {
-		if c, ok := fixtureRead(uri); ok {
+	if s.extra.Read != nil {
+		if c, ok := s.extra.Read(uri); ok {
 			return c, nil
 		}
 	}
