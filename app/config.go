@@ -15,7 +15,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
-// Config is every setting of the server. cmd/glmcp fills it from flags and
+// Config is every setting of the server. cmd/glmcp/cli fills it from flags and
 // GLMCP_* environment variables; nothing in the app reads the environment.
 // Call Validate before use.
 type Config struct {
