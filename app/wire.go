@@ -52,7 +52,7 @@ type groupSpec struct {
 	advertised     []string
 }
 
-// The two route groups (DESIGN.md §1).
+// The two route groups (doc/endpoint.md, "Route groups").
 var (
 	// GitLab's own serverInfo.name on the endpoint GitLab serves.
 	ceGroup = groupSpec{edition: models.EditionCE, path: handlers.CEPath, name: "GitLab MCP Server",

@@ -42,7 +42,8 @@ type GroupScopes struct {
 	Needed string
 }
 
-// CEScopes and EEScopes are the scopes of the two route groups (DESIGN.md §1).
+// CEScopes and EEScopes are the scopes of the two route groups
+// (doc/endpoint.md, "Route groups").
 var (
 	CEScopes = GroupScopes{
 		Full:     []string{models.ScopeMCP, models.ScopeAPI},
