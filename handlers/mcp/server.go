@@ -28,7 +28,10 @@ import (
 // tools exist for whom lives behind it (tools.Service implements it).
 type ToolService interface {
 	List(ctx context.Context, q tools.ListQuery) (tools.Page, error)
-	Call(ctx context.Context, req tools.CallRequest) (*tools.Result, error)
+	// Resolve finds the tool of a call; Run finishes it, after the
+	// handler's own checks on the resolved tool.
+	Resolve(ctx context.Context, req tools.CallRequest) (*tools.Resolved, error)
+	Run(ctx context.Context, rc *tools.Resolved) (*tools.Result, error)
 	// Watch returns which tool changes a listener of this scope hears.
 	Watch(sc tools.Scope) (func(name string, toolEdition models.Edition) bool, error)
 }

@@ -186,8 +186,8 @@ func TestService_Call(t *testing.T) {
 }
 
 // Ensure a schema violation and a value the typed struct cannot hold are
-// validation error results, and the Check hook runs on the resolved tool
-// and can refuse the call.
+// validation error results, and what the transport sets on a resolved
+// call between Resolve and Run is checked by Run.
 func TestService_Call_validation(t *testing.T) {
 	svc := newSvc(t, 100)
 	ctx := context.Background()
@@ -196,12 +196,17 @@ func TestService_Call_validation(t *testing.T) {
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Text, "Validation error: ") {
 		t.Errorf("schema violation: %+v, %v", res, err)
 	}
-	refused := errors.New("refused by the transport")
-	var checked string
-	_, err = svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "older_tool",
-		Check: func(e *tools.Entry, _ *tools.CallRequest) error { checked = e.Tool.Name; return refused }})
-	if !errors.Is(err, refused) || checked != "old_tool" {
-		t.Errorf("Check: err %v, checked %q; want the hook's error on old_tool", err, checked)
+	// Resolve finds the tool (alias resolved) before the transport's rules;
+	// what the transport fills in between is what Run checks.
+	rc, err := svc.Resolve(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "older_tool"})
+	if err != nil || rc.Entry.Tool.Name != "old_tool" || string(rc.Arguments) != "{}" {
+		t.Fatalf("Resolve(older_tool): %+v, %v; want old_tool with arguments {}", rc, err)
+	}
+	bad := "not a sealed state"
+	rc.RequestState = &bad
+	_, err = svc.Run(ctx, rc)
+	if !errors.Is(err, models.ErrInvalidInput) || !strings.HasPrefix(err.Error(), "requestState failed verification: ") {
+		t.Errorf("Run with a requestState set after Resolve: %v, want it to fail verification", err)
 	}
 }
 
