@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -15,7 +16,7 @@ import (
 
 // CallRequest is one tools/call.
 type CallRequest struct {
-	Scope
+	models.Scope
 	// Name is the name the client called, prefix included.
 	Name string
 	// Arguments is the arguments member as sent (absent or null: {}).
@@ -94,7 +95,7 @@ func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
 			return nil, err
 		}
 	}
-	if req.readOnly() && !e.ReadOnly() {
+	if req.ReadOnly() && !e.ReadOnly() {
 		return nil, &ReadOnlyError{Tool: e.Tool.Name}
 	}
 	// A requestState that fails verification is a protocol error, whatever
@@ -138,14 +139,38 @@ func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
 }
 
 // Call is Resolve then Run, for callers with no rules of their own between
-// the two: services/resources' readers (which call read tools as the
-// caller) and the tests and benchmarks of the tools.
+// the two: CallJSON, and the tests and benchmarks of the tools.
 func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	rc, err := s.Resolve(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	return s.Run(ctx, rc)
+}
+
+// CallJSON calls the tool name with args (a JSON object) as sc's caller,
+// for a reader that wants only the tool's content (services/resources):
+// the structured content as JSON, or else the text as a JSON string. ok is
+// false, with no error, when there is no content to give: the scope has no
+// such tool, the arguments are invalid, or the tool failed or asked for
+// input. An error is a server failure.
+func (s *Service) CallJSON(ctx context.Context, sc models.Scope, name string, args json.RawMessage) (out json.RawMessage, ok bool, err error) {
+	res, err := s.Call(ctx, CallRequest{Scope: sc, Name: name, Arguments: args})
+	var unknown *UnknownToolError
+	switch {
+	case errors.As(err, &unknown), errors.Is(err, models.ErrInvalidInput):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	case res.IsError || len(res.InputRequests) > 0 || res.RequestState != "":
+		return nil, false, nil
+	}
+	if res.Structured != nil {
+		out, err = json.Marshal(res.Structured)
+	} else {
+		out, err = json.Marshal(res.Text)
+	}
+	return out, err == nil, err
 }
 
 // Run validates call.Arguments (a JSON object: Service.Resolve checks it)
@@ -248,7 +273,7 @@ func (s *Service) askInput(req CallRequest, e *Entry, res *Result) (*Result, err
 }
 
 // userOf is the principal a requestState is bound to.
-func userOf(sc Scope) int64 {
+func userOf(sc models.Scope) int64 {
 	if sc.Identity != nil && sc.Identity.User != nil {
 		return sc.Identity.User.ID
 	}
