@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // Extra is content a build serves beside GitLab's: the conformance suite's
@@ -39,7 +39,7 @@ type ExtraPrompt struct {
 // def is p as this package keeps its own prompts.
 func (p ExtraPrompt) def() promptDef {
 	return promptDef{Prompt: p.Prompt, input: p.Input,
-		get: func(_ *Service, _ context.Context, _ tools.Scope, args map[string]string) (*PromptResult, error) {
+		get: func(_ *Service, _ context.Context, _ models.Scope, args map[string]string) (*PromptResult, error) {
 			return p.Get(args), nil
 		}}
 }

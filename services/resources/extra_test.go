@@ -9,14 +9,13 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/resources"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // noTools is a Caller that knows no tool.
 type noTools struct{}
 
-func (noTools) Call(_ context.Context, req tools.CallRequest) (*tools.Result, error) {
-	return nil, &tools.UnknownToolError{Name: req.Name}
+func (noTools) CallJSON(context.Context, models.Scope, string, json.RawMessage) (json.RawMessage, bool, error) {
+	return nil, false, nil
 }
 
 // noProjects is a Store with nothing in it.
@@ -83,7 +82,7 @@ func extra() resources.Extra {
 // completions asked first, prompts among GitLab's in name order.
 func TestExtra(t *testing.T) {
 	ctx := context.Background()
-	var sc tools.Scope // no identity: no projects are read
+	var sc models.Scope // no identity: no projects are read
 	plain, with := newService(t, resources.Extra{}), newService(t, extra())
 
 	gitlab := plain.Templates()
