@@ -11,15 +11,22 @@ import (
 	"gitlab.com/glmcp/glmcp/services/redislimit/redistest"
 )
 
+// redisClient is a client of srv's Redis under prefix, closed with the test.
+func redisClient(tb testing.TB, srv *redistest.Server, prefix string) *redislimit.Client {
+	tb.Helper()
+	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: prefix})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // The limiter counts in process while Redis is down, and in Redis again
 // after: no request is refused or allowed for want of Redis.
 func TestLimiter_fallsBackToProcess(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: "p:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(t, srv, "p:")
 	ctx := context.Background()
 	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 3, Per: time.Minute}, nil, ratelimit.Redis(c))
 	if d := l.Take(ctx, "u", ratelimit.Limit{}); !d.OK || d.Remaining != 2 {
@@ -52,11 +59,7 @@ func TestLimiter_fallsBackToProcess(t *testing.T) {
 // EVALSHA round trip on loopback), beside BenchmarkTake_local.
 func BenchmarkTake_redis(b *testing.B) {
 	srv := redistest.Start(b)
-	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: "bench:"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(b, srv, "bench:")
 	l := ratelimit.NewLimiter(ratelimit.Limit{Requests: 1_000_000, Per: time.Second}, nil, ratelimit.Redis(c))
 	benchmarkTake(b, l, c)
 }
@@ -84,11 +87,7 @@ func benchmarkTake(b *testing.B, l *ratelimit.Limiter, c *redislimit.Client) {
 // tokens the bucket holds, and (once it is empty) when it holds one again.
 func TestLimiter_Peek(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := redislimit.New(redislimit.Config{URL: srv.URL(), Prefix: "peek:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(t, srv, "peek:")
 	lim := ratelimit.Limit{Requests: 3, Per: time.Minute}
 	ctx := context.Background()
 	for name, l := range map[string]*ratelimit.Limiter{
