@@ -65,13 +65,18 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated})
 			return
 		}
+		// Every answer to a credential that is not accepted carries the
+		// RateLimit-* headers of the limit that applies to it: the
+		// address's failed authentications.
 		failKey := "authfail:" + c.ClientIP()
-		if blocked, retry := cfg.Failures.Peek(ctx, failKey); blocked {
-			ratelimit.Reject(c, cfg.Failures, retry)
+		budget := cfg.Failures.Peek(ctx, failKey)
+		if !budget.OK {
+			cfg.Failures.SetHeaders(c, budget)
+			ratelimit.Reject(c, cfg.Failures, budget.RetryAfter)
 			return
 		}
 		if cred.Kind == RefusedCredential {
-			cfg.Failures.Take(ctx, failKey, ratelimit.Limit{}) // spend one failure
+			cfg.Failures.SetHeaders(c, cfg.Failures.Take(ctx, failKey, ratelimit.Limit{})) // spend one failure
 			// Not a bearer token at all: the challenge carries no error
 			// code (RFC 6750 §3.1), the body says what to send.
 			WriteAuthError(c, cfg.MetadataURL, &auth.Error{Kind: auth.Unauthenticated, Reason: refusedReason(cred)})
@@ -94,8 +99,9 @@ func RequireAuth(cfg AuthConfig) gin.HandlerFunc {
 				Fields(ctx).UserID = id.User.ID
 			}
 			if ae.Kind == auth.Unauthenticated {
-				cfg.Failures.Take(ctx, failKey, ratelimit.Limit{}) // spend one failure
+				budget = cfg.Failures.Take(ctx, failKey, ratelimit.Limit{}) // spend one failure
 			}
+			cfg.Failures.SetHeaders(c, budget)
 			WriteAuthError(c, cfg.MetadataURL, ae)
 			return
 		}

@@ -148,7 +148,7 @@ func anonymous(t *testing.T, h *harness, url string, header http.Header) *respon
 }
 
 func TestRateLimit_unauthenticatedPerAddress(t *testing.T) {
-	h := startServer(t, withRateLimit("3/60s"))
+	h := startServer(t, withRateLimit("3/60s"), func(c *app.Config) { c.AuthFailureLimit = "30/60s" })
 	for i := range 3 {
 		r := anonymous(t, h, h.CE, nil)
 		expectAuthFailure(t, r, http.StatusUnauthorized, anonymousHintBody(), `Bearer realm="GitLab"`)
@@ -173,11 +173,13 @@ func TestRateLimit_unauthenticatedPerAddress(t *testing.T) {
 		}
 		expectRateHeaders(t, r, 2)
 		// A credential that fails is refused with 401 (not counted per
-		// address either).
+		// address either): it spends one of the address's failed
+		// authentications (30/60s here), whose headers it carries.
 		r = h.send(t, call{Method: "tools/list", Params: map[string]any{}, Header: auth("glpat-AAAAAAAAAAAAAAAAAAAA")})
 		if r.Status != http.StatusUnauthorized {
 			t.Fatalf("bad credential from the exhausted address: %d %s", r.Status, r.Body)
 		}
+		expectFailureHeaders(t, r, 30, 29)
 	})
 }
 

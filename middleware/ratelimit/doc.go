@@ -17,7 +17,8 @@
 // buckets count only while Redis does not answer. A check may name its own
 // limit ([Limiter.Take], [MiddlewareLimits]): a user's own limit.
 //
-// [Middleware] sets on every limited response
+// [Middleware] sets on every limited response (and [Limiter.SetHeaders] on
+// the answers of a budget checked elsewhere: the failed authentications)
 //
 //	RateLimit-Limit: 600
 //	RateLimit-Remaining: 599

@@ -207,10 +207,13 @@ func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
 	if !l.Enabled() {
 		return false, 0
 	}
-	return l.blockedLocal(key, l.limit)
+	d := l.peekLocal(key, l.limit)
+	return !d.OK, d.RetryAfter
 }
 
-func (l *Limiter) blockedLocal(key string, lim Limit) (bool, time.Duration) {
+// peekLocal looks at key's bucket under lim in this process, spending
+// nothing (see [Limiter.Peek]).
+func (l *Limiter) peekLocal(key string, lim Limit) Decision {
 	interval, capacity := gcra(lim)
 	now := l.now().UnixNano()
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
@@ -218,11 +221,11 @@ func (l *Limiter) blockedLocal(key string, lim Limit) (bool, time.Duration) {
 	tat, found := s.tat[key]
 	s.mu.Unlock()
 	if !found {
-		return false, 0
+		return Decision{OK: true, Remaining: lim.Requests}
 	}
-	next := max(tat, now) + interval
-	if next-now > capacity {
-		return true, time.Duration(next - capacity - now)
+	tat = max(tat, now)
+	if next := tat + interval; next-now > capacity {
+		return Decision{RetryAfter: time.Duration(next - capacity - now), Reset: time.Duration(tat - now)}
 	}
-	return false, 0
+	return Decision{OK: true, Remaining: int((capacity - (tat - now)) / interval), Reset: time.Duration(tat - now)}
 }

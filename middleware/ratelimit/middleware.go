@@ -57,17 +57,32 @@ func MiddlewareLimits(l *Limiter, keyFunc func(*gin.Context) (string, Limit)) gi
 			lim = l.limit
 		}
 		d := l.Take(c.Request.Context(), key, lim)
-		h := c.Writer.Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(lim.Requests))
-		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
-		h.Set("RateLimit-Policy", lim.Policy())
+		setHeaders(c, lim, d)
 		if d.OK {
 			c.Next()
 			return
 		}
 		RejectLimit(c, lim, d.RetryAfter)
 	}
+}
+
+// SetHeaders sets the RateLimit-* headers of the answer to c for d, a
+// decision of l under its own limit (a budget checked outside
+// [Middleware], such as the failed authentications). A nil or disabled
+// limiter sets none.
+func (l *Limiter) SetHeaders(c *gin.Context, d Decision) {
+	if l.Enabled() {
+		setHeaders(c, l.limit, d)
+	}
+}
+
+// setHeaders sets the RateLimit-* headers for d under lim.
+func setHeaders(c *gin.Context, lim Limit, d Decision) {
+	h := c.Writer.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(lim.Requests))
+	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
+	h.Set("RateLimit-Policy", lim.Policy())
 }
 
 // rateLimitData is the data member of a 429's error.

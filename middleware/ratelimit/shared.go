@@ -26,9 +26,9 @@ type Decision struct {
 type Shared interface {
 	// Allow takes one token from key's bucket under lim.
 	Allow(ctx context.Context, key string, lim Limit) (Decision, error)
-	// Blocked reports, spending nothing, whether key's bucket under lim
-	// is empty, and when it will hold a token again.
-	Blocked(ctx context.Context, key string, lim Limit) (bool, time.Duration, error)
+	// Peek looks at key's bucket under lim, spending nothing: OK when
+	// it holds a token, Remaining the tokens it holds.
+	Peek(ctx context.Context, key string, lim Limit) (Decision, error)
 }
 
 // WithShared counts every key in s (see [Shared]); the limiter's own
@@ -56,18 +56,20 @@ func (l *Limiter) Take(ctx context.Context, key string, lim Limit) Decision {
 	return l.allowLocal(key, lim)
 }
 
-// Peek is Blocked counted where Take counts: whether key's bucket is empty
-// now, and when it will hold a token again, spending nothing.
-func (l *Limiter) Peek(ctx context.Context, key string) (bool, time.Duration) {
+// Peek is Blocked counted where Take counts, spending nothing: OK when
+// key's bucket holds a token, Remaining the tokens it holds, RetryAfter
+// (when it is empty) the wait until it holds one, Reset the wait until it
+// is full. A disabled limiter answers OK.
+func (l *Limiter) Peek(ctx context.Context, key string) Decision {
 	if !l.Enabled() {
-		return false, 0
+		return Decision{OK: true}
 	}
 	if l.shared != nil {
-		if blocked, retry, err := l.shared.Blocked(ctx, key, l.limit); err == nil {
-			return blocked, retry
+		if d, err := l.shared.Peek(ctx, key, l.limit); err == nil {
+			return d
 		}
 	}
-	return l.blockedLocal(key, l.limit)
+	return l.peekLocal(key, l.limit)
 }
 
 // Redis counts every key in Redis through c (see [Shared]).
@@ -80,6 +82,7 @@ func (r redisShared) Allow(ctx context.Context, key string, lim Limit) (Decision
 	return Decision(d), err
 }
 
-func (r redisShared) Blocked(ctx context.Context, key string, lim Limit) (bool, time.Duration, error) {
-	return r.c.Blocked(ctx, key, lim.Requests, lim.Per)
+func (r redisShared) Peek(ctx context.Context, key string, lim Limit) (Decision, error) {
+	d, err := r.c.Peek(ctx, key, lim.Requests, lim.Per)
+	return Decision(d), err
 }

@@ -220,7 +220,8 @@ func (c *Client) markDown(err error) {
 // limiter's, in microseconds on Redis's clock. KEYS[1] holds the bucket's
 // theoretical arrival time; ARGV: the emission interval, the capacity,
 // and 1 to spend a token or 0 to look only. It returns {allowed,
-// remaining, retry after, reset}, the durations in microseconds.
+// remaining, retry after, reset}, the durations in microseconds; a look
+// counts as remaining the tokens there are, a spend those left after it.
 var gcraScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -233,7 +234,7 @@ if nxt - now > capacity then
   return {0, 0, nxt - capacity - now, tat - now}
 end
 if ARGV[3] == '0' then
-  return {1, 0, 0, tat - now}
+  return {1, math.floor((capacity - (tat - now)) / interval), 0, tat - now}
 end
 redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.floor((nxt - now) / 1000) + 1)
 return {1, math.floor((capacity - (nxt - now)) / interval), 0, nxt - now}
@@ -280,18 +281,31 @@ func (c *Client) Allow(ctx context.Context, key string, requests int, per time.D
 	if err != nil {
 		return Decision{}, err
 	}
-	return Decision{OK: res[0] == 1, Remaining: int(res[1]),
-		RetryAfter: time.Duration(res[2]) * time.Microsecond, Reset: time.Duration(res[3]) * time.Microsecond}, nil
+	return decision(res), nil
+}
+
+// Peek looks at key's bucket of requests per per, spending nothing: OK
+// when it holds a token, Remaining the tokens it holds, RetryAfter (when
+// empty) the wait until it holds one, Reset the wait until it is full.
+func (c *Client) Peek(ctx context.Context, key string, requests int, per time.Duration) (Decision, error) {
+	res, err := c.gcra(ctx, key, requests, per, false)
+	if err != nil {
+		return Decision{}, err
+	}
+	return decision(res), nil
 }
 
 // Blocked reports whether key's bucket of requests per per is empty, and
 // when it will hold a token again, spending nothing.
 func (c *Client) Blocked(ctx context.Context, key string, requests int, per time.Duration) (bool, time.Duration, error) {
-	res, err := c.gcra(ctx, key, requests, per, false)
-	if err != nil {
-		return false, 0, err
-	}
-	return res[0] == 0, time.Duration(res[2]) * time.Microsecond, nil
+	d, err := c.Peek(ctx, key, requests, per)
+	return !d.OK && err == nil, d.RetryAfter, err
+}
+
+// decision reads gcraScript's answer.
+func decision(res []int64) Decision {
+	return Decision{OK: res[0] == 1, Remaining: int(res[1]),
+		RetryAfter: time.Duration(res[2]) * time.Microsecond, Reset: time.Duration(res[3]) * time.Microsecond}
 }
 
 // acquireScript takes a listen stream slot: KEYS[1] is the user's sorted
