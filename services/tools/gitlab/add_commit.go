@@ -220,11 +220,3 @@ func commitActions(in []commitActionArg) ([]repository.Action, error) {
 	}
 	return out, nil
 }
-
-// commitNode renders a commit in the GraphQL shape of the repository tools.
-func (g *gitlab) commitNode(p *models.Project, c *repository.Commit) commitNodeJSON {
-	return commitNodeJSON{ID: "gid://gitlab/CommitPresenter/" + c.ID, Sha: c.ID, ShortID: c.ID[:8], Title: c.Title,
-		Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, AuthoredDate: apiTime(c.Author.When),
-		CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email, CommittedDate: apiTime(c.Committer.When),
-		WebURL: g.projectURL(p) + "/-/commit/" + c.ID}
-}

@@ -3,7 +3,6 @@ package gitlab
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -100,6 +99,3 @@ func (g *gitlab) runCreateWorkItemNote(ctx context.Context, call *tools.Call, ar
 	}
 	return res, nil
 }
-
-// quickAction matches a line GitLab would run as a quick action.
-var quickAction = regexp.MustCompile(`(?m)^\s*/\w+`)

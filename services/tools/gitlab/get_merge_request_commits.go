@@ -12,23 +12,6 @@ func init() {
 	register((*gitlab).getMergeRequestCommits)
 }
 
-type commitJSON struct {
-	ID             string            `json:"id"`
-	ShortID        string            `json:"short_id"`
-	CreatedAt      string            `json:"created_at"`
-	ParentIDs      []string          `json:"parent_ids"`
-	Title          string            `json:"title"`
-	Message        string            `json:"message"`
-	AuthorName     string            `json:"author_name"`
-	AuthorEmail    string            `json:"author_email"`
-	AuthoredDate   string            `json:"authored_date"`
-	CommitterName  string            `json:"committer_name"`
-	CommitterEmail string            `json:"committer_email"`
-	CommittedDate  string            `json:"committed_date"`
-	Trailers       map[string]string `json:"trailers"`
-	WebURL         string            `json:"web_url"`
-}
-
 func (g *gitlab) getMergeRequestCommits() tools.Definition {
 	return tools.Definition{
 		Name:        "get_merge_request_commits",

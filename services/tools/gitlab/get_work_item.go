@@ -209,10 +209,6 @@ func (d *workItemDetailJSON) setWidget(w obj) {
 	d.Widgets = append(d.Widgets, w)
 }
 
-func (g *gitlab) workItemURL(p *models.Project, iid int64) string {
-	return fmt.Sprintf("%s/-/work_items/%d", g.projectURL(p), iid)
-}
-
 // workItemDetail builds the work item with its widgets (the notes and
 // development widgets carry only their type; the facets fill them).
 func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (*workItemDetailJSON, error) {

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -40,12 +39,6 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Aliases:      []string{"get_work_item_notes"},
 		Run:          tools.Typed(g.runGetWorkItemNotes),
 	}
-}
-
-// workItemNotesPager binds the cursors of a work item's notes (minted here
-// and by get_work_item's notes facet, which continues here).
-func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
-	return g.pager(call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
 }
 
 type getWorkItemNotesArgs struct {

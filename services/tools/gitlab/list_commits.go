@@ -36,28 +36,6 @@ type listCommitsArgs struct {
 	First       *intArg `json:"first"`
 }
 
-type diffStatsJSON struct {
-	Additions int `json:"additions"`
-	Deletions int `json:"deletions"`
-	FileCount int `json:"fileCount"`
-}
-
-type commitNodeJSON struct {
-	ID               string         `json:"id"`
-	Sha              string         `json:"sha"`
-	ShortID          string         `json:"shortId"`
-	Title            string         `json:"title"`
-	Message          string         `json:"message"`
-	AuthorName       string         `json:"authorName"`
-	AuthorEmail      string         `json:"authorEmail"`
-	AuthoredDate     string         `json:"authoredDate"`
-	CommitterName    string         `json:"committerName"`
-	CommitterEmail   string         `json:"committerEmail"`
-	CommittedDate    string         `json:"committedDate"`
-	WebURL           string         `json:"webUrl"`
-	DiffStatsSummary *diffStatsJSON `json:"diffStatsSummary,omitempty"`
-}
-
 type commitsJSON struct {
 	Nodes    []commitNodeJSON  `json:"nodes"`
 	PageInfo graphPageInfoJSON `json:"pageInfo"`

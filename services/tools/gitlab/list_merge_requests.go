@@ -290,10 +290,3 @@ func (g *gitlab) milestoneFilter(ctx context.Context, projectIDs []int64, title 
 	}
 	return 0, nil
 }
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}

@@ -21,8 +21,6 @@ var minAccessLevels = map[string]models.AccessLevel{
 	"maintainer": models.Maintainer, "owner": models.Owner,
 }
 
-var visibilityLevels = []string{"private", "internal", "public"}
-
 // listProjects is GitLab 19.5's list_projects (GraphQL-backed:
 // first/after over Query.projects, or Group.projects with its subgroups).
 func (g *gitlab) listProjects() tools.Definition {
@@ -83,11 +81,6 @@ type projectsConnectionJSON struct {
 	SubgroupsIncluded *bool             `json:"subgroupsIncluded,omitempty"`
 }
 
-// errGroupNotFound answers a group that does not exist or that the caller
-// may not see (GitLab's words, without echoing the argument, so the two
-// read the same).
-var errGroupNotFound = &kindError{msg: "Group not found or inaccessible", kind: models.ErrNotFound}
-
 func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args listProjectsArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)
 	if err != nil {
@@ -140,15 +133,4 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 		out.SubgroupsIncluded = &sub
 	}
 	return jsonResult(out)
-}
-
-// idPageInfo is the pageInfo of an id-ordered page: an end cursor (the
-// last id, from last) when more follow.
-func idPageInfo(pages pager, more bool, last func() int64) endPageInfo {
-	pi := endPageInfo{HasNextPage: more}
-	if more {
-		c := pages.mint(last())
-		pi.EndCursor = &c
-	}
-	return pi
 }

@@ -35,11 +35,6 @@ type treeEntryJSON struct {
 	Mode     string `json:"mode"`
 }
 
-type graphPageInfoJSON struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor"`
-}
-
 type treeJSON struct {
 	Entries  []treeEntryJSON   `json:"entries"`
 	PageInfo graphPageInfoJSON `json:"pageInfo"`

@@ -144,14 +144,3 @@ func tagMatcher(search string) func(string) bool {
 	}
 	return regexp.MustCompile(expr).MatchString
 }
-
-// pageOf is one REST page of a list built in memory, rendered (or the
-// validation error of a page past the offset cap).
-func pageOf[T any](items []T, page, perPage intArg) (*tools.Result, error) {
-	p, pp, err := paging(page, perPage)
-	if err != nil {
-		return nil, err
-	}
-	from := min(len(items), (p-1)*pp)
-	return jsonResult(listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))})
-}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -210,11 +209,6 @@ func canComment(c *reviewCall) error {
 		return forbiddenf("the discussion of merge request !%d is locked", c.mr.IID)
 	}
 	return nil
-}
-
-// bareDiscussionID strips the global-id prefix of a discussion id.
-func bareDiscussionID(s string) string {
-	return strings.TrimPrefix(strings.TrimSpace(s), "gid://gitlab/Discussion/")
 }
 
 func (g *gitlab) reviewNote(ctx context.Context, tx Store, c *reviewCall) (*tools.Result, error) {
@@ -481,8 +475,6 @@ func (g *gitlab) reviewUnapprove(ctx context.Context, tx Store, c *reviewCall) (
 	}
 	return g.approvalResult(c, "unapproved")
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // checkDiffLines refuses a position on a line its file does not have: an
 // old line past the end of the file at the merge base, a new line past its
