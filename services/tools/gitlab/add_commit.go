@@ -13,8 +13,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).addCommit) }
-
 type commitActionArg struct {
 	Action          string  `json:"action"`
 	FilePath        string  `json:"file_path"`

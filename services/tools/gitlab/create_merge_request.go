@@ -7,10 +7,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).createMergeRequest)
-}
-
 // createMergeRequest is GitLab's create_merge_request:
 // POST /projects/:id/merge_requests.
 func (g *gitlab) createMergeRequest() tools.Definition {

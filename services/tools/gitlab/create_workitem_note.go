@@ -10,10 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).createWorkItemNote)
-}
-
 // createWorkItemNote is GitLab's create_workitem_note.
 func (g *gitlab) createWorkItemNote() tools.Definition {
 	props := workItemProps()

@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).forkRepository) }
-
 // forkRepository forks a project: a new project in a group whose
 // repository holds the source's branches and tags at the same commits.
 // GitLab has no MCP fork tool; this is its REST endpoint POST

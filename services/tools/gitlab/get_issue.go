@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getIssue)
-}
-
 // getIssue is GitLab's get_issue: GET /projects/:id/issues/:issue_iid.
 func (g *gitlab) getIssue() tools.Definition {
 	return tools.Definition{

@@ -8,8 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getMCPServerVersion) }
-
 // getMCPServerVersion is the meta tool that reports the server's version,
 // like GitLab's get_mcp_server_version.
 func (g *gitlab) getMCPServerVersion() tools.Definition {

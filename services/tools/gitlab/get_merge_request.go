@@ -10,10 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getMergeRequest)
-}
-
 // mrFacets are get_merge_request's include values (GitLab 19.5).
 var mrFacets = []string{"diffs", "commits", "notes", "pipelines", "discussions", "approvals", "conflicts"}
 

@@ -8,10 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getMergeRequestCommits)
-}
-
 func (g *gitlab) getMergeRequestCommits() tools.Definition {
 	return tools.Definition{
 		Name:        "get_merge_request_commits",

@@ -8,10 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getMergeRequestDiffs)
-}
-
 type diffJSON struct {
 	OldPath       string `json:"old_path"`
 	NewPath       string `json:"new_path"`

@@ -7,10 +7,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getMergeRequestPipelines)
-}
-
 func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 	return tools.Definition{
 		Name:  "get_merge_request_pipelines",

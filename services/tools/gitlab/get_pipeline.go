@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getPipeline)
-}
-
 var pipelineFacets = []string{"jobs", "downstream_pipelines", "bridge_jobs", "artifacts"}
 
 // getPipeline is GitLab 19.5's get_pipeline (GraphQL-backed, one facet,

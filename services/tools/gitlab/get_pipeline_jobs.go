@@ -10,10 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getPipelineJobs)
-}
-
 type jobCommitJSON struct {
 	ID      string `json:"id"`
 	ShortID string `json:"short_id"`

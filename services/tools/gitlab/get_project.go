@@ -9,8 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getProject) }
-
 // getProject is GitLab 19.5's get_project (GraphQL-backed: the project's
 // id, full path, default branch, visibility and web URL).
 func (g *gitlab) getProject() tools.Definition {

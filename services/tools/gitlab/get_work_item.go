@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getWorkItem) }
-
 // workItemNotesFacet is how many notes the notes facet returns by default:
 // GitLab's query asks for notes(first: 100).
 const workItemNotesFacet = 100

@@ -7,8 +7,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getWorkItemTypes) }
-
 // getWorkItemTypes is GitLab's get_work_item_types (GraphQL
 // namespace.workItemTypes).
 func (g *gitlab) getWorkItemTypes() tools.Definition {

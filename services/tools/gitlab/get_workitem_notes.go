@@ -8,10 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getWorkItemNotes)
-}
-
 // defaultNotesPage is GitLab's page size for get_workitem_notes.
 const defaultNotesPage = 100
 

@@ -10,7 +10,6 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // readOnlyTool and writeTool are the annotations of the two kinds of tool.
@@ -134,14 +133,6 @@ func (l labelsArg) names() ([]string, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-func (g *gitlab) issueResult(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, issue *models.Issue) (*tools.Result, error) {
-	notes, err := st.CountUserNotes(ctx, models.NoteableIssue, issue.ID, access.CanReadInternalNote(u, pa.level))
-	if err != nil {
-		return nil, err
-	}
-	return jsonResult(g.issue(pa.project, issue, notes))
 }
 
 // readableIssue loads issue iid of pa's project, or returns missing when it

@@ -217,3 +217,82 @@ func TestToolFilesStandAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrationList: tools.go's definitions method lists every
+// Definition method of the package, once, sorted by name, and the package
+// has no init function (registration is that list, nothing else).
+func TestRegistrationList(t *testing.T) {
+	src := parsePackage(t)
+	var declared []string
+	for _, f := range src.files {
+		declared = append(declared, toolMethods(f)...)
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				t.Errorf("%s: func init: list the tool in tools.go instead", src.fset.Position(fn.Pos()))
+			}
+		}
+	}
+	slices.Sort(declared)
+
+	listed := registrationList(t, src)
+	if !slices.IsSorted(listed) {
+		t.Errorf("tools.go: the definitions list is not sorted:\n%s", strings.Join(listed, "\n"))
+	}
+	for _, m := range declared {
+		if !slices.Contains(listed, m) {
+			t.Errorf("tools.go: the definitions list lacks g.%s()", m)
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range listed {
+		if seen[m] {
+			t.Errorf("tools.go: g.%s() is listed twice", m)
+		}
+		seen[m] = true
+		if !slices.Contains(declared, m) {
+			t.Errorf("tools.go: g.%s() is not a Definition method", m)
+		}
+	}
+}
+
+// registrationList returns the methods tools.go's definitions returns, in
+// order: the elements of its one composite literal, each g.x().
+func registrationList(t *testing.T, src pkgSource) []string {
+	t.Helper()
+	f := src.files["tools.go"]
+	if f == nil {
+		t.Fatal("tools.go is missing")
+	}
+	var out []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "definitions" || !gitlabMethod(fn) {
+			continue
+		}
+		if len(fn.Body.List) != 1 {
+			t.Fatal("tools.go: definitions must be one return of a list literal")
+		}
+		ret, ok := fn.Body.List[0].(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != 1 {
+			t.Fatal("tools.go: definitions must be one return of a list literal")
+		}
+		lit, ok := ret.Results[0].(*ast.CompositeLit)
+		if !ok {
+			t.Fatal("tools.go: definitions must be one return of a list literal")
+		}
+		for _, e := range lit.Elts {
+			call, ok := e.(*ast.CallExpr)
+			var sel *ast.SelectorExpr
+			if ok {
+				sel, ok = call.Fun.(*ast.SelectorExpr)
+			}
+			if !ok || len(call.Args) != 0 {
+				t.Fatalf("%s: each element of the list is g.tool()", src.fset.Position(e.Pos()))
+			}
+			out = append(out, sel.Sel.Name)
+		}
+		return out
+	}
+	t.Fatal("tools.go: no func (g *gitlab) definitions() []tools.Definition")
+	return nil
+}

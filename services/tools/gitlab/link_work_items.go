@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).linkWorkItems) }
-
 // maxLinkTargets is GitLab's limit of work items linked in one call.
 const maxLinkTargets = 10
 

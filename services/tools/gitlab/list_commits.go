@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listCommits) }
-
 // Pages of list_commits (GitLab's: 20 by default, at most 100, at most 10
 // with stats).
 const (

@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listGroups) }
-
 // listGroups is GitLab 19.5's list_groups (GraphQL-backed: first/after
 // over Query.groups).
 func (g *gitlab) listGroups() tools.Definition {

@@ -11,10 +11,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listMergeRequests)
-}
-
 // listMergeRequests is GitLab 19.5's list_merge_requests (GraphQL-backed:
 // first/after).
 func (g *gitlab) listMergeRequests() tools.Definition {

@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listPipelines)
-}
-
 // listPipelines is GitLab 19.5's list_pipelines (REST: GET
 // /projects/:id/pipelines, page/per_page).
 func (g *gitlab) listPipelines() tools.Definition {

@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listProjects) }
-
 // minAccessLevels are GitLab's AccessLevelEnum values list_projects takes,
 // lower-cased, with the role each stands for (planner is GitLab's 15,
 // between Guest and Reporter; glmcp grants no such role, so it selects

@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listRepositoryTree) }
-
 // treePageSize is GitLab's page of list_repository_tree.
 const treePageSize = 100
 

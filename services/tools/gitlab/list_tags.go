@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listTags) }
-
 // list_tags is GitLab 19.5's Repositories::Tags::ListTagsService: the
 // project by url or project_id, tags most recently updated first (by the
 // committer date of the commit a tag points to; ties by name), an optional

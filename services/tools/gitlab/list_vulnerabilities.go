@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listVulnerabilities)
-}
-
 func (g *gitlab) listVulnerabilities() tools.Definition {
 	arr := func(desc string, values []string) obj {
 		return enumListProp(desc, true, values...)

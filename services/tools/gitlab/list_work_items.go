@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listWorkItems) }
-
 // workItemTypeEnum is GitLab's IssueTypeEnum, by models type id.
 var workItemTypeEnum = map[string]models.WorkItemTypeID{
 	"ISSUE": models.TypeIssue, "INCIDENT": models.TypeIncident, "TEST_CASE": models.TypeTestCase,

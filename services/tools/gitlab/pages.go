@@ -1,9 +1,5 @@
 package gitlab
 
-import (
-	"gitlab.com/glmcp/glmcp/services/tools"
-)
-
 type connection struct {
 	Nodes    any          `json:"nodes"`
 	PageInfo pageInfoJSON `json:"pageInfo"`
@@ -28,15 +24,4 @@ func idPageInfo(pages pager, more bool, last func() int64) endPageInfo {
 type graphPageInfoJSON struct {
 	HasNextPage bool    `json:"hasNextPage"`
 	EndCursor   *string `json:"endCursor"`
-}
-
-// pageOf is one REST page of a list built in memory, rendered (or the
-// validation error of a page past the offset cap).
-func pageOf[T any](items []T, page, perPage intArg) (*tools.Result, error) {
-	p, pp, err := paging(page, perPage)
-	if err != nil {
-		return nil, err
-	}
-	from := min(len(items), (p-1)*pp)
-	return jsonResult(listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))})
 }

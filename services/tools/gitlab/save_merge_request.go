@@ -11,10 +11,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).saveMergeRequest)
-}
-
 // saveMergeRequest is GitLab 19.5's save_merge_request: create (no
 // merge_request_iid) or update a merge request, REST-backed.
 func (g *gitlab) saveMergeRequest() tools.Definition {

@@ -15,10 +15,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).saveMergeRequestReview)
-}
-
 // reviewMethods are save_merge_request_review's methods with the
 // parameters each requires and allows (GitLab's METHOD_PARAMS).
 var reviewMethods = map[string]struct{ required, optional []string }{

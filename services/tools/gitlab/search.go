@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).search)
-}
-
 // searchScopes are the scopes search accepts: GitLab 19.5's (CE lists
 // them per level: instance projects, groups, work_items, merge_requests,
 // milestones, users, snippet_titles; group the same but snippet_titles;

@@ -13,10 +13,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).semanticSearch)
-}
-
 // Defaults and caps of semantic_search (GitLab 19.4's).
 const (
 	defaultCodeKNN   = 64
