@@ -270,3 +270,27 @@ func TestWorkItemWrites(t *testing.T) {
 		t.Error("update of a nil work item allowed")
 	}
 }
+
+// TestCanOnWorkItem: each work item ability is its Can… rule, and an
+// unknown ability is refused.
+func TestCanOnWorkItem(t *testing.T) {
+	p := &models.Project{ID: 1, Visibility: models.VisibilityPublic}
+	i := &models.Issue{ID: 1, ProjectID: 1}
+	u := alice
+	for _, tc := range []struct {
+		a     access.Ability
+		level models.AccessLevel
+		want  bool
+	}{
+		{access.ReadWorkItem, models.NoAccess, true},
+		{access.CreateWorkItemNote, models.Guest, false},
+		{access.CreateWorkItemNote, models.Reporter, true},
+		{access.LinkWorkItem, models.Guest, false},
+		{access.LinkWorkItem, models.Reporter, true},
+		{access.Ability("unknown"), models.Owner, false},
+	} {
+		if got := access.CanOnWorkItem(tc.a, u, p, i, tc.level); got != tc.want {
+			t.Errorf("CanOnWorkItem(%s, level %d) = %v, want %v", tc.a, tc.level, got, tc.want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ func (g *gitlab) createWorkItemNote() tools.Definition {
 		Toolset:     models.ToolsetWorkItems,
 		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
+		Target:      g.target(tools.TargetWorkItem, access.CreateWorkItemNote),
 		Run:         tools.Typed(g.runCreateWorkItemNote),
 	}
 }
@@ -45,12 +46,9 @@ func (g *gitlab) runCreateWorkItemNote(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, issue, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanCreateNote(u, pa.project, pa.level) {
-		return nil, forbiddenf("you need at least the Reporter role in project %s to comment on work items", pa.project.PathWithNamespace)
 	}
 	switch {
 	case strings.TrimSpace(args.Body) == "":

@@ -64,6 +64,7 @@ func (g *gitlab) getWorkItem() tools.Definition {
 		Annotations:  readOnlyTool("Get work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItem),
 	}
 }
@@ -118,7 +119,7 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 	if (notes.last != 0 || notes.before != "") && (notes.first != 0 || notes.after != "") {
 		return nil, invalidf("Provide notes_first/notes_after or notes_last/notes_before, not both directions")
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, issue, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
 	}

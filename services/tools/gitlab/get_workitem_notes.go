@@ -33,6 +33,7 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
 		Aliases:      []string{"get_work_item_notes"},
+		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItemNotes),
 	}
 }
@@ -53,7 +54,7 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	if args.First != nil && args.Last != nil {
 		return nil, invalidf("provide first or last, not both")
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, issue, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
 	}

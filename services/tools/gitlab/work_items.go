@@ -38,6 +38,17 @@ var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues|e
 // it; anything missing or hidden is "404 Work Item Not Found" (after the
 // project or group checks, which report their own not-found).
 func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Issue, error) {
+	pa, _, issue, err := g.findWorkItem(ctx, u, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pa, issue, nil
+}
+
+// findWorkItem is resolveWorkItem that also returns where the work item
+// lives when the caller can see that project (pa) or group, whether or not
+// the work item is there: the place the tool rules govern.
+func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
 	var (
 		group   bool
 		ref     refArg
@@ -46,19 +57,19 @@ func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workIte
 	)
 	switch {
 	case a.URL != "" && (a.GroupID != nil || a.ProjectID != nil || a.WorkItemIID != nil):
-		return nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
+		return nil, nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
 	case a.URL != "":
 		path, n, isGroup, err := g.parseWorkItemURL(a.URL)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		ref, iid, group = refArg(path), n, isGroup
 	case a.GroupID != nil && a.ProjectID != nil:
-		return nil, nil, invalidf("provide project_id or group_id, not both")
+		return nil, nil, nil, invalidf("provide project_id or group_id, not both")
 	case a.GroupID == nil && a.ProjectID == nil:
-		return nil, nil, invalidf("provide url, or project_id (or group_id) and work_item_iid")
+		return nil, nil, nil, invalidf("provide url, or project_id (or group_id) and work_item_iid")
 	case a.WorkItemIID == nil:
-		return nil, nil, invalidf("work_item_iid: required when url is missing")
+		return nil, nil, nil, invalidf("work_item_iid: required when url is missing")
 	case a.GroupID != nil:
 		ref, iid, group = *a.GroupID, int64(*a.WorkItemIID), true
 	default:
@@ -72,20 +83,21 @@ func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workIte
 		if a.URL == "" {
 			field = "group_id"
 		}
-		if _, err := resolveGroup(ctx, g.store, u, field, ref); err != nil {
-			return nil, nil, err
+		grp, err := resolveGroup(ctx, g.store, u, field, ref)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		return nil, nil, missing // no group-level work items
+		return nil, grp, nil, missing // no group-level work items
 	}
 	pa, err := resolveProject(ctx, g.store, u, field, ref)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	issue, err := g.readableIssue(ctx, g.store, u, pa, iid, missing)
 	if err != nil {
-		return nil, nil, err
+		return pa, nil, nil, err
 	}
-	return pa, issue, nil
+	return pa, nil, issue, nil
 }
 
 // parseWorkItemURL returns the project (or group) path and iid of a work

@@ -1,0 +1,34 @@
+package access
+
+import "gitlab.com/glmcp/glmcp/models"
+
+// Ability is what a tool call needs on the object it names (a tool
+// Definition declares it; the tool service checks it once, before the tool
+// runs). Each is one of the Can… rules of this package.
+type Ability string
+
+// The abilities a tool may declare on a work item.
+const (
+	// ReadWorkItem: CanReadIssue (the work item is found only if u may
+	// read it, so this adds nothing to the lookup).
+	ReadWorkItem Ability = "read_work_item"
+	// CreateWorkItemNote: CanCreateNote in the work item's project.
+	CreateWorkItemNote Ability = "create_work_item_note"
+	// LinkWorkItem: CanLinkWorkItem.
+	LinkWorkItem Ability = "link_work_item"
+)
+
+// CanOnWorkItem reports whether u has ability a on work item i of project
+// p (level: u's role in p). An ability this function does not know is
+// refused.
+func CanOnWorkItem(a Ability, u *models.User, p *models.Project, i *models.Issue, level models.AccessLevel) bool {
+	switch a {
+	case ReadWorkItem:
+		return CanReadIssue(u, p, i, level)
+	case CreateWorkItemNote:
+		return CanReadIssue(u, p, i, level) && CanCreateNote(u, p, level)
+	case LinkWorkItem:
+		return CanLinkWorkItem(u, p, i, level)
+	}
+	return false
+}
