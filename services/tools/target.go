@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -88,5 +89,24 @@ func (e *Entry) resolveTarget(ctx context.Context, call *Call) error {
 		return err
 	}
 	call.Target = r
+	return nil
+}
+
+// checkTarget refuses a Target the service could not resolve (no kind,
+// ability or resolver), or one beside a single-target WriteTarget
+// argument, which the rules would no longer read.
+func checkTarget(d *Definition) error {
+	t := d.Target
+	if t == nil {
+		return nil
+	}
+	if t.Kind == "" || t.Ability == "" || t.Resolver == nil {
+		return fmt.Errorf("tool %q: target needs a kind, an ability and a resolver", d.Name)
+	}
+	for _, w := range d.WriteTarget {
+		if !w.Kind.list() {
+			return fmt.Errorf("tool %q: write target %q: with a Target, only list kinds add targets", d.Name, w.Name)
+		}
+	}
 	return nil
 }
