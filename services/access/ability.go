@@ -18,6 +18,23 @@ const (
 	LinkWorkItem Ability = "link_work_item"
 )
 
+// The abilities a tool may declare on a merge request.
+const (
+	// ReadMergeRequest: CanReadCode in the merge request's project (who
+	// may read a project's code may read its merge requests).
+	ReadMergeRequest Ability = "read_merge_request"
+)
+
+// CanOnMergeRequest reports whether u has ability a on merge request mr
+// of project p. An ability this function does not know is refused.
+func CanOnMergeRequest(a Ability, u *models.User, p *models.Project, mr *models.MergeRequest, level models.AccessLevel) bool {
+	switch a {
+	case ReadMergeRequest:
+		return mr != nil && CanReadCode(u, p, level)
+	}
+	return false
+}
+
 // CanOnWorkItem reports whether u has ability a on work item i of project
 // p (level: u's role in p). An ability this function does not know is
 // refused.

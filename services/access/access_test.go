@@ -294,3 +294,25 @@ func TestCanOnWorkItem(t *testing.T) {
 		}
 	}
 }
+
+// TestCanOnMergeRequest: reading a merge request is reading its project's
+// code; no merge request, or an unknown ability, is refused.
+func TestCanOnMergeRequest(t *testing.T) {
+	private := &models.Project{ID: 1, Visibility: models.VisibilityPrivate}
+	mr := &models.MergeRequest{ID: 1, ProjectID: 1}
+	for _, tc := range []struct {
+		a     access.Ability
+		mr    *models.MergeRequest
+		level models.AccessLevel
+		want  bool
+	}{
+		{access.ReadMergeRequest, mr, models.Guest, false},
+		{access.ReadMergeRequest, mr, models.Reporter, true},
+		{access.ReadMergeRequest, nil, models.Reporter, false},
+		{access.Ability("unknown"), mr, models.Owner, false},
+	} {
+		if got := access.CanOnMergeRequest(tc.a, alice, private, tc.mr, tc.level); got != tc.want {
+			t.Errorf("CanOnMergeRequest(%s, %v, level %d) = %v, want %v", tc.a, tc.mr != nil, tc.level, got, tc.want)
+		}
+	}
+}

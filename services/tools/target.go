@@ -32,6 +32,11 @@ type Target struct {
 // the *models.Issue.
 const TargetWorkItem TargetKind = "work_item"
 
+// TargetMergeRequest is a merge request the caller may read (its code,
+// so Reporter in a private project): Resolved.Project and Level are its
+// project, Resolved.Object the *models.MergeRequest.
+const TargetMergeRequest TargetKind = "merge_request"
+
 // Resolver resolves a Definition's Target for one call.
 type Resolver interface {
 	// ResolveTarget finds the object t names in args for u and checks

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -17,6 +18,7 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 		Annotations: readOnlyTool("Get merge request commits"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Target:      g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipDiffs: true},
 				func(c *mrCall, cmp *repository.Comparison) []commitJSON {

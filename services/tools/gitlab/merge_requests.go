@@ -41,36 +41,55 @@ type mrCall struct {
 	mr   *models.MergeRequest
 }
 
-// readableMergeRequest resolves a merge request tool's call: a missing or
+// readableMergeRequest is a merge request tool's call with the merge
+// request the service resolved (the Definition's Target: kind
+// tools.TargetMergeRequest, ability access.ReadMergeRequest): a missing or
 // hidden merge request (Guests of private projects see none) is "404 Merge
 // Request Not Found".
-func (g *gitlab) readableMergeRequest(ctx context.Context, call *tools.Call, args mrArgs) (*mrCall, error) {
+func (g *gitlab) readableMergeRequest(call *tools.Call, args mrArgs) (*mrCall, error) {
 	u, err := g.viewer(call)
 	if err != nil {
 		return nil, err
 	}
 	c := &mrCall{user: u, args: args}
-	c.pa, c.mr, err = g.findReadableMergeRequest(ctx, u, &c.args)
+	c.pa, c.mr, err = targetMergeRequest(call)
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
+// findReadableMergeRequest finds the merge request args name that u may
+// read, for a tool that touches one beside its own target (save_note).
 func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+	pa, mr, err := g.locateMergeRequest(ctx, u, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !access.CanOnMergeRequest(access.ReadMergeRequest, u, pa.project, mr, pa.level) {
+		return nil, nil, notFound("Merge Request")
+	}
+	return pa, mr, nil
+}
+
+// locateMergeRequest finds the merge request args name: its project as u
+// sees it (pa, also when the merge request is missing or hidden) and the
+// merge request, which the caller checks u may read. A project whose code
+// u may not read has no merge request for u.
+func (g *gitlab) locateMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
 	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, nil, notFound("Merge Request")
+		return pa, nil, notFound("Merge Request")
 	}
 	mr, err := g.store.LoadMergeRequest(ctx, pa.project.ID, int64(args.MergeRequestIID))
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, notFound("Merge Request")
+		return pa, nil, notFound("Merge Request")
 	}
 	if err != nil {
-		return nil, nil, err
+		return pa, nil, err
 	}
 	return pa, mr, nil
 }
@@ -81,7 +100,7 @@ func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, a
 // page page of what list makes of the comparison.
 func mrPage[T any](ctx context.Context, g *gitlab, call *tools.Call, args mrArgs, opt repository.CompareOptions,
 	list func(c *mrCall, cmp *repository.Comparison) []T) (*tools.Result, error) {
-	c, err := g.readableMergeRequest(ctx, call, args)
+	c, err := g.readableMergeRequest(call, args)
 	if err != nil {
 		return nil, err
 	}

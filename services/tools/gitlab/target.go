@@ -46,6 +46,25 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 		}
 		r.Object = issue
 		return r, nil
+	case tools.TargetMergeRequest:
+		var a mrArgs
+		if err := tools.DecodeArgs(args, &a); err != nil {
+			r.Err = err
+			return r, nil
+		}
+		pa, mr, err := g.locateMergeRequest(ctx, u, &a)
+		if pa != nil {
+			r.Project, r.Level = pa.project, pa.level
+		}
+		if err != nil {
+			return callerFailure(r, err)
+		}
+		if !access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) {
+			r.Err = notFound("Merge Request") // a merge request the caller may not read is not there
+			return r, nil
+		}
+		r.Object = mr
+		return r, nil
 	}
 	return nil, errors.New("gitlab: no resolver for target kind " + string(t.Kind))
 }
@@ -70,6 +89,24 @@ func workItemForbidden(a access.Ability, p *models.Project) error {
 		return forbiddenf("you need at least the Reporter role in project %s to link work items", p.PathWithNamespace)
 	}
 	return forbiddenf("you may not %s in project %s", a, p.PathWithNamespace)
+}
+
+// targetMergeRequest returns the merge request the service resolved for
+// call (its Target of kind tools.TargetMergeRequest), or the tool-level
+// failure of that resolution.
+func targetMergeRequest(call *tools.Call) (*projectAccess, *models.MergeRequest, error) {
+	r := call.Target
+	if r == nil {
+		return nil, nil, errors.New("gitlab: merge request tool called without its resolved target")
+	}
+	if r.Err != nil {
+		return nil, nil, r.Err
+	}
+	mr, ok := r.Object.(*models.MergeRequest)
+	if !ok || r.Project == nil {
+		return nil, nil, errors.New("gitlab: the resolved target is not a merge request")
+	}
+	return &projectAccess{project: r.Project, level: r.Level}, mr, nil
 }
 
 // targetWorkItem returns the work item the service resolved for call (its
