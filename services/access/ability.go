@@ -35,6 +35,26 @@ func CanOnMergeRequest(a Ability, u *models.User, p *models.Project, mr *models.
 	return false
 }
 
+// The abilities a tool may declare on a vulnerability (EE).
+const (
+	// ReadVulnerability: CanReadVulnerability in its project.
+	ReadVulnerability Ability = "read_vulnerability"
+	// AdminVulnerability: CanAdminVulnerability in its project.
+	AdminVulnerability Ability = "admin_vulnerability"
+)
+
+// CanOnVulnerability reports whether u has ability a on a vulnerability of
+// project p. An ability this function does not know is refused.
+func CanOnVulnerability(a Ability, u *models.User, p *models.Project, level models.AccessLevel) bool {
+	switch a {
+	case ReadVulnerability:
+		return CanReadVulnerability(u, p, level)
+	case AdminVulnerability:
+		return CanAdminVulnerability(u, p, level)
+	}
+	return false
+}
+
 // CanOnWorkItem reports whether u has ability a on work item i of project
 // p (level: u's role in p). An ability this function does not know is
 // refused.

@@ -316,3 +316,24 @@ func TestCanOnMergeRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestCanOnVulnerability: reading needs Developer, changing Maintainer;
+// an unknown ability is refused.
+func TestCanOnVulnerability(t *testing.T) {
+	p := &models.Project{ID: 1, Visibility: models.VisibilityPublic}
+	for _, tc := range []struct {
+		a     access.Ability
+		level models.AccessLevel
+		want  bool
+	}{
+		{access.ReadVulnerability, models.Reporter, false},
+		{access.ReadVulnerability, models.Developer, true},
+		{access.AdminVulnerability, models.Developer, false},
+		{access.AdminVulnerability, models.Maintainer, true},
+		{access.Ability("unknown"), models.Owner, false},
+	} {
+		if got := access.CanOnVulnerability(tc.a, alice, p, tc.level); got != tc.want {
+			t.Errorf("CanOnVulnerability(%s, level %d) = %v, want %v", tc.a, tc.level, got, tc.want)
+		}
+	}
+}

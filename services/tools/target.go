@@ -37,6 +37,11 @@ const TargetWorkItem TargetKind = "work_item"
 // project, Resolved.Object the *models.MergeRequest.
 const TargetMergeRequest TargetKind = "merge_request"
 
+// TargetVulnerability (also a WriteTarget kind) as a Target is the
+// vulnerability named by the vulnerability_id argument: Resolved.Project
+// and Level are its project, set only when the caller may read the
+// vulnerability, Resolved.Object the *models.Vulnerability.
+
 // Resolver resolves a Definition's Target for one call.
 type Resolver interface {
 	// ResolveTarget finds the object t names in args for u and checks

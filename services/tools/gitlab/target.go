@@ -65,6 +65,25 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 		}
 		r.Object = mr
 		return r, nil
+	case tools.TargetVulnerability:
+		var a struct {
+			VulnerabilityID string `json:"vulnerability_id"`
+		}
+		if err := tools.DecodeArgs(args, &a); err != nil {
+			r.Err = err
+			return r, nil
+		}
+		pa, v, err := g.readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
+		if err != nil {
+			return callerFailure(r, err)
+		}
+		r.Project, r.Level = pa.project, pa.level
+		if !access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) {
+			r.Err = forbiddenf("you need at least the Maintainer role in project %s to change vulnerabilities", pa.project.PathWithNamespace)
+			return r, nil
+		}
+		r.Object = v
+		return r, nil
 	}
 	return nil, errors.New("gitlab: no resolver for target kind " + string(t.Kind))
 }
@@ -107,6 +126,24 @@ func targetMergeRequest(call *tools.Call) (*projectAccess, *models.MergeRequest,
 		return nil, nil, errors.New("gitlab: the resolved target is not a merge request")
 	}
 	return &projectAccess{project: r.Project, level: r.Level}, mr, nil
+}
+
+// targetVulnerability returns the vulnerability the service resolved for
+// call (its Target of kind tools.TargetVulnerability), or the tool-level
+// failure of that resolution.
+func targetVulnerability(call *tools.Call) (*projectAccess, *models.Vulnerability, error) {
+	r := call.Target
+	if r == nil {
+		return nil, nil, errors.New("gitlab: vulnerability tool called without its resolved target")
+	}
+	if r.Err != nil {
+		return nil, nil, r.Err
+	}
+	v, ok := r.Object.(*models.Vulnerability)
+	if !ok || r.Project == nil {
+		return nil, nil, errors.New("gitlab: the resolved target is not a vulnerability")
+	}
+	return &projectAccess{project: r.Project, level: r.Level}, v, nil
 }
 
 // targetWorkItem returns the work item the service resolved for call (its
