@@ -271,69 +271,44 @@ func TestWorkItemWrites(t *testing.T) {
 	}
 }
 
-// TestCanOnWorkItem: each work item ability is its Can… rule, and an
-// unknown ability is refused.
-func TestCanOnWorkItem(t *testing.T) {
-	p := &models.Project{ID: 1, Visibility: models.VisibilityPublic}
-	i := &models.Issue{ID: 1, ProjectID: 1}
-	u := alice
-	for _, tc := range []struct {
-		a     access.Ability
-		level models.AccessLevel
-		want  bool
-	}{
-		{access.ReadWorkItem, models.NoAccess, true},
-		{access.CreateWorkItemNote, models.Guest, false},
-		{access.CreateWorkItemNote, models.Reporter, true},
-		{access.LinkWorkItem, models.Guest, false},
-		{access.LinkWorkItem, models.Reporter, true},
-		{access.Ability("unknown"), models.Owner, false},
-	} {
-		if got := access.CanOnWorkItem(tc.a, u, p, i, tc.level); got != tc.want {
-			t.Errorf("CanOnWorkItem(%s, level %d) = %v, want %v", tc.a, tc.level, got, tc.want)
-		}
+// TestAbilities: each ability a Definition may declare is its Can… rule,
+// and an ability the kind does not know is refused.
+func TestAbilities(t *testing.T) {
+	public := &models.Project{ID: 1, Visibility: models.VisibilityPublic}
+	private := &models.Project{ID: 2, Visibility: models.VisibilityPrivate}
+	issue := &models.Issue{ID: 1, ProjectID: 1}
+	mr := &models.MergeRequest{ID: 1, ProjectID: 2}
+	onItem := func(a access.Ability, level models.AccessLevel) bool {
+		return access.CanOnWorkItem(a, alice, public, issue, level)
 	}
-}
-
-// TestCanOnMergeRequest: reading a merge request is reading its project's
-// code; no merge request, or an unknown ability, is refused.
-func TestCanOnMergeRequest(t *testing.T) {
-	private := &models.Project{ID: 1, Visibility: models.VisibilityPrivate}
-	mr := &models.MergeRequest{ID: 1, ProjectID: 1}
-	for _, tc := range []struct {
-		a     access.Ability
-		mr    *models.MergeRequest
-		level models.AccessLevel
-		want  bool
-	}{
-		{access.ReadMergeRequest, mr, models.Guest, false},
-		{access.ReadMergeRequest, mr, models.Reporter, true},
-		{access.ReadMergeRequest, nil, models.Reporter, false},
-		{access.Ability("unknown"), mr, models.Owner, false},
-	} {
-		if got := access.CanOnMergeRequest(tc.a, alice, private, tc.mr, tc.level); got != tc.want {
-			t.Errorf("CanOnMergeRequest(%s, %v, level %d) = %v, want %v", tc.a, tc.mr != nil, tc.level, got, tc.want)
-		}
+	onMR := func(a access.Ability, m *models.MergeRequest, level models.AccessLevel) bool {
+		return access.CanOnMergeRequest(a, alice, private, m, level)
 	}
-}
-
-// TestCanOnVulnerability: reading needs Developer, changing Maintainer;
-// an unknown ability is refused.
-func TestCanOnVulnerability(t *testing.T) {
-	p := &models.Project{ID: 1, Visibility: models.VisibilityPublic}
+	onVuln := func(a access.Ability, level models.AccessLevel) bool {
+		return access.CanOnVulnerability(a, alice, public, level)
+	}
 	for _, tc := range []struct {
-		a     access.Ability
-		level models.AccessLevel
-		want  bool
+		name      string
+		got, want bool
 	}{
-		{access.ReadVulnerability, models.Reporter, false},
-		{access.ReadVulnerability, models.Developer, true},
-		{access.AdminVulnerability, models.Developer, false},
-		{access.AdminVulnerability, models.Maintainer, true},
-		{access.Ability("unknown"), models.Owner, false},
+		{"read work item, no role, public", onItem(access.ReadWorkItem, models.NoAccess), true},
+		{"note on work item, Guest", onItem(access.CreateWorkItemNote, models.Guest), false},
+		{"note on work item, Reporter", onItem(access.CreateWorkItemNote, models.Reporter), true},
+		{"link work item, Guest", onItem(access.LinkWorkItem, models.Guest), false},
+		{"link work item, Reporter", onItem(access.LinkWorkItem, models.Reporter), true},
+		{"work item, unknown ability", onItem(access.ReadMergeRequest, models.Owner), false},
+		{"read merge request, Guest, private", onMR(access.ReadMergeRequest, mr, models.Guest), false},
+		{"read merge request, Reporter, private", onMR(access.ReadMergeRequest, mr, models.Reporter), true},
+		{"read no merge request", onMR(access.ReadMergeRequest, nil, models.Reporter), false},
+		{"merge request, unknown ability", onMR(access.ReadWorkItem, mr, models.Owner), false},
+		{"read vulnerability, Reporter", onVuln(access.ReadVulnerability, models.Reporter), false},
+		{"read vulnerability, Developer", onVuln(access.ReadVulnerability, models.Developer), true},
+		{"change vulnerability, Developer", onVuln(access.AdminVulnerability, models.Developer), false},
+		{"change vulnerability, Maintainer", onVuln(access.AdminVulnerability, models.Maintainer), true},
+		{"vulnerability, unknown ability", onVuln(access.LinkWorkItem, models.Owner), false},
 	} {
-		if got := access.CanOnVulnerability(tc.a, alice, p, tc.level); got != tc.want {
-			t.Errorf("CanOnVulnerability(%s, level %d) = %v, want %v", tc.a, tc.level, got, tc.want)
+		if tc.got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
 }

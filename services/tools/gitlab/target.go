@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -25,67 +26,63 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 		return nil, errNoStore
 	}
 	r := &tools.Resolved{}
+	var (
+		pa  *projectAccess
+		obj any
+		err error
+		// allowed checks t.Ability on the object found; refused is the
+		// answer when it fails.
+		allowed func() bool
+		refused func() error
+	)
 	switch t.Kind {
 	case tools.TargetWorkItem:
 		var a workItemArgs
-		if err := tools.DecodeArgs(args, &a); err != nil {
-			r.Err = err
-			return r, nil
+		var issue *models.Issue
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			pa, r.Group, issue, err = g.findWorkItem(ctx, u, &a)
 		}
-		pa, grp, issue, err := g.findWorkItem(ctx, u, &a)
-		if pa != nil {
-			r.Project, r.Level = pa.project, pa.level
-		}
-		r.Group = grp
-		if err != nil {
-			return callerFailure(r, err)
-		}
-		if !access.CanOnWorkItem(t.Ability, u, pa.project, issue, pa.level) {
-			r.Err = workItemForbidden(t.Ability, pa.project)
-			return r, nil
-		}
-		r.Object = issue
-		return r, nil
+		obj = issue
+		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, issue, pa.level) }
+		refused = func() error { return workItemForbidden(t.Ability, pa.project) }
 	case tools.TargetMergeRequest:
 		var a mrArgs
-		if err := tools.DecodeArgs(args, &a); err != nil {
-			r.Err = err
-			return r, nil
+		var mr *models.MergeRequest
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			pa, mr, err = g.locateMergeRequest(ctx, u, &a)
 		}
-		pa, mr, err := g.locateMergeRequest(ctx, u, &a)
-		if pa != nil {
-			r.Project, r.Level = pa.project, pa.level
-		}
-		if err != nil {
-			return callerFailure(r, err)
-		}
-		if !access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) {
-			r.Err = notFound("Merge Request") // a merge request the caller may not read is not there
-			return r, nil
-		}
-		r.Object = mr
-		return r, nil
+		obj = mr
+		allowed = func() bool { return access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) }
+		// A merge request the caller may not read is not there.
+		refused = func() error { return notFound("Merge Request") }
 	case tools.TargetVulnerability:
 		var a struct {
 			VulnerabilityID string `json:"vulnerability_id"`
 		}
-		if err := tools.DecodeArgs(args, &a); err != nil {
-			r.Err = err
-			return r, nil
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			// pa only when the caller may read the vulnerability: its
+			// project's rules are never shown to anyone else.
+			pa, obj, err = g.readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
 		}
-		pa, v, err := g.readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
-		if err != nil {
-			return callerFailure(r, err)
+		allowed = func() bool { return access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) }
+		refused = func() error {
+			return forbiddenf("you need at least the Maintainer role in project %s to change vulnerabilities", pa.project.PathWithNamespace)
 		}
+	default:
+		return nil, errors.New("gitlab: no resolver for target kind " + string(t.Kind))
+	}
+	if pa != nil {
 		r.Project, r.Level = pa.project, pa.level
-		if !access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) {
-			r.Err = forbiddenf("you need at least the Maintainer role in project %s to change vulnerabilities", pa.project.PathWithNamespace)
-			return r, nil
-		}
-		r.Object = v
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	if !allowed() {
+		r.Err = refused()
 		return r, nil
 	}
-	return nil, errors.New("gitlab: no resolver for target kind " + string(t.Kind))
+	r.Object = obj
+	return r, nil
 }
 
 // callerFailure records err on r when the caller can act on it (a tool
@@ -110,56 +107,36 @@ func workItemForbidden(a access.Ability, p *models.Project) error {
 	return forbiddenf("you may not %s in project %s", a, p.PathWithNamespace)
 }
 
-// targetMergeRequest returns the merge request the service resolved for
-// call (its Target of kind tools.TargetMergeRequest), or the tool-level
-// failure of that resolution.
+// targetMergeRequest, targetVulnerability and targetWorkItem return the
+// object the service resolved for call (its Target of that kind), or the
+// tool-level failure of that resolution.
 func targetMergeRequest(call *tools.Call) (*projectAccess, *models.MergeRequest, error) {
-	r := call.Target
-	if r == nil {
-		return nil, nil, errors.New("gitlab: merge request tool called without its resolved target")
-	}
-	if r.Err != nil {
-		return nil, nil, r.Err
-	}
-	mr, ok := r.Object.(*models.MergeRequest)
-	if !ok || r.Project == nil {
-		return nil, nil, errors.New("gitlab: the resolved target is not a merge request")
-	}
-	return &projectAccess{project: r.Project, level: r.Level}, mr, nil
+	return targetOf[*models.MergeRequest](call)
 }
 
-// targetVulnerability returns the vulnerability the service resolved for
-// call (its Target of kind tools.TargetVulnerability), or the tool-level
-// failure of that resolution.
 func targetVulnerability(call *tools.Call) (*projectAccess, *models.Vulnerability, error) {
-	r := call.Target
-	if r == nil {
-		return nil, nil, errors.New("gitlab: vulnerability tool called without its resolved target")
-	}
-	if r.Err != nil {
-		return nil, nil, r.Err
-	}
-	v, ok := r.Object.(*models.Vulnerability)
-	if !ok || r.Project == nil {
-		return nil, nil, errors.New("gitlab: the resolved target is not a vulnerability")
-	}
-	return &projectAccess{project: r.Project, level: r.Level}, v, nil
+	return targetOf[*models.Vulnerability](call)
 }
 
-// targetWorkItem returns the work item the service resolved for call (its
-// Target of kind tools.TargetWorkItem), or the tool-level failure of that
-// resolution.
 func targetWorkItem(call *tools.Call) (*projectAccess, *models.Issue, error) {
+	return targetOf[*models.Issue](call)
+}
+
+// targetOf returns call's resolved Target as a T in its project, its
+// Err, or a server failure when the Definition declared no Target of
+// that kind.
+func targetOf[T any](call *tools.Call) (*projectAccess, T, error) {
+	var zero T
 	r := call.Target
 	if r == nil {
-		return nil, nil, errors.New("gitlab: work item tool called without its resolved target")
+		return nil, zero, fmt.Errorf("gitlab: tool %s called without its resolved target", call.Name)
 	}
 	if r.Err != nil {
-		return nil, nil, r.Err
+		return nil, zero, r.Err
 	}
-	issue, ok := r.Object.(*models.Issue)
+	obj, ok := r.Object.(T)
 	if !ok || r.Project == nil {
-		return nil, nil, errors.New("gitlab: the resolved target is not a work item")
+		return nil, zero, fmt.Errorf("gitlab: tool %s: the resolved target is a %T, not a %T", call.Name, r.Object, zero)
 	}
-	return &projectAccess{project: r.Project, level: r.Level}, issue, nil
+	return &projectAccess{project: r.Project, level: r.Level}, obj, nil
 }

@@ -2,17 +2,12 @@ package gitlab_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
-	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
-	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
 // TestWorkItemTarget_rulesReadTheToolsResolution: a work item tool's rule
@@ -27,14 +22,7 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	const root = publicURL + "/gitlab"
-	svc, err := tools.NewService(w.st, gitlab.Tools(gitlab.Deps{Store: w.st, InTx: gitlab.Transactions[*store.Store](w.st),
-		PublicURL: root, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{Rules: w.st, DefaultWriteRule: models.RuleAllow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	svc := newRulesService(t, w, root)
 	mcp := w.project("gitlab-org/gitlab-mcp")
 	issue := func(title string) *models.Issue {
 		i := &models.Issue{ProjectID: mcp.ID, Title: title, AuthorID: w.Alice.ID}
@@ -52,23 +40,11 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 	}
 	call := func(t *testing.T, tool string, args map[string]any) *tools.Result {
 		t.Helper()
-		raw, _ := json.Marshal(args)
-		res, err := svc.Call(ctx, tools.CallRequest{Scope: tools.Scope{Edition: models.EditionCE,
-			Identity: &auth.Identity{User: w.Bob, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}},
-			Name: tool, Arguments: raw})
-		if err != nil {
-			t.Fatalf("server error: %v", err)
-		}
-		return res
+		return callRules(t, svc, w.Bob, tool, args, nil)
 	}
 	denied := func(t *testing.T, res *tools.Result, tool string) {
 		t.Helper()
-		if !res.IsError || !res.Refused || res.ErrorClass != "rule_denied" {
-			t.Fatalf("result %+v, want a rule_denied refusal", res)
-		}
-		if want := `the "deny" rule for ` + tool + ` on gitlab-org/gitlab-mcp forbids it`; !strings.Contains(res.Text, want) {
-			t.Errorf("text %q does not say %q", res.Text, want)
-		}
+		wantDenied(t, res, tool, "gitlab-org/gitlab-mcp")
 	}
 	count := func(q string, args ...any) int64 { return storetest.Int(t, w.st, q, args...) }
 
