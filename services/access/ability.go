@@ -18,6 +18,27 @@ const (
 	LinkWorkItem Ability = "link_work_item"
 )
 
+// The abilities a tool may declare on a project.
+const (
+	// ReadProject: CanReadProject.
+	ReadProject Ability = "read_project"
+	// ReadCode: CanReadCode (the repository and what derives from it:
+	// merge requests, pipelines, the code index).
+	ReadCode Ability = "read_code"
+)
+
+// CanOnProject reports whether u has ability a on project p. An ability
+// this function does not know is refused.
+func CanOnProject(a Ability, u *models.User, p *models.Project, level models.AccessLevel) bool {
+	switch a {
+	case ReadProject:
+		return CanReadProject(u, p, level)
+	case ReadCode:
+		return CanReadCode(u, p, level)
+	}
+	return false
+}
+
 // The abilities a tool may declare on a merge request.
 const (
 	// ReadMergeRequest: CanReadCode in the merge request's project (who

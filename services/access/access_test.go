@@ -284,6 +284,9 @@ func TestAbilities(t *testing.T) {
 	onMR := func(a access.Ability, m *models.MergeRequest, level models.AccessLevel) bool {
 		return access.CanOnMergeRequest(a, alice, private, m, level)
 	}
+	onProject := func(a access.Ability, level models.AccessLevel) bool {
+		return access.CanOnProject(a, alice, private, level)
+	}
 	onVuln := func(a access.Ability, level models.AccessLevel) bool {
 		return access.CanOnVulnerability(a, alice, public, level)
 	}
@@ -301,6 +304,11 @@ func TestAbilities(t *testing.T) {
 		{"read merge request, Reporter, private", onMR(access.ReadMergeRequest, mr, models.Reporter), true},
 		{"read no merge request", onMR(access.ReadMergeRequest, nil, models.Reporter), false},
 		{"merge request, unknown ability", onMR(access.ReadWorkItem, mr, models.Owner), false},
+		{"read project, no role, private", onProject(access.ReadProject, models.NoAccess), false},
+		{"read project, Guest, private", onProject(access.ReadProject, models.Guest), true},
+		{"read code, Guest, private", onProject(access.ReadCode, models.Guest), false},
+		{"read code, Reporter, private", onProject(access.ReadCode, models.Reporter), true},
+		{"project, unknown ability", onProject(access.LinkWorkItem, models.Owner), false},
 		{"read vulnerability, Reporter", onVuln(access.ReadVulnerability, models.Reporter), false},
 		{"read vulnerability, Developer", onVuln(access.ReadVulnerability, models.Developer), true},
 		{"change vulnerability, Developer", onVuln(access.AdminVulnerability, models.Developer), false},

@@ -37,6 +37,10 @@ const TargetWorkItem TargetKind = "work_item"
 // project, Resolved.Object the *models.MergeRequest.
 const TargetMergeRequest TargetKind = "merge_request"
 
+// TargetProject (also a WriteTarget kind) as a Target is the project one
+// argument names, by id or full path (which argument is the resolver's to
+// know): Resolved.Project and Level, Object the *models.Project too.
+
 // TargetVulnerability (also a WriteTarget kind) as a Target is the
 // vulnerability named by the vulnerability_id argument: Resolved.Project
 // and Level are its project, set only when the caller may read the

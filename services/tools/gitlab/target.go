@@ -18,6 +18,56 @@ func (g *gitlab) target(kind tools.TargetKind, ability access.Ability) *tools.Ta
 	return &tools.Target{Kind: kind, Ability: ability, Resolver: g}
 }
 
+// projectTarget declares that argument arg names a tool's project (by id
+// or full path) and that the call needs ability there; refused is the
+// tool's answer when the caller lacks it.
+func (g *gitlab) projectTarget(arg string, ability access.Ability, refused func(p *models.Project) error) *tools.Target {
+	return &tools.Target{Kind: tools.TargetProject, Ability: ability, Resolver: projectResolver{g: g, arg: arg, refused: refused}}
+}
+
+// projectResolver resolves a TargetProject: the project argument arg
+// names, as resolveProject reads it (its texts name arg).
+type projectResolver struct {
+	g       *gitlab
+	arg     string
+	refused func(p *models.Project) error
+}
+
+func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.Resolved, error) {
+	if pr.g.store == nil {
+		return nil, errNoStore
+	}
+	r := &tools.Resolved{}
+	var a map[string]json.RawMessage
+	var ref refArg
+	err := tools.DecodeArgs(args, &a)
+	if raw, ok := a[pr.arg]; ok && err == nil {
+		err = tools.DecodeArgs(raw, &ref) // absent: resolveProject says it is empty
+	}
+	var pa *projectAccess
+	if err == nil {
+		pa, err = resolveProject(ctx, pr.g.store, u, pr.arg, ref)
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	r.Project, r.Level = pa.project, pa.level
+	if !access.CanOnProject(t.Ability, u, pa.project, pa.level) {
+		r.Err = pr.refused(pa.project)
+		return r, nil
+	}
+	r.Object = pa.project
+	return r, nil
+}
+
+// targetProject returns the project the service resolved for call (its
+// Target of kind tools.TargetProject), or the tool-level failure of that
+// resolution.
+func targetProject(call *tools.Call) (*projectAccess, error) {
+	pa, _, err := targetOf[*models.Project](call)
+	return pa, err
+}
+
 // ResolveTarget resolves a Target the GitLab tools declare, with the
 // lookups the tools used to make themselves, so the texts of not found,
 // forbidden and invalid arguments are theirs (tools.Resolver).
