@@ -167,7 +167,7 @@ func count(t *testing.T, s *store.Store, model any) int64 {
 }
 
 // authenticate checks a token the way the server does.
-func authenticate(t *testing.T, s *store.Store, secret, token string) (*auth.Identity, error) {
+func authenticate(t *testing.T, s *store.Store, secret, token string) (*models.Identity, error) {
 	t.Helper()
 	a, err := auth.NewAuthenticator(s, secret, nil, nil, auth.WithOAuthTokens(s))
 	if err != nil {

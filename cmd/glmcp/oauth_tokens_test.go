@@ -37,7 +37,7 @@ func TestOAuthTokensCreateRevoke(t *testing.T) {
 			t.Errorf("created_at = %v, want now", row.CreatedAt)
 		}
 		id, err := authenticate(t, s, b.secret(t), token)
-		if err != nil || id.Method != auth.MethodOAuth || id.User.Username != "erin" || id.OAuthTokenID != row.ID {
+		if err != nil || id.Method != models.MethodOAuth || id.User.Username != "erin" || id.OAuthTokenID != row.ID {
 			t.Fatalf("authenticate = %+v, %v; want erin by OAuth", id, err)
 		}
 

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // The conformance suite's fixture content (the same conventions as the
@@ -47,8 +47,8 @@ func fixtureRead(uri string) ([]Contents, bool) {
 	return nil, false
 }
 
-func fixedPrompt(msgs ...PromptMessage) func(*Service, context.Context, tools.Scope, map[string]string) (*PromptResult, error) {
-	return func(*Service, context.Context, tools.Scope, map[string]string) (*PromptResult, error) {
+func fixedPrompt(msgs ...PromptMessage) func(*Service, context.Context, models.Scope, map[string]string) (*PromptResult, error) {
+	return func(*Service, context.Context, models.Scope, map[string]string) (*PromptResult, error) {
 		return &PromptResult{Messages: msgs}, nil
 	}
 }
@@ -59,12 +59,12 @@ var fixturePrompts = []promptDef{
 	{Prompt: Prompt{Name: "test_prompt_with_arguments", Description: "A prompt with arguments (conformance fixture).",
 		Arguments: []PromptArgument{{Name: "arg1", Description: "First test argument", Required: true},
 			{Name: "arg2", Description: "Second test argument", Required: true}}},
-		get: func(_ *Service, _ context.Context, _ tools.Scope, a map[string]string) (*PromptResult, error) {
+		get: func(_ *Service, _ context.Context, _ models.Scope, a map[string]string) (*PromptResult, error) {
 			return &PromptResult{Messages: []PromptMessage{user1("Prompt with arguments: arg1='" + a["arg1"] + "', arg2='" + a["arg2"] + "'")}}, nil
 		}},
 	{Prompt: Prompt{Name: "test_prompt_with_embedded_resource", Description: "A prompt with an embedded resource (conformance fixture).",
 		Arguments: []PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}}},
-		get: func(_ *Service, _ context.Context, _ tools.Scope, a map[string]string) (*PromptResult, error) {
+		get: func(_ *Service, _ context.Context, _ models.Scope, a map[string]string) (*PromptResult, error) {
 			return &PromptResult{Messages: []PromptMessage{
 				userBlock(resourceBlock(Contents{URI: a["resourceUri"], MimeType: "text/plain", Text: "Embedded resource content for testing."})),
 				user1("Please process the embedded resource above."),
@@ -75,7 +75,7 @@ var fixturePrompts = []promptDef{
 			PromptMessage{Role: "user", Content: ContentBlock{Type: "image", Data: fixturePNG, MimeType: "image/png"}},
 			user1("Please analyze the image above."))},
 	{Prompt: Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks for input first (conformance fixture, 2026-07-28)."},
-		get: func(_ *Service, _ context.Context, _ tools.Scope, _ map[string]string) (*PromptResult, error) {
+		get: func(_ *Service, _ context.Context, _ models.Scope, _ map[string]string) (*PromptResult, error) {
 			return &PromptResult{Messages: []PromptMessage{user1("Prompt completed with the input provided.")}}, nil
 		},
 		input: map[string]json.RawMessage{"context": json.RawMessage(`{"method":"elicitation/create","params":{"mode":"form",` +

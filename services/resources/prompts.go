@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // promptPartMax bounds each embedded part of a prompt; promptLogTail is
@@ -24,7 +24,7 @@ const (
 // promptDef is a prompt and how it is built.
 type promptDef struct {
 	Prompt
-	get func(s *Service, ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error)
+	get func(s *Service, ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error)
 	// input, when set, are input requests the prompt needs answered
 	// before it is built (2026-07-28 input_required; fixtures only).
 	input map[string]json.RawMessage
@@ -91,7 +91,7 @@ func (s *Service) findPrompt(name string) (*promptDef, bool) {
 //
 // A prompt that needs input first answers an InputRequired result (its
 // InputRequests) until the retry carries inputResponses for every request.
-func (s *Service) GetPrompt(ctx context.Context, sc tools.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*PromptResult, error) {
+func (s *Service) GetPrompt(ctx context.Context, sc models.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*PromptResult, error) {
 	p, ok := s.findPrompt(name)
 	if !ok {
 		return nil, &NotFoundError{Kind: "Prompt", Name: name}
@@ -148,7 +148,7 @@ func projectLabel(v string) string { return strings.Trim(strings.TrimSpace(v), "
 
 // embed runs a read tool and embeds its result as a resource, cut to
 // promptPartMax.
-func (s *Service) embed(ctx context.Context, sc tools.Scope, uri, tool string, args map[string]any) (ContentBlock, error) {
+func (s *Service) embed(ctx context.Context, sc models.Scope, uri, tool string, args map[string]any) (ContentBlock, error) {
 	raw, err := s.callTool(ctx, sc, uri, tool, args)
 	if err != nil {
 		return ContentBlock{}, err
@@ -167,7 +167,7 @@ func user1(text string) PromptMessage { return PromptMessage{Role: "user", Conte
 
 func userBlock(b ContentBlock) PromptMessage { return PromptMessage{Role: "user", Content: b} }
 
-func (s *Service) reviewMergeRequest(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) reviewMergeRequest(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	iid, err := idArg("review_merge_request", "iid", args["iid"])
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func (s *Service) reviewMergeRequest(ctx context.Context, sc tools.Scope, args m
 	return &PromptResult{Description: fmt.Sprintf("Review of !%d in %s", iid, proj), Messages: msgs}, nil
 }
 
-func (s *Service) triageIssue(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) triageIssue(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	iid, err := idArg("triage_issue", "iid", args["iid"])
 	if err != nil {
 		return nil, err
@@ -219,7 +219,7 @@ func (s *Service) triageIssue(ctx context.Context, sc tools.Scope, args map[stri
 	}, nil
 }
 
-func (s *Service) explainFailedPipeline(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) explainFailedPipeline(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	id, err := idArg("explain_failed_pipeline", "pipeline_id", args["pipeline_id"])
 	if err != nil {
 		return nil, err
@@ -278,7 +278,7 @@ func (s *Service) explainFailedPipeline(ctx context.Context, sc tools.Scope, arg
 	return &PromptResult{Description: fmt.Sprintf("Why pipeline %d of %s failed", id, proj), Messages: msgs}, nil
 }
 
-func (s *Service) summarizeChanges(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) summarizeChanges(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	proj := projectLabel(args["project"])
 	from, to := strings.TrimSpace(args["from"]), strings.TrimSpace(args["to"])
 	uri := projectURI(s.base, proj) + "/-/compare/" + escapePath(from) + "..." + escapePath(to)

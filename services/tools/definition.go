@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
 // Definition is a tool as the code knows it. The store keeps the editable
@@ -106,7 +105,7 @@ type Call struct {
 	// the tool's name or one of its aliases (some aliases answer
 	// differently, as get_job_log always returns the log).
 	Name      string
-	Identity  *auth.Identity
+	Identity  *models.Identity
 	Edition   models.Edition
 	Arguments json.RawMessage // a JSON object, validated against the schema
 	// Progress reports progress when the client asked for it; never nil.
@@ -130,7 +129,7 @@ type Call struct {
 	RequestState string
 	// Target is the Definition's Target as resolved for this call (nil
 	// when the Definition declares none, or without a user).
-	Target *Resolved
+	Target *ResolvedTarget
 }
 
 // Result is a tool's outcome: Text becomes the text content, Structured the

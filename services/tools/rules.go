@@ -115,7 +115,7 @@ type ruleTarget struct {
 // A tool whose Definition declares a Target is governed where that target
 // resolved (resolved's project or group, nil: none), the place the tool
 // acts on, not by reading the arguments again.
-func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.RawMessage, resolved *Resolved) (ruleDecision, error) {
+func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args json.RawMessage, resolved *ResolvedTarget) (ruleDecision, error) {
 	d := ruleDecision{rule: s.opts.DefaultWriteRule}
 	if d.rule == "" {
 		d.rule = models.RuleAllow

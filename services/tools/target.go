@@ -27,36 +27,36 @@ type Target struct {
 	Resolver Resolver
 }
 
-// TargetWorkItem is a work item (an issue of a project): Resolved.Project
-// and Level are its project and the caller's role there, Resolved.Object
+// TargetWorkItem is a work item (an issue of a project): ResolvedTarget.Project
+// and Level are its project and the caller's role there, ResolvedTarget.Object
 // the *models.Issue.
 const TargetWorkItem TargetKind = "work_item"
 
 // TargetMergeRequest is a merge request the caller may read (its code,
-// so Reporter in a private project): Resolved.Project and Level are its
-// project, Resolved.Object the *models.MergeRequest.
+// so Reporter in a private project): ResolvedTarget.Project and Level are its
+// project, ResolvedTarget.Object the *models.MergeRequest.
 const TargetMergeRequest TargetKind = "merge_request"
 
 // TargetProject (also a WriteTarget kind) as a Target is the project one
 // argument names, by id or full path (which argument is the resolver's to
-// know): Resolved.Project and Level, Object the *models.Project too.
+// know): ResolvedTarget.Project and Level, Object the *models.Project too.
 
 // TargetVulnerability (also a WriteTarget kind) as a Target is the
-// vulnerability named by the vulnerability_id argument: Resolved.Project
+// vulnerability named by the vulnerability_id argument: ResolvedTarget.Project
 // and Level are its project, set only when the caller may read the
-// vulnerability, Resolved.Object the *models.Vulnerability.
+// vulnerability, ResolvedTarget.Object the *models.Vulnerability.
 
 // Resolver resolves a Definition's Target for one call.
 type Resolver interface {
 	// ResolveTarget finds the object t names in args for u and checks
 	// t.Ability. Whatever the caller can act on (missing, hidden,
-	// forbidden, an argument naming nothing) is Resolved.Err; the error
+	// forbidden, an argument naming nothing) is ResolvedTarget.Err; the error
 	// is a server failure only.
-	ResolveTarget(ctx context.Context, u *models.User, t *Target, args json.RawMessage) (*Resolved, error)
+	ResolveTarget(ctx context.Context, u *models.User, t *Target, args json.RawMessage) (*ResolvedTarget, error)
 }
 
-// Resolved is a Target as one call resolved it.
-type Resolved struct {
+// ResolvedTarget is a Target as one call resolved it.
+type ResolvedTarget struct {
 	// Project (with the caller's role, Level) or Group is where the
 	// object lives, when the caller can see it, even when the object
 	// itself is missing or forbidden: the tool rules apply there. Both
@@ -74,7 +74,7 @@ type Resolved struct {
 }
 
 // rulePlace is the project or group of r the tool rules read, if any.
-func (r *Resolved) rulePlace() (ruleTarget, bool) {
+func (r *ResolvedTarget) rulePlace() (ruleTarget, bool) {
 	switch {
 	case r == nil:
 	case r.Project != nil:

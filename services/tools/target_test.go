@@ -9,18 +9,17 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
-	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
 // fixedResolver resolves every Target to r (or fails with err), counting
 // its calls.
 type fixedResolver struct {
-	r     *Resolved
+	r     *ResolvedTarget
 	err   error
 	calls int
 }
 
-func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, json.RawMessage) (*Resolved, error) {
+func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, json.RawMessage) (*ResolvedTarget, error) {
 	f.calls++
 	return f.r, f.err
 }
@@ -32,18 +31,18 @@ func TestDecideRule_target(t *testing.T) {
 	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
 	e := &Entry{Tool: models.Tool{Name: "create_workitem_note"}, Def: &Definition{Name: "create_workitem_note",
 		Target: &Target{Kind: TargetWorkItem, Ability: access.CreateWorkItemNote, Resolver: &fixedResolver{}}}}
-	sc := Scope{Edition: models.EditionCE, Identity: &auth.Identity{User: &models.User{ID: 2, State: models.UserActive}}}
+	sc := models.Scope{Edition: models.EditionCE, Identity: &models.Identity{User: &models.User{ID: 2, State: models.UserActive}}}
 	// The arguments name open/tools (Allow); the resolution says
 	// secret/open, whose group denies every write tool.
 	args := json.RawMessage(`{"project_id":"open/tools"}`)
-	d, err := s.decideRule(context.Background(), sc, e, args, &Resolved{Project: visProjects["secret/open"]})
+	d, err := s.decideRule(context.Background(), sc, e, args, &ResolvedTarget{Project: visProjects["secret/open"]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.rule != models.RuleDeny || d.where != "secret" || d.target != "secret/open" {
 		t.Errorf("rule %q on %q for %q, want deny on secret for secret/open", d.rule, d.where, d.target)
 	}
-	for _, r := range []*Resolved{nil, {Err: errors.New("404 Work Item Not Found")}} {
+	for _, r := range []*ResolvedTarget{nil, {Err: errors.New("404 Work Item Not Found")}} {
 		d, err := s.decideRule(context.Background(), sc, e, args, r)
 		if err != nil {
 			t.Fatal(err)
@@ -58,13 +57,13 @@ func TestDecideRule_target(t *testing.T) {
 // service's resolution is what the tool gets), a resolver's server failure
 // is the call's, and a call without a user is not resolved.
 func TestEntry_resolveTarget(t *testing.T) {
-	want := &Resolved{Project: visProjects["secret/open"], Object: "the object"}
+	want := &ResolvedTarget{Project: visProjects["secret/open"], Object: "the object"}
 	res := &fixedResolver{r: want}
-	var got *Resolved
+	var got *ResolvedTarget
 	e := &Entry{Tool: models.Tool{Name: "x"}, Def: &Definition{Name: "x",
 		Target: &Target{Kind: TargetWorkItem, Ability: access.ReadWorkItem, Resolver: res},
 		Run:    func(_ context.Context, c *Call) (*Result, error) { got = c.Target; return &Result{Text: "ok"}, nil }}}
-	call := &Call{Identity: &auth.Identity{User: &models.User{ID: 1}}, Arguments: json.RawMessage(`{}`)}
+	call := &Call{Identity: &models.Identity{User: &models.User{ID: 1}}, Arguments: json.RawMessage(`{}`)}
 	if err := e.resolveTarget(context.Background(), call); err != nil {
 		t.Fatal(err)
 	}

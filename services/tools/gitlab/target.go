@@ -33,11 +33,11 @@ type projectResolver struct {
 	refused func(p *models.Project) error
 }
 
-func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.Resolved, error) {
+func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
 	if pr.g.store == nil {
 		return nil, errNoStore
 	}
-	r := &tools.Resolved{}
+	r := &tools.ResolvedTarget{}
 	var a map[string]json.RawMessage
 	var ref refArg
 	err := tools.DecodeArgs(args, &a)
@@ -71,11 +71,11 @@ func targetProject(call *tools.Call) (*projectAccess, error) {
 // ResolveTarget resolves a Target the GitLab tools declare, with the
 // lookups the tools used to make themselves, so the texts of not found,
 // forbidden and invalid arguments are theirs (tools.Resolver).
-func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.Resolved, error) {
+func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
 	if g.store == nil {
 		return nil, errNoStore
 	}
-	r := &tools.Resolved{}
+	r := &tools.ResolvedTarget{}
 	var (
 		pa  *projectAccess
 		obj any
@@ -137,7 +137,7 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 
 // callerFailure records err on r when the caller can act on it (a tool
 // error result), else returns it as the server failure it is.
-func callerFailure(r *tools.Resolved, err error) (*tools.Resolved, error) {
+func callerFailure(r *tools.ResolvedTarget, err error) (*tools.ResolvedTarget, error) {
 	if _, ok := tools.ErrorResult(err); !ok {
 		return nil, err
 	}
