@@ -35,6 +35,8 @@ func CanOnProject(a Ability, u *models.User, p *models.Project, level models.Acc
 		return CanReadProject(u, p, level)
 	case ReadCode:
 		return CanReadCode(u, p, level)
+	case ReadVulnerability:
+		return CanReadVulnerability(u, p, level)
 	}
 	return false
 }
@@ -58,7 +60,8 @@ func CanOnMergeRequest(a Ability, u *models.User, p *models.Project, mr *models.
 
 // The abilities a tool may declare on a vulnerability (EE).
 const (
-	// ReadVulnerability: CanReadVulnerability in its project.
+	// ReadVulnerability: CanReadVulnerability in its project (on a
+	// project: reading its vulnerabilities).
 	ReadVulnerability Ability = "read_vulnerability"
 	// AdminVulnerability: CanAdminVulnerability in its project.
 	AdminVulnerability Ability = "admin_vulnerability"

@@ -308,6 +308,8 @@ func TestAbilities(t *testing.T) {
 		{"read project, Guest, private", onProject(access.ReadProject, models.Guest), true},
 		{"read code, Guest, private", onProject(access.ReadCode, models.Guest), false},
 		{"read code, Reporter, private", onProject(access.ReadCode, models.Reporter), true},
+		{"read a project's vulnerabilities, Reporter", onProject(access.ReadVulnerability, models.Reporter), false},
+		{"read a project's vulnerabilities, Developer", onProject(access.ReadVulnerability, models.Developer), true},
 		{"project, unknown ability", onProject(access.LinkWorkItem, models.Owner), false},
 		{"read vulnerability, Reporter", onVuln(access.ReadVulnerability, models.Reporter), false},
 		{"read vulnerability, Developer", onVuln(access.ReadVulnerability, models.Developer), true},
