@@ -27,31 +27,29 @@ type Target struct {
 	Resolver Resolver
 }
 
-// TargetWorkItem is a work item (an issue of a project): ResolvedTarget.Project
-// and Level are its project and the caller's role there, ResolvedTarget.Object
-// the *models.Issue.
-const TargetWorkItem TargetKind = "work_item"
-
-// TargetMergeRequest is a merge request the caller may read (its code,
-// so Reporter in a private project): ResolvedTarget.Project and Level are its
-// project, ResolvedTarget.Object the *models.MergeRequest.
-const TargetMergeRequest TargetKind = "merge_request"
-
-// TargetProject (also a WriteTarget kind) as a Target is the project one
-// argument names, by id or full path (which argument is the resolver's to
-// know): ResolvedTarget.Project and Level, Object the *models.Project too.
-
-// TargetVulnerability (also a WriteTarget kind) as a Target is the
-// vulnerability named by the vulnerability_id argument: ResolvedTarget.Project
-// and Level are its project, set only when the caller may read the
-// vulnerability, ResolvedTarget.Object the *models.Vulnerability.
+// The kinds a Target names beside the WriteTarget kinds it shares
+// (TargetProject: the project one argument names, by id or full path,
+// which argument being the resolver's to know, Object the *models.Project;
+// TargetVulnerability: the vulnerability vulnerability_id names, Project
+// set only when the caller may read it, Object the *models.Vulnerability).
+// For each, ResolvedTarget.Project and Level are the object's project and
+// the caller's role there.
+const (
+	// TargetWorkItem is a work item (an issue of a project); Object is
+	// the *models.Issue.
+	TargetWorkItem TargetKind = "work_item"
+	// TargetMergeRequest is a merge request the caller may read (its
+	// project's code: Reporter in a private project); Object is the
+	// *models.MergeRequest.
+	TargetMergeRequest TargetKind = "merge_request"
+)
 
 // Resolver resolves a Definition's Target for one call.
 type Resolver interface {
 	// ResolveTarget finds the object t names in args for u and checks
 	// t.Ability. Whatever the caller can act on (missing, hidden,
-	// forbidden, an argument naming nothing) is ResolvedTarget.Err; the error
-	// is a server failure only.
+	// forbidden, an argument naming nothing) is ResolvedTarget.Err; the
+	// error is a server failure only.
 	ResolveTarget(ctx context.Context, u *models.User, t *Target, args json.RawMessage) (*ResolvedTarget, error)
 }
 
