@@ -270,3 +270,55 @@ func TestWorkItemWrites(t *testing.T) {
 		t.Error("update of a nil work item allowed")
 	}
 }
+
+// TestAbilities: each ability a Definition may declare is its Can… rule,
+// and an ability the kind does not know is refused.
+func TestAbilities(t *testing.T) {
+	public := &models.Project{ID: 1, Visibility: models.VisibilityPublic}
+	private := &models.Project{ID: 2, Visibility: models.VisibilityPrivate}
+	issue := &models.Issue{ID: 1, ProjectID: 1}
+	mr := &models.MergeRequest{ID: 1, ProjectID: 2}
+	onItem := func(a access.Ability, level models.AccessLevel) bool {
+		return access.CanOnWorkItem(a, alice, public, issue, level)
+	}
+	onMR := func(a access.Ability, m *models.MergeRequest, level models.AccessLevel) bool {
+		return access.CanOnMergeRequest(a, alice, private, m, level)
+	}
+	onProject := func(a access.Ability, level models.AccessLevel) bool {
+		return access.CanOnProject(a, alice, private, level)
+	}
+	onVuln := func(a access.Ability, level models.AccessLevel) bool {
+		return access.CanOnVulnerability(a, alice, public, level)
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want bool
+	}{
+		{"read work item, no role, public", onItem(access.ReadWorkItem, models.NoAccess), true},
+		{"note on work item, Guest", onItem(access.CreateWorkItemNote, models.Guest), false},
+		{"note on work item, Reporter", onItem(access.CreateWorkItemNote, models.Reporter), true},
+		{"link work item, Guest", onItem(access.LinkWorkItem, models.Guest), false},
+		{"link work item, Reporter", onItem(access.LinkWorkItem, models.Reporter), true},
+		{"work item, unknown ability", onItem(access.ReadMergeRequest, models.Owner), false},
+		{"read merge request, Guest, private", onMR(access.ReadMergeRequest, mr, models.Guest), false},
+		{"read merge request, Reporter, private", onMR(access.ReadMergeRequest, mr, models.Reporter), true},
+		{"read no merge request", onMR(access.ReadMergeRequest, nil, models.Reporter), false},
+		{"merge request, unknown ability", onMR(access.ReadWorkItem, mr, models.Owner), false},
+		{"read project, no role, private", onProject(access.ReadProject, models.NoAccess), false},
+		{"read project, Guest, private", onProject(access.ReadProject, models.Guest), true},
+		{"read code, Guest, private", onProject(access.ReadCode, models.Guest), false},
+		{"read code, Reporter, private", onProject(access.ReadCode, models.Reporter), true},
+		{"read a project's vulnerabilities, Reporter", onProject(access.ReadVulnerability, models.Reporter), false},
+		{"read a project's vulnerabilities, Developer", onProject(access.ReadVulnerability, models.Developer), true},
+		{"project, unknown ability", onProject(access.LinkWorkItem, models.Owner), false},
+		{"read vulnerability, Reporter", onVuln(access.ReadVulnerability, models.Reporter), false},
+		{"read vulnerability, Developer", onVuln(access.ReadVulnerability, models.Developer), true},
+		{"change vulnerability, Developer", onVuln(access.AdminVulnerability, models.Developer), false},
+		{"change vulnerability, Maintainer", onVuln(access.AdminVulnerability, models.Maintainer), true},
+		{"vulnerability, unknown ability", onVuln(access.LinkWorkItem, models.Owner), false},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -82,7 +82,8 @@ func (s *Service) Resolve(ctx context.Context, req CallRequest) (*Resolved, erro
 // Run finishes a call Resolve found, in this order: the tool's required
 // client capabilities (*MissingCapabilityError), a read-only token may call
 // only read-only tools (*ReadOnlyError), a requestState must open
-// (ErrInvalidInput); then the arguments are validated, the tool rules
+// (ErrInvalidInput); then the arguments are validated, the Definition's
+// Target is resolved (once: the rules and the tool read it), the tool rules
 // applied and the tool runs. Tool failures are IsError results.
 //
 // A result asking for input carries its InputRequests and the sealed
@@ -112,9 +113,16 @@ func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
 	if res := e.check(req.Arguments); res != nil {
 		return res, nil
 	}
+	call := &Call{Name: rc.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
+		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
+	// The Definition's Target, resolved once: the rules and the tool both
+	// read this resolution.
+	if err := e.resolveTarget(ctx, call); err != nil {
+		return nil, err
+	}
 	// Tool rules (Allow / Ask / Deny) govern write tools, here only.
 	if s.opts.Rules != nil && !e.ReadOnly() && userOf(req.Scope) != 0 {
-		d, err := s.decideRule(ctx, req.Scope, e, req.Arguments)
+		d, err := s.decideRule(ctx, req.Scope, e, req.Arguments, call.Target)
 		if err != nil {
 			return nil, err
 		}
@@ -129,8 +137,6 @@ func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
 			return res, nil
 		}
 	}
-	call := &Call{Name: rc.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
-		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
 	res, err := e.execute(ctx, call)
 	if err != nil || (len(res.InputRequests) == 0 && res.RequestState == "") {
 		return res, err
@@ -184,8 +190,12 @@ func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	return e.execute(ctx, call)
 }
 
-// execute runs e on arguments check has passed.
+// execute runs e on arguments check has passed (resolving its Target
+// first when the caller has not).
 func (e *Entry) execute(ctx context.Context, call *Call) (*Result, error) {
+	if err := e.resolveTarget(ctx, call); err != nil {
+		return nil, fmt.Errorf("run tool %q: %w", e.Tool.Name, err)
+	}
 	if call.Progress == nil {
 		call.Progress = func(float64, float64, string) {}
 	}

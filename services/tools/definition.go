@@ -52,7 +52,13 @@ type Definition struct {
 	// the targets the caller can see. Empty: the usual names. See
 	// doc/auth.md, "Tool rules and visibility", and doc/tool-rules.md.
 	WriteTarget []TargetArg
-	Run         Handler
+	// Target, when set, is the object the arguments name and the ability
+	// the call needs on it (see Target). The service resolves it once,
+	// before the tool rules, which then read its project or group instead
+	// of the arguments (WriteTarget's list kinds still add targets), and
+	// hands it to Run on Call.Target.
+	Target *Target
+	Run    Handler
 }
 
 // TargetArg is an argument naming the project or group a write tool
@@ -121,6 +127,9 @@ type Call struct {
 	// verified by the server (issued to this user, for this tool, not
 	// expired, untampered); "" when none.
 	RequestState string
+	// Target is the Definition's Target as resolved for this call (nil
+	// when the Definition declares none, or without a user).
+	Target *ResolvedTarget
 }
 
 // Result is a tool's outcome: Text becomes the text content, Structured the

@@ -111,7 +111,11 @@ type ruleTarget struct {
 // can see are not checked: their rules always apply, whether or not the
 // caller can see those groups, so a Deny on a private parent group holds
 // for everyone who can write below it.
-func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args json.RawMessage) (ruleDecision, error) {
+//
+// A tool whose Definition declares a Target is governed where that target
+// resolved (resolved's project or group, nil: none), the place the tool
+// acts on, not by reading the arguments again.
+func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args json.RawMessage, resolved *ResolvedTarget) (ruleDecision, error) {
 	d := ruleDecision{rule: s.opts.DefaultWriteRule}
 	if d.rule == "" {
 		d.rule = models.RuleAllow
@@ -122,13 +126,19 @@ func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, arg
 		declared = e.Def.WriteTarget
 	}
 	var targets []ruleTarget
-	kind, ref := callTarget(args, declared)
-	t, ok, err := s.resolveTarget(ctx, u, kind, ref)
-	if err != nil {
-		return d, err
-	}
-	if ok {
-		targets = append(targets, t)
+	if e.Def != nil && e.Def.Target != nil {
+		if t, ok := resolved.rulePlace(); ok {
+			targets = append(targets, t)
+		}
+	} else {
+		kind, ref := callTarget(args, declared)
+		t, ok, err := s.resolveTarget(ctx, u, kind, ref)
+		if err != nil {
+			return d, err
+		}
+		if ok {
+			targets = append(targets, t)
+		}
 	}
 	for _, lt := range listTargets(args, declared) {
 		t, ok, err := s.resolveTarget(ctx, u, lt.kind, lt.ref)

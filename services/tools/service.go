@@ -116,6 +116,9 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 		if err := checkWriteTarget(d); err != nil {
 			return nil, fmt.Errorf("new tool service: %w", err)
 		}
+		if err := checkTarget(d); err != nil {
+			return nil, fmt.Errorf("new tool service: %w", err)
+		}
 		row, err := d.Model()
 		if err != nil {
 			return nil, fmt.Errorf("new tool service: %w", err)

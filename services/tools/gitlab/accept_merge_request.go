@@ -14,8 +14,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).acceptMergeRequest) }
-
 // Auto-merge strategies GitLab accepts (AutoMergeService, CE); glmcp runs
 // no pipelines, so none can be armed.
 var autoMergeStrategies = []string{"merge_when_checks_pass", "merge_when_pipeline_succeeds"}

@@ -9,8 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).addBranch) }
-
 type addBranchArgs struct {
 	repoTarget
 	Branch string `json:"branch"`

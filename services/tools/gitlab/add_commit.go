@@ -13,8 +13,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).addCommit) }
-
 type commitActionArg struct {
 	Action          string  `json:"action"`
 	FilePath        string  `json:"file_path"`
@@ -220,12 +218,4 @@ func commitActions(in []commitActionArg) ([]repository.Action, error) {
 		out = append(out, ra)
 	}
 	return out, nil
-}
-
-// commitNode renders a commit in the GraphQL shape of the repository tools.
-func (g *gitlab) commitNode(p *models.Project, c *repository.Commit) commitNodeJSON {
-	return commitNodeJSON{ID: "gid://gitlab/CommitPresenter/" + c.ID, Sha: c.ID, ShortID: c.ID[:8], Title: c.Title,
-		Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, AuthoredDate: apiTime(c.Author.When),
-		CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email, CommittedDate: apiTime(c.Committer.When),
-		WebURL: g.projectURL(p) + "/-/commit/" + c.ID}
 }

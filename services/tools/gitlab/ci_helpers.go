@@ -138,3 +138,12 @@ func (g *gitlab) readWindow(ctx context.Context, a *models.JobArtifact, offset, 
 func destructiveTool(title string) models.ToolAnnotations {
 	return models.ToolAnnotations{Title: title, ReadOnlyHint: false, DestructiveHint: ptr(true)}
 }
+
+// pipelineData is a pipeline as get_pipeline shows it.
+func (g *gitlab) pipelineData(proj *models.Project, p *models.Pipeline) obj {
+	out := obj{"id": p.ID, "iid": p.IID, "status": p.Status, "ref": p.Ref, "sha": p.SHA, "source": p.Source,
+		"name": nilIfEmpty(p.Name), "created_at": apiTime(p.CreatedAt), "updated_at": apiTime(p.UpdatedAt),
+		"started_at": apiTimePtr(p.StartedAt), "finished_at": apiTimePtr(p.FinishedAt),
+		"web_url": g.pipelineURL(proj, p.ID)}
+	return out
+}

@@ -8,10 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).createIssue)
-}
-
 // createIssue is GitLab's create_issue: POST /projects/:id/issues.
 func (g *gitlab) createIssue() tools.Definition {
 	return tools.Definition{
@@ -100,4 +96,12 @@ func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args crea
 		return nil, err
 	}
 	return res, nil
+}
+
+func (g *gitlab) issueResult(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, issue *models.Issue) (*tools.Result, error) {
+	notes, err := st.CountUserNotes(ctx, models.NoteableIssue, issue.ID, access.CanReadInternalNote(u, pa.level))
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(g.issue(pa.project, issue, notes))
 }

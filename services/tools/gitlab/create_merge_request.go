@@ -2,18 +2,10 @@ package gitlab
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/access"
-	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).createMergeRequest)
-}
 
 // createMergeRequest is GitLab's create_merge_request:
 // POST /projects/:id/merge_requests.
@@ -78,106 +70,4 @@ func (g *gitlab) runCreateMergeRequest(ctx context.Context, call *tools.Call, ar
 	return g.openMergeRequest(ctx, u, pa, newMRSpec{Title: args.Title, SourceBranch: args.SourceBranch,
 		TargetBranch: args.TargetBranch, TargetProjectID: args.TargetProjectID, AssigneeIDs: args.AssigneeIDs,
 		ReviewerIDs: args.ReviewerIDs, Description: args.Description, Labels: labels, MilestoneID: milestone})
-}
-
-// newMRSpec is a merge request to open (create_merge_request and
-// save_merge_request without merge_request_iid).
-type newMRSpec struct {
-	Title, SourceBranch, TargetBranch string
-	TargetProjectID                   *intArg
-	AssigneeIDs, ReviewerIDs          []intArg
-	Description                       string
-	Labels                            []string
-	MilestoneID                       *int64
-	Squash, RemoveSourceBranch        bool
-}
-
-// openMergeRequest checks and creates a merge request in pa's project as
-// u, in one transaction, and renders it.
-func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, spec newMRSpec) (*tools.Result, error) {
-	p := pa.project
-	if !access.CanCreateMergeRequest(u, p, pa.level) {
-		return nil, forbiddenf("you need at least the Developer role in project %s to create merge requests", p.PathWithNamespace)
-	}
-	title, err := checkTitle(spec.Title)
-	if err != nil {
-		return nil, err
-	}
-	source, target := strings.TrimSpace(spec.SourceBranch), strings.TrimSpace(spec.TargetBranch)
-	switch {
-	case source == "" || target == "":
-		return nil, invalidf("source_branch and target_branch must not be blank")
-	case source == target:
-		return nil, invalidf("source_branch and target_branch must be different (both are %q)", source)
-	case spec.TargetProjectID != nil && int64(*spec.TargetProjectID) != p.ID:
-		return nil, invalidf("target_project_id: merge requests into another project (forks) are not supported; omit it or pass %d", p.ID)
-	}
-	labels := spec.Labels
-	// Both branches must exist in git (GitLab's rule); the merge request
-	// records the head and merge base it was opened on.
-	if err := g.checkBranches(ctx, p, [2]string{"source_branch", source}, [2]string{"target_branch", target}); err != nil {
-		return nil, err
-	}
-	cmp, err := g.compareMergeRequest(ctx, p, &models.MergeRequest{State: models.MergeRequestOpened,
-		SourceBranch: source, TargetBranch: target}, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1})
-	if err != nil {
-		return nil, err
-	}
-	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
-		open, err := tx.FindOpenMergeRequest(ctx, p.ID, source, target)
-		switch {
-		case err == nil:
-			return &models.OpenMergeRequestExistsError{IID: open.IID}
-		case !errors.Is(err, models.ErrNotFound):
-			return err
-		}
-		assignees, err := projectUsers(ctx, tx, p, "assignee_ids", spec.AssigneeIDs)
-		if err != nil {
-			return err
-		}
-		reviewers, err := projectUsers(ctx, tx, p, "reviewer_ids", spec.ReviewerIDs)
-		if err != nil {
-			return err
-		}
-		if err := ensureLabels(ctx, tx, p.ID, labels); err != nil {
-			return err
-		}
-		mr := &models.MergeRequest{ProjectID: p.ID, Title: title, Description: spec.Description,
-			State: models.MergeRequestOpened, SourceBranch: source, TargetBranch: target, AuthorID: u.ID,
-			Labels: models.StringList(labels), Draft: isDraftTitle(title), MergeStatus: models.MergeStatusUnchecked,
-			Assignees: assignees, Reviewers: reviewers, MilestoneID: spec.MilestoneID,
-			SHA: cmp.HeadSHA, DiffBaseSHA: cmp.MergeBaseSHA,
-			Squash: spec.Squash, ForceRemoveSourceBranch: spec.RemoveSourceBranch}
-		if err := tx.CreateMergeRequest(ctx, mr); err != nil {
-			return err
-		}
-		created, err := tx.LoadMergeRequest(ctx, p.ID, mr.IID)
-		if err != nil {
-			return err
-		}
-		res, err = g.mergeRequestResult(ctx, tx, u, pa, created)
-		return err
-	})
-	// The check above and the database's unique index (two agents at
-	// once) both answer as GitLab does.
-	if dup := (*models.OpenMergeRequestExistsError)(nil); errors.As(err, &dup) {
-		return nil, conflictf("Another open merge request already exists for this source branch: !%d", dup.IID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// isDraftTitle reports whether a title marks a draft, as GitLab reads it:
-// it starts with "Draft:", "[Draft]" or "(Draft)", ignoring case.
-func isDraftTitle(title string) bool {
-	t := strings.ToLower(title)
-	for _, p := range []string{"draft:", "[draft]", "(draft)"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
 }

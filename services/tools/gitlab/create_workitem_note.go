@@ -3,17 +3,12 @@ package gitlab
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).createWorkItemNote)
-}
 
 // createWorkItemNote is GitLab's create_workitem_note.
 func (g *gitlab) createWorkItemNote() tools.Definition {
@@ -35,6 +30,7 @@ func (g *gitlab) createWorkItemNote() tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
+		Target:       g.target(tools.TargetWorkItem, access.CreateWorkItemNote),
 		Run:          tools.Typed(g.runCreateWorkItemNote),
 	}
 }
@@ -51,12 +47,9 @@ func (g *gitlab) runCreateWorkItemNote(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, issue, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanCreateNote(u, pa.project, pa.level) {
-		return nil, forbiddenf("you need at least the Reporter role in project %s to comment on work items", pa.project.PathWithNamespace)
 	}
 	switch {
 	case strings.TrimSpace(args.Body) == "":
@@ -101,6 +94,3 @@ func (g *gitlab) runCreateWorkItemNote(ctx context.Context, call *tools.Call, ar
 	}
 	return res, nil
 }
-
-// quickAction matches a line GitLab would run as a quick action.
-var quickAction = regexp.MustCompile(`(?m)^\s*/\w+`)

@@ -1,11 +1,15 @@
 // Package gitlab is GitLab's MCP tool catalog: one file per tool, named
-// after the tool (get_issue.go is get_issue). A tool file holds
-// everything about its tool: an init function registering its definer, the
-// definition (name, aliases, toolset, annotations, input schema), the typed
-// arguments struct and the executor. Files without a tool hold what several
-// share (json.go: GitLab's REST entities; schema.go: schema fragments;
-// store.go: the store interfaces by tool family; issuables.go,
-// merge_requests.go, work_items.go: per-family helpers).
+// after the tool (get_issue.go is get_issue). A tool file holds its tool:
+// the Definition method (name, aliases, toolset, annotations, input
+// schema), the typed arguments struct, the executor, and helpers only it
+// uses; tools.go lists every Definition method, sorted. Files without a
+// tool hold what several share (json.go: GitLab's REST entities; schema.go:
+// schema fragments; store.go: the store interfaces by tool family;
+// issuables.go, merge_requests.go, work_items.go, notes.go, namespaces.go,
+// projects.go, commits.go, …: per-family helpers). Nothing a tool file
+// declares is used from another file (layout_test.go), so a tool reads,
+// moves and goes away on its own. duo_agent_platform.go is the one file
+// with several tools: the five placeholders of a toolset glmcp lacks.
 //
 // Tools reach the data store through [Store], declared here by tool family
 // and satisfied by the store's *Store, and write through [InTx] so a

@@ -5,14 +5,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listDuoAgentsAndFlows)
-	register((*gitlab).startDuoSession)
-	register((*gitlab).listDuoSessions)
-	register((*gitlab).getDuoSession)
-	register((*gitlab).sendDuoSessionInput)
-}
-
 // The duo_agent_platform toolset is known (the toolsets header accepts it,
 // and it is one of GitLab's default toolsets) but glmcp has no GitLab Duo
 // Agent Platform. GitLab lists these tools only to users who have it, so

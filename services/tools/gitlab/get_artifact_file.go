@@ -13,10 +13,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getArtifactFile)
-}
-
 // Limits of get_artifact_file (GitLab's GetArtifactFileService).
 const (
 	maxArtifactWindow  = 1 << 20  // bytes returned per call

@@ -11,8 +11,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getCommit) }
-
 type getCommitArgs struct {
 	repoTarget
 	CommitSHA  string   `json:"commit_sha"`

@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getIssue)
-}
-
 // getIssue is GitLab's get_issue: GET /projects/:id/issues/:issue_iid.
 func (g *gitlab) getIssue() tools.Definition {
 	return tools.Definition{
@@ -102,28 +98,4 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 type issueMemoKey struct {
 	g     *gitlab
 	notes int64
-}
-
-// readableIssue loads issue iid of pa's project, or returns missing when it
-// does not exist or u may not read it (confidential).
-func (g *gitlab) readableIssue(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, iid int64, missing error) (*models.Issue, error) {
-	issue, err := st.LoadIssue(ctx, pa.project.ID, iid)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, missing
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !access.CanReadIssue(u, pa.project, issue, pa.level) {
-		return nil, missing
-	}
-	return issue, nil
-}
-
-func (g *gitlab) issueResult(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, issue *models.Issue) (*tools.Result, error) {
-	notes, err := st.CountUserNotes(ctx, models.NoteableIssue, issue.ID, access.CanReadInternalNote(u, pa.level))
-	if err != nil {
-		return nil, err
-	}
-	return jsonResult(g.issue(pa.project, issue, notes))
 }

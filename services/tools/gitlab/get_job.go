@@ -8,10 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getJob)
-}
-
 // maxLogWindow is the most bytes of a job log one get_job call returns
 // (GitLab's Gitlab::Ci::Trace::Stream::LIMIT_SIZE).
 const maxLogWindow = 512_000

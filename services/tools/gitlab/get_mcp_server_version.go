@@ -8,15 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// ServerVersion describes the running server for get_mcp_server_version.
-type ServerVersion struct {
-	Version  string `json:"version"`
-	Revision string `json:"revision,omitempty"`
-	Edition  string `json:"edition"`
-}
-
-func init() { register((*gitlab).getMCPServerVersion) }
-
 // getMCPServerVersion is the meta tool that reports the server's version,
 // like GitLab's get_mcp_server_version.
 func (g *gitlab) getMCPServerVersion() tools.Definition {
@@ -36,5 +27,3 @@ func (g *gitlab) getMCPServerVersion() tools.Definition {
 		},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

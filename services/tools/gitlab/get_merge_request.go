@@ -6,14 +6,9 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).getMergeRequest)
-}
 
 // mrFacets are get_merge_request's include values (GitLab 19.5).
 var mrFacets = []string{"diffs", "commits", "notes", "pipelines", "discussions", "approvals", "conflicts"}
@@ -144,24 +139,6 @@ type approvalState struct {
 	Rules []any `json:"rules"`
 }
 
-type connection struct {
-	Nodes    any          `json:"nodes"`
-	PageInfo pageInfoJSON `json:"pageInfo"`
-}
-
-type diffSummary struct {
-	Additions int `json:"additions"`
-	Deletions int `json:"deletions"`
-	Changes   int `json:"changes"`
-	FileCount int `json:"fileCount"`
-}
-
-type fileStatJSON struct {
-	Path      string `json:"path"`
-	Additions int    `json:"additions"`
-	Deletions int    `json:"deletions"`
-}
-
 func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args getMRArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)
 	if err != nil {
@@ -264,20 +241,6 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		}
 	}
 	return out, nil
-}
-
-// diffLineCounts counts the added and removed lines of a unified diff.
-func diffLineCounts(diff string) (add, del int) {
-	for _, line := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-		case strings.HasPrefix(line, "+"):
-			add++
-		case strings.HasPrefix(line, "-"):
-			del++
-		}
-	}
-	return add, del
 }
 
 func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
@@ -437,132 +400,8 @@ func (g *gitlab) mrConflictsFacet(ctx context.Context, out *mrDetailJSON, u *mod
 	return nil
 }
 
-// noteWindow is a notes page request: first/after or last/before.
-type noteWindow struct {
-	first  intArg
-	after  string
-	last   intArg
-	before string
-	prefix string
-}
-
-// mrNotes pages a merge request's notes (oldest first), internal notes
-// only for those who may read them.
-func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
-	q := models.NotePageQuery{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID,
-		IncludeInternal: access.CanReadInternalNote(u, pa.level), Limit: pageSize(w.first)}
-	var err error
-	if q.AfterID, err = pages.open(w.prefix+"after", w.after); err != nil {
-		return nil, err
-	}
-	if q.BeforeID, err = pages.open(w.prefix+"before", w.before); err != nil {
-		return nil, err
-	}
-	if w.last != 0 || w.before != "" {
-		q.FromEnd, q.Limit = true, pageSize(w.last)
-	}
-	page, err := g.store.PageNotes(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]*gqlNoteJSON, 0, len(page.Notes))
-	for k := range page.Notes {
-		nodes = append(nodes, g.gqlNote(&page.Notes[k]))
-	}
-	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
-	if n := len(page.Notes); n > 0 {
-		start, end := pages.mint(page.Notes[0].ID), pages.mint(page.Notes[n-1].ID)
-		pi.StartCursor, pi.EndCursor = &start, &end
-	}
-	return &connection{Nodes: nodes, PageInfo: pi}, nil
-}
-
-// gqlNoteJSON is a note as GitLab's GraphQL Note shows it.
-type gqlNoteJSON struct {
-	ID           string           `json:"id"`
-	Body         string           `json:"body"`
-	Author       *plainUserJSON   `json:"author"`
-	System       bool             `json:"system"`
-	Internal     bool             `json:"internal"`
-	CreatedAt    string           `json:"createdAt"`
-	UpdatedAt    string           `json:"updatedAt"`
-	DiscussionID string           `json:"discussionId"`
-	Resolvable   bool             `json:"resolvable"`
-	Resolved     bool             `json:"resolved"`
-	Position     *gqlPositionJSON `json:"position"`
-}
-
-type gqlPositionJSON struct {
-	OldPath  string `json:"oldPath"`
-	NewPath  string `json:"newPath"`
-	OldLine  *int   `json:"oldLine"`
-	NewLine  *int   `json:"newLine"`
-	HeadSha  string `json:"headSha"`
-	BaseSha  string `json:"baseSha"`
-	StartSha string `json:"startSha"`
-}
-
-func (g *gitlab) gqlNote(n *models.Note) *gqlNoteJSON {
-	out := &gqlNoteJSON{ID: gid("Note", n.ID), Body: n.Body, Author: g.gqlUser(n.Author), System: n.System,
-		Internal: n.Internal, CreatedAt: apiTime(n.CreatedAt), UpdatedAt: apiTime(n.UpdatedAt),
-		DiscussionID: "gid://gitlab/Discussion/" + n.DiscussionID, Resolvable: n.Resolvable(),
-		Resolved: n.Resolvable() && n.ResolvedAt != nil}
-	if p := n.Position; p != nil {
-		out.Position = &gqlPositionJSON{OldPath: p.OldPath, NewPath: p.NewPath, OldLine: p.OldLine, NewLine: p.NewLine,
-			HeadSha: p.HeadSHA, BaseSha: p.BaseSHA, StartSha: p.StartSHA}
-	}
-	return out
-}
-
 // mrDiscussions pages a merge request's discussions by their first note
 // (comments only, as GitLab's merge request discussions).
 func (g *gitlab) mrDiscussions(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, first intArg, after string) (*connection, error) {
 	return g.discussionsPage(ctx, pages, u, pa, models.NoteableMergeRequest, mr.ID, models.OnlyComments, first, after)
-}
-
-// discussionsPage pages the discussions of a noteable of pa's project by
-// their first note, made of the notes filter chooses, internal notes only
-// for those who may read them.
-func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.User, pa *projectAccess, typ models.NoteableType, id int64, filter models.NotesFilter, first intArg, after string) (*connection, error) {
-	afterID, err := pages.open("discussions_after", after)
-	if err != nil {
-		return nil, err
-	}
-	ds, more, err := g.store.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: typ, NoteableID: id,
-		IncludeInternal: access.CanReadInternalNote(u, pa.level), AfterNoteID: afterID, Limit: pageSize(first), Filter: filter})
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]obj, 0, len(ds))
-	for k := range ds {
-		nodes = append(nodes, g.gqlDiscussion(&ds[k]))
-	}
-	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: after != ""}
-	if n := len(ds); n > 0 {
-		start, end := pages.mint(ds[0].Notes[0].ID-1), pages.mint(ds[n-1].Notes[0].ID)
-		pi.StartCursor, pi.EndCursor = &start, &end
-	}
-	return &connection{Nodes: nodes, PageInfo: pi}, nil
-}
-
-func (g *gitlab) gqlDiscussion(d *models.Discussion) obj {
-	notes := make([]*gqlNoteJSON, 0, len(d.Notes))
-	var resolvedAt *string
-	var resolvedBy *int64
-	for k := range d.Notes {
-		notes = append(notes, g.gqlNote(&d.Notes[k]))
-		if n := &d.Notes[k]; n.ResolvedAt != nil {
-			resolvedAt, resolvedBy = apiTimePtr(n.ResolvedAt), n.ResolvedByID
-		}
-	}
-	out := obj{"id": "gid://gitlab/Discussion/" + d.ID, "replyId": "gid://gitlab/Discussion/" + d.ID,
-		"individualNote": d.Individual, "resolvable": d.Resolvable(), "resolved": d.Resolved(),
-		"resolvedAt": nil, "resolvedBy": nil, "notes": obj{"nodes": notes}}
-	if d.Resolved() {
-		out["resolvedAt"] = resolvedAt
-		if resolvedBy != nil {
-			out["resolvedBy"] = obj{"id": gid("User", *resolvedBy)}
-		}
-	}
-	return out
 }

@@ -4,30 +4,10 @@ import (
 	"context"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).getMergeRequestCommits)
-}
-
-type commitJSON struct {
-	ID             string            `json:"id"`
-	ShortID        string            `json:"short_id"`
-	CreatedAt      string            `json:"created_at"`
-	ParentIDs      []string          `json:"parent_ids"`
-	Title          string            `json:"title"`
-	Message        string            `json:"message"`
-	AuthorName     string            `json:"author_name"`
-	AuthorEmail    string            `json:"author_email"`
-	AuthoredDate   string            `json:"authored_date"`
-	CommitterName  string            `json:"committer_name"`
-	CommitterEmail string            `json:"committer_email"`
-	CommittedDate  string            `json:"committed_date"`
-	Trailers       map[string]string `json:"trailers"`
-	WebURL         string            `json:"web_url"`
-}
 
 func (g *gitlab) getMergeRequestCommits() tools.Definition {
 	return tools.Definition{
@@ -38,6 +18,7 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 		Annotations: readOnlyTool("Get merge request commits"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Target:      g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipDiffs: true},
 				func(c *mrCall, cmp *repository.Comparison) []commitJSON {

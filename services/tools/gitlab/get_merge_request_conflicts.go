@@ -7,10 +7,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getMergeRequestConflicts)
-}
-
 // getMergeRequestConflicts is GitLab's get_merge_request_conflicts
 // (superseded in 19.5 by get_merge_request's conflicts facet): the
 // conflicted files of a merge request with git's conflict markers, as

@@ -4,13 +4,10 @@ import (
 	"context"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).getMergeRequestDiffs)
-}
 
 type diffJSON struct {
 	OldPath       string `json:"old_path"`
@@ -38,6 +35,7 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		Annotations: readOnlyTool("Get merge request diffs"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Target:      g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipCommits: true},
 				func(_ *mrCall, cmp *repository.Comparison) []diffJSON {

@@ -8,10 +8,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getMergeRequestNotes)
-}
-
 // getMergeRequestNotes is GitLab 19.5's get_merge_request_notes
 // (GraphQL-backed: first/after, last/before).
 func (g *gitlab) getMergeRequestNotes() tools.Definition {

@@ -4,12 +4,9 @@ import (
 	"context"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).getMergeRequestPipelines)
-}
 
 func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 	return tools.Definition{
@@ -22,8 +19,9 @@ func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 		Annotations:  readOnlyTool("Get merge request pipelines"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Target:       g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
-			c, err := g.readableMergeRequest(ctx, call, args)
+			c, err := g.readableMergeRequest(call, args)
 			if err != nil {
 				return nil, err
 			}

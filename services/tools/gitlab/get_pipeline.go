@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getPipeline)
-}
-
 var pipelineFacets = []string{"jobs", "downstream_pipelines", "bridge_jobs", "artifacts"}
 
 // getPipeline is GitLab 19.5's get_pipeline (GraphQL-backed, one facet,
@@ -143,22 +139,6 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 		out["page_info"] = pi
 	}
 	return jsonResult(out)
-}
-
-// pipelineData is a pipeline as get_pipeline shows it.
-func (g *gitlab) pipelineData(proj *models.Project, p *models.Pipeline) obj {
-	out := obj{"id": p.ID, "iid": p.IID, "status": p.Status, "ref": p.Ref, "sha": p.SHA, "source": p.Source,
-		"name": nilIfEmpty(p.Name), "created_at": apiTime(p.CreatedAt), "updated_at": apiTime(p.UpdatedAt),
-		"started_at": apiTimePtr(p.StartedAt), "finished_at": apiTimePtr(p.FinishedAt),
-		"web_url": g.pipelineURL(proj, p.ID)}
-	return out
-}
-
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // visibleDownstream renders a downstream pipeline if u may read its

@@ -10,10 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).getPipelineJobs)
-}
-
 type jobCommitJSON struct {
 	ID      string `json:"id"`
 	ShortID string `json:"short_id"`
@@ -62,7 +58,10 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		Annotations:  readOnlyTool("Get pipeline jobs"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
-		Run:          tools.Typed(g.runGetPipelineJobs),
+		Target: g.projectTarget("id", access.ReadCode,
+			// Guests of private projects see no pipelines.
+			func(*models.Project) error { return notFound("Pipeline") }),
+		Run: tools.Typed(g.runGetPipelineJobs),
 	}
 }
 
@@ -74,16 +73,12 @@ type getPipelineJobsArgs struct {
 }
 
 func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args getPipelineJobsArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
-	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanReadCode(u, pa.project, pa.level) { // Guests of private projects see no pipelines
-		return nil, notFound("Pipeline")
 	}
 	pl, err := g.store.LoadPipeline(ctx, pa.project.ID, int64(args.PipelineID))
 	if errors.Is(err, models.ErrNotFound) {

@@ -9,8 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getProject) }
-
 // getProject is GitLab 19.5's get_project (GraphQL-backed: the project's
 // id, full path, default branch, visibility and web URL).
 func (g *gitlab) getProject() tools.Definition {
@@ -41,17 +39,6 @@ type getProjectArgs struct {
 // exist or that the caller may not see (GitLab's words).
 var errProjectNotFound = &kindError{msg: "Project not found: it does not exist or you do not have access to it.",
 	kind: models.ErrNotFound}
-
-type projectJSON struct {
-	ID                int64   `json:"id"`
-	PathWithNamespace string  `json:"path_with_namespace"`
-	DefaultBranch     *string `json:"default_branch"`
-	Visibility        string  `json:"visibility"`
-	WebURL            string  `json:"web_url"`
-	// ForkedFromProject is set for a fork whose source the caller may
-	// read (GitLab's project JSON).
-	ForkedFromProject *forkedFromJSON `json:"forked_from_project,omitempty"`
-}
 
 func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getProjectArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)

@@ -13,8 +13,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getRepositoryFile) }
-
 // Bounds of get_repository_file (GitLab's GetRepositoryFileTool).
 const (
 	fileDefaultLimit = 500

@@ -7,8 +7,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getSavedViewWorkItems) }
-
 // getSavedViewWorkItems is GitLab's get_saved_view_work_items. Saved views
 // (GitLab 18.11, work_item_saved_views) do not exist in glmcp's domain, so
 // the tool is unlisted and a call answers that it is not available, as the

@@ -9,8 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getUser) }
-
 // getUser is GitLab 19.5's get_user (GraphQL-backed: user or currentUser).
 func (g *gitlab) getUser() tools.Definition {
 	return tools.Definition{

@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).getWorkItem) }
-
 // workItemNotesFacet is how many notes the notes facet returns by default:
 // GitLab's query asks for notes(first: 100).
 const workItemNotesFacet = 100
@@ -66,6 +64,7 @@ func (g *gitlab) getWorkItem() tools.Definition {
 		Annotations:  readOnlyTool("Get work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItem),
 	}
 }
@@ -120,7 +119,7 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 	if (notes.last != 0 || notes.before != "") && (notes.first != 0 || notes.after != "") {
 		return nil, invalidf("Provide notes_first/notes_after or notes_last/notes_before, not both directions")
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, issue, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
 	}
@@ -207,10 +206,6 @@ func (d *workItemDetailJSON) setWidget(w obj) {
 		}
 	}
 	d.Widgets = append(d.Widgets, w)
-}
-
-func (g *gitlab) workItemURL(p *models.Project, iid int64) string {
-	return fmt.Sprintf("%s/-/work_items/%d", g.projectURL(p), iid)
 }
 
 // workItemDetail builds the work item with its widgets (the notes and

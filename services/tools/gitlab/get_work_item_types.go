@@ -2,13 +2,10 @@ package gitlab
 
 import (
 	"context"
-	"slices"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() { register((*gitlab).getWorkItemTypes) }
 
 // getWorkItemTypes is GitLab's get_work_item_types (GraphQL
 // namespace.workItemTypes).
@@ -77,42 +74,4 @@ func (g *gitlab) runGetWorkItemTypes(ctx context.Context, call *tools.Call, args
 			WidgetDefinitions: ws})
 	}
 	return jsonResult(map[string]any{"workItemTypes": out})
-}
-
-// Widget types (GitLab's WorkItemWidgetType values) glmcp stores for a
-// work item.
-const (
-	widgetAssignees       = "ASSIGNEES"
-	widgetDescription     = "DESCRIPTION"
-	widgetDevelopment     = "DEVELOPMENT"
-	widgetHierarchy       = "HIERARCHY"
-	widgetLabels          = "LABELS"
-	widgetLinkedItems     = "LINKED_ITEMS"
-	widgetMilestone       = "MILESTONE"
-	widgetNotes           = "NOTES"
-	widgetStartAndDueDate = "START_AND_DUE_DATE"
-)
-
-// workItemWidgets returns, in byte order, the widgets glmcp keeps for a
-// work item of type t: every type has the same fields, and HIERARCHY when
-// the type can have a parent or children (models.CanParent).
-func workItemWidgets(t models.WorkItemTypeID) []string {
-	out := []string{widgetAssignees, widgetDescription, widgetDevelopment, widgetLabels, widgetLinkedItems,
-		widgetMilestone, widgetNotes, widgetStartAndDueDate}
-	if inHierarchy(t) {
-		out = append(out, widgetHierarchy)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// inHierarchy reports whether a work item of type t can be a parent or a
-// child of some type.
-func inHierarchy(t models.WorkItemTypeID) bool {
-	for other := range workItemTypeNamesByID {
-		if models.CanParent(t, other) || models.CanParent(other, t) {
-			return true
-		}
-	}
-	return false
 }

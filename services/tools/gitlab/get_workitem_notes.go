@@ -2,16 +2,11 @@ package gitlab
 
 import (
 	"context"
-	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).getWorkItemNotes)
-}
 
 // defaultNotesPage is GitLab's page size for get_workitem_notes.
 const defaultNotesPage = 100
@@ -38,14 +33,9 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
 		Aliases:      []string{"get_work_item_notes"},
+		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItemNotes),
 	}
-}
-
-// workItemNotesPager binds the cursors of a work item's notes (minted here
-// and by get_work_item's notes facet, which continues here).
-func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
-	return g.pager(call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
 }
 
 type getWorkItemNotesArgs struct {
@@ -64,7 +54,7 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	if args.First != nil && args.Last != nil {
 		return nil, invalidf("provide first or last, not both")
 	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, issue, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
 	}

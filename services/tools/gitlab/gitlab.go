@@ -59,24 +59,9 @@ type gitlab struct {
 	cursors *cursor.Signer
 }
 
-// definer builds one tool's definition over the shared dependencies. Each
-// tool's file registers its definer in an init function, so adding a tool
-// is adding one file:
-//
-//	func init() { register((*gitlab).getIssue) }
-type definer func(g *gitlab) tools.Definition
-
-var definers []definer
-
-func register(d definer) { definers = append(definers, d) }
-
-// Tools returns every GitLab tool, ordered by name.
+// Tools returns every GitLab tool (the list in tools.go), ordered by name.
 func Tools(d Deps) []tools.Definition {
-	g := newGitlab(d)
-	out := make([]tools.Definition, 0, len(definers))
-	for _, def := range definers {
-		out = append(out, def(g))
-	}
+	out := newGitlab(d).definitions()
 	slices.SortFunc(out, func(a, b tools.Definition) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -294,3 +294,45 @@ func (w *world) nextIID(tb testing.TB, table string, projectID int64) int64 {
 	}
 	return n
 }
+
+// newRulesService is a tools service over w's store with the tool rules
+// on (instance default Allow) and the instance at base.
+func newRulesService(tb testing.TB, w *world, base string) *tools.Service {
+	tb.Helper()
+	svc, err := tools.NewService(w.st, gitlab.Tools(gitlab.Deps{Store: w.st, InTx: gitlab.Transactions[*store.Store](w.st),
+		PublicURL: base, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{Rules: w.st, DefaultWriteRule: models.RuleAllow})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := svc.Sync(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return svc
+}
+
+// callRules calls tool on svc as u (a PAT with the api scope) with args
+// and the client capabilities caps; a server error fails the test.
+func callRules(tb testing.TB, svc *tools.Service, u *models.User, tool string, args map[string]any,
+	caps map[string]json.RawMessage) *tools.Result {
+	tb.Helper()
+	raw, _ := json.Marshal(args)
+	res, err := svc.Call(context.Background(), tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
+		Identity: &models.Identity{User: u, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
+		Name: tool, Arguments: raw, Capabilities: caps})
+	if err != nil {
+		tb.Fatalf("server error: %v", err)
+	}
+	return res
+}
+
+// wantDenied checks that res is the Deny of the rule for tool set on
+// where.
+func wantDenied(tb testing.TB, res *tools.Result, tool, where string) {
+	tb.Helper()
+	if !res.IsError || !res.Refused || res.ErrorClass != "rule_denied" {
+		tb.Fatalf("result %+v, want a rule_denied refusal", res)
+	}
+	if want := `the "deny" rule for ` + tool + " on " + where + " forbids it"; !strings.Contains(res.Text, want) {
+		tb.Errorf("text %q does not say %q", res.Text, want)
+	}
+}

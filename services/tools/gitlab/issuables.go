@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 )
 
 // readOnlyTool and writeTool are the annotations of the two kinds of tool.
@@ -132,4 +133,20 @@ func (l labelsArg) names() ([]string, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// readableIssue loads issue iid of pa's project, or returns missing when it
+// does not exist or u may not read it (confidential).
+func (g *gitlab) readableIssue(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, iid int64, missing error) (*models.Issue, error) {
+	issue, err := st.LoadIssue(ctx, pa.project.ID, iid)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanReadIssue(u, pa.project, issue, pa.level) {
+		return nil, missing
+	}
+	return issue, nil
 }

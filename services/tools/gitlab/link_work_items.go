@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).linkWorkItems) }
-
 // maxLinkTargets is GitLab's limit of work items linked in one call.
 const maxLinkTargets = 10
 
@@ -41,12 +39,13 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 		Annotations: writeTool("Link work items"),
 		Toolset:     models.ToolsetWorkItems,
 		Edition:     models.EditionCE,
+		// The source work item, which the caller must be able to link from.
+		Target: g.target(tools.TargetWorkItem, access.LinkWorkItem),
 		// GitLab writes the link on both sides, so the linked items'
 		// projects are written to as well as the source's: the strictest
 		// of their rules governs the call.
-		WriteTarget: []tools.TargetArg{{Name: "project_id", Kind: tools.TargetProject}, {Name: "group_id", Kind: tools.TargetGroup},
-			{Name: "url", Kind: tools.TargetURL}, {Name: "work_items_ids", Kind: tools.TargetWorkItems}},
-		Run: tools.Typed(g.runLinkWorkItems),
+		WriteTarget: []tools.TargetArg{{Name: "work_items_ids", Kind: tools.TargetWorkItems}},
+		Run:         tools.Typed(g.runLinkWorkItems),
 	}
 }
 
@@ -97,12 +96,9 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 		}
 		iids[k] = iid
 	}
-	pa, source, err := g.resolveWorkItem(ctx, u, &args.workItemArgs)
+	pa, source, err := targetWorkItem(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanLinkWorkItem(u, pa.project, source, pa.level) {
-		return nil, forbiddenf("you need at least the Reporter role in project %s to link work items", pa.project.PathWithNamespace)
 	}
 	for k, iid := range iids {
 		// One the caller cannot read reads as one that does not exist.

@@ -8,10 +8,8 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
-	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
 // TestLinkWorkItems_rules: link_work_items writes into the source work
@@ -24,14 +22,7 @@ import (
 func TestLinkWorkItems_rules(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	svc, err := tools.NewService(w.st, gitlab.Tools(gitlab.Deps{Store: w.st, InTx: gitlab.Transactions[*store.Store](w.st),
-		PublicURL: publicURL, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{Rules: w.st, DefaultWriteRule: models.RuleAllow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	svc := newRulesService(t, w, publicURL)
 	mcp, orbit, secret := w.project("gitlab-org/gitlab-mcp"), w.project("gitlab-org/orbit"), w.project("acme/secret-plans")
 	issue := func(p *models.Project, title string) *models.Issue {
 		i := &models.Issue{ProjectID: p.ID, Title: title, AuthorID: w.Alice.ID}
@@ -59,23 +50,13 @@ func TestLinkWorkItems_rules(t *testing.T) {
 		for _, i := range targets {
 			ids = append(ids, gidOf(i))
 		}
-		args, _ := json.Marshal(map[string]any{"project_id": mcp.PathWithNamespace, "work_item_iid": source.IID, "work_items_ids": ids})
-		res, err := svc.Call(ctx, tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
-			Identity: &models.Identity{User: w.Bob, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
-			Name: "link_work_items", Arguments: args, Capabilities: map[string]json.RawMessage{"elicitation": json.RawMessage(`{}`)}})
-		if err != nil {
-			t.Fatalf("server error: %v", err)
-		}
-		return res
+		return callRules(t, svc, w.Bob, "link_work_items",
+			map[string]any{"project_id": mcp.PathWithNamespace, "work_item_iid": source.IID, "work_items_ids": ids},
+			map[string]json.RawMessage{"elicitation": json.RawMessage(`{}`)})
 	}
 	denied := func(t *testing.T, res *tools.Result, where string) {
 		t.Helper()
-		if !res.IsError || !res.Refused || res.ErrorClass != "rule_denied" {
-			t.Fatalf("result %+v, want a rule_denied refusal", res)
-		}
-		if want := `the "deny" rule for link_work_items on ` + where + " forbids it"; !strings.Contains(res.Text, want) {
-			t.Errorf("text %q does not say %q", res.Text, want)
-		}
+		wantDenied(t, res, "link_work_items", where)
 	}
 	asked := func(t *testing.T, res *tools.Result) string {
 		t.Helper()

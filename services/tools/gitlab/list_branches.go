@@ -9,8 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listBranches) }
-
 // listBranchesArgs are list_branches' arguments: GitLab's REST names (its
 // list_branches tool is the REST endpoint GET /projects/:id/repository/branches).
 type listBranchesArgs struct {
@@ -77,4 +75,15 @@ func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args lis
 		})
 	}
 	return pageOf(items, args.Page, args.PerPage)
+}
+
+// pageOf is one REST page of a list built in memory, rendered (or the
+// validation error of a page past the offset cap).
+func pageOf[T any](items []T, page, perPage intArg) (*tools.Result, error) {
+	p, pp, err := paging(page, perPage)
+	if err != nil {
+		return nil, err
+	}
+	from := min(len(items), (p-1)*pp)
+	return jsonResult(listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))})
 }

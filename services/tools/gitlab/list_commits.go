@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listCommits) }
-
 // Pages of list_commits (GitLab's: 20 by default, at most 100, at most 10
 // with stats).
 const (
@@ -34,28 +32,6 @@ type listCommitsArgs struct {
 	WithStats   bool    `json:"with_stats"`
 	After       string  `json:"after"`
 	First       *intArg `json:"first"`
-}
-
-type diffStatsJSON struct {
-	Additions int `json:"additions"`
-	Deletions int `json:"deletions"`
-	FileCount int `json:"fileCount"`
-}
-
-type commitNodeJSON struct {
-	ID               string         `json:"id"`
-	Sha              string         `json:"sha"`
-	ShortID          string         `json:"shortId"`
-	Title            string         `json:"title"`
-	Message          string         `json:"message"`
-	AuthorName       string         `json:"authorName"`
-	AuthorEmail      string         `json:"authorEmail"`
-	AuthoredDate     string         `json:"authoredDate"`
-	CommitterName    string         `json:"committerName"`
-	CommitterEmail   string         `json:"committerEmail"`
-	CommittedDate    string         `json:"committedDate"`
-	WebURL           string         `json:"webUrl"`
-	DiffStatsSummary *diffStatsJSON `json:"diffStatsSummary,omitempty"`
 }
 
 type commitsJSON struct {

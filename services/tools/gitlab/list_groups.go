@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listGroups) }
-
 // listGroups is GitLab 19.5's list_groups (GraphQL-backed: first/after
 // over Query.groups).
 func (g *gitlab) listGroups() tools.Definition {
@@ -115,54 +113,4 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	}
 	return jsonResult(map[string]any{"nodes": nodes,
 		"pageInfo": idPageInfo(pages, more, func() int64 { return gs[len(gs)-1].ID })})
-}
-
-// groupNames returns the groups of gs and their ancestors by full path
-// (for full names).
-func (g *gitlab) groupNames(ctx context.Context, gs []models.Group) (map[string]*models.Group, error) {
-	known := map[string]*models.Group{}
-	paths := make([]string, 0, len(gs))
-	for k := range gs {
-		known[gs[k].FullPath] = &gs[k]
-		paths = append(paths, gs[k].FullPath)
-	}
-	return g.namespaces(ctx, known, paths)
-}
-
-// namespaces adds to known the groups at paths and all their ancestors,
-// by full path: at most one lookup per distinct group of a page.
-func (g *gitlab) namespaces(ctx context.Context, known map[string]*models.Group, paths []string) (map[string]*models.Group, error) {
-	for _, path := range paths {
-		for path != "" {
-			if _, ok := known[path]; !ok {
-				grp, err := g.store.FindGroupByFullPath(ctx, path)
-				if err != nil {
-					return nil, err
-				}
-				known[path] = grp
-			}
-			i := strings.LastIndex(path, "/")
-			if i < 0 {
-				break
-			}
-			path = path[:i]
-		}
-	}
-	return known, nil
-}
-
-// fullName is GitLab's full name of the group at path ("GitLab.org /
-// Labs"), from groups holding it and its ancestors.
-func fullName(groups map[string]*models.Group, path string) string {
-	var names []string
-	prefix := ""
-	for _, seg := range strings.Split(path, "/") {
-		prefix = strings.TrimPrefix(prefix+"/"+seg, "/")
-		if grp := groups[prefix]; grp != nil {
-			names = append(names, grp.Name)
-		} else {
-			names = append(names, seg)
-		}
-	}
-	return strings.Join(names, " / ")
 }

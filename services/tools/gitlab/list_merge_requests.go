@@ -11,10 +11,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listMergeRequests)
-}
-
 // listMergeRequests is GitLab 19.5's list_merge_requests (GraphQL-backed:
 // first/after).
 func (g *gitlab) listMergeRequests() tools.Definition {
@@ -289,11 +285,4 @@ func (g *gitlab) milestoneFilter(ctx context.Context, projectIDs []int64, title 
 		return m.ID, nil
 	}
 	return 0, nil
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listPipelines)
-}
-
 // listPipelines is GitLab 19.5's list_pipelines (REST: GET
 // /projects/:id/pipelines, page/per_page).
 func (g *gitlab) listPipelines() tools.Definition {
@@ -37,6 +33,7 @@ func (g *gitlab) listPipelines() tools.Definition {
 		Annotations:  readOnlyTool("List pipelines"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
+		Target:       g.projectTarget("id", access.ReadCode, func(*models.Project) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListPipelines),
 	}
 }
@@ -55,16 +52,12 @@ type listPipelinesArgs struct {
 }
 
 func (g *gitlab) runListPipelines(ctx context.Context, call *tools.Call, args listPipelinesArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
-	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, notFound("Project")
 	}
 	page, perPage, err := paging(args.Page, args.PerPage)
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listProjectMembers) }
-
 // listProjectMembers is GitLab 19.5's list_project_members (GraphQL-backed:
 // first/after over Project.projectMembers).
 func (g *gitlab) listProjectMembers() tools.Definition {

@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listProjects) }
-
 // minAccessLevels are GitLab's AccessLevelEnum values list_projects takes,
 // lower-cased, with the role each stands for (planner is GitLab's 15,
 // between Guest and Reporter; glmcp grants no such role, so it selects
@@ -20,8 +18,6 @@ var minAccessLevels = map[string]models.AccessLevel{
 	"guest": models.Guest, "planner": 15, "reporter": models.Reporter, "developer": models.Developer,
 	"maintainer": models.Maintainer, "owner": models.Owner,
 }
-
-var visibilityLevels = []string{"private", "internal", "public"}
 
 // listProjects is GitLab 19.5's list_projects (GraphQL-backed:
 // first/after over Query.projects, or Group.projects with its subgroups).
@@ -83,11 +79,6 @@ type projectsConnectionJSON struct {
 	SubgroupsIncluded *bool             `json:"subgroupsIncluded,omitempty"`
 }
 
-// errGroupNotFound answers a group that does not exist or that the caller
-// may not see (GitLab's words, without echoing the argument, so the two
-// read the same).
-var errGroupNotFound = &kindError{msg: "Group not found or inaccessible", kind: models.ErrNotFound}
-
 func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args listProjectsArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)
 	if err != nil {
@@ -140,15 +131,4 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 		out.SubgroupsIncluded = &sub
 	}
 	return jsonResult(out)
-}
-
-// idPageInfo is the pageInfo of an id-ordered page: an end cursor (the
-// last id, from last) when more follow.
-func idPageInfo(pages pager, more bool, last func() int64) endPageInfo {
-	pi := endPageInfo{HasNextPage: more}
-	if more {
-		c := pages.mint(last())
-		pi.EndCursor = &c
-	}
-	return pi
 }

@@ -11,8 +11,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listReleases) }
-
 // Bounds of list_releases (GitLab's ListReleasesService).
 const (
 	releasesDefaultPerPage = 20

@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listRepositoryTree) }
-
 // treePageSize is GitLab's page of list_repository_tree.
 const treePageSize = 100
 
@@ -33,11 +31,6 @@ type treeEntryJSON struct {
 	Path     string `json:"path"`
 	FlatPath string `json:"flatPath"`
 	Mode     string `json:"mode"`
-}
-
-type graphPageInfoJSON struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor"`
 }
 
 type treeJSON struct {

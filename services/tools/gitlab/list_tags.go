@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listTags) }
-
 // list_tags is GitLab 19.5's Repositories::Tags::ListTagsService: the
 // project by url or project_id, tags most recently updated first (by the
 // committer date of the commit a tag points to; ties by name), an optional
@@ -143,15 +141,4 @@ func tagMatcher(search string) func(string) bool {
 		expr += "$"
 	}
 	return regexp.MustCompile(expr).MatchString
-}
-
-// pageOf is one REST page of a list built in memory, rendered (or the
-// validation error of a page past the offset cap).
-func pageOf[T any](items []T, page, perPage intArg) (*tools.Result, error) {
-	p, pp, err := paging(page, perPage)
-	if err != nil {
-		return nil, err
-	}
-	from := min(len(items), (p-1)*pp)
-	return jsonResult(listJSON[T]{Items: items[from:min(len(items), from+pp)], PageInfo: newRESTPageInfo(p, pp, int64(len(items)))})
 }

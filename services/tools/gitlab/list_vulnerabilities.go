@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).listVulnerabilities)
-}
-
 func (g *gitlab) listVulnerabilities() tools.Definition {
 	arr := func(desc string, values []string) obj {
 		return enumListProp(desc, true, values...)
@@ -37,7 +33,9 @@ func (g *gitlab) listVulnerabilities() tools.Definition {
 		Annotations:  readOnlyTool("List vulnerabilities"),
 		Toolset:      toolsetCodeSecurity,
 		Edition:      models.EditionEE,
-		Run:          tools.Typed(g.runListVulnerabilities),
+		Target: g.projectTarget("project_full_path", access.ReadVulnerability,
+			func(*models.Project) error { return notFound("Project") }),
+		Run: tools.Typed(g.runListVulnerabilities),
 	}
 }
 
@@ -51,16 +49,12 @@ type listVulnArgs struct {
 }
 
 func (g *gitlab) runListVulnerabilities(ctx context.Context, call *tools.Call, args listVulnArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
-	pa, err := resolveProject(ctx, g.store, u, "project_full_path", refArg(args.ProjectFullPath))
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanReadVulnerability(u, pa.project, pa.level) {
-		return nil, notFound("Project")
 	}
 	filters := args
 	filters.ProjectFullPath, filters.After, filters.First = "", "", 0

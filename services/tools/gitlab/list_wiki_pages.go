@@ -10,8 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).listWikiPages) }
-
 // listWikiPages is GitLab's list_wiki_pages (GraphQL project.wikiPages).
 func (g *gitlab) listWikiPages() tools.Definition {
 	return tools.Definition{

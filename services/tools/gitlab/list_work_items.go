@@ -3,15 +3,12 @@ package gitlab
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() { register((*gitlab).listWorkItems) }
 
 // workItemTypeEnum is GitLab's IssueTypeEnum, by models type id.
 var workItemTypeEnum = map[string]models.WorkItemTypeID{
@@ -117,16 +114,6 @@ type workItemRow struct {
 	WorkItemType workItemTypeRef `json:"workItemType"`
 }
 
-type workItemTypeRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type endPageInfo struct {
-	EndCursor   *string `json:"endCursor"`
-	HasNextPage bool    `json:"hasNextPage"`
-}
-
 func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args listWorkItemsArgs) (*tools.Result, error) {
 	u, err := g.viewer(call)
 	if err != nil {
@@ -220,52 +207,6 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 	return jsonResult(map[string]any{"work_items": rows, "pageInfo": pi})
 }
 
-// scopeWorkItems points q at the project or group named by exactly one of
-// url, project_id and group_id, checking the viewer may see it.
-func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
-	given := 0
-	for _, set := range []bool{rawURL != "", projectID != nil, groupID != nil} {
-		if set {
-			given++
-		}
-	}
-	if given != 1 {
-		return invalidf("Provide exactly one of url, project_id, or group_id")
-	}
-	if rawURL != "" {
-		pu, err := url.Parse(strings.TrimSpace(rawURL))
-		if err != nil || pu.Host == "" {
-			return invalidf("url: %q is not an http(s) URL", rawURL)
-		}
-		path, _, _ := strings.Cut(strings.Trim(pu.Path, "/"), "/-/")
-		if grp, ok := strings.CutPrefix(path, "groups/"); ok {
-			ref := refArg(grp)
-			groupID = &ref
-		} else {
-			ref := refArg(path)
-			if _, err := resolveProject(ctx, g.store, u, "url", ref); err == nil {
-				projectID = &ref
-			} else {
-				groupID = &ref
-			}
-		}
-	}
-	if projectID != nil {
-		pa, err := resolveProject(ctx, g.store, u, "project_id", *projectID)
-		if err != nil {
-			return err
-		}
-		q.ProjectID = pa.project.ID
-		return nil
-	}
-	grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupID)
-	if err != nil {
-		return err
-	}
-	q.GroupPath = grp.FullPath
-	return nil
-}
-
 func (g *gitlab) projectPaths(ctx context.Context, items []models.Issue) (map[int64]string, error) {
 	var ids []int64
 	for _, i := range items {
@@ -295,19 +236,3 @@ func parseTimeArg(field, v string) (*time.Time, error) {
 	}
 	return nil, invalidf("%s: %q is not an ISO 8601 time", field, v)
 }
-
-// graphQLState is GitLab's IssueStateEnum value of a work item state.
-func graphQLState(s models.IssueState) string {
-	if s == models.IssueClosed {
-		return "CLOSED"
-	}
-	return "OPEN"
-}
-
-var workItemTypeNamesByID = map[models.WorkItemTypeID]string{
-	models.TypeIssue: "Issue", models.TypeIncident: "Incident", models.TypeTestCase: "Test Case",
-	models.TypeRequirement: "Requirement", models.TypeTask: "Task", models.TypeObjective: "Objective",
-	models.TypeKeyResult: "Key Result", models.TypeEpic: "Epic", models.TypeTicket: "Ticket",
-}
-
-func workItemTypeName(id models.WorkItemTypeID) string { return workItemTypeNamesByID[id] }

@@ -9,10 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).managePipeline)
-}
-
 // managePipeline is GitLab 19.5's manage_pipeline: rename (name given) or
 // delete (pipeline_id alone) a pipeline.
 func (g *gitlab) managePipeline() tools.Definition {

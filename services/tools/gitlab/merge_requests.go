@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -40,36 +41,55 @@ type mrCall struct {
 	mr   *models.MergeRequest
 }
 
-// readableMergeRequest resolves a merge request tool's call: a missing or
+// readableMergeRequest is a merge request tool's call with the merge
+// request the service resolved (the Definition's Target: kind
+// tools.TargetMergeRequest, ability access.ReadMergeRequest): a missing or
 // hidden merge request (Guests of private projects see none) is "404 Merge
 // Request Not Found".
-func (g *gitlab) readableMergeRequest(ctx context.Context, call *tools.Call, args mrArgs) (*mrCall, error) {
+func (g *gitlab) readableMergeRequest(call *tools.Call, args mrArgs) (*mrCall, error) {
 	u, err := g.viewer(call)
 	if err != nil {
 		return nil, err
 	}
 	c := &mrCall{user: u, args: args}
-	c.pa, c.mr, err = g.findReadableMergeRequest(ctx, u, &c.args)
+	c.pa, c.mr, err = targetMergeRequest(call)
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
+// findReadableMergeRequest finds the merge request args name that u may
+// read, for a tool that touches one beside its own target (save_note).
 func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+	pa, mr, err := g.locateMergeRequest(ctx, u, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !access.CanOnMergeRequest(access.ReadMergeRequest, u, pa.project, mr, pa.level) {
+		return nil, nil, notFound("Merge Request")
+	}
+	return pa, mr, nil
+}
+
+// locateMergeRequest finds the merge request args name: its project as u
+// sees it (pa, also when the merge request is missing or hidden) and the
+// merge request, which the caller checks u may read. A project whose code
+// u may not read has no merge request for u.
+func (g *gitlab) locateMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
 	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, nil, notFound("Merge Request")
+		return pa, nil, notFound("Merge Request")
 	}
 	mr, err := g.store.LoadMergeRequest(ctx, pa.project.ID, int64(args.MergeRequestIID))
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, notFound("Merge Request")
+		return pa, nil, notFound("Merge Request")
 	}
 	if err != nil {
-		return nil, nil, err
+		return pa, nil, err
 	}
 	return pa, mr, nil
 }
@@ -80,7 +100,7 @@ func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, a
 // page page of what list makes of the comparison.
 func mrPage[T any](ctx context.Context, g *gitlab, call *tools.Call, args mrArgs, opt repository.CompareOptions,
 	list func(c *mrCall, cmp *repository.Comparison) []T) (*tools.Result, error) {
-	c, err := g.readableMergeRequest(ctx, call, args)
+	c, err := g.readableMergeRequest(call, args)
 	if err != nil {
 		return nil, err
 	}
@@ -166,4 +186,131 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	// Merging an unprotected branch needs the role creating merge requests does.
 	out.User = &mergeRequestUserJSON{CanMerge: access.CanCreateMergeRequest(u, pa.project, pa.level)}
 	return jsonResult(out)
+}
+
+// milestoneArg resolves milestone (a title) or milestone_id to a
+// milestone of project p; nil clears (milestone_id 0 or nothing given).
+func (g *gitlab) milestoneArg(ctx context.Context, p *models.Project, title *string, id *intArg) (*int64, error) {
+	var m *models.Milestone
+	var err error
+	switch {
+	case title != nil:
+		m, err = g.store.FindMilestoneByTitle(ctx, p.ID, strings.TrimSpace(*title))
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalidf("milestone: no milestone titled %q in project %s", *title, p.PathWithNamespace)
+		}
+	case id != nil && *id > 0:
+		m, err = g.store.FindMilestone(ctx, p.ID, int64(*id))
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, invalidf("milestone_id: milestone %d not found in project %s", *id, p.PathWithNamespace)
+		}
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &m.ID, nil
+}
+
+// newMRSpec is a merge request to open (create_merge_request and
+// save_merge_request without merge_request_iid).
+type newMRSpec struct {
+	Title, SourceBranch, TargetBranch string
+	TargetProjectID                   *intArg
+	AssigneeIDs, ReviewerIDs          []intArg
+	Description                       string
+	Labels                            []string
+	MilestoneID                       *int64
+	Squash, RemoveSourceBranch        bool
+}
+
+// openMergeRequest checks and creates a merge request in pa's project as
+// u, in one transaction, and renders it.
+func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, spec newMRSpec) (*tools.Result, error) {
+	p := pa.project
+	if !access.CanCreateMergeRequest(u, p, pa.level) {
+		return nil, forbiddenf("you need at least the Developer role in project %s to create merge requests", p.PathWithNamespace)
+	}
+	title, err := checkTitle(spec.Title)
+	if err != nil {
+		return nil, err
+	}
+	source, target := strings.TrimSpace(spec.SourceBranch), strings.TrimSpace(spec.TargetBranch)
+	switch {
+	case source == "" || target == "":
+		return nil, invalidf("source_branch and target_branch must not be blank")
+	case source == target:
+		return nil, invalidf("source_branch and target_branch must be different (both are %q)", source)
+	case spec.TargetProjectID != nil && int64(*spec.TargetProjectID) != p.ID:
+		return nil, invalidf("target_project_id: merge requests into another project (forks) are not supported; omit it or pass %d", p.ID)
+	}
+	labels := spec.Labels
+	// Both branches must exist in git (GitLab's rule); the merge request
+	// records the head and merge base it was opened on.
+	if err := g.checkBranches(ctx, p, [2]string{"source_branch", source}, [2]string{"target_branch", target}); err != nil {
+		return nil, err
+	}
+	cmp, err := g.compareMergeRequest(ctx, p, &models.MergeRequest{State: models.MergeRequestOpened,
+		SourceBranch: source, TargetBranch: target}, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1})
+	if err != nil {
+		return nil, err
+	}
+	var res *tools.Result
+	err = g.inTx(ctx, func(tx Store) error {
+		open, err := tx.FindOpenMergeRequest(ctx, p.ID, source, target)
+		switch {
+		case err == nil:
+			return &models.OpenMergeRequestExistsError{IID: open.IID}
+		case !errors.Is(err, models.ErrNotFound):
+			return err
+		}
+		assignees, err := projectUsers(ctx, tx, p, "assignee_ids", spec.AssigneeIDs)
+		if err != nil {
+			return err
+		}
+		reviewers, err := projectUsers(ctx, tx, p, "reviewer_ids", spec.ReviewerIDs)
+		if err != nil {
+			return err
+		}
+		if err := ensureLabels(ctx, tx, p.ID, labels); err != nil {
+			return err
+		}
+		mr := &models.MergeRequest{ProjectID: p.ID, Title: title, Description: spec.Description,
+			State: models.MergeRequestOpened, SourceBranch: source, TargetBranch: target, AuthorID: u.ID,
+			Labels: models.StringList(labels), Draft: isDraftTitle(title), MergeStatus: models.MergeStatusUnchecked,
+			Assignees: assignees, Reviewers: reviewers, MilestoneID: spec.MilestoneID,
+			SHA: cmp.HeadSHA, DiffBaseSHA: cmp.MergeBaseSHA,
+			Squash: spec.Squash, ForceRemoveSourceBranch: spec.RemoveSourceBranch}
+		if err := tx.CreateMergeRequest(ctx, mr); err != nil {
+			return err
+		}
+		created, err := tx.LoadMergeRequest(ctx, p.ID, mr.IID)
+		if err != nil {
+			return err
+		}
+		res, err = g.mergeRequestResult(ctx, tx, u, pa, created)
+		return err
+	})
+	// The check above and the database's unique index (two agents at
+	// once) both answer as GitLab does.
+	if dup := (*models.OpenMergeRequestExistsError)(nil); errors.As(err, &dup) {
+		return nil, conflictf("Another open merge request already exists for this source branch: !%d", dup.IID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// isDraftTitle reports whether a title marks a draft, as GitLab reads it:
+// it starts with "Draft:", "[Draft]" or "(Draft)", ignoring case.
+func isDraftTitle(title string) bool {
+	t := strings.ToLower(title)
+	for _, p := range []string{"draft:", "[draft]", "(draft)"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -11,10 +11,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).saveMergeRequest)
-}
-
 // saveMergeRequest is GitLab 19.5's save_merge_request: create (no
 // merge_request_iid) or update a merge request, REST-backed.
 func (g *gitlab) saveMergeRequest() tools.Definition {
@@ -273,31 +269,6 @@ func (g *gitlab) userIDArgs(ctx context.Context, field string, names *[]string, 
 		out = append(out, intArg(usr.ID))
 	}
 	return out, nil
-}
-
-// milestoneArg resolves milestone (a title) or milestone_id to a
-// milestone of project p; nil clears (milestone_id 0 or nothing given).
-func (g *gitlab) milestoneArg(ctx context.Context, p *models.Project, title *string, id *intArg) (*int64, error) {
-	var m *models.Milestone
-	var err error
-	switch {
-	case title != nil:
-		m, err = g.store.FindMilestoneByTitle(ctx, p.ID, strings.TrimSpace(*title))
-		if errors.Is(err, models.ErrNotFound) {
-			return nil, invalidf("milestone: no milestone titled %q in project %s", *title, p.PathWithNamespace)
-		}
-	case id != nil && *id > 0:
-		m, err = g.store.FindMilestone(ctx, p.ID, int64(*id))
-		if errors.Is(err, models.ErrNotFound) {
-			return nil, invalidf("milestone_id: milestone %d not found in project %s", *id, p.PathWithNamespace)
-		}
-	default:
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &m.ID, nil
 }
 
 func trimAll(in []string) []string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -15,10 +14,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).saveMergeRequestReview)
-}
 
 // reviewMethods are save_merge_request_review's methods with the
 // parameters each requires and allows (GitLab's METHOD_PARAMS).
@@ -210,11 +205,6 @@ func canComment(c *reviewCall) error {
 		return forbiddenf("the discussion of merge request !%d is locked", c.mr.IID)
 	}
 	return nil
-}
-
-// bareDiscussionID strips the global-id prefix of a discussion id.
-func bareDiscussionID(s string) string {
-	return strings.TrimPrefix(strings.TrimSpace(s), "gid://gitlab/Discussion/")
 }
 
 func (g *gitlab) reviewNote(ctx context.Context, tx Store, c *reviewCall) (*tools.Result, error) {
@@ -481,8 +471,6 @@ func (g *gitlab) reviewUnapprove(ctx context.Context, tx Store, c *reviewCall) (
 	}
 	return g.approvalResult(c, "unapproved")
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // checkDiffLines refuses a position on a line its file does not have: an
 // old line past the end of the file at the merge base, a new line past its

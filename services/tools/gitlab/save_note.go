@@ -14,8 +14,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).saveNote) }
-
 // saveNote is GitLab 19.5's save_note (GraphQL createNote): a comment on a
 // merge request or a work item, or a reply in one of its threads. GitLab
 // aliases it create_merge_request_note and create_workitem_note; glmcp

@@ -12,10 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).savePipeline)
-}
-
 // savePipeline is GitLab 19.5's save_pipeline: run a pipeline for a ref,
 // or retry, cancel or rename one.
 func (g *gitlab) savePipeline() tools.Definition {

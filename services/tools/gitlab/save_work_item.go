@@ -12,8 +12,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() { register((*gitlab).saveWorkItem) }
-
 // saveWorkItem is GitLab's save_work_item (GraphQL workItemCreate or
 // workItemUpdate; aliases create_work_item and update_work_item).
 func (g *gitlab) saveWorkItem() tools.Definition {

@@ -3,16 +3,11 @@ package gitlab
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
-
-func init() {
-	register((*gitlab).search)
-}
 
 // searchScopes are the scopes search accepts: GitLab 19.5's (CE lists
 // them per level: instance projects, groups, work_items, merge_requests,
@@ -335,40 +330,6 @@ func (g *gitlab) projectSummary(p *models.Project) *projectSummaryJSON {
 		NameWithNamespace: strings.ReplaceAll(ns, "/", " / ") + " / " + p.Name, Path: p.Path,
 		PathWithNamespace: p.PathWithNamespace, CreatedAt: apiTime(p.CreatedAt), DefaultBranch: p.DefaultBranch,
 		Visibility: string(p.Visibility), WebURL: g.projectURL(p), NamespaceID: p.NamespaceID}
-}
-
-// blobJSON is GitLab's blob search result.
-type blobJSON struct {
-	Basename  string  `json:"basename"`
-	Data      string  `json:"data"`
-	Path      string  `json:"path"`
-	Filename  string  `json:"filename"`
-	ID        *string `json:"id"`
-	Ref       string  `json:"ref"`
-	Startline int     `json:"startline"`
-	ProjectID int64   `json:"project_id"`
-}
-
-// blobContext is how many lines around the first match a blob result
-// shows.
-const blobContext = 2
-
-func blobResult(f models.RepositoryFile, term string) *blobJSON {
-	lines := strings.Split(f.Content, "\n")
-	at := 0
-	if t := strings.ToLower(term); t != "" {
-		for k, l := range lines {
-			if strings.Contains(strings.ToLower(l), t) {
-				at = k
-				break
-			}
-		}
-	}
-	start := max(0, at-blobContext)
-	end := min(len(lines), at+blobContext+1)
-	return &blobJSON{Basename: strings.TrimSuffix(f.FilePath, path.Ext(f.FilePath)),
-		Data: strings.Join(lines[start:end], "\n"), Path: f.FilePath, Filename: f.FilePath,
-		Ref: f.Ref, Startline: start + 1, ProjectID: f.ProjectID}
 }
 
 // parseBlobFilters pulls GitLab's filename:, extension: and path: filters

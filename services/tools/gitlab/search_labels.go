@@ -10,10 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).searchLabels)
-}
-
 // maxLabels caps a search_labels answer (GitLab's GraphQL page size).
 const maxLabels = 100
 

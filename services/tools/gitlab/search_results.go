@@ -1,6 +1,7 @@
 package gitlab
 
 import (
+	"path"
 	"strings"
 	"time"
 
@@ -79,3 +80,37 @@ func wikiBlobResult(wp models.WikiPage, term string) *blobJSON {
 	b.Basename = strings.TrimSuffix(b.Path, ext)
 	return b
 }
+
+// blobJSON is GitLab's blob search result.
+type blobJSON struct {
+	Basename  string  `json:"basename"`
+	Data      string  `json:"data"`
+	Path      string  `json:"path"`
+	Filename  string  `json:"filename"`
+	ID        *string `json:"id"`
+	Ref       string  `json:"ref"`
+	Startline int     `json:"startline"`
+	ProjectID int64   `json:"project_id"`
+}
+
+func blobResult(f models.RepositoryFile, term string) *blobJSON {
+	lines := strings.Split(f.Content, "\n")
+	at := 0
+	if t := strings.ToLower(term); t != "" {
+		for k, l := range lines {
+			if strings.Contains(strings.ToLower(l), t) {
+				at = k
+				break
+			}
+		}
+	}
+	start := max(0, at-blobContext)
+	end := min(len(lines), at+blobContext+1)
+	return &blobJSON{Basename: strings.TrimSuffix(f.FilePath, path.Ext(f.FilePath)),
+		Data: strings.Join(lines[start:end], "\n"), Path: f.FilePath, Filename: f.FilePath,
+		Ref: f.Ref, Startline: start + 1, ProjectID: f.ProjectID}
+}
+
+// blobContext is how many lines around the first match a blob result
+// shows.
+const blobContext = 2

@@ -13,10 +13,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-func init() {
-	register((*gitlab).semanticSearch)
-}
-
 // Defaults and caps of semantic_search (GitLab 19.4's).
 const (
 	defaultCodeKNN   = 64
@@ -53,7 +49,10 @@ func (g *gitlab) semanticSearch() tools.Definition {
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionEE,
 		Aliases:     []string{"semantic_code_search"},
-		Run:         tools.Typed(g.runSemanticSearch),
+		Target: g.projectTarget("project_id", access.ReadCode, func(p *models.Project) error {
+			return forbiddenf("you need at least the Reporter role in project %s to read its code", p.PathWithNamespace)
+		}),
+		Run: tools.Typed(g.runSemanticSearch),
 	}
 }
 
@@ -84,8 +83,7 @@ type codeFileJSON struct {
 }
 
 func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args semanticSearchArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
 	terms := queryTerms(args.Query)
@@ -96,12 +94,9 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 	if strings.HasPrefix(dir, "/") || dir == ".." || strings.HasPrefix(dir, "../") || strings.Contains(dir, "/../") || strings.HasSuffix(dir, "/..") {
 		return nil, invalidf("directory_path: must be a relative path without a leading slash or .. segments")
 	}
-	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, forbiddenf("you need at least the Reporter role in project %s to read its code", pa.project.PathWithNamespace)
 	}
 	limit, knn := defaultCodeLimit, defaultCodeKNN
 	if args.Limit != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -194,3 +195,6 @@ func parseDateArg(field string, v *string) (*models.Date, error) {
 	}
 	return &d, nil
 }
+
+// quickAction matches a line GitLab would run as a quick action.
+var quickAction = regexp.MustCompile(`(?m)^\s*/\w+`)

@@ -2,12 +2,14 @@ package gitlab
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // workItemArgs identify a work item as GitLab's work item tools do: a URL,
@@ -36,6 +38,17 @@ var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues|e
 // it; anything missing or hidden is "404 Work Item Not Found" (after the
 // project or group checks, which report their own not-found).
 func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Issue, error) {
+	pa, _, issue, err := g.findWorkItem(ctx, u, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pa, issue, nil
+}
+
+// findWorkItem is resolveWorkItem that also returns where the work item
+// lives when the caller can see that project (pa) or group, whether or not
+// the work item is there: the place the tool rules govern.
+func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
 	var (
 		group   bool
 		ref     refArg
@@ -44,19 +57,19 @@ func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workIte
 	)
 	switch {
 	case a.URL != "" && (a.GroupID != nil || a.ProjectID != nil || a.WorkItemIID != nil):
-		return nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
+		return nil, nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
 	case a.URL != "":
 		path, n, isGroup, err := g.parseWorkItemURL(a.URL)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		ref, iid, group = refArg(path), n, isGroup
 	case a.GroupID != nil && a.ProjectID != nil:
-		return nil, nil, invalidf("provide project_id or group_id, not both")
+		return nil, nil, nil, invalidf("provide project_id or group_id, not both")
 	case a.GroupID == nil && a.ProjectID == nil:
-		return nil, nil, invalidf("provide url, or project_id (or group_id) and work_item_iid")
+		return nil, nil, nil, invalidf("provide url, or project_id (or group_id) and work_item_iid")
 	case a.WorkItemIID == nil:
-		return nil, nil, invalidf("work_item_iid: required when url is missing")
+		return nil, nil, nil, invalidf("work_item_iid: required when url is missing")
 	case a.GroupID != nil:
 		ref, iid, group = *a.GroupID, int64(*a.WorkItemIID), true
 	default:
@@ -70,20 +83,21 @@ func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workIte
 		if a.URL == "" {
 			field = "group_id"
 		}
-		if _, err := resolveGroup(ctx, g.store, u, field, ref); err != nil {
-			return nil, nil, err
+		grp, err := resolveGroup(ctx, g.store, u, field, ref)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		return nil, nil, missing // no group-level work items
+		return nil, grp, nil, missing // no group-level work items
 	}
 	pa, err := resolveProject(ctx, g.store, u, field, ref)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	issue, err := g.readableIssue(ctx, g.store, u, pa, iid, missing)
 	if err != nil {
-		return nil, nil, err
+		return pa, nil, nil, err
 	}
-	return pa, issue, nil
+	return pa, nil, issue, nil
 }
 
 // parseWorkItemURL returns the project (or group) path and iid of a work
@@ -119,4 +133,81 @@ type cursorPageInfo struct {
 	HasPreviousPage bool    `json:"hasPreviousPage"`
 	StartCursor     *string `json:"startCursor"`
 	EndCursor       *string `json:"endCursor"`
+}
+
+// graphQLState is GitLab's IssueStateEnum value of a work item state.
+func graphQLState(s models.IssueState) string {
+	if s == models.IssueClosed {
+		return "CLOSED"
+	}
+	return "OPEN"
+}
+
+func workItemTypeName(id models.WorkItemTypeID) string { return workItemTypeNamesByID[id] }
+
+var workItemTypeNamesByID = map[models.WorkItemTypeID]string{
+	models.TypeIssue: "Issue", models.TypeIncident: "Incident", models.TypeTestCase: "Test Case",
+	models.TypeRequirement: "Requirement", models.TypeTask: "Task", models.TypeObjective: "Objective",
+	models.TypeKeyResult: "Key Result", models.TypeEpic: "Epic", models.TypeTicket: "Ticket",
+}
+
+type workItemTypeRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// scopeWorkItems points q at the project or group named by exactly one of
+// url, project_id and group_id, checking the viewer may see it.
+func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
+	given := 0
+	for _, set := range []bool{rawURL != "", projectID != nil, groupID != nil} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		return invalidf("Provide exactly one of url, project_id, or group_id")
+	}
+	if rawURL != "" {
+		pu, err := url.Parse(strings.TrimSpace(rawURL))
+		if err != nil || pu.Host == "" {
+			return invalidf("url: %q is not an http(s) URL", rawURL)
+		}
+		path, _, _ := strings.Cut(strings.Trim(pu.Path, "/"), "/-/")
+		if grp, ok := strings.CutPrefix(path, "groups/"); ok {
+			ref := refArg(grp)
+			groupID = &ref
+		} else {
+			ref := refArg(path)
+			if _, err := resolveProject(ctx, g.store, u, "url", ref); err == nil {
+				projectID = &ref
+			} else {
+				groupID = &ref
+			}
+		}
+	}
+	if projectID != nil {
+		pa, err := resolveProject(ctx, g.store, u, "project_id", *projectID)
+		if err != nil {
+			return err
+		}
+		q.ProjectID = pa.project.ID
+		return nil
+	}
+	grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupID)
+	if err != nil {
+		return err
+	}
+	q.GroupPath = grp.FullPath
+	return nil
+}
+
+func (g *gitlab) workItemURL(p *models.Project, iid int64) string {
+	return fmt.Sprintf("%s/-/work_items/%d", g.projectURL(p), iid)
+}
+
+// workItemNotesPager binds the cursors of a work item's notes (minted here
+// and by get_work_item's notes facet, which continues here).
+func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
+	return g.pager(call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
 }

@@ -1,0 +1,298 @@
+package gitlab_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The package's layout rules, read from its source with go/parser (the
+// non-test files of this directory).
+//
+// A tool file is a file that declares a tool: a method of *gitlab without
+// parameters whose only result is tools.Definition (func (g *gitlab) x()
+// tools.Definition). Every other file is a shared file (gitlab.go,
+// store.go, and the family files: namespaces.go, work_items.go, …).
+//
+// A tool file holds its tool (the Definition method, its args type, its run
+// function) and helpers used only by it; what two tools share lives in a
+// shared file. So nothing a tool file declares at the top level (function,
+// method, type, variable, constant) is used from another file, tool or
+// shared, except the tool's Definition method, which the registration
+// list names.
+
+// pkgSource is the parsed package: each non-test file by name.
+type pkgSource struct {
+	fset  *token.FileSet
+	files map[string]*ast.File
+}
+
+func parsePackage(t *testing.T) pkgSource {
+	t.Helper()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := pkgSource{fset: token.NewFileSet(), files: map[string]*ast.File{}}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(src.fset, name, b, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.files[name] = f
+	}
+	if len(src.files) == 0 {
+		t.Fatal("no Go files found: the test must run in the package's directory")
+	}
+	return src
+}
+
+// gitlabMethod reports whether fn is a method of gitlab or *gitlab, the
+// type every tool hangs from.
+func gitlabMethod(fn *ast.FuncDecl) bool {
+	if fn.Recv == nil || len(fn.Recv.List) != 1 {
+		return false
+	}
+	t := fn.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	id, ok := t.(*ast.Ident)
+	return ok && id.Name == "gitlab"
+}
+
+// definitionMethod reports whether fn declares a tool:
+// func (g *gitlab) name() tools.Definition.
+func definitionMethod(fn *ast.FuncDecl) bool {
+	if !gitlabMethod(fn) || fn.Type.Params.NumFields() != 0 || fn.Type.Results.NumFields() != 1 {
+		return false
+	}
+	sel, ok := fn.Type.Results.List[0].Type.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "tools" && sel.Sel.Name == "Definition"
+}
+
+// toolMethods lists the tool-declaring methods of a file.
+func toolMethods(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && definitionMethod(fn) {
+			out = append(out, fn.Name.Name)
+		}
+	}
+	return out
+}
+
+// topLevel lists what a file declares at the top level: functions and
+// types, variables and constants by name, methods of *gitlab as "method
+// name" (a method of a type the file declares is reached through the type,
+// or a value a function of the file returns, so through a name listed
+// already).
+func topLevel(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil {
+				if gitlabMethod(d) {
+					out = append(out, "method "+d.Name.Name)
+				}
+			} else if d.Name.Name != "init" {
+				out = append(out, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					out = append(out, s.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.Name != "_" {
+							out = append(out, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// uses lists the package-level names a file refers to: identifiers the
+// parser left unresolved in the file (so not a local, a parameter or a
+// name of the file itself) and the names after a dot (methods; a field
+// of the same name as another file's method is reported too, and is
+// better renamed). Keys of composite literals are field names, not uses.
+func uses(f *ast.File) map[string]token.Pos {
+	out := map[string]token.Pos{}
+	add := func(name string, pos token.Pos) {
+		if _, ok := out[name]; !ok {
+			out[name] = pos
+		}
+	}
+	keys := map[*ast.Ident]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			for _, e := range n.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok {
+						keys[id] = true
+					}
+				}
+			}
+		case *ast.SelectorExpr:
+			add("method "+n.Sel.Name, n.Sel.Pos())
+			ast.Inspect(n.X, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && id.Obj == nil && !keys[id] {
+					add(id.Name, id.Pos())
+				}
+				return true
+			})
+			return false
+		case *ast.Ident:
+			if n.Obj == nil && !keys[n] {
+				add(n.Name, n.Pos())
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestToolFilesStandAlone: no file uses what a tool file declares, but
+// for the Definition methods.
+func TestToolFilesStandAlone(t *testing.T) {
+	src := parsePackage(t)
+	owner := map[string]string{} // declared name → the tool file declaring it
+	var toolFiles []string
+	for name, f := range src.files {
+		if len(toolMethods(f)) == 0 {
+			continue
+		}
+		toolFiles = append(toolFiles, name)
+		for _, d := range topLevel(f) {
+			owner[d] = name
+		}
+		for _, m := range toolMethods(f) {
+			delete(owner, "method "+m)
+		}
+	}
+	if len(toolFiles) < 40 {
+		t.Fatalf("found %d tool files; the tool-file rule no longer matches the package", len(toolFiles))
+	}
+	var files []string
+	for name := range src.files {
+		files = append(files, name)
+	}
+	sort.Strings(files)
+	for _, name := range files {
+		u := uses(src.files[name])
+		var names []string
+		for n := range u {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if o, ok := owner[n]; ok && o != name {
+				t.Errorf("%s: %s is declared in the tool file %s; move it to a shared file",
+					src.fset.Position(u[n]), n, o)
+			}
+		}
+	}
+}
+
+// TestRegistrationList: tools.go's definitions method lists every
+// Definition method of the package, once, sorted by name, and the package
+// has no init function (registration is that list, nothing else).
+func TestRegistrationList(t *testing.T) {
+	src := parsePackage(t)
+	var declared []string
+	for _, f := range src.files {
+		declared = append(declared, toolMethods(f)...)
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				t.Errorf("%s: func init: list the tool in tools.go instead", src.fset.Position(fn.Pos()))
+			}
+		}
+	}
+	slices.Sort(declared)
+
+	listed := registrationList(t, src)
+	if !slices.IsSorted(listed) {
+		t.Errorf("tools.go: the definitions list is not sorted:\n%s", strings.Join(listed, "\n"))
+	}
+	for _, m := range declared {
+		if !slices.Contains(listed, m) {
+			t.Errorf("tools.go: the definitions list lacks g.%s()", m)
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range listed {
+		if seen[m] {
+			t.Errorf("tools.go: g.%s() is listed twice", m)
+		}
+		seen[m] = true
+		if !slices.Contains(declared, m) {
+			t.Errorf("tools.go: g.%s() is not a Definition method", m)
+		}
+	}
+}
+
+// registrationList returns the methods tools.go's definitions returns, in
+// order: the elements of its one composite literal, each g.x().
+func registrationList(t *testing.T, src pkgSource) []string {
+	t.Helper()
+	f := src.files["tools.go"]
+	if f == nil {
+		t.Fatal("tools.go is missing")
+	}
+	var out []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "definitions" || !gitlabMethod(fn) {
+			continue
+		}
+		if len(fn.Body.List) != 1 {
+			t.Fatal("tools.go: definitions must be one return of a list literal")
+		}
+		ret, ok := fn.Body.List[0].(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != 1 {
+			t.Fatal("tools.go: definitions must be one return of a list literal")
+		}
+		lit, ok := ret.Results[0].(*ast.CompositeLit)
+		if !ok {
+			t.Fatal("tools.go: definitions must be one return of a list literal")
+		}
+		for _, e := range lit.Elts {
+			call, ok := e.(*ast.CallExpr)
+			var sel *ast.SelectorExpr
+			if ok {
+				sel, ok = call.Fun.(*ast.SelectorExpr)
+			}
+			if !ok || len(call.Args) != 0 {
+				t.Fatalf("%s: each element of the list is g.tool()", src.fset.Position(e.Pos()))
+			}
+			out = append(out, sel.Sel.Name)
+		}
+		return out
+	}
+	t.Fatal("tools.go: no func (g *gitlab) definitions() []tools.Definition")
+	return nil
+}

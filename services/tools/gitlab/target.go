@@ -1,0 +1,192 @@
+package gitlab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// target declares that a tool's arguments name an object of kind and that
+// the call needs ability on it (tools.Definition.Target): the tool service
+// resolves it through g before the tool rules and the tool.
+func (g *gitlab) target(kind tools.TargetKind, ability access.Ability) *tools.Target {
+	return &tools.Target{Kind: kind, Ability: ability, Resolver: g}
+}
+
+// projectTarget declares that argument arg names a tool's project (by id
+// or full path) and that the call needs ability there; refused is the
+// tool's answer when the caller lacks it.
+func (g *gitlab) projectTarget(arg string, ability access.Ability, refused func(p *models.Project) error) *tools.Target {
+	return &tools.Target{Kind: tools.TargetProject, Ability: ability, Resolver: projectResolver{g: g, arg: arg, refused: refused}}
+}
+
+// projectResolver resolves a TargetProject: the project argument arg
+// names, as resolveProject reads it (its texts name arg).
+type projectResolver struct {
+	g       *gitlab
+	arg     string
+	refused func(p *models.Project) error
+}
+
+func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+	if pr.g.store == nil {
+		return nil, errNoStore
+	}
+	r := &tools.ResolvedTarget{}
+	var a map[string]json.RawMessage
+	var ref refArg
+	err := tools.DecodeArgs(args, &a)
+	if raw, ok := a[pr.arg]; ok && err == nil {
+		err = tools.DecodeArgs(raw, &ref) // absent: resolveProject says it is empty
+	}
+	var pa *projectAccess
+	if err == nil {
+		pa, err = resolveProject(ctx, pr.g.store, u, pr.arg, ref)
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	r.Project, r.Level = pa.project, pa.level
+	if !access.CanOnProject(t.Ability, u, pa.project, pa.level) {
+		r.Err = pr.refused(pa.project)
+		return r, nil
+	}
+	r.Object = pa.project
+	return r, nil
+}
+
+// targetProject returns the project the service resolved for call (its
+// Target of kind tools.TargetProject), or the tool-level failure of that
+// resolution.
+func targetProject(call *tools.Call) (*projectAccess, error) {
+	pa, _, err := targetOf[*models.Project](call)
+	return pa, err
+}
+
+// ResolveTarget resolves a Target the GitLab tools declare, with the
+// lookups the tools used to make themselves, so the texts of not found,
+// forbidden and invalid arguments are theirs (tools.Resolver).
+func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+	if g.store == nil {
+		return nil, errNoStore
+	}
+	r := &tools.ResolvedTarget{}
+	var (
+		pa  *projectAccess
+		obj any
+		err error
+		// allowed checks t.Ability on the object found; refused is the
+		// answer when it fails.
+		allowed func() bool
+		refused func() error
+	)
+	switch t.Kind {
+	case tools.TargetWorkItem:
+		var a workItemArgs
+		var issue *models.Issue
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			pa, r.Group, issue, err = g.findWorkItem(ctx, u, &a)
+		}
+		obj = issue
+		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, issue, pa.level) }
+		refused = func() error { return workItemForbidden(t.Ability, pa.project) }
+	case tools.TargetMergeRequest:
+		var a mrArgs
+		var mr *models.MergeRequest
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			pa, mr, err = g.locateMergeRequest(ctx, u, &a)
+		}
+		obj = mr
+		allowed = func() bool { return access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) }
+		// A merge request the caller may not read is not there.
+		refused = func() error { return notFound("Merge Request") }
+	case tools.TargetVulnerability:
+		var a struct {
+			VulnerabilityID string `json:"vulnerability_id"`
+		}
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			// pa only when the caller may read the vulnerability: its
+			// project's rules are never shown to anyone else.
+			pa, obj, err = g.readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
+		}
+		allowed = func() bool { return access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) }
+		refused = func() error {
+			return forbiddenf("you need at least the Maintainer role in project %s to change vulnerabilities", pa.project.PathWithNamespace)
+		}
+	default:
+		return nil, errors.New("gitlab: no resolver for target kind " + string(t.Kind))
+	}
+	if pa != nil {
+		r.Project, r.Level = pa.project, pa.level
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	if !allowed() {
+		r.Err = refused()
+		return r, nil
+	}
+	r.Object = obj
+	return r, nil
+}
+
+// callerFailure records err on r when the caller can act on it (a tool
+// error result), else returns it as the server failure it is.
+func callerFailure(r *tools.ResolvedTarget, err error) (*tools.ResolvedTarget, error) {
+	if _, ok := tools.ErrorResult(err); !ok {
+		return nil, err
+	}
+	r.Err = err
+	return r, nil
+}
+
+// workItemForbidden is the refusal of ability a on a work item of p, in
+// the words each tool used.
+func workItemForbidden(a access.Ability, p *models.Project) error {
+	switch a {
+	case access.CreateWorkItemNote:
+		return forbiddenf("you need at least the Reporter role in project %s to comment on work items", p.PathWithNamespace)
+	case access.LinkWorkItem:
+		return forbiddenf("you need at least the Reporter role in project %s to link work items", p.PathWithNamespace)
+	}
+	return forbiddenf("you may not %s in project %s", a, p.PathWithNamespace)
+}
+
+// targetMergeRequest, targetVulnerability and targetWorkItem return the
+// object the service resolved for call (its Target of that kind), or the
+// tool-level failure of that resolution.
+func targetMergeRequest(call *tools.Call) (*projectAccess, *models.MergeRequest, error) {
+	return targetOf[*models.MergeRequest](call)
+}
+
+func targetVulnerability(call *tools.Call) (*projectAccess, *models.Vulnerability, error) {
+	return targetOf[*models.Vulnerability](call)
+}
+
+func targetWorkItem(call *tools.Call) (*projectAccess, *models.Issue, error) {
+	return targetOf[*models.Issue](call)
+}
+
+// targetOf returns call's resolved Target as a T in its project, its
+// Err, or a server failure when the Definition declared no Target of
+// that kind.
+func targetOf[T any](call *tools.Call) (*projectAccess, T, error) {
+	var zero T
+	r := call.Target
+	if r == nil {
+		return nil, zero, fmt.Errorf("gitlab: tool %s called without its resolved target", call.Name)
+	}
+	if r.Err != nil {
+		return nil, zero, r.Err
+	}
+	obj, ok := r.Object.(T)
+	if !ok || r.Project == nil {
+		return nil, zero, fmt.Errorf("gitlab: tool %s: the resolved target is a %T, not a %T", call.Name, r.Object, zero)
+	}
+	return &projectAccess{project: r.Project, level: r.Level}, obj, nil
+}
