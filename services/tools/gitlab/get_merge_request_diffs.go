@@ -34,6 +34,7 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		InputSchema: inputSchema(mrSchema(true, "changed files"), "id", "merge_request_iid"),
 		Annotations: readOnlyTool("Get merge request diffs"),
 		Toolset:     models.ToolsetMergeRequests,
+		Aliases:     []string{"list_merge_request_diffs"},
 		Edition:     models.EditionCE,
 		Target:      g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {

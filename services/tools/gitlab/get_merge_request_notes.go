@@ -26,6 +26,7 @@ func (g *gitlab) getMergeRequestNotes() tools.Definition {
 		Annotations:  readOnlyTool("Get merge request notes"),
 		OutputSchema: tools.OutputSchemaOf[connection](),
 		Toolset:      models.ToolsetMergeRequests,
+		Aliases:      []string{"list_all_merge_request_notes"},
 		Edition:      models.EditionCE,
 		Run:          tools.Typed(g.runGetMergeRequestNotes),
 	}

@@ -44,7 +44,7 @@ func (g *gitlab) saveNote() tools.Definition {
 		Annotations: writeTool("Save note"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
-		Aliases:     []string{"create_merge_request_note"},
+		Aliases:     []string{"create_merge_request_note", "create_work_item_note"},
 		Run:         tools.Typed(g.runSaveNote),
 	}
 }
