@@ -96,3 +96,32 @@ func (s *Store) ListReleases(ctx context.Context, q models.ReleaseQuery) ([]mode
 	}
 	return out, more, nil
 }
+
+// ListWikiPages returns the pages of project projectID in slug order after
+// afterSlug ("" from the start), at most limit+1 (the extra row tells the
+// caller that more follow).
+func (s *Store) ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error) {
+	out := []models.WikiPage{}
+	q := s.conn(ctx).Where("project_id = ?", projectID)
+	if afterSlug != "" {
+		q = q.Where("slug > ?", afterSlug)
+	}
+	if err := q.Order("slug").Limit(limit + 1).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list wiki pages of project %d: %w", projectID, translate(err))
+	}
+	return out, nil
+}
+
+// CreateWikiPage inserts p (format markdown by default) and fills its ID
+// and timestamps. A slug already used in the project is
+// models.ErrConflict; an empty slug or title is models.ErrInvalidInput.
+func (s *Store) CreateWikiPage(ctx context.Context, p *models.WikiPage) error {
+	if p.Format == "" {
+		p.Format = "markdown"
+	}
+	p.ID = 0
+	if err := s.conn(ctx).Create(p).Error; err != nil {
+		return fmt.Errorf("create wiki page %q in project %d: %w", p.Slug, p.ProjectID, translate(err))
+	}
+	return nil
+}
