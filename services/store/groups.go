@@ -15,7 +15,7 @@ import (
 // taken (ignoring case) is models.ErrConflict; a missing parent, an empty
 // name or path, a path with "/" or an unknown visibility is
 // models.ErrInvalidInput.
-func (s *Store) CreateGroup(ctx context.Context, g *models.Group) error {
+func (s *Projects) CreateGroup(ctx context.Context, g *models.Group) error {
 	if err := s.prepareGroup(ctx, g); err != nil {
 		return fmt.Errorf("create group %q: %w", g.Path, err)
 	}
@@ -27,7 +27,7 @@ func (s *Store) CreateGroup(ctx context.Context, g *models.Group) error {
 }
 
 // FindGroupByID returns the group with id, or models.ErrNotFound.
-func (s *Store) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
+func (s *Projects) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
 	var g models.Group
 	if err := s.conn(ctx).Where("id = ?", id).Take(&g).Error; err != nil {
 		return nil, fmt.Errorf("find group %d: %w", id, translate(err))
@@ -37,7 +37,7 @@ func (s *Store) FindGroupByID(ctx context.Context, id int64) (*models.Group, err
 
 // FindGroupByFullPath returns the group at fullPath ("gitlab-org/ai"),
 // ignoring case, or models.ErrNotFound.
-func (s *Store) FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error) {
+func (s *Projects) FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error) {
 	var g models.Group
 	if err := s.conn(ctx).Where("lower(full_path) = lower(?)", fullPath).Take(&g).Error; err != nil {
 		return nil, fmt.Errorf("find group %q: %w", fullPath, translate(err))
@@ -45,7 +45,7 @@ func (s *Store) FindGroupByFullPath(ctx context.Context, fullPath string) (*mode
 	return &g, nil
 }
 
-func (s *Store) prepareGroup(ctx context.Context, g *models.Group) error {
+func (s *Projects) prepareGroup(ctx context.Context, g *models.Group) error {
 	if strings.TrimSpace(g.Name) == "" || !validPathSegment(g.Path) {
 		return fmt.Errorf("name and a path without \"/\" are required: %w", models.ErrInvalidInput)
 	}
@@ -109,7 +109,7 @@ func groupMemberSQL(alias string, viewer *models.User) (string, []any) {
 // ListGroups returns one page of groups (see models.GroupQuery) ordered by
 // id, after q.AfterID, at most q.Limit+1 (the extra row tells the caller
 // that more follow).
-func (s *Store) ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error) {
+func (s *Projects) ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error) {
 	out := []models.Group{}
 	if !q.Viewer.Active() {
 		return out, nil
@@ -146,7 +146,7 @@ func (s *Store) ListGroups(ctx context.Context, q models.GroupQuery) ([]models.G
 // ListProjects returns one page of projects (see models.ProjectQuery)
 // ordered by id, after q.AfterID, at most q.Limit+1 (the extra row tells
 // the caller that more follow). Only projects q.Viewer may read are listed.
-func (s *Store) ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error) {
+func (s *Projects) ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error) {
 	out := []models.Project{}
 	vis, vargs := visibleProjectsSQL(q.Viewer)
 	db := s.conn(ctx).Table("projects").Where(vis, vargs...).Where("projects.id > ?", q.AfterID)

@@ -29,7 +29,7 @@ import (
 // With an IssueViewCache (UseIssueViewCache), outside a transaction, a
 // view read before is answered from memory: the returned view and what it
 // points to are shared and must not be modified.
-func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (*models.IssueView, bool, error) {
+func (s *Issues) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (*models.IssueView, bool, error) {
 	c := s.views.get()
 	if c == nil {
 		return s.findIssueView(ctx, projectID, path, iid, userID)
@@ -59,7 +59,7 @@ func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string,
 	return v, found, err
 }
 
-func (s *Store) findIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
+func (s *Issues) findIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
 	c := issueViewColumns()
 	q, arg := s.issueView.byID, any(projectID)
 	if projectID == 0 {

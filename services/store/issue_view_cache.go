@@ -379,7 +379,7 @@ type viewTx struct {
 // UseIssueViewCache makes FindIssueView answer from c (nil: no cache),
 // and every write of this Store to a table views are read from clear c
 // once it commits. Call it before the Store is used concurrently.
-func (s *Store) UseIssueViewCache(c *IssueViewCache) { s.views.cache.Store(c) }
+func (s *Issues) UseIssueViewCache(c *IssueViewCache) { s.views.cache.Store(c) }
 
 // get returns the cache in use, or nil.
 func (slot *issueViewSlot) get() *IssueViewCache {
@@ -643,7 +643,7 @@ func tableName(t string) string {
 // A view whose marks moved is dropped and the file read again, after the
 // sequence (the request's, when it has one: a view newer than the
 // sequence it carries is only dropped sooner).
-func (s *Store) findIssueViewVersioned(ctx context.Context, c *IssueViewCache, k issueViewKey, path string) (*models.IssueView, bool, error) {
+func (s *Issues) findIssueViewVersioned(ctx context.Context, c *IssueViewCache, k issueViewKey, path string) (*models.IssueView, bool, error) {
 	e, gen, ok := c.lookup(k)
 	if !ok {
 		return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
@@ -692,8 +692,8 @@ const (
 )
 
 // viewSeq reads the sequence.
-func (s *Store) viewSeq(ctx context.Context) (int64, error) {
-	stmt, err := s.viewSeqStmt.get(ctx, s)
+func (s *Issues) viewSeq(ctx context.Context) (int64, error) {
+	stmt, err := s.viewSeqStmt.get(ctx, s.core)
 	if err != nil {
 		return 0, err
 	}
@@ -710,8 +710,8 @@ func (s *Store) viewSeq(ctx context.Context) (int64, error) {
 
 // viewMarks reads the latest mark of projectID or of everything, and the
 // sequence.
-func (s *Store) viewMarks(ctx context.Context, projectID int64) (mark, seq int64, err error) {
-	stmt, err := s.viewMarksStmt.get(ctx, s)
+func (s *Issues) viewMarks(ctx context.Context, projectID int64) (mark, seq int64, err error) {
+	stmt, err := s.viewMarksStmt.get(ctx, s.core)
 	if err != nil {
 		return 0, 0, err
 	}

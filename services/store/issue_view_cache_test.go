@@ -26,8 +26,8 @@ func TestIssueViewCache(t *testing.T) {
 		ctx := context.Background()
 		p := w.Projects["gitlab-org/gitlab-mcp"]
 		c := store.NewIssueViewCache(0, 0)
-		s.UseIssueViewCache(c)
-		t.Cleanup(func() { s.UseIssueViewCache(nil) })
+		s.Issues.UseIssueViewCache(c)
+		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
 
 		// read reads issue iid as alice (by project path when byPath)
 		// and reports whether it was a hit.
@@ -37,7 +37,7 @@ func TestIssueViewCache(t *testing.T) {
 			if byPath {
 				id, path = 0, p.PathWithNamespace
 			}
-			v, ok, err := s.FindIssueView(ctx, id, path, iid, w.Alice.ID)
+			v, ok, err := s.Issues.FindIssueView(ctx, id, path, iid, w.Alice.ID)
 			if err != nil || !ok {
 				t.Fatalf("FindIssueView(#%d) = %v, %v", iid, ok, err)
 			}
@@ -68,7 +68,7 @@ func TestIssueViewCache(t *testing.T) {
 		}
 		c.SetLive(true)
 		cached()
-		one, err := s.LoadIssue(ctx, p.ID, 1)
+		one, err := s.Issues.LoadIssue(ctx, p.ID, 1)
 		wantErr(t, "LoadIssue", err, nil)
 
 		// Payloads drop what they name, and only that.
@@ -97,19 +97,19 @@ func TestIssueViewCache(t *testing.T) {
 
 		// This Store's writes: a statement on a view's table clears at
 		// once, a transaction when it ends, other tables leave it.
-		if err := s.TouchTokenLastUsed(ctx, 1, time.Now()); err != nil {
+		if err := s.Users.TouchTokenLastUsed(ctx, 1, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if n := c.Stats().Entries; n != 4 {
 			t.Errorf("a token's last_used_at cleared the cache (%d views left)", n)
 		}
-		wantErr(t, "SetUserState", s.SetUserState(ctx, "carol", models.UserActive), nil)
+		wantErr(t, "SetUserState", s.Users.SetUserState(ctx, "carol", models.UserActive), nil)
 		if n := c.Stats().Entries; n != 0 {
 			t.Errorf("a user update left %d views", n)
 		}
 		cached()
 		notes := read(1, false).Notes
-		wantErr(t, "CreateNote", s.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+		wantErr(t, "CreateNote", s.Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
 			NoteableID: one.ID, ProjectID: p.ID, AuthorID: w.Bob.ID, Body: "new"}), nil)
 		if n := c.Stats().Entries; n != 0 {
 			t.Errorf("a note created left %d views", n)
@@ -119,7 +119,7 @@ func TestIssueViewCache(t *testing.T) {
 		}
 		cached()
 		wantErr(t, "WithTx", s.WithTx(ctx, func(tx *store.Store) error {
-			return tx.SetUserState(ctx, "carol", models.UserActive)
+			return tx.Users.SetUserState(ctx, "carol", models.UserActive)
 		}), nil)
 		if n := c.Stats().Entries; n != 0 {
 			t.Errorf("a transaction left %d views", n)
@@ -136,7 +136,7 @@ func TestIssueViewCache(t *testing.T) {
 		// Bounded.
 		small := store.NewIssueViewCache(3, 0)
 		small.SetLive(true)
-		s.UseIssueViewCache(small)
+		s.Issues.UseIssueViewCache(small)
 		c = small
 		for i := 0; i < 3; i++ {
 			for _, iid := range []int64{1, 2} {
@@ -183,7 +183,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := store.NewVersionedIssueViewCache(0, 0)
-	s.UseIssueViewCache(c)
+	s.Issues.UseIssueViewCache(c)
 
 	// acme/secret-plans#1: alice (maintainer, a direct member) wrote it,
 	// is assigned and commented; gitlab-org/orbit#1 another project's.
@@ -199,12 +199,12 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 		rctx := ctx
 		if marks {
 			rctx = store.WithRequestMarks(ctx)
-			if _, err := s.IdentityVersion(rctx); err != nil {
+			if _, err := s.Users.IdentityVersion(rctx); err != nil {
 				t.Fatal(err)
 			}
 		}
 		before := c.Stats()
-		v, ok, err := s.FindIssueView(rctx, p.ID, "", iid, w.Alice.ID)
+		v, ok, err := s.Issues.FindIssueView(rctx, p.ID, "", iid, w.Alice.ID)
 		if err != nil || !ok {
 			t.Fatalf("FindIssueView(%s#%d) = %v, %v", p.PathWithNamespace, iid, ok, err)
 		}
@@ -231,7 +231,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 			t.Fatalf("%s: %v", query, err)
 		}
 	}
-	one, err := s.LoadIssue(ctx, secret.ID, 1)
+	one, err := s.Issues.LoadIssue(ctx, secret.ID, 1)
 	wantErr(t, "LoadIssue", err, nil)
 
 	for i, tc := range []struct {
@@ -250,7 +250,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 		{"the project renamed", func() { exec("UPDATE projects SET name = 'Renamed' WHERE id = ?", secret.ID) },
 			func(v *models.IssueView) bool { return v.Project.Name == "Renamed" }, false},
 		{"a note through this store", func() {
-			wantErr(t, "CreateNote", s.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+			wantErr(t, "CreateNote", s.Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
 				NoteableID: one.ID, ProjectID: secret.ID, AuthorID: w.Bob.ID, Body: "new"}), nil)
 		}, func(v *models.IssueView) bool { return v.Notes == 1 }, false},
 		{"the author's name", func() { exec("UPDATE users SET name = 'Renamed Author' WHERE id = ?", one.AuthorID) },
@@ -286,7 +286,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 	// What changes no view marks nothing; a rolled-back change neither.
 	cached()
 	exec("UPDATE notes SET body = 'edited' WHERE noteable_type = 'Issue' AND noteable_id = ?", one.ID)
-	wantErr(t, "TouchTokenLastUsed", s.TouchTokenLastUsed(ctx, 1, time.Now()), nil)
+	wantErr(t, "TouchTokenLastUsed", s.Users.TouchTokenLastUsed(ctx, 1, time.Now()), nil)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -316,16 +316,16 @@ func TestIssueViewCache_transactions(t *testing.T) {
 		p := w.Projects["gitlab-org/gitlab-mcp"]
 		c := store.NewIssueViewCache(0, 0)
 		c.SetLive(true)
-		s.UseIssueViewCache(c)
-		t.Cleanup(func() { s.UseIssueViewCache(nil) })
-		one, err := s.LoadIssue(ctx, p.ID, 1)
+		s.Issues.UseIssueViewCache(c)
+		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
+		one, err := s.Issues.LoadIssue(ctx, p.ID, 1)
 		wantErr(t, "LoadIssue", err, nil)
 
 		// read reads #1 as alice and reports whether it was a hit.
 		read := func() (*models.IssueView, bool) {
 			t.Helper()
 			before := c.Stats()
-			v, ok, err := s.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
+			v, ok, err := s.Issues.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
 			if err != nil || !ok {
 				t.Fatalf("FindIssueView(#1) = %v, %v", ok, err)
 			}
@@ -345,14 +345,14 @@ func TestIssueViewCache_transactions(t *testing.T) {
 			fn   func(tx *store.Store) error
 		}{
 			{"a read-only transaction", func(tx *store.Store) error {
-				_, err := tx.LoadIssue(ctx, p.ID, 1)
+				_, err := tx.Issues.LoadIssue(ctx, p.ID, 1)
 				if err == nil {
-					_, _, err = tx.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
+					_, _, err = tx.Issues.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
 				}
 				return err
 			}},
 			{"a pipeline created", func(tx *store.Store) error {
-				return tx.CreatePipeline(ctx, &models.Pipeline{ProjectID: p.ID, SHA: "0123456789abcdef0123456789abcdef01234567", Ref: "main",
+				return tx.CI.CreatePipeline(ctx, &models.Pipeline{ProjectID: p.ID, SHA: "0123456789abcdef0123456789abcdef01234567", Ref: "main",
 					Jobs: []models.CIJob{{ProjectID: p.ID, Name: "test", Stage: "test"}}})
 			}},
 			{"a raw Exec on another table, a SELECT FOR UPDATE on one", func(tx *store.Store) error {
@@ -364,7 +364,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
 			}},
 			{"a rolled-back savepoint of a read", func(tx *store.Store) error {
 				err := tx.WithTx(ctx, func(sp *store.Store) error {
-					if _, err := sp.LoadIssue(ctx, p.ID, 1); err != nil {
+					if _, err := sp.Issues.LoadIssue(ctx, p.ID, 1); err != nil {
 						return err
 					}
 					return models.ErrConflict
@@ -384,7 +384,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
 		// A pipeline created outside a transaction of the caller (its
 		// own) neither.
 		cached()
-		wantErr(t, "CreatePipeline", s.CreatePipeline(ctx, &models.Pipeline{ProjectID: p.ID,
+		wantErr(t, "CreatePipeline", s.CI.CreatePipeline(ctx, &models.Pipeline{ProjectID: p.ID,
 			SHA: "0123456789abcdef0123456789abcdef01234567", Ref: "main"}), nil)
 		if _, hit := read(); !hit {
 			t.Errorf("a pipeline cleared the cache: %+v", c.Stats())
@@ -393,7 +393,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
 		// Writes to a view's table: read at once after the transaction.
 		title := func(text string) func(tx *store.Store) error {
 			return func(tx *store.Store) error {
-				_, err := tx.UpdateWorkItem(ctx, one.ID, models.WorkItemUpdate{Title: &text})
+				_, err := tx.Issues.UpdateWorkItem(ctx, one.ID, models.WorkItemUpdate{Title: &text})
 				return err
 			}
 		}
@@ -422,7 +422,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
 		cached()
 		notes := func() int64 { v, _ := read(); return v.Notes }()
 		wantErr(t, "WithTx", s.WithTx(ctx, func(tx *store.Store) error {
-			return tx.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+			return tx.Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
 				NoteableID: one.ID, ProjectID: p.ID, AuthorID: w.Bob.ID, Body: "in a transaction"})
 		}), nil)
 		if v, hit := read(); hit || v.Notes != notes+1 {
@@ -437,7 +437,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
 			t.Errorf("a setting cleared the cache: %+v", c.Stats())
 		}
 		m := &models.Milestone{ProjectID: p.ID, Title: "view-cache-test"}
-		wantErr(t, "CreateMilestone", s.CreateMilestone(ctx, m), nil)
+		wantErr(t, "CreateMilestone", s.Issues.CreateMilestone(ctx, m), nil)
 		cached()
 		wantErr(t, "Delete", s.DB().WithContext(ctx).Delete(m).Error, nil)
 		if _, hit := read(); hit {
@@ -470,20 +470,20 @@ func TestIssueViewCache_byteBudget(t *testing.T) {
 		const budget = 1 << 20
 		c := store.NewIssueViewCache(0, budget)
 		c.SetLive(true)
-		s.UseIssueViewCache(c)
-		t.Cleanup(func() { s.UseIssueViewCache(nil) })
+		s.Issues.UseIssueViewCache(c)
+		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
 
 		issue := func(size int) int64 {
 			t.Helper()
 			i := &models.Issue{ProjectID: p.ID, Title: "Large", AuthorID: w.Alice.ID,
 				Description: strings.Repeat("x", size)}
-			wantErr(t, "CreateIssue", s.CreateIssue(ctx, i), nil)
+			wantErr(t, "CreateIssue", s.Issues.CreateIssue(ctx, i), nil)
 			return i.IID
 		}
 		read := func(iid int64) bool {
 			t.Helper()
 			before := c.Stats().Hits
-			if _, ok, err := s.FindIssueView(ctx, p.ID, "", iid, w.Alice.ID); err != nil || !ok {
+			if _, ok, err := s.Issues.FindIssueView(ctx, p.ID, "", iid, w.Alice.ID); err != nil || !ok {
 				t.Fatalf("FindIssueView(#%d) = %v, %v", iid, ok, err)
 			}
 			return c.Stats().Hits == before+1

@@ -20,19 +20,19 @@ import (
 //
 // An empty title, an unknown state, or a project, author or assignee that
 // does not exist is models.ErrInvalidInput.
-func (s *Store) CreateIssue(ctx context.Context, i *models.Issue) error {
+func (s *Issues) CreateIssue(ctx context.Context, i *models.Issue) error {
 	return s.CreateWorkItem(ctx, i, nil)
 }
 
 // CreateWorkItem is CreateIssue for any work item type (i.WorkItemTypeID,
 // Issue when 0), with its milestone (see milestoneFor) and, when parentID
 // is set, its parent (see setParent), all in one transaction.
-func (s *Store) CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error {
+func (s *Issues) CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error {
 	if err := s.prepareIssue(i); err != nil {
 		return fmt.Errorf("create issue in project %d: %w", i.ProjectID, err)
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
-		if err := tx.milestoneFor(ctx, i); err != nil {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		if err := tx.Issues.milestoneFor(ctx, i); err != nil {
 			return err
 		}
 		iid, err := tx.nextIID(ctx, i.ProjectID, usageIssues)
@@ -47,7 +47,7 @@ func (s *Store) CreateWorkItem(ctx context.Context, i *models.Issue, parentID *i
 			return err
 		}
 		if parentID != nil {
-			return tx.setParent(ctx, i, parentID)
+			return tx.Issues.setParent(ctx, i, parentID)
 		}
 		return nil
 	})
@@ -58,7 +58,7 @@ func (s *Store) CreateWorkItem(ctx context.Context, i *models.Issue, parentID *i
 	return nil
 }
 
-func (s *Store) prepareIssue(i *models.Issue) error {
+func (s *Issues) prepareIssue(i *models.Issue) error {
 	if strings.TrimSpace(i.Title) == "" {
 		return fmt.Errorf("empty title: %w", models.ErrInvalidInput)
 	}
@@ -90,7 +90,7 @@ func (s *Store) prepareIssue(i *models.Issue) error {
 // assignees (ordered by user id), or models.ErrNotFound. It does not check
 // permissions. It runs two statements: the issue, then its author and
 // assignees together (see people).
-func (s *Store) LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error) {
+func (s *Issues) LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error) {
 	var i models.Issue
 	if err := s.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid).Take(&i).Error; err != nil {
 		return nil, fmt.Errorf("load issue #%d of project %d: %w", iid, projectID, translate(err))
@@ -107,7 +107,7 @@ func (s *Store) LoadIssue(ctx context.Context, projectID, iid int64) (*models.Is
 // issue: the count is a column of the issue's statement, so get_issue
 // reads the issue, its note count, its author and assignees in two
 // statements instead of three (each one a round trip on PostgreSQL).
-func (s *Store) LoadIssueCountingNotes(ctx context.Context, projectID, iid int64, includeInternal bool) (*models.Issue, int64, error) {
+func (s *Issues) LoadIssueCountingNotes(ctx context.Context, projectID, iid int64, includeInternal bool) (*models.Issue, int64, error) {
 	count := userNotesCount
 	if includeInternal {
 		count = userNotesCountWithInternal
@@ -140,7 +140,7 @@ const (
 // CountUserNotes counts the non-system notes of a noteable, internal ones
 // only when includeInternal (GitLab's user_notes_count as the viewer sees
 // it).
-func (s *Store) CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error) {
+func (s *Issues) CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error) {
 	var n int64
 	q := s.conn(ctx).Model(&models.Note{}).
 		Where("noteable_type = ? AND noteable_id = ? AND NOT system", typ, noteableID)

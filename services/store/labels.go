@@ -18,7 +18,7 @@ var labelColor = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 // DefaultLabelColor and must be "#RRGGBB". A name already used in the
 // project is models.ErrConflict; an empty name, a bad color or a missing
 // project is models.ErrInvalidInput.
-func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
+func (s *Issues) CreateLabel(ctx context.Context, l *models.Label) error {
 	if err := prepareLabel(l); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
 // description kept) or the one inserted from l. It is one statement
 // (INSERT … ON CONFLICT … RETURNING), so writers racing to create the same
 // label all get it and none fails. Validation is CreateLabel's.
-func (s *Store) EnsureLabel(ctx context.Context, l *models.Label) error {
+func (s *Issues) EnsureLabel(ctx context.Context, l *models.Label) error {
 	if err := prepareLabel(l); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func prepareLabel(l *models.Label) error {
 
 // FindLabelsByID returns the labels of project projectID whose ids are in
 // ids, ordered by id; ids of other projects' labels are left out.
-func (s *Store) FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error) {
+func (s *Issues) FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error) {
 	out := []models.Label{}
 	if len(ids) == 0 {
 		return out, nil
@@ -86,7 +86,7 @@ func (s *Store) FindLabelsByID(ctx context.Context, projectID int64, ids []int64
 
 // FindLabelsByName returns the labels of project projectID whose names are
 // in names (exact match, as GitLab matches label titles), ordered by name.
-func (s *Store) FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error) {
+func (s *Issues) FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error) {
 	out := []models.Label{}
 	if len(names) == 0 {
 		return out, nil
@@ -101,7 +101,7 @@ func (s *Store) FindLabelsByName(ctx context.Context, projectID int64, names []s
 // SearchLabels returns up to limit labels of the given projects whose name
 // contains any of terms (case-insensitive; no terms: every label), ordered
 // by name then id.
-func (s *Store) SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error) {
+func (s *Issues) SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error) {
 	out := []models.Label{}
 	if len(projectIDs) == 0 {
 		return out, nil

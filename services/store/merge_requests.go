@@ -27,11 +27,11 @@ import (
 // of the same project and branches is open is a
 // *models.OpenMergeRequestExistsError (a models.ErrConflict), also when
 // the other one was created at the same moment.
-func (s *Store) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error {
+func (s *MergeRequests) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error {
 	if err := s.prepareMergeRequest(mr); err != nil {
 		return fmt.Errorf("create merge request in project %d: %w", mr.ProjectID, err)
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		iid, err := tx.nextIID(ctx, mr.ProjectID, usageMergeRequests)
 		if err != nil {
 			return err
@@ -49,7 +49,7 @@ func (s *Store) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest)
 			return translate(res.Error)
 		}
 		if res.RowsAffected == 0 {
-			open, err := tx.FindOpenMergeRequest(ctx, mr.ProjectID, mr.SourceBranch, mr.TargetBranch)
+			open, err := tx.MergeRequests.FindOpenMergeRequest(ctx, mr.ProjectID, mr.SourceBranch, mr.TargetBranch)
 			if err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ func (s *Store) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest)
 	return nil
 }
 
-func (s *Store) prepareMergeRequest(mr *models.MergeRequest) error {
+func (s *MergeRequests) prepareMergeRequest(mr *models.MergeRequest) error {
 	if strings.TrimSpace(mr.Title) == "" {
 		return fmt.Errorf("empty title: %w", models.ErrInvalidInput)
 	}
@@ -110,9 +110,9 @@ func (s *Store) prepareMergeRequest(mr *models.MergeRequest) error {
 // two accepts of one merge request record one merge; a merge request that
 // is no longer open is models.ErrConflict and nothing changes. It returns
 // the merge request as stored.
-func (s *Store) MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error) {
+func (s *MergeRequests) MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error) {
 	var out *models.MergeRequest
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var mr models.MergeRequest
 		q := tx.forUpdate(tx.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid))
 		if err := q.Take(&mr).Error; err != nil {
@@ -133,7 +133,7 @@ func (s *Store) MergeMergeRequest(ctx context.Context, projectID, iid int64, m m
 			return translate(err)
 		}
 		var err error
-		out, err = tx.LoadMergeRequest(ctx, projectID, iid)
+		out, err = tx.MergeRequests.LoadMergeRequest(ctx, projectID, iid)
 		return err
 	})
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *Store) MergeMergeRequest(ctx context.Context, projectID, iid int64, m m
 // ends (PostgreSQL; SQLite transactions are serialized already), so that
 // a merge made meanwhile in git is recorded by one caller only. Call it
 // inside WithTx.
-func (s *Store) LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
+func (s *MergeRequests) LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
 	var mr models.MergeRequest
 	q := s.forUpdate(s.conn(ctx).Select("id").Where("project_id = ? AND iid = ?", projectID, iid))
 	if err := q.Take(&mr).Error; err != nil {
@@ -163,7 +163,7 @@ func (s *Store) LockMergeRequest(ctx context.Context, projectID, iid int64) (*mo
 //
 // The match is a regular expression on PostgreSQL and a GLOB on SQLite,
 // both anchored so that the digits after "#" are exactly iid.
-func (s *Store) RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error) {
+func (s *MergeRequests) RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error) {
 	out := []models.MergeRequest{}
 	ref := "#" + strconv.FormatInt(iid, 10)
 	q := s.conn(ctx).Preload("Author").Where("project_id = ? AND id > ?", projectID, afterID)
@@ -187,7 +187,7 @@ func (s *Store) RelatedMergeRequests(ctx context.Context, projectID, iid, afterI
 // models.ErrNotFound. It does not check permissions; commits and diffs are
 // not loaded. It runs two statements: the merge request, then its author,
 // assignees and reviewers together (see people).
-func (s *Store) LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
+func (s *MergeRequests) LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
 	var mr models.MergeRequest
 	if err := s.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid).Take(&mr).Error; err != nil {
 		return nil, fmt.Errorf("load merge request !%d of project %d: %w", iid, projectID, translate(err))
@@ -206,7 +206,7 @@ func (s *Store) LoadMergeRequest(ctx context.Context, projectID, iid int64) (*mo
 // merge request pipelines (merge_request_id) plus the branch pipelines of
 // its source branch that ran on one of its commits: shas, read from git by
 // the caller (mr.SHA counts as one).
-func (s *Store) MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, int64, error) {
+func (s *MergeRequests) MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, int64, error) {
 	cond, args := mergeRequestPipelinesSQL(mr, shas)
 	var total int64
 	if err := s.conn(ctx).Model(&models.Pipeline{}).Where(cond, args...).Count(&total).Error; err != nil {
@@ -222,7 +222,7 @@ func (s *Store) MergeRequestPipelines(ctx context.Context, mr *models.MergeReque
 // LatestMergeRequestPipelines is MergeRequestPipelines without the total:
 // up to limit pipelines of merge request mr, newest first, in one
 // statement.
-func (s *Store) LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error) {
+func (s *MergeRequests) LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error) {
 	cond, args := mergeRequestPipelinesSQL(mr, shas)
 	out := []models.Pipeline{}
 	err := s.conn(ctx).Where(cond, args...).Order("id DESC").Limit(limit).Find(&out).Error
@@ -258,7 +258,7 @@ func mergeRequestPipelinesSQL(mr *models.MergeRequest, shas []string) (string, [
 
 // FindOpenMergeRequest returns the open merge request of project projectID
 // from source into target with the lowest iid, or models.ErrNotFound.
-func (s *Store) FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error) {
+func (s *MergeRequests) FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error) {
 	var mr models.MergeRequest
 	err := s.conn(ctx).Where("project_id = ? AND source_branch = ? AND target_branch = ? AND state = ?",
 		projectID, source, target, models.MergeRequestOpened).Order("iid").Take(&mr).Error

@@ -30,12 +30,12 @@ import (
 //
 // An empty body, an unknown noteable type, or a diff note without a
 // position or on an issue is models.ErrInvalidInput.
-func (s *Store) CreateNote(ctx context.Context, n *models.Note) error {
+func (s *Notes) CreateNote(ctx context.Context, n *models.Note) error {
 	if err := prepareNote(n); err != nil {
 		return fmt.Errorf("create note on %s %d: %w", n.NoteableType, n.NoteableID, err)
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
-		if err := tx.checkNoteable(ctx, n); err != nil {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		if err := tx.Notes.checkNoteable(ctx, n); err != nil {
 			return err
 		}
 		if n.DiscussionID == "" {
@@ -44,7 +44,7 @@ func (s *Store) CreateNote(ctx context.Context, n *models.Note) error {
 				return err
 			}
 			n.DiscussionID = id
-		} else if err := tx.joinDiscussion(ctx, n); err != nil {
+		} else if err := tx.Notes.joinDiscussion(ctx, n); err != nil {
 			return err
 		}
 		if err := tx.conn(ctx).Omit(clause.Associations).Create(n).Error; err != nil {
@@ -80,7 +80,7 @@ func prepareNote(n *models.Note) error {
 }
 
 // checkNoteable verifies that the noteable exists in the note's project.
-func (s *Store) checkNoteable(ctx context.Context, n *models.Note) error {
+func (s *Notes) checkNoteable(ctx context.Context, n *models.Note) error {
 	table := "issues"
 	if n.NoteableType == models.NoteableMergeRequest {
 		table = "merge_requests"
@@ -97,7 +97,7 @@ func (s *Store) checkNoteable(ctx context.Context, n *models.Note) error {
 }
 
 // joinDiscussion prepares n as a reply when its DiscussionID exists.
-func (s *Store) joinDiscussion(ctx context.Context, n *models.Note) error {
+func (s *Notes) joinDiscussion(ctx context.Context, n *models.Note) error {
 	var thread []models.Note
 	err := s.conn(ctx).Select("id", "noteable_type", "noteable_id", "type", "position").
 		Where("discussion_id = ?", n.DiscussionID).Order("id").Find(&thread).Error
@@ -134,7 +134,7 @@ func newDiscussionID() (string, error) {
 // CountNotes counts the notes of a noteable, system notes included and
 // internal ones only when includeInternal (GitLab's notes connection
 // count).
-func (s *Store) CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error) {
+func (s *Notes) CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error) {
 	var n int64
 	q := s.conn(ctx).Model(&models.Note{}).Where("noteable_type = ? AND noteable_id = ?", typ, noteableID)
 	if !includeInternal {
@@ -162,7 +162,7 @@ const (
 // that is not a note of the list is models.ErrInvalidInput. HasNext and
 // HasPrevious report whether notes of the list exist after the page's last
 // note and before its first, whatever the cursors.
-func (s *Store) PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error) {
+func (s *Notes) PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error) {
 	base := func() *gorm.DB {
 		db := s.conn(ctx).Model(&models.Note{}).
 			Where("notes.noteable_type = ? AND notes.noteable_id = ?", q.NoteableType, q.NoteableID)
@@ -223,7 +223,7 @@ func (s *Store) PageNotes(ctx context.Context, q models.NotePageQuery) (*models.
 
 // FindDiscussionStart returns the first note of discussion id, or
 // models.ErrNotFound.
-func (s *Store) FindDiscussionStart(ctx context.Context, id string) (*models.Note, error) {
+func (s *Notes) FindDiscussionStart(ctx context.Context, id string) (*models.Note, error) {
 	var n models.Note
 	err := s.conn(ctx).Where("discussion_id = ?", id).Order("created_at, id").Take(&n).Error
 	if err != nil {
@@ -233,7 +233,7 @@ func (s *Store) FindDiscussionStart(ctx context.Context, id string) (*models.Not
 }
 
 // LoadNote returns note id with its author, or models.ErrNotFound.
-func (s *Store) LoadNote(ctx context.Context, id int64) (*models.Note, error) {
+func (s *Notes) LoadNote(ctx context.Context, id int64) (*models.Note, error) {
 	var n models.Note
 	if err := s.conn(ctx).Preload("Author").Where("id = ?", id).Take(&n).Error; err != nil {
 		return nil, fmt.Errorf("load note %d: %w", id, translate(err))
@@ -243,7 +243,7 @@ func (s *Store) LoadNote(ctx context.Context, id int64) (*models.Note, error) {
 
 // NoteableIIDs maps the ids of issues or merge requests (by typ) to their
 // iids; unknown ids are left out.
-func (s *Store) NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error) {
+func (s *Notes) NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error) {
 	out := map[int64]int64{}
 	if len(ids) == 0 {
 		return out, nil

@@ -70,7 +70,7 @@ const recordBatch = 200
 // there is models.ErrInvalidInput), the project's iid counters moved past
 // the highest imported number. Call it in the transaction that creates the
 // project: on an error nothing of r should stay.
-func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *ProjectRecords) error {
+func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r *ProjectRecords) error {
 	// A fresh statement for every insert: a gorm chain keeps its
 	// statement's model from one call to the next.
 	ins := func() *gorm.DB { return s.conn(ctx).Omit(clause.Associations) }
@@ -192,7 +192,7 @@ func (s *Store) InsertProjectRecords(ctx context.Context, projectID int64, r *Pr
 	}
 	for k := range r.MergeRequests {
 		if d := r.MergeRequests[k].Diff; d != nil {
-			if err := s.SaveMergeRequestDiff(ctx, mrs[k].ID, d); err != nil {
+			if err := s.st.MergeRequests.SaveMergeRequestDiff(ctx, mrs[k].ID, d); err != nil {
 				return fail(fmt.Sprintf("the diff of merge request !%d", mrs[k].IID), err)
 			}
 		}

@@ -22,7 +22,7 @@ import (
 // With Options.Repositories set, the project's git repository is created
 // in the same transaction: a repository that cannot be created rolls the
 // row back, and a row that cannot be committed removes the repository.
-func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) CreateProject(ctx context.Context, p *models.Project) error {
 	if err := s.prepareProject(ctx, p); err != nil {
 		return fmt.Errorf("create project %q: %w", p.Path, err)
 	}
@@ -31,8 +31,8 @@ func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 		return s.insertProject(ctx, p)
 	}
 	created := false
-	err := s.WithTx(ctx, func(tx *Store) error {
-		if err := tx.insertProject(ctx, p); err != nil {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		if err := tx.Projects.insertProject(ctx, p); err != nil {
 			return err
 		}
 		if err := s.repos.Create(ctx, p.ID, p.DefaultBranch); err != nil {
@@ -49,7 +49,7 @@ func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 	return err
 }
 
-func (s *Store) insertProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) insertProject(ctx context.Context, p *models.Project) error {
 	if err := s.conn(ctx).Omit("Namespace").Create(p).Error; err != nil {
 		// A project created since prepareProject looked (a concurrent
 		// creation): the index that refused the row says which field.
@@ -74,12 +74,12 @@ type ProjectRepositories interface {
 
 // Repositories returns the repositories the store was opened with (nil
 // when none): services/demo writes the demo history through them.
-func (s *Store) Repositories() ProjectRepositories { return s.repos }
+func (s *Projects) Repositories() ProjectRepositories { return s.repos }
 
 // EnsureRepositories creates the repository of every project that has
 // none (projects created before repositories existed, or restored from a
 // database backup without them). It returns how many it created.
-func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
+func (s *Projects) EnsureRepositories(ctx context.Context) (int, error) {
 	if s.repos == nil {
 		return 0, nil
 	}
@@ -106,7 +106,7 @@ func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
 // ProjectIDs returns the id of every project, in order (what the
 // repositories' recovery at start needs to tell a project's repository
 // from a leftover).
-func (s *Store) ProjectIDs(ctx context.Context) ([]int64, error) {
+func (s *Projects) ProjectIDs(ctx context.Context) ([]int64, error) {
 	var ids []int64
 	if err := s.conn(ctx).Model(&models.Project{}).Order("id").Pluck("id", &ids).Error; err != nil {
 		return nil, fmt.Errorf("list projects: %w", translate(err))
@@ -117,7 +117,7 @@ func (s *Store) ProjectIDs(ctx context.Context) ([]int64, error) {
 // SetProjectDefaultBranch makes branch project id's default branch (the
 // repository's HEAD is the caller's business). A missing project is
 // models.ErrNotFound; an empty branch models.ErrInvalidInput.
-func (s *Store) SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error {
+func (s *Projects) SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error {
 	if strings.TrimSpace(branch) == "" {
 		return fmt.Errorf("set default branch of project %d: empty branch: %w", id, models.ErrInvalidInput)
 	}
@@ -135,7 +135,7 @@ func (s *Store) SetProjectDefaultBranch(ctx context.Context, id int64, branch st
 // SetProjectMergeMethod sets project id's merge method
 // (models.MergeMethod*). An unknown method is models.ErrInvalidInput; a
 // missing project models.ErrNotFound.
-func (s *Store) SetProjectMergeMethod(ctx context.Context, id int64, method string) error {
+func (s *Projects) SetProjectMergeMethod(ctx context.Context, id int64, method string) error {
 	switch method {
 	case models.MergeMethodMerge, models.MergeMethodRebaseMerge, models.MergeMethodFastForward:
 	default:
@@ -153,7 +153,7 @@ func (s *Store) SetProjectMergeMethod(ctx context.Context, id int64, method stri
 }
 
 // FindProjectByID returns the project with id, or models.ErrNotFound.
-func (s *Store) FindProjectByID(ctx context.Context, id int64) (*models.Project, error) {
+func (s *Projects) FindProjectByID(ctx context.Context, id int64) (*models.Project, error) {
 	var p models.Project
 	if err := s.conn(ctx).Where("id = ?", id).Take(&p).Error; err != nil {
 		return nil, fmt.Errorf("find project %d: %w", id, translate(err))
@@ -163,7 +163,7 @@ func (s *Store) FindProjectByID(ctx context.Context, id int64) (*models.Project,
 
 // FindProjectByPath returns the project at pathWithNamespace
 // ("gitlab-org/gitlab-mcp"), ignoring case, or models.ErrNotFound.
-func (s *Store) FindProjectByPath(ctx context.Context, pathWithNamespace string) (*models.Project, error) {
+func (s *Projects) FindProjectByPath(ctx context.Context, pathWithNamespace string) (*models.Project, error) {
 	var p models.Project
 	err := s.conn(ctx).Where("lower(path_with_namespace) = lower(?)", pathWithNamespace).Take(&p).Error
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *Store) FindProjectByPath(ctx context.Context, pathWithNamespace string)
 	return &p, nil
 }
 
-func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) prepareProject(ctx context.Context, p *models.Project) error {
 	if strings.TrimSpace(p.Name) == "" || !validPathSegment(p.Path) {
 		return fmt.Errorf("name and a path without \"/\" are required: %w", models.ErrInvalidInput)
 	}
@@ -205,7 +205,7 @@ func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
 // checkProjectTaken answers a *models.TakenError naming every field of p
 // already taken in its namespace: the name exactly (GitLab's
 // unique_projects_on_name_namespace_id), the path ignoring case.
-func (s *Store) checkProjectTaken(ctx context.Context, p *models.Project) error {
+func (s *Projects) checkProjectTaken(ctx context.Context, p *models.Project) error {
 	var taken struct{ Name, Path int64 }
 	err := s.conn(ctx).Model(&models.Project{}).
 		Select("COUNT(CASE WHEN namespace_id = ? AND name = ? THEN 1 END) AS name, "+
@@ -231,7 +231,7 @@ func (s *Store) checkProjectTaken(ctx context.Context, p *models.Project) error 
 
 // LoadProjects returns the projects with the given ids (those that exist),
 // ordered by id.
-func (s *Store) LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error) {
+func (s *Projects) LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error) {
 	out := []models.Project{}
 	if len(ids) == 0 {
 		return out, nil
@@ -246,7 +246,7 @@ func (s *Store) LoadProjects(ctx context.Context, ids []int64) ([]models.Project
 // fullPath, of one of its ancestors or subgroups, or (directly or through
 // a group) of a project in it or its subgroups, which makes a private group
 // visible to that user, as in GitLab.
-func (s *Store) HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error) {
+func (s *Projects) HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error) {
 	var n int64
 	scope, args := scopeProjectsSQL(0, fullPath)
 	err := s.conn(ctx).Table("project_authorizations").
@@ -270,7 +270,7 @@ func (s *Store) HasMembershipInGroup(ctx context.Context, fullPath string, userI
 
 // VisibleProjectIDs returns the ids of the projects viewer may read in the
 // group at groupPath and its subgroups, ordered by id.
-func (s *Store) VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error) {
+func (s *Projects) VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error) {
 	ids := []int64{}
 	q := withProjects(s.conn(ctx).Table("projects"), "projects.id", viewer, 0, groupPath)
 	if err := q.Order("projects.id").Pluck("projects.id", &ids).Error; err != nil {
@@ -284,7 +284,7 @@ func (s *Store) VisibleProjectIDs(ctx context.Context, viewer *models.User, grou
 // group and the group's ancestors (the project_authorizations view), or
 // models.NoAccess for a user who holds none. It does not check that the
 // project exists.
-func (s *Store) ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error) {
+func (s *Projects) ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error) {
 	var levels []models.AccessLevel
 	err := s.conn(ctx).Table("project_authorizations").Where("project_id = ? AND user_id = ?", projectID, userID).
 		Limit(1).Pluck("access_level", &levels).Error
@@ -300,7 +300,7 @@ func (s *Store) ProjectAccessLevel(ctx context.Context, projectID, userID int64)
 // FindProjectWithRoleByID returns the project with id together with
 // userID's role in it (direct or inherited from a group) (models.NoAccess for a non-member), read in
 // one statement, or models.ErrNotFound. It does not check permissions.
-func (s *Store) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
+func (s *Projects) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
 	p, level, err := s.findProjectWithRole(ctx, userID, "projects.id = ?", id)
 	if err != nil {
 		return nil, models.NoAccess, fmt.Errorf("find project %d: %w", id, err)
@@ -310,7 +310,7 @@ func (s *Store) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (
 
 // FindProjectWithRoleByPath is FindProjectWithRoleByID for the project at
 // pathWithNamespace ("gitlab-org/gitlab-mcp"), ignoring case.
-func (s *Store) FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error) {
+func (s *Projects) FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error) {
 	p, level, err := s.findProjectWithRole(ctx, userID, "lower(projects.path_with_namespace) = lower(?)", pathWithNamespace)
 	if err != nil {
 		return nil, models.NoAccess, fmt.Errorf("find project %q: %w", pathWithNamespace, err)
@@ -327,7 +327,7 @@ type projectWithRole struct {
 // findProjectWithRole reads the project matching cond (on the projects
 // table) and userID's access level in it, with one LEFT JOIN on the
 // view project_authorizations (direct and inherited memberships).
-func (s *Store) findProjectWithRole(ctx context.Context, userID int64, cond string, arg any) (*models.Project, models.AccessLevel, error) {
+func (s *Projects) findProjectWithRole(ctx context.Context, userID int64, cond string, arg any) (*models.Project, models.AccessLevel, error) {
 	var row projectWithRole
 	err := s.conn(ctx).Table("projects").
 		Select("projects.*, COALESCE(pm.access_level, 0) AS member_access_level").

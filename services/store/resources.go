@@ -19,7 +19,7 @@ const resourceChannel = "glmcp_resources"
 // triggers (migration 20261201140000); this is for what the database does
 // not hold, such as git refs. On PostgreSQL it is a NOTIFY on
 // glmcp_resources; on the embedded store a row of resource_changes.
-func (s *Store) AnnounceResourceChange(ctx context.Context, key string) error {
+func (s *Resources) AnnounceResourceChange(ctx context.Context, key string) error {
 	var err error
 	if s.dialect == migrations.DialectPostgres {
 		err = s.db.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", resourceChannel, key).Error
@@ -44,7 +44,7 @@ type ResourceChange struct {
 // store. With after < 0 it returns none and only the newest id, the
 // place a new reader starts from. PostgreSQL has no such rows (NOTIFY
 // delivers its changes); it returns none.
-func (s *Store) ResourceChangesAfter(ctx context.Context, after int64, limit int) ([]ResourceChange, int64, error) {
+func (s *Resources) ResourceChangesAfter(ctx context.Context, after int64, limit int) ([]ResourceChange, int64, error) {
 	if s.dialect == migrations.DialectPostgres {
 		return nil, after, nil
 	}
@@ -73,7 +73,7 @@ func (s *Store) ResourceChangesAfter(ctx context.Context, after int64, limit int
 
 // MemberProjectsAfter returns up to limit projects userID is a direct
 // member of, with an id above afterID, ordered by id (keyset paging).
-func (s *Store) MemberProjectsAfter(ctx context.Context, userID, afterID int64, limit int) ([]models.Project, error) {
+func (s *Resources) MemberProjectsAfter(ctx context.Context, userID, afterID int64, limit int) ([]models.Project, error) {
 	out := []models.Project{}
 	err := s.conn(ctx).
 		Where("projects.id > ? AND projects.id IN (SELECT pm.project_id FROM project_members pm WHERE pm.user_id = ?)", afterID, userID).
@@ -87,7 +87,7 @@ func (s *Store) MemberProjectsAfter(ctx context.Context, userID, afterID int64, 
 // CompleteProjectPaths returns up to limit paths (path_with_namespace) of
 // projects viewer may read that start with prefix (case-insensitively),
 // in path order.
-func (s *Store) CompleteProjectPaths(ctx context.Context, viewer *models.User, prefix string, limit int) ([]string, error) {
+func (s *Resources) CompleteProjectPaths(ctx context.Context, viewer *models.User, prefix string, limit int) ([]string, error) {
 	out := []string{}
 	q := withProjects(s.conn(ctx).Table("projects"), "projects.id", viewer, 0, "")
 	err := q.Where("LOWER(projects.path_with_namespace) LIKE ? ESCAPE '\\'", likeEscape(strings.ToLower(prefix))+"%").
@@ -101,7 +101,7 @@ func (s *Store) CompleteProjectPaths(ctx context.Context, viewer *models.User, p
 // CompleteIssueIIDs returns up to limit iids of the issues viewer may read
 // in projectID whose iid, written in decimal, starts with prefix, newest
 // first. The caller has checked that viewer may read the project.
-func (s *Store) CompleteIssueIIDs(ctx context.Context, viewer *models.User, projectID int64, prefix string, limit int) ([]int64, error) {
+func (s *Resources) CompleteIssueIIDs(ctx context.Context, viewer *models.User, projectID int64, prefix string, limit int) ([]int64, error) {
 	vis, args := visibleIssuesSQL(viewer, "issues")
 	out := []int64{}
 	q := s.conn(ctx).Table("issues").Where("issues.project_id = ?", projectID).Where(vis, args...)
@@ -116,7 +116,7 @@ func (s *Store) CompleteIssueIIDs(ctx context.Context, viewer *models.User, proj
 
 // CompleteMergeRequestIIDs is CompleteIssueIIDs for merge requests. The
 // caller has checked that viewer may read the project's code.
-func (s *Store) CompleteMergeRequestIIDs(ctx context.Context, projectID int64, prefix string, limit int) ([]int64, error) {
+func (s *Resources) CompleteMergeRequestIIDs(ctx context.Context, projectID int64, prefix string, limit int) ([]int64, error) {
 	out := []int64{}
 	q := s.conn(ctx).Table("merge_requests").Where("merge_requests.project_id = ?", projectID)
 	if prefix != "" {

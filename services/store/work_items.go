@@ -26,14 +26,14 @@ const maxHierarchyDepth = 9
 // the parent must obey setParent. Any of these broken is
 // models.ErrInvalidInput, and nothing is written; a missing item is
 // models.ErrNotFound.
-func (s *Store) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error) {
+func (s *Issues) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error) {
 	var out *models.Issue
-	err := s.WithTx(ctx, func(tx *Store) error {
-		i, err := tx.lockIssue(ctx, id)
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		i, err := tx.Issues.lockIssue(ctx, id)
 		if err != nil {
 			return err
 		}
-		if err := tx.applyUpdate(ctx, i, u); err != nil {
+		if err := tx.Issues.applyUpdate(ctx, i, u); err != nil {
 			return err
 		}
 		i.UpdatedAt = tx.clock()
@@ -51,11 +51,11 @@ func (s *Store) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemU
 			}
 		}
 		if u.SetParent {
-			if err := tx.setParent(ctx, i, u.ParentID); err != nil {
+			if err := tx.Issues.setParent(ctx, i, u.ParentID); err != nil {
 				return err
 			}
 		}
-		out, err = tx.LoadIssue(ctx, i.ProjectID, i.IID)
+		out, err = tx.Issues.LoadIssue(ctx, i.ProjectID, i.IID)
 		return err
 	})
 	if err != nil {
@@ -64,7 +64,7 @@ func (s *Store) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemU
 	return out, nil
 }
 
-func (s *Store) applyUpdate(ctx context.Context, i *models.Issue, u models.WorkItemUpdate) error {
+func (s *Issues) applyUpdate(ctx context.Context, i *models.Issue, u models.WorkItemUpdate) error {
 	if u.Title != nil {
 		if strings.TrimSpace(*u.Title) == "" {
 			return fmt.Errorf("empty title: %w", models.ErrInvalidInput)
@@ -117,7 +117,7 @@ func (s *Store) applyUpdate(ctx context.Context, i *models.Issue, u models.WorkI
 // changeLabels returns i's labels with add added (each must be a label of
 // i's project) and remove removed; a label both added and removed ends up
 // removed, as GitLab's label widget does.
-func (s *Store) changeLabels(ctx context.Context, i *models.Issue, add, remove []string) (models.StringList, error) {
+func (s *Issues) changeLabels(ctx context.Context, i *models.Issue, add, remove []string) (models.StringList, error) {
 	if len(add) > 0 {
 		found, err := s.FindLabelsByName(ctx, i.ProjectID, add)
 		if err != nil {
@@ -148,7 +148,7 @@ func datesOrdered(start, due *models.Date) error {
 // lockIssue reads issue id for update: on PostgreSQL the row stays locked
 // until the transaction ends (SQLite transactions already hold the write
 // lock).
-func (s *Store) lockIssue(ctx context.Context, id int64) (*models.Issue, error) {
+func (s *Issues) lockIssue(ctx context.Context, id int64) (*models.Issue, error) {
 	var i models.Issue
 	q := s.conn(ctx)
 	if s.dialect == migrations.DialectPostgres {
@@ -165,7 +165,7 @@ func (s *Store) lockIssue(ctx context.Context, id int64) (*models.Issue, error) 
 // (models.CanParent), and must not be child or one of its descendants.
 // Hierarchy changes in a project are serialized (the project row is locked
 // on PostgreSQL), so two concurrent changes cannot build a cycle.
-func (s *Store) setParent(ctx context.Context, child *models.Issue, parentID *int64) error {
+func (s *Issues) setParent(ctx context.Context, child *models.Issue, parentID *int64) error {
 	if s.dialect == migrations.DialectPostgres {
 		if err := s.conn(ctx).Exec("SELECT id FROM projects WHERE id = ? FOR UPDATE", child.ProjectID).Error; err != nil {
 			return translate(err)
@@ -215,17 +215,17 @@ VALUES (?, ?, ?, ?)`, child.ID, parent.ID, now, now).Error
 // linked either way, is models.ErrConflict and nothing is written. The
 // rows of the items are locked in id order, so concurrent links of the
 // same pair cannot both pass the check.
-func (s *Store) LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error {
+func (s *Issues) LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error {
 	switch t {
 	case models.LinkRelatesTo, models.LinkBlocks, models.LinkBlockedBy:
 	default:
 		return fmt.Errorf("link work items: link type %q: %w", t, models.ErrInvalidInput)
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(targets)))
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		all := slices.Sorted(slices.Values(append(slices.Clone(ids), source)))
 		for _, id := range slices.Compact(all) {
-			if _, err := tx.lockIssue(ctx, id); err != nil {
+			if _, err := tx.Issues.lockIssue(ctx, id); err != nil {
 				return err
 			}
 		}
@@ -278,7 +278,7 @@ var workItemSorts = map[models.WorkItemSort]struct {
 // q.AfterID). It reads Limit+1 rows and nothing else, so memory is bounded
 // by the page whatever the table holds. An unknown sort or a malformed
 // resume key is models.ErrInvalidInput.
-func (s *Store) ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error) {
+func (s *Issues) ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error) {
 	if q.Sort == "" {
 		q.Sort = models.SortCreatedDesc
 	}
@@ -395,7 +395,7 @@ func filterWorkItems(db *gorm.DB, q models.WorkItemQuery, now time.Time) *gorm.D
 
 // ListWorkItemTypes returns the work item types of an edition (EE: all;
 // CE: the CE ones), by id.
-func (s *Store) ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error) {
+func (s *Issues) ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error) {
 	out := []models.WorkItemType{}
 	q := s.conn(ctx).Order("id")
 	if edition != models.EditionEE {
@@ -409,7 +409,7 @@ func (s *Store) ListWorkItemTypes(ctx context.Context, edition models.Edition) (
 
 // FindIssueByID returns issue id (no people loaded), or models.ErrNotFound.
 // It does not check permissions.
-func (s *Store) FindIssueByID(ctx context.Context, id int64) (*models.Issue, error) {
+func (s *Issues) FindIssueByID(ctx context.Context, id int64) (*models.Issue, error) {
 	var i models.Issue
 	if err := s.conn(ctx).Where("id = ?", id).Take(&i).Error; err != nil {
 		return nil, fmt.Errorf("find issue %d: %w", id, translate(err))
@@ -419,7 +419,7 @@ func (s *Store) FindIssueByID(ctx context.Context, id int64) (*models.Issue, err
 
 // WorkItemParent returns the parent of work item id, or nil when it has
 // none. It does not check permissions.
-func (s *Store) WorkItemParent(ctx context.Context, id int64) (*models.Issue, error) {
+func (s *Issues) WorkItemParent(ctx context.Context, id int64) (*models.Issue, error) {
 	var out []models.Issue
 	err := s.conn(ctx).Where("id IN (SELECT work_item_parent_id FROM work_item_parent_links WHERE work_item_id = ?)", id).
 		Limit(1).Find(&out).Error
@@ -433,7 +433,7 @@ func (s *Store) WorkItemParent(ctx context.Context, id int64) (*models.Issue, er
 }
 
 // WorkItemHasChildren reports whether work item id has children.
-func (s *Store) WorkItemHasChildren(ctx context.Context, id int64) (bool, error) {
+func (s *Issues) WorkItemHasChildren(ctx context.Context, id int64) (bool, error) {
 	var n int64
 	if err := s.conn(ctx).Table("work_item_parent_links").Where("work_item_parent_id = ?", id).Limit(1).Count(&n).Error; err != nil {
 		return false, fmt.Errorf("children of work item %d: %w", id, translate(err))

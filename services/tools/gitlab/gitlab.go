@@ -325,15 +325,3 @@ func marshalUnescaped(v any) ([]byte, error) {
 }
 
 func trimSlash(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }
-
-// Transactions adapts a store whose RunInTx hands fn its own transaction
-// type S (the store's *Store) to InTx, typed end to end:
-//
-//	gitlab.Transactions[*store.Store](st)
-func Transactions[S Store](st interface {
-	WithTx(ctx context.Context, fn func(tx S) error) error
-}) InTx {
-	return func(ctx context.Context, fn func(tx Store) error) error {
-		return st.WithTx(ctx, func(tx S) error { return fn(tx) })
-	}
-}

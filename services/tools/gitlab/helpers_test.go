@@ -46,11 +46,11 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab
 		tb.Fatalf("seed demo: %v", err)
 	}
 	stranger := &models.User{Username: "stranger", Name: "Sam Stranger", Email: "sam@example.com"}
-	if err := st.CreateUser(ctx, stranger); err != nil {
+	if err := st.Users.CreateUser(ctx, stranger); err != nil {
 		tb.Fatalf("create stranger: %v", err)
 	}
-	var ds gitlab.Store = st
-	inTx := gitlab.Transactions[*store.Store](st)
+	var ds gitlab.Store = gitlab.FamiliesOf(st)
+	inTx := gitlab.Transactions(st)
 	if wrap != nil {
 		ds = wrap(ds)
 		inner := inTx
@@ -58,8 +58,8 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab
 			return inner(ctx, func(tx gitlab.Store) error { return fn(wrap(tx)) })
 		}
 	}
-	repos, _ := st.Repositories().(gitlab.Repositories) // the demo's history is in them
-	svc, err := tools.NewService(st, gitlab.Tools(gitlab.Deps{Store: ds, InTx: inTx, PublicURL: publicURL,
+	repos, _ := st.Projects.Repositories().(gitlab.Repositories) // the demo's history is in them
+	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: ds, InTx: inTx, PublicURL: publicURL,
 		Version: gitlab.ServerVersion{Version: "18.8.0"}, Repositories: repos}), tools.Options{})
 	if err != nil {
 		tb.Fatalf("new service: %v", err)

@@ -25,8 +25,8 @@ import (
 func TestLinkWorkItems_rules(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	svc, err := tools.NewService(w.st, gitlab.Tools(gitlab.Deps{Store: w.st, InTx: gitlab.Transactions[*store.Store](w.st),
-		PublicURL: publicURL, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{Rules: w.st, DefaultWriteRule: models.RuleAllow})
+	svc, err := tools.NewService(w.st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(w.st), InTx: gitlab.Transactions(w.st),
+		PublicURL: publicURL, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{Rules: ruleStore{w.st.Tools, w.st.Projects, w.st.Issues, w.st.Vulnerabilities}, DefaultWriteRule: models.RuleAllow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestLinkWorkItems_rules(t *testing.T) {
 	mcp, orbit, secret := w.project("gitlab-org/gitlab-mcp"), w.project("gitlab-org/orbit"), w.project("acme/secret-plans")
 	issue := func(p *models.Project, title string) *models.Issue {
 		i := &models.Issue{ProjectID: p.ID, Title: title, AuthorID: w.Alice.ID}
-		if err := w.st.CreateIssue(ctx, i); err != nil {
+		if err := w.st.Issues.CreateIssue(ctx, i); err != nil {
 			t.Fatal(err)
 		}
 		return i
@@ -47,7 +47,7 @@ func TestLinkWorkItems_rules(t *testing.T) {
 	links := func() int64 { return storetest.Int(t, w.st, "SELECT COUNT(*) FROM issue_links") }
 	set := func(projectID int64, rule models.ToolRuleKind) {
 		t.Helper()
-		if err := w.st.SetToolRule(ctx, &models.ToolRule{ProjectID: &projectID, Tool: "link_work_items", Rule: rule}); err != nil {
+		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &projectID, Tool: "link_work_items", Rule: rule}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,4 +161,12 @@ func TestLinkWorkItems_rules(t *testing.T) {
 			t.Errorf("links from the source to both targets: %d, want 2", n)
 		}
 	})
+}
+
+// ruleStore is tools.RuleStore over the store's families (as app wires it).
+type ruleStore struct {
+	*store.Tools
+	*store.Projects
+	*store.Issues
+	*store.Vulnerabilities
 }

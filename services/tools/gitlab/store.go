@@ -5,11 +5,12 @@ import (
 	"io"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 )
 
 // Store is what the GitLab tools need from the data store, declared here
-// (consumer side) by tool family; the store's *Store satisfies it. A tool
-// or helper takes the smallest family it uses.
+// (consumer side) by tool family; Families satisfies it. A tool or helper
+// takes the smallest family it uses.
 type Store interface {
 	projectStore
 	issueStore
@@ -36,6 +37,38 @@ type forkStore interface {
 // releaseStore serves list_releases.
 type releaseStore interface {
 	ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error)
+}
+
+// Families is the data store's families put together as a Store: each
+// method a tool calls (tx.LoadIssue) is its family's (Issues.LoadIssue).
+// The code index family is there for the semantic search index
+// (codeindex.Store).
+type Families struct {
+	*store.Projects
+	*store.Issues
+	*store.MergeRequests
+	*store.Notes
+	*store.CI
+	*store.Search
+	*store.Users
+	*store.Vulnerabilities
+	*store.Releases
+	*store.CodeIndex
+}
+
+// FamiliesOf returns st's families as a Store.
+func FamiliesOf(st *store.Store) Families {
+	return Families{Projects: st.Projects, Issues: st.Issues, MergeRequests: st.MergeRequests,
+		Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
+		Vulnerabilities: st.Vulnerabilities, Releases: st.Releases, CodeIndex: st.CodeIndex}
+}
+
+// Transactions is the InTx of st: fn's Store is the families of st's
+// transaction (Store.WithTx).
+func Transactions(st *store.Store) InTx {
+	return func(ctx context.Context, fn func(tx Store) error) error {
+		return st.WithTx(ctx, func(tx *store.Store) error { return fn(FamiliesOf(tx)) })
+	}
 }
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's
