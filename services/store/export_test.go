@@ -12,10 +12,3 @@ import (
 func (s *Projects) InsertProject(ctx context.Context, p *models.Project) error {
 	return s.insertProject(ctx, p)
 }
-
-// The issue view cache's table lists and statement classifier.
-var (
-	ViewTables        = viewTables
-	ViewCascadeTables = viewCascadeTables
-	RawWriteTable     = rawWriteTable
-)

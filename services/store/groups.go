@@ -23,6 +23,7 @@ func (s *Projects) CreateGroup(ctx context.Context, g *models.Group) error {
 	if err := s.conn(ctx).Create(g).Error; err != nil {
 		return fmt.Errorf("create group %q: %w", g.FullPath, translate(err))
 	}
+	s.changedViews(allViews)
 	return nil
 }
 

@@ -55,6 +55,7 @@ func (s *Issues) CreateWorkItem(ctx context.Context, i *models.Issue, parentID *
 		i.ID, i.IID = 0, 0
 		return fmt.Errorf("create issue in project %d: %w", i.ProjectID, err)
 	}
+	s.changedViews(projectViews(i.ProjectID))
 	return nil
 }
 

@@ -19,6 +19,7 @@ func (s *Projects) AddProjectMember(ctx context.Context, m *models.ProjectMember
 	if err := s.conn(ctx).Create(m).Error; err != nil {
 		return fmt.Errorf("add member %d to project %d: %w", m.UserID, m.ProjectID, translate(err))
 	}
+	s.changedViews(projectViews(m.ProjectID))
 	return nil
 }
 
@@ -44,6 +45,7 @@ func (s *Projects) AddGroupMember(ctx context.Context, m *models.GroupMember) er
 	if err := s.conn(ctx).Create(m).Error; err != nil {
 		return fmt.Errorf("add member %d to group %d: %w", m.UserID, m.NamespaceID, translate(err))
 	}
+	s.changedViews(userViews(m.UserID))
 	return nil
 }
 

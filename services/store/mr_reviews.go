@@ -328,5 +328,6 @@ func (s *MergeRequests) ResolveDiscussionAt(ctx context.Context, mrID int64, id 
 	if err != nil {
 		return nil, fmt.Errorf("resolve discussion %s: %w", id, err)
 	}
+	s.changedViews(projectViews(notes[0].ProjectID))
 	return notes, nil
 }

@@ -56,6 +56,7 @@ func (s *Notes) CreateNote(ctx context.Context, n *models.Note) error {
 		n.ID = 0
 		return fmt.Errorf("create note on %s %d: %w", n.NoteableType, n.NoteableID, err)
 	}
+	s.changedViews(projectViews(n.ProjectID))
 	return nil
 }
 

@@ -319,6 +319,7 @@ THEN internal_ids.last_value ELSE excluded.last_value END`, projectID, usage, la
 			return fail("iid counters", err)
 		}
 	}
+	s.changedViews(projectViews(projectID))
 	return nil
 }
 

@@ -61,6 +61,7 @@ func (s *Projects) insertProject(ctx context.Context, p *models.Project) error {
 		}
 		return fmt.Errorf("create project %q: %w", p.PathWithNamespace, translate(err))
 	}
+	s.changedViews(projectViews(p.ID))
 	return nil
 }
 
@@ -129,6 +130,7 @@ func (s *Projects) SetProjectDefaultBranch(ctx context.Context, id int64, branch
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set default branch of project %d: %w", id, models.ErrNotFound)
 	}
+	s.changedViews(projectViews(id))
 	return nil
 }
 
@@ -149,6 +151,7 @@ func (s *Projects) SetProjectMergeMethod(ctx context.Context, id int64, method s
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set merge method of project %d: %w", id, models.ErrNotFound)
 	}
+	s.changedViews(projectViews(id))
 	return nil
 }
 

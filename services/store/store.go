@@ -102,7 +102,10 @@ type core struct {
 	// issueView are FindIssueView's statements (by project id, by path).
 	issueView *issueViewStmts
 	// views holds FindIssueView's cache, if any (UseIssueViewCache).
-	views   *issueViewSlot
+	views *issueViewSlot
+	// viewTx collects the issue view invalidations of the transaction
+	// this core runs in (nil outside one; see changedViews).
+	viewTx  *viewChanges
 	db      *gorm.DB
 	dialect string
 	now     func() time.Time
@@ -262,9 +265,6 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	views := &issueViewSlot{}
-	if err := views.register(db); err != nil {
-		return nil, fmt.Errorf("open %s database: %w", dialect, err)
-	}
 	s := newStore(&core{db: db, dialect: dialect, now: now, log: log, limits: limits, views: views,
 		identityStmt: &lazyStmt{query: identityVersionQuery}, repos: opts.Repositories,
 		issueView:   newIssueViewStmts(dialect),
@@ -373,39 +373,30 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 // fn must use tx, not s, for every statement that belongs to the
 // transaction. A WithTx inside fn opens a savepoint.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
-	var (
-		fnErr error
-		// views: what the transaction wrote, for the issue view cache
-		// (see IssueViewCache); a savepoint's statements count as the
-		// outer transaction's.
-		views *viewTx
-	)
+	var fnErr error
+	_, nested := s.db.Statement.ConnPool.(gorm.TxCommitter)
+	// views: the transaction's issue view invalidations; a savepoint's
+	// count as the outer transaction's.
+	views := s.viewTx
+	if !nested {
+		views = &viewChanges{}
+	}
 	run := func(db *gorm.DB) error {
 		return db.Transaction(func(gtx *gorm.DB) error {
-			if _, nested := db.Statement.ConnPool.(gorm.TxCommitter); !nested {
-				views = s.views.begin(gtx)
-			}
-			fnErr = fn(s.with(gtx))
+			tx := s.with(gtx)
+			tx.viewTx = views
+			fnErr = fn(tx)
 			return fnErr
 		})
 	}
 	var err error
-	if _, nested := s.db.Statement.ConnPool.(gorm.TxCommitter); nested {
+	if nested {
 		err = run(s.db.WithContext(ctx)) // a savepoint on the transaction's connection
 	} else {
-		func() {
-			defer func() {
-				// Committed (or not; a failed COMMIT may have): what
-				// this instance reads next reflects it, not the issue
-				// views read before, if it may have changed them.
-				if s.views.end(views) {
-					if c := s.views.get(); c != nil {
-						c.wrote()
-					}
-				}
-			}()
-			err = s.limits.acquireConn(ctx, s.db, run)
-		}()
+		err = s.limits.acquireConn(ctx, s.db, run)
+		// Committed (or not; a failed COMMIT may have): what this
+		// instance reads next reflects it.
+		views.apply(s.views)
 	}
 	switch {
 	case err == nil:

@@ -26,6 +26,7 @@ func (s *Users) CreateUser(ctx context.Context, u *models.User) error {
 	if err := s.conn(ctx).Create(u).Error; err != nil {
 		return fmt.Errorf("create user %q: %w", u.Username, translate(err))
 	}
+	s.changedViews(userViews(u.ID))
 	return nil
 }
 
@@ -83,6 +84,7 @@ func (s *Users) SetUserState(ctx context.Context, username string, state models.
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set user %q state: %w", username, models.ErrNotFound)
 	}
+	s.changedViews(allViews) // by username: the id is not at hand
 	return nil
 }
 
@@ -114,5 +116,6 @@ func (s *Users) SetUserRateLimit(ctx context.Context, username string, requests,
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set user %q rate limit: %w", username, models.ErrNotFound)
 	}
+	s.changedViews(allViews) // by username: the id is not at hand
 	return nil
 }

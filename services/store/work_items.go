@@ -61,6 +61,7 @@ func (s *Issues) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItem
 	if err != nil {
 		return nil, fmt.Errorf("update work item %d: %w", id, err)
 	}
+	s.changedViews(projectViews(out.ProjectID))
 	return out, nil
 }
 
