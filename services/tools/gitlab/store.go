@@ -56,21 +56,6 @@ type Families struct {
 	*store.CodeIndex
 }
 
-// FamiliesOf returns st's families as a Store.
-func FamiliesOf(st *store.Store) Families {
-	return Families{Projects: st.Projects, Issues: st.Issues, MergeRequests: st.MergeRequests,
-		Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
-		Vulnerabilities: st.Vulnerabilities, Releases: st.Releases, CodeIndex: st.CodeIndex}
-}
-
-// Transactions is the InTx of st: fn's Store is the families of st's
-// transaction (Store.WithTx).
-func Transactions(st *store.Store) InTx {
-	return func(ctx context.Context, fn func(tx Store) error) error {
-		return st.WithTx(ctx, func(tx *store.Store) error { return fn(FamiliesOf(tx)) })
-	}
-}
-
 // InTx runs fn in one store transaction with a Store bound to it; fn's
 // error rolls the transaction back. Every write tool runs its checks and
 // writes through tx, so a failing call changes nothing.
