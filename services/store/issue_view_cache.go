@@ -2,8 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -398,57 +398,96 @@ func (slot *issueViewSlot) get() *IssueViewCache {
 	return slot.cache.Load()
 }
 
-// viewChanges are the issue view invalidations (IssueViewCache.Invalidate
-// payloads) of one transaction of WithTx, savepoints included, applied
-// once it ends.
-type viewChanges struct {
-	mu       sync.Mutex
-	payloads []string
+// findVersioned is FindIssueView with a versioned cache (the
+// embedded store). A cached view was read after the sequence said
+// e.seq; it is answered while the marks of its project and of everything
+// are not past e.seq:
+//
+//   - without a statement when the request already read the sequence
+//     (WithRequestMarks: the identity version's statement reads it too)
+//     and it still says e.seq: nothing at all changed since;
+//   - otherwise after one statement reading both marks and the sequence,
+//     which then renews the view to the sequence it read.
+//
+// A view whose marks moved is dropped and the file read again, after the
+// sequence (the request's, when it has one: a view newer than the
+// sequence it carries is only dropped sooner).
+func (d cachedIssueViews) findVersioned(ctx context.Context, k issueViewKey, path string) (*models.IssueView, bool, error) {
+	c, s := d.cache, d.next
+	e, gen, ok := c.lookup(k)
+	if !ok {
+		return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
+	}
+	reqSeq, reqOK := requestSeq(ctx)
+	if e.v != nil {
+		if reqOK && reqSeq == e.seq {
+			c.hits.Add(1)
+			return e.v, true, nil
+		}
+		mark, seq, err := s.viewMarks(ctx, e.v.Project.ID)
+		if err != nil {
+			return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID) // the store answers (or fails) itself
+		}
+		noteRequestSeq(ctx, seq)
+		if mark <= e.seq {
+			c.renew(k, e.v, seq)
+			c.hits.Add(1)
+			return e.v, true, nil
+		}
+		c.dropStale(k, e.v)
+		reqSeq, reqOK = seq, true
+	}
+	c.misses.Add(1)
+	if !reqOK {
+		var err error
+		if reqSeq, err = s.viewSeq(ctx); err != nil {
+			return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
+		}
+	}
+	v, found, err := s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
+	if found {
+		c.store(k, gen, issueViewEntry{v: v, seq: reqSeq})
+	}
+	return v, found, err
 }
 
-// Payloads of changedViews, as IssueViewCache.Invalidate reads them.
-func projectViews(id int64) string { return "p:" + strconv.FormatInt(id, 10) }
-func userViews(id int64) string    { return "u:" + strconv.FormatInt(id, 10) }
+// The embedded store's issue view marks (SQLite migration 20261201200000).
+const (
+	// viewSeqQuery reads the sequence.
+	viewSeqQuery = "SELECT version FROM issue_view_versions WHERE id = -1"
+	// viewMarksQuery reads the latest mark of a project and of everything,
+	// and the sequence, in one snapshot.
+	viewMarksQuery = "SELECT max(CASE WHEN id <> -1 THEN version END), max(CASE WHEN id = -1 THEN version END) " +
+		"FROM issue_view_versions WHERE id IN (-1, 0, ?)"
+)
 
-// allViews is the payload of a change whose views cannot be told (a
-// group: every project under it, every member's role).
-const allViews = "*"
-
-// changedViews tells the issue view cache that a write of this core
-// changed what views are read from (the tables the triggers of migration
-// 20261201180000 watch): payloads as IssueViewCache.Invalidate reads them.
-// Outside a transaction the cache drops them at once (the write has
-// committed); inside one (WithTx) when the transaction ends, so that a
-// client reads its own writes without waiting for the notification. The
-// embedded store's versioned cache needs nothing: the write's marks commit
-// with it.
-func (s *core) changedViews(payloads ...string) {
-	c := s.views.get()
-	if c == nil || c.versioned {
-		return
+// viewSeq reads the sequence.
+func (s *Issues) viewSeq(ctx context.Context) (int64, error) {
+	stmt, err := s.viewSeqStmt.get(ctx, s.core)
+	if err != nil {
+		return 0, err
 	}
-	if s.viewTx != nil {
-		s.viewTx.mu.Lock()
-		s.viewTx.payloads = append(s.viewTx.payloads, payloads...)
-		s.viewTx.mu.Unlock()
-		return
+	var seq int64
+	// Not cancellable: a lookup by primary key, which WAL readers never
+	// wait for; a cancellable context costs two goroutines per statement
+	// (database/sql's and the driver's interrupt watcher).
+	if err := stmt.QueryRowContext(context.WithoutCancel(ctx)).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read issue view sequence: %w", translate(err))
 	}
-	for _, p := range payloads {
-		c.Invalidate(p)
-	}
+	noteRequestSeq(ctx, seq)
+	return seq, nil
 }
 
-// apply hands the transaction's invalidations to the cache in use.
-func (t *viewChanges) apply(slot *issueViewSlot) {
-	c := slot.get()
-	if c == nil {
-		return
+// viewMarks reads the latest mark of projectID or of everything, and the
+// sequence.
+func (s *Issues) viewMarks(ctx context.Context, projectID int64) (mark, seq int64, err error) {
+	stmt, err := s.viewMarksStmt.get(ctx, s.core)
+	if err != nil {
+		return 0, 0, err
 	}
-	t.mu.Lock()
-	payloads := slices.Compact(slices.Sorted(slices.Values(t.payloads)))
-	t.payloads = nil
-	t.mu.Unlock()
-	for _, p := range payloads {
-		c.Invalidate(p)
+	// Not cancellable: see viewSeq.
+	if err := stmt.QueryRowContext(context.WithoutCancel(ctx), projectID).Scan(&mark, &seq); err != nil {
+		return 0, 0, fmt.Errorf("read issue view marks: %w", translate(err))
 	}
+	return mark, seq, nil
 }
