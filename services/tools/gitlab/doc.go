@@ -8,7 +8,7 @@
 // merge_requests.go, work_items.go: per-family helpers).
 //
 // Tools reach the data store through [Store], declared here by tool family
-// and satisfied by the store's *Store, and write through [InTx] so a
+// and satisfied by the store's families ([Families]), and write through [InTx] so a
 // failing call changes nothing. Permissions are checked with
 // services/access; which tools a caller may see or call at all is the tool
 // service's (services/tools), never a tool's.
