@@ -15,7 +15,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
-// Config is every setting of the server. cmd/glmcp fills it from flags and
+// Config is every setting of the server. cmd/glmcp/cli fills it from flags and
 // GLMCP_* environment variables; nothing in the app reads the environment.
 // Call Validate before use.
 type Config struct {
@@ -84,11 +84,10 @@ type Config struct {
 	LogLevel       string
 	LogFormat      string
 	Demo           bool
-	// ConformanceFixtures adds the "conformance" toolset: the diagnostic
-	// tools the official MCP conformance suite calls (test_simple_text, …,
-	// test_trigger_tool_change), plus the logging capability. Test use
-	// only; the tools are never written to the store.
-	ConformanceFixtures bool
+	// Fixtures are test-only additions a build serves (nil: none). Not a
+	// setting of glmcp: only the glmcp-conformance binary (behind
+	// --conformance-fixtures) and the specs set it, with app/conformance's.
+	Fixtures *Fixtures
 
 	// TokenPrefix is the personal access token prefix (GitLab's
 	// personal_access_token_prefix, default "glpat-"); InstanceTokenPrefix,
@@ -164,8 +163,6 @@ func Defaults() Config {
 		TokenPrefix:         auth.TokenPrefix,
 		DefaultWriteRule:    string(models.RuleAllow),
 		RequestStateTTL:     15 * time.Minute,
-		// Off: the fixtures exist only for conformance runs.
-		ConformanceFixtures: false,
 	}
 }
 

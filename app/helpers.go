@@ -15,8 +15,8 @@ import (
 
 // NewToolService returns the tool service over the store with every tool
 // the code implements: the catalog the CLI syncs and administers. The
-// conformance fixtures are never part of it; serve adds them (see
-// conformanceFixtures) as transient tools.
+// conformance fixtures are never part of it; New adds them (see
+// WithFixtures) as transient tools.
 func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, error) {
 	return newToolService(cfg, e, logger, nil)
 }

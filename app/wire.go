@@ -52,7 +52,7 @@ type groupSpec struct {
 	advertised     []string
 }
 
-// The two route groups (DESIGN.md §1).
+// The two route groups (doc/endpoint.md, "Route groups").
 var (
 	// GitLab's own serverInfo.name on the endpoint GitLab serves.
 	ceGroup = groupSpec{edition: models.EditionCE, path: handlers.CEPath, name: "GitLab MCP Server",
@@ -86,8 +86,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	fx := cfg.Fixtures
+	if fx == nil {
+		fx = &Fixtures{}
+	}
 	w := &Server{logger: logger, shutdown: make(chan struct{})}
-	fixtures, err := w.conformanceFixtures(cfg, e)
+	fixtures, err := w.fixtureTools(fx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	}
 
 	ctxs, err := resources.New(ts, resourceStore{e.Store.Resources, e.Store.Projects}, resources.Options{
-		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Fixtures: cfg.ConformanceFixtures,
+		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Extra: fx.Content,
 		Patches: gitlab.NewPatches(gitlabDeps(cfg, e)),
 	})
 	if err != nil {
@@ -242,7 +246,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			ListTTL: cfg.ListTTL, DiscoverTTL: cfg.DiscoverTTL, MaxBodyBytes: cfg.MaxBodyBytes,
 			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
 			MetadataURL: metadataURL(g.path), Logger: logger,
-			Logging: cfg.ConformanceFixtures,
+			Logging: fx.Logging,
 		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
 			return handlers.Group{}, err

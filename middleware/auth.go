@@ -15,14 +15,14 @@ import (
 
 // TokenAuthenticator verifies one kind of bearer credential.
 type TokenAuthenticator interface {
-	Authenticate(ctx context.Context, raw string) (*auth.Identity, error)
+	Authenticate(ctx context.Context, raw string) (*models.Identity, error)
 }
 
 // JWTAuthenticator verifies OAuth access tokens bound to an audience.
 type JWTAuthenticator interface {
 	// LooksLikeJWT tells JWT-shaped tokens apart from personal access tokens.
 	LooksLikeJWT(raw string) bool
-	Authenticate(ctx context.Context, raw, audience string) (*auth.Identity, error)
+	Authenticate(ctx context.Context, raw, audience string) (*models.Identity, error)
 }
 
 // AuthConfig configures RequireAuth for one route group.
@@ -112,9 +112,9 @@ const seatReason = "GitLab Orbit MCP server requires a GitLab Duo Enterprise sea
 // OAuth is on and raw looks like one, bound to the group's audience) or a
 // personal or GitLab OAuth access token; then the group's scopes and, on
 // the Orbit group, the user's EE seat. A refusal is an *auth.Error.
-func (cfg AuthConfig) verify(ctx context.Context, raw string) (*auth.Identity, error) {
+func (cfg AuthConfig) verify(ctx context.Context, raw string) (*models.Identity, error) {
 	var (
-		id  *auth.Identity
+		id  *models.Identity
 		err error
 	)
 	if cfg.JWT != nil && cfg.JWT.LooksLikeJWT(raw) {

@@ -34,10 +34,10 @@ const (
 type fakePAT struct {
 	mu    sync.Mutex
 	calls []string
-	fn    func(raw string) (*auth.Identity, error)
+	fn    func(raw string) (*models.Identity, error)
 }
 
-func (f *fakePAT) Authenticate(_ context.Context, raw string) (*auth.Identity, error) {
+func (f *fakePAT) Authenticate(_ context.Context, raw string) (*models.Identity, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, raw)
 	fn := f.fn
@@ -60,19 +60,19 @@ type jwtCall struct{ raw, audience string }
 type fakeJWT struct {
 	mu    sync.Mutex
 	calls []jwtCall
-	fn    func(raw, audience string) (*auth.Identity, error)
+	fn    func(raw, audience string) (*models.Identity, error)
 }
 
 func (f *fakeJWT) LooksLikeJWT(raw string) bool { return strings.HasPrefix(raw, "eyJ") }
 
-func (f *fakeJWT) Authenticate(_ context.Context, raw, audience string) (*auth.Identity, error) {
+func (f *fakeJWT) Authenticate(_ context.Context, raw, audience string) (*models.Identity, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, jwtCall{raw, audience})
 	fn := f.fn
 	f.mu.Unlock()
 	if fn == nil {
 		id := identity(8, "mcp")
-		id.Method = auth.MethodOAuth
+		id.Method = models.MethodOAuth
 		return id, nil
 	}
 	return fn(raw, audience)
@@ -84,10 +84,10 @@ func (f *fakeJWT) seen() []jwtCall {
 	return append([]jwtCall(nil), f.calls...)
 }
 
-func identity(userID int64, scopes ...string) *auth.Identity {
-	return &auth.Identity{
+func identity(userID int64, scopes ...string) *models.Identity {
+	return &models.Identity{
 		User:    &models.User{ID: userID, Username: "user", State: models.UserActive},
-		Method:  auth.MethodPAT,
+		Method:  models.MethodPAT,
 		TokenID: 100 + userID,
 		Scopes:  scopes,
 	}
@@ -96,7 +96,7 @@ func identity(userID int64, scopes ...string) *auth.Identity {
 // probe is the handler behind RequireAuth; it records what it saw.
 type probe struct {
 	calls  int
-	id     *auth.Identity
+	id     *models.Identity
 	userID int64
 }
 
@@ -218,7 +218,7 @@ func TestRequireAuth_missingCredential(t *testing.T) {
 }
 
 func TestRequireAuth_invalidToken(t *testing.T) {
-	pat := &fakePAT{fn: func(string) (*auth.Identity, error) {
+	pat := &fakePAT{fn: func(string) (*models.Identity, error) {
 		return nil, &auth.Error{Kind: auth.Unauthenticated, Presented: true, Reason: "Token is invalid"}
 	}}
 	e := newAuthEnv(middleware.AuthConfig{PAT: pat})
@@ -240,7 +240,7 @@ func TestRequireAuth_invalidToken(t *testing.T) {
 // names no metadata, so clients do not try to sign in, and its body says
 // which token to send.
 func TestRequireAuth_noAuthorizationServer(t *testing.T) {
-	pat := &fakePAT{fn: func(string) (*auth.Identity, error) {
+	pat := &fakePAT{fn: func(string) (*models.Identity, error) {
 		return nil, &auth.Error{Kind: auth.Unauthenticated, Presented: true, Reason: "Token is invalid"}
 	}}
 	r := gin.New()
@@ -269,7 +269,7 @@ func TestRequireAuth_noAuthorizationServer(t *testing.T) {
 
 func TestRequireAuth_success(t *testing.T) {
 	want := identity(7, "mcp")
-	pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return want, nil }}
+	pat := &fakePAT{fn: func(string) (*models.Identity, error) { return want, nil }}
 	e := newAuthEnv(middleware.AuthConfig{PAT: pat})
 	w := e.post("", "Authorization", "Bearer t")
 	wantStatus(t, w, http.StatusOK)
@@ -300,13 +300,13 @@ func TestRequireAuth_routing(t *testing.T) {
 		if got := pat.seen(); len(got) != 0 {
 			t.Fatalf("PAT authenticator called with %q", got)
 		}
-		if e.probe.id == nil || e.probe.id.Method != auth.MethodOAuth || e.probe.id.User.ID != 8 {
+		if e.probe.id == nil || e.probe.id.Method != models.MethodOAuth || e.probe.id.User.ID != 8 {
 			t.Fatalf("probe identity = %+v, want the OAuth user 8", e.probe.id)
 		}
 	})
 	t.Run("a refused JWT is not retried as a PAT", func(t *testing.T) {
 		pat := &fakePAT{}
-		jwtA := &fakeJWT{fn: func(string, string) (*auth.Identity, error) {
+		jwtA := &fakeJWT{fn: func(string, string) (*models.Identity, error) {
 			return nil, &auth.Error{Kind: auth.Unauthenticated, Presented: true, Reason: "signature invalid"}
 		}}
 		e := newAuthEnv(middleware.AuthConfig{PAT: pat, JWT: jwtA})
@@ -340,7 +340,7 @@ func TestRequireAuth_routing(t *testing.T) {
 
 func TestRequireAuth_scopes(t *testing.T) {
 	t.Run("insufficient scope", func(t *testing.T) {
-		pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return identity(7, "read_user"), nil }}
+		pat := &fakePAT{fn: func(string) (*models.Identity, error) { return identity(7, "read_user"), nil }}
 		e := newAuthEnv(middleware.AuthConfig{PAT: pat})
 		w := e.post("", "Authorization", "Bearer t")
 		wantStatus(t, w, http.StatusForbidden)
@@ -352,14 +352,14 @@ func TestRequireAuth_scopes(t *testing.T) {
 		}
 	})
 	t.Run("EE group asks for mcp_orbit", func(t *testing.T) {
-		pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return identity(7, "read_api"), nil }}
+		pat := &fakePAT{fn: func(string) (*models.Identity, error) { return identity(7, "read_api"), nil }}
 		e := newAuthEnv(middleware.AuthConfig{PAT: pat, Scopes: auth.EEScopes})
 		w := e.post("", "Authorization", "Bearer t")
 		wantStatus(t, w, http.StatusForbidden)
 		wantJSON(t, w.Body.Bytes(), map[string]any{"error": "insufficient_scope", "error_description": "Personal access token lacks a scope this endpoint accepts (mcp_orbit, mcp, api or ai_workflows). Create a token with the mcp scope. Its scopes: read_api.", "scope": "mcp_orbit"})
 	})
 	t.Run("read_api is read-only on CE", func(t *testing.T) {
-		pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return identity(7, "read_api"), nil }}
+		pat := &fakePAT{fn: func(string) (*models.Identity, error) { return identity(7, "read_api"), nil }}
 		e := newAuthEnv(middleware.AuthConfig{PAT: pat})
 		wantStatus(t, e.post("", "Authorization", "Bearer t"), http.StatusOK)
 		if e.probe.id == nil || !e.probe.id.ReadOnly {
@@ -370,8 +370,8 @@ func TestRequireAuth_scopes(t *testing.T) {
 
 func TestRequireAuth_userForbidden(t *testing.T) {
 	blocked := identity(9)
-	jwtA := &fakeJWT{fn: func(string, string) (*auth.Identity, error) {
-		return &auth.Identity{User: blocked.User}, &auth.Error{Kind: auth.UserForbidden, Presented: true, Reason: "Your account has been blocked."}
+	jwtA := &fakeJWT{fn: func(string, string) (*models.Identity, error) {
+		return &models.Identity{User: blocked.User}, &auth.Error{Kind: auth.UserForbidden, Presented: true, Reason: "Your account has been blocked."}
 	}}
 	e := newAuthEnv(middleware.AuthConfig{PAT: &fakePAT{}, JWT: jwtA})
 	w := e.post("", "Authorization", "Bearer eyJx.y.z")
@@ -398,7 +398,7 @@ func TestRequireAuth_EESeat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pat := &fakePAT{fn: func(string) (*auth.Identity, error) {
+			pat := &fakePAT{fn: func(string) (*models.Identity, error) {
 				id := identity(7, "mcp_orbit")
 				id.User.EESeat = tt.seat
 				return id, nil
@@ -423,7 +423,7 @@ func TestRequireAuth_EESeat(t *testing.T) {
 
 func TestRequireAuth_internalError(t *testing.T) {
 	boom := errors.New("database is down")
-	pat := &fakePAT{fn: func(string) (*auth.Identity, error) { return nil, boom }}
+	pat := &fakePAT{fn: func(string) (*models.Identity, error) { return nil, boom }}
 	e := newAuthEnv(middleware.AuthConfig{PAT: pat})
 	w := e.post("", "Authorization", "Bearer t", "X-Request-Id", "req-500")
 	wantStatus(t, w, http.StatusInternalServerError)
@@ -446,7 +446,7 @@ func TestRequireAuth_failureBudget(t *testing.T) {
 	clk := clocktest.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	// 3 failures per minute: one more every 20 s.
 	lim := ratelimit.NewLimiter(ratelimit.Limit{Requests: 3, Per: time.Minute}, clk.Now)
-	pat := &fakePAT{fn: func(raw string) (*auth.Identity, error) {
+	pat := &fakePAT{fn: func(raw string) (*models.Identity, error) {
 		if raw == "good" {
 			return identity(7, "mcp"), nil
 		}
@@ -502,7 +502,7 @@ func TestRequireAuth_failureBudget(t *testing.T) {
 func TestRequireAuth_failureBudgetOnlyCountsFailures(t *testing.T) {
 	clk := clocktest.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	lim := ratelimit.NewLimiter(ratelimit.Limit{Requests: 2, Per: time.Minute}, clk.Now)
-	pat := &fakePAT{fn: func(raw string) (*auth.Identity, error) {
+	pat := &fakePAT{fn: func(raw string) (*models.Identity, error) {
 		switch raw {
 		case "good":
 			return identity(7, "mcp"), nil

@@ -3,20 +3,20 @@ package middleware
 import (
 	"context"
 
-	"gitlab.com/glmcp/glmcp/services/auth"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 type identityKey struct{}
 type fieldsKey struct{}
 
 // WithIdentity returns ctx carrying id.
-func WithIdentity(ctx context.Context, id *auth.Identity) context.Context {
+func WithIdentity(ctx context.Context, id *models.Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
 // IdentityFrom returns the authenticated caller, or nil.
-func IdentityFrom(ctx context.Context) *auth.Identity {
-	id, _ := ctx.Value(identityKey{}).(*auth.Identity)
+func IdentityFrom(ctx context.Context) *models.Identity {
+	id, _ := ctx.Value(identityKey{}).(*models.Identity)
 	return id
 }
 

@@ -11,6 +11,7 @@ import (
 	"gitlab.com/glmcp/glmcp/internal/clocktest"
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
@@ -43,8 +44,8 @@ func explainPost(r http.Handler, header ...string) string {
 // token and why, and that every group accepts it.
 func TestExplainCredential(t *testing.T) {
 	const revoked = "Personal access token was revoked. Create a new one."
-	seat := func(id *auth.Identity) *auth.Identity { id.User.EESeat = true; return id }
-	pat := &fakePAT{fn: func(raw string) (*auth.Identity, error) {
+	seat := func(id *models.Identity) *models.Identity { id.User.EESeat = true; return id }
+	pat := &fakePAT{fn: func(raw string) (*models.Identity, error) {
 		switch raw {
 		case "revoked":
 			return nil, &auth.Error{Kind: auth.Unauthenticated, Presented: true, Reason: revoked}
@@ -93,7 +94,7 @@ func TestExplainCredential(t *testing.T) {
 func TestExplainCredential_failureBudget(t *testing.T) {
 	clk := clocktest.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	lim := ratelimit.NewLimiter(ratelimit.Limit{Requests: 2, Per: time.Minute}, clk.Now)
-	pat := &fakePAT{fn: func(string) (*auth.Identity, error) {
+	pat := &fakePAT{fn: func(string) (*models.Identity, error) {
 		return nil, &auth.Error{Kind: auth.Unauthenticated, Presented: true, Reason: "Token is invalid"}
 	}}
 	r := explainEngine(pat, lim)

@@ -14,7 +14,7 @@ import (
 // Route groups, and assertions shared by the specs on top of the response
 // reader (client_test.go).
 
-// Server names of the two route groups (DESIGN.md §1).
+// Server names of the two route groups (doc/endpoint.md, "Route groups").
 const (
 	ceServerName = "Official GitLab MCP Server" // GitLab's serverInfo.name
 	eeServerName = "GitLab Orbit MCP Server"

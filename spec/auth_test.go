@@ -16,8 +16,8 @@ import (
 	authsvc "gitlab.com/glmcp/glmcp/services/auth"
 )
 
-// GitLab-style token authentication (DESIGN.md §3, the token half), on both
-// route groups.
+// GitLab-style token authentication (doc/auth.md, "Personal access tokens and
+// OAuth access tokens"), on both route groups.
 
 const (
 	reasonMalformed = "Token is malformed: it is not a GitLab personal access token (glpat-...) or OAuth access token. " +

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// GitLab's tool filter headers (DESIGN.md §3), one row at a time, in both
+// GitLab's tool filter headers (doc/endpoint.md, "GitLab headers"; doc/tools.md,
+// "Toolsets"), one row at a time, in both
 // eras: X-Gitlab-Enabled-Mcp-Server-Tools, X-Gitlab-Enabled-Mcp-Server-
 // Toolsets and X-Gitlab-Mcp-Server-Tool-Name-Prefix.
 

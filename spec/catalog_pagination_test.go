@@ -11,8 +11,8 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
-// tools/list pagination over a catalog of several thousand tools (DESIGN.md
-// §2.3): every visible tool exactly once, in byte order, at any page size,
+// tools/list pagination over a catalog of several thousand tools
+// (doc/endpoint.md, "Pagination"): every visible tool exactly once, in byte order, at any page size,
 // in both eras; the last page carries no nextCursor; every page carries the
 // configured ttlMs and cacheScope "private"; bad, foreign and over-long
 // cursors are refused with 400 -32602.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/app/conformance"
 )
 
 // confNames are the conformance fixtures, in name order (sorted: see
@@ -26,7 +27,7 @@ var confNames = []string{
 
 // withConformanceFixtures turns the conformance fixtures on.
 func withConformanceFixtures() option {
-	return func(c *app.Config) { c.ConformanceFixtures = true }
+	return func(c *app.Config) { c.Fixtures = conformance.Fixtures() }
 }
 
 // withStoreOf serves from h's store (its database or data directory).

@@ -18,7 +18,7 @@ import (
 // resources/list pages the caller's projects with signed cursors.
 
 // ctxErrStatus is the HTTP status of a JSON-RPC error about a parsed
-// request in era (DESIGN.md §2.1, §2.4).
+// request in era (doc/errors.md, "JSON-RPC errors").
 func ctxErrStatus(era string) int { return rpcStatus(era, http.StatusBadRequest) }
 
 func (h *harness) ctxSend(t testing.TB, g group, era, user, method string, params map[string]any) *response {

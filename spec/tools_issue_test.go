@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// get_issue and create_issue over HTTP (DESIGN.md §3, the tool catalog):
-// GitLab's issue JSON from the demo data, validation failures, not found,
+// get_issue and create_issue over HTTP (doc/tools.md, "GitLab 19.5's
+// catalog, tool by tool"): GitLab's issue JSON from the demo data, validation failures, not found,
 // and call-time permissions, in both eras. Every refused create_issue leaves
 // the store as it was.
 

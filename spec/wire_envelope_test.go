@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// Wire rules shared by both eras (DESIGN.md §2.1), on both route groups.
+// Wire rules shared by both eras (doc/endpoint.md, "Both eras"), on both route
+// groups.
 
 // TestWire_postOnly: every method but POST is 405 with Allow: POST, before
 // authentication (no credential needed, no challenge sent).
@@ -89,7 +90,7 @@ func TestWire_noSessions(t *testing.T) {
 // else is refused with the exact code and status, in both eras. wantID is
 // the raw id echoed, or "" when the error must carry no id member (the
 // 2025-11-25 and 2026-07-28 schemas do not allow "id": null, so the
-// server omits it where DESIGN.md says "id null").
+// server omits it where JSON-RPC 2.0 says "id null"; doc/errors.md).
 func TestWire_envelopeErrors(t *testing.T) {
 	h := startServer(t, withEE())
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`

@@ -8,8 +8,8 @@ import (
 	"gitlab.com/glmcp/glmcp/app"
 )
 
-// The Legacy wire (2025-03-26 … 2025-11-25, DESIGN.md §2.4), on both route
-// groups.
+// The Legacy wire (2025-03-26 … 2025-11-25; doc/endpoint.md, "Legacy"), on
+// both route groups.
 
 func initParams(version any) map[string]any {
 	p := map[string]any{"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "spec", "version": "1.0.0"}}

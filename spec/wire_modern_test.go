@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// The Modern (2026-07-28) wire (DESIGN.md §2.2, §2.3), on both route groups.
+// The Modern (2026-07-28) wire (doc/endpoint.md, "Era selection" and "Modern
+// (2026-07-28)"), on both route groups.
 
 // TestWire_eraSelection: the era is a property of each request. A request
 // whose _meta holds the protocol version is Modern; anything else is

@@ -67,13 +67,13 @@ type statusRow struct {
 }
 
 // statusTable maps every error glmcp sends to its HTTP status, per era
-// (DESIGN.md §2.1, §2.4). Refusals of what is not a valid JSON-RPC request
-// (parse error, invalid envelope, body size or time, HTTP method, origin)
-// and the rate and capacity limits are 4xx/5xx in both eras. A JSON-RPC
-// error about a request the server read is 200 in the Legacy era, where
-// clients (the TypeScript SDK, mcp-remote) surface the code and message
-// only from a 200, and keeps its 4xx in the Modern era. Server faults are
-// 5xx in both. A code missing here is answered 500.
+// (doc/errors.md, "JSON-RPC errors"). Refusals of what is not a valid
+// JSON-RPC request (parse error, invalid envelope, body size or time, HTTP
+// method, origin) and the rate and capacity limits are 4xx/5xx in both
+// eras. A JSON-RPC error about a request the server read is 200 in the
+// Legacy era, where clients (the TypeScript SDK, mcp-remote) surface the
+// code and message only from a 200, and keeps its 4xx in the Modern era.
+// Server faults are 5xx in both. A code missing here is answered 500.
 var statusTable = []statusRow{
 	{CodeParseError, plain, http.StatusBadRequest, http.StatusBadRequest},
 	{CodeInvalidRequest, plain, http.StatusBadRequest, http.StatusBadRequest},

@@ -40,7 +40,8 @@ func NewDecoder(methods []string) *Decoder {
 	return &Decoder{methods: m}
 }
 
-// Decode strictly decodes one JSON-RPC 2.0 message body (DESIGN.md §2.1).
+// Decode strictly decodes one JSON-RPC 2.0 message body (doc/endpoint.md,
+// "Both eras").
 //
 // The body must be exactly one JSON object, with optional surrounding
 // whitespace. Member names are matched case-sensitively ("Method" is not

@@ -26,5 +26,6 @@
 // it. It imports only the standard library (no gin: the writers take an
 // [net/http.ResponseWriter], which a gin context provides).
 //
-// See DESIGN.md §2.1, §2.4 and https://www.jsonrpc.org/specification.
+// See doc/endpoint.md ("Both eras", "Legacy"), doc/errors.md ("JSON-RPC
+// errors") and https://www.jsonrpc.org/specification.
 package jsonrpc

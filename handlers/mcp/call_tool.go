@@ -104,8 +104,9 @@ func (r callToolResult) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// callTool answers tools/call: the tool service resolves and runs the
-// tool; this translates the wire. Tool failures are results with isError;
+// callTool answers tools/call: the tool service resolves the tool, this
+// applies the transport's rules to it, the service runs it; this
+// translates the wire. Tool failures are results with isError;
 // the service's refusals (unknown tool, a write tool under a read-only
 // token, …) are returned for the one writer to translate.
 func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
@@ -116,41 +117,40 @@ func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
 		return nil, jsonrpc.InvalidParams("name is required")
 	}
 	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments}
-	logLevel := logOff
-	req.Check = func(e *tools.Entry, r *tools.CallRequest) error {
-		x.fields.Tool = e.Tool.Name
-		if x.modern {
-			if e := checkParamHeaders(x, e, p.Arguments); e != nil {
-				return e
-			}
-		}
-		var le *jsonrpc.Error
-		if logLevel, le = s.toolLogLevel(x); le != nil {
-			return le
-		}
-		if x.modern {
-			if e := readInput(p, r); e != nil {
-				return e
-			}
-		}
-		return nil
-	}
 	if x.modern {
 		req.Capabilities = x.meta.Capabilities
 	}
-	// Progress (both eras: _meta.progressToken) and log messages turn the
-	// response into an event stream at the first event; the one writer
-	// sends the result as its last. The log level is known once the tool
-	// is resolved.
-	if x.meta.ProgressToken != nil {
-		req.Progress = (&progressStream{x: x, token: x.meta.ProgressToken}).report
+	rc, err := s.tools.Resolve(x.ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	req.Log = func(level, logger string, data any) {
-		if logLevel != logOff {
-			x.logger(logLevel)(level, logger, data)
+	// The transport's own rules, on the resolved tool and before the
+	// service's: mirrored headers, the log level, the retry fields.
+	x.fields.Tool = rc.Entry.Tool.Name
+	if x.modern {
+		if e := checkParamHeaders(x, rc.Entry, p.Arguments); e != nil {
+			return nil, e
 		}
 	}
-	res, err := s.tools.Call(x.ctx, req)
+	logLevel, le := s.toolLogLevel(x)
+	if le != nil {
+		return nil, le
+	}
+	if x.modern {
+		if e := readInput(p, &rc.CallRequest); e != nil {
+			return nil, e
+		}
+	}
+	// Progress (both eras: _meta.progressToken) and log messages turn the
+	// response into an event stream at the first event; the one writer
+	// sends the result as its last.
+	if x.meta.ProgressToken != nil {
+		rc.Progress = (&progressStream{x: x, token: x.meta.ProgressToken}).report
+	}
+	if logLevel != logOff {
+		rc.Log = x.logger(logLevel)
+	}
+	res, err := s.tools.Run(x.ctx, rc)
 	if err != nil {
 		return nil, err
 	}

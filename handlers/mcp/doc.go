@@ -1,7 +1,7 @@
 // Package mcp serves the MCP endpoint of one route group over both protocol
 // eras: Legacy (2025-03-26 … 2025-11-25, initialize handshake, no sessions)
 // and Modern (2026-07-28, stateless, per-request _meta). The era is a
-// property of each request (DESIGN.md §2.2).
+// property of each request (doc/endpoint.md, "Era selection").
 //
 // A request goes through three places: Server.Handle (server.go) reads and
 // decodes it and decodes its params once into the type of its row in the

@@ -6,22 +6,22 @@ import (
 	"fmt"
 
 	"gitlab.com/glmcp/glmcp/handlers/jsonrpc"
+	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/resources"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // ContextService serves resources, prompts and completions
 // (resources.Service implements it). Without one, the list methods answer
 // empty lists and reads answer "not found".
 type ContextService interface {
-	List(ctx context.Context, sc tools.Scope, cursor *string) (resources.ListPage, error)
+	List(ctx context.Context, sc models.Scope, cursor *string) (resources.ListPage, error)
 	Templates() []resources.Template
-	Read(ctx context.Context, sc tools.Scope, uri string) ([]resources.Contents, error)
+	Read(ctx context.Context, sc models.Scope, uri string) ([]resources.Contents, error)
 	Prompts() []resources.Prompt
-	GetPrompt(ctx context.Context, sc tools.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*resources.PromptResult, error)
-	Complete(ctx context.Context, sc tools.Scope, ref resources.Ref, arg, value string, ctxArgs map[string]string) (resources.Completion, error)
+	GetPrompt(ctx context.Context, sc models.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*resources.PromptResult, error)
+	Complete(ctx context.Context, sc models.Scope, ref resources.Ref, arg, value string, ctxArgs map[string]string) (resources.Completion, error)
 	// Watch resolves the resources a listen stream subscribes to.
-	Watch(ctx context.Context, sc tools.Scope, uris []string) (resources.Watched, error)
+	Watch(ctx context.Context, sc models.Scope, uris []string) (resources.Watched, error)
 }
 
 // cacheHints are the Modern caching fields of list and read results.

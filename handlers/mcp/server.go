@@ -28,9 +28,12 @@ import (
 // tools exist for whom lives behind it (tools.Service implements it).
 type ToolService interface {
 	List(ctx context.Context, q tools.ListQuery) (tools.Page, error)
-	Call(ctx context.Context, req tools.CallRequest) (*tools.Result, error)
+	// Resolve finds the tool of a call; Run finishes it, after the
+	// handler's own checks on the resolved tool.
+	Resolve(ctx context.Context, req tools.CallRequest) (*tools.Resolved, error)
+	Run(ctx context.Context, rc *tools.Resolved) (*tools.Result, error)
 	// Watch returns which tool changes a listener of this scope hears.
-	Watch(sc tools.Scope) (func(name string, toolEdition models.Edition) bool, error)
+	Watch(sc models.Scope) (func(name string, toolEdition models.Edition) bool, error)
 }
 
 // Config configures one route group's endpoint.
@@ -126,7 +129,7 @@ type exchange struct {
 	req    *jsonrpc.Request
 	modern bool
 	meta   requestMeta
-	id     *auth.Identity
+	id     *models.Identity
 	fields *middleware.LogFields
 	// params are the request's params, decoded once by readParams into
 	// its method's type; paramsErr is set when they did not fit it.
@@ -153,9 +156,9 @@ func (x *exchange) era() jsonrpc.Era {
 
 // scope is the caller and filter headers of this request on a group of
 // edition.
-func (x *exchange) scope(edition models.Edition) tools.Scope {
+func (x *exchange) scope(edition models.Edition) models.Scope {
 	h := x.c.Request.Header
-	return tools.Scope{Edition: edition, Identity: x.id, Headers: tools.Headers{
+	return models.Scope{Edition: edition, Identity: x.id, Headers: models.Headers{
 		Tools:    strings.Join(h.Values(catalog.HeaderEnabledTools), ","),
 		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
 		Prefix:   h.Get(catalog.HeaderToolNamePrefix),

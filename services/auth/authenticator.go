@@ -119,7 +119,7 @@ func NewAuthenticator(store TokenStore, secret string, now func() time.Time, log
 // tokens, and a routable token whose `u` is not its owner, give an
 // Unauthenticated *Error; a blocked or deactivated user gives
 // UserForbidden. Store failures are returned wrapped.
-func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Identity, error) {
+func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*models.Identity, error) {
 	parsed, err := a.format.Parse(raw)
 	if errors.Is(err, ErrNotPersonalToken) && a.oauth != nil && oauthCandidate(raw) {
 		return a.authenticateOAuth(ctx, raw)
@@ -153,7 +153,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Identity
 	}
 	a.markUsed(tok.ID, now)
 	user := *tok.User // the row may be cached: the identity gets its own copy
-	return &Identity{User: &user, Method: MethodPAT, TokenID: tok.ID, Scopes: tok.Scopes}, nil
+	return &models.Identity{User: &user, Method: models.MethodPAT, TokenID: tok.ID, Scopes: tok.Scopes}, nil
 }
 
 // findToken returns the personal access token row of digest, from the

@@ -216,7 +216,7 @@ func TestAuthenticator_Authenticate_success(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Authenticate: %v", err)
 	}
-	want := &auth.Identity{User: u, Method: auth.MethodPAT, TokenID: 42, Scopes: []string{"mcp", "read_api"}}
+	want := &models.Identity{User: u, Method: models.MethodPAT, TokenID: 42, Scopes: []string{"mcp", "read_api"}}
 	if !reflect.DeepEqual(id, want) {
 		t.Fatalf("identity = %+v, want %+v", id, want)
 	}
@@ -234,7 +234,7 @@ func TestAuthenticator_Authenticate_legacyToken(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Authenticate(legacy): %v", err)
 	}
-	if id.TokenID != 5 || id.Method != auth.MethodPAT {
+	if id.TokenID != 5 || id.Method != models.MethodPAT {
 		t.Fatalf("identity = %+v, want token 5 by PAT", id)
 	}
 }

@@ -9,29 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
-// Method says how a caller authenticated.
-type Method string
-
-// Authentication methods.
-const (
-	MethodPAT   Method = "personal_access_token"
-	MethodOAuth Method = "oauth"
-)
-
-// Identity is an authenticated caller.
-type Identity struct {
-	User   *models.User
-	Method Method
-	// TokenID is the personal access token's id (0 for OAuth).
-	TokenID int64
-	// OAuthTokenID is the oauth_access_tokens row of an opaque OAuth
-	// token (0 otherwise, and for JWTs).
-	OAuthTokenID int64
-	Scopes       []string
-	// ReadOnly is set when the identity may only use read-only tools.
-	ReadOnly bool
-}
-
 // GroupScopes describes what one route group accepts.
 type GroupScopes struct {
 	// Full grants every tool of the group.
@@ -42,7 +19,8 @@ type GroupScopes struct {
 	Needed string
 }
 
-// CEScopes and EEScopes are the scopes of the two route groups (DESIGN.md §1).
+// CEScopes and EEScopes are the scopes of the two route groups
+// (doc/endpoint.md, "Route groups").
 var (
 	CEScopes = GroupScopes{
 		Full:     []string{models.ScopeMCP, models.ScopeAPI},
@@ -58,7 +36,7 @@ var (
 // Authorize checks id's scopes against g and sets id.ReadOnly. It returns an
 // InsufficientScope *Error when no accepted scope is present, whose reason
 // names the credential, its scopes, what the group accepts and what to do.
-func (g GroupScopes) Authorize(id *Identity) error {
+func (g GroupScopes) Authorize(id *models.Identity) error {
 	for _, s := range g.Full {
 		if slices.Contains(id.Scopes, s) {
 			id.ReadOnly = false
@@ -83,7 +61,7 @@ func (g GroupScopes) Authorize(id *Identity) error {
 // scopes last (the part a client may cut), e.g. "Personal access token
 // lacks a scope this endpoint accepts (mcp_orbit, mcp, api or
 // ai_workflows). Create a token with the mcp scope. Its scopes: read_api."
-func (g GroupScopes) scopeReason(id *Identity) string {
+func (g GroupScopes) scopeReason(id *models.Identity) string {
 	has := "none"
 	if len(id.Scopes) > 0 {
 		list, more := id.Scopes, ""
@@ -96,7 +74,7 @@ func (g GroupScopes) scopeReason(id *Identity) string {
 	if len(g.ReadOnly) > 0 {
 		accepts += "; " + orList(g.ReadOnly) + " for read-only tools"
 	}
-	if id.Method == MethodOAuth {
+	if id.Method == models.MethodOAuth {
 		return "OAuth access token lacks a scope this endpoint accepts (" + accepts +
 			"). Sign in again granting the " + g.Needed + " scope. Its scopes: " + has + "."
 	}

@@ -29,9 +29,9 @@ func liveCache() *auth.IdentityCache {
 }
 
 // authenticateN authenticates raw n times and fails on any error.
-func authenticateN(t *testing.T, a *auth.Authenticator, raw string, n int) *auth.Identity {
+func authenticateN(t *testing.T, a *auth.Authenticator, raw string, n int) *models.Identity {
 	t.Helper()
-	var id *auth.Identity
+	var id *models.Identity
 	for range n {
 		var err error
 		if id, err = a.Authenticate(context.Background(), raw); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
@@ -43,7 +44,7 @@ func TestGroupScopes_Authorize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// ReadOnly starts opposite to the expectation, so Authorize
 			// must set it either way.
-			id := &auth.Identity{Scopes: tt.scopes, ReadOnly: !tt.readOnly}
+			id := &models.Identity{Scopes: tt.scopes, ReadOnly: !tt.readOnly}
 			err := tt.group.Authorize(id)
 			if !tt.wantErr {
 				if err != nil {
@@ -69,7 +70,7 @@ func TestGroupScopes_Authorize(t *testing.T) {
 // Ensure an OAuth token's scope refusal asks for a new sign-in with the
 // scope the group asks for, and a long scope list is cut short.
 func TestGroupScopes_AuthorizeOAuth(t *testing.T) {
-	id := &auth.Identity{Method: auth.MethodOAuth, Scopes: []string{"openid", "profile", "email", "read_user", "read_repository", "write_repository", "sudo"}}
+	id := &models.Identity{Method: models.MethodOAuth, Scopes: []string{"openid", "profile", "email", "read_user", "read_repository", "write_repository", "sudo"}}
 	err := auth.EEScopes.Authorize(id)
 	var ae *auth.Error
 	if !errors.As(err, &ae) {

@@ -38,7 +38,7 @@ func (o *OAuth) LooksLikeJWT(raw string) bool { return jwtauth.LooksLikeJWT(raw)
 // returns the identity of the user it names. Every token failure is an
 // Unauthenticated *Error whose reason carries no key material; an unknown
 // user is too, a blocked or deactivated one is UserForbidden.
-func (o *OAuth) Authenticate(ctx context.Context, raw, audience string) (*Identity, error) {
+func (o *OAuth) Authenticate(ctx context.Context, raw, audience string) (*models.Identity, error) {
 	claims, err := o.verifier.Verify(ctx, raw, audience)
 	if err != nil {
 		var te *jwtauth.TokenError
@@ -60,9 +60,9 @@ func (o *OAuth) Authenticate(ctx context.Context, raw, audience string) (*Identi
 		return nil, fmt.Errorf("find token user: %w", err)
 	}
 	if err := UserAllowed(u); err != nil {
-		return &Identity{User: u}, err
+		return &models.Identity{User: u}, err
 	}
-	return &Identity{User: u, Method: MethodOAuth, Scopes: claims.Scopes}, nil
+	return &models.Identity{User: u, Method: models.MethodOAuth, Scopes: claims.Scopes}, nil
 }
 
 // reasonJWTNoUser refuses a valid JWT whose user claim names nobody here.

@@ -119,7 +119,7 @@ func TestOAuth_Authenticate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Authenticate: %v", err)
 		}
-		want := &auth.Identity{User: alice, Method: auth.MethodOAuth, Scopes: []string{"mcp", "api"}}
+		want := &models.Identity{User: alice, Method: models.MethodOAuth, Scopes: []string{"mcp", "api"}}
 		if !reflect.DeepEqual(id, want) {
 			t.Fatalf("identity = %+v, want %+v", id, want)
 		}
@@ -136,7 +136,7 @@ func TestOAuth_Authenticate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Authenticate: %v", err)
 		}
-		if id.User != bob || id.Method != auth.MethodOAuth {
+		if id.User != bob || id.Method != models.MethodOAuth {
 			t.Fatalf("identity = %+v, want bob by OAuth", id)
 		}
 		if !reflect.DeepEqual(users.byName, []string{"bob"}) || len(users.byID) != 0 {

@@ -88,7 +88,7 @@ func isHexToken(raw string) bool {
 // authenticateOAuth verifies an opaque GitLab OAuth access token: looked
 // up by its SHA-512 digest, then (hex tokens only: the PBKDF2 form costs
 // 20,000 rounds) by its legacy digest.
-func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*Identity, error) {
+func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*models.Identity, error) {
 	tok, err := a.findOAuthToken(ctx, raw)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, unauthenticated(reasonOAuthInvalid)
@@ -110,7 +110,7 @@ func (a *Authenticator) authenticateOAuth(ctx context.Context, raw string) (*Ide
 		return nil, err
 	}
 	user := *tok.User // the row may be cached: the identity gets its own copy
-	return &Identity{User: &user, Method: MethodOAuth, OAuthTokenID: tok.ID, Scopes: tok.ScopeList()}, nil
+	return &models.Identity{User: &user, Method: models.MethodOAuth, OAuthTokenID: tok.ID, Scopes: tok.ScopeList()}, nil
 }
 
 // findOAuthToken returns the OAuth access token row of raw, from the

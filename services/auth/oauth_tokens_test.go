@@ -112,7 +112,7 @@ func TestAuthenticator_OAuthTokens(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Authenticate: %v", err)
 			}
-			want := &auth.Identity{User: u, Method: auth.MethodOAuth, OAuthTokenID: 31, Scopes: []string{"mcp", "read_user"}}
+			want := &models.Identity{User: u, Method: models.MethodOAuth, OAuthTokenID: 31, Scopes: []string{"mcp", "read_user"}}
 			if !reflect.DeepEqual(id, want) {
 				t.Fatalf("identity = %+v, want %+v", id, want)
 			}

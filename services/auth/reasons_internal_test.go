@@ -3,6 +3,8 @@ package auth
 import (
 	"strings"
 	"testing"
+
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // Ensure every refusal text names the credential, says what is wrong and
@@ -20,7 +22,7 @@ func TestReasons_actionable(t *testing.T) {
 		"oauth no user":  reasonOAuthNoUser,
 		"jwt no user":    reasonJWTNoUser,
 		"jwt refused":    JWTReason("token issued in the future"),
-		"scope, longest": CEScopes.scopeReason(&Identity{Scopes: []string{"read_user", "read_repository", "write_repository", "read_registry", "openid", "profile"}}),
+		"scope, longest": CEScopes.scopeReason(&models.Identity{Scopes: []string{"read_user", "read_repository", "write_repository", "read_registry", "openid", "profile"}}),
 	}
 	for name, r := range reasons {
 		// A scope refusal ends with the token's own scopes, which may be cut.

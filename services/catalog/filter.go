@@ -11,8 +11,8 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
-// GitLab's filter headers (DESIGN.md §3). Header names are case-insensitive
-// on the wire; values are passed to [ParseFilter] raw.
+// GitLab's filter headers (doc/endpoint.md, "GitLab headers"). Header names
+// are case-insensitive on the wire; values are passed to [ParseFilter] raw.
 const (
 	HeaderEnabledTools    = "X-Gitlab-Enabled-Mcp-Server-Tools"
 	HeaderEnabledToolsets = "X-Gitlab-Enabled-Mcp-Server-Toolsets"

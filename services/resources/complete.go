@@ -8,7 +8,6 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // maxCompletions is the protocol's limit on values per completion.
@@ -19,12 +18,12 @@ const maxCompletions = 100
 // issue and merge request iids of a readable project (context argument
 // "project"), and branch names (refs). Values the caller may not see are
 // never offered. An unknown prompt or template is a *NotFoundError.
-func (s *Service) Complete(ctx context.Context, sc tools.Scope, ref Ref, argName, value string, ctxArgs map[string]string) (Completion, error) {
+func (s *Service) Complete(ctx context.Context, sc models.Scope, ref Ref, argName, value string, ctxArgs map[string]string) (Completion, error) {
 	kind := ""
 	switch ref.Type {
 	case "ref/prompt":
-		if s.fixtures {
-			if c, ok := fixtureComplete(ref.Name, argName, value); ok {
+		if s.extra.Complete != nil {
+			if c, ok := s.extra.Complete(ref.Name, argName, value); ok {
 				return c, nil
 			}
 		}
@@ -79,7 +78,7 @@ func (s *Service) findTemplate(uri string) (Template, bool) {
 	return Template{}, false
 }
 
-func (s *Service) completeKind(ctx context.Context, sc tools.Scope, kind, value string, ctxArgs map[string]string) ([]string, error) {
+func (s *Service) completeKind(ctx context.Context, sc models.Scope, kind, value string, ctxArgs map[string]string) ([]string, error) {
 	u := user(sc)
 	if u.ID == 0 || !u.Active() {
 		return []string{}, nil
@@ -135,7 +134,7 @@ func (s *Service) readableProject(ctx context.Context, u *models.User, path stri
 
 // completeRefs offers the project's branches starting with value, through
 // list_branches (so the repository's own permission rules apply).
-func (s *Service) completeRefs(ctx context.Context, sc tools.Scope, project, value string) ([]string, error) {
+func (s *Service) completeRefs(ctx context.Context, sc models.Scope, project, value string) ([]string, error) {
 	project = strings.Trim(strings.TrimSpace(project), "/")
 	if project == "" {
 		return []string{}, nil

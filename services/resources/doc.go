@@ -16,4 +16,8 @@
 // Prompts are built from the same reads. Only resources/list and the
 // completions query the store directly, through small keyset-paged queries
 // that apply the viewer's read rules in SQL.
+//
+// A build may serve content beside GitLab's through Options.Extra: the
+// glmcp-conformance binary adds the conformance suite's test:// resources
+// and test_* prompts (package conformance below this one) that way.
 package resources

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/glmcp/glmcp/services/tools"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // promptPartMax bounds each embedded part of a prompt; promptLogTail is
@@ -24,9 +24,9 @@ const (
 // promptDef is a prompt and how it is built.
 type promptDef struct {
 	Prompt
-	get func(s *Service, ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error)
+	get func(s *Service, ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error)
 	// input, when set, are input requests the prompt needs answered
-	// before it is built (2026-07-28 input_required; fixtures only).
+	// before it is built (2026-07-28 input_required; Extra prompts only).
 	input map[string]json.RawMessage
 }
 
@@ -58,14 +58,12 @@ var gitlabPrompts = []promptDef{
 
 // Prompts lists the prompts, by name.
 func (s *Service) Prompts() []Prompt {
-	out := make([]Prompt, 0, len(gitlabPrompts)+len(fixturePrompts))
+	out := make([]Prompt, 0, len(gitlabPrompts)+len(s.extraPrompts))
 	for _, p := range gitlabPrompts {
 		out = append(out, p.Prompt)
 	}
-	if s.fixtures {
-		for _, p := range fixturePrompts {
-			out = append(out, p.Prompt)
-		}
+	for _, p := range s.extraPrompts {
+		out = append(out, p.Prompt)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -73,8 +71,8 @@ func (s *Service) Prompts() []Prompt {
 
 func (s *Service) findPrompt(name string) (*promptDef, bool) {
 	defs := gitlabPrompts
-	if s.fixtures {
-		defs = append(slices.Clip(defs), fixturePrompts...)
+	if len(s.extraPrompts) > 0 {
+		defs = append(slices.Clip(defs), s.extraPrompts...)
 	}
 	for i := range defs {
 		if defs[i].Name == name {
@@ -91,7 +89,7 @@ func (s *Service) findPrompt(name string) (*promptDef, bool) {
 //
 // A prompt that needs input first answers an InputRequired result (its
 // InputRequests) until the retry carries inputResponses for every request.
-func (s *Service) GetPrompt(ctx context.Context, sc tools.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*PromptResult, error) {
+func (s *Service) GetPrompt(ctx context.Context, sc models.Scope, name string, args map[string]string, inputResponses map[string]json.RawMessage) (*PromptResult, error) {
 	p, ok := s.findPrompt(name)
 	if !ok {
 		return nil, &NotFoundError{Kind: "Prompt", Name: name}
@@ -148,12 +146,12 @@ func projectLabel(v string) string { return strings.Trim(strings.TrimSpace(v), "
 
 // embed runs a read tool and embeds its result as a resource, cut to
 // promptPartMax.
-func (s *Service) embed(ctx context.Context, sc tools.Scope, uri, tool string, args map[string]any) (ContentBlock, error) {
+func (s *Service) embed(ctx context.Context, sc models.Scope, uri, tool string, args map[string]any) (ContentBlock, error) {
 	raw, err := s.callTool(ctx, sc, uri, tool, args)
 	if err != nil {
 		return ContentBlock{}, err
 	}
-	return resourceBlock(Contents{URI: uri, MimeType: "application/json", Text: cutPart(string(raw))}), nil
+	return ResourceBlock(Contents{URI: uri, MimeType: "application/json", Text: cutPart(string(raw))}), nil
 }
 
 func cutPart(s string) string {
@@ -163,11 +161,15 @@ func cutPart(s string) string {
 	return cut(s, promptPartMax) + "\n… (cut)"
 }
 
-func user1(text string) PromptMessage { return PromptMessage{Role: "user", Content: textBlock(text)} }
+// UserText is a user message of one text block.
+func UserText(text string) PromptMessage {
+	return PromptMessage{Role: "user", Content: textBlock(text)}
+}
 
-func userBlock(b ContentBlock) PromptMessage { return PromptMessage{Role: "user", Content: b} }
+// UserBlock is a user message of one content block.
+func UserBlock(b ContentBlock) PromptMessage { return PromptMessage{Role: "user", Content: b} }
 
-func (s *Service) reviewMergeRequest(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) reviewMergeRequest(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	iid, err := idArg("review_merge_request", "iid", args["iid"])
 	if err != nil {
 		return nil, err
@@ -184,20 +186,20 @@ func (s *Service) reviewMergeRequest(ctx context.Context, sc tools.Scope, args m
 		return nil, err
 	}
 	msgs := []PromptMessage{
-		user1(fmt.Sprintf("Review merge request !%d of %s. Read its description, its diff and its open discussions below. "+
+		UserText(fmt.Sprintf("Review merge request !%d of %s. Read its description, its diff and its open discussions below. "+
 			"Point out bugs, risky changes, missing tests and unclear code, each with the file and line; say what is good too; "+
 			"do not repeat points already raised in open discussions. End with a verdict: approve, or the changes needed.", iid, proj)),
-		userBlock(mr),
-		userBlock(resourceBlock(Contents{URI: uri + ".diff", MimeType: "text/x-diff", Text: cutPart(patch)})),
+		UserBlock(mr),
+		UserBlock(ResourceBlock(Contents{URI: uri + ".diff", MimeType: "text/x-diff", Text: cutPart(patch)})),
 	}
 	if d, err := s.embed(ctx, sc, uri+"#discussions", "get_merge_request",
 		map[string]any{"project_id": projectRef(proj), "merge_request_iid": iid, "include": []string{"discussions"}}); err == nil {
-		msgs = append(msgs, userBlock(d))
+		msgs = append(msgs, UserBlock(d))
 	}
 	return &PromptResult{Description: fmt.Sprintf("Review of !%d in %s", iid, proj), Messages: msgs}, nil
 }
 
-func (s *Service) triageIssue(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) triageIssue(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	iid, err := idArg("triage_issue", "iid", args["iid"])
 	if err != nil {
 		return nil, err
@@ -211,15 +213,15 @@ func (s *Service) triageIssue(ctx context.Context, sc tools.Scope, args map[stri
 	return &PromptResult{
 		Description: fmt.Sprintf("Triage of #%d in %s", iid, proj),
 		Messages: []PromptMessage{
-			user1(fmt.Sprintf("Triage issue #%d of %s (below). Say whether it is a bug, a feature request or a question; "+
+			UserText(fmt.Sprintf("Triage issue #%d of %s (below). Say whether it is a bug, a feature request or a question; "+
 				"suggest labels from the project's existing labels (search_labels), a priority and severity with reasons, "+
 				"who could own it, whether it duplicates another issue (search), and the next step.", iid, proj)),
-			userBlock(issue),
+			UserBlock(issue),
 		},
 	}, nil
 }
 
-func (s *Service) explainFailedPipeline(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) explainFailedPipeline(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	id, err := idArg("explain_failed_pipeline", "pipeline_id", args["pipeline_id"])
 	if err != nil {
 		return nil, err
@@ -242,7 +244,7 @@ func (s *Service) explainFailedPipeline(ctx context.Context, sc tools.Scope, arg
 	if err := json.Unmarshal(unwrapItems(raw), &jobs); err != nil {
 		return nil, err
 	}
-	msgs := []PromptMessage{user1(fmt.Sprintf("Pipeline %d of %s failed. Below are its failed jobs and the end of each log. "+
+	msgs := []PromptMessage{UserText(fmt.Sprintf("Pipeline %d of %s failed. Below are its failed jobs and the end of each log. "+
 		"Explain the root cause of each failure in plain words, tell flaky or infrastructure failures from real defects, "+
 		"and propose the fix (file and change) or the next diagnostic step.", id, proj))}
 	total := 0
@@ -258,7 +260,7 @@ func (s *Service) explainFailedPipeline(ctx context.Context, sc tools.Scope, arg
 		}
 		failed++
 		if failed > promptMaxJobs {
-			msgs = append(msgs, user1(fmt.Sprintf("(%d more failed jobs not shown)", total-promptMaxJobs)))
+			msgs = append(msgs, UserText(fmt.Sprintf("(%d more failed jobs not shown)", total-promptMaxJobs)))
 			break
 		}
 		juri := jobURI(s.base, proj, j.ID)
@@ -270,15 +272,15 @@ func (s *Service) explainFailedPipeline(ctx context.Context, sc tools.Scope, arg
 		if j.FailureReason != "" {
 			head += ": " + j.FailureReason
 		}
-		msgs = append(msgs, user1(head), userBlock(resourceBlock(Contents{URI: juri, MimeType: "text/plain", Text: log})))
+		msgs = append(msgs, UserText(head), UserBlock(ResourceBlock(Contents{URI: juri, MimeType: "text/plain", Text: log})))
 	}
 	if failed == 0 {
-		msgs = append(msgs, user1("No job of this pipeline has failed."))
+		msgs = append(msgs, UserText("No job of this pipeline has failed."))
 	}
 	return &PromptResult{Description: fmt.Sprintf("Why pipeline %d of %s failed", id, proj), Messages: msgs}, nil
 }
 
-func (s *Service) summarizeChanges(ctx context.Context, sc tools.Scope, args map[string]string) (*PromptResult, error) {
+func (s *Service) summarizeChanges(ctx context.Context, sc models.Scope, args map[string]string) (*PromptResult, error) {
 	proj := projectLabel(args["project"])
 	from, to := strings.TrimSpace(args["from"]), strings.TrimSpace(args["to"])
 	uri := projectURI(s.base, proj) + "/-/compare/" + escapePath(from) + "..." + escapePath(to)
@@ -290,10 +292,10 @@ func (s *Service) summarizeChanges(ctx context.Context, sc tools.Scope, args map
 	return &PromptResult{
 		Description: fmt.Sprintf("Changes in %s from %s to %s", proj, from, to),
 		Messages: []PromptMessage{
-			user1(fmt.Sprintf("Summarize the changes in %s from %s to %s, from the commits below: group them by theme "+
+			UserText(fmt.Sprintf("Summarize the changes in %s from %s to %s, from the commits below: group them by theme "+
 				"(features, fixes, refactoring, dependencies), name breaking changes first, and keep it short enough for release notes.",
 				proj, from, to)),
-			userBlock(commits),
+			UserBlock(commits),
 		},
 	}, nil
 }

@@ -12,14 +12,13 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // readProject reads the project's metadata (GitLab's project JSON fields
 // that matter to an agent) and, when there is one, the README of its
 // default branch as a second item. A project the caller may not read reads
 // like a missing one.
-func (s *Service) readProject(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+func (s *Service) readProject(ctx context.Context, sc models.Scope, uri string, t target) ([]Contents, error) {
 	u := user(sc)
 	p, level, err := s.store.FindProjectWithRoleByPath(ctx, t.project, u.ID)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanReadProject(u, p, level)) {
@@ -55,7 +54,7 @@ func (s *Service) readProject(ctx context.Context, sc tools.Scope, uri string, t
 
 // readMergeRequest reads get_merge_request and, as a second item, the
 // merge request's diff as one unified patch.
-func (s *Service) readMergeRequest(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+func (s *Service) readMergeRequest(ctx context.Context, sc models.Scope, uri string, t target) ([]Contents, error) {
 	args := map[string]any{"project_id": t.project, "merge_request_iid": t.iid}
 	raw, err := s.callTool(ctx, sc, uri, "get_merge_request", args)
 	if err != nil {
@@ -75,7 +74,7 @@ func (s *Service) readMergeRequest(ctx context.Context, sc tools.Scope, uri stri
 // mergeRequestPatch reads the merge request's diff as one unified patch,
 // straight from git (Options.Patches), bounded by the service's MaxBytes
 // (cut with a note). Without a reader it is a missing resource.
-func (s *Service) mergeRequestPatch(ctx context.Context, sc tools.Scope, uri string, t target) (string, error) {
+func (s *Service) mergeRequestPatch(ctx context.Context, sc models.Scope, uri string, t target) (string, error) {
 	if s.patches == nil {
 		return "", &NotFoundError{Kind: "Resource", Name: uri + ".diff"}
 	}
@@ -105,7 +104,7 @@ func unwrapItems(raw json.RawMessage) json.RawMessage {
 
 // readBlob reads a file with get_repository_file: text as text, anything
 // else as a base64 blob with the MIME type of its extension.
-func (s *Service) readBlob(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+func (s *Service) readBlob(ctx context.Context, sc models.Scope, uri string, t target) ([]Contents, error) {
 	raw, err := s.callTool(ctx, sc, uri, "get_repository_file",
 		map[string]any{"project_id": t.project, "file_path": t.path, "ref": t.ref, "limit": 2000})
 	if err != nil {
@@ -153,7 +152,7 @@ func (s *Service) readBlob(ctx context.Context, sc tools.Scope, uri string, t ta
 const jobLogTail = 64 << 10
 
 // readJob reads a job's log with get_job: its last 64 KiB.
-func (s *Service) readJob(ctx context.Context, sc tools.Scope, uri string, t target) ([]Contents, error) {
+func (s *Service) readJob(ctx context.Context, sc models.Scope, uri string, t target) ([]Contents, error) {
 	log, err := s.jobLog(ctx, sc, uri, t.project, t.iid, jobLogTail)
 	if err != nil {
 		return nil, err
@@ -163,7 +162,7 @@ func (s *Service) readJob(ctx context.Context, sc tools.Scope, uri string, t tar
 
 // jobLog returns the last tail bytes of a job's log, read with get_job's
 // log facet: one byte first to learn the log's size, then the tail.
-func (s *Service) jobLog(ctx context.Context, sc tools.Scope, uri, project string, id int64, tail int) (string, error) {
+func (s *Service) jobLog(ctx context.Context, sc models.Scope, uri, project string, id int64, tail int) (string, error) {
 	type logFacet struct {
 		Log struct {
 			Metadata struct {

@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// Caller runs a tool for a scope: the tool service.
+// Caller runs a read tool for a scope: the tool service's CallJSON. ok is
+// false, with no error, when the tool gave no content (unknown to the
+// scope, invalid arguments, a tool failure, a request for input); an error
+// is a server failure.
 type Caller interface {
-	Call(ctx context.Context, req tools.CallRequest) (*tools.Result, error)
+	CallJSON(ctx context.Context, sc models.Scope, name string, args json.RawMessage) (out json.RawMessage, ok bool, err error)
 }
 
 // Store is what resources/list and completions read directly; the store's
@@ -46,9 +48,10 @@ type Options struct {
 	// PageSize is the number of resources per resources/list page
 	// (default 50).
 	PageSize int
-	// Fixtures adds the conformance suite's test:// resources and test_*
-	// prompts (--conformance-fixtures only).
-	Fixtures bool
+	// Extra is content served beside GitLab's (the conformance suite's
+	// fixtures, in the glmcp-conformance build only); the zero Extra adds
+	// nothing.
+	Extra Extra
 	// Patches reads merge request diffs directly from git, for the merge
 	// request resource's diff and the review prompt (nil: merge request
 	// resources have no diff item).
@@ -63,8 +66,10 @@ type Service struct {
 	cursors  cursorSigner
 	maxBytes int
 	pageSize int
-	fixtures bool
-	patches  Patches
+	extra    Extra
+	// extraPrompts are extra.Prompts as this package builds prompts.
+	extraPrompts []promptDef
+	patches      Patches
 }
 
 // New returns a Service.
@@ -81,20 +86,23 @@ func New(c Caller, st Store, opts Options) (*Service, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 50
 	}
-	return &Service{
+	s := &Service{
 		tools: c, store: st, base: strings.TrimRight(opts.BaseURL, "/"),
 		cursors: newCursorSigner(opts.Secret), maxBytes: opts.MaxBytes,
-		pageSize: opts.PageSize, fixtures: opts.Fixtures, patches: opts.Patches,
-	}, nil
+		pageSize: opts.PageSize, extra: opts.Extra, patches: opts.Patches,
+	}
+	for _, p := range opts.Extra.Prompts {
+		if p.Get == nil {
+			return nil, fmt.Errorf("resources: extra prompt %q has no Get", p.Name)
+		}
+		s.extraPrompts = append(s.extraPrompts, p.def())
+	}
+	return s, nil
 }
 
 // Templates lists the resource templates.
 func (s *Service) Templates() []Template {
-	out := gitlabTemplates(s.base)
-	if s.fixtures {
-		out = append(out, fixtureTemplates...)
-	}
-	return out
+	return append(gitlabTemplates(s.base), s.extra.Templates...)
 }
 
 // ListPage is one page of resources/list.
@@ -105,7 +113,7 @@ type ListPage struct {
 
 // List returns a page of the projects the caller is a member of, in id
 // order; cursor is nil for the first page.
-func (s *Service) List(ctx context.Context, sc tools.Scope, cursor *string) (ListPage, error) {
+func (s *Service) List(ctx context.Context, sc models.Scope, cursor *string) (ListPage, error) {
 	u := user(sc)
 	after := int64(0)
 	if cursor != nil {
@@ -115,8 +123,8 @@ func (s *Service) List(ctx context.Context, sc tools.Scope, cursor *string) (Lis
 		}
 	}
 	page := ListPage{Resources: []Resource{}}
-	if s.fixtures && cursor == nil {
-		page.Resources = append(page.Resources, fixtureResources...)
+	if cursor == nil {
+		page.Resources = append(page.Resources, s.extra.Resources...)
 	}
 	if u.ID == 0 || !u.Active() {
 		return page, nil
@@ -143,9 +151,9 @@ func (s *Service) List(ctx context.Context, sc tools.Scope, cursor *string) (Lis
 
 // Read reads a resource. Unknown URIs, objects that do not exist and
 // objects the caller may not read are all a *NotFoundError.
-func (s *Service) Read(ctx context.Context, sc tools.Scope, uri string) ([]Contents, error) {
-	if s.fixtures {
-		if c, ok := fixtureRead(uri); ok {
+func (s *Service) Read(ctx context.Context, sc models.Scope, uri string) ([]Contents, error) {
+	if s.extra.Read != nil {
+		if c, ok := s.extra.Read(uri); ok {
 			return c, nil
 		}
 	}
@@ -194,32 +202,24 @@ func rangeTool(kind string) string {
 // callTool runs a read tool as the caller. A tool error (not found, no
 // access, bad argument) or a tool this instance does not serve is a
 // *NotFoundError for uri: a resource never tells why it cannot be read.
-func (s *Service) callTool(ctx context.Context, sc tools.Scope, uri, name string, args map[string]any) (json.RawMessage, error) {
+func (s *Service) callTool(ctx context.Context, sc models.Scope, uri, name string, args map[string]any) (json.RawMessage, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, err
 	}
 	// No filter headers: a resource does not depend on which tools the
 	// client chose to list.
-	res, err := s.tools.Call(ctx, tools.CallRequest{
-		Scope: tools.Scope{Edition: sc.Edition, Identity: sc.Identity}, Name: name, Arguments: raw,
-	})
-	var unknown *tools.UnknownToolError
-	switch {
-	case errors.As(err, &unknown), errors.Is(err, models.ErrInvalidInput):
-		return nil, &NotFoundError{Kind: "Resource", Name: uri}
-	case err != nil:
+	out, ok, err := s.tools.CallJSON(ctx, models.Scope{Edition: sc.Edition, Identity: sc.Identity}, name, raw)
+	if err != nil {
 		return nil, err
-	case res.IsError || len(res.InputRequests) > 0 || res.RequestState != "":
+	}
+	if !ok {
 		return nil, &NotFoundError{Kind: "Resource", Name: uri}
 	}
-	if res.Structured != nil {
-		return json.Marshal(res.Structured)
-	}
-	return json.Marshal(res.Text)
+	return out, nil
 }
 
-func (s *Service) readJSON(ctx context.Context, sc tools.Scope, uri, tool string, args map[string]any) ([]Contents, error) {
+func (s *Service) readJSON(ctx context.Context, sc models.Scope, uri, tool string, args map[string]any) ([]Contents, error) {
 	raw, err := s.callTool(ctx, sc, uri, tool, args)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (s *Service) readJSON(ctx context.Context, sc tools.Scope, uri, tool string
 	return []Contents{{URI: uri, MimeType: "application/json", Text: string(raw)}}, nil
 }
 
-func user(sc tools.Scope) *models.User {
+func user(sc models.Scope) *models.User {
 	if sc.Identity == nil || sc.Identity.User == nil {
 		return &models.User{}
 	}

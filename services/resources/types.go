@@ -113,7 +113,8 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 
 func textBlock(s string) ContentBlock { return ContentBlock{Type: "text", Text: s} }
 
-func resourceBlock(c Contents) ContentBlock { return ContentBlock{Type: "resource", Resource: &c} }
+// ResourceBlock is an embedded resource content block.
+func ResourceBlock(c Contents) ContentBlock { return ContentBlock{Type: "resource", Resource: &c} }
 
 // PromptResult is a prompts/get result.
 type PromptResult struct {

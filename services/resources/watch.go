@@ -9,7 +9,6 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
-	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // MaxSubscriptions bounds the resource URIs of one listen stream.
@@ -37,7 +36,7 @@ type Watched struct {
 //	merge request  its row (m:) and a move of its source or target branch (r:)
 //	file at a ref  a move of that branch or tag (r:); a commit SHA never changes
 //	job log        its row (j:)
-func (s *Service) Watch(ctx context.Context, sc tools.Scope, uris []string) (Watched, error) {
+func (s *Service) Watch(ctx context.Context, sc models.Scope, uris []string) (Watched, error) {
 	w := Watched{Keys: map[string][]string{}}
 	seen := make(map[string]bool, len(uris))
 	u := user(sc)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -15,7 +16,7 @@ import (
 
 // CallRequest is one tools/call.
 type CallRequest struct {
-	Scope
+	models.Scope
 	// Name is the name the client called, prefix included.
 	Name string
 	// Arguments is the arguments member as sent (absent or null: {}).
@@ -30,28 +31,29 @@ type CallRequest struct {
 	// nil when absent).
 	InputResponses map[string]json.RawMessage
 	RequestState   *string
-	// Check, when set, runs on the resolved tool before the service's own
-	// checks: the transport's own rules (mirrored headers, log level, the
-	// shape of the retry fields). It may fill InputResponses and
-	// RequestState.
-	Check func(e *Entry, req *CallRequest) error
 	// Progress and Log are Call.Progress and Call.Log (nil: dropped).
 	Progress func(progress, total float64, message string)
 	Log      func(level, logger string, data any)
 }
 
-// Call runs one tools/call for the scope, in this order: arguments must be
-// an object (ErrInvalidInput), the headers must parse (ErrInvalidInput),
-// the name (prefix stripped, alias resolved) must name a tool the edition
-// serves (*UnknownToolError), req.Check, the tool's required client
-// capabilities (*MissingCapabilityError), a read-only token may call only
-// read-only tools (*ReadOnlyError), a requestState must open
-// (ErrInvalidInput); then the tool runs. Tool failures are IsError results.
-//
-// A result asking for input carries its InputRequests and the sealed
-// RequestState for the client; on a request without per-request
-// capabilities it is an error result saying so.
-func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
+// Resolved is a tools/call whose tool Resolve found: the request (its
+// Arguments an object) and the entry it names. Between Resolve and Run the
+// transport applies its own rules to the tool (mirrored headers, log
+// level, the shape of the retry fields); they may fill InputResponses and
+// RequestState, and set Progress and Log.
+type Resolved struct {
+	CallRequest
+	// Entry is the tool called, aliases resolved.
+	Entry *Entry
+	// name is req.Name with the prefix stripped.
+	name string
+}
+
+// Resolve finds the tool of one tools/call for the scope, in this order:
+// arguments must be an object (ErrInvalidInput), the headers must parse
+// (ErrInvalidInput), the name (prefix stripped, alias resolved) must name a
+// tool the edition serves (*UnknownToolError). Run finishes the call.
+func (s *Service) Resolve(ctx context.Context, req CallRequest) (*Resolved, error) {
 	if a := bytes.TrimSpace(req.Arguments); len(a) == 0 || bytes.Equal(a, []byte("null")) {
 		req.Arguments = json.RawMessage(`{}`)
 	} else if a[0] != '{' {
@@ -74,23 +76,33 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if !known || !catalog.EditionServes(req.Edition, e.Tool.Edition) {
 		return nil, &UnknownToolError{Name: req.Name}
 	}
-	if req.Check != nil {
-		if err := req.Check(e, &req); err != nil {
-			return nil, err
-		}
-	}
+	return &Resolved{CallRequest: req, Entry: e, name: name}, nil
+}
+
+// Run finishes a call Resolve found, in this order: the tool's required
+// client capabilities (*MissingCapabilityError), a read-only token may call
+// only read-only tools (*ReadOnlyError), a requestState must open
+// (ErrInvalidInput); then the arguments are validated, the tool rules
+// applied and the tool runs. Tool failures are IsError results.
+//
+// A result asking for input carries its InputRequests and the sealed
+// RequestState for the client; on a request without per-request
+// capabilities it is an error result saying so.
+func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
+	req, e := rc.CallRequest, rc.Entry
 	if req.Capabilities != nil && e.Def != nil {
 		if err := missingCapabilities(e.Tool.Name, "", req.Capabilities, e.Def.RequiredClientCapabilities); err != nil {
 			return nil, err
 		}
 	}
-	if req.readOnly() && !e.ReadOnly() {
+	if req.ReadOnly() && !e.ReadOnly() {
 		return nil, &ReadOnlyError{Tool: e.Tool.Name}
 	}
 	// A requestState that fails verification is a protocol error, whatever
 	// the arguments it comes with.
 	var state string
 	if req.RequestState != nil {
+		var err error
 		if state, err = s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments); err != nil {
 			return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
 		}
@@ -117,7 +129,7 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 			return res, nil
 		}
 	}
-	call := &Call{Name: name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
+	call := &Call{Name: rc.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
 		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
 	res, err := e.execute(ctx, call)
 	if err != nil || (len(res.InputRequests) == 0 && res.RequestState == "") {
@@ -126,10 +138,45 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	return s.askInput(req, e, res)
 }
 
-// Run validates call.Arguments (a JSON object: Service.Call checks it)
+// Call is Resolve then Run, for callers with no rules of their own between
+// the two: CallJSON, and the tests and benchmarks of the tools.
+func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
+	rc, err := s.Resolve(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, rc)
+}
+
+// CallJSON calls the tool name with args (a JSON object) as sc's caller,
+// for a reader that wants only the tool's content (services/resources):
+// the structured content as JSON, or else the text as a JSON string. ok is
+// false, with no error, when there is no content to give: the scope has no
+// such tool, the arguments are invalid, or the tool failed or asked for
+// input. An error is a server failure.
+func (s *Service) CallJSON(ctx context.Context, sc models.Scope, name string, args json.RawMessage) (out json.RawMessage, ok bool, err error) {
+	res, err := s.Call(ctx, CallRequest{Scope: sc, Name: name, Arguments: args})
+	var unknown *UnknownToolError
+	switch {
+	case errors.As(err, &unknown), errors.Is(err, models.ErrInvalidInput):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	case res.IsError || len(res.InputRequests) > 0 || res.RequestState != "":
+		return nil, false, nil
+	}
+	if res.Structured != nil {
+		out, err = json.Marshal(res.Structured)
+	} else {
+		out, err = json.Marshal(res.Text)
+	}
+	return out, err == nil, err
+}
+
+// Run validates call.Arguments (a JSON object: Service.Resolve checks it)
 // against e's input schema and executes it. Validation failures and
 // tool-level failures come back as IsError results. Callers other than
-// Service.Call (tests, benchmarks) skip the scope rules.
+// Service.Run (tests, benchmarks) skip the scope rules.
 func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	if res := e.check(call.Arguments); res != nil {
 		return res, nil
@@ -226,7 +273,7 @@ func (s *Service) askInput(req CallRequest, e *Entry, res *Result) (*Result, err
 }
 
 // userOf is the principal a requestState is bound to.
-func userOf(sc Scope) int64 {
+func userOf(sc models.Scope) int64 {
 	if sc.Identity != nil && sc.Identity.User != nil {
 		return sc.Identity.User.ID
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
 // Definition is a tool as the code knows it. The store keeps the editable
@@ -100,7 +99,7 @@ type Call struct {
 	// the tool's name or one of its aliases (some aliases answer
 	// differently, as get_job_log always returns the log).
 	Name      string
-	Identity  *auth.Identity
+	Identity  *models.Identity
 	Edition   models.Edition
 	Arguments json.RawMessage // a JSON object, validated against the schema
 	// Progress reports progress when the client asked for it; never nil.

@@ -4,7 +4,8 @@
 //
 //   - the GitLab filter headers (tools, toolsets, name prefix), the route
 //     group's edition, read-only (read_api) tokens, aliases and unlisted
-//     tools ([Scope], [Service.List], [Service.Call], [Service.Watch]);
+//     tools ([models.Scope], [Service.List], [Service.Resolve] and
+//     [Service.Run], [Service.Watch]);
 //   - paging with signed keyset cursors (through services/catalog);
 //   - the client capabilities a tool needs ([Declares]) and the sealed
 //     requestState of multi round-trip calls;
@@ -17,7 +18,8 @@
 // (the MCP conformance suite's fixtures, registered only by a flag).
 //
 // Tool failures (validation, not found, permission, business rules) are
-// results with IsError set, never Go errors; a Go error from Call is either
+// results with IsError set, never Go errors; a Go error from Resolve or Run
+// is either
 // one of this package's typed refusals ([UnknownToolError],
 // [MissingCapabilityError], [ReadOnlyError]), invalid input (wrapping
 // models.ErrInvalidInput), or a server failure. It knows neither HTTP nor

@@ -5,46 +5,24 @@ import (
 	"fmt"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/catalog"
 )
 
-// Headers are the raw values of GitLab's three tool filter headers ("" when
-// absent; a repeated header joined with commas). See
-// catalog.HeaderEnabledTools, catalog.HeaderEnabledToolsets and
-// catalog.HeaderToolNamePrefix.
-type Headers struct {
-	Tools, Toolsets, Prefix string
-}
-
-// Scope is who asks and through which lens: the route group's edition, the
-// caller, and the filter headers. Every rule about which tools exist for a
-// caller is applied to a Scope here and nowhere else.
-type Scope struct {
-	Edition  models.Edition
-	Identity *auth.Identity
-	Headers  Headers
-}
-
-// readOnly reports a read_api token: it sees and calls only tools annotated
-// readOnlyHint: true.
-func (sc Scope) readOnly() bool { return sc.Identity != nil && sc.Identity.ReadOnly }
-
 // filter parses the headers. Errors wrap models.ErrInvalidInput.
-func (s *Service) filter(sc Scope) (catalog.Filter, error) {
+func (s *Service) filter(sc models.Scope) (catalog.Filter, error) {
 	return catalog.ParseFilter(sc.Headers.Tools, sc.Headers.Toolsets, sc.Headers.Prefix, s.toolsets)
 }
 
 // sees is the one visibility rule of tools/list and its change
 // notifications: listed, served by the edition, admitted by the headers,
 // and read-only for a read-only token.
-func sees(f catalog.Filter, sc Scope, t *models.Tool, listed bool) bool {
-	return listed && f.Visible(t, sc.Edition, sc.readOnly())
+func sees(f catalog.Filter, sc models.Scope, t *models.Tool, listed bool) bool {
+	return listed && f.Visible(t, sc.Edition, sc.ReadOnly())
 }
 
 // ListQuery asks for one page of tools/list.
 type ListQuery struct {
-	Scope
+	models.Scope
 	// Cursor is the request's cursor; nil for the first page. A present
 	// but empty cursor is invalid.
 	Cursor *string
@@ -68,7 +46,7 @@ func (s *Service) List(ctx context.Context, q ListQuery) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	cq := catalog.Query{Edition: q.Edition, ReadOnly: q.readOnly(), Filter: f, Verb: catalog.VerbToolsList, User: userOf(q.Scope)}
+	cq := catalog.Query{Edition: q.Edition, ReadOnly: q.ReadOnly(), Filter: f, Verb: catalog.VerbToolsList, User: userOf(q.Scope)}
 	if q.Cursor != nil {
 		if *q.Cursor == "" {
 			return Page{}, fmt.Errorf("invalid cursor: %w", models.ErrInvalidInput)
@@ -94,7 +72,7 @@ func (s *Service) List(ctx context.Context, q ListQuery) (Page, error) {
 // scope's tools/list, so it could have been there before the change or is
 // there after it. It never touches the store, so change fan-out can call it
 // per listener. Errors (a bad header) wrap models.ErrInvalidInput.
-func (s *Service) Watch(sc Scope) (func(name string, toolEdition models.Edition) bool, error) {
+func (s *Service) Watch(sc models.Scope) (func(name string, toolEdition models.Edition) bool, error) {
 	f, err := s.filter(sc)
 	if err != nil {
 		return nil, err

@@ -111,7 +111,7 @@ type ruleTarget struct {
 // can see are not checked: their rules always apply, whether or not the
 // caller can see those groups, so a Deny on a private parent group holds
 // for everyone who can write below it.
-func (s *Service) decideRule(ctx context.Context, sc Scope, e *Entry, args json.RawMessage) (ruleDecision, error) {
+func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args json.RawMessage) (ruleDecision, error) {
 	d := ruleDecision{rule: s.opts.DefaultWriteRule}
 	if d.rule == "" {
 		d.rule = models.RuleAllow

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 )
 
 // visibilityRules is a RuleStore over a fixed world: a private group
@@ -163,7 +162,7 @@ func checkDecisions(t *testing.T, s *Service, e *Entry, edition models.Edition, 
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := Scope{Edition: edition, Identity: &auth.Identity{User: tt.user}}
+			sc := models.Scope{Edition: edition, Identity: &models.Identity{User: tt.user}}
 			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args))
 			if err != nil {
 				t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -58,13 +57,13 @@ func newSvc(tb testing.TB, pageSize int) *tools.Service {
 	return svc
 }
 
-func scope(ed models.Edition, readOnly bool, h tools.Headers) tools.Scope {
-	return tools.Scope{Edition: ed, Headers: h,
-		Identity: &auth.Identity{User: &models.User{ID: 7}, ReadOnly: readOnly}}
+func scope(ed models.Edition, readOnly bool, h models.Headers) models.Scope {
+	return models.Scope{Edition: ed, Headers: h,
+		Identity: &models.Identity{User: &models.User{ID: 7}, ReadOnly: readOnly}}
 }
 
 // listAll pages through a whole listing and returns the rendered names.
-func listAll(tb testing.TB, svc *tools.Service, sc tools.Scope) []string {
+func listAll(tb testing.TB, svc *tools.Service, sc models.Scope) []string {
 	tb.Helper()
 	var names []string
 	var cursor *string
@@ -92,18 +91,18 @@ func TestService_List(t *testing.T) {
 	svc := newSvc(t, 2)
 	tests := []struct {
 		name string
-		sc   tools.Scope
+		sc   models.Scope
 		want []string
 	}{
 		// No header: every toolset but GitLab's opt-in ones (wikis).
-		{"CE", scope(models.EditionCE, false, tools.Headers{}), []string{"reader", "sampler", "version", "writer"}},
-		{"EE", scope(models.EditionEE, false, tools.Headers{}), []string{"ee_only", "reader", "sampler", "version", "writer"}},
-		{"read-only token", scope(models.EditionCE, true, tools.Headers{}), []string{"reader", "sampler", "version"}},
-		{"all", scope(models.EditionCE, false, tools.Headers{Toolsets: "all"}), []string{"reader", "sampler", "version", "wiki_reader", "writer"}},
-		{"blank headers are absent", scope(models.EditionCE, false, tools.Headers{Toolsets: " , ", Tools: ","}), []string{"reader", "sampler", "version", "writer"}},
-		{"toolset from a definition", scope(models.EditionCE, false, tools.Headers{Toolsets: "wikis"}), []string{"version", "wiki_reader"}},
-		{"tools header names an alias of an unlisted tool", scope(models.EditionCE, false, tools.Headers{Tools: "older_tool,writer"}), []string{"writer"}},
-		{"prefix", scope(models.EditionCE, false, tools.Headers{Toolsets: "work_items", Prefix: "gl_"}), []string{"gl_version", "gl_writer"}},
+		{"CE", scope(models.EditionCE, false, models.Headers{}), []string{"reader", "sampler", "version", "writer"}},
+		{"EE", scope(models.EditionEE, false, models.Headers{}), []string{"ee_only", "reader", "sampler", "version", "writer"}},
+		{"read-only token", scope(models.EditionCE, true, models.Headers{}), []string{"reader", "sampler", "version"}},
+		{"all", scope(models.EditionCE, false, models.Headers{Toolsets: "all"}), []string{"reader", "sampler", "version", "wiki_reader", "writer"}},
+		{"blank headers are absent", scope(models.EditionCE, false, models.Headers{Toolsets: " , ", Tools: ","}), []string{"reader", "sampler", "version", "writer"}},
+		{"toolset from a definition", scope(models.EditionCE, false, models.Headers{Toolsets: "wikis"}), []string{"version", "wiki_reader"}},
+		{"tools header names an alias of an unlisted tool", scope(models.EditionCE, false, models.Headers{Tools: "older_tool,writer"}), []string{"writer"}},
+		{"prefix", scope(models.EditionCE, false, models.Headers{Toolsets: "work_items", Prefix: "gl_"}), []string{"gl_version", "gl_writer"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,19 +118,19 @@ func TestService_List(t *testing.T) {
 func TestService_List_invalid(t *testing.T) {
 	svc := newSvc(t, 2)
 	ctx := context.Background()
-	_, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "security"})})
+	_, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, models.Headers{Toolsets: "security"})})
 	if !errors.Is(err, models.ErrInvalidInput) || err.Error() != "Unknown toolsets: security. Valid toolsets: meta, core, merge_requests, work_items, repository, ci, duo_agent_platform, wikis, code_security" {
 		t.Errorf("unknown toolset: %v, want invalid input listing the valid toolsets", err)
 	}
 	empty := ""
-	if _, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{}), Cursor: &empty}); !errors.Is(err, models.ErrInvalidInput) {
+	if _, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, models.Headers{}), Cursor: &empty}); !errors.Is(err, models.ErrInvalidInput) {
 		t.Errorf("empty cursor: %v, want invalid input", err)
 	}
-	first, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, tools.Headers{})})
+	first, err := svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, false, models.Headers{})})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("first page: %v, %+v", err, first)
 	}
-	_, err = svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, true, tools.Headers{}), Cursor: &first.NextCursor})
+	_, err = svc.List(ctx, tools.ListQuery{Scope: scope(models.EditionCE, true, models.Headers{}), Cursor: &first.NextCursor})
 	if !errors.Is(err, models.ErrInvalidInput) || !strings.HasPrefix(err.Error(), "invalid cursor") {
 		t.Errorf("cursor of another scope: %v, want invalid cursor", err)
 	}
@@ -151,18 +150,18 @@ func TestService_Call(t *testing.T) {
 		wantErr any    // an error type to match with errors.As, or
 		invalid bool   // an error wrapping models.ErrInvalidInput
 	}{
-		{name: "by name", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader", Arguments: json.RawMessage(`{"text":"hi"}`)}, want: "echo:hi"},
-		{name: "absent arguments", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader"}, want: "echo:"},
-		{name: "unlisted, by alias", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "older_tool"}, want: "echo:"},
-		{name: "with prefix", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{Prefix: "gl_"}), Name: "gl_reader"}, want: "echo:"},
-		{name: "prefix missing", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{Prefix: "gl_"}), Name: "reader"}, wantErr: new(*tools.UnknownToolError)},
-		{name: "EE tool on CE", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "ee_only"}, wantErr: new(*tools.UnknownToolError)},
-		{name: "EE tool on EE", req: tools.CallRequest{Scope: scope(models.EditionEE, false, tools.Headers{}), Name: "ee_only"}, want: "echo:"},
-		{name: "write tool, read-only token", req: tools.CallRequest{Scope: scope(models.EditionCE, true, tools.Headers{}), Name: "writer"}, wantErr: new(*tools.ReadOnlyError)},
-		{name: "capability not declared", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "sampler", Capabilities: modern}, wantErr: new(*tools.MissingCapabilityError)},
-		{name: "capabilities not per request", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "sampler"}, want: "echo:"},
-		{name: "arguments not an object", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader", Arguments: json.RawMessage(`[1]`)}, invalid: true},
-		{name: "bad toolsets header", req: tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{Toolsets: "nope"}), Name: "reader"}, invalid: true},
+		{name: "by name", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "reader", Arguments: json.RawMessage(`{"text":"hi"}`)}, want: "echo:hi"},
+		{name: "absent arguments", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "reader"}, want: "echo:"},
+		{name: "unlisted, by alias", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "older_tool"}, want: "echo:"},
+		{name: "with prefix", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{Prefix: "gl_"}), Name: "gl_reader"}, want: "echo:"},
+		{name: "prefix missing", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{Prefix: "gl_"}), Name: "reader"}, wantErr: new(*tools.UnknownToolError)},
+		{name: "EE tool on CE", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "ee_only"}, wantErr: new(*tools.UnknownToolError)},
+		{name: "EE tool on EE", req: tools.CallRequest{Scope: scope(models.EditionEE, false, models.Headers{}), Name: "ee_only"}, want: "echo:"},
+		{name: "write tool, read-only token", req: tools.CallRequest{Scope: scope(models.EditionCE, true, models.Headers{}), Name: "writer"}, wantErr: new(*tools.ReadOnlyError)},
+		{name: "capability not declared", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "sampler", Capabilities: modern}, wantErr: new(*tools.MissingCapabilityError)},
+		{name: "capabilities not per request", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "sampler"}, want: "echo:"},
+		{name: "arguments not an object", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "reader", Arguments: json.RawMessage(`[1]`)}, invalid: true},
+		{name: "bad toolsets header", req: tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{Toolsets: "nope"}), Name: "reader"}, invalid: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,22 +185,45 @@ func TestService_Call(t *testing.T) {
 }
 
 // Ensure a schema violation and a value the typed struct cannot hold are
-// validation error results, and the Check hook runs on the resolved tool
-// and can refuse the call.
+// validation error results, and what the transport sets on a resolved
+// call between Resolve and Run is checked by Run.
 func TestService_Call_validation(t *testing.T) {
 	svc := newSvc(t, 100)
 	ctx := context.Background()
-	res, err := svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "reader",
+	res, err := svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "reader",
 		Arguments: json.RawMessage(`{"text":1}`)})
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Text, "Validation error: ") {
 		t.Errorf("schema violation: %+v, %v", res, err)
 	}
-	refused := errors.New("refused by the transport")
-	var checked string
-	_, err = svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, tools.Headers{}), Name: "older_tool",
-		Check: func(e *tools.Entry, _ *tools.CallRequest) error { checked = e.Tool.Name; return refused }})
-	if !errors.Is(err, refused) || checked != "old_tool" {
-		t.Errorf("Check: err %v, checked %q; want the hook's error on old_tool", err, checked)
+	// Resolve finds the tool (alias resolved) before the transport's rules;
+	// what the transport fills in between is what Run checks.
+	rc, err := svc.Resolve(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "older_tool"})
+	if err != nil || rc.Entry.Tool.Name != "old_tool" || string(rc.Arguments) != "{}" {
+		t.Fatalf("Resolve(older_tool): %+v, %v; want old_tool with arguments {}", rc, err)
+	}
+	bad := "not a sealed state"
+	rc.RequestState = &bad
+	_, err = svc.Run(ctx, rc)
+	if !errors.Is(err, models.ErrInvalidInput) || !strings.HasPrefix(err.Error(), "requestState failed verification: ") {
+		t.Errorf("Run with a requestState set after Resolve: %v, want it to fail verification", err)
+	}
+}
+
+// Ensure CallJSON gives a tool's text as a JSON string, and no content,
+// without an error, for a tool the scope lacks, invalid arguments or a
+// tool failure.
+func TestService_CallJSON(t *testing.T) {
+	svc := newSvc(t, 100)
+	ctx := context.Background()
+	sc := scope(models.EditionCE, false, models.Headers{})
+	out, ok, err := svc.CallJSON(ctx, sc, "reader", json.RawMessage(`{"text":"hi"}`))
+	if err != nil || !ok || string(out) != `"echo:hi"` {
+		t.Errorf("reader: %s, %v, %v; want \"echo:hi\"", out, ok, err)
+	}
+	for _, c := range [][2]string{{"ee_only", `{}`}, {"reader", `[1]`}, {"reader", `{"text":1}`}} {
+		if out, ok, err := svc.CallJSON(ctx, sc, c[0], json.RawMessage(c[1])); err != nil || ok || out != nil {
+			t.Errorf("%s(%s): %s, %v, %v; want no content and no error", c[0], c[1], out, ok, err)
+		}
 	}
 }
 
@@ -209,7 +231,7 @@ func TestService_Call_validation(t *testing.T) {
 // never about unlisted tools or tools of another edition.
 func TestService_Watch(t *testing.T) {
 	svc := newSvc(t, 100)
-	sees, err := svc.Watch(scope(models.EditionCE, true, tools.Headers{}))
+	sees, err := svc.Watch(scope(models.EditionCE, true, models.Headers{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +240,7 @@ func TestService_Watch(t *testing.T) {
 			t.Errorf("sees(%s) = %v, want %v", name, got, want)
 		}
 	}
-	if _, err := svc.Watch(scope(models.EditionCE, false, tools.Headers{Toolsets: "nope"})); !errors.Is(err, models.ErrInvalidInput) {
+	if _, err := svc.Watch(scope(models.EditionCE, false, models.Headers{Toolsets: "nope"})); !errors.Is(err, models.ErrInvalidInput) {
 		t.Errorf("Watch with a bad header: %v, want invalid input", err)
 	}
 }

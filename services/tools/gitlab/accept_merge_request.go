@@ -40,10 +40,11 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 			"squash_commit_message":       strProp("Custom squash commit message. Applies when squash is true.", 1, maxDescriptionLength),
 			"should_remove_source_branch": boolProp("Remove the source branch after merging."),
 		}), "sha"),
-		Annotations: destructiveTool("Accept merge request"),
-		Toolset:     models.ToolsetMergeRequests,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runAcceptMergeRequest),
+		Annotations:  destructiveTool("Accept merge request"),
+		OutputSchema: tools.OutputSchemaOf[acceptJSON](),
+		Toolset:      models.ToolsetMergeRequests,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runAcceptMergeRequest),
 	}
 }
 

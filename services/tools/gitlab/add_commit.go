@@ -69,15 +69,16 @@ func (g *gitlab) addCommit() tools.Definition {
 		},
 	}, "File actions to commit as a single batch.")
 	return tools.Definition{
-		Name:        "add_commit",
-		Title:       "Add commit",
-		Description: "Add a commit with one or more file actions to a project branch.",
-		InputSchema: inputSchema(props, "branch", "commit_message", "actions"),
-		Annotations: models.ToolAnnotations{Title: "Add commit", ReadOnlyHint: false, DestructiveHint: ptr(true)},
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
-		Aliases:     []string{"create_commit"},
-		Run:         tools.Typed(g.runAddCommit),
+		Name:         "add_commit",
+		Title:        "Add commit",
+		Description:  "Add a commit with one or more file actions to a project branch.",
+		InputSchema:  inputSchema(props, "branch", "commit_message", "actions"),
+		Annotations:  models.ToolAnnotations{Title: "Add commit", ReadOnlyHint: false, DestructiveHint: ptr(true)},
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
+		Aliases:      []string{"create_commit"},
+		OutputSchema: tools.OutputSchemaOf[addCommitJSON](),
+		Run:          tools.Typed(g.runAddCommit),
 	}
 }
 

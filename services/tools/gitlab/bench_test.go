@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -28,7 +27,7 @@ func BenchmarkGetIssue(b *testing.B) {
 		b.Fatal("get_issue not in the catalog")
 	}
 	args := json.RawMessage(`{"id":"gitlab-org/gitlab-mcp","issue_iid":` + itoa(f.Issue.IID) + `}`)
-	id := &auth.Identity{User: w.Bob, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+	id := &models.Identity{User: w.Bob, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -68,7 +67,7 @@ func BenchmarkGetJobLogTail(b *testing.B) {
 		b.Fatal("get_job not in the catalog")
 	}
 	mcp := w.project("gitlab-org/gitlab-mcp")
-	id := &auth.Identity{User: w.Alice, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+	id := &models.Identity{User: w.Alice, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
 	const window = 64 << 10
 	for _, size := range []int64{5 << 20, 50 << 20} {
 		p := &models.Pipeline{ProjectID: mcp.ID, SHA: strings.Repeat("a", 40), Ref: "main", Status: models.StatusFailed,
@@ -133,7 +132,7 @@ func BenchmarkAcceptMergeRequest(b *testing.B) {
 				b.Fatalf("fast-import: %v\n%s", err, out)
 			}
 			e, _ := w.snap.Lookup("accept_merge_request")
-			id := &auth.Identity{User: w.Root, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+			id := &models.Identity{User: w.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {

@@ -29,12 +29,13 @@ func (g *gitlab) createWorkItemNote() tools.Definition {
 		Title: "Create work item note",
 		Description: "Create a new note (comment) on a GitLab work item (issue), or reply to one of its threads. " +
 			"Needs at least the Reporter role in the project.",
-		InputSchema: inputSchema(props, "body"),
-		Annotations: writeTool("Create work item note"),
-		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runCreateWorkItemNote),
+		InputSchema:  inputSchema(props, "body"),
+		Annotations:  writeTool("Create work item note"),
+		OutputSchema: tools.OutputSchemaOf[noteJSON](),
+		Toolset:      models.ToolsetWorkItems,
+		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runCreateWorkItemNote),
 	}
 }
 

@@ -43,8 +43,9 @@ func (g *gitlab) forkRepository() tools.Definition {
 		}, "id"),
 		Annotations: models.ToolAnnotations{Title: "Fork repository", ReadOnlyHint: false, DestructiveHint: ptr(false),
 			IdempotentHint: ptr(false)},
-		Toolset: models.ToolsetRepository,
-		Edition: models.EditionCE,
+		OutputSchema: tools.OutputSchemaOf[projectJSON](),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
 		// A fork writes into the target group, not the source project:
 		// the group's tool rules govern it.
 		WriteTarget: []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}},

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
@@ -96,8 +95,8 @@ func TestForkRepository_atomic(t *testing.T) {
 			if err := st.DB().Raw("SELECT coalesce(max(id), 0) FROM projects").Scan(&maxID).Error; err != nil {
 				t.Fatal(err)
 			}
-			root := &auth.Identity{User: dw.Root, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
-			res, err := svc.Call(ctx, tools.CallRequest{Scope: tools.Scope{Edition: models.EditionCE, Identity: root}, Name: "fork_repository",
+			root := &models.Identity{User: dw.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
+			res, err := svc.Call(ctx, tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE, Identity: root}, Name: "fork_repository",
 				Arguments: []byte(`{"id":"gitlab-org/gitlab-mcp","namespace_path":"acme","path":"atomic"}`)})
 			if tc.want != nil {
 				if !errors.Is(err, tc.want) {

@@ -23,11 +23,12 @@ func (g *gitlab) getIssue() tools.Definition {
 			"id":        projectIDProp(),
 			"issue_iid": iidProp("Internal ID of the issue (the number after #)."),
 		}, "id", "issue_iid"),
-		Annotations: readOnlyTool("Get issue"),
-		Toolset:     models.ToolsetWorkItems,
-		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runGetIssue),
+		Annotations:  readOnlyTool("Get issue"),
+		OutputSchema: tools.OutputSchemaOf[issueJSON](),
+		Toolset:      models.ToolsetWorkItems,
+		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runGetIssue),
 	}
 }
 

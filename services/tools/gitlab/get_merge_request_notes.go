@@ -27,10 +27,11 @@ func (g *gitlab) getMergeRequestNotes() tools.Definition {
 			"first":  withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of notes to return after the cursor (forward pagination, max 100)"),
 			"last":   withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of notes to return before the cursor (backward pagination, max 100)"),
 		})),
-		Annotations: readOnlyTool("Get merge request notes"),
-		Toolset:     models.ToolsetMergeRequests,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runGetMergeRequestNotes),
+		Annotations:  readOnlyTool("Get merge request notes"),
+		OutputSchema: tools.OutputSchemaOf[connection](),
+		Toolset:      models.ToolsetMergeRequests,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runGetMergeRequestNotes),
 	}
 }
 

@@ -24,10 +24,11 @@ func (g *gitlab) getProject() tools.Definition {
 			"url":        strProp("GitLab URL of the project.", 1, 2048),
 			"project_id": refProp("Project ID or full path. Provide exactly one of url or project_id."),
 		}),
-		Annotations: readOnlyTool("Get project"),
-		Toolset:     models.ToolsetCore,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runGetProject),
+		Annotations:  readOnlyTool("Get project"),
+		OutputSchema: tools.OutputSchemaOf[projectJSON](),
+		Toolset:      models.ToolsetCore,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runGetProject),
 	}
 }
 

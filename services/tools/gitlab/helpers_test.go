@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
@@ -116,8 +115,8 @@ func (w *world) try(u *models.User, name string, args any, opts ...callOpts) (re
 		}
 		raw = b
 	}
-	id := &auth.Identity{User: u, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}, ReadOnly: o.readOnly}
-	return w.svc.Call(context.Background(), tools.CallRequest{Scope: tools.Scope{Edition: o.edition, Identity: id},
+	id := &models.Identity{User: u, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}, ReadOnly: o.readOnly}
+	return w.svc.Call(context.Background(), tools.CallRequest{Scope: models.Scope{Edition: o.edition, Identity: id},
 		Name: name, Arguments: raw, Progress: o.progress})
 }
 

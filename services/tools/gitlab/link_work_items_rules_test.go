@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -61,8 +60,8 @@ func TestLinkWorkItems_rules(t *testing.T) {
 			ids = append(ids, gidOf(i))
 		}
 		args, _ := json.Marshal(map[string]any{"project_id": mcp.PathWithNamespace, "work_item_iid": source.IID, "work_items_ids": ids})
-		res, err := svc.Call(ctx, tools.CallRequest{Scope: tools.Scope{Edition: models.EditionCE,
-			Identity: &auth.Identity{User: w.Bob, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}},
+		res, err := svc.Call(ctx, tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
+			Identity: &models.Identity{User: w.Bob, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
 			Name: "link_work_items", Arguments: args, Capabilities: map[string]json.RawMessage{"elicitation": json.RawMessage(`{}`)}})
 		if err != nil {
 			t.Fatalf("server error: %v", err)

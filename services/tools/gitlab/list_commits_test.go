@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
@@ -68,10 +67,10 @@ func TestListCommits_emptyRepository(t *testing.T) {
 	if err := svc.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	root := &auth.Identity{User: dw.Root, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+	root := &models.Identity{User: dw.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
 	list := func(args string) (*tools.Result, map[string]any) {
 		t.Helper()
-		res, err := svc.Call(ctx, tools.CallRequest{Scope: tools.Scope{Edition: models.EditionCE, Identity: root},
+		res, err := svc.Call(ctx, tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE, Identity: root},
 			Name: "list_commits", Arguments: []byte(args)})
 		if err != nil {
 			t.Fatalf("list_commits %s: %v", args, err)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -55,7 +54,7 @@ func TestGitLabTools_statementsPerCall(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s not in the catalog", tt.tool)
 			}
-			id := &auth.Identity{User: tt.user, Method: auth.MethodPAT, Scopes: []string{models.ScopeAPI}}
+			id := &models.Identity{User: tt.user, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
 			stmts.Reset()
 			res, err := e.Run(stmts.Context(context.Background()),
 				&tools.Call{Identity: id, Edition: models.EditionCE, Arguments: json.RawMessage(tt.args)})
