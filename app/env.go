@@ -127,20 +127,20 @@ func openEnv(ctx context.Context, cfg *Config, logger *slog.Logger) (*Env, error
 	}
 	// What a crash left in the repositories (stale locks, temporary
 	// files, directories that are no repository) is tidied meanwhile.
-	ids, err := st.ProjectIDs(ctx)
+	ids, err := st.Projects.ProjectIDs(ctx)
 	if err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	repos.RecoverInBackground(ids, logger)
-	if n, err := st.EnsureRepositories(ctx); err != nil {
+	if n, err := st.Projects.EnsureRepositories(ctx); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("create missing repositories: %w", err)
 	} else if n > 0 && logger != nil {
 		logger.Info("created the git repositories of existing projects", "count", n, "path", repos.Root())
 	}
 	e.Store = st
-	e.CodeIndex = codeindex.New(st, repos, logger)
+	e.CodeIndex = codeindex.New(codeIndexStore{st.CodeIndex, st.Projects}, repos, logger)
 	return e, nil
 }
 
@@ -151,7 +151,7 @@ func generatedSecret(ctx context.Context, st *store.Store) (string, error) {
 	if _, err := rand.Read(buf); err != nil {
 		return "", fmt.Errorf("generate secret: %w", err)
 	}
-	s, err := st.EnsureSetting(ctx, secretSetting, base64.RawURLEncoding.EncodeToString(buf))
+	s, err := st.Settings.EnsureSetting(ctx, secretSetting, base64.RawURLEncoding.EncodeToString(buf))
 	if err != nil {
 		return "", fmt.Errorf("instance secret: %w", err)
 	}

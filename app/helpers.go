@@ -24,15 +24,15 @@ func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, e
 // newToolService is NewToolService plus transient definitions.
 func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
 	defs := gitlab.Tools(gitlabDeps(cfg, e))
-	return tools.NewService(e.Store, defs, tools.Options{Logger: logger, Transient: transient,
+	return tools.NewService(e.Store.Tools, defs, tools.Options{Logger: logger, Transient: transient,
 		Secret: []byte(e.Secret), PageSize: cfg.PageSize, ReloadTimeout: cfg.DBStatementTimeout,
-		Rules: e.Store, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL})
+		Rules: ruleStore{e.Store.Tools, e.Store.Projects, e.Store.Issues, e.Store.Vulnerabilities}, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL})
 }
 
 // gitlabDeps are the GitLab tools' dependencies (and the merge request
 // patch reader's).
 func gitlabDeps(cfg *Config, e *Env) gitlab.Deps {
-	d := gitlab.Deps{Store: e.Store, InTx: gitlab.Transactions[*store.Store](e.Store), Repositories: e.Repositories,
+	d := gitlab.Deps{Store: gitlab.FamiliesOf(e.Store), InTx: gitlab.Transactions(e.Store), Repositories: e.Repositories,
 		PublicURL: cfg.PublicURL, Version: gitlab.ServerVersion{Version: Version}, CursorSecret: []byte(e.Secret)}
 	if e.CodeIndex != nil { // a nil *Indexer must not become a non-nil interface
 		d.CodeIndex = e.CodeIndex

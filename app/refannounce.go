@@ -63,7 +63,7 @@ func (a *refAnnouncer) run() {
 		delete(a.queued, key) // a move from here on queues it again
 		a.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), refAnnounceTimeout)
-		if err := a.st.AnnounceResourceChange(ctx, key); err != nil {
+		if err := a.st.Resources.AnnounceResourceChange(ctx, key); err != nil {
 			a.log.Warn("announce ref update", "resource", key, "error", err)
 		}
 		cancel()

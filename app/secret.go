@@ -42,7 +42,7 @@ func (e *SecretMismatchError) Error() string {
 // different secret afterwards.
 func checkSecret(ctx context.Context, e *Env) error {
 	want := SecretFingerprint(e.Secret)
-	stored, err := e.Store.EnsureSetting(ctx, fingerprintSetting, want)
+	stored, err := e.Store.Settings.EnsureSetting(ctx, fingerprintSetting, want)
 	if err != nil {
 		return fmt.Errorf("instance secret fingerprint: %w", err)
 	}
@@ -85,7 +85,7 @@ func RotateSecret(ctx context.Context, cfg *Config, logger *slog.Logger) (Rotati
 		e.Secret = base64.RawURLEncoding.EncodeToString(buf)
 	}
 	want := SecretFingerprint(e.Secret)
-	stored, err := e.Store.EnsureSetting(ctx, fingerprintSetting, want)
+	stored, err := e.Store.Settings.EnsureSetting(ctx, fingerprintSetting, want)
 	if err != nil {
 		return Rotation{}, fmt.Errorf("instance secret fingerprint: %w", err)
 	}
@@ -94,15 +94,15 @@ func RotateSecret(ctx context.Context, cfg *Config, logger *slog.Logger) (Rotati
 	}
 	var r Rotation
 	err = e.Store.WithTx(ctx, func(tx *store.Store) error {
-		if err := tx.ReplaceSetting(ctx, fingerprintSetting, stored, want); err != nil {
+		if err := tx.Settings.ReplaceSetting(ctx, fingerprintSetting, stored, want); err != nil {
 			return err
 		}
 		if oldGenerated != "" {
-			if err := tx.ReplaceSetting(ctx, secretSetting, oldGenerated, e.Secret); err != nil {
+			if err := tx.Settings.ReplaceSetting(ctx, secretSetting, oldGenerated, e.Secret); err != nil {
 				return err
 			}
 		}
-		n, err := tx.RevokeAllTokens(ctx)
+		n, err := tx.Users.RevokeAllTokens(ctx)
 		r = Rotation{Changed: true, Generated: oldGenerated != "", RevokedTokens: n}
 		return err
 	})

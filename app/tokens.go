@@ -35,7 +35,7 @@ func MintToken(ctx context.Context, e *Env, u *models.User, name string, scopes 
 		UserID: u.ID, Name: name, TokenDigest: auth.Digest(raw, e.Secret),
 		Scopes: models.StringList(scopes), ExpiresAt: expires,
 	}
-	if err := e.Store.CreateToken(ctx, t); err != nil {
+	if err := e.Store.Users.CreateToken(ctx, t); err != nil {
 		return "", nil, fmt.Errorf("create token: %w", err)
 	}
 	return raw, t, nil
@@ -95,7 +95,7 @@ func MintOAuthToken(ctx context.Context, e *Env, u *models.User, scopes []string
 		ResourceOwnerID: &u.ID, Token: auth.OAuthDigest(raw),
 		ExpiresIn: &expiresIn, Scopes: strings.Join(scopes, " "),
 	}
-	if err := e.Store.CreateOAuthToken(ctx, t); err != nil {
+	if err := e.Store.Users.CreateOAuthToken(ctx, t); err != nil {
 		return "", nil, fmt.Errorf("create oauth token: %w", err)
 	}
 	return raw, t, nil

@@ -125,7 +125,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	}
 	w.hub = subscriptions.NewHub(hubOpts)
 	if e.Embedded {
-		w.poll = e.Store
+		w.poll = changeStore{e.Store.Tools, e.Store.Resources}
 	} else {
 		w.listener = subscriptions.NewPGListener(e.DSN, w.hub, logger)
 		w.listener.Handle(subscriptions.ResourceChannel, func(key string) {
@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 
 	// Merges a crash left between git and the store are finished first.
 	if e.Repositories != nil {
-		ids, err := e.Store.ProjectIDs(ctx)
+		ids, err := e.Store.Projects.ProjectIDs(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +159,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		}
 	}
 
-	ctxs, err := resources.New(ts, e.Store, resources.Options{
+	ctxs, err := resources.New(ts, resourceStore{e.Store.Resources, e.Store.Projects}, resources.Options{
 		BaseURL: cfg.PublicURL, Secret: []byte(e.Secret), Extra: fx.Content,
 		Patches: gitlab.NewPatches(gitlabDeps(cfg, e)),
 	})
@@ -174,7 +174,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	// get_issue's reads too, kept true the same way (migrations
 	// 20261201180000 and, for the embedded store's marks, 20261201200000).
 	if e.Embedded {
-		w.idCache = auth.NewVersionedIdentityCache(0, e.Store.IdentityVersion)
+		w.idCache = auth.NewVersionedIdentityCache(0, e.Store.Users.IdentityVersion)
 		w.views = store.NewVersionedIssueViewCache(0, 0)
 	} else {
 		w.idCache = auth.NewNotifiedIdentityCache(0)
@@ -184,9 +184,9 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		w.listener.Handle(store.IssueViewChannel, w.views.Invalidate)
 		w.listener.OnState(w.views.SetLive)
 	}
-	e.Store.UseIssueViewCache(w.views)
-	authn, err := auth.NewAuthenticator(e.Store, e.Secret, nil, logger,
-		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store), auth.WithIdentityCache(w.idCache))
+	e.Store.Issues.UseIssueViewCache(w.views)
+	authn, err := auth.NewAuthenticator(e.Store.Users, e.Secret, nil, logger,
+		auth.WithTokenFormat(e.Tokens), auth.WithOAuthTokens(e.Store.Users), auth.WithIdentityCache(w.idCache))
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func newOAuth(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (mi
 	if err := v.Refresh(rctx); err != nil {
 		logger.Warn("fetch OAuth signing keys", "error", err)
 	}
-	return auth.NewOAuth(v, e.Store)
+	return auth.NewOAuth(v, e.Store.Users)
 }
 
 // Handler is the HTTP handler of the whole server.

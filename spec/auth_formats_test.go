@@ -46,7 +46,7 @@ func fixCRC(tok string) string {
 // instance sharing the secret would.
 func storePAT(t testing.TB, h *harness, username, tok string, scopes ...string) {
 	t.Helper()
-	if err := h.Env.Store.CreateToken(context.Background(), &models.PersonalAccessToken{
+	if err := h.Env.Store.Users.CreateToken(context.Background(), &models.PersonalAccessToken{
 		UserID: authUser(t, h, username).ID, Name: "gitlab", TokenDigest: authsvc.Digest(tok, h.Env.Secret),
 		Scopes: models.StringList(scopes), ExpiresAt: authDay(30),
 	}); err != nil {
@@ -157,7 +157,7 @@ func TestAuth_oauthAccessTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := authUser(t, h, username).ID
-		if err := st.CreateOAuthToken(ctx, &models.OAuthAccessToken{ResourceOwnerID: &id, Token: digest(raw),
+		if err := st.Users.CreateOAuthToken(ctx, &models.OAuthAccessToken{ResourceOwnerID: &id, Token: digest(raw),
 			Scopes: scopes, CreatedAt: created, ExpiresIn: &expiresIn}); err != nil {
 			t.Fatal(err)
 		}
@@ -172,12 +172,12 @@ func TestAuth_oauthAccessTokens(t *testing.T) {
 	blocked := mint("dave", "mcp", now, 7200, authsvc.OAuthDigest)
 	revoked := mint("alice", "mcp", now, 7200, authsvc.OAuthDigest)
 	var revokedID int64
-	if row, err := st.FindOAuthTokenByDigest(ctx, authsvc.OAuthDigest(revoked)); err != nil {
+	if row, err := st.Users.FindOAuthTokenByDigest(ctx, authsvc.OAuthDigest(revoked)); err != nil {
 		t.Fatal(err)
 	} else {
 		revokedID = row.ID
 	}
-	if err := st.RevokeOAuthToken(ctx, revokedID); err != nil {
+	if err := st.Users.RevokeOAuthToken(ctx, revokedID); err != nil {
 		t.Fatal(err)
 	}
 	ce, ee := h.groups()[0], h.groups()[1]

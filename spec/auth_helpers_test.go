@@ -31,7 +31,7 @@ func authChallengeMetadata(h *harness, path string) string {
 // authUser returns the stored user called username.
 func authUser(t testing.TB, h *harness, username string) *models.User {
 	t.Helper()
-	u, err := h.Env.Store.FindUserByUsername(context.Background(), username)
+	u, err := h.Env.Store.Users.FindUserByUsername(context.Background(), username)
 	if err != nil {
 		t.Fatalf("find user %s: %v", username, err)
 	}
@@ -60,7 +60,7 @@ func authDay(days int) *time.Time {
 // from the store.
 func authStoredToken(t testing.TB, h *harness, userID, id int64) *models.PersonalAccessToken {
 	t.Helper()
-	list, err := h.Env.Store.ListTokens(context.Background(), &userID)
+	list, err := h.Env.Store.Users.ListTokens(context.Background(), &userID)
 	if err != nil {
 		t.Fatalf("list tokens: %v", err)
 	}
@@ -126,13 +126,13 @@ func (b *authSyncBuffer) String() string {
 func authIssueCount(t testing.TB, h *harness, path string) int {
 	t.Helper()
 	ctx := context.Background()
-	p, err := h.Env.Store.FindProjectByPath(ctx, path)
+	p, err := h.Env.Store.Projects.FindProjectByPath(ctx, path)
 	if err != nil {
 		t.Fatalf("find project %s: %v", path, err)
 	}
 	n := 0
 	for {
-		_, err := h.Env.Store.LoadIssue(ctx, p.ID, int64(n+1))
+		_, err := h.Env.Store.Issues.LoadIssue(ctx, p.ID, int64(n+1))
 		if errors.Is(err, models.ErrNotFound) {
 			return n
 		}

@@ -181,7 +181,7 @@ func TestAuth_invalidTokens(t *testing.T) {
 	expYesterday, _ := authMint(t, h, "alice", []string{"mcp", "mcp_orbit"}, authDay(-1))
 	expLongAgo, _ := authMint(t, h, "alice", []string{"mcp", "mcp_orbit"}, authDay(-400))
 	revoked, rt := authMint(t, h, "alice", []string{"mcp", "mcp_orbit"}, authDay(7))
-	if err := h.Env.Store.RevokeToken(context.Background(), rt.ID); err != nil {
+	if err := h.Env.Store.Users.RevokeToken(context.Background(), rt.ID); err != nil {
 		t.Fatal(err)
 	}
 	flip := func(s string) string { // change the last checksum character
@@ -289,7 +289,7 @@ func TestAuth_userState(t *testing.T) {
 		expect403User(t, authPost(t, h, g.URL, auth(h.Tokens["dave"])), reasonBlocked)
 	}
 	ctx := context.Background()
-	if err := h.Env.Store.SetUserState(ctx, "alice", models.UserDeactivated); err != nil {
+	if err := h.Env.Store.Users.SetUserState(ctx, "alice", models.UserDeactivated); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range h.groups() {
@@ -298,7 +298,7 @@ func TestAuth_userState(t *testing.T) {
 			expect403User(t, h.send(t, call{URL: g.URL, Body: body, Header: hd}), reasonDeact)
 		}
 	}
-	if err := h.Env.Store.SetUserState(ctx, "alice", models.UserActive); err != nil {
+	if err := h.Env.Store.Users.SetUserState(ctx, "alice", models.UserActive); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range h.groups() {
@@ -500,7 +500,7 @@ func TestAuth_gitlabDigest(t *testing.T) {
 	if d := authsvc.Digest(legacy, h.Env.Secret); d != gitlabDigest(legacy) {
 		t.Fatalf("authsvc.Digest = %q, want GitLab's %q", d, gitlabDigest(legacy))
 	}
-	if err := h.Env.Store.CreateToken(ctx, &models.PersonalAccessToken{
+	if err := h.Env.Store.Users.CreateToken(ctx, &models.PersonalAccessToken{
 		UserID: alice.ID, Name: "from gitlab", TokenDigest: gitlabDigest(legacy),
 		Scopes: models.StringList{"api"}, ExpiresAt: authDay(30),
 	}); err != nil {

@@ -69,7 +69,7 @@ func catalogFixture(t testing.TB, h *harness) {
 		}
 		rows = append(rows, tool)
 	}
-	if err := h.Env.Store.CreateTools(ctx, rows); err != nil {
+	if err := h.Env.Store.Tools.CreateTools(ctx, rows); err != nil {
 		t.Fatalf("create fixture tools: %v", err)
 	}
 	// The server caches its catalog for up to 5s; a change event drops the
@@ -82,7 +82,7 @@ func catalogFixture(t testing.TB, h *harness) {
 // (the opt-in toolsets left out), read from the store.
 func catalogExpected(t testing.TB, h *harness, edition models.Edition, readOnly bool) []string {
 	t.Helper()
-	all, err := h.Env.Store.ListTools(context.Background())
+	all, err := h.Env.Store.Tools.ListTools(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

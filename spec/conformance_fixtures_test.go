@@ -69,7 +69,7 @@ func TestConformance_fixturesOn(t *testing.T) {
 		t.Errorf("server/discover capabilities = %v, want logging {}", caps)
 	}
 
-	rows, err := h.Env.Store.ListTools(t.Context())
+	rows, err := h.Env.Store.Tools.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

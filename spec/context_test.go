@@ -151,7 +151,7 @@ func TestContext_resourcesListPaging(t *testing.T) {
 	ctx := context.Background()
 	ce := h.groups()[0]
 	u := toolsAddUser(t, h, "pager")
-	grp, err := h.Env.Store.FindGroupByFullPath(ctx, "gitlab-org")
+	grp, err := h.Env.Store.Projects.FindGroupByFullPath(ctx, "gitlab-org")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +159,14 @@ func TestContext_resourcesListPaging(t *testing.T) {
 	for i := range 123 {
 		p := &models.Project{Name: fmt.Sprintf("Paged %03d", i), Path: fmt.Sprintf("paged-%03d", i), NamespaceID: grp.ID,
 			Visibility: models.VisibilityPrivate, DefaultBranch: "main"}
-		if err := h.Env.Store.CreateProject(ctx, p); err != nil {
+		if err := h.Env.Store.Projects.CreateProject(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 		if i%41 == 7 {
 			continue // not a member: never listed
 		}
 		now := time.Now().UTC()
-		if err := h.Env.Store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
+		if err := h.Env.Store.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, h.Cfg.PublicURL+"/"+p.PathWithNamespace)

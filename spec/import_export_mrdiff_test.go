@@ -27,7 +27,7 @@ func TestImportExport_mergeRequestDiffWithoutItsBranch(t *testing.T) {
 	ctx := context.Background()
 	st := h.Env.Store
 	src := toolsProject(t, h, "gitlab-org/gitlab-mcp")
-	open, _, err := st.ListMergeRequests(ctx, models.MergeRequestQuery{ProjectIDs: []int64{src.ID}, State: models.MergeRequestOpened, Limit: 100})
+	open, _, err := st.MergeRequests.ListMergeRequests(ctx, models.MergeRequestQuery{ProjectIDs: []int64{src.ID}, State: models.MergeRequestOpened, Limit: 100})
 	if err != nil || len(open) == 0 {
 		t.Fatalf("open merge requests of the demo: %v, %d", err, len(open))
 	}

@@ -31,7 +31,7 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 	src := toolsProject(t, h, "gitlab-org/gitlab-mcp")
 	users := map[string]*models.User{}
 	for _, n := range []string{"root", "alice", "bob"} {
-		u, err := st.FindUserByUsername(ctx, n)
+		u, err := st.Users.FindUserByUsername(ctx, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,22 +39,22 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 	}
 	at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 	m := &models.Milestone{ProjectID: src.ID, Title: "Ünïcødé 🚀 milestone", CreatedAt: at, UpdatedAt: at}
-	if err := st.CreateMilestone(ctx, m); err != nil {
+	if err := st.Issues.CreateMilestone(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("Lange Beschreibung — ünïcødé — 日本語 — émoji 🎉\n", 6000)
 	issue := &models.Issue{ProjectID: src.ID, Title: "Ünïcødé — 日本語 — 🚀", Description: big, AuthorID: users["alice"].ID,
 		Labels: models.StringList{"bug"}, MilestoneID: &m.ID, Assignees: []models.User{{ID: users["bob"].ID}}, CreatedAt: at, UpdatedAt: at}
-	if err := st.At(at).CreateIssue(ctx, issue); err != nil {
+	if err := st.At(at).Issues.CreateIssue(ctx, issue); err != nil {
 		t.Fatal(err)
 	}
 	for k, body := range []string{"Première réponse ✅", "Interne 🔒"} {
-		if err := st.At(at.Add(time.Duration(k+1)*time.Minute)).CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+		if err := st.At(at.Add(time.Duration(k+1)*time.Minute)).Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
 			NoteableID: issue.ID, ProjectID: src.ID, AuthorID: users["root"].ID, Body: body, Internal: k == 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := st.CreateRelease(ctx, &models.Release{ProjectID: src.ID, Tag: "v0.1.0", Name: "Première ✨",
+	if err := st.Releases.CreateRelease(ctx, &models.Release{ProjectID: src.ID, Tag: "v0.1.0", Name: "Première ✨",
 		Description: "Notes — 日本語", AuthorID: &users["alice"].ID, ReleasedAt: at, CreatedAt: at, UpdatedAt: at,
 		Links: []models.ReleaseLink{{Name: "Paquet 📦", URL: "https://example.com/pkg", LinkType: "package", CreatedAt: at}}}); err != nil &&
 		!errors.Is(err, models.ErrConflict) {
@@ -100,7 +100,7 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 		t.Helper()
 		return compareAs("root", tool, args)
 	}
-	r, _, err := st.LoadProjectRecords(ctx, src.ID)
+	r, _, err := st.Projects.LoadProjectRecords(ctx, src.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +151,12 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 // specCreateProject creates p in the top-level group groupPath (which
 // must exist).
 func specCreateProject(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
-	g, err := tx.FindGroupByFullPath(ctx, groupPath)
+	g, err := tx.Projects.FindGroupByFullPath(ctx, groupPath)
 	if err != nil {
 		return nil, err
 	}
 	p.NamespaceID, p.DefaultBranch = g.ID, "main"
-	return p, tx.CreateProject(ctx, p)
+	return p, tx.Projects.CreateProject(ctx, p)
 }
 
 // idKeys are the fields that hold database ids (and signed cursors, which

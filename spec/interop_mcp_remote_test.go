@@ -37,7 +37,7 @@ func TestInteropMCPRemote_noOAuthTrap(t *testing.T) {
 		return string(out)
 	}
 	revoked, rt := authMint(t, h, "alice", []string{"mcp"}, nil)
-	if err := h.Env.Store.RevokeToken(context.Background(), rt.ID); err != nil {
+	if err := h.Env.Store.Users.RevokeToken(context.Background(), rt.ID); err != nil {
 		t.Fatal(err)
 	}
 	readAPI, _ := authMint(t, h, "alice", []string{"read_api"}, nil)

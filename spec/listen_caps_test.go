@@ -113,7 +113,7 @@ func TestListen_closeFreesEverything(t *testing.T) {
 
 func listenUserID(t *testing.T, h *harness, username string) int64 {
 	t.Helper()
-	u, err := h.Env.Store.FindUserByUsername(t.Context(), username)
+	u, err := h.Env.Store.Users.FindUserByUsername(t.Context(), username)
 	if err != nil {
 		t.Fatal(err)
 	}

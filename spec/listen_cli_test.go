@@ -118,7 +118,7 @@ func TestListen_cliChangeOnlyToListenersWhoSeeTheTool(t *testing.T) {
 func eeOnlyTool(t *testing.T, h *harness) string {
 	t.Helper()
 	ctx := context.Background()
-	if tool, err := h.Env.Store.FindToolByName(ctx, "semantic_search"); err == nil && tool.Edition == models.EditionEE && tool.Enabled {
+	if tool, err := h.Env.Store.Tools.FindToolByName(ctx, "semantic_search"); err == nil && tool.Edition == models.EditionEE && tool.Enabled {
 		return tool.Name
 	}
 	row := &models.Tool{
@@ -126,7 +126,7 @@ func eeOnlyTool(t *testing.T, h *harness) string {
 		InputSchema: models.JSON(`{"type":"object"}`), Annotations: models.JSON(`{"readOnlyHint":true}`),
 		Toolset: models.ToolsetCore, Edition: models.EditionEE, Enabled: true, Aliases: models.StringList{},
 	}
-	if err := h.Env.Store.UpsertTool(ctx, row); err != nil {
+	if err := h.Env.Store.Tools.UpsertTool(ctx, row); err != nil {
 		t.Fatalf("register EE tool: %v", err)
 	}
 	return row.Name

@@ -95,7 +95,7 @@ func TestListen_resourceSubscriptions(t *testing.T) {
 	}
 	retitle := func(id int64, title string) {
 		t.Helper()
-		if _, err := h.Env.Store.UpdateWorkItem(context.Background(), id, models.WorkItemUpdate{Title: &title}); err != nil {
+		if _, err := h.Env.Store.Issues.UpdateWorkItem(context.Background(), id, models.WorkItemUpdate{Title: &title}); err != nil {
 			t.Fatalf("update work item %d: %v", id, err)
 		}
 	}

@@ -186,7 +186,7 @@ func TestMetadata_noAuthorizationServer(t *testing.T) {
 func TestMetadata_registrationExplainsTheToken(t *testing.T) {
 	h := startServer(t, withEE())
 	revoked, rt := authMint(t, h, "alice", []string{"mcp"}, nil)
-	if err := h.Env.Store.RevokeToken(context.Background(), rt.ID); err != nil {
+	if err := h.Env.Store.Users.RevokeToken(context.Background(), rt.ID); err != nil {
 		t.Fatal(err)
 	}
 	readAPI, _ := authMint(t, h, "alice", []string{"read_api"}, nil)

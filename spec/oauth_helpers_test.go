@@ -99,7 +99,7 @@ func withOAuth(iss *testIssuer) option {
 // claim).
 func (h *harness) userID(t testing.TB, username string) string {
 	t.Helper()
-	u, err := h.Env.Store.FindUserByUsername(context.Background(), username)
+	u, err := h.Env.Store.Users.FindUserByUsername(context.Background(), username)
 	if err != nil {
 		t.Fatalf("find user %q: %v", username, err)
 	}

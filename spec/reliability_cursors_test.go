@@ -69,19 +69,19 @@ func TestReliability_cursorsSignedAndBound(t *testing.T) {
 		treeIDs = append(treeIDs, fmt.Sprintf("many/f%03d.txt", i))
 	}
 	// list_vulnerabilities: orbit's one finding and three more.
-	orbit, err := h.Env.Store.FindProjectByPath(context.Background(), "gitlab-org/orbit")
+	orbit, err := h.Env.Store.Projects.FindProjectByPath(context.Background(), "gitlab-org/orbit")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, sev := range []string{"low", "medium", "critical"} {
-		if err := h.Env.Store.CreateVulnerability(context.Background(), &models.Vulnerability{ProjectID: orbit.ID,
+		if err := h.Env.Store.Vulnerabilities.CreateVulnerability(context.Background(), &models.Vulnerability{ProjectID: orbit.ID,
 			Title: fmt.Sprintf("Finding %d", i), Severity: sev, ReportType: "sast", ScannerName: "Semgrep"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// list_wiki_pages: a second wiki, orbit's.
 	for _, slug := range []string{"a", "b"} {
-		if err := h.Env.Store.CreateWikiPage(context.Background(), &models.WikiPage{ProjectID: orbit.ID, Slug: slug, Title: slug}); err != nil {
+		if err := h.Env.Store.Releases.CreateWikiPage(context.Background(), &models.WikiPage{ProjectID: orbit.ID, Slug: slug, Title: slug}); err != nil {
 			t.Fatal(err)
 		}
 	}

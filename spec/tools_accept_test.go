@@ -244,7 +244,7 @@ func TestTools_mergeRequestsOnGit(t *testing.T) {
 
 	t.Run("fast-forward projects", func(t *testing.T) {
 		p := toolsAddProject(t, h, "gitlab-org", "ffonly")
-		if err := h.Env.Store.SetProjectMergeMethod(context.Background(), p.ID, models.MergeMethodFastForward); err != nil {
+		if err := h.Env.Store.Projects.SetProjectMergeMethod(context.Background(), p.ID, models.MergeMethodFastForward); err != nil {
 			t.Fatal(err)
 		}
 		f := newGitClone(t, h, p.PathWithNamespace)

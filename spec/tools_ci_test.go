@@ -200,7 +200,7 @@ func TestTools_bigJobLog(t *testing.T) {
 		fmt.Fprintf(&log, "line %06d ünïcode\n", i)
 	}
 	ctx := context.Background()
-	if err := h.Env.Store.WriteJobArtifact(ctx, &models.JobArtifact{JobID: job, FileType: models.ArtifactTrace, FileName: "job.log"}, bytes.NewReader(log.Bytes())); err != nil {
+	if err := h.Env.Store.CI.WriteJobArtifact(ctx, &models.JobArtifact{JobID: job, FileType: models.ArtifactTrace, FileName: "job.log"}, bytes.NewReader(log.Bytes())); err != nil {
 		t.Fatal(err)
 	}
 	args := map[string]any{"id": "gitlab-org/orbit", "job_id": job, "include": []any{"log"}}

@@ -91,7 +91,7 @@ func TestTools_listReleases(t *testing.T) {
 	toolsExpectField(t, sc, false, "metadata", "has_more")
 
 	// An upcoming release is listed only when asked for.
-	if err := h.Env.Store.CreateRelease(context.Background(), &models.Release{ProjectID: p.ID, Tag: "v99.0.0", Name: "Far future",
+	if err := h.Env.Store.Releases.CreateRelease(context.Background(), &models.Release{ProjectID: p.ID, Tag: "v99.0.0", Name: "Far future",
 		ReleasedAt: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}

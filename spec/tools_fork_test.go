@@ -29,15 +29,15 @@ func forkGroup(t testing.TB, h *harness) *models.Group {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	g := &models.Group{Name: "Forks", Path: "forks", Visibility: models.VisibilityPublic, CreatedAt: now, UpdatedAt: now}
-	if err := h.Env.Store.CreateGroup(ctx, g); err != nil {
+	if err := h.Env.Store.Projects.CreateGroup(ctx, g); err != nil {
 		t.Fatalf("create group forks: %v", err)
 	}
 	for username, level := range map[string]models.AccessLevel{"alice": models.Developer, "bob": models.Reporter} {
-		u, err := h.Env.Store.FindUserByUsername(ctx, username)
+		u, err := h.Env.Store.Users.FindUserByUsername(ctx, username)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h.Env.Store.AddGroupMember(ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
+		if err := h.Env.Store.Projects.AddGroupMember(ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatalf("add %s to forks: %v", username, err)
 		}
@@ -272,14 +272,14 @@ func TestTools_fork(t *testing.T) {
 		h.toolsFailWith(t, ce, "alice", "add_commit", refused("forks/feature-only"),
 			"Validation error: start_project forks/feature-only is not in the fork network of forks/fork-source: "+
 				"it must be the project itself or a project it was forked from")
-		acme, err := h.Env.Store.FindGroupByFullPath(context.Background(), "acme")
+		acme, err := h.Env.Store.Projects.FindGroupByFullPath(context.Background(), "acme")
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().UTC()
 		hidden := &models.Project{Name: "Hidden upstream", Path: "hidden-upstream", NamespaceID: acme.ID,
 			Visibility: models.VisibilityPrivate, DefaultBranch: "main", CreatedAt: now, UpdatedAt: now}
-		if err := h.Env.Store.CreateProject(context.Background(), hidden); err != nil {
+		if err := h.Env.Store.Projects.CreateProject(context.Background(), hidden); err != nil {
 			t.Fatal(err)
 		}
 		if text := h.toolsSameAsMissing(t, ce, "alice", "add_commit", refused("acme/hidden-upstream"), refused("acme/nope")); text != "404 Project Not Found" {

@@ -236,7 +236,7 @@ func toolsMaxIID(t testing.TB, h *harness, table string, projectID int64) int64 
 // toolsProject returns the stored project at path.
 func toolsProject(t testing.TB, h *harness, path string) *models.Project {
 	t.Helper()
-	p, err := h.Env.Store.FindProjectByPath(context.Background(), path)
+	p, err := h.Env.Store.Projects.FindProjectByPath(context.Background(), path)
 	if err != nil {
 		t.Fatalf("find project %s: %v", path, err)
 	}
@@ -250,23 +250,23 @@ func toolsProject(t testing.TB, h *harness, path string) *models.Project {
 func toolsAddProject(t testing.TB, h *harness, group, name string) *models.Project {
 	t.Helper()
 	ctx := context.Background()
-	g, err := h.Env.Store.FindGroupByFullPath(ctx, group)
+	g, err := h.Env.Store.Projects.FindGroupByFullPath(ctx, group)
 	if err != nil {
 		t.Fatalf("find group %s: %v", group, err)
 	}
 	now := time.Now().UTC()
 	p := &models.Project{Name: name, Path: name, NamespaceID: g.ID, Visibility: g.Visibility, DefaultBranch: "main",
 		CreatedAt: now, UpdatedAt: now}
-	if err := h.Env.Store.CreateProject(ctx, p); err != nil {
+	if err := h.Env.Store.Projects.CreateProject(ctx, p); err != nil {
 		t.Fatalf("create project %s/%s: %v", group, name, err)
 	}
 	for username, level := range map[string]models.AccessLevel{"root": models.Owner, "alice": models.Developer,
 		"bob": models.Reporter, "carol": models.Guest} {
-		u, err := h.Env.Store.FindUserByUsername(ctx, username)
+		u, err := h.Env.Store.Users.FindUserByUsername(ctx, username)
 		if err != nil {
 			t.Fatalf("find user %s: %v", username, err)
 		}
-		if err := h.Env.Store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
+		if err := h.Env.Store.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatalf("add %s to %s: %v", username, p.PathWithNamespace, err)
 		}
@@ -301,7 +301,7 @@ func toolsAddUser(t testing.TB, h *harness, username string) *models.User {
 	now := time.Now().UTC()
 	u := &models.User{Username: username, Name: "Spec " + username, Email: username + "@example.com",
 		State: models.UserActive, EESeat: true, CreatedAt: now, UpdatedAt: now}
-	if err := h.Env.Store.CreateUser(ctx, u); err != nil {
+	if err := h.Env.Store.Users.CreateUser(ctx, u); err != nil {
 		t.Fatalf("create user %s: %v", username, err)
 	}
 	raw, _ := authMint(t, h, username, []string{models.ScopeAPI, models.ScopeMCP, models.ScopeMCPOrbit}, authDay(7))

@@ -146,7 +146,7 @@ func TestTools_createIssue(t *testing.T) {
 			toolsExpectField(t, sc, true, "confidential")
 			toolsExpectField(t, sc, fmt.Sprintf("%s/gitlab-org/gitlab-mcp/-/issues/%d", h.Cfg.PublicURL, iid), "web_url")
 
-			stored, err := h.Env.Store.LoadIssue(ctx, mcp.ID, iid)
+			stored, err := h.Env.Store.Issues.LoadIssue(ctx, mcp.ID, iid)
 			if err != nil {
 				t.Fatalf("load created issue: %v", err)
 			}

@@ -192,7 +192,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 			toolsExpectField(t, sc, "bob", "reviewers", 0, "username")
 			toolsExpectField(t, sc, "[feature]", "labels")
 			toolsExpectField(t, sc, fmt.Sprintf("%s/gitlab-org/gitlab-mcp/-/merge_requests/%d", h.Cfg.PublicURL, iid), "web_url")
-			stored, err := h.Env.Store.LoadMergeRequest(ctx, mcp.ID, iid)
+			stored, err := h.Env.Store.MergeRequests.LoadMergeRequest(ctx, mcp.ID, iid)
 			if err != nil {
 				t.Fatalf("load created merge request: %v", err)
 			}

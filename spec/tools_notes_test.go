@@ -150,7 +150,7 @@ func TestTools_createWorkItemNote(t *testing.T) {
 			if id != before["notes max id"]+1 {
 				t.Errorf("note id = %d, want %d", id, before["notes max id"]+1)
 			}
-			stored, err := h.Env.Store.LoadNote(ctx, id)
+			stored, err := h.Env.Store.Notes.LoadNote(ctx, id)
 			if err != nil || stored.Body != "Spec comment ("+era+")" || stored.AuthorID != authUser(t, h, "bob").ID {
 				t.Errorf("stored note = %+v, %v", stored, err)
 			}

@@ -91,7 +91,7 @@ func TestTools_goSDK(t *testing.T) {
 			if !ok || sc["title"] != title {
 				t.Fatalf("create_issue structuredContent = %v", sc)
 			}
-			stored, err := h.Env.Store.LoadIssue(ctx, mcpProject.ID, int64(iid))
+			stored, err := h.Env.Store.Issues.LoadIssue(ctx, mcpProject.ID, int64(iid))
 			if err != nil || stored.Title != title || stored.Author == nil || stored.Author.Username != "alice" {
 				t.Errorf("stored issue %v: %+v, %v", iid, stored, err)
 			}

@@ -32,11 +32,11 @@ func TestGenerated_imports(t *testing.T) {
 	sum, err := importexport.Import(ctx, s, repos, a, importexport.ImportOptions{GroupPath: "gen", ProjectPath: "small",
 		CreateProject: func(ctx context.Context, tx *store.Store, group string, p *models.Project) (*models.Project, error) {
 			g := &models.Group{Name: group, Path: group, Visibility: models.VisibilityPrivate}
-			if err := tx.CreateGroup(ctx, g); err != nil && !errors.Is(err, models.ErrConflict) {
+			if err := tx.Projects.CreateGroup(ctx, g); err != nil && !errors.Is(err, models.ErrConflict) {
 				return nil, err
 			}
 			p.NamespaceID = g.ID
-			return p, tx.CreateProject(ctx, p)
+			return p, tx.Projects.CreateProject(ctx, p)
 		}})
 	if err != nil {
 		t.Fatalf("import: %v", err)

@@ -87,8 +87,8 @@ var reindexSlots = make(chan struct{}, maxReindexes)
 // process's re-index of the project) before it is served that index.
 const staleWait = 5 * time.Second
 
-// Store is what the index needs of the data store; *store.Store
-// satisfies it.
+// Store is what the index needs of the data store; the store's CodeIndex
+// and Projects families together satisfy it.
 type Store interface {
 	IndexStatus(ctx context.Context, projectID int64) (*models.IndexStatus, error)
 	ReplaceCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, files []models.RepositoryFile) (bool, error)

@@ -22,11 +22,11 @@ func project(tb testing.TB, s *store.Store) *models.Project {
 	tb.Helper()
 	ctx := context.Background()
 	g := &models.Group{Name: "g", Path: "g", Visibility: models.VisibilityPublic}
-	if err := s.CreateGroup(ctx, g); err != nil {
+	if err := s.Projects.CreateGroup(ctx, g); err != nil {
 		tb.Fatal(err)
 	}
 	p := &models.Project{Name: "p", Path: "p", NamespaceID: g.ID, Visibility: models.VisibilityPublic, DefaultBranch: "main"}
-	if err := s.CreateProject(ctx, p); err != nil {
+	if err := s.Projects.CreateProject(ctx, p); err != nil {
 		tb.Fatal(err)
 	}
 	return p
@@ -80,7 +80,7 @@ func TestEnsure(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		p := project(t, s)
-		ix := New(s, storetest.Repositories(t, s), nil)
+		ix := New(storeOf(s), storetest.Repositories(t, s), nil)
 		defer ix.Close()
 
 		// An empty repository: an empty index.
@@ -138,7 +138,7 @@ func TestEnsure_concurrent(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
 		for range 4 {
-			ix := New(s, storetest.Repositories(t, s), nil)
+			ix := New(storeOf(s), storetest.Repositories(t, s), nil)
 			defer ix.Close()
 			for range 2 {
 				wg.Add(1)
@@ -203,7 +203,7 @@ func TestEnsure_currentReadsNoObject(t *testing.T) {
 	p := project(t, s)
 	head := commit(t, s, p.ID, "main", map[string]string{"a.txt": "a\n"})
 	var reads atomic.Int64
-	ix := New(s, objectCounting{storetest.Repositories(t, s), &reads}, nil)
+	ix := New(storeOf(s), objectCounting{storetest.Repositories(t, s), &reads}, nil)
 	defer ix.Close()
 	if st, err := ix.Ensure(ctx, p.ID, "main"); err != nil || st.LastCommit != head {
 		t.Fatalf("first search: %+v, %v", st, err)
@@ -224,14 +224,14 @@ func projects(tb testing.TB, s *store.Store, n int) []*models.Project {
 	tb.Helper()
 	ctx := context.Background()
 	g := &models.Group{Name: "many", Path: "many", Visibility: models.VisibilityPublic}
-	if err := s.CreateGroup(ctx, g); err != nil {
+	if err := s.Projects.CreateGroup(ctx, g); err != nil {
 		tb.Fatal(err)
 	}
 	out := make([]*models.Project, n)
 	for i := range out {
 		out[i] = &models.Project{Name: fmt.Sprintf("p%d", i), Path: fmt.Sprintf("p%d", i), NamespaceID: g.ID,
 			Visibility: models.VisibilityPublic, DefaultBranch: "main"}
-		if err := s.CreateProject(ctx, out[i]); err != nil {
+		if err := s.Projects.CreateProject(ctx, out[i]); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -267,7 +267,7 @@ func TestEnsure_reindexesLimited(t *testing.T) {
 	s := storetest.Open(t)
 	ctx := context.Background()
 	ps := projects(t, s, 8)
-	ix := New(s, storetest.Repositories(t, s), nil)
+	ix := New(storeOf(s), storetest.Repositories(t, s), nil)
 	defer ix.Close()
 	heads := make([]string, len(ps))
 	for i, p := range ps {
@@ -302,7 +302,7 @@ func TestEnsure_reindexesLimited(t *testing.T) {
 		}
 	}
 	for i, p := range ps {
-		if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != heads[i] {
+		if st, err := s.CodeIndex.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != heads[i] {
 			t.Errorf("project %d: %+v, %v; want %s", i, st, err, heads[i])
 		}
 	}
@@ -320,7 +320,7 @@ func TestEnsure_slotsBusy(t *testing.T) {
 	ctx := context.Background()
 	ps := projects(t, s, 4)
 	held, stale, never := ps[:2], ps[2], ps[3]
-	ix := New(s, storetest.Repositories(t, s), nil)
+	ix := New(storeOf(s), storetest.Repositories(t, s), nil)
 	defer ix.Close()
 	ix.staleWait = 200 * time.Millisecond
 	for _, p := range ps[:3] {
@@ -329,7 +329,7 @@ func TestEnsure_slotsBusy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old, err := s.IndexStatus(ctx, stale.ID)
+	old, err := s.CodeIndex.IndexStatus(ctx, stale.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestEnsure_slotsBusy(t *testing.T) {
 		t.Fatalf("a project never indexed was served with the slots busy: %+v", st)
 	case <-time.After(4 * ix.staleWait):
 	}
-	if st, err := s.IndexStatus(ctx, stale.ID); err != nil || st.LastCommit != old.LastCommit {
+	if st, err := s.CodeIndex.IndexStatus(ctx, stale.ID); err != nil || st.LastCommit != old.LastCommit {
 		t.Errorf("refreshed with the slots busy: %+v, %v", st, err)
 	}
 
@@ -385,7 +385,7 @@ func TestEnsure_slotsBusy(t *testing.T) {
 	}
 	wg.Wait()
 	ix.bg.Wait()
-	if st, err := s.IndexStatus(ctx, stale.ID); err != nil || st.LastCommit != heads[stale.ID] {
+	if st, err := s.CodeIndex.IndexStatus(ctx, stale.ID); err != nil || st.LastCommit != heads[stale.ID] {
 		t.Errorf("refresh once a slot freed: %+v, %v; want %s", st, err, heads[stale.ID])
 	}
 }
@@ -395,11 +395,11 @@ func TestRefresh(t *testing.T) {
 	s := storetest.Open(t)
 	ctx := context.Background()
 	p := project(t, s)
-	ix := New(s, storetest.Repositories(t, s), nil)
+	ix := New(storeOf(s), storetest.Repositories(t, s), nil)
 	defer ix.Close()
 	ix.Refresh(p.ID) // never searched: nothing to refresh
 	ix.bg.Wait()
-	if _, err := s.IndexStatus(ctx, p.ID); err == nil {
+	if _, err := s.CodeIndex.IndexStatus(ctx, p.ID); err == nil {
 		t.Fatal("Refresh indexed a project nobody searched")
 	}
 	if _, err := ix.Ensure(ctx, p.ID, "main"); err != nil {
@@ -408,7 +408,7 @@ func TestRefresh(t *testing.T) {
 	head := commit(t, s, p.ID, "main", map[string]string{"a.txt": "a\n"})
 	ix.Refresh(p.ID)
 	ix.bg.Wait()
-	if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != head {
+	if st, err := s.CodeIndex.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != head {
 		t.Errorf("after Refresh: %+v, %v; want %s", st, err, head)
 	}
 }
@@ -451,7 +451,7 @@ func BenchmarkReindex(b *testing.B) {
 		return strings.TrimSpace(string(out))
 	}
 	commits := [2]string{rev("refs/heads/main"), rev("refs/heads/pushed")}
-	ix := New(s, storetest.Repositories(b, s), nil)
+	ix := New(storeOf(s), storetest.Repositories(b, s), nil)
 	defer ix.Close()
 	// push moves main from one of commits to the other, off the clock.
 	push := func(b *testing.B, i int) string {
@@ -543,7 +543,7 @@ func (c *statusCounting) IndexStatus(ctx context.Context, projectID int64) (*mod
 func TestRefresh_bounded(t *testing.T) {
 	s := storetest.OpenSQLite(t)
 	ps := projects(t, s, 40)
-	c := &statusCounting{Store: s}
+	c := &statusCounting{Store: storeOf(s)}
 	ix := New(c, storetest.Repositories(t, s), nil)
 	defer ix.Close()
 	for _, p := range ps {
@@ -554,3 +554,11 @@ func TestRefresh_bounded(t *testing.T) {
 		t.Errorf("%d status reads at once, want 1 to %d", most, maxRefreshes)
 	}
 }
+
+// indexStore is Store over a store's families.
+type indexStore struct {
+	*store.CodeIndex
+	*store.Projects
+}
+
+func storeOf(s *store.Store) indexStore { return indexStore{s.CodeIndex, s.Projects} }

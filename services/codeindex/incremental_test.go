@@ -108,7 +108,7 @@ func TestIncrementalIndex_equalsFull(t *testing.T) {
 		ps := projects(t, s, 2)
 		inc, ref := ps[0], ps[1]
 		w := newWorkTree(t, s, inc, ref)
-		ix := New(s, storetest.Repositories(t, s), nil)
+		ix := New(storeOf(s), storetest.Repositories(t, s), nil)
 		defer ix.Close()
 		var paths []bool // what each re-index of inc was: incremental or not
 		ix.reindexed = func(id int64, incremental bool) {
@@ -137,7 +137,7 @@ func TestIncrementalIndex_equalsFull(t *testing.T) {
 			if st.Files != full.Files {
 				t.Errorf("%s: %d files indexed incrementally, %d from scratch", name, st.Files, full.Files)
 			}
-			if stored, err := s.IndexStatus(ctx, inc.ID); err != nil || stored.Files != full.Files || stored.LastCommit != head {
+			if stored, err := s.CodeIndex.IndexStatus(ctx, inc.ID); err != nil || stored.Files != full.Files || stored.LastCommit != head {
 				t.Errorf("%s: stored status %+v, %v; want %d files at %s", name, stored, err, full.Files, head)
 			}
 			got, want := indexRows(t, s, inc.ID), indexRows(t, s, ref.ID)
@@ -248,7 +248,7 @@ func TestIncrementalIndex_equalsFull(t *testing.T) {
 
 		// The index at MaxFiles: which files a full index keeps depends on
 		// their order, so every move to or from the bound is full.
-		st, err := s.IndexStatus(ctx, inc.ID)
+		st, err := s.CodeIndex.IndexStatus(ctx, inc.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func TestIncrementalIndex_equalsFull(t *testing.T) {
 // gatedStore holds every UpdateCodeIndex until release is closed, and
 // records what each returned and the ids its rows got.
 type gatedStore struct {
-	*store.Store
+	indexStore
 	arrived chan struct{}
 	release chan struct{}
 
@@ -302,7 +302,7 @@ type gatedResult struct {
 func (g *gatedStore) UpdateCodeIndex(ctx context.Context, prev, next *models.IndexStatus, remove []string, files []models.RepositoryFile, check func(before, after models.CodeIndexSize) error) (bool, error) {
 	g.arrived <- struct{}{}
 	<-g.release
-	won, err := g.Store.UpdateCodeIndex(ctx, prev, next, remove, files, check)
+	won, err := g.indexStore.UpdateCodeIndex(ctx, prev, next, remove, files, check)
 	r := gatedResult{won: won, err: err, ids: map[string]int64{}}
 	for _, f := range files {
 		r.ids[f.FilePath] = f.ID
@@ -327,7 +327,7 @@ func TestIncrementalIndex_race(t *testing.T) {
 		}
 		w.write(files)
 		a := w.push("a")
-		if st, err := New(s, storetest.Repositories(t, s), nil).Ensure(ctx, p.ID, "main"); err != nil || st.LastCommit != a {
+		if st, err := New(storeOf(s), storetest.Repositories(t, s), nil).Ensure(ctx, p.ID, "main"); err != nil || st.LastCommit != a {
 			t.Fatalf("index at A: %+v, %v", st, err)
 		}
 		before := map[string]int64{}
@@ -341,7 +341,7 @@ func TestIncrementalIndex_race(t *testing.T) {
 		w.write(map[string]string{"f00.txt": "edited\n", "f01.txt": "", "new.txt": "new\n"})
 		b := w.push("b")
 
-		g := &gatedStore{Store: s, arrived: make(chan struct{}, 2), release: make(chan struct{})}
+		g := &gatedStore{indexStore: storeOf(s), arrived: make(chan struct{}, 2), release: make(chan struct{})}
 		var wg sync.WaitGroup
 		sts := make([]*models.IndexStatus, 2)
 		errs := make([]error, 2)

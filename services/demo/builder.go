@@ -57,7 +57,7 @@ func (b *demoBuilder) labsWorld(gitlabOrg *models.Group) {
 		Description: "Archived prototype of a browser inspector for MCP traffic.", Visibility: models.VisibilityPublic,
 		DefaultBranch: "main", Archived: true, CreatedAt: at(-24, 0, 0), UpdatedAt: at(-10, 0, 0)}
 	if b.err == nil {
-		b.err = b.s.CreateProject(b.ctx, inspector)
+		b.err = b.s.Projects.CreateProject(b.ctx, inspector)
 		w.Projects[inspector.PathWithNamespace] = inspector
 	}
 	b.history(inspector)
@@ -70,7 +70,7 @@ func (b *demoBuilder) subgroup(parent *models.Group, name, path, description str
 	g := &models.Group{Name: name, Path: path, Description: description, Visibility: v, ParentID: &parent.ID,
 		CreatedAt: at(-20, 0, 0), UpdatedAt: at(-20, 0, 0)}
 	if b.err == nil {
-		b.err = b.s.CreateGroup(b.ctx, g)
+		b.err = b.s.Projects.CreateGroup(b.ctx, g)
 		b.w.Groups[g.FullPath] = g
 	}
 	return g
@@ -78,7 +78,7 @@ func (b *demoBuilder) subgroup(parent *models.Group, name, path, description str
 
 func (b *demoBuilder) groupMember(g *models.Group, u *models.User, level models.AccessLevel) {
 	if b.err == nil {
-		b.err = b.s.AddGroupMember(b.ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
+		b.err = b.s.Projects.AddGroupMember(b.ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: at(-20, 0, 0), UpdatedAt: at(-20, 0, 0)})
 	}
 }
@@ -89,7 +89,7 @@ func (b *demoBuilder) user(username, name, email string, state models.UserState,
 		Admin: admin, EESeat: eeSeat, CreatedAt: at(day-30, 0, 0), UpdatedAt: at(day-30, 0, 0),
 	}
 	if b.err == nil {
-		b.err = b.s.CreateUser(b.ctx, u)
+		b.err = b.s.Users.CreateUser(b.ctx, u)
 	}
 	return u
 }
@@ -98,7 +98,7 @@ func (b *demoBuilder) group(name, path, description string, v models.Visibility)
 	g := &models.Group{Name: name, Path: path, Description: description, Visibility: v,
 		CreatedAt: at(-29, 0, 0), UpdatedAt: at(-29, 0, 0)}
 	if b.err == nil {
-		b.err = b.s.CreateGroup(b.ctx, g)
+		b.err = b.s.Projects.CreateGroup(b.ctx, g)
 		b.w.Groups[path] = g
 	}
 	return g
@@ -108,7 +108,7 @@ func (b *demoBuilder) project(ns *models.Group, name, path, description string, 
 	p := &models.Project{Name: name, Path: path, NamespaceID: ns.ID, Description: description,
 		Visibility: v, DefaultBranch: "main", CreatedAt: at(day-28, 0, 0), UpdatedAt: at(day, 0, 0)}
 	if b.err == nil {
-		b.err = b.s.CreateProject(b.ctx, p)
+		b.err = b.s.Projects.CreateProject(b.ctx, p)
 		b.w.Projects[p.PathWithNamespace] = p
 	}
 	return p
@@ -116,7 +116,7 @@ func (b *demoBuilder) project(ns *models.Group, name, path, description string, 
 
 func (b *demoBuilder) member(p *models.Project, u *models.User, level models.AccessLevel) {
 	if b.err == nil {
-		b.err = b.s.AddProjectMember(b.ctx, &models.ProjectMember{
+		b.err = b.s.Projects.AddProjectMember(b.ctx, &models.ProjectMember{
 			ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: at(-27, 0, 0), UpdatedAt: at(-27, 0, 0),
 		})
@@ -129,7 +129,7 @@ func (b *demoBuilder) labels(p *models.Project, labels ...models.Label) {
 			return
 		}
 		l.ProjectID, l.CreatedAt, l.UpdatedAt = p.ID, at(-25, 0, 0), at(-25, 0, 0)
-		b.err = b.s.CreateLabel(b.ctx, &l)
+		b.err = b.s.Issues.CreateLabel(b.ctx, &l)
 	}
 }
 
@@ -143,7 +143,7 @@ func (b *demoBuilder) issue(p *models.Project, i models.Issue, assignees ...*mod
 		i.UpdatedAt = i.CreatedAt
 	}
 	if b.err == nil {
-		b.err = b.s.CreateIssue(b.ctx, &i)
+		b.err = b.s.Issues.CreateIssue(b.ctx, &i)
 	}
 	return &i
 }
@@ -152,7 +152,7 @@ func (b *demoBuilder) issue(p *models.Project, i models.Issue, assignees ...*mod
 func (b *demoBuilder) milestone(p *models.Project, m models.Milestone) {
 	m.ProjectID, m.CreatedAt, m.UpdatedAt = p.ID, at(-20, 0, 0), at(-20, 0, 0)
 	if b.err == nil {
-		b.err = b.s.CreateMilestone(b.ctx, &m)
+		b.err = b.s.Issues.CreateMilestone(b.ctx, &m)
 	}
 }
 
@@ -166,14 +166,14 @@ func (b *demoBuilder) workItem(p *models.Project, parent *models.Issue, i models
 		i.UpdatedAt = i.CreatedAt
 	}
 	if b.err == nil {
-		b.err = b.s.At(i.CreatedAt).CreateWorkItem(b.ctx, &i, &parent.ID)
+		b.err = b.s.At(i.CreatedAt).Issues.CreateWorkItem(b.ctx, &i, &parent.ID)
 	}
 }
 
 // link links two work items, at the later one's creation.
 func (b *demoBuilder) link(from, to *models.Issue, t models.LinkType) {
 	if b.err == nil {
-		b.err = b.s.At(to.CreatedAt).LinkWorkItems(b.ctx, from.ID, []int64{to.ID}, t)
+		b.err = b.s.At(to.CreatedAt).Issues.LinkWorkItems(b.ctx, from.ID, []int64{to.ID}, t)
 	}
 }
 
@@ -181,7 +181,7 @@ func (b *demoBuilder) link(from, to *models.Issue, t models.LinkType) {
 func (b *demoBuilder) wikiPage(p *models.Project, w models.WikiPage) {
 	w.ProjectID, w.CreatedAt, w.UpdatedAt = p.ID, at(-10, 0, 0), at(-10, 0, 0)
 	if b.err == nil {
-		b.err = b.s.CreateWikiPage(b.ctx, &w)
+		b.err = b.s.Releases.CreateWikiPage(b.ctx, &w)
 	}
 }
 
@@ -200,7 +200,7 @@ func (b *demoBuilder) note(p *models.Project, on any, author *models.User, n mod
 	}
 	n.UpdatedAt = n.CreatedAt
 	if b.err == nil {
-		b.err = b.s.CreateNote(b.ctx, &n)
+		b.err = b.s.Notes.CreateNote(b.ctx, &n)
 	}
 }
 
@@ -219,6 +219,6 @@ func (b *demoBuilder) release(p *models.Project, author *models.User, r models.R
 	r.ProjectID, r.AuthorID = p.ID, &author.ID
 	r.CreatedAt, r.UpdatedAt = r.ReleasedAt, r.ReleasedAt
 	if b.err == nil {
-		b.err = b.s.CreateRelease(b.ctx, &r)
+		b.err = b.s.Releases.CreateRelease(b.ctx, &r)
 	}
 }

@@ -47,7 +47,7 @@ func (b *demoBuilder) mergeRequest(p *models.Project, d demoMR) (*models.MergeRe
 	if m := b.hist[p.ID].merges[mr.SourceBranch]; m != nil && mr.State == models.MergeRequestMerged {
 		mr.MergeCommitSHA, mr.MergeUserID = m.CommitID, &b.w.Root.ID
 	}
-	b.err = b.s.CreateMergeRequest(b.ctx, &mr)
+	b.err = b.s.MergeRequests.CreateMergeRequest(b.ctx, &mr)
 	return &mr, cmp.MergeBaseSHA
 }
 
@@ -95,7 +95,7 @@ func (b *demoBuilder) pipeline(p *models.Project, pl models.Pipeline, jobs ...mo
 		}
 	}
 	if b.err == nil {
-		b.err = b.s.CreatePipeline(b.ctx, &pl)
+		b.err = b.s.CI.CreatePipeline(b.ctx, &pl)
 	}
 	return &pl
 }
@@ -134,14 +134,14 @@ func (b *demoBuilder) diffThread(p *models.Project, on *models.MergeRequest, nam
 // resolve marks the discussion named name of mr resolved by u.
 func (b *demoBuilder) resolve(mr *models.MergeRequest, name string, p *models.Project, u *models.User, when time.Time) {
 	if b.err == nil {
-		_, b.err = b.s.ResolveDiscussionAt(b.ctx, mr.ID, demoSHA("discussion", p.PathWithNamespace, name), u.ID, true, when)
+		_, b.err = b.s.MergeRequests.ResolveDiscussionAt(b.ctx, mr.ID, demoSHA("discussion", p.PathWithNamespace, name), u.ID, true, when)
 	}
 }
 
 // approve records u's approval of mr.
 func (b *demoBuilder) approve(mr *models.MergeRequest, u *models.User, when time.Time) {
 	if b.err == nil {
-		_, b.err = b.s.ApproveMergeRequestAt(b.ctx, mr.ID, u.ID, when)
+		_, b.err = b.s.MergeRequests.ApproveMergeRequestAt(b.ctx, mr.ID, u.ID, when)
 	}
 }
 
@@ -153,7 +153,7 @@ func (b *demoBuilder) jobFile(pl *models.Pipeline, jobName, fileType, format, fi
 	}
 	for _, j := range pl.Jobs {
 		if j.Name == jobName {
-			b.err = b.s.WriteJobArtifact(b.ctx, &models.JobArtifact{JobID: j.ID, FileType: fileType,
+			b.err = b.s.CI.WriteJobArtifact(b.ctx, &models.JobArtifact{JobID: j.ID, FileType: fileType,
 				FileFormat: format, FileName: fileName, CreatedAt: *pl.FinishedAt}, bytes.NewReader(data))
 			return
 		}
@@ -182,6 +182,6 @@ func demoZip(files map[string]string) []byte {
 func (b *demoBuilder) vulnerability(p *models.Project, v models.Vulnerability) {
 	v.ProjectID = p.ID
 	if b.err == nil {
-		b.err = b.s.CreateVulnerability(b.ctx, &v)
+		b.err = b.s.Vulnerabilities.CreateVulnerability(b.ctx, &v)
 	}
 }

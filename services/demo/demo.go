@@ -114,7 +114,7 @@ func Seed(ctx context.Context, s *store.Store) (*World, error) {
 		}
 		return nil, fmt.Errorf("seed demo: in the way: %s: %w", strings.Join(taken, ", "), models.ErrConflict)
 	}
-	repos, ok := s.Repositories().(Repositories)
+	repos, ok := s.Projects.Repositories().(Repositories)
 	if !ok {
 		return nil, fmt.Errorf("seed demo: the store has no git repositories to write the demo history into")
 	}
@@ -182,11 +182,11 @@ func takenByOthers(ctx context.Context, s *store.Store) ([]string, error) {
 		return err
 	}
 	for _, u := range demoUsers {
-		_, err := s.FindUserByUsername(ctx, u.username)
+		_, err := s.Users.FindUserByUsername(ctx, u.username)
 		if err := found(fmt.Sprintf("user %q", u.username), err); err != nil {
 			return nil, err
 		}
-		other, err := s.FindUserByEmail(ctx, u.email)
+		other, err := s.Users.FindUserByEmail(ctx, u.email)
 		if err == nil && strings.EqualFold(other.Username, u.username) {
 			continue // the same user, named above
 		}
@@ -195,7 +195,7 @@ func takenByOthers(ctx context.Context, s *store.Store) ([]string, error) {
 		}
 	}
 	for _, path := range demoGroups {
-		_, err := s.FindGroupByFullPath(ctx, path)
+		_, err := s.Projects.FindGroupByFullPath(ctx, path)
 		if err := found(fmt.Sprintf("group %q", path), err); err != nil {
 			return nil, err
 		}
@@ -212,7 +212,7 @@ func usernameOf(u *models.User) string {
 
 // loadDemo reads the demo world, errNoDemo when user root does not exist.
 func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
-	root, err := s.FindUserByUsername(ctx, "root")
+	root, err := s.Users.FindUserByUsername(ctx, "root")
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, errNoDemo
 	}
@@ -228,25 +228,25 @@ func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 	}
 	users := []**models.User{&w.Alice, &w.Bob, &w.Carol, &w.Dave}
 	for k, u := range demoUsers[1:] {
-		if *users[k], err = s.FindUserByUsername(ctx, u.username); err != nil {
+		if *users[k], err = s.Users.FindUserByUsername(ctx, u.username); err != nil {
 			return incomplete(err)
 		}
 	}
 	for _, path := range demoGroups {
-		if w.Groups[path], err = s.FindGroupByFullPath(ctx, path); err != nil {
+		if w.Groups[path], err = s.Projects.FindGroupByFullPath(ctx, path); err != nil {
 			return incomplete(err)
 		}
 	}
 	for _, path := range []string{ProjectMCP, ProjectOrbit, ProjectSecret} {
-		if w.Projects[path], err = s.FindProjectByPath(ctx, path); err != nil {
+		if w.Projects[path], err = s.Projects.FindProjectByPath(ctx, path); err != nil {
 			return incomplete(err)
 		}
 	}
 	// Added later: a demo seeded before them lacks them, and is complete.
-	if g, err := s.FindGroupByFullPath(ctx, GroupLabs); err == nil {
+	if g, err := s.Projects.FindGroupByFullPath(ctx, GroupLabs); err == nil {
 		w.Groups[GroupLabs] = g
 	}
-	if p, err := s.FindProjectByPath(ctx, ProjectInspector); err == nil {
+	if p, err := s.Projects.FindProjectByPath(ctx, ProjectInspector); err == nil {
 		w.Projects[ProjectInspector] = p
 	}
 	return w, nil

@@ -98,7 +98,7 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 	if labs, inspector := w.Groups[demo.GroupLabs], w.Projects[demo.ProjectInspector]; labs == nil || labs.ParentID == nil ||
 		*labs.ParentID != w.Groups["gitlab-org"].ID || inspector == nil || !inspector.Archived {
 		t.Errorf("subgroup %+v and archived project %+v", labs, inspector)
-	} else if level, err := s.ProjectAccessLevel(ctx, inspector.ID, w.Bob.ID); err != nil || level != models.Reporter {
+	} else if level, err := s.Projects.ProjectAccessLevel(ctx, inspector.ID, w.Bob.ID); err != nil || level != models.Reporter {
 		t.Errorf("bob in %s (inherited from gitlab-org) = %v, %v; want reporter", demo.ProjectInspector, level, err)
 	}
 	for path, v := range wantVisibility {
@@ -144,12 +144,12 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 	mcp := w.Projects[demo.ProjectMCP]
 	wantLevels := map[*models.User]models.AccessLevel{w.Alice: models.Developer, w.Bob: models.Reporter, w.Carol: models.Guest}
 	for u, level := range wantLevels {
-		m, err := s.FindProjectMember(ctx, mcp.ID, u.ID)
+		m, err := s.Projects.FindProjectMember(ctx, mcp.ID, u.ID)
 		if err != nil || m.AccessLevel != level {
 			t.Errorf("%s in gitlab-mcp = %+v, %v; want %s", u.Username, m, err, level)
 		}
 	}
-	if _, err := s.FindProjectMember(ctx, secret.ID, w.Carol.ID); !errors.Is(err, models.ErrNotFound) {
+	if _, err := s.Projects.FindProjectMember(ctx, secret.ID, w.Carol.ID); !errors.Is(err, models.ErrNotFound) {
 		t.Errorf("carol in secret-plans: %v, want ErrNotFound", err)
 	}
 
@@ -274,7 +274,7 @@ func checkDemoRepositories(t *testing.T, s *store.Store, w *demo.World, mrs []mo
 
 // gitRun runs the git command line on project id's repository.
 func gitRun(s *store.Store, id int64, args ...string) (string, error) {
-	dir := s.Repositories().(*repository.Storage).Path(id)
+	dir := s.Projects.Repositories().(*repository.Storage).Path(id)
 	out, err := exec.Command("git", append([]string{"--git-dir", dir}, args...)...).CombinedOutput()
 	return strings.TrimSuffix(string(out), "\n"), err
 }
@@ -319,7 +319,7 @@ func TestSeed_deterministic(t *testing.T) {
 
 func TestSeed_foreignRoot(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
-		if err := s.CreateUser(context.Background(), &models.User{Username: "root", Name: "root", Email: "root@example.com"}); err != nil {
+		if err := s.Users.CreateUser(context.Background(), &models.User{Username: "root", Name: "root", Email: "root@example.com"}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := demo.Seed(context.Background(), s)
@@ -341,13 +341,13 @@ func TestSeed_besideExistingData(t *testing.T) {
 		make       func(ctx context.Context, s *store.Store) error
 	}{
 		{"username", `user "alice"`, func(ctx context.Context, s *store.Store) error {
-			return s.CreateUser(ctx, &models.User{Username: "alice", Name: "Alice", Email: "alice@corp.example"})
+			return s.Users.CreateUser(ctx, &models.User{Username: "alice", Name: "Alice", Email: "alice@corp.example"})
 		}},
 		{"email", `e-mail alice@example.com (user "alice2")`, func(ctx context.Context, s *store.Store) error {
-			return s.CreateUser(ctx, &models.User{Username: "alice2", Name: "Alice", Email: "alice@example.com"})
+			return s.Users.CreateUser(ctx, &models.User{Username: "alice2", Name: "Alice", Email: "alice@example.com"})
 		}},
 		{"group", `group "acme"`, func(ctx context.Context, s *store.Store) error {
-			return s.CreateGroup(ctx, &models.Group{Name: "acme", Path: "acme", Visibility: models.VisibilityPrivate})
+			return s.Projects.CreateGroup(ctx, &models.Group{Name: "acme", Path: "acme", Visibility: models.VisibilityPrivate})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -284,7 +284,7 @@ func TestImport_failureLeavesNothing(t *testing.T) {
 		if got := listing(t, x.repos.Root()); got != dir {
 			t.Errorf("repositories directory changed:\n%s", diffLines(dir, got))
 		}
-		if _, err := s.FindProjectByPath(t.Context(), "copies/failing"); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.Projects.FindProjectByPath(t.Context(), "copies/failing"); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("project after a failed import: %v, want not found", err)
 		}
 		// And an import into an existing path is refused before anything.

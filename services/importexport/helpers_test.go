@@ -25,16 +25,16 @@ import (
 // createProject creates p in the top-level group groupPath, making the
 // group when it is missing (what the CLI passes as CreateProject).
 func createProject(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
-	g, err := tx.FindGroupByFullPath(ctx, groupPath)
+	g, err := tx.Projects.FindGroupByFullPath(ctx, groupPath)
 	if errors.Is(err, models.ErrNotFound) {
 		g = &models.Group{Name: groupPath, Path: groupPath, Visibility: models.VisibilityPublic}
-		err = tx.CreateGroup(ctx, g)
+		err = tx.Projects.CreateGroup(ctx, g)
 	}
 	if err != nil {
 		return nil, err
 	}
 	p.NamespaceID, p.DefaultBranch = g.ID, "main"
-	return p, tx.CreateProject(ctx, p)
+	return p, tx.Projects.CreateProject(ctx, p)
 }
 
 // seeded is a store with the demo world, its repositories and the
@@ -57,28 +57,28 @@ func seed(t *testing.T, s *store.Store) *seeded {
 	p := w.Projects[demo.ProjectMCP]
 	at := demo.BaseTime.Add(240 * time.Hour)
 	m := &models.Milestone{ProjectID: p.ID, Title: "Ünïcødé milestone 🚀", Description: "漢字 and emoji 🎉", CreatedAt: at, UpdatedAt: at}
-	if err := s.CreateMilestone(ctx, m); err != nil {
+	if err := s.Issues.CreateMilestone(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("Große Beschreibung — ünïcødé — 日本語のテキスト. ", 6000) // ~400 KB
 	i := &models.Issue{ProjectID: p.ID, Title: "Ünïcødé title 🚀 — 日本語", Description: big, AuthorID: w.Alice.ID,
 		Labels: models.StringList{"bug"}, MilestoneID: &m.ID, Assignees: []models.User{{ID: w.Bob.ID}, {ID: w.Alice.ID}},
 		CreatedAt: at, UpdatedAt: at}
-	if err := s.At(at).CreateIssue(ctx, i); err != nil {
+	if err := s.At(at).Issues.CreateIssue(ctx, i); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.At(at).CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue, NoteableID: i.ID, ProjectID: p.ID,
+	if err := s.At(at).Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue, NoteableID: i.ID, ProjectID: p.ID,
 		AuthorID: w.Bob.ID, Body: "Réponse interne 🔒", Internal: true, CreatedAt: at, UpdatedAt: at}); err != nil {
 		t.Fatal(err)
 	}
-	mrs, _, err := s.ListMergeRequests(ctx, models.MergeRequestQuery{ProjectIDs: []int64{p.ID}, Limit: 1})
+	mrs, _, err := s.MergeRequests.ListMergeRequests(ctx, models.MergeRequestQuery{ProjectIDs: []int64{p.ID}, Limit: 1})
 	if err != nil || len(mrs) == 0 {
 		t.Fatalf("demo merge requests: %v %d", err, len(mrs))
 	}
-	if _, err := s.UpdateMergeRequest(ctx, p.ID, mrs[0].IID, models.MergeRequestUpdate{MilestoneID: ptr(&m.ID)}); err != nil {
+	if _, err := s.MergeRequests.UpdateMergeRequest(ctx, p.ID, mrs[0].IID, models.MergeRequestUpdate{MilestoneID: ptr(&m.ID)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateRelease(ctx, &models.Release{ProjectID: p.ID, Tag: "v9.9.9-ü", Name: "Rélease ✨", Description: strings.Repeat("Notes de version — ✨ ", 300),
+	if err := s.Releases.CreateRelease(ctx, &models.Release{ProjectID: p.ID, Tag: "v9.9.9-ü", Name: "Rélease ✨", Description: strings.Repeat("Notes de version — ✨ ", 300),
 		AuthorID: &w.Alice.ID, ReleasedAt: at, CreatedAt: at, UpdatedAt: at,
 		Links: []models.ReleaseLink{{Name: "Binary 📦", URL: "https://example.com/bin", LinkType: "package", CreatedAt: at},
 			{Name: "Runbook", URL: "https://example.com/rb", LinkType: "runbook", CreatedAt: at}}}); err != nil {
@@ -89,7 +89,7 @@ func seed(t *testing.T, s *store.Store) *seeded {
 		{Slug: "rdoc-page", Title: "An RDoc page", Format: "rdoc", Content: "= Title\n", CreatedAt: at, UpdatedAt: at},
 	} {
 		page.ProjectID = p.ID
-		if err := s.CreateWikiPage(ctx, &page); err != nil {
+		if err := s.Releases.CreateWikiPage(ctx, &page); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,7 +131,7 @@ func (x *seeded) importFile(t *testing.T, file, path string, lim importexport.Li
 // the same.
 func records(t *testing.T, s *store.Store, projectID int64) string {
 	t.Helper()
-	r, _, err := s.LoadProjectRecords(context.Background(), projectID)
+	r, _, err := s.Projects.LoadProjectRecords(context.Background(), projectID)
 	if err != nil {
 		t.Fatal(err)
 	}

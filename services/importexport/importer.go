@@ -86,7 +86,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 	full := opt.GroupPath + "/" + opt.ProjectPath
 	var p *models.Project
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		if _, err := tx.FindProjectByPath(ctx, full); err == nil {
+		if _, err := tx.Projects.FindProjectByPath(ctx, full); err == nil {
 			return fmt.Errorf("project %s already exists; an archive is imported into a new project: %w", full, models.ErrConflict)
 		} else if !errors.Is(err, models.ErrNotFound) {
 			return err
@@ -94,7 +94,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 		vis := opt.Visibility
 		if vis == "" {
 			vis = archiveVisibility(a.Project.VisibilityLevel)
-			if g, err := tx.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && g.Visibility.Rank() < vis.Rank() {
+			if g, err := tx.Projects.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && g.Visibility.Rank() < vis.Rank() {
 				vis = g.Visibility
 			}
 		}
@@ -109,7 +109,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 			return err
 		}
 		if staged != nil && staged.Result.DefaultBranch != "" && staged.Result.DefaultBranch != p.DefaultBranch {
-			if err := tx.SetProjectDefaultBranch(ctx, p.ID, staged.Result.DefaultBranch); err != nil {
+			if err := tx.Projects.SetProjectDefaultBranch(ctx, p.ID, staged.Result.DefaultBranch); err != nil {
 				return err
 			}
 			p.DefaultBranch = staged.Result.DefaultBranch
@@ -129,7 +129,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 		}
 		sum.MappedUsers, sum.Placeholders = um.mapped, um.placeholders
 		progress("writing the project's records")
-		if err := tx.InsertProjectRecords(ctx, p.ID, recs); err != nil {
+		if err := tx.Projects.InsertProjectRecords(ctx, p.ID, recs); err != nil {
 			return err
 		}
 		if staged != nil {
@@ -275,11 +275,11 @@ func (um *userMap) user(ctx context.Context, src int64) (int64, error) {
 		var u *models.User
 		var err error
 		if username != "" {
-			u, err = um.tx.FindUserByUsername(ctx, username)
+			u, err = um.tx.Users.FindUserByUsername(ctx, username)
 		}
 		for _, email := range emails {
 			if u == nil && email != "" {
-				u, err = um.tx.FindUserByEmail(ctx, email)
+				u, err = um.tx.Users.FindUserByEmail(ctx, email)
 			}
 		}
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
@@ -327,14 +327,14 @@ func (um *userMap) placeholder(ctx context.Context, src int64) (int64, error) {
 	}
 	for n := 1; n < 1000; n++ {
 		username := fmt.Sprintf("%s_placeholder_%d", truncate(base, 40), n)
-		if _, err := um.tx.FindUserByUsername(ctx, username); err == nil {
+		if _, err := um.tx.Users.FindUserByUsername(ctx, username); err == nil {
 			continue
 		} else if !errors.Is(err, models.ErrNotFound) {
 			return 0, err
 		}
 		u := &models.User{Username: username, Name: "Placeholder " + display,
 			Email: username + "@placeholder.glmcp.invalid", State: models.UserBlocked}
-		err := um.tx.CreateUser(ctx, u)
+		err := um.tx.Users.CreateUser(ctx, u)
 		if errors.Is(err, models.ErrConflict) {
 			continue
 		}

@@ -24,7 +24,7 @@ func TestImport_mergeRequestDiffWithoutCommits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		x := seed(t, s)
 		ctx := context.Background()
-		open, _, err := s.ListMergeRequests(ctx, models.MergeRequestQuery{ProjectIDs: []int64{x.p.ID}, State: models.MergeRequestOpened, Limit: 100})
+		open, _, err := s.MergeRequests.ListMergeRequests(ctx, models.MergeRequestQuery{ProjectIDs: []int64{x.p.ID}, State: models.MergeRequestOpened, Limit: 100})
 		if err != nil || len(open) == 0 {
 			t.Fatalf("open demo merge requests: %v %d", err, len(open))
 		}
@@ -53,11 +53,11 @@ func TestImport_mergeRequestDiffWithoutCommits(t *testing.T) {
 		if got := sum.Imported["merge_request_diffs (commits not in the repository)"]; got != 1 {
 			t.Errorf("kept diffs = %d, want 1 (summary %v)", got, sum.Imported)
 		}
-		copied, err := s.LoadMergeRequest(ctx, sum.Project.ID, mr.IID)
+		copied, err := s.MergeRequests.LoadMergeRequest(ctx, sum.Project.ID, mr.IID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept, err := s.MergeRequestDiff(ctx, copied.ID)
+		kept, err := s.MergeRequests.MergeRequestDiff(ctx, copied.ID)
 		if err != nil {
 			t.Fatalf("kept diff of !%d: %v", mr.IID, err)
 		}

@@ -19,7 +19,7 @@ type Caller interface {
 }
 
 // Store is what resources/list and completions read directly; the store's
-// *Store satisfies it.
+// Resources and Projects families together satisfy it.
 type Store interface {
 	MemberProjectsAfter(ctx context.Context, userID, afterID int64, limit int) ([]models.Project, error)
 	CompleteProjectPaths(ctx context.Context, viewer *models.User, prefix string, limit int) ([]string, error)

@@ -11,7 +11,7 @@ import (
 
 // CatalogVersion returns the catalog version: a counter bumped by every
 // change to a tool definition. It starts at 0 on a fresh database.
-func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
+func (s *Tools) CatalogVersion(ctx context.Context) (int64, error) {
 	var st models.CatalogState
 	if err := s.conn(ctx).Where("id = 1").Take(&st).Error; err != nil {
 		return 0, fmt.Errorf("read catalog version: %w", translate(err))
@@ -21,7 +21,7 @@ func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
 
 // bumpCatalogVersion adds one to the catalog version. It belongs in the
 // transaction of the change it announces.
-func (s *Store) bumpCatalogVersion(ctx context.Context) error {
+func (s *Tools) bumpCatalogVersion(ctx context.Context) error {
 	res := s.conn(ctx).Model(&models.CatalogState{}).Where("id = 1").Updates(map[string]any{
 		"version":    gorm.Expr("version + 1"),
 		"updated_at": s.clock(),

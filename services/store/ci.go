@@ -14,7 +14,7 @@ import (
 // next page exists (it reads PerPage+1 rows). Child pipelines (source
 // parent_pipeline) are left out unless q.Source asks for them, as GitLab
 // does.
-func (s *Store) ListPipelines(ctx context.Context, q models.PipelineQuery) ([]models.Pipeline, bool, error) {
+func (s *CI) ListPipelines(ctx context.Context, q models.PipelineQuery) ([]models.Pipeline, bool, error) {
 	db := s.conn(ctx).Model(&models.Pipeline{}).Where("project_id = ?", q.ProjectID)
 	if q.Ref != "" {
 		db = db.Where("ref = ?", q.Ref)
@@ -56,7 +56,7 @@ func (s *Store) ListPipelines(ctx context.Context, q models.PipelineQuery) ([]mo
 
 // PageJobs returns up to q.Limit jobs of a pipeline in id order and
 // whether more follow.
-func (s *Store) PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob, bool, error) {
+func (s *CI) PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob, bool, error) {
 	db := s.conn(ctx).Where("pipeline_id = ? AND NOT retried", q.PipelineID)
 	if q.Type != "" {
 		db = db.Where("type = ?", q.Type)
@@ -80,7 +80,7 @@ func (s *Store) PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob
 
 // DownstreamPipelines returns up to limit pipelines triggered by pipeline
 // id (in id order, after afterID) and whether more follow.
-func (s *Store) DownstreamPipelines(ctx context.Context, id, afterID int64, limit int) ([]models.Pipeline, bool, error) {
+func (s *CI) DownstreamPipelines(ctx context.Context, id, afterID int64, limit int) ([]models.Pipeline, bool, error) {
 	out := []models.Pipeline{}
 	err := s.conn(ctx).Where("upstream_pipeline_id = ? AND id > ?", id, afterID).
 		Order("id").Limit(limit + 1).Find(&out).Error
@@ -96,7 +96,7 @@ func (s *Store) DownstreamPipelines(ctx context.Context, id, afterID int64, limi
 
 // PipelinesTriggeredBy maps bridge job ids to the pipeline each
 // triggered (jobs that triggered none are absent).
-func (s *Store) PipelinesTriggeredBy(ctx context.Context, jobIDs []int64) (map[int64]models.Pipeline, error) {
+func (s *CI) PipelinesTriggeredBy(ctx context.Context, jobIDs []int64) (map[int64]models.Pipeline, error) {
 	out := map[int64]models.Pipeline{}
 	if len(jobIDs) == 0 {
 		return out, nil
@@ -113,7 +113,7 @@ func (s *Store) PipelinesTriggeredBy(ctx context.Context, jobIDs []int64) (map[i
 
 // LoadJob returns job id if it belongs to project projectID, or
 // models.ErrNotFound.
-func (s *Store) LoadJob(ctx context.Context, projectID, id int64) (*models.CIJob, error) {
+func (s *CI) LoadJob(ctx context.Context, projectID, id int64) (*models.CIJob, error) {
 	var j models.CIJob
 	if err := s.conn(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&j).Error; err != nil {
 		return nil, fmt.Errorf("load job %d of project %d: %w", id, projectID, translate(err))
@@ -123,7 +123,7 @@ func (s *Store) LoadJob(ctx context.Context, projectID, id int64) (*models.CIJob
 
 // JobArtifacts returns the files of the given jobs (logs excluded), by
 // job then file type.
-func (s *Store) JobArtifacts(ctx context.Context, jobIDs []int64) ([]models.JobArtifact, error) {
+func (s *CI) JobArtifacts(ctx context.Context, jobIDs []int64) ([]models.JobArtifact, error) {
 	out := []models.JobArtifact{}
 	if len(jobIDs) == 0 {
 		return out, nil
@@ -138,7 +138,7 @@ func (s *Store) JobArtifacts(ctx context.Context, jobIDs []int64) ([]models.JobA
 
 // FindJobArtifact returns the artifact of fileType of job jobID, or
 // models.ErrNotFound.
-func (s *Store) FindJobArtifact(ctx context.Context, jobID int64, fileType string) (*models.JobArtifact, error) {
+func (s *CI) FindJobArtifact(ctx context.Context, jobID int64, fileType string) (*models.JobArtifact, error) {
 	var a models.JobArtifact
 	if err := s.conn(ctx).Where("job_id = ? AND file_type = ?", jobID, fileType).Take(&a).Error; err != nil {
 		return nil, fmt.Errorf("%s of job %d: %w", fileType, jobID, translate(err))
@@ -151,7 +151,7 @@ func (s *Store) FindJobArtifact(ctx context.Context, jobID int64, fileType strin
 // started by userID, and the pipeline becomes pending. A pipeline with
 // nothing to retry is models.ErrInvalidInput. It returns the pipeline as
 // stored after the change.
-func (s *Store) RetryPipeline(ctx context.Context, id, userID int64) (*models.Pipeline, error) {
+func (s *CI) RetryPipeline(ctx context.Context, id, userID int64) (*models.Pipeline, error) {
 	return s.changePipeline(ctx, id, func(tx *Store, p *models.Pipeline) error {
 		var jobs []models.CIJob
 		err := tx.conn(ctx).Where("pipeline_id = ? AND NOT retried AND status IN ?", id,
@@ -186,7 +186,7 @@ func (s *Store) RetryPipeline(ctx context.Context, id, userID int64) (*models.Pi
 
 // CancelPipeline cancels pipeline id and its unfinished jobs. A pipeline
 // that has finished is models.ErrInvalidInput.
-func (s *Store) CancelPipeline(ctx context.Context, id int64) (*models.Pipeline, error) {
+func (s *CI) CancelPipeline(ctx context.Context, id int64) (*models.Pipeline, error) {
 	return s.changePipeline(ctx, id, func(tx *Store, p *models.Pipeline) error {
 		if !slices.Contains(models.ActiveStatuses, p.Status) && p.Status != models.StatusManual {
 			return fmt.Errorf("pipeline %d is %s and cannot be canceled: %w", id, p.Status, models.ErrInvalidInput)
@@ -204,7 +204,7 @@ func (s *Store) CancelPipeline(ctx context.Context, id int64) (*models.Pipeline,
 }
 
 // RenamePipeline sets the name of pipeline id.
-func (s *Store) RenamePipeline(ctx context.Context, id int64, name string) (*models.Pipeline, error) {
+func (s *CI) RenamePipeline(ctx context.Context, id int64, name string) (*models.Pipeline, error) {
 	return s.changePipeline(ctx, id, func(tx *Store, _ *models.Pipeline) error {
 		return translate(tx.conn(ctx).Model(&models.Pipeline{}).Where("id = ?", id).
 			Updates(map[string]any{"name": name, "updated_at": tx.clock()}).Error)
@@ -213,7 +213,7 @@ func (s *Store) RenamePipeline(ctx context.Context, id int64, name string) (*mod
 
 // DeletePipeline deletes pipeline id with its jobs, variables, logs and
 // artifacts. An unknown id is models.ErrNotFound.
-func (s *Store) DeletePipeline(ctx context.Context, id int64) error {
+func (s *CI) DeletePipeline(ctx context.Context, id int64) error {
 	res := s.conn(ctx).Where("id = ?", id).Delete(&models.Pipeline{})
 	if res.Error != nil {
 		return fmt.Errorf("delete pipeline %d: %w", id, translate(res.Error))
@@ -226,9 +226,9 @@ func (s *Store) DeletePipeline(ctx context.Context, id int64) error {
 
 // changePipeline runs change on pipeline id under a row lock in one
 // transaction and returns the pipeline as stored afterwards.
-func (s *Store) changePipeline(ctx context.Context, id int64, change func(tx *Store, p *models.Pipeline) error) (*models.Pipeline, error) {
+func (s *CI) changePipeline(ctx context.Context, id int64, change func(tx *Store, p *models.Pipeline) error) (*models.Pipeline, error) {
 	var out models.Pipeline
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var p models.Pipeline
 		if err := tx.forUpdate(tx.conn(ctx).Where("id = ?", id)).Take(&p).Error; err != nil {
 			return translate(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -21,14 +20,14 @@ const ChunkSize = 128 << 10
 // transaction, replacing a previous file of the same type of that job.
 // It fills ID, ProjectID, Size and CreatedAt. Memory use is one chunk,
 // whatever the size of r. An unknown job is models.ErrNotFound.
-func (s *Store) WriteJobArtifact(ctx context.Context, a *models.JobArtifact, r io.Reader) error {
+func (s *CI) WriteJobArtifact(ctx context.Context, a *models.JobArtifact, r io.Reader) error {
 	if strings.TrimSpace(a.FileType) == "" || strings.TrimSpace(a.FileName) == "" {
 		return fmt.Errorf("write artifact: file type and name are required: %w", models.ErrInvalidInput)
 	}
 	if a.FileFormat == "" {
 		a.FileFormat = "raw"
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var job models.CIJob
 		if err := tx.conn(ctx).Select("id", "project_id").Where("id = ?", a.JobID).Take(&job).Error; err != nil {
 			return translate(err)
@@ -75,7 +74,7 @@ func (s *Store) WriteJobArtifact(ctx context.Context, a *models.JobArtifact, r i
 // the small sequential reads of a zip reader cost one query per chunk.
 // It is not safe for concurrent use.
 type ArtifactReader struct {
-	s      *Store
+	s      *CI
 	ctx    context.Context
 	id     int64
 	size   int64
@@ -85,11 +84,11 @@ type ArtifactReader struct {
 
 // OpenArtifact returns a reader of artifact a's bytes (a.ID and a.Size are
 // read): an *ArtifactReader.
-func (s *Store) OpenArtifact(ctx context.Context, a *models.JobArtifact) io.ReaderAt {
+func (s *CI) OpenArtifact(ctx context.Context, a *models.JobArtifact) io.ReaderAt {
 	return s.openArtifact(ctx, a)
 }
 
-func (s *Store) openArtifact(ctx context.Context, a *models.JobArtifact) *ArtifactReader {
+func (s *CI) openArtifact(ctx context.Context, a *models.JobArtifact) *ArtifactReader {
 	return &ArtifactReader{s: s, ctx: ctx, id: a.ID, size: a.Size, cached: -1}
 }
 
@@ -167,7 +166,7 @@ func (r *ArtifactReader) load(first, last int) error {
 
 // ReadArtifactRange returns up to limit bytes of artifact a from offset
 // (fewer at its end, none past it).
-func (s *Store) ReadArtifactRange(ctx context.Context, a *models.JobArtifact, offset, limit int64) ([]byte, error) {
+func (s *CI) ReadArtifactRange(ctx context.Context, a *models.JobArtifact, offset, limit int64) ([]byte, error) {
 	if offset >= a.Size || limit <= 0 {
 		return []byte{}, nil
 	}
@@ -181,7 +180,3 @@ func (s *Store) ReadArtifactRange(ctx context.Context, a *models.JobArtifact, of
 	}
 	return buf[:n], nil
 }
-
-// Now is the store's clock (UTC, microseconds), for callers that stamp
-// rows they build themselves.
-func (s *Store) Now() time.Time { return s.clock() }

@@ -17,23 +17,23 @@ func TestStore_CIStatuses(t *testing.T) {
 		p := mustCreateProject(t, s, "g", "p")
 		waiting := &models.Pipeline{ProjectID: p.ID, SHA: "abc", Ref: "main", Status: "waiting_for_callback",
 			Jobs: []models.CIJob{{Name: "deploy", Status: "waiting_for_callback"}, {Name: "lint", Status: models.StatusSuccess}}}
-		wantErr(t, "CreatePipeline(waiting_for_callback)", s.CreatePipeline(ctx, waiting), nil)
-		canceled, err := s.CancelPipeline(ctx, waiting.ID)
+		wantErr(t, "CreatePipeline(waiting_for_callback)", s.CI.CreatePipeline(ctx, waiting), nil)
+		canceled, err := s.CI.CancelPipeline(ctx, waiting.ID)
 		if err != nil || canceled.Status != models.StatusCanceled {
 			t.Fatalf("cancel: %+v %v", canceled, err)
 		}
-		jobs, _, err := s.PageJobs(ctx, models.JobQuery{PipelineID: waiting.ID, Limit: 10})
+		jobs, _, err := s.CI.PageJobs(ctx, models.JobQuery{PipelineID: waiting.ID, Limit: 10})
 		if err != nil || len(jobs) != 2 || jobs[0].Status != models.StatusCanceled || jobs[1].Status != models.StatusSuccess {
 			t.Fatalf("jobs after cancel = %+v %v", jobs, err)
 		}
 
 		canceling := &models.Pipeline{ProjectID: p.ID, SHA: "abc", Ref: "main", Status: "canceling",
 			Jobs: []models.CIJob{{Name: "test", Status: "canceling"}}}
-		wantErr(t, "CreatePipeline(canceling)", s.CreatePipeline(ctx, canceling), nil)
-		_, err = s.CancelPipeline(ctx, canceling.ID)
+		wantErr(t, "CreatePipeline(canceling)", s.CI.CreatePipeline(ctx, canceling), nil)
+		_, err = s.CI.CancelPipeline(ctx, canceling.ID)
 		wantErr(t, "cancel a canceling pipeline", err, models.ErrInvalidInput)
 
 		bogus := &models.Pipeline{ProjectID: p.ID, SHA: "abc", Ref: "main", Status: "cancelling"}
-		wantErr(t, "CreatePipeline(cancelling)", s.CreatePipeline(ctx, bogus), models.ErrInvalidInput)
+		wantErr(t, "CreatePipeline(cancelling)", s.CI.CreatePipeline(ctx, bogus), models.ErrInvalidInput)
 	})
 }

@@ -16,7 +16,7 @@ const codeIndexBatch = 200
 
 // IndexStatus returns what the code index holds for project projectID (see
 // models.IndexStatus), or models.ErrNotFound when it was never built.
-func (s *Store) IndexStatus(ctx context.Context, projectID int64) (*models.IndexStatus, error) {
+func (s *CodeIndex) IndexStatus(ctx context.Context, projectID int64) (*models.IndexStatus, error) {
 	var st models.IndexStatus
 	err := s.conn(ctx).Where("project_id = ?", projectID).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -37,11 +37,11 @@ func (s *Store) IndexStatus(ctx context.Context, projectID int64) (*models.Index
 // the other changes nothing. It reports whether it replaced them. Every
 // row of the project goes, whatever its ref: the table is an index of the
 // default branch only.
-func (s *Store) ReplaceCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, files []models.RepositoryFile) (bool, error) {
+func (s *CodeIndex) ReplaceCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, files []models.RepositoryFile) (bool, error) {
 	now := s.clock()
 	next.IndexedAt, next.Files = now, len(files)
 	won := false
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		db := tx.conn(ctx)
 		var res *gorm.DB
 		if prev == nil {
@@ -93,7 +93,7 @@ const codeIndexPathBatch = 500
 // and after the update, once the compare-and-swap is won; an error from
 // it rolls the transaction back and is returned (wrapped). It reports
 // whether it updated the index.
-func (s *Store) UpdateCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, remove []string, files []models.RepositoryFile, check func(before, after models.CodeIndexSize) error) (bool, error) {
+func (s *CodeIndex) UpdateCodeIndex(ctx context.Context, prev *models.IndexStatus, next *models.IndexStatus, remove []string, files []models.RepositoryFile, check func(before, after models.CodeIndexSize) error) (bool, error) {
 	if prev == nil || prev.Ref != next.Ref {
 		return false, fmt.Errorf("update the code index of project %d: from %v to ref %q: %w", next.ProjectID, prev, next.Ref, models.ErrInvalidInput)
 	}
@@ -119,7 +119,7 @@ func (s *Store) UpdateCodeIndex(ctx context.Context, prev *models.IndexStatus, n
 		}
 	}
 	won := false
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		db := tx.conn(ctx)
 		res := db.Model(&models.IndexStatus{}).
 			Where("project_id = ? AND ref = ? AND last_commit = ?", next.ProjectID, prev.Ref, prev.LastCommit).

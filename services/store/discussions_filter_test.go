@@ -17,11 +17,11 @@ func TestStore_DiscussionsFilter(t *testing.T) {
 		alice := mustCreateUser(t, s, "alice")
 		p := mustCreateProject(t, s, "g", "p")
 		i := &models.Issue{ProjectID: p.ID, Title: "Crash", AuthorID: alice.ID}
-		wantErr(t, "CreateIssue", s.CreateIssue(ctx, i), nil)
+		wantErr(t, "CreateIssue", s.Issues.CreateIssue(ctx, i), nil)
 		note := func(body string, system bool) *models.Note {
 			n := &models.Note{NoteableType: models.NoteableIssue, NoteableID: i.ID, ProjectID: p.ID, AuthorID: alice.ID,
 				Body: body, System: system}
-			wantErr(t, "CreateNote("+body+")", s.CreateNote(ctx, n), nil)
+			wantErr(t, "CreateNote("+body+")", s.Notes.CreateNote(ctx, n), nil)
 			return n
 		}
 		note("comment", false)
@@ -29,7 +29,7 @@ func TestStore_DiscussionsFilter(t *testing.T) {
 		note("another comment", false)
 		bodies := func(f models.NotesFilter, after int64) []string {
 			t.Helper()
-			ds, _, err := s.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID,
+			ds, _, err := s.MergeRequests.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID,
 				Limit: 10, Filter: f, AfterNoteID: after})
 			if err != nil {
 				t.Fatal(err)

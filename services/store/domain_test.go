@@ -19,21 +19,21 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		org := &models.Group{Name: "GitLab.org", Path: "gitlab-org", Visibility: models.VisibilityInternal}
-		wantErr(t, "CreateGroup", s.CreateGroup(ctx, org), nil)
+		wantErr(t, "CreateGroup", s.Projects.CreateGroup(ctx, org), nil)
 		sub := &models.Group{Name: "AI", Path: "ai", ParentID: &org.ID}
-		wantErr(t, "CreateGroup(sub)", s.CreateGroup(ctx, sub), nil)
+		wantErr(t, "CreateGroup(sub)", s.Projects.CreateGroup(ctx, sub), nil)
 		if sub.FullPath != "gitlab-org/ai" || sub.Visibility != models.VisibilityPrivate {
 			t.Errorf("subgroup full path %q visibility %q, want gitlab-org/ai private", sub.FullPath, sub.Visibility)
 		}
 		proj := &models.Project{Name: "Duo", Path: "duo", NamespaceID: sub.ID}
-		wantErr(t, "CreateProject", s.CreateProject(ctx, proj), nil)
+		wantErr(t, "CreateProject", s.Projects.CreateProject(ctx, proj), nil)
 		if proj.PathWithNamespace != "gitlab-org/ai/duo" || proj.DefaultBranch != "main" {
 			t.Errorf("project path %q branch %q", proj.PathWithNamespace, proj.DefaultBranch)
 		}
-		if got, err := s.FindProjectByPath(ctx, "GitLab-Org/AI/Duo"); err != nil || got.ID != proj.ID {
+		if got, err := s.Projects.FindProjectByPath(ctx, "GitLab-Org/AI/Duo"); err != nil || got.ID != proj.ID {
 			t.Errorf("FindProjectByPath(mixed case) = %+v, %v", got, err)
 		}
-		if got, err := s.FindGroupByFullPath(ctx, "gitlab-org/ai"); err != nil || got.ID != sub.ID {
+		if got, err := s.Projects.FindGroupByFullPath(ctx, "gitlab-org/ai"); err != nil || got.ID != sub.ID {
 			t.Errorf("FindGroupByFullPath = %+v, %v", got, err)
 		}
 		if got := proj.WebURL("https://gitlab.example.com/"); got != "https://gitlab.example.com/gitlab-org/ai/duo" {
@@ -54,7 +54,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 			{"unknown visibility", models.Group{Name: "x", Path: "x", Visibility: "secret"}, models.ErrInvalidInput},
 		}
 		for _, tt := range groupTests {
-			wantErr(t, "CreateGroup("+tt.name+")", s.CreateGroup(ctx, &tt.group), tt.want)
+			wantErr(t, "CreateGroup("+tt.name+")", s.Projects.CreateGroup(ctx, &tt.group), tt.want)
 		}
 		projectTests := []struct {
 			name    string
@@ -71,7 +71,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 			{"non-ASCII", models.Project{Name: "x", Path: "café", NamespaceID: org.ID}, models.ErrInvalidInput},
 		}
 		for _, tt := range projectTests {
-			wantErr(t, "CreateProject("+tt.name+")", s.CreateProject(ctx, &tt.project), tt.want)
+			wantErr(t, "CreateProject("+tt.name+")", s.Projects.CreateProject(ctx, &tt.project), tt.want)
 		}
 
 		// A name is unique in its namespace, exactly (GitLab's
@@ -86,7 +86,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 			{"both", models.Project{Name: "Duo", Path: "DUO", NamespaceID: sub.ID}, "Name has already been taken, Path has already been taken"},
 		}
 		for _, tt := range takenTests {
-			err := s.CreateProject(ctx, &tt.project)
+			err := s.Projects.CreateProject(ctx, &tt.project)
 			var taken *models.TakenError
 			if !errors.As(err, &taken) || !errors.Is(err, models.ErrConflict) || taken.CallerMessage() != tt.want {
 				t.Errorf("CreateProject(%s) = %v, want a TakenError %q", tt.name, err, tt.want)
@@ -96,7 +96,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 			{Name: "duo", Path: "duo-lower", NamespaceID: sub.ID}, // another name: case counts
 			{Name: "Duo", Path: "duo", NamespaceID: org.ID},       // another namespace
 		} {
-			wantErr(t, "CreateProject("+p.Name+" in "+p.Path+")", s.CreateProject(ctx, &p), nil)
+			wantErr(t, "CreateProject("+p.Name+" in "+p.Path+")", s.Projects.CreateProject(ctx, &p), nil)
 		}
 		// A creation racing past the checks is refused by the database,
 		// and the index that refused it names the field.
@@ -109,7 +109,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 		} {
 			p := tt.project
 			p.NamespaceID, p.Visibility, p.DefaultBranch, p.MergeMethod = sub.ID, models.VisibilityPrivate, "main", models.MergeMethodMerge
-			err := s.InsertProject(ctx, &p)
+			err := s.Projects.InsertProject(ctx, &p)
 			var taken *models.TakenError
 			if !errors.As(err, &taken) || taken.CallerMessage() != tt.want {
 				t.Errorf("InsertProject(%s, %s) = %v, want the database's %q", p.Name, p.Path, err, tt.want)
@@ -123,40 +123,40 @@ func TestStore_MembersAndLabels(t *testing.T) {
 		ctx := context.Background()
 		u := mustCreateUser(t, s, "alice")
 		p := mustCreateProject(t, s, "g", "p")
-		wantErr(t, "AddProjectMember", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer}), nil)
-		m, err := s.FindProjectMember(ctx, p.ID, u.ID)
+		wantErr(t, "AddProjectMember", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer}), nil)
+		m, err := s.Projects.FindProjectMember(ctx, p.ID, u.ID)
 		if err != nil || m.AccessLevel != models.Developer {
 			t.Errorf("FindProjectMember = %+v, %v; want developer", m, err)
 		}
-		_, err = s.FindProjectMember(ctx, p.ID, 999)
+		_, err = s.Projects.FindProjectMember(ctx, p.ID, 999)
 		wantErr(t, "FindProjectMember(non-member)", err, models.ErrNotFound)
-		wantErr(t, "AddProjectMember(again)", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Owner}), models.ErrConflict)
-		wantErr(t, "AddProjectMember(level 0)", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID}), models.ErrInvalidInput)
-		wantErr(t, "AddProjectMember(unknown user)", s.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: 999, AccessLevel: models.Guest}), models.ErrInvalidInput)
+		wantErr(t, "AddProjectMember(again)", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Owner}), models.ErrConflict)
+		wantErr(t, "AddProjectMember(level 0)", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID}), models.ErrInvalidInput)
+		wantErr(t, "AddProjectMember(unknown user)", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: 999, AccessLevel: models.Guest}), models.ErrInvalidInput)
 
 		l := &models.Label{ProjectID: p.ID, Name: "bug"}
-		wantErr(t, "CreateLabel", s.CreateLabel(ctx, l), nil)
+		wantErr(t, "CreateLabel", s.Issues.CreateLabel(ctx, l), nil)
 		if l.Color != store.DefaultLabelColor {
 			t.Errorf("label color = %q, want the default", l.Color)
 		}
-		wantErr(t, "CreateLabel(dup)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "bug", Color: "#000000"}), models.ErrConflict)
-		wantErr(t, "CreateLabel(bad color)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "x", Color: "red"}), models.ErrInvalidInput)
-		wantErr(t, "CreateLabel(no name)", s.CreateLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
-		wantErr(t, "CreateLabel(unknown project)", s.CreateLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
+		wantErr(t, "CreateLabel(dup)", s.Issues.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "bug", Color: "#000000"}), models.ErrConflict)
+		wantErr(t, "CreateLabel(bad color)", s.Issues.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "x", Color: "red"}), models.ErrInvalidInput)
+		wantErr(t, "CreateLabel(no name)", s.Issues.CreateLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
+		wantErr(t, "CreateLabel(unknown project)", s.Issues.CreateLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
 
 		// EnsureLabel: insert-or-get, the existing row unchanged.
 		got := &models.Label{ProjectID: p.ID, Name: "bug", Color: "#000000"}
-		wantErr(t, "EnsureLabel(existing)", s.EnsureLabel(ctx, got), nil)
+		wantErr(t, "EnsureLabel(existing)", s.Issues.EnsureLabel(ctx, got), nil)
 		if got.ID != l.ID || got.Color != store.DefaultLabelColor {
 			t.Errorf("EnsureLabel(existing) = %+v, want label %d with its color kept", got, l.ID)
 		}
 		fresh := &models.Label{ProjectID: p.ID, Name: "ensured", Description: "d"}
-		wantErr(t, "EnsureLabel(new)", s.EnsureLabel(ctx, fresh), nil)
+		wantErr(t, "EnsureLabel(new)", s.Issues.EnsureLabel(ctx, fresh), nil)
 		if fresh.ID == 0 || fresh.ID == l.ID || fresh.Description != "d" || fresh.CreatedAt.IsZero() {
 			t.Errorf("EnsureLabel(new) = %+v", fresh)
 		}
-		wantErr(t, "EnsureLabel(no name)", s.EnsureLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
-		wantErr(t, "EnsureLabel(unknown project)", s.EnsureLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
+		wantErr(t, "EnsureLabel(no name)", s.Issues.EnsureLabel(ctx, &models.Label{ProjectID: p.ID}), models.ErrInvalidInput)
+		wantErr(t, "EnsureLabel(unknown project)", s.Issues.EnsureLabel(ctx, &models.Label{ProjectID: 999, Name: "x"}), models.ErrInvalidInput)
 	})
 }
 
@@ -174,7 +174,7 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 			SHA: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", DiffBaseSHA: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 			MergeCommitSHA: "cccccccccccccccccccccccccccccccccccccccc", MergeUserID: &bob.ID,
 		}
-		wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+		wantErr(t, "CreateMergeRequest", s.MergeRequests.CreateMergeRequest(ctx, mr), nil)
 		if mr.IID != 1 || mr.MergedAt == nil || mr.MergeStatus != models.MergeStatusUnchecked {
 			t.Errorf("merge request iid %d merged_at %v status %q", mr.IID, mr.MergedAt, mr.MergeStatus)
 		}
@@ -188,7 +188,7 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 			t.Errorf("stored %+v", back)
 		}
 		mr2 := &models.MergeRequest{ProjectID: p.ID, Title: "Next", SourceBranch: "next", TargetBranch: "main", AuthorID: alice.ID}
-		wantErr(t, "CreateMergeRequest(second)", s.CreateMergeRequest(ctx, mr2), nil)
+		wantErr(t, "CreateMergeRequest(second)", s.MergeRequests.CreateMergeRequest(ctx, mr2), nil)
 		if mr2.IID != 2 {
 			t.Errorf("second merge request iid = %d, want 2", mr2.IID)
 		}
@@ -203,7 +203,7 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 				Reviewers: []models.User{{ID: 999}}}, models.ErrInvalidInput},
 		}
 		for _, tt := range mrTests {
-			wantErr(t, "CreateMergeRequest("+tt.name+")", s.CreateMergeRequest(ctx, &tt.mr), tt.want)
+			wantErr(t, "CreateMergeRequest("+tt.name+")", s.MergeRequests.CreateMergeRequest(ctx, &tt.mr), tt.want)
 		}
 		if n := countRows(t, s, "merge_requests"); n != 2 {
 			t.Errorf("merge_requests = %d after refused creates, want 2", n)
@@ -211,7 +211,7 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 
 		pl := &models.Pipeline{ProjectID: p.ID, SHA: mr.SHA, Ref: "fix", Status: models.StatusFailed, MergeRequestID: &mr.ID,
 			Jobs: []models.CIJob{{Name: "test", Status: models.StatusFailed}, {Name: "lint", Ref: "other", Stage: "lint"}}}
-		wantErr(t, "CreatePipeline", s.CreatePipeline(ctx, pl), nil)
+		wantErr(t, "CreatePipeline", s.CI.CreatePipeline(ctx, pl), nil)
 		if pl.IID != 1 || pl.Source != models.PipelineSourcePush || pl.Jobs[0].PipelineID != pl.ID ||
 			pl.Jobs[0].ProjectID != p.ID || pl.Jobs[0].Ref != "fix" || pl.Jobs[0].Stage != "test" ||
 			pl.Jobs[1].Ref != "other" || pl.Jobs[1].Status != models.StatusCreated {
@@ -228,7 +228,7 @@ func TestStore_MergeRequestsAndPipelines(t *testing.T) {
 			{"no ref", models.Pipeline{ProjectID: p.ID, SHA: "x"}, models.ErrInvalidInput},
 		}
 		for _, tt := range plTests {
-			wantErr(t, "CreatePipeline("+tt.name+")", s.CreatePipeline(ctx, &tt.p), tt.want)
+			wantErr(t, "CreatePipeline("+tt.name+")", s.CI.CreatePipeline(ctx, &tt.p), tt.want)
 		}
 		if n := countRows(t, s, "ci_jobs"); n != 2 {
 			t.Errorf("ci_jobs = %d after refused creates, want 2", n)
@@ -240,7 +240,7 @@ func TestStore_ReplaceCodeIndex(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		p := mustCreateProject(t, s, "g", "p")
-		if _, err := s.IndexStatus(ctx, p.ID); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.CodeIndex.IndexStatus(ctx, p.ID); !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("IndexStatus of a project never indexed: %v, want ErrNotFound", err)
 		}
 		file := func(path, content string) models.RepositoryFile {
@@ -248,7 +248,7 @@ func TestStore_ReplaceCodeIndex(t *testing.T) {
 		}
 		replace := func(desc string, prev *models.IndexStatus, sha string, want bool, files ...models.RepositoryFile) {
 			t.Helper()
-			won, err := s.ReplaceCodeIndex(ctx, prev, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: sha}, files)
+			won, err := s.CodeIndex.ReplaceCodeIndex(ctx, prev, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: sha}, files)
 			if err != nil || won != want {
 				t.Fatalf("%s: won %v, %v; want %v", desc, won, err, want)
 			}
@@ -256,7 +256,7 @@ func TestStore_ReplaceCodeIndex(t *testing.T) {
 		a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
 		replace("first index", nil, a, true, file("README.md", "hello\n"), file("src/x.go", "package x\n"))
 		replace("first index again (lost the race)", nil, b, false, file("lost.txt", "x"))
-		st, err := s.IndexStatus(ctx, p.ID)
+		st, err := s.CodeIndex.IndexStatus(ctx, p.ID)
 		if err != nil || st.LastCommit != a || st.Ref != "main" || st.Files != 2 {
 			t.Fatalf("IndexStatus = %+v, %v", st, err)
 		}
@@ -269,7 +269,7 @@ func TestStore_ReplaceCodeIndex(t *testing.T) {
 		if n := countRows(t, s, "repository_files"); n != 1 {
 			t.Errorf("repository_files = %d rows, want the winner's 1", n)
 		}
-		hits, err := s.SearchCode(ctx, models.CodeSearchQuery{ProjectID: p.ID, Ref: "main", Terms: []string{"bye"}})
+		hits, err := s.Search.SearchCode(ctx, models.CodeSearchQuery{ProjectID: p.ID, Ref: "main", Terms: []string{"bye"}})
 		if err != nil || len(hits) != 1 || hits[0].File.BlobID != models.GitBlobID("bye\n") {
 			t.Errorf("SearchCode(bye) = %+v, %v", hits, err)
 		}
@@ -284,11 +284,11 @@ func TestStore_UpdateCodeIndex(t *testing.T) {
 			return models.RepositoryFile{FilePath: path, Content: content, Size: int64(len(content)), BlobID: models.GitBlobID(content)}
 		}
 		a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
-		if won, err := s.ReplaceCodeIndex(ctx, nil, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: a},
+		if won, err := s.CodeIndex.ReplaceCodeIndex(ctx, nil, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: a},
 			[]models.RepositoryFile{file("a.txt", "aaa"), file("b.txt", "bb"), file("c.txt", "c")}); err != nil || !won {
 			t.Fatalf("first index: %v, %v", won, err)
 		}
-		atA, err := s.IndexStatus(ctx, p.ID)
+		atA, err := s.CodeIndex.IndexStatus(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,17 +301,17 @@ func TestStore_UpdateCodeIndex(t *testing.T) {
 			}
 			return strings.Join(out, ",")
 		}
-		if _, err := s.UpdateCodeIndex(ctx, nil, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: b}, nil, nil, nil); !errors.Is(err, models.ErrInvalidInput) {
+		if _, err := s.CodeIndex.UpdateCodeIndex(ctx, nil, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: b}, nil, nil, nil); !errors.Is(err, models.ErrInvalidInput) {
 			t.Errorf("update from no index: %v, want ErrInvalidInput", err)
 		}
-		if _, err := s.UpdateCodeIndex(ctx, atA, &models.IndexStatus{ProjectID: p.ID, Ref: "topic", LastCommit: b}, nil, nil, nil); !errors.Is(err, models.ErrInvalidInput) {
+		if _, err := s.CodeIndex.UpdateCodeIndex(ctx, atA, &models.IndexStatus{ProjectID: p.ID, Ref: "topic", LastCommit: b}, nil, nil, nil); !errors.Is(err, models.ErrInvalidInput) {
 			t.Errorf("update to another ref: %v, want ErrInvalidInput", err)
 		}
 		// check refuses: nothing changes.
 		refused := errors.New("refused")
 		var sizes []models.CodeIndexSize
 		next := &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: b}
-		won, err := s.UpdateCodeIndex(ctx, atA, next, []string{"a.txt", "gone.txt"}, []models.RepositoryFile{file("b.txt", "bbbb"), file("d.txt", "dddddd")},
+		won, err := s.CodeIndex.UpdateCodeIndex(ctx, atA, next, []string{"a.txt", "gone.txt"}, []models.RepositoryFile{file("b.txt", "bbbb"), file("d.txt", "dddddd")},
 			func(before, after models.CodeIndexSize) error { sizes = append(sizes, before, after); return refused })
 		if won || !errors.Is(err, refused) {
 			t.Errorf("refused by check: %v, %v", won, err)
@@ -320,17 +320,17 @@ func TestStore_UpdateCodeIndex(t *testing.T) {
 		if fmt.Sprint(sizes) != fmt.Sprint(want) {
 			t.Errorf("check saw %v, want %v", sizes, want)
 		}
-		if st, err := s.IndexStatus(ctx, p.ID); err != nil || *st != *atA || contents() != "a.txt=aaa,b.txt=bb,c.txt=c" {
+		if st, err := s.CodeIndex.IndexStatus(ctx, p.ID); err != nil || *st != *atA || contents() != "a.txt=aaa,b.txt=bb,c.txt=c" {
 			t.Errorf("after a refused update: %+v, %v, %s", st, err, contents())
 		}
 		// Accepted: only the named rows change.
 		var cID int64
 		s.DB().Model(&models.RepositoryFile{}).Where("project_id = ? AND file_path = 'c.txt'", p.ID).Pluck("id", &cID)
-		won, err = s.UpdateCodeIndex(ctx, atA, next, []string{"a.txt", "gone.txt"}, []models.RepositoryFile{file("b.txt", "bbbb"), file("d.txt", "dddddd")}, nil)
+		won, err = s.CodeIndex.UpdateCodeIndex(ctx, atA, next, []string{"a.txt", "gone.txt"}, []models.RepositoryFile{file("b.txt", "bbbb"), file("d.txt", "dddddd")}, nil)
 		if !won || err != nil || next.Files != 3 {
 			t.Fatalf("update: %v, %v, %+v", won, err, next)
 		}
-		if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != b || st.Files != 3 || contents() != "b.txt=bbbb,c.txt=c,d.txt=dddddd" {
+		if st, err := s.CodeIndex.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != b || st.Files != 3 || contents() != "b.txt=bbbb,c.txt=c,d.txt=dddddd" {
 			t.Errorf("after the update: %+v, %v, %s", st, err, contents())
 		}
 		var cAfter int64
@@ -340,11 +340,11 @@ func TestStore_UpdateCodeIndex(t *testing.T) {
 		}
 		// From a stale index: nothing changes, no row is inserted.
 		lost := []models.RepositoryFile{file("e.txt", "e")}
-		won, err = s.UpdateCodeIndex(ctx, atA, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: c}, []string{"b.txt"}, lost, nil)
+		won, err = s.CodeIndex.UpdateCodeIndex(ctx, atA, &models.IndexStatus{ProjectID: p.ID, Ref: "main", LastCommit: c}, []string{"b.txt"}, lost, nil)
 		if won || err != nil || lost[0].ID != 0 {
 			t.Errorf("update from a stale index: %v, %v, inserted id %d", won, err, lost[0].ID)
 		}
-		if st, err := s.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != b || contents() != "b.txt=bbbb,c.txt=c,d.txt=dddddd" {
+		if st, err := s.CodeIndex.IndexStatus(ctx, p.ID); err != nil || st.LastCommit != b || contents() != "b.txt=bbbb,c.txt=c,d.txt=dddddd" {
 			t.Errorf("after a lost update: %+v, %v, %s", st, err, contents())
 		}
 	})

@@ -9,13 +9,6 @@ import (
 // InsertProject inserts p without CreateProject's checks, as a concurrent
 // creation reaches the database after the checks passed: the tests see
 // what the unique indexes answer.
-func (s *Store) InsertProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) InsertProject(ctx context.Context, p *models.Project) error {
 	return s.insertProject(ctx, p)
 }
-
-// The issue view cache's table lists and statement classifier.
-var (
-	ViewTables        = viewTables
-	ViewCascadeTables = viewCascadeTables
-	RawWriteTable     = rawWriteTable
-)

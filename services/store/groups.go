@@ -15,7 +15,7 @@ import (
 // taken (ignoring case) is models.ErrConflict; a missing parent, an empty
 // name or path, a path with "/" or an unknown visibility is
 // models.ErrInvalidInput.
-func (s *Store) CreateGroup(ctx context.Context, g *models.Group) error {
+func (s *Projects) CreateGroup(ctx context.Context, g *models.Group) error {
 	if err := s.prepareGroup(ctx, g); err != nil {
 		return fmt.Errorf("create group %q: %w", g.Path, err)
 	}
@@ -23,11 +23,12 @@ func (s *Store) CreateGroup(ctx context.Context, g *models.Group) error {
 	if err := s.conn(ctx).Create(g).Error; err != nil {
 		return fmt.Errorf("create group %q: %w", g.FullPath, translate(err))
 	}
+	s.changedViews(allViews)
 	return nil
 }
 
 // FindGroupByID returns the group with id, or models.ErrNotFound.
-func (s *Store) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
+func (s *Projects) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
 	var g models.Group
 	if err := s.conn(ctx).Where("id = ?", id).Take(&g).Error; err != nil {
 		return nil, fmt.Errorf("find group %d: %w", id, translate(err))
@@ -37,7 +38,7 @@ func (s *Store) FindGroupByID(ctx context.Context, id int64) (*models.Group, err
 
 // FindGroupByFullPath returns the group at fullPath ("gitlab-org/ai"),
 // ignoring case, or models.ErrNotFound.
-func (s *Store) FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error) {
+func (s *Projects) FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error) {
 	var g models.Group
 	if err := s.conn(ctx).Where("lower(full_path) = lower(?)", fullPath).Take(&g).Error; err != nil {
 		return nil, fmt.Errorf("find group %q: %w", fullPath, translate(err))
@@ -45,7 +46,7 @@ func (s *Store) FindGroupByFullPath(ctx context.Context, fullPath string) (*mode
 	return &g, nil
 }
 
-func (s *Store) prepareGroup(ctx context.Context, g *models.Group) error {
+func (s *Projects) prepareGroup(ctx context.Context, g *models.Group) error {
 	if strings.TrimSpace(g.Name) == "" || !validPathSegment(g.Path) {
 		return fmt.Errorf("name and a path without \"/\" are required: %w", models.ErrInvalidInput)
 	}
@@ -90,4 +91,94 @@ func validPathSegment(p string) bool {
 		}
 	}
 	return true
+}
+
+// groupMemberSQL is a condition on a namespaces row aliased alias, true
+// when viewer is a member of that group, of one of its ancestors or
+// subgroups, or of a project below it (GitLab's authorized groups).
+func groupMemberSQL(alias string, viewer *models.User) (string, []any) {
+	a := alias + "."
+	return "(EXISTS (SELECT 1 FROM namespace_members gm JOIN namespaces gn ON gn.id = gm.namespace_id " +
+			"WHERE gm.user_id = ? AND (gn.id = " + a + "id OR " +
+			"substr(lower(" + a + "full_path), 1, length(gn.full_path) + 1) = lower(gn.full_path) || '/' OR " +
+			"substr(lower(gn.full_path), 1, length(" + a + "full_path) + 1) = lower(" + a + "full_path) || '/')) " +
+			"OR EXISTS (SELECT 1 FROM project_authorizations gpa JOIN projects gp ON gp.id = gpa.project_id " +
+			"WHERE gpa.user_id = ? AND substr(lower(gp.path_with_namespace), 1, length(" + a + "full_path) + 1) = lower(" + a + "full_path) || '/'))",
+		[]any{viewer.ID, viewer.ID}
+}
+
+// ListGroups returns one page of groups (see models.GroupQuery) ordered by
+// id, after q.AfterID, at most q.Limit+1 (the extra row tells the caller
+// that more follow).
+func (s *Projects) ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error) {
+	out := []models.Group{}
+	if !q.Viewer.Active() {
+		return out, nil
+	}
+	db := s.conn(ctx).Table("namespaces").Where("namespaces.id > ?", q.AfterID)
+	member, margs := groupMemberSQL("namespaces", q.Viewer)
+	switch {
+	case q.ParentID == 0:
+		if !q.IncludeSubgroups {
+			db = db.Where("namespaces.parent_id IS NULL")
+		}
+		db = db.Where(member, margs...)
+	default:
+		if q.IncludeSubgroups {
+			db = db.Where("substr(lower(namespaces.full_path), 1, length(pg.full_path) + 1) = lower(pg.full_path) || '/'").
+				Joins("JOIN namespaces pg ON pg.id = ?", q.ParentID)
+		} else {
+			db = db.Where("namespaces.parent_id = ?", q.ParentID)
+		}
+		if !q.Viewer.Admin {
+			db = db.Where("(namespaces.visibility IN ('public', 'internal') OR "+member+")", margs...)
+		}
+	}
+	if q.Visibility != "" {
+		db = db.Where("namespaces.visibility = ?", q.Visibility)
+	}
+	db = matchAny(db, q.Search, "namespaces.name", "namespaces.full_path")
+	if err := db.Select("namespaces.*").Order("namespaces.id").Limit(q.Limit + 1).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list groups: %w", translate(err))
+	}
+	return out, nil
+}
+
+// ListProjects returns one page of projects (see models.ProjectQuery)
+// ordered by id, after q.AfterID, at most q.Limit+1 (the extra row tells
+// the caller that more follow). Only projects q.Viewer may read are listed.
+func (s *Projects) ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error) {
+	out := []models.Project{}
+	vis, vargs := visibleProjectsSQL(q.Viewer)
+	db := s.conn(ctx).Table("projects").Where(vis, vargs...).Where("projects.id > ?", q.AfterID)
+	switch {
+	case q.SubgroupsIncluded():
+		scope, args := scopeProjectsSQL(0, q.GroupPath)
+		db = db.Where(scope, args...)
+	case q.GroupPath != "":
+		db = db.Where("projects.namespace_id IN (SELECT pn.id FROM namespaces pn WHERE lower(pn.full_path) = lower(?))", q.GroupPath)
+	}
+	min := q.MinAccess
+	if min == models.NoAccess && q.GroupPath == "" {
+		min = models.Guest
+	}
+	if min != models.NoAccess {
+		db = db.Where("projects.id IN (SELECT lpa.project_id FROM project_authorizations lpa WHERE lpa.user_id = ? AND lpa.access_level >= ?)",
+			q.Viewer.ID, min)
+	}
+	if q.Visibility != "" {
+		db = db.Where("projects.visibility = ?", q.Visibility)
+	}
+	switch q.Archived {
+	case "only":
+		db = db.Where("projects.archived")
+	case "include":
+	default:
+		db = db.Where("NOT projects.archived")
+	}
+	db = matchAny(db, q.Search, "projects.name", "projects.path", "projects.description")
+	if err := db.Order("projects.id").Limit(q.Limit + 1).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list projects: %w", translate(err))
+	}
+	return out, nil
 }

@@ -21,7 +21,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 func mustCreateUser(t *testing.T, s *store.Store, username string) *models.User {
 	t.Helper()
 	u := &models.User{Username: username, Name: username, Email: username + "@example.com"}
-	if err := s.CreateUser(context.Background(), u); err != nil {
+	if err := s.Users.CreateUser(context.Background(), u); err != nil {
 		t.Fatalf("CreateUser(%q) = %v", username, err)
 	}
 	return u
@@ -31,16 +31,16 @@ func mustCreateUser(t *testing.T, s *store.Store, username string) *models.User 
 func mustCreateProject(t *testing.T, s *store.Store, group, project string) *models.Project {
 	t.Helper()
 	ctx := context.Background()
-	g, err := s.FindGroupByFullPath(ctx, group)
+	g, err := s.Projects.FindGroupByFullPath(ctx, group)
 	if errors.Is(err, models.ErrNotFound) {
 		g = &models.Group{Name: group, Path: group, Visibility: models.VisibilityPublic}
-		err = s.CreateGroup(ctx, g)
+		err = s.Projects.CreateGroup(ctx, g)
 	}
 	if err != nil {
 		t.Fatalf("group %q: %v", group, err)
 	}
 	p := &models.Project{Name: project, Path: project, NamespaceID: g.ID, Visibility: models.VisibilityPublic}
-	if err := s.CreateProject(ctx, p); err != nil {
+	if err := s.Projects.CreateProject(ctx, p); err != nil {
 		t.Fatalf("CreateProject(%q) = %v", project, err)
 	}
 	return p

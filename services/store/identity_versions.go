@@ -18,11 +18,11 @@ import (
 // 20261201200000) into ctx's request marks, if any (WithRequestMarks):
 // the request's get_issue then needs no statement for a view nothing
 // changed since.
-func (s *Store) IdentityVersion(ctx context.Context) (int64, error) {
+func (s *Users) IdentityVersion(ctx context.Context) (int64, error) {
 	var v, seq int64
 	// database/sql directly: this runs on every request, and a prepared
 	// statement of the pool (compiled once per connection) is all it needs.
-	stmt, err := s.identityStmt.get(ctx, s)
+	stmt, err := s.identityStmt.get(ctx, s.core)
 	if err != nil {
 		return 0, err
 	}
@@ -47,14 +47,14 @@ type lazyStmt struct {
 	stmt  *sql.Stmt
 }
 
-func (l *lazyStmt) get(ctx context.Context, s *Store) (*sql.Stmt, error) {
+func (l *lazyStmt) get(ctx context.Context, s *core) (*sql.Stmt, error) {
 	l.mu.Lock()
 	stmt := l.stmt
 	l.mu.Unlock()
 	if stmt != nil {
 		return stmt, nil
 	}
-	db, err := s.SQLDB()
+	db, err := s.st.SQLDB()
 	if err != nil {
 		return nil, err
 	}

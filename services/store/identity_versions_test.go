@@ -23,11 +23,11 @@ func identityWrites(t *testing.T, s *store.Store) []struct {
 	ctx := context.Background()
 	alice := mustCreateUser(t, s, "alice")
 	tok := &models.PersonalAccessToken{UserID: alice.ID, Name: "laptop", TokenDigest: "digest-a", Scopes: models.StringList{models.ScopeMCP}}
-	if err := s.CreateToken(ctx, tok); err != nil {
+	if err := s.Users.CreateToken(ctx, tok); err != nil {
 		t.Fatal(err)
 	}
 	oauth := &models.OAuthAccessToken{ResourceOwnerID: &alice.ID, Token: "oauth-digest", Scopes: "mcp"}
-	if err := s.CreateOAuthToken(ctx, oauth); err != nil {
+	if err := s.Users.CreateOAuthToken(ctx, oauth); err != nil {
 		t.Fatal(err)
 	}
 	id := func(p string, n int64) string { return p + ":" + itoa(n) }
@@ -36,10 +36,10 @@ func identityWrites(t *testing.T, s *store.Store) []struct {
 		do         func() error
 	}{
 		{"new user", "", func() error { mustCreateUser(t, s, "bob"); return nil }},
-		{"last_used_at", "", func() error { return s.TouchTokenLastUsed(ctx, tok.ID, time.Now()) }},
-		{"revoke token", id("p", tok.ID), func() error { return s.RevokeToken(ctx, tok.ID) }},
-		{"revoke oauth token", id("o", oauth.ID), func() error { return s.RevokeOAuthToken(ctx, oauth.ID) }},
-		{"block user", id("u", alice.ID), func() error { return s.SetUserState(ctx, "alice", models.UserBlocked) }},
+		{"last_used_at", "", func() error { return s.Users.TouchTokenLastUsed(ctx, tok.ID, time.Now()) }},
+		{"revoke token", id("p", tok.ID), func() error { return s.Users.RevokeToken(ctx, tok.ID) }},
+		{"revoke oauth token", id("o", oauth.ID), func() error { return s.Users.RevokeOAuthToken(ctx, oauth.ID) }},
+		{"block user", id("u", alice.ID), func() error { return s.Users.SetUserState(ctx, "alice", models.UserBlocked) }},
 	}
 }
 
@@ -135,7 +135,7 @@ func TestIdentityChanges_sqliteVersion(t *testing.T) {
 	ctx := context.Background()
 	writes := identityWrites(t, s)
 	version := func() int64 {
-		v, err := s.IdentityVersion(ctx)
+		v, err := s.Users.IdentityVersion(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ const (
 // the row lock it takes serializes concurrent allocations in the project
 // until the transaction ends. Call it inside the transaction that inserts
 // the numbered row, so a rollback returns the number.
-func (s *Store) nextIID(ctx context.Context, projectID int64, usage string) (int64, error) {
+func (s *core) nextIID(ctx context.Context, projectID int64, usage string) (int64, error) {
 	var next int64
 	err := s.conn(ctx).Raw(`INSERT INTO internal_ids (project_id, usage, last_value) VALUES (?, ?, 1)
 ON CONFLICT (project_id, usage) DO UPDATE SET last_value = internal_ids.last_value + 1

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"gorm.io/gorm"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -37,15 +34,15 @@ const DefaultIssueViewCacheBytes = 64 << 20
 //     plain SQL) fires triggers on every table a view is read from; they
 //     NOTIFY on [IssueViewChannel] (see [IssueViewCache.Invalidate] for the
 //     payload), delivered by each instance's LISTEN connection.
-//   - Writes through this instance's Store to a table a view is read from
-//     ([viewTables], or one whose writes change such a table through a
-//     foreign key, [viewCascadeTables]) drop everything as soon as they
-//     commit, so a client reads its own writes without waiting for the
-//     notification: a statement outside a transaction at once, a
+//   - The store's write methods that change a table a view is read from
+//     invalidate what they changed (the projects or users they touched,
+//     or everything when that cannot be told) as soon as they commit, so
+//     that a client reads its own writes without waiting for the
+//     notification: a write outside a transaction at once, one inside a
 //     transaction ([Store.WithTx]; its savepoints count as itself) when it
-//     ends, if any of its statements may have written such a table. A
-//     statement whose table cannot be told counts as such a write. What
-//     writes other tables only, or only reads, leaves the cache as it is.
+//     ends. What writes other tables only, or only reads, leaves the cache
+//     as it is; so does SQL run on [Store.DB] (its notification drops what
+//     it changed).
 //   - Nothing is cached until the LISTEN connection is up
 //     ([IssueViewCache.SetLive]); everything is dropped when it is lost and
 //     again when it is back, since changes made meanwhile were not heard.
@@ -182,15 +179,6 @@ func (c *IssueViewCache) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reset()
-}
-
-// wrote tells the cache this Store wrote to a table views are read from
-// (see Store.UseIssueViewCache): a notified cache drops everything, since
-// its notification comes later; a versioned one has the write's marks.
-func (c *IssueViewCache) wrote() {
-	if !c.versioned {
-		c.Clear()
-	}
 }
 
 // drop removes one entry and its index rows; c.mu must be held.
@@ -356,30 +344,51 @@ func (c *IssueViewCache) Stats() IssueViewCacheStats {
 		Hits: c.hits.Load(), Misses: c.misses.Load(), Drops: c.drops.Load(), Resets: c.resets.Load()}
 }
 
+// cachedIssueViews is the issue view reader (next) with an IssueViewCache
+// in front of it: it answers what the cache holds, and keeps what next
+// reads.
+type cachedIssueViews struct {
+	cache *IssueViewCache
+	next  *Issues
+}
+
+// FindIssueView is Issues.FindIssueView, answered from the cache when it
+// can be.
+func (d cachedIssueViews) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (*models.IssueView, bool, error) {
+	c := d.cache
+	k := issueViewKey{projectID: projectID, iid: iid, userID: userID}
+	if projectID == 0 {
+		k.path = path
+	}
+	if c.versioned {
+		return d.findVersioned(ctx, k, path)
+	}
+	e, gen, ok := c.lookup(k)
+	if e.v != nil {
+		c.hits.Add(1)
+		return e.v, true, nil
+	}
+	if ok {
+		c.misses.Add(1)
+	}
+	v, found, err := d.next.findIssueView(ctx, projectID, path, iid, userID)
+	if ok && found {
+		c.store(k, gen, issueViewEntry{v: v})
+	}
+	return v, found, err
+}
+
 // issueViewSlot holds the cache a Store (and every copy of it: At,
-// transactions) uses; the write callbacks registered at Open reach it.
+// transactions) uses.
 type issueViewSlot struct {
 	cache atomic.Pointer[IssueViewCache]
-
-	// txs are the transactions WithTx has open, by their connection
-	// (txKey): what their statements wrote, for WithTx to act on once
-	// they end.
-	mu  sync.Mutex
-	txs map[any]*viewTx
 }
 
-// viewTx is what one transaction of WithTx wrote, savepoints included.
-type viewTx struct {
-	key any
-	// wrote: a statement may have written a table of viewTables (or
-	// viewCascadeTables).
-	wrote atomic.Bool
-}
-
-// UseIssueViewCache makes FindIssueView answer from c (nil: no cache),
-// and every write of this Store to a table views are read from clear c
-// once it commits. Call it before the Store is used concurrently.
-func (s *Store) UseIssueViewCache(c *IssueViewCache) { s.views.cache.Store(c) }
+// UseIssueViewCache makes FindIssueView answer from c (nil: no cache).
+// The write methods of every family that change what a view is read from
+// invalidate what they changed in c (changedViews). Call it before the
+// Store is used concurrently.
+func (s *Issues) UseIssueViewCache(c *IssueViewCache) { s.views.cache.Store(c) }
 
 // get returns the cache in use, or nil.
 func (slot *issueViewSlot) get() *IssueViewCache {
@@ -389,247 +398,7 @@ func (slot *issueViewSlot) get() *IssueViewCache {
 	return slot.cache.Load()
 }
 
-var (
-	// viewTables names the tables an issue view is read from: those the
-	// triggers of migration 20261201180000 (PostgreSQL: NOTIFY) and
-	// 20261201200000 (SQLite: marks) watch. TestIssueViewCache_tables
-	// checks it against the triggers in the database.
-	viewTables = []string{"issues", "issue_assignees", "notes", "projects",
-		"project_members", "namespace_members", "namespaces", "users"}
-	// viewCascadeTables names the tables the triggers do not watch whose
-	// writes change a watched table through a foreign key action:
-	// deleting a milestone sets issues.milestone_id to NULL (which fires
-	// the issues trigger, but this Store's statement names milestones).
-	// TestIssueViewCache_tables checks that no other such foreign key
-	// exists.
-	viewCascadeTables = []string{"milestones"}
-	// viewWrites are the tables whose writes may change a view.
-	viewWrites = func() map[string]bool {
-		m := map[string]bool{}
-		for _, t := range slices.Concat(viewTables, viewCascadeTables) {
-			m[t] = true
-		}
-		return m
-	}()
-)
-
-// register makes every statement that may have written to a table views
-// are read from clear the issue view cache once it is committed: at once
-// outside a transaction, when the transaction ends inside one (WithTx).
-func (slot *issueViewSlot) register(db *gorm.DB) error {
-	cb := db.Callback()
-	for _, k := range []struct {
-		name string
-		r    interface {
-			Register(name string, fn func(*gorm.DB)) error
-		}
-		model bool // the statement names its table (Statement.Table)
-	}{
-		{"create", cb.Create().After("*"), true},
-		{"update", cb.Update().After("*"), true},
-		{"delete", cb.Delete().After("*"), true},
-		{"raw", cb.Raw().After("*"), false},
-		{"row", cb.Row().After("*"), false},
-		// Raw(…).Find runs the query callbacks: an INSERT … RETURNING too.
-		{"query", cb.Query().After("*"), false},
-	} {
-		model := k.model
-		if err := k.r.Register("glmcp:issue_views_"+k.name, func(db *gorm.DB) { slot.afterStatement(db, model) }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (slot *issueViewSlot) afterStatement(db *gorm.DB, model bool) {
-	c := slot.get()
-	if c == nil || c.versioned { // the embedded store's writes commit their marks
-		return
-	}
-	if !writesViewTable(db, model) {
-		return
-	}
-	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx {
-		if t := slot.tx(db.Statement.ConnPool); t != nil {
-			t.wrote.Store(true) // WithTx clears once the transaction ends
-			return
-		}
-		// A transaction not begun by WithTx: nothing clears when it
-		// ends, so clear now; the notification of its commit drops
-		// what is read meanwhile.
-	}
-	c.wrote()
-}
-
-// txKey is what tells a transaction's statements apart from other
-// transactions': its database/sql transaction (gorm wraps it when it
-// prepares statements, and unwraps it for a savepoint).
-func txKey(pool gorm.ConnPool) any {
-	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
-		return p.Tx
-	}
-	return pool
-}
-
-// begin records the transaction gtx (begun by WithTx) until end.
-func (slot *issueViewSlot) begin(gtx *gorm.DB) *viewTx {
-	if slot == nil {
-		return nil
-	}
-	t := &viewTx{key: txKey(gtx.Statement.ConnPool)}
-	slot.mu.Lock()
-	defer slot.mu.Unlock()
-	if slot.txs == nil {
-		slot.txs = map[any]*viewTx{}
-	}
-	slot.txs[t.key] = t
-	return t
-}
-
-// tx returns the transaction WithTx has open on pool, or nil.
-func (slot *issueViewSlot) tx(pool gorm.ConnPool) *viewTx {
-	slot.mu.Lock()
-	defer slot.mu.Unlock()
-	return slot.txs[txKey(pool)]
-}
-
-// end forgets t (nil: none) and reports whether it may have written to a
-// table views are read from.
-func (slot *issueViewSlot) end(t *viewTx) bool {
-	if t == nil {
-		return false
-	}
-	slot.mu.Lock()
-	delete(slot.txs, t.key)
-	slot.mu.Unlock()
-	return t.wrote.Load()
-}
-
-// writesViewTable reports whether a statement may have written to a table
-// of viewWrites: a model statement on such a table, or a raw one that
-// writes such a table or whose table cannot be told (see rawWriteTable).
-func writesViewTable(db *gorm.DB, model bool) bool {
-	if model && db.Statement.Table != "" {
-		return viewWrites[tableName(db.Statement.Table)]
-	}
-	table, write := rawWriteTable(db.Statement.SQL.String())
-	return write && (table == "" || viewWrites[table])
-}
-
-// rawWriteTable tells what the statement sql may write: write is false for
-// what writes no table (SELECT, transaction control, SET, …); otherwise
-// table is the one table an INSERT, UPDATE, DELETE or REPLACE writes, or
-// "" when that cannot be told (a WITH, TRUNCATE, DDL, anything else).
-//
-// A SELECT calling a function that writes is taken for a read: glmcp has
-// no such function. Text holding more than one statement (a ";" before
-// the end, even inside a literal) cannot be told: only its first
-// statement would be read.
-func rawWriteTable(sql string) (table string, write bool) {
-	if strings.Contains(strings.TrimRight(sql, " \t\r\n;"), ";") {
-		return "", true
-	}
-	w := sqlWords(sql, 1)
-	if len(w) == 0 {
-		return "", false
-	}
-	switch w[0] {
-	case "select", "savepoint", "release", "rollback", "commit", "begin", "set", "show",
-		"lock", "listen", "unlisten", "notify", "pragma":
-		return "", false
-	}
-	w = sqlWords(sql, 5)
-	at := func(i int) string {
-		if i < len(w) {
-			return w[i]
-		}
-		return ""
-	}
-	i := 1
-	switch w[0] {
-	case "insert", "replace": // INSERT [OR …] INTO t
-		if at(1) == "or" {
-			i = 3
-		}
-		if at(i) != "into" {
-			return "", true
-		}
-		i++
-	case "update": // UPDATE [OR …] [ONLY] t
-		if at(1) == "or" {
-			i = 3
-		}
-	case "delete": // DELETE FROM [ONLY] t
-		if at(1) != "from" {
-			return "", true
-		}
-		i = 2
-	default:
-		return "", true
-	}
-	if at(i) == "only" {
-		i++
-	}
-	return tableName(at(i)), true
-}
-
-// sqlWords returns the first n words of sql, lowercased: identifiers and
-// keywords (quoted identifiers keep their quotes, a schema its dot), after
-// comments; it stops at the first other character.
-func sqlWords(sql string, n int) []string {
-	var words []string
-	for len(words) < n {
-		sql = strings.TrimLeft(sql, " \t\r\n(")
-		switch {
-		case strings.HasPrefix(sql, "--"):
-			_, rest, ok := strings.Cut(sql, "\n")
-			if !ok {
-				return words
-			}
-			sql = rest
-			continue
-		case strings.HasPrefix(sql, "/*"):
-			_, rest, ok := strings.Cut(sql, "*/")
-			if !ok {
-				return words
-			}
-			sql = rest
-			continue
-		}
-		end, quoted := 0, false
-		for end < len(sql) {
-			ch := sql[end]
-			if ch == '"' || ch == '`' {
-				quoted = !quoted
-			} else if !quoted && !(ch == '_' || ch == '.' || ch == '$' ||
-				'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch >= 0x80) {
-				break
-			}
-			end++
-		}
-		if end == 0 {
-			return words
-		}
-		words = append(words, strings.ToLower(sql[:end]))
-		sql = sql[end:]
-	}
-	return words
-}
-
-// tableName is the bare, lowercase name of a table as a statement names
-// it: without quotes, schema or alias.
-func tableName(t string) string {
-	t = strings.TrimSpace(t)
-	if f := strings.Fields(t); len(f) > 1 { // "issues AS i", "issues i"
-		t = f[0]
-	}
-	if i := strings.LastIndexByte(t, '.'); i >= 0 {
-		t = t[i+1:]
-	}
-	return strings.ToLower(strings.Trim(t, "\"`"))
-}
-
-// findIssueViewVersioned is FindIssueView with a versioned cache (the
+// findVersioned is FindIssueView with a versioned cache (the
 // embedded store). A cached view was read after the sequence said
 // e.seq; it is answered while the marks of its project and of everything
 // are not past e.seq:
@@ -643,7 +412,8 @@ func tableName(t string) string {
 // A view whose marks moved is dropped and the file read again, after the
 // sequence (the request's, when it has one: a view newer than the
 // sequence it carries is only dropped sooner).
-func (s *Store) findIssueViewVersioned(ctx context.Context, c *IssueViewCache, k issueViewKey, path string) (*models.IssueView, bool, error) {
+func (d cachedIssueViews) findVersioned(ctx context.Context, k issueViewKey, path string) (*models.IssueView, bool, error) {
+	c, s := d.cache, d.next
 	e, gen, ok := c.lookup(k)
 	if !ok {
 		return s.findIssueView(ctx, k.projectID, path, k.iid, k.userID)
@@ -692,8 +462,8 @@ const (
 )
 
 // viewSeq reads the sequence.
-func (s *Store) viewSeq(ctx context.Context) (int64, error) {
-	stmt, err := s.viewSeqStmt.get(ctx, s)
+func (s *Issues) viewSeq(ctx context.Context) (int64, error) {
+	stmt, err := s.viewSeqStmt.get(ctx, s.core)
 	if err != nil {
 		return 0, err
 	}
@@ -710,8 +480,8 @@ func (s *Store) viewSeq(ctx context.Context) (int64, error) {
 
 // viewMarks reads the latest mark of projectID or of everything, and the
 // sequence.
-func (s *Store) viewMarks(ctx context.Context, projectID int64) (mark, seq int64, err error) {
-	stmt, err := s.viewMarksStmt.get(ctx, s)
+func (s *Issues) viewMarks(ctx context.Context, projectID int64) (mark, seq int64, err error) {
+	stmt, err := s.viewMarksStmt.get(ctx, s.core)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -720,49 +490,4 @@ func (s *Store) viewMarks(ctx context.Context, projectID int64) (mark, seq int64
 		return 0, 0, fmt.Errorf("read issue view marks: %w", translate(err))
 	}
 	return mark, seq, nil
-}
-
-// renew records that the view v under k is still true at sequence seq.
-func (c *IssueViewCache) renew(k issueViewKey, v *models.IssueView, seq int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e := c.entries[k]; e.v == v && seq > e.seq {
-		e.seq = seq
-		c.entries[k] = e
-	}
-}
-
-// requestMarks carries, through one request, the issue view sequence a
-// statement of the request read (see WithRequestMarks).
-type requestMarks struct {
-	seq atomic.Int64
-	set atomic.Bool
-}
-
-type requestMarksKey struct{}
-
-// WithRequestMarks returns ctx carrying a place for the embedded store's
-// issue view sequence, for a request that starts now: the identity
-// version's statement (IdentityVersion) reads the sequence too and leaves
-// it there, so that FindIssueView of a cached view nothing changed since
-// needs no statement of its own. Any sequence read after the request
-// started is as good as one read at the view's use: a change committed
-// before the request is in it. PostgreSQL ignores it.
-func WithRequestMarks(ctx context.Context) context.Context {
-	return context.WithValue(ctx, requestMarksKey{}, &requestMarks{})
-}
-
-func noteRequestSeq(ctx context.Context, seq int64) {
-	if m, ok := ctx.Value(requestMarksKey{}).(*requestMarks); ok {
-		m.seq.Store(seq)
-		m.set.Store(true)
-	}
-}
-
-func requestSeq(ctx context.Context) (int64, bool) {
-	m, ok := ctx.Value(requestMarksKey{}).(*requestMarks)
-	if !ok || !m.set.Load() {
-		return 0, false
-	}
-	return m.seq.Load(), true
 }

@@ -2,12 +2,9 @@ package store_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/demo"
@@ -26,8 +23,8 @@ func TestIssueViewCache(t *testing.T) {
 		ctx := context.Background()
 		p := w.Projects["gitlab-org/gitlab-mcp"]
 		c := store.NewIssueViewCache(0, 0)
-		s.UseIssueViewCache(c)
-		t.Cleanup(func() { s.UseIssueViewCache(nil) })
+		s.Issues.UseIssueViewCache(c)
+		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
 
 		// read reads issue iid as alice (by project path when byPath)
 		// and reports whether it was a hit.
@@ -37,7 +34,7 @@ func TestIssueViewCache(t *testing.T) {
 			if byPath {
 				id, path = 0, p.PathWithNamespace
 			}
-			v, ok, err := s.FindIssueView(ctx, id, path, iid, w.Alice.ID)
+			v, ok, err := s.Issues.FindIssueView(ctx, id, path, iid, w.Alice.ID)
 			if err != nil || !ok {
 				t.Fatalf("FindIssueView(#%d) = %v, %v", iid, ok, err)
 			}
@@ -68,7 +65,7 @@ func TestIssueViewCache(t *testing.T) {
 		}
 		c.SetLive(true)
 		cached()
-		one, err := s.LoadIssue(ctx, p.ID, 1)
+		one, err := s.Issues.LoadIssue(ctx, p.ID, 1)
 		wantErr(t, "LoadIssue", err, nil)
 
 		// Payloads drop what they name, and only that.
@@ -97,19 +94,19 @@ func TestIssueViewCache(t *testing.T) {
 
 		// This Store's writes: a statement on a view's table clears at
 		// once, a transaction when it ends, other tables leave it.
-		if err := s.TouchTokenLastUsed(ctx, 1, time.Now()); err != nil {
+		if err := s.Users.TouchTokenLastUsed(ctx, 1, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if n := c.Stats().Entries; n != 4 {
 			t.Errorf("a token's last_used_at cleared the cache (%d views left)", n)
 		}
-		wantErr(t, "SetUserState", s.SetUserState(ctx, "carol", models.UserActive), nil)
+		wantErr(t, "SetUserState", s.Users.SetUserState(ctx, "carol", models.UserActive), nil)
 		if n := c.Stats().Entries; n != 0 {
 			t.Errorf("a user update left %d views", n)
 		}
 		cached()
 		notes := read(1, false).Notes
-		wantErr(t, "CreateNote", s.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+		wantErr(t, "CreateNote", s.Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
 			NoteableID: one.ID, ProjectID: p.ID, AuthorID: w.Bob.ID, Body: "new"}), nil)
 		if n := c.Stats().Entries; n != 0 {
 			t.Errorf("a note created left %d views", n)
@@ -119,7 +116,7 @@ func TestIssueViewCache(t *testing.T) {
 		}
 		cached()
 		wantErr(t, "WithTx", s.WithTx(ctx, func(tx *store.Store) error {
-			return tx.SetUserState(ctx, "carol", models.UserActive)
+			return tx.Users.SetUserState(ctx, "carol", models.UserActive)
 		}), nil)
 		if n := c.Stats().Entries; n != 0 {
 			t.Errorf("a transaction left %d views", n)
@@ -136,7 +133,7 @@ func TestIssueViewCache(t *testing.T) {
 		// Bounded.
 		small := store.NewIssueViewCache(3, 0)
 		small.SetLive(true)
-		s.UseIssueViewCache(small)
+		s.Issues.UseIssueViewCache(small)
 		c = small
 		for i := 0; i < 3; i++ {
 			for _, iid := range []int64{1, 2} {
@@ -183,7 +180,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := store.NewVersionedIssueViewCache(0, 0)
-	s.UseIssueViewCache(c)
+	s.Issues.UseIssueViewCache(c)
 
 	// acme/secret-plans#1: alice (maintainer, a direct member) wrote it,
 	// is assigned and commented; gitlab-org/orbit#1 another project's.
@@ -199,12 +196,12 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 		rctx := ctx
 		if marks {
 			rctx = store.WithRequestMarks(ctx)
-			if _, err := s.IdentityVersion(rctx); err != nil {
+			if _, err := s.Users.IdentityVersion(rctx); err != nil {
 				t.Fatal(err)
 			}
 		}
 		before := c.Stats()
-		v, ok, err := s.FindIssueView(rctx, p.ID, "", iid, w.Alice.ID)
+		v, ok, err := s.Issues.FindIssueView(rctx, p.ID, "", iid, w.Alice.ID)
 		if err != nil || !ok {
 			t.Fatalf("FindIssueView(%s#%d) = %v, %v", p.PathWithNamespace, iid, ok, err)
 		}
@@ -231,7 +228,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 			t.Fatalf("%s: %v", query, err)
 		}
 	}
-	one, err := s.LoadIssue(ctx, secret.ID, 1)
+	one, err := s.Issues.LoadIssue(ctx, secret.ID, 1)
 	wantErr(t, "LoadIssue", err, nil)
 
 	for i, tc := range []struct {
@@ -250,7 +247,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 		{"the project renamed", func() { exec("UPDATE projects SET name = 'Renamed' WHERE id = ?", secret.ID) },
 			func(v *models.IssueView) bool { return v.Project.Name == "Renamed" }, false},
 		{"a note through this store", func() {
-			wantErr(t, "CreateNote", s.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
+			wantErr(t, "CreateNote", s.Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
 				NoteableID: one.ID, ProjectID: secret.ID, AuthorID: w.Bob.ID, Body: "new"}), nil)
 		}, func(v *models.IssueView) bool { return v.Notes == 1 }, false},
 		{"the author's name", func() { exec("UPDATE users SET name = 'Renamed Author' WHERE id = ?", one.AuthorID) },
@@ -286,7 +283,7 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 	// What changes no view marks nothing; a rolled-back change neither.
 	cached()
 	exec("UPDATE notes SET body = 'edited' WHERE noteable_type = 'Issue' AND noteable_id = ?", one.ID)
-	wantErr(t, "TouchTokenLastUsed", s.TouchTokenLastUsed(ctx, 1, time.Now()), nil)
+	wantErr(t, "TouchTokenLastUsed", s.Users.TouchTokenLastUsed(ctx, 1, time.Now()), nil)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -302,163 +299,6 @@ func TestIssueViewCache_sqliteMarks(t *testing.T) {
 	}
 }
 
-// Ensure a transaction clears the issue view cache only when it may have
-// changed what a view shows: one that only reads, or writes tables no
-// view is read from (a pipeline, a setting), leaves the cached views
-// answered from memory; one that writes a view's table — by a model
-// statement, a raw Exec, in a savepoint, or with a statement whose table
-// cannot be told — clears it once it ends, and the next read is the
-// transaction's write.
-func TestIssueViewCache_transactions(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s *store.Store) {
-		w := joinWorld(t, s)
-		ctx := context.Background()
-		p := w.Projects["gitlab-org/gitlab-mcp"]
-		c := store.NewIssueViewCache(0, 0)
-		c.SetLive(true)
-		s.UseIssueViewCache(c)
-		t.Cleanup(func() { s.UseIssueViewCache(nil) })
-		one, err := s.LoadIssue(ctx, p.ID, 1)
-		wantErr(t, "LoadIssue", err, nil)
-
-		// read reads #1 as alice and reports whether it was a hit.
-		read := func() (*models.IssueView, bool) {
-			t.Helper()
-			before := c.Stats()
-			v, ok, err := s.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
-			if err != nil || !ok {
-				t.Fatalf("FindIssueView(#1) = %v, %v", ok, err)
-			}
-			after := c.Stats()
-			return v, after.Hits == before.Hits+1 && after.Misses == before.Misses
-		}
-		cached := func() {
-			t.Helper()
-			read()
-			if _, hit := read(); !hit {
-				t.Fatalf("#1 not cached: %+v", c.Stats())
-			}
-		}
-
-		for _, tc := range []struct {
-			what string
-			fn   func(tx *store.Store) error
-		}{
-			{"a read-only transaction", func(tx *store.Store) error {
-				_, err := tx.LoadIssue(ctx, p.ID, 1)
-				if err == nil {
-					_, _, err = tx.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
-				}
-				return err
-			}},
-			{"a pipeline created", func(tx *store.Store) error {
-				return tx.CreatePipeline(ctx, &models.Pipeline{ProjectID: p.ID, SHA: "0123456789abcdef0123456789abcdef01234567", Ref: "main",
-					Jobs: []models.CIJob{{ProjectID: p.ID, Name: "test", Stage: "test"}}})
-			}},
-			{"a raw Exec on another table, a SELECT FOR UPDATE on one", func(tx *store.Store) error {
-				if err := tx.DB().WithContext(ctx).Exec("SELECT id FROM issues WHERE id = ?", one.ID).Error; err != nil {
-					return err
-				}
-				return tx.DB().WithContext(ctx).Exec(`INSERT INTO glmcp_settings (key, value) VALUES ('view-cache-test', 'x')
-ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
-			}},
-			{"a rolled-back savepoint of a read", func(tx *store.Store) error {
-				err := tx.WithTx(ctx, func(sp *store.Store) error {
-					if _, err := sp.LoadIssue(ctx, p.ID, 1); err != nil {
-						return err
-					}
-					return models.ErrConflict
-				})
-				if err != models.ErrConflict {
-					return err
-				}
-				return nil
-			}},
-		} {
-			cached()
-			wantErr(t, tc.what, s.WithTx(ctx, tc.fn), nil)
-			if _, hit := read(); !hit {
-				t.Errorf("%s cleared the cache: %+v", tc.what, c.Stats())
-			}
-		}
-		// A pipeline created outside a transaction of the caller (its
-		// own) neither.
-		cached()
-		wantErr(t, "CreatePipeline", s.CreatePipeline(ctx, &models.Pipeline{ProjectID: p.ID,
-			SHA: "0123456789abcdef0123456789abcdef01234567", Ref: "main"}), nil)
-		if _, hit := read(); !hit {
-			t.Errorf("a pipeline cleared the cache: %+v", c.Stats())
-		}
-
-		// Writes to a view's table: read at once after the transaction.
-		title := func(text string) func(tx *store.Store) error {
-			return func(tx *store.Store) error {
-				_, err := tx.UpdateWorkItem(ctx, one.ID, models.WorkItemUpdate{Title: &text})
-				return err
-			}
-		}
-		for _, tc := range []struct {
-			what  string
-			fn    func(tx *store.Store) error
-			title string
-		}{
-			{"an issue update", title("Updated in a transaction"), "Updated in a transaction"},
-			{"an issue update in a savepoint", func(tx *store.Store) error {
-				return tx.WithTx(ctx, title("Updated in a savepoint"))
-			}, "Updated in a savepoint"},
-			{"a raw UPDATE", func(tx *store.Store) error {
-				return tx.DB().WithContext(ctx).Exec(`UPDATE "issues" SET title = 'Raw' WHERE id = ?`, one.ID).Error
-			}, "Raw"},
-			{"a statement whose table cannot be told", func(tx *store.Store) error {
-				return tx.DB().WithContext(ctx).Exec(`WITH t AS (SELECT 'Behind a WITH' AS title) UPDATE issues SET title = (SELECT title FROM t) WHERE id = ?`, one.ID).Error
-			}, "Behind a WITH"},
-		} {
-			cached()
-			wantErr(t, tc.what, s.WithTx(ctx, tc.fn), nil)
-			if v, hit := read(); hit || v.Issue.Title != tc.title {
-				t.Errorf("after %s: hit %t, title %q, want %q", tc.what, hit, v.Issue.Title, tc.title)
-			}
-		}
-		cached()
-		notes := func() int64 { v, _ := read(); return v.Notes }()
-		wantErr(t, "WithTx", s.WithTx(ctx, func(tx *store.Store) error {
-			return tx.CreateNote(ctx, &models.Note{NoteableType: models.NoteableIssue,
-				NoteableID: one.ID, ProjectID: p.ID, AuthorID: w.Bob.ID, Body: "in a transaction"})
-		}), nil)
-		if v, hit := read(); hit || v.Notes != notes+1 {
-			t.Errorf("after a note in a transaction: hit %t, notes %d, want %d", hit, v.Notes, notes+1)
-		}
-
-		// Outside a transaction: a milestone deleted (issues.milestone_id
-		// set to NULL) and a raw UPDATE clear at once, a setting does not.
-		cached()
-		wantErr(t, "Exec", s.DB().WithContext(ctx).Exec("UPDATE glmcp_settings SET value = 'y' WHERE key = 'view-cache-test'").Error, nil)
-		if _, hit := read(); !hit {
-			t.Errorf("a setting cleared the cache: %+v", c.Stats())
-		}
-		m := &models.Milestone{ProjectID: p.ID, Title: "view-cache-test"}
-		wantErr(t, "CreateMilestone", s.CreateMilestone(ctx, m), nil)
-		cached()
-		wantErr(t, "Delete", s.DB().WithContext(ctx).Delete(m).Error, nil)
-		if _, hit := read(); hit {
-			t.Errorf("a milestone deleted left the cache: %+v", c.Stats())
-		}
-		cached()
-		wantErr(t, "Exec", s.DB().WithContext(ctx).Exec("UPDATE issues SET title = 'Raw outside' WHERE id = ?", one.ID).Error, nil)
-		if v, hit := read(); hit || v.Issue.Title != "Raw outside" {
-			t.Errorf("after a raw UPDATE: hit %t, title %q", hit, v.Issue.Title)
-		}
-		// A transaction not begun by WithTx clears at its write.
-		cached()
-		wantErr(t, "Transaction", s.DB().WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
-			return gtx.Exec("UPDATE issues SET title = 'gorm transaction' WHERE id = ?", one.ID).Error
-		}), nil)
-		if v, hit := read(); hit || v.Issue.Title != "gorm transaction" {
-			t.Errorf("after a gorm transaction: hit %t, title %q", hit, v.Issue.Title)
-		}
-	})
-}
-
 // Ensure the cache holds about its byte budget at most: large views push
 // others out, a view larger than the whole budget is not kept, and the
 // count bound still holds.
@@ -470,20 +310,20 @@ func TestIssueViewCache_byteBudget(t *testing.T) {
 		const budget = 1 << 20
 		c := store.NewIssueViewCache(0, budget)
 		c.SetLive(true)
-		s.UseIssueViewCache(c)
-		t.Cleanup(func() { s.UseIssueViewCache(nil) })
+		s.Issues.UseIssueViewCache(c)
+		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
 
 		issue := func(size int) int64 {
 			t.Helper()
 			i := &models.Issue{ProjectID: p.ID, Title: "Large", AuthorID: w.Alice.ID,
 				Description: strings.Repeat("x", size)}
-			wantErr(t, "CreateIssue", s.CreateIssue(ctx, i), nil)
+			wantErr(t, "CreateIssue", s.Issues.CreateIssue(ctx, i), nil)
 			return i.IID
 		}
 		read := func(iid int64) bool {
 			t.Helper()
 			before := c.Stats().Hits
-			if _, ok, err := s.FindIssueView(ctx, p.ID, "", iid, w.Alice.ID); err != nil || !ok {
+			if _, ok, err := s.Issues.FindIssueView(ctx, p.ID, "", iid, w.Alice.ID); err != nil || !ok {
 				t.Fatalf("FindIssueView(#%d) = %v, %v", iid, ok, err)
 			}
 			return c.Stats().Hits == before+1
@@ -529,89 +369,4 @@ func TestIssueViewCache_byteBudget(t *testing.T) {
 			t.Errorf("cleared: %+v", st)
 		}
 	})
-}
-
-// Ensure the tables the cache's local clearing watches are the tables the
-// issue view triggers are on (viewTables, one list for both), and that
-// every other table whose writes change them through a foreign key action
-// is in viewCascadeTables.
-func TestIssueViewCache_tables(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s *store.Store) {
-		ctx := context.Background()
-		var triggered, cascades []string
-		var err error
-		if s.Dialect() == "postgres" {
-			err = s.DB().WithContext(ctx).Raw(`SELECT DISTINCT c.relname FROM pg_trigger t
-JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc f ON f.oid = t.tgfoid
-WHERE f.proname = 'glmcp_view_changed' ORDER BY 1`).Scan(&triggered).Error
-			wantErr(t, "triggers", err, nil)
-			// Foreign keys with an action (CASCADE, SET NULL, SET
-			// DEFAULT) from a view's table to another table.
-			err = s.DB().WithContext(ctx).Raw(`SELECT DISTINCT p.relname FROM pg_constraint k
-JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid
-WHERE k.contype = 'f' AND (k.confdeltype IN ('c', 'n', 'd') OR k.confupdtype IN ('c', 'n', 'd'))
-AND c.relname IN ? AND p.relname NOT IN ? ORDER BY 1`,
-				store.ViewTables, store.ViewTables).Scan(&cascades).Error
-			wantErr(t, "foreign keys", err, nil)
-		} else {
-			err = s.DB().WithContext(ctx).Raw(`SELECT DISTINCT tbl_name FROM sqlite_master
-WHERE type = 'trigger' AND sql LIKE '%issue_view_versions%' ORDER BY 1`).Scan(&triggered).Error
-			wantErr(t, "triggers", err, nil)
-			for _, table := range store.ViewTables {
-				var parents []string
-				err = s.DB().WithContext(ctx).Raw(`SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)
-WHERE on_delete IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR on_update IN ('CASCADE', 'SET NULL', 'SET DEFAULT')`, table).Scan(&parents).Error
-				wantErr(t, "foreign keys", err, nil)
-				for _, parent := range parents {
-					if !slices.Contains(store.ViewTables, parent) && !slices.Contains(cascades, parent) {
-						cascades = append(cascades, parent)
-					}
-				}
-			}
-			slices.Sort(cascades)
-		}
-		want := slices.Sorted(slices.Values(store.ViewTables))
-		if !slices.Equal(triggered, want) {
-			t.Errorf("tables with issue view triggers: %v, viewTables: %v", triggered, want)
-		}
-		if !slices.Equal(cascades, store.ViewCascadeTables) {
-			t.Errorf("tables whose writes change a view's table by a foreign key: %v, viewCascadeTables: %v", cascades, store.ViewCascadeTables)
-		}
-	})
-}
-
-// Ensure raw statements are told apart: what reads, what writes which
-// table, and what cannot be told (a write of an unknown table).
-func TestIssueViewCache_rawWriteTable(t *testing.T) {
-	for _, tc := range []struct {
-		sql   string
-		table string
-		write bool
-	}{
-		{"SELECT 1", "", false},
-		{"  (select id from issues)", "", false},
-		{"-- comment\nSELECT id FROM projects FOR UPDATE", "", false},
-		{"SAVEPOINT sp1", "", false},
-		{"RELEASE SAVEPOINT sp1", "", false},
-		{"ROLLBACK TO SAVEPOINT sp1", "", false},
-		{"INSERT INTO labels(project_id) VALUES (1)", "labels", true},
-		{`INSERT INTO "public"."issues" ("title") VALUES ($1)`, "issues", true},
-		{"insert or replace into notes (id) values (1)", "notes", true},
-		{"/* x */ UPDATE ONLY users SET name = 'a'", "users", true},
-		{"UPDATE ci_pipelines SET status = 'x' WHERE project_id IN (SELECT id FROM projects)", "ci_pipelines", true},
-		{"DELETE FROM issue_assignees WHERE issue_id = ?", "issue_assignees", true},
-		{"WITH x AS (DELETE FROM issues RETURNING id) SELECT * FROM x", "", true},
-		{"TRUNCATE labels", "", true},
-		{"DO $$ BEGIN END $$", "", true},
-		{"DELETE issues", "", true},
-		{"UPDATE glmcp_settings SET value = 'x'; UPDATE issues SET title = 'y'", "", true},
-		{"SELECT 1; DELETE FROM issues", "", true},
-		{"UPDATE labels SET title = 'x';\n", "labels", true},
-		{"SELECT 1;", "", false},
-	} {
-		table, write := store.RawWriteTable(tc.sql)
-		if table != tc.table || write != tc.write {
-			t.Errorf("%q: table %q, write %t; want %q, %t", tc.sql, table, write, tc.table, tc.write)
-		}
-	}
 }

@@ -30,17 +30,17 @@ func TestStore_CreateIssue(t *testing.T) {
 
 		first := &models.Issue{ProjectID: p1.ID, Title: "First", AuthorID: alice.ID, IID: 77,
 			Labels: models.StringList{"bug"}, Assignees: []models.User{{ID: alice.ID}, {ID: bob.ID}, {ID: alice.ID}}}
-		wantErr(t, "CreateIssue(first)", s.CreateIssue(ctx, first), nil)
+		wantErr(t, "CreateIssue(first)", s.Issues.CreateIssue(ctx, first), nil)
 		if first.IID != 1 || first.State != models.IssueOpened {
 			t.Errorf("first issue: iid %d state %q, want 1 opened (caller's iid replaced)", first.IID, first.State)
 		}
 		closed := &models.Issue{ProjectID: p1.ID, Title: "Second", AuthorID: alice.ID, State: models.IssueClosed}
-		wantErr(t, "CreateIssue(closed)", s.CreateIssue(ctx, closed), nil)
+		wantErr(t, "CreateIssue(closed)", s.Issues.CreateIssue(ctx, closed), nil)
 		if closed.IID != 2 || closed.ClosedAt == nil {
 			t.Errorf("closed issue: iid %d closed_at %v, want 2 and set", closed.IID, closed.ClosedAt)
 		}
 		other := &models.Issue{ProjectID: p2.ID, Title: "Elsewhere", AuthorID: bob.ID}
-		wantErr(t, "CreateIssue(other project)", s.CreateIssue(ctx, other), nil)
+		wantErr(t, "CreateIssue(other project)", s.Issues.CreateIssue(ctx, other), nil)
 		if other.IID != 1 {
 			t.Errorf("numbers are per project: iid = %d, want 1", other.IID)
 		}
@@ -67,7 +67,7 @@ func TestStore_CreateIssue(t *testing.T) {
 		}
 		for _, tt := range tests {
 			i := tt.issue
-			wantErr(t, "CreateIssue("+tt.name+")", s.CreateIssue(ctx, &i), tt.want)
+			wantErr(t, "CreateIssue("+tt.name+")", s.Issues.CreateIssue(ctx, &i), tt.want)
 			if i.ID != 0 || i.IID != 0 {
 				t.Errorf("CreateIssue(%s) left ID %d IID %d on a refused issue", tt.name, i.ID, i.IID)
 			}
@@ -76,7 +76,7 @@ func TestStore_CreateIssue(t *testing.T) {
 			t.Errorf("issues = %d, want 3", n)
 		}
 		third := &models.Issue{ProjectID: p1.ID, Title: "Third", AuthorID: alice.ID}
-		wantErr(t, "CreateIssue(third)", s.CreateIssue(ctx, third), nil)
+		wantErr(t, "CreateIssue(third)", s.Issues.CreateIssue(ctx, third), nil)
 		if third.IID != 3 {
 			t.Errorf("iid after refused creates = %d, want 3 (no gaps)", third.IID)
 		}
@@ -102,7 +102,7 @@ func TestStore_CreateIssue_concurrentIIDs(t *testing.T) {
 			wg.Go(func() {
 				for k := range each {
 					i := &models.Issue{ProjectID: p.ID, Title: fmt.Sprintf("w%d-%d", w, k), AuthorID: u.ID}
-					if err := s.CreateIssue(ctx, i); err != nil {
+					if err := s.Issues.CreateIssue(ctx, i); err != nil {
 						errs <- err
 					}
 				}

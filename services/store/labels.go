@@ -18,7 +18,7 @@ var labelColor = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 // DefaultLabelColor and must be "#RRGGBB". A name already used in the
 // project is models.ErrConflict; an empty name, a bad color or a missing
 // project is models.ErrInvalidInput.
-func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
+func (s *Issues) CreateLabel(ctx context.Context, l *models.Label) error {
 	if err := prepareLabel(l); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (s *Store) CreateLabel(ctx context.Context, l *models.Label) error {
 // description kept) or the one inserted from l. It is one statement
 // (INSERT … ON CONFLICT … RETURNING), so writers racing to create the same
 // label all get it and none fails. Validation is CreateLabel's.
-func (s *Store) EnsureLabel(ctx context.Context, l *models.Label) error {
+func (s *Issues) EnsureLabel(ctx context.Context, l *models.Label) error {
 	if err := prepareLabel(l); err != nil {
 		return err
 	}
@@ -69,4 +69,57 @@ func prepareLabel(l *models.Label) error {
 	}
 	l.ID = 0
 	return nil
+}
+
+// FindLabelsByID returns the labels of project projectID whose ids are in
+// ids, ordered by id; ids of other projects' labels are left out.
+func (s *Issues) FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error) {
+	out := []models.Label{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := s.conn(ctx).Where("project_id = ? AND id IN ?", projectID, ids).Order("id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("find labels of project %d by id: %w", projectID, translate(err))
+	}
+	return out, nil
+}
+
+// FindLabelsByName returns the labels of project projectID whose names are
+// in names (exact match, as GitLab matches label titles), ordered by name.
+func (s *Issues) FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error) {
+	out := []models.Label{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	err := s.conn(ctx).Where("project_id = ? AND name IN ?", projectID, names).Order("name").Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("find labels of project %d: %w", projectID, translate(err))
+	}
+	return out, nil
+}
+
+// SearchLabels returns up to limit labels of the given projects whose name
+// contains any of terms (case-insensitive; no terms: every label), ordered
+// by name then id.
+func (s *Issues) SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error) {
+	out := []models.Label{}
+	if len(projectIDs) == 0 {
+		return out, nil
+	}
+	q := s.conn(ctx).Where("project_id IN ?", projectIDs)
+	var conds []string
+	var args []any
+	for _, t := range terms {
+		if t = strings.TrimSpace(t); t != "" {
+			conds = append(conds, `lower(name) LIKE ? ESCAPE '\'`)
+			args = append(args, likeContains(t))
+		}
+	}
+	if len(conds) > 0 {
+		q = q.Where("("+strings.Join(conds, " OR ")+")", args...)
+	}
+	if err := q.Order("name, id").Limit(limit).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("search labels: %w", translate(err))
+	}
+	return out, nil
 }

@@ -8,7 +8,7 @@ import (
 // insertUserLinks inserts (ownerID, userID) rows into a join table such as
 // issue_assignees. Duplicate ids are written once; an unknown user is
 // models.ErrInvalidInput.
-func (s *Store) insertUserLinks(ctx context.Context, table, ownerColumn string, ownerID int64, userIDs []int64) error {
+func (s *core) insertUserLinks(ctx context.Context, table, ownerColumn string, ownerID int64, userIDs []int64) error {
 	seen := map[int64]bool{}
 	for _, uid := range userIDs {
 		if seen[uid] {

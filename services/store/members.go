@@ -11,7 +11,7 @@ import (
 // m.AccessLevel and fills m's ID and timestamps. An existing membership is
 // models.ErrConflict; an access level outside Guest..Owner, or a project or
 // user that does not exist, is models.ErrInvalidInput.
-func (s *Store) AddProjectMember(ctx context.Context, m *models.ProjectMember) error {
+func (s *Projects) AddProjectMember(ctx context.Context, m *models.ProjectMember) error {
 	if !m.AccessLevel.Valid() {
 		return fmt.Errorf("add member %d to project %d: access level %d: %w", m.UserID, m.ProjectID, m.AccessLevel, models.ErrInvalidInput)
 	}
@@ -19,12 +19,13 @@ func (s *Store) AddProjectMember(ctx context.Context, m *models.ProjectMember) e
 	if err := s.conn(ctx).Create(m).Error; err != nil {
 		return fmt.Errorf("add member %d to project %d: %w", m.UserID, m.ProjectID, translate(err))
 	}
+	s.changedViews(projectViews(m.ProjectID))
 	return nil
 }
 
 // FindProjectMember returns userID's direct membership of projectID, or
 // models.ErrNotFound for a non-member.
-func (s *Store) FindProjectMember(ctx context.Context, projectID, userID int64) (*models.ProjectMember, error) {
+func (s *Projects) FindProjectMember(ctx context.Context, projectID, userID int64) (*models.ProjectMember, error) {
 	var m models.ProjectMember
 	err := s.conn(ctx).Where("project_id = ? AND user_id = ?", projectID, userID).Take(&m).Error
 	if err != nil {
@@ -36,7 +37,7 @@ func (s *Store) FindProjectMember(ctx context.Context, projectID, userID int64) 
 // AddGroupMember makes m.UserID a member of group m.NamespaceID with
 // m.AccessLevel (and so of everything below the group) and fills m's ID
 // and timestamps. Errors as AddProjectMember.
-func (s *Store) AddGroupMember(ctx context.Context, m *models.GroupMember) error {
+func (s *Projects) AddGroupMember(ctx context.Context, m *models.GroupMember) error {
 	if !m.AccessLevel.Valid() {
 		return fmt.Errorf("add member %d to group %d: access level %d: %w", m.UserID, m.NamespaceID, m.AccessLevel, models.ErrInvalidInput)
 	}
@@ -44,6 +45,7 @@ func (s *Store) AddGroupMember(ctx context.Context, m *models.GroupMember) error
 	if err := s.conn(ctx).Create(m).Error; err != nil {
 		return fmt.Errorf("add member %d to group %d: %w", m.UserID, m.NamespaceID, translate(err))
 	}
+	s.changedViews(userViews(m.UserID))
 	return nil
 }
 
@@ -54,7 +56,7 @@ func (s *Store) AddGroupMember(ctx context.Context, m *models.GroupMember) error
 // at their highest role. query filters on username and name (substring,
 // case-insensitive). Blocked and deactivated users are listed as GitLab
 // lists them.
-func (s *Store) ListProjectMembers(ctx context.Context, projectID int64, inherited bool, query string, afterUserID int64, limit int) ([]models.Member, error) {
+func (s *Projects) ListProjectMembers(ctx context.Context, projectID int64, inherited bool, query string, afterUserID int64, limit int) ([]models.Member, error) {
 	source := "project_members"
 	if inherited {
 		source = "project_authorizations"
@@ -83,7 +85,7 @@ func (s *Store) ListProjectMembers(ctx context.Context, projectID int64, inherit
 // its memberships of the group and of the groups above it (GitLab's
 // max_member_access_for_user), models.NoAccess for a non-member. Project
 // memberships do not count. A missing group is models.ErrNotFound.
-func (s *Store) GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error) {
+func (s *Projects) GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error) {
 	g, err := s.FindGroupByID(ctx, groupID)
 	if err != nil {
 		return models.NoAccess, err

@@ -24,7 +24,7 @@ func (mergeRequestDiffRow) TableName() string { return "merge_request_diffs" }
 // SaveMergeRequestDiff keeps d as the diff of merge request mrID,
 // replacing the one it had: the diff an export archive carried for a
 // merge request whose commits the repository lacks.
-func (s *Store) SaveMergeRequestDiff(ctx context.Context, mrID int64, d *models.MergeRequestDiff) error {
+func (s *MergeRequests) SaveMergeRequestDiff(ctx context.Context, mrID int64, d *models.MergeRequestDiff) error {
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (s *Store) SaveMergeRequestDiff(ctx context.Context, mrID int64, d *models.
 
 // MergeRequestDiff returns the diff kept for merge request mrID
 // (SaveMergeRequestDiff); models.ErrNotFound when it has none.
-func (s *Store) MergeRequestDiff(ctx context.Context, mrID int64) (*models.MergeRequestDiff, error) {
+func (s *MergeRequests) MergeRequestDiff(ctx context.Context, mrID int64) (*models.MergeRequestDiff, error) {
 	var row mergeRequestDiffRow
 	err := s.conn(ctx).Where("merge_request_id = ?", mrID).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {

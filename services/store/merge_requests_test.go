@@ -18,7 +18,7 @@ func TestStore_MergeMergeRequest(t *testing.T) {
 		alice := mustCreateUser(t, s, "alice")
 		p := mustCreateProject(t, s, "g", "p")
 		mr := &models.MergeRequest{ProjectID: p.ID, Title: "Fix", SourceBranch: "fix", TargetBranch: "main", AuthorID: alice.ID}
-		wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+		wantErr(t, "CreateMergeRequest", s.MergeRequests.CreateMergeRequest(ctx, mr), nil)
 		m := models.MergeRequestMerge{HeadSHA: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", DiffBaseSHA: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 			MergeCommitSHA: "cccccccccccccccccccccccccccccccccccccccc", MergeUserID: alice.ID, Squash: true}
 		const racers = 4
@@ -28,7 +28,7 @@ func TestStore_MergeMergeRequest(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = s.MergeMergeRequest(ctx, p.ID, mr.IID, m)
+				_, errs[i] = s.MergeRequests.MergeMergeRequest(ctx, p.ID, mr.IID, m)
 			}()
 		}
 		wg.Wait()
@@ -43,13 +43,13 @@ func TestStore_MergeMergeRequest(t *testing.T) {
 		if wins != 1 {
 			t.Errorf("%d records of one merge succeeded, want 1 (%v)", wins, errs)
 		}
-		back, err := s.LoadMergeRequest(ctx, p.ID, mr.IID)
+		back, err := s.MergeRequests.LoadMergeRequest(ctx, p.ID, mr.IID)
 		wantErr(t, "LoadMergeRequest", err, nil)
 		if back.State != models.MergeRequestMerged || back.MergedAt == nil || back.SHA != m.HeadSHA || back.DiffBaseSHA != m.DiffBaseSHA ||
 			back.MergeCommitSHA != m.MergeCommitSHA || back.MergeUserID == nil || *back.MergeUserID != alice.ID || !back.Squash {
 			t.Errorf("merged merge request = %+v", back)
 		}
-		_, err = s.MergeMergeRequest(ctx, p.ID, 99, m)
+		_, err = s.MergeRequests.MergeMergeRequest(ctx, p.ID, 99, m)
 		wantErr(t, "MergeMergeRequest(missing)", err, models.ErrNotFound)
 
 	})

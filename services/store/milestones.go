@@ -15,7 +15,7 @@ const usageMilestones = "milestones"
 // already used in the project is models.ErrConflict; an empty title, an
 // unknown state, a start date after the due date or a missing project is
 // models.ErrInvalidInput.
-func (s *Store) CreateMilestone(ctx context.Context, m *models.Milestone) error {
+func (s *Issues) CreateMilestone(ctx context.Context, m *models.Milestone) error {
 	if strings.TrimSpace(m.Title) == "" {
 		return fmt.Errorf("create milestone in project %d: empty title: %w", m.ProjectID, models.ErrInvalidInput)
 	}
@@ -27,7 +27,7 @@ func (s *Store) CreateMilestone(ctx context.Context, m *models.Milestone) error 
 		return fmt.Errorf("create milestone %q: state %q: %w", m.Title, m.State, models.ErrInvalidInput)
 	}
 	m.ID = 0
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		iid, err := tx.nextIID(ctx, m.ProjectID, usageMilestones)
 		if err != nil {
 			return err
@@ -44,7 +44,7 @@ func (s *Store) CreateMilestone(ctx context.Context, m *models.Milestone) error 
 
 // FindMilestone returns milestone id if it belongs to project projectID,
 // else models.ErrNotFound.
-func (s *Store) FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error) {
+func (s *Issues) FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error) {
 	var m models.Milestone
 	if err := s.conn(ctx).Where("project_id = ? AND id = ?", projectID, id).Take(&m).Error; err != nil {
 		return nil, fmt.Errorf("find milestone %d of project %d: %w", id, projectID, translate(err))
@@ -54,7 +54,7 @@ func (s *Store) FindMilestone(ctx context.Context, projectID, id int64) (*models
 
 // FindMilestoneByTitle returns the milestone of project projectID titled
 // title, or models.ErrNotFound.
-func (s *Store) FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error) {
+func (s *Issues) FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error) {
 	var m models.Milestone
 	if err := s.conn(ctx).Where("project_id = ? AND title = ?", projectID, title).Take(&m).Error; err != nil {
 		return nil, fmt.Errorf("find milestone %q of project %d: %w", title, projectID, translate(err))
@@ -67,7 +67,7 @@ func (s *Store) FindMilestoneByTitle(ctx context.Context, projectID int64, title
 // a title without an id finds the project's milestone of that title,
 // creating it when there is none (imports and the demo world name
 // milestones by title). Neither clears both.
-func (s *Store) milestoneFor(ctx context.Context, i *models.Issue) error {
+func (s *Issues) milestoneFor(ctx context.Context, i *models.Issue) error {
 	switch {
 	case i.MilestoneID != nil:
 		m, err := s.FindMilestone(ctx, i.ProjectID, *i.MilestoneID)

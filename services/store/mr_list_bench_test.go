@@ -48,7 +48,7 @@ SELECT ?, n, 'small ' || n, 'branch-' || n, 'main', ? FROM generate_series(1, 50
 	one := []int64{p.ID}
 	deep := models.MergeRequestQuery{ProjectIDs: one, Limit: 100}
 	for range 500 { // resume 50,000 rows in
-		page, more, err := s.ListMergeRequests(ctx, deep)
+		page, more, err := s.MergeRequests.ListMergeRequests(ctx, deep)
 		if err != nil || !more {
 			b.Fatalf("deep page: %v", err)
 		}
@@ -68,7 +68,7 @@ SELECT ?, n, 'small ' || n, 'branch-' || n, 'main', ? FROM generate_series(1, 50
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := s.ListMergeRequests(ctx, bc.q); err != nil {
+				if _, _, err := s.MergeRequests.ListMergeRequests(ctx, bc.q); err != nil {
 					b.Fatal(err)
 				}
 			}

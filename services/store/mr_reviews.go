@@ -16,7 +16,7 @@ import (
 // ListMergeRequests returns up to q.Limit merge requests matching q,
 // newest first, with their authors, and whether more follow. It reads
 // Limit+1 rows, whatever the size of the table.
-func (s *Store) ListMergeRequests(ctx context.Context, q models.MergeRequestQuery) ([]models.MergeRequest, bool, error) {
+func (s *MergeRequests) ListMergeRequests(ctx context.Context, q models.MergeRequestQuery) ([]models.MergeRequest, bool, error) {
 	out := []models.MergeRequest{}
 	if len(q.ProjectIDs) == 0 || q.Limit <= 0 {
 		return out, false, nil
@@ -85,9 +85,9 @@ func jsonString(s string) string {
 // request when another open one has the same branches, an unknown user, or
 // a state change a merged merge request cannot take is
 // models.ErrInvalidInput or models.ErrConflict; nothing is written then.
-func (s *Store) UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error) {
+func (s *MergeRequests) UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error) {
 	var out *models.MergeRequest
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var mr models.MergeRequest
 		q := tx.forUpdate(tx.conn(ctx).Where("project_id = ? AND iid = ?", projectID, iid))
 		if err := q.Take(&mr).Error; err != nil {
@@ -177,7 +177,7 @@ func (s *Store) UpdateMergeRequest(ctx context.Context, projectID, iid int64, u 
 			}
 		}
 		var err error
-		out, err = tx.LoadMergeRequest(ctx, projectID, iid)
+		out, err = tx.MergeRequests.LoadMergeRequest(ctx, projectID, iid)
 		return err
 	})
 	if err != nil {
@@ -189,13 +189,13 @@ func (s *Store) UpdateMergeRequest(ctx context.Context, projectID, iid int64, u 
 // ApproveMergeRequest records userID's approval of merge request mrID. It
 // reports false (and writes nothing) when the user had already approved,
 // also when two approvals by the same user race: the unique index decides.
-func (s *Store) ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error) {
+func (s *MergeRequests) ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error) {
 	return s.ApproveMergeRequestAt(ctx, mrID, userID, s.clock())
 }
 
 // ApproveMergeRequestAt is ApproveMergeRequest with the approval's time
 // given (imports and the demo world).
-func (s *Store) ApproveMergeRequestAt(ctx context.Context, mrID, userID int64, at time.Time) (bool, error) {
+func (s *MergeRequests) ApproveMergeRequestAt(ctx context.Context, mrID, userID int64, at time.Time) (bool, error) {
 	a := models.Approval{MergeRequestID: mrID, UserID: userID, CreatedAt: at.UTC()}
 	res := s.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Omit(clause.Associations).Create(&a)
 	if res.Error != nil {
@@ -206,7 +206,7 @@ func (s *Store) ApproveMergeRequestAt(ctx context.Context, mrID, userID int64, a
 
 // UnapproveMergeRequest removes userID's approval of merge request mrID and
 // reports whether there was one.
-func (s *Store) UnapproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error) {
+func (s *MergeRequests) UnapproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error) {
 	res := s.conn(ctx).Where("merge_request_id = ? AND user_id = ?", mrID, userID).Delete(&models.Approval{})
 	if res.Error != nil {
 		return false, fmt.Errorf("unapprove merge request %d: %w", mrID, translate(res.Error))
@@ -216,7 +216,7 @@ func (s *Store) UnapproveMergeRequest(ctx context.Context, mrID, userID int64) (
 
 // MergeRequestApprovals returns the approvals of merge request mrID with
 // their users, oldest first.
-func (s *Store) MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error) {
+func (s *MergeRequests) MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error) {
 	out := []models.Approval{}
 	err := s.conn(ctx).Preload("User").Where("merge_request_id = ?", mrID).Order("created_at, id").Find(&out).Error
 	if err != nil {
@@ -229,7 +229,7 @@ func (s *Store) MergeRequestApprovals(ctx context.Context, mrID int64) ([]models
 // visible notes, oldest first, with authors) and whether more follow.
 // q.Filter chooses the notes: by default system notes are left out, as
 // GitLab's discussions API shows them only with the notes.
-func (s *Store) PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error) {
+func (s *MergeRequests) PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error) {
 	visible := func(db *gorm.DB) *gorm.DB {
 		db = db.Where("noteable_type = ? AND noteable_id = ?", q.NoteableType, q.NoteableID)
 		switch q.Filter {
@@ -288,15 +288,15 @@ func (s *Store) PageDiscussions(ctx context.Context, q models.DiscussionPageQuer
 // request mrID as userID and returns its notes. A discussion of another
 // merge request is models.ErrNotFound; one that cannot be resolved (a
 // stand-alone comment) is models.ErrInvalidInput.
-func (s *Store) ResolveDiscussion(ctx context.Context, mrID int64, id string, userID int64, resolved bool) ([]models.Note, error) {
+func (s *MergeRequests) ResolveDiscussion(ctx context.Context, mrID int64, id string, userID int64, resolved bool) ([]models.Note, error) {
 	return s.ResolveDiscussionAt(ctx, mrID, id, userID, resolved, s.clock())
 }
 
 // ResolveDiscussionAt is ResolveDiscussion at a given time (imports and
 // the demo world).
-func (s *Store) ResolveDiscussionAt(ctx context.Context, mrID int64, id string, userID int64, resolved bool, at time.Time) ([]models.Note, error) {
+func (s *MergeRequests) ResolveDiscussionAt(ctx context.Context, mrID int64, id string, userID int64, resolved bool, at time.Time) ([]models.Note, error) {
 	var notes []models.Note
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		q := tx.forUpdate(tx.conn(ctx).Where("discussion_id = ? AND noteable_type = ? AND noteable_id = ?",
 			id, models.NoteableMergeRequest, mrID))
 		if err := q.Order("id").Find(&notes).Error; err != nil {
@@ -328,5 +328,6 @@ func (s *Store) ResolveDiscussionAt(ctx context.Context, mrID int64, id string, 
 	if err != nil {
 		return nil, fmt.Errorf("resolve discussion %s: %w", id, err)
 	}
+	s.changedViews(projectViews(notes[0].ProjectID))
 	return notes, nil
 }

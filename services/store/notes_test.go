@@ -17,11 +17,11 @@ func TestStore_CreateNote(t *testing.T) {
 		p := mustCreateProject(t, s, "g", "p")
 		other := mustCreateProject(t, s, "g", "other")
 		issue := &models.Issue{ProjectID: p.ID, Title: "Bug", AuthorID: alice.ID}
-		wantErr(t, "CreateIssue", s.CreateIssue(ctx, issue), nil)
+		wantErr(t, "CreateIssue", s.Issues.CreateIssue(ctx, issue), nil)
 		issue2 := &models.Issue{ProjectID: p.ID, Title: "Bug 2", AuthorID: alice.ID}
-		wantErr(t, "CreateIssue", s.CreateIssue(ctx, issue2), nil)
+		wantErr(t, "CreateIssue", s.Issues.CreateIssue(ctx, issue2), nil)
 		mr := &models.MergeRequest{ProjectID: p.ID, Title: "Fix", SourceBranch: "fix", TargetBranch: "main", AuthorID: alice.ID}
-		wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+		wantErr(t, "CreateMergeRequest", s.MergeRequests.CreateMergeRequest(ctx, mr), nil)
 
 		onIssue := func(author *models.User, body string) *models.Note {
 			return &models.Note{NoteableType: models.NoteableIssue, NoteableID: issue.ID, ProjectID: p.ID, AuthorID: author.ID, Body: body}
@@ -29,12 +29,12 @@ func TestStore_CreateNote(t *testing.T) {
 
 		// A stand-alone comment gets its own 40-hex discussion id.
 		first := onIssue(bob, "I can reproduce this.")
-		wantErr(t, "CreateNote(comment)", s.CreateNote(ctx, first), nil)
+		wantErr(t, "CreateNote(comment)", s.Notes.CreateNote(ctx, first), nil)
 		if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(first.DiscussionID) || first.Type != "" {
 			t.Errorf("comment: discussion id %q type %q, want 40 hex and no type", first.DiscussionID, first.Type)
 		}
 		second := onIssue(bob, "Also on Firefox.")
-		wantErr(t, "CreateNote(comment 2)", s.CreateNote(ctx, second), nil)
+		wantErr(t, "CreateNote(comment 2)", s.Notes.CreateNote(ctx, second), nil)
 		if second.DiscussionID == first.DiscussionID {
 			t.Errorf("two comments share discussion %s", first.DiscussionID)
 		}
@@ -42,7 +42,7 @@ func TestStore_CreateNote(t *testing.T) {
 		// Replying turns the comment into a discussion thread.
 		reply := onIssue(alice, "Thanks, looking.")
 		reply.DiscussionID = first.DiscussionID
-		wantErr(t, "CreateNote(reply)", s.CreateNote(ctx, reply), nil)
+		wantErr(t, "CreateNote(reply)", s.Notes.CreateNote(ctx, reply), nil)
 		var thread []models.Note
 		if err := s.DB().Where("discussion_id = ?", first.DiscussionID).Order("id").Find(&thread).Error; err != nil {
 			t.Fatal(err)
@@ -53,9 +53,9 @@ func TestStore_CreateNote(t *testing.T) {
 
 		internal := onIssue(alice, "Customer is Globex.")
 		internal.Internal = true
-		wantErr(t, "CreateNote(internal on issue)", s.CreateNote(ctx, internal), nil)
+		wantErr(t, "CreateNote(internal on issue)", s.Notes.CreateNote(ctx, internal), nil)
 		onMR := &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: p.ID, AuthorID: bob.ID, Body: "LGTM"}
-		wantErr(t, "CreateNote(on MR)", s.CreateNote(ctx, onMR), nil)
+		wantErr(t, "CreateNote(on MR)", s.Notes.CreateNote(ctx, onMR), nil)
 
 		before := countRows(t, s, "notes")
 		crossThread := &models.Note{NoteableType: models.NoteableIssue, NoteableID: issue2.ID, ProjectID: p.ID,
@@ -80,7 +80,7 @@ func TestStore_CreateNote(t *testing.T) {
 			{"unknown author", &models.Note{NoteableType: models.NoteableIssue, NoteableID: issue.ID, ProjectID: p.ID, AuthorID: 999, Body: "x"}, models.ErrInvalidInput},
 		}
 		for _, tt := range tests {
-			wantErr(t, "CreateNote("+tt.name+")", s.CreateNote(ctx, tt.note), tt.want)
+			wantErr(t, "CreateNote("+tt.name+")", s.Notes.CreateNote(ctx, tt.note), tt.want)
 		}
 		if after := countRows(t, s, "notes"); after != before {
 			t.Errorf("notes = %d after refused creates, want %d", after, before)

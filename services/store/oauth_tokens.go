@@ -12,7 +12,7 @@ import (
 // its ID and CreatedAt (when zero). A digest already stored is
 // models.ErrConflict; an empty digest, a ResourceOwnerID that does not
 // exist or an ExpiresIn ≤ 0 is models.ErrInvalidInput.
-func (s *Store) CreateOAuthToken(ctx context.Context, t *models.OAuthAccessToken) error {
+func (s *Users) CreateOAuthToken(ctx context.Context, t *models.OAuthAccessToken) error {
 	if strings.TrimSpace(t.Token) == "" {
 		return fmt.Errorf("create oauth token: empty digest: %w", models.ErrInvalidInput)
 	}
@@ -33,7 +33,7 @@ func (s *Store) CreateOAuthToken(ctx context.Context, t *models.OAuthAccessToken
 // with its resource owner loaded by the same query (User is nil for a
 // token that names no user). Revoked and expired tokens are returned too.
 // An unknown digest is models.ErrNotFound.
-func (s *Store) FindOAuthTokenByDigest(ctx context.Context, digest string) (*models.OAuthAccessToken, error) {
+func (s *Users) FindOAuthTokenByDigest(ctx context.Context, digest string) (*models.OAuthAccessToken, error) {
 	var t models.OAuthAccessToken
 	err := s.conn(ctx).Joins("User").
 		Where(`"oauth_access_tokens"."token" = ?`, digest).
@@ -51,7 +51,7 @@ func (s *Store) FindOAuthTokenByDigest(ctx context.Context, digest string) (*mod
 // RevokeOAuthToken sets revoked_at of the token with id to now, unless it
 // is already revoked (the first revocation time stays). An unknown id is
 // models.ErrNotFound.
-func (s *Store) RevokeOAuthToken(ctx context.Context, id int64) error {
+func (s *Users) RevokeOAuthToken(ctx context.Context, id int64) error {
 	db := s.conn(ctx)
 	res := db.Model(&models.OAuthAccessToken{}).
 		Where("id = ? AND revoked_at IS NULL", id).

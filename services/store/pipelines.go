@@ -18,11 +18,11 @@ import (
 // An empty SHA or ref, a status GitLab does not know, a job without a
 // name, a merge request of another project, or a project or user that does
 // not exist is models.ErrInvalidInput.
-func (s *Store) CreatePipeline(ctx context.Context, p *models.Pipeline) error {
+func (s *CI) CreatePipeline(ctx context.Context, p *models.Pipeline) error {
 	if err := preparePipeline(p); err != nil {
 		return fmt.Errorf("create pipeline in project %d: %w", p.ProjectID, err)
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		if p.MergeRequestID != nil {
 			var count int64
 			err := tx.conn(ctx).Model(&models.MergeRequest{}).
@@ -123,4 +123,29 @@ func validCIStatus(s string) bool {
 		return true
 	}
 	return false
+}
+
+// LoadPipeline returns pipeline id (its global id) if it belongs to project
+// projectID, or models.ErrNotFound.
+func (s *CI) LoadPipeline(ctx context.Context, projectID, id int64) (*models.Pipeline, error) {
+	var p models.Pipeline
+	if err := s.conn(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&p).Error; err != nil {
+		return nil, fmt.Errorf("load pipeline %d of project %d: %w", id, projectID, translate(err))
+	}
+	return &p, nil
+}
+
+// PagePipelineJobs returns limit jobs of a pipeline from offset, ordered by
+// id, and the total number of its jobs.
+func (s *CI) PagePipelineJobs(ctx context.Context, pipelineID int64, limit, offset int) ([]models.CIJob, int64, error) {
+	var total int64
+	if err := s.conn(ctx).Model(&models.CIJob{}).Where("pipeline_id = ?", pipelineID).Count(&total).Error; err != nil {
+		return nil, 0, fmt.Errorf("count jobs of pipeline %d: %w", pipelineID, translate(err))
+	}
+	out := []models.CIJob{}
+	err := s.conn(ctx).Where("pipeline_id = ?", pipelineID).Order("id").Limit(limit).Offset(offset).Find(&out).Error
+	if err != nil {
+		return nil, 0, fmt.Errorf("list jobs of pipeline %d: %w", pipelineID, translate(err))
+	}
+	return out, total, nil
 }

@@ -22,7 +22,7 @@ import (
 // With Options.Repositories set, the project's git repository is created
 // in the same transaction: a repository that cannot be created rolls the
 // row back, and a row that cannot be committed removes the repository.
-func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) CreateProject(ctx context.Context, p *models.Project) error {
 	if err := s.prepareProject(ctx, p); err != nil {
 		return fmt.Errorf("create project %q: %w", p.Path, err)
 	}
@@ -31,8 +31,8 @@ func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 		return s.insertProject(ctx, p)
 	}
 	created := false
-	err := s.WithTx(ctx, func(tx *Store) error {
-		if err := tx.insertProject(ctx, p); err != nil {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		if err := tx.Projects.insertProject(ctx, p); err != nil {
 			return err
 		}
 		if err := s.repos.Create(ctx, p.ID, p.DefaultBranch); err != nil {
@@ -49,7 +49,7 @@ func (s *Store) CreateProject(ctx context.Context, p *models.Project) error {
 	return err
 }
 
-func (s *Store) insertProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) insertProject(ctx context.Context, p *models.Project) error {
 	if err := s.conn(ctx).Omit("Namespace").Create(p).Error; err != nil {
 		// A project created since prepareProject looked (a concurrent
 		// creation): the index that refused the row says which field.
@@ -61,6 +61,7 @@ func (s *Store) insertProject(ctx context.Context, p *models.Project) error {
 		}
 		return fmt.Errorf("create project %q: %w", p.PathWithNamespace, translate(err))
 	}
+	s.changedViews(projectViews(p.ID))
 	return nil
 }
 
@@ -74,12 +75,12 @@ type ProjectRepositories interface {
 
 // Repositories returns the repositories the store was opened with (nil
 // when none): services/demo writes the demo history through them.
-func (s *Store) Repositories() ProjectRepositories { return s.repos }
+func (s *Projects) Repositories() ProjectRepositories { return s.repos }
 
 // EnsureRepositories creates the repository of every project that has
 // none (projects created before repositories existed, or restored from a
 // database backup without them). It returns how many it created.
-func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
+func (s *Projects) EnsureRepositories(ctx context.Context) (int, error) {
 	if s.repos == nil {
 		return 0, nil
 	}
@@ -106,7 +107,7 @@ func (s *Store) EnsureRepositories(ctx context.Context) (int, error) {
 // ProjectIDs returns the id of every project, in order (what the
 // repositories' recovery at start needs to tell a project's repository
 // from a leftover).
-func (s *Store) ProjectIDs(ctx context.Context) ([]int64, error) {
+func (s *Projects) ProjectIDs(ctx context.Context) ([]int64, error) {
 	var ids []int64
 	if err := s.conn(ctx).Model(&models.Project{}).Order("id").Pluck("id", &ids).Error; err != nil {
 		return nil, fmt.Errorf("list projects: %w", translate(err))
@@ -117,7 +118,7 @@ func (s *Store) ProjectIDs(ctx context.Context) ([]int64, error) {
 // SetProjectDefaultBranch makes branch project id's default branch (the
 // repository's HEAD is the caller's business). A missing project is
 // models.ErrNotFound; an empty branch models.ErrInvalidInput.
-func (s *Store) SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error {
+func (s *Projects) SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error {
 	if strings.TrimSpace(branch) == "" {
 		return fmt.Errorf("set default branch of project %d: empty branch: %w", id, models.ErrInvalidInput)
 	}
@@ -129,13 +130,14 @@ func (s *Store) SetProjectDefaultBranch(ctx context.Context, id int64, branch st
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set default branch of project %d: %w", id, models.ErrNotFound)
 	}
+	s.changedViews(projectViews(id))
 	return nil
 }
 
 // SetProjectMergeMethod sets project id's merge method
 // (models.MergeMethod*). An unknown method is models.ErrInvalidInput; a
 // missing project models.ErrNotFound.
-func (s *Store) SetProjectMergeMethod(ctx context.Context, id int64, method string) error {
+func (s *Projects) SetProjectMergeMethod(ctx context.Context, id int64, method string) error {
 	switch method {
 	case models.MergeMethodMerge, models.MergeMethodRebaseMerge, models.MergeMethodFastForward:
 	default:
@@ -149,11 +151,12 @@ func (s *Store) SetProjectMergeMethod(ctx context.Context, id int64, method stri
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set merge method of project %d: %w", id, models.ErrNotFound)
 	}
+	s.changedViews(projectViews(id))
 	return nil
 }
 
 // FindProjectByID returns the project with id, or models.ErrNotFound.
-func (s *Store) FindProjectByID(ctx context.Context, id int64) (*models.Project, error) {
+func (s *Projects) FindProjectByID(ctx context.Context, id int64) (*models.Project, error) {
 	var p models.Project
 	if err := s.conn(ctx).Where("id = ?", id).Take(&p).Error; err != nil {
 		return nil, fmt.Errorf("find project %d: %w", id, translate(err))
@@ -163,7 +166,7 @@ func (s *Store) FindProjectByID(ctx context.Context, id int64) (*models.Project,
 
 // FindProjectByPath returns the project at pathWithNamespace
 // ("gitlab-org/gitlab-mcp"), ignoring case, or models.ErrNotFound.
-func (s *Store) FindProjectByPath(ctx context.Context, pathWithNamespace string) (*models.Project, error) {
+func (s *Projects) FindProjectByPath(ctx context.Context, pathWithNamespace string) (*models.Project, error) {
 	var p models.Project
 	err := s.conn(ctx).Where("lower(path_with_namespace) = lower(?)", pathWithNamespace).Take(&p).Error
 	if err != nil {
@@ -172,7 +175,7 @@ func (s *Store) FindProjectByPath(ctx context.Context, pathWithNamespace string)
 	return &p, nil
 }
 
-func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
+func (s *Projects) prepareProject(ctx context.Context, p *models.Project) error {
 	if strings.TrimSpace(p.Name) == "" || !validPathSegment(p.Path) {
 		return fmt.Errorf("name and a path without \"/\" are required: %w", models.ErrInvalidInput)
 	}
@@ -205,7 +208,7 @@ func (s *Store) prepareProject(ctx context.Context, p *models.Project) error {
 // checkProjectTaken answers a *models.TakenError naming every field of p
 // already taken in its namespace: the name exactly (GitLab's
 // unique_projects_on_name_namespace_id), the path ignoring case.
-func (s *Store) checkProjectTaken(ctx context.Context, p *models.Project) error {
+func (s *Projects) checkProjectTaken(ctx context.Context, p *models.Project) error {
 	var taken struct{ Name, Path int64 }
 	err := s.conn(ctx).Model(&models.Project{}).
 		Select("COUNT(CASE WHEN namespace_id = ? AND name = ? THEN 1 END) AS name, "+
@@ -227,4 +230,114 @@ func (s *Store) checkProjectTaken(ctx context.Context, p *models.Project) error 
 		return &models.TakenError{Fields: fields}
 	}
 	return nil
+}
+
+// LoadProjects returns the projects with the given ids (those that exist),
+// ordered by id.
+func (s *Projects) LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error) {
+	out := []models.Project{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := s.conn(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("load projects: %w", translate(err))
+	}
+	return out, nil
+}
+
+// HasMembershipInGroup reports whether userID is a member of the group at
+// fullPath, of one of its ancestors or subgroups, or (directly or through
+// a group) of a project in it or its subgroups, which makes a private group
+// visible to that user, as in GitLab.
+func (s *Projects) HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error) {
+	var n int64
+	scope, args := scopeProjectsSQL(0, fullPath)
+	err := s.conn(ctx).Table("project_authorizations").
+		Where("user_id = ? AND project_id IN (SELECT projects.id FROM projects WHERE "+scope+")",
+			append([]any{userID}, args...)...).
+		Count(&n).Error
+	if err == nil && n == 0 {
+		err = s.conn(ctx).Table("namespace_members nm").Joins("JOIN namespaces n ON n.id = nm.namespace_id").
+			Where("nm.user_id = ?", userID).
+			Where("lower(n.full_path) = lower(?) OR "+
+				"substr(lower(n.full_path), 1, length(?) + 1) = lower(?) || '/' OR "+
+				"substr(lower(?), 1, length(n.full_path) + 1) = lower(n.full_path) || '/'",
+				fullPath, fullPath, fullPath, fullPath).
+			Count(&n).Error
+	}
+	if err != nil {
+		return false, fmt.Errorf("memberships of user %d in group %q: %w", userID, fullPath, translate(err))
+	}
+	return n > 0, nil
+}
+
+// VisibleProjectIDs returns the ids of the projects viewer may read in the
+// group at groupPath and its subgroups, ordered by id.
+func (s *Projects) VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error) {
+	ids := []int64{}
+	q := withProjects(s.conn(ctx).Table("projects"), "projects.id", viewer, 0, groupPath)
+	if err := q.Order("projects.id").Pluck("projects.id", &ids).Error; err != nil {
+		return nil, fmt.Errorf("visible projects in %q: %w", groupPath, translate(err))
+	}
+	return ids, nil
+}
+
+// ProjectAccessLevel returns userID's effective role in projectID: the
+// highest of its direct membership and its memberships of the project's
+// group and the group's ancestors (the project_authorizations view), or
+// models.NoAccess for a user who holds none. It does not check that the
+// project exists.
+func (s *Projects) ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error) {
+	var levels []models.AccessLevel
+	err := s.conn(ctx).Table("project_authorizations").Where("project_id = ? AND user_id = ?", projectID, userID).
+		Limit(1).Pluck("access_level", &levels).Error
+	if err != nil {
+		return models.NoAccess, fmt.Errorf("role of user %d in project %d: %w", userID, projectID, translate(err))
+	}
+	if len(levels) == 0 {
+		return models.NoAccess, nil
+	}
+	return levels[0], nil
+}
+
+// FindProjectWithRoleByID returns the project with id together with
+// userID's role in it (direct or inherited from a group) (models.NoAccess for a non-member), read in
+// one statement, or models.ErrNotFound. It does not check permissions.
+func (s *Projects) FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error) {
+	p, level, err := s.findProjectWithRole(ctx, userID, "projects.id = ?", id)
+	if err != nil {
+		return nil, models.NoAccess, fmt.Errorf("find project %d: %w", id, err)
+	}
+	return p, level, nil
+}
+
+// FindProjectWithRoleByPath is FindProjectWithRoleByID for the project at
+// pathWithNamespace ("gitlab-org/gitlab-mcp"), ignoring case.
+func (s *Projects) FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error) {
+	p, level, err := s.findProjectWithRole(ctx, userID, "lower(projects.path_with_namespace) = lower(?)", pathWithNamespace)
+	if err != nil {
+		return nil, models.NoAccess, fmt.Errorf("find project %q: %w", pathWithNamespace, err)
+	}
+	return p, level, nil
+}
+
+// projectWithRole is a project row with the caller's membership joined.
+type projectWithRole struct {
+	models.Project
+	MemberAccessLevel models.AccessLevel
+}
+
+// findProjectWithRole reads the project matching cond (on the projects
+// table) and userID's access level in it, with one LEFT JOIN on the
+// view project_authorizations (direct and inherited memberships).
+func (s *Projects) findProjectWithRole(ctx context.Context, userID int64, cond string, arg any) (*models.Project, models.AccessLevel, error) {
+	var row projectWithRole
+	err := s.conn(ctx).Table("projects").
+		Select("projects.*, COALESCE(pm.access_level, 0) AS member_access_level").
+		Joins("LEFT JOIN project_authorizations pm ON pm.project_id = projects.id AND pm.user_id = ?", userID).
+		Where(cond, arg).Take(&row).Error
+	if err != nil {
+		return nil, models.NoAccess, translate(err)
+	}
+	return &row.Project, row.MemberAccessLevel, nil
 }

@@ -17,7 +17,7 @@ import (
 // transaction (alt is then l's text with ? placeholders).
 //
 // done closes rows and releases the deadline: call it once done reading.
-func (s *Store) queryRows(ctx context.Context, l *lazyStmt, alt string, args ...any) (rows *sql.Rows, done func(), err error) {
+func (s *core) queryRows(ctx context.Context, l *lazyStmt, alt string, args ...any) (rows *sql.Rows, done func(), err error) {
 	if _, inTx := s.db.Statement.ConnPool.(gorm.TxCommitter); inTx {
 		rows, err := s.conn(ctx).Raw(alt, args...).Rows()
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // ids. An empty tag, a link without name or URL, or a tag already released
 // in the project (models.ErrConflict) is refused; the tag is not checked
 // against git (the caller does).
-func (s *Store) CreateRelease(ctx context.Context, r *models.Release) error {
+func (s *Releases) CreateRelease(ctx context.Context, r *models.Release) error {
 	if strings.TrimSpace(r.Tag) == "" {
 		return fmt.Errorf("create release: empty tag: %w", models.ErrInvalidInput)
 	}
@@ -41,7 +41,7 @@ func (s *Store) CreateRelease(ctx context.Context, r *models.Release) error {
 			r.Links[k].CreatedAt = r.CreatedAt
 		}
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		return translate(tx.conn(ctx).Create(r).Error)
 	})
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) CreateRelease(ctx context.Context, r *models.Release) error {
 // ListReleases returns a page of q.ProjectID's releases, most recently
 // released first (ties: newest id first), each with at most q.MaxLinks
 // links (in id order) and its LinkCount, and whether more follow.
-func (s *Store) ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error) {
+func (s *Releases) ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error) {
 	db := s.conn(ctx).Where("project_id = ?", q.ProjectID)
 	switch q.State {
 	case models.ReleasesUpcoming:
@@ -95,4 +95,33 @@ func (s *Store) ListReleases(ctx context.Context, q models.ReleaseQuery) ([]mode
 		}
 	}
 	return out, more, nil
+}
+
+// ListWikiPages returns the pages of project projectID in slug order after
+// afterSlug ("" from the start), at most limit+1 (the extra row tells the
+// caller that more follow).
+func (s *Releases) ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error) {
+	out := []models.WikiPage{}
+	q := s.conn(ctx).Where("project_id = ?", projectID)
+	if afterSlug != "" {
+		q = q.Where("slug > ?", afterSlug)
+	}
+	if err := q.Order("slug").Limit(limit + 1).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list wiki pages of project %d: %w", projectID, translate(err))
+	}
+	return out, nil
+}
+
+// CreateWikiPage inserts p (format markdown by default) and fills its ID
+// and timestamps. A slug already used in the project is
+// models.ErrConflict; an empty slug or title is models.ErrInvalidInput.
+func (s *Releases) CreateWikiPage(ctx context.Context, p *models.WikiPage) error {
+	if p.Format == "" {
+		p.Format = "markdown"
+	}
+	p.ID = 0
+	if err := s.conn(ctx).Create(p).Error; err != nil {
+		return fmt.Errorf("create wiki page %q in project %d: %w", p.Slug, p.ProjectID, translate(err))
+	}
+	return nil
 }

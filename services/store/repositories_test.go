@@ -62,12 +62,12 @@ func TestCreateProject_repository(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(repos.Root(), "@hashed"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			g, err := s.FindGroupByFullPath(ctx, "acme")
+			g, err := s.Projects.FindGroupByFullPath(ctx, "acme")
 			if err != nil {
 				t.Fatal(err)
 			}
 			q := &models.Project{Name: "x", Path: "x", NamespaceID: g.ID}
-			if err := s.CreateProject(ctx, q); err == nil {
+			if err := s.Projects.CreateProject(ctx, q); err == nil {
 				t.Fatal("CreateProject succeeded without a repository")
 			}
 			if n := countRows(t, s, "projects"); n != before {
@@ -78,11 +78,11 @@ func TestCreateProject_repository(t *testing.T) {
 			if err := os.Remove(filepath.Join(repos.Root(), "@hashed")); err != nil {
 				t.Fatal(err)
 			}
-			n, err := s.EnsureRepositories(ctx)
+			n, err := s.Projects.EnsureRepositories(ctx)
 			if err != nil || n != 1 || !repos.Exists(p.ID) {
 				t.Fatalf("EnsureRepositories = %d, %v", n, err)
 			}
-			if n, err := s.EnsureRepositories(ctx); err != nil || n != 0 {
+			if n, err := s.Projects.EnsureRepositories(ctx); err != nil || n != 0 {
 				t.Fatalf("EnsureRepositories again = %d, %v", n, err)
 			}
 		})

@@ -11,7 +11,7 @@ import (
 // EnsureSetting returns the stored value of key, storing candidate first
 // when the key is new. Concurrent callers (instances starting together)
 // all get the one value that was stored first.
-func (s *Store) EnsureSetting(ctx context.Context, key, candidate string) (string, error) {
+func (s *Settings) EnsureSetting(ctx context.Context, key, candidate string) (string, error) {
 	if key == "" || candidate == "" {
 		return "", errors.New("ensure setting: empty key or value")
 	}
@@ -29,7 +29,7 @@ func (s *Store) EnsureSetting(ctx context.Context, key, candidate string) (strin
 // ReplaceSetting sets key to value if it currently holds old (a
 // compare-and-swap, so two rotations racing cannot both win). A key that
 // is missing or holds something else is models.ErrConflict.
-func (s *Store) ReplaceSetting(ctx context.Context, key, old, value string) error {
+func (s *Settings) ReplaceSetting(ctx context.Context, key, old, value string) error {
 	if key == "" || value == "" {
 		return errors.New("replace setting: empty key or value")
 	}

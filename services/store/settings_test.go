@@ -12,14 +12,14 @@ import (
 func TestStore_EnsureSetting(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		v, err := s.EnsureSetting(ctx, "secret", "first")
+		v, err := s.Settings.EnsureSetting(ctx, "secret", "first")
 		if err != nil || v != "first" {
 			t.Fatalf("EnsureSetting(new) = %q, %v; want first", v, err)
 		}
-		if v, err = s.EnsureSetting(ctx, "secret", "second"); err != nil || v != "first" {
+		if v, err = s.Settings.EnsureSetting(ctx, "secret", "second"); err != nil || v != "first" {
 			t.Fatalf("EnsureSetting(existing) = %q, %v; want the stored first", v, err)
 		}
-		if _, err = s.EnsureSetting(ctx, "", "x"); err == nil {
+		if _, err = s.Settings.EnsureSetting(ctx, "", "x"); err == nil {
 			t.Fatal("empty key accepted")
 		}
 		// Racing instances agree on one value.
@@ -29,7 +29,7 @@ func TestStore_EnsureSetting(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				got[i], _ = s.EnsureSetting(ctx, "race", string(rune('a'+i)))
+				got[i], _ = s.Settings.EnsureSetting(ctx, "race", string(rune('a'+i)))
 			}()
 		}
 		wg.Wait()
@@ -46,23 +46,23 @@ func TestStore_EnsureSetting(t *testing.T) {
 func TestStore_ReplaceSettingAndRevokeAll(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		if _, err := s.EnsureSetting(ctx, "fp", "a"); err != nil {
+		if _, err := s.Settings.EnsureSetting(ctx, "fp", "a"); err != nil {
 			t.Fatal(err)
 		}
-		wantErr(t, "ReplaceSetting(a→b)", s.ReplaceSetting(ctx, "fp", "a", "b"), nil)
-		wantErr(t, "ReplaceSetting(stale a→c)", s.ReplaceSetting(ctx, "fp", "a", "c"), models.ErrConflict)
-		wantErr(t, "ReplaceSetting(missing key)", s.ReplaceSetting(ctx, "nope", "a", "c"), models.ErrConflict)
-		if v, _ := s.EnsureSetting(ctx, "fp", "z"); v != "b" {
+		wantErr(t, "ReplaceSetting(a→b)", s.Settings.ReplaceSetting(ctx, "fp", "a", "b"), nil)
+		wantErr(t, "ReplaceSetting(stale a→c)", s.Settings.ReplaceSetting(ctx, "fp", "a", "c"), models.ErrConflict)
+		wantErr(t, "ReplaceSetting(missing key)", s.Settings.ReplaceSetting(ctx, "nope", "a", "c"), models.ErrConflict)
+		if v, _ := s.Settings.EnsureSetting(ctx, "fp", "z"); v != "b" {
 			t.Fatalf("setting = %q, want b", v)
 		}
 		u := mustCreateUser(t, s, "alice")
 		for _, d := range []string{"d1", "d2"} {
-			wantErr(t, "CreateToken", s.CreateToken(ctx, &models.PersonalAccessToken{UserID: u.ID, Name: d, TokenDigest: d}), nil)
+			wantErr(t, "CreateToken", s.Users.CreateToken(ctx, &models.PersonalAccessToken{UserID: u.ID, Name: d, TokenDigest: d}), nil)
 		}
-		if n, err := s.RevokeAllTokens(ctx); n != 2 || err != nil {
+		if n, err := s.Users.RevokeAllTokens(ctx); n != 2 || err != nil {
 			t.Fatalf("RevokeAllTokens = %d, %v; want 2", n, err)
 		}
-		if n, err := s.RevokeAllTokens(ctx); n != 0 || err != nil {
+		if n, err := s.Users.RevokeAllTokens(ctx); n != 0 || err != nil {
 			t.Fatalf("RevokeAllTokens again = %d, %v; want 0", n, err)
 		}
 	})

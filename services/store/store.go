@@ -69,8 +69,31 @@ type Options struct {
 	OutageLogInterval time.Duration
 }
 
-// Store is glmcp's database. It is safe for concurrent use.
+// Store is glmcp's database. It is safe for concurrent use. It holds the
+// plumbing (Open, Migrate, Ping, Close, WithTx, At) and one field per
+// family of methods (st.Issues.LoadIssue, st.Users.CreateUser, …); a
+// transaction's Store (WithTx) has its families bound to the transaction.
 type Store struct {
+	*core
+
+	Projects        *Projects
+	Issues          *Issues
+	MergeRequests   *MergeRequests
+	Notes           *Notes
+	CI              *CI
+	Search          *Search
+	Users           *Users
+	Tools           *Tools
+	Vulnerabilities *Vulnerabilities
+	Releases        *Releases
+	CodeIndex       *CodeIndex
+	Resources       *Resources
+	Settings        *Settings
+}
+
+// core is what every family shares: the connection (or transaction), the
+// dialect, the clock and the prepared statements. Families embed it.
+type core struct {
 	// identityStmt reads the identity version (IdentityVersion).
 	identityStmt *lazyStmt
 	// viewSeqStmt and viewMarksStmt read the embedded store's issue view
@@ -79,13 +102,72 @@ type Store struct {
 	// issueView are FindIssueView's statements (by project id, by path).
 	issueView *issueViewStmts
 	// views holds FindIssueView's cache, if any (UseIssueViewCache).
-	views   *issueViewSlot
+	views *issueViewSlot
+	// viewTx collects the issue view invalidations of the transaction
+	// this core runs in (nil outside one; see changedViews).
+	viewTx  *viewChanges
 	db      *gorm.DB
 	dialect string
 	now     func() time.Time
 	log     *slog.Logger
 	repos   ProjectRepositories
 	limits  *deadlines
+	// st is the Store whose families share this core: a family reaches
+	// another through it (s.st.Projects.FindProjectByID).
+	st *Store
+}
+
+// Projects are projects, groups and their members.
+type Projects struct{ *core }
+
+// Issues are issues and work items with their labels, milestones and
+// links, and get_issue's view of one.
+type Issues struct{ *core }
+
+// MergeRequests are merge requests with their diffs, reviews, approvals
+// and discussions.
+type MergeRequests struct{ *core }
+
+// Notes are the comments on issues and merge requests.
+type Notes struct{ *core }
+
+// CI is pipelines, jobs and job artifacts.
+type CI struct{ *core }
+
+// Search is the search tools' queries, each with the viewer's read rules.
+type Search struct{ *core }
+
+// Users are users and their credentials: personal access tokens, OAuth
+// tokens, identity versions.
+type Users struct{ *core }
+
+// Tools are the tool catalog and its rules.
+type Tools struct{ *core }
+
+// Vulnerabilities are the code security findings.
+type Vulnerabilities struct{ *core }
+
+// Releases are releases and wiki pages.
+type Releases struct{ *core }
+
+// CodeIndex is the code index semantic search ranks.
+type CodeIndex struct{ *core }
+
+// Resources are resource change announcements and completion reads.
+type Resources struct{ *core }
+
+// Settings are the instance's stored settings.
+type Settings struct{ *core }
+
+// newStore returns the Store whose families share c.
+func newStore(c *core) *Store {
+	s := &Store{core: c,
+		Projects: &Projects{c}, Issues: &Issues{c}, MergeRequests: &MergeRequests{c},
+		Notes: &Notes{c}, CI: &CI{c}, Search: &Search{c}, Users: &Users{c}, Tools: &Tools{c},
+		Vulnerabilities: &Vulnerabilities{c}, Releases: &Releases{c}, CodeIndex: &CodeIndex{c},
+		Resources: &Resources{c}, Settings: &Settings{c}}
+	c.st = s
+	return s
 }
 
 // Open connects to the database named by dsn and checks the connection.
@@ -183,13 +265,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	views := &issueViewSlot{}
-	if err := views.register(db); err != nil {
-		return nil, fmt.Errorf("open %s database: %w", dialect, err)
-	}
-	s := &Store{db: db, dialect: dialect, now: now, log: log, limits: limits, views: views,
+	s := newStore(&core{db: db, dialect: dialect, now: now, log: log, limits: limits, views: views,
 		identityStmt: &lazyStmt{query: identityVersionQuery}, repos: opts.Repositories,
 		issueView:   newIssueViewStmts(dialect),
-		viewSeqStmt: &lazyStmt{query: viewSeqQuery}, viewMarksStmt: &lazyStmt{query: viewMarksQuery}}
+		viewSeqStmt: &lazyStmt{query: viewSeqQuery}, viewMarksStmt: &lazyStmt{query: viewMarksQuery}})
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
@@ -294,39 +373,30 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 // fn must use tx, not s, for every statement that belongs to the
 // transaction. A WithTx inside fn opens a savepoint.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
-	var (
-		fnErr error
-		// views: what the transaction wrote, for the issue view cache
-		// (see IssueViewCache); a savepoint's statements count as the
-		// outer transaction's.
-		views *viewTx
-	)
+	var fnErr error
+	_, nested := s.db.Statement.ConnPool.(gorm.TxCommitter)
+	// views: the transaction's issue view invalidations; a savepoint's
+	// count as the outer transaction's.
+	views := s.viewTx
+	if !nested {
+		views = &viewChanges{}
+	}
 	run := func(db *gorm.DB) error {
 		return db.Transaction(func(gtx *gorm.DB) error {
-			if _, nested := db.Statement.ConnPool.(gorm.TxCommitter); !nested {
-				views = s.views.begin(gtx)
-			}
-			fnErr = fn(s.with(gtx))
+			tx := s.with(gtx)
+			tx.viewTx = views
+			fnErr = fn(tx)
 			return fnErr
 		})
 	}
 	var err error
-	if _, nested := s.db.Statement.ConnPool.(gorm.TxCommitter); nested {
+	if nested {
 		err = run(s.db.WithContext(ctx)) // a savepoint on the transaction's connection
 	} else {
-		func() {
-			defer func() {
-				// Committed (or not; a failed COMMIT may have): what
-				// this instance reads next reflects it, not the issue
-				// views read before, if it may have changed them.
-				if s.views.end(views) {
-					if c := s.views.get(); c != nil {
-						c.wrote()
-					}
-				}
-			}()
-			err = s.limits.acquireConn(ctx, s.db, run)
-		}()
+		err = s.limits.acquireConn(ctx, s.db, run)
+		// Committed (or not; a failed COMMIT may have): what this
+		// instance reads next reflects it.
+		views.apply(s.views)
 	}
 	switch {
 	case err == nil:
@@ -340,24 +410,28 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 
 // with returns a Store that runs its statements on db (a transaction).
 func (s *Store) with(db *gorm.DB) *Store {
-	c := *s
+	c := *s.core
 	c.db = db
-	return &c
+	return newStore(&c)
 }
 
 // At returns a Store whose clock reads t: what it writes is stamped t
 // (imports and the demo world record when things happened).
 func (s *Store) At(t time.Time) *Store {
-	c := *s
+	c := *s.core
 	c.now = func() time.Time { return t }
-	return &c
+	return newStore(&c)
 }
 
+// Now is the store's clock (UTC, microseconds), for callers that stamp
+// rows they build themselves.
+func (s *Store) Now() time.Time { return s.clock() }
+
 // conn returns the handle a method runs its statements on.
-func (s *Store) conn(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+func (s *core) conn(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 
 // clock returns the current time as stored: UTC, microseconds.
-func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+func (s *core) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 // scanTimestamptzInUTC makes pgx return timestamptz values in UTC rather
 // than the process's local zone, as SQLite returns them.

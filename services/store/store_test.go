@@ -51,7 +51,7 @@ func TestOpen_migrateFromScratch(t *testing.T) {
 					t.Fatalf("SchemaVersion() = %d, %v; want %d", v, err, latest)
 				}
 			}
-			if v, err := s.CatalogVersion(ctx); err != nil || v != 0 {
+			if v, err := s.Tools.CatalogVersion(ctx); err != nil || v != 0 {
 				t.Errorf("CatalogVersion() on a fresh database = %d, %v; want 0", v, err)
 			}
 			// The schema is usable.
@@ -97,7 +97,7 @@ func TestStore_WithTx(t *testing.T) {
 		if !errors.Is(err, errStop) {
 			t.Fatalf("WithTx() error = %v, want the callback's error", err)
 		}
-		if _, err := s.FindUserByUsername(ctx, "rolled-back"); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.Users.FindUserByUsername(ctx, "rolled-back"); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("user written in a rolled-back transaction: FindUserByUsername() error = %v", err)
 		}
 
@@ -116,10 +116,10 @@ func TestStore_WithTx(t *testing.T) {
 		if err != nil {
 			t.Fatalf("WithTx() error = %v", err)
 		}
-		if _, err := s.FindUserByUsername(ctx, "kept"); err != nil {
+		if _, err := s.Users.FindUserByUsername(ctx, "kept"); err != nil {
 			t.Errorf("committed user: %v", err)
 		}
-		if _, err := s.FindUserByUsername(ctx, "inner"); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.Users.FindUserByUsername(ctx, "inner"); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("user of the rolled-back savepoint: FindUserByUsername() error = %v, want ErrNotFound", err)
 		}
 	})
@@ -133,7 +133,7 @@ func TestStore_timesStoredInUTC(t *testing.T) {
 	tokyo := time.FixedZone("JST", 9*3600)
 	u := &models.User{Username: "alice", Email: "a@example.com",
 		CreatedAt: time.Date(2026, 1, 2, 9, 0, 0, 123456789, tokyo)}
-	if err := s.CreateUser(ctx, u); err != nil {
+	if err := s.Users.CreateUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
 	var raw string

@@ -17,7 +17,7 @@ const LastUsedInterval = 10 * time.Minute
 // CreateToken inserts t (its TokenDigest, never the token) and fills its ID
 // and timestamps. A digest already stored is models.ErrConflict; a UserID
 // that does not exist, or an empty digest, is models.ErrInvalidInput.
-func (s *Store) CreateToken(ctx context.Context, t *models.PersonalAccessToken) error {
+func (s *Users) CreateToken(ctx context.Context, t *models.PersonalAccessToken) error {
 	if strings.TrimSpace(t.TokenDigest) == "" {
 		return fmt.Errorf("create token %q: empty digest: %w", t.Name, models.ErrInvalidInput)
 	}
@@ -42,7 +42,7 @@ func (s *Store) CreateToken(ctx context.Context, t *models.PersonalAccessToken) 
 // loaded by the same query (one round trip: this runs on every request).
 // Revoked and expired tokens are returned too; judging them is the caller's
 // business. An unknown digest is models.ErrNotFound.
-func (s *Store) FindTokenByDigest(ctx context.Context, digest string) (*models.PersonalAccessToken, error) {
+func (s *Users) FindTokenByDigest(ctx context.Context, digest string) (*models.PersonalAccessToken, error) {
 	var t models.PersonalAccessToken
 	err := s.conn(ctx).InnerJoins("User").
 		Where(`"personal_access_tokens"."token_digest" = ?`, digest).
@@ -56,7 +56,7 @@ func (s *Store) FindTokenByDigest(ctx context.Context, digest string) (*models.P
 
 // ListTokens returns the tokens of the user with userID, or of every user
 // when userID is nil, ordered by id, each with its User loaded.
-func (s *Store) ListTokens(ctx context.Context, userID *int64) ([]models.PersonalAccessToken, error) {
+func (s *Users) ListTokens(ctx context.Context, userID *int64) ([]models.PersonalAccessToken, error) {
 	tokens := []models.PersonalAccessToken{}
 	q := s.conn(ctx).InnerJoins("User").Order(`"personal_access_tokens"."id"`)
 	if userID != nil {
@@ -70,7 +70,7 @@ func (s *Store) ListTokens(ctx context.Context, userID *int64) ([]models.Persona
 
 // RevokeToken marks the token with id revoked. Revoking a revoked token
 // succeeds; an unknown id is models.ErrNotFound.
-func (s *Store) RevokeToken(ctx context.Context, id int64) error {
+func (s *Users) RevokeToken(ctx context.Context, id int64) error {
 	res := s.conn(ctx).Model(&models.PersonalAccessToken{}).
 		Where("id = ?", id).
 		Updates(map[string]any{"revoked": true, "updated_at": s.clock()})
@@ -86,7 +86,7 @@ func (s *Store) RevokeToken(ctx context.Context, id int64) error {
 // RevokeAllTokens marks every personal access token revoked and returns
 // how many were not revoked before (used when the instance secret
 // changes: their digests can never verify again).
-func (s *Store) RevokeAllTokens(ctx context.Context) (int64, error) {
+func (s *Users) RevokeAllTokens(ctx context.Context) (int64, error) {
 	res := s.conn(ctx).Model(&models.PersonalAccessToken{}).
 		Where("revoked = ?", false).
 		Updates(map[string]any{"revoked": true, "updated_at": s.clock()})
@@ -101,7 +101,7 @@ func (s *Store) RevokeAllTokens(ctx context.Context) (int64, error) {
 // UPDATE's WHERE clause, so instances racing to record the same use write
 // once. Nothing to update (recently touched, or no such token) is not an
 // error.
-func (s *Store) TouchTokenLastUsed(ctx context.Context, id int64, at time.Time) error {
+func (s *Users) TouchTokenLastUsed(ctx context.Context, id int64, at time.Time) error {
 	at = at.UTC().Truncate(time.Microsecond)
 	err := s.conn(ctx).Model(&models.PersonalAccessToken{}).
 		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, at.Add(-LastUsedInterval)).

@@ -34,7 +34,7 @@ func newMockStore(t *testing.T) (*Store, sqlmock.Sqlmock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Store{db: db, dialect: migrations.DialectPostgres, now: time.Now, log: slog.New(slog.DiscardHandler)}, mock
+	return newStore(&core{db: db, dialect: migrations.DialectPostgres, now: time.Now, log: slog.New(slog.DiscardHandler)}), mock
 }
 
 // One query, tokens INNER JOIN users, selected by digest: the hot path of
@@ -68,7 +68,7 @@ func TestStore_FindTokenByDigest_sqlmock(t *testing.T) {
 				int64(3), "alice", "Alice", "alice@example.com", "active", false, true, 0, 0, created, created,
 			))
 
-		tok, err := s.FindTokenByDigest(context.Background(), "digest-1")
+		tok, err := s.Users.FindTokenByDigest(context.Background(), "digest-1")
 		if err != nil {
 			t.Fatalf("FindTokenByDigest() error = %v", err)
 		}
@@ -87,7 +87,7 @@ func TestStore_FindTokenByDigest_sqlmock(t *testing.T) {
 		s, mock := newMockStore(t)
 		mock.ExpectQuery(findTokenByDigestSQL).WithArgs("unknown", 1).WillReturnRows(sqlmock.NewRows(tokenJoinColumns))
 
-		_, err := s.FindTokenByDigest(context.Background(), "unknown")
+		_, err := s.Users.FindTokenByDigest(context.Background(), "unknown")
 		if !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("FindTokenByDigest() error = %v, want models.ErrNotFound", err)
 		}
@@ -103,7 +103,7 @@ func TestStore_FindTokenByDigest_sqlmock(t *testing.T) {
 		s, mock := newMockStore(t)
 		mock.ExpectQuery(findTokenByDigestSQL).WithArgs("digest-1", 1).WillReturnError(errBoom)
 
-		_, err := s.FindTokenByDigest(context.Background(), "digest-1")
+		_, err := s.Users.FindTokenByDigest(context.Background(), "digest-1")
 		if !errors.Is(err, errBoom) {
 			t.Fatalf("FindTokenByDigest() error = %v, want it to wrap %v", err, errBoom)
 		}
@@ -168,7 +168,7 @@ func TestStore_TouchTokenLastUsed_sqlmock(t *testing.T) {
 				exp.WillReturnResult(tt.result)
 			}
 
-			err := s.TouchTokenLastUsed(context.Background(), 42, tt.at)
+			err := s.Users.TouchTokenLastUsed(context.Background(), 42, tt.at)
 			if tt.wantErr == nil && err != nil {
 				t.Fatalf("TouchTokenLastUsed() error = %v", err)
 			}

@@ -17,12 +17,12 @@ const maxGroupDepth = 20
 // tool) on r's project or group, filling r.ID. Exactly one of ProjectID and
 // NamespaceID must be set and Rule must be valid, or it is
 // models.ErrInvalidInput; an unknown project or group is too.
-func (s *Store) SetToolRule(ctx context.Context, r *models.ToolRule) error {
+func (s *Tools) SetToolRule(ctx context.Context, r *models.ToolRule) error {
 	if (r.ProjectID == nil) == (r.NamespaceID == nil) || !r.Rule.Valid() {
 		return fmt.Errorf("set tool rule: want one project or group and allow, ask or deny: %w", models.ErrInvalidInput)
 	}
 	now := s.clock()
-	return s.WithTx(ctx, func(tx *Store) error {
+	return s.st.WithTx(ctx, func(tx *Store) error {
 		q := tx.conn(ctx).Model(&models.ToolRule{}).Where("tool = ?", r.Tool)
 		if r.ProjectID != nil {
 			q = q.Where("project_id = ?", *r.ProjectID)
@@ -46,7 +46,7 @@ func (s *Store) SetToolRule(ctx context.Context, r *models.ToolRule) error {
 
 // ListToolRules returns every rule with the full path of its project or
 // group, ordered by path, then tool.
-func (s *Store) ListToolRules(ctx context.Context) ([]models.ToolRule, error) {
+func (s *Tools) ListToolRules(ctx context.Context) ([]models.ToolRule, error) {
 	rules := []models.ToolRule{}
 	err := s.conn(ctx).Table("tool_rules").
 		Select("tool_rules.*, COALESCE(projects.path_with_namespace, namespaces.full_path) AS path").
@@ -64,10 +64,10 @@ func (s *Store) ListToolRules(ctx context.Context) ([]models.ToolRule, error) {
 // groupID (0: none), nearest first: the project's, then the group's, then
 // each ancestor group's; within one namespace the rule naming the tool
 // before the one for every write tool. Path is filled.
-func (s *Store) ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error) {
+func (s *Tools) ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error) {
 	var chain []int64 // group ids, nearest first
 	for id, depth := groupID, 0; id != 0 && depth < maxGroupDepth; depth++ {
-		g, err := s.FindGroupByID(ctx, id)
+		g, err := s.st.Projects.FindGroupByID(ctx, id)
 		if errors.Is(err, models.ErrNotFound) {
 			break
 		}
@@ -122,7 +122,7 @@ func (s *Store) ToolRulesFor(ctx context.Context, projectID, groupID int64, tool
 // UseApproval records that the approval with a.Nonce was answered. A nonce
 // already recorded (by any instance) is models.ErrConflict: the primary key
 // decides, so two instances racing record it once.
-func (s *Store) UseApproval(ctx context.Context, a *models.UsedApproval) error {
+func (s *Tools) UseApproval(ctx context.Context, a *models.UsedApproval) error {
 	if strings.TrimSpace(a.Nonce) == "" {
 		return fmt.Errorf("use approval: empty nonce: %w", models.ErrInvalidInput)
 	}

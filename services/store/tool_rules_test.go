@@ -18,7 +18,7 @@ func TestStore_ToolRules(t *testing.T) {
 		ctx := context.Background()
 		p := mustCreateProject(t, s, "acme", "app")
 		g := p.NamespaceID
-		set := func(r models.ToolRule) error { return s.SetToolRule(ctx, &r) }
+		set := func(r models.ToolRule) error { return s.Tools.SetToolRule(ctx, &r) }
 		wantErr(t, "group writes ask", set(models.ToolRule{NamespaceID: &g, Rule: models.RuleAsk}), nil)
 		wantErr(t, "group create_issue deny", set(models.ToolRule{NamespaceID: &g, Tool: "create_issue", Rule: models.RuleDeny}), nil)
 		wantErr(t, "project writes allow", set(models.ToolRule{ProjectID: &p.ID, Rule: models.RuleAllow}), nil)
@@ -33,7 +33,7 @@ func TestStore_ToolRules(t *testing.T) {
 			t.Fatalf("%d rules, want 3 (a replaced rule is not duplicated, refused ones are not written)", n)
 		}
 
-		rules, err := s.ToolRulesFor(ctx, p.ID, g, "create_issue")
+		rules, err := s.Tools.ToolRulesFor(ctx, p.ID, g, "create_issue")
 		if err != nil || len(rules) != 3 {
 			t.Fatalf("ToolRulesFor = %+v, %v", rules, err)
 		}
@@ -47,7 +47,7 @@ func TestStore_ToolRules(t *testing.T) {
 				t.Fatalf("ToolRulesFor order = %v, want %v", got, want)
 			}
 		}
-		if rules, _ := s.ToolRulesFor(ctx, 0, g, "create_merge_request"); len(rules) != 1 || rules[0].Tool != "" {
+		if rules, _ := s.Tools.ToolRulesFor(ctx, 0, g, "create_merge_request"); len(rules) != 1 || rules[0].Tool != "" {
 			t.Fatalf("group rules for another tool = %+v", rules)
 		}
 
@@ -57,7 +57,7 @@ func TestStore_ToolRules(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = s.UseApproval(ctx, &models.UsedApproval{Nonce: "n1", UserID: 1, Tool: "create_issue", Action: "accept"})
+				errs[i] = s.Tools.UseApproval(ctx, &models.UsedApproval{Nonce: "n1", UserID: 1, Tool: "create_issue", Action: "accept"})
 			}()
 		}
 		wg.Wait()

@@ -33,7 +33,7 @@ import (
 // A name or alias already used by another tool (as its name or an alias) is
 // models.ErrConflict; an empty name, toolset or input schema, invalid JSON
 // or an unknown edition is models.ErrInvalidInput.
-func (s *Store) UpsertTool(ctx context.Context, t *models.Tool) error {
+func (s *Tools) UpsertTool(ctx context.Context, t *models.Tool) error {
 	if err := normalizeTool(t); err != nil {
 		return fmt.Errorf("upsert tool %q: %w", t.Name, err)
 	}
@@ -41,7 +41,7 @@ func (s *Store) UpsertTool(ctx context.Context, t *models.Tool) error {
 	// sees the winner's row on the second attempt.
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
-		err = s.WithTx(ctx, func(tx *Store) error { return tx.upsertTool(ctx, t) })
+		err = s.st.WithTx(ctx, func(tx *Store) error { return tx.Tools.upsertTool(ctx, t) })
 		if !errors.Is(err, errNameRace) {
 			break
 		}
@@ -57,7 +57,7 @@ func (s *Store) UpsertTool(ctx context.Context, t *models.Tool) error {
 
 var errNameRace = errors.New("tool name taken concurrently")
 
-func (s *Store) upsertTool(ctx context.Context, t *models.Tool) error {
+func (s *Tools) upsertTool(ctx context.Context, t *models.Tool) error {
 	var existing models.Tool
 	err := s.forUpdate(s.conn(ctx)).Where("name = ?", t.Name).Take(&existing).Error
 	switch {
@@ -111,7 +111,7 @@ func (s *Store) upsertTool(ctx context.Context, t *models.Tool) error {
 // UpsertTool validates it; a name or alias used by a stored tool or by
 // another tool of the list is models.ErrConflict, and then nothing is
 // written. On return each tool holds its stored row.
-func (s *Store) CreateTools(ctx context.Context, tools []models.Tool) error {
+func (s *Tools) CreateTools(ctx context.Context, tools []models.Tool) error {
 	if len(tools) == 0 {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (s *Store) CreateTools(ctx context.Context, tools []models.Tool) error {
 			return fmt.Errorf("create tool %q: %w", tools[i].Name, err)
 		}
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var stored []models.Tool
 		if err := tx.conn(ctx).Select("id", "name", "aliases").Find(&stored).Error; err != nil {
 			return translate(err)
@@ -148,7 +148,7 @@ func (s *Store) CreateTools(ctx context.Context, tools []models.Tool) error {
 		if err := tx.conn(ctx).CreateInBatches(tools, 200).Error; err != nil {
 			return translate(err)
 		}
-		return tx.bumpCatalogVersion(ctx)
+		return tx.Tools.bumpCatalogVersion(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("create tools: %w", err)
@@ -157,7 +157,7 @@ func (s *Store) CreateTools(ctx context.Context, tools []models.Tool) error {
 }
 
 // ListTools returns every tool, enabled or not, ordered by name.
-func (s *Store) ListTools(ctx context.Context) ([]models.Tool, error) {
+func (s *Tools) ListTools(ctx context.Context) ([]models.Tool, error) {
 	tools := []models.Tool{}
 	if err := s.conn(ctx).Order("name").Find(&tools).Error; err != nil {
 		return nil, fmt.Errorf("list tools: %w", translate(err))
@@ -168,7 +168,7 @@ func (s *Store) ListTools(ctx context.Context) ([]models.Tool, error) {
 // FindToolByName returns the tool called name, or the tool that has name
 // among its aliases; a tool's own name wins over another's alias. Disabled
 // tools are returned too. No match is models.ErrNotFound.
-func (s *Store) FindToolByName(ctx context.Context, name string) (*models.Tool, error) {
+func (s *Tools) FindToolByName(ctx context.Context, name string) (*models.Tool, error) {
 	t, err := s.findTool(ctx, s.conn(ctx), name)
 	if err != nil {
 		return nil, fmt.Errorf("find tool %q: %w", name, err)
@@ -179,16 +179,16 @@ func (s *Store) FindToolByName(ctx context.Context, name string) (*models.Tool, 
 // SetToolEnabled enables or disables the tool called name (or aliased
 // name). It reports whether the flag changed; only a change bumps the
 // catalog version. An unknown tool is models.ErrNotFound.
-func (s *Store) SetToolEnabled(ctx context.Context, name string, enabled bool) (changed bool, err error) {
-	err = s.WithTx(ctx, func(tx *Store) error {
-		t, err := tx.findTool(ctx, tx.forUpdate(tx.conn(ctx)), name)
+func (s *Tools) SetToolEnabled(ctx context.Context, name string, enabled bool) (changed bool, err error) {
+	err = s.st.WithTx(ctx, func(tx *Store) error {
+		t, err := tx.Tools.findTool(ctx, tx.forUpdate(tx.conn(ctx)), name)
 		if err != nil {
 			return err
 		}
 		if t.Enabled == enabled {
 			return nil
 		}
-		if err := tx.updateTool(ctx, t.ID, map[string]any{"enabled": enabled}); err != nil {
+		if err := tx.Tools.updateTool(ctx, t.ID, map[string]any{"enabled": enabled}); err != nil {
 			return err
 		}
 		changed = true
@@ -204,19 +204,19 @@ func (s *Store) SetToolEnabled(ctx context.Context, name string, enabled bool) (
 // (or aliased name) and bumps the catalog version if it changed. An empty
 // description is models.ErrInvalidInput; an unknown tool
 // models.ErrNotFound.
-func (s *Store) UpdateToolDescription(ctx context.Context, name, description string) error {
+func (s *Tools) UpdateToolDescription(ctx context.Context, name, description string) error {
 	if strings.TrimSpace(description) == "" {
 		return fmt.Errorf("update tool %q description: empty description: %w", name, models.ErrInvalidInput)
 	}
-	err := s.WithTx(ctx, func(tx *Store) error {
-		t, err := tx.findTool(ctx, tx.forUpdate(tx.conn(ctx)), name)
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		t, err := tx.Tools.findTool(ctx, tx.forUpdate(tx.conn(ctx)), name)
 		if err != nil {
 			return err
 		}
 		if t.Description == description && t.DescriptionCustomized {
 			return nil
 		}
-		return tx.updateTool(ctx, t.ID, map[string]any{"description": description, "description_customized": true})
+		return tx.Tools.updateTool(ctx, t.ID, map[string]any{"description": description, "description_customized": true})
 	})
 	if err != nil {
 		return fmt.Errorf("update tool %q description: %w", name, err)
@@ -226,8 +226,8 @@ func (s *Store) UpdateToolDescription(ctx context.Context, name, description str
 
 // DeleteTool removes the tool called name (not an alias) and bumps the
 // catalog version. An unknown tool is models.ErrNotFound.
-func (s *Store) DeleteTool(ctx context.Context, name string) error {
-	err := s.WithTx(ctx, func(tx *Store) error {
+func (s *Tools) DeleteTool(ctx context.Context, name string) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		res := tx.conn(ctx).Where("name = ?", name).Delete(&models.Tool{})
 		if res.Error != nil {
 			return translate(res.Error)
@@ -235,7 +235,7 @@ func (s *Store) DeleteTool(ctx context.Context, name string) error {
 		if res.RowsAffected == 0 {
 			return models.ErrNotFound
 		}
-		return tx.bumpCatalogVersion(ctx)
+		return tx.Tools.bumpCatalogVersion(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("delete tool %q: %w", name, err)
@@ -245,7 +245,7 @@ func (s *Store) DeleteTool(ctx context.Context, name string) error {
 
 // updateTool sets columns (and updated_at) of tool id and bumps the
 // catalog version. Run it inside a transaction.
-func (s *Store) updateTool(ctx context.Context, id int64, columns map[string]any) error {
+func (s *Tools) updateTool(ctx context.Context, id int64, columns map[string]any) error {
 	columns["updated_at"] = s.clock()
 	if err := s.conn(ctx).Model(&models.Tool{}).Where("id = ?", id).Updates(columns).Error; err != nil {
 		return translate(err)
@@ -254,7 +254,7 @@ func (s *Store) updateTool(ctx context.Context, id int64, columns map[string]any
 }
 
 // findTool looks name up as a name, then as an alias, on q.
-func (s *Store) findTool(ctx context.Context, q *gorm.DB, name string) (*models.Tool, error) {
+func (s *Tools) findTool(ctx context.Context, q *gorm.DB, name string) (*models.Tool, error) {
 	var t models.Tool
 	err := q.Session(&gorm.Session{}).Where("name = ?", name).Take(&t).Error
 	if err == nil {
@@ -275,7 +275,7 @@ func (s *Store) findTool(ctx context.Context, q *gorm.DB, name string) (*models.
 
 // checkToolNames refuses a definition whose name or aliases collide with
 // another tool's name or aliases (selfID is the tool's own row, 0 if new).
-func (s *Store) checkToolNames(ctx context.Context, selfID int64, t *models.Tool) error {
+func (s *Tools) checkToolNames(ctx context.Context, selfID int64, t *models.Tool) error {
 	var others []models.Tool
 	if err := s.conn(ctx).Select("id", "name", "aliases").Where("id <> ?", selfID).Find(&others).Error; err != nil {
 		return translate(err)
@@ -354,7 +354,7 @@ func sameJSON(a, b models.JSON) bool {
 // forUpdate adds FOR UPDATE on PostgreSQL. SQLite has no row locks and
 // needs none: its transactions take the database write lock when they
 // begin (see Open).
-func (s *Store) forUpdate(q *gorm.DB) *gorm.DB {
+func (s *core) forUpdate(q *gorm.DB) *gorm.DB {
 	if s.dialect == migrations.DialectPostgres {
 		return q.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
 	}

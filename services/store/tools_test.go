@@ -20,7 +20,7 @@ func newTool(name string) *models.Tool {
 // wantCatalogVersion fails t unless the catalog version is want.
 func wantCatalogVersion(t *testing.T, s *store.Store, step string, want int64) {
 	t.Helper()
-	got, err := s.CatalogVersion(context.Background())
+	got, err := s.Tools.CatalogVersion(context.Background())
 	if err != nil || got != want {
 		t.Fatalf("%s: CatalogVersion() = %d, %v; want %d", step, got, err, want)
 	}
@@ -32,7 +32,7 @@ func TestStore_UpsertTool(t *testing.T) {
 		wantCatalogVersion(t, s, "fresh", 0)
 
 		tool := newTool("get_issue")
-		wantErr(t, "UpsertTool(new)", s.UpsertTool(ctx, tool), nil)
+		wantErr(t, "UpsertTool(new)", s.Tools.UpsertTool(ctx, tool), nil)
 		if tool.ID == 0 || !tool.Enabled {
 			t.Errorf("UpsertTool(new) left %+v, want ID set and enabled", tool)
 		}
@@ -41,19 +41,19 @@ func TestStore_UpsertTool(t *testing.T) {
 		// Same definition, keys in another order and other spacing: no write.
 		same := newTool("get_issue")
 		same.InputSchema = models.JSON(`{"required":["id","issue_iid"], "type":"object","properties":{"issue_iid":{"type":"integer"},"id":{"type":"string"}}}`)
-		wantErr(t, "UpsertTool(same)", s.UpsertTool(ctx, same), nil)
+		wantErr(t, "UpsertTool(same)", s.Tools.UpsertTool(ctx, same), nil)
 		wantCatalogVersion(t, s, "after identical upsert", 1)
 		if same.ID != tool.ID {
 			t.Errorf("identical upsert: ID = %d, want %d", same.ID, tool.ID)
 		}
 
 		// The operator disables it; a new definition keeps it disabled.
-		changed, err := s.SetToolEnabled(ctx, "get_issue", false)
+		changed, err := s.Tools.SetToolEnabled(ctx, "get_issue", false)
 		if err != nil || !changed {
 			t.Fatalf("SetToolEnabled(false) = %t, %v; want true, nil", changed, err)
 		}
 		wantCatalogVersion(t, s, "after disable", 2)
-		changed, err = s.SetToolEnabled(ctx, "get_issue", false)
+		changed, err = s.Tools.SetToolEnabled(ctx, "get_issue", false)
 		if err != nil || changed {
 			t.Fatalf("SetToolEnabled(false) again = %t, %v; want false, nil", changed, err)
 		}
@@ -62,9 +62,9 @@ func TestStore_UpsertTool(t *testing.T) {
 		v2 := newTool("get_issue") // Enabled: true in the definition
 		v2.Description = "Get a single issue, with its labels."
 		v2.Aliases = models.StringList{"issue_get"}
-		wantErr(t, "UpsertTool(changed)", s.UpsertTool(ctx, v2), nil)
+		wantErr(t, "UpsertTool(changed)", s.Tools.UpsertTool(ctx, v2), nil)
 		wantCatalogVersion(t, s, "after changed upsert", 3)
-		got, err := s.FindToolByName(ctx, "get_issue")
+		got, err := s.Tools.FindToolByName(ctx, "get_issue")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,26 +75,26 @@ func TestStore_UpsertTool(t *testing.T) {
 			t.Errorf("stored %+v, want the new description and alias", got)
 		}
 
-		changed, err = s.SetToolEnabled(ctx, "issue_get", true) // by alias
+		changed, err = s.Tools.SetToolEnabled(ctx, "issue_get", true) // by alias
 		if err != nil || !changed {
 			t.Fatalf("SetToolEnabled(alias, true) = %t, %v", changed, err)
 		}
 		wantCatalogVersion(t, s, "after enable", 4)
 
-		wantErr(t, "UpdateToolDescription", s.UpdateToolDescription(ctx, "get_issue", "Read an issue."), nil)
+		wantErr(t, "UpdateToolDescription", s.Tools.UpdateToolDescription(ctx, "get_issue", "Read an issue."), nil)
 		wantCatalogVersion(t, s, "after description", 5)
-		wantErr(t, "UpdateToolDescription(same)", s.UpdateToolDescription(ctx, "get_issue", "Read an issue."), nil)
+		wantErr(t, "UpdateToolDescription(same)", s.Tools.UpdateToolDescription(ctx, "get_issue", "Read an issue."), nil)
 		wantCatalogVersion(t, s, "after same description", 5)
-		wantErr(t, "UpdateToolDescription(empty)", s.UpdateToolDescription(ctx, "get_issue", " "), models.ErrInvalidInput)
-		wantErr(t, "UpdateToolDescription(unknown)", s.UpdateToolDescription(ctx, "nope", "x"), models.ErrNotFound)
-		_, err = s.SetToolEnabled(ctx, "nope", true)
+		wantErr(t, "UpdateToolDescription(empty)", s.Tools.UpdateToolDescription(ctx, "get_issue", " "), models.ErrInvalidInput)
+		wantErr(t, "UpdateToolDescription(unknown)", s.Tools.UpdateToolDescription(ctx, "nope", "x"), models.ErrNotFound)
+		_, err = s.Tools.SetToolEnabled(ctx, "nope", true)
 		wantErr(t, "SetToolEnabled(unknown)", err, models.ErrNotFound)
 		wantCatalogVersion(t, s, "after refused changes", 5)
 
 		// A later sync of the code's definition keeps the operator's words
 		// (and changes nothing else here, so the version stays).
-		wantErr(t, "UpsertTool(after describe)", s.UpsertTool(ctx, v2), nil)
-		got, err = s.FindToolByName(ctx, "get_issue")
+		wantErr(t, "UpsertTool(after describe)", s.Tools.UpsertTool(ctx, v2), nil)
+		got, err = s.Tools.FindToolByName(ctx, "get_issue")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +103,9 @@ func TestStore_UpsertTool(t *testing.T) {
 		}
 		wantCatalogVersion(t, s, "after sync keeping the description", 5)
 
-		wantErr(t, "DeleteTool", s.DeleteTool(ctx, "get_issue"), nil)
+		wantErr(t, "DeleteTool", s.Tools.DeleteTool(ctx, "get_issue"), nil)
 		wantCatalogVersion(t, s, "after delete", 6)
-		wantErr(t, "DeleteTool(again)", s.DeleteTool(ctx, "get_issue"), models.ErrNotFound)
+		wantErr(t, "DeleteTool(again)", s.Tools.DeleteTool(ctx, "get_issue"), models.ErrNotFound)
 		wantCatalogVersion(t, s, "after refused delete", 6)
 	})
 }
@@ -115,19 +115,19 @@ func TestStore_Tools_namesAndAliases(t *testing.T) {
 		ctx := context.Background()
 		search := newTool("search")
 		search.Aliases = models.StringList{"gitlab_search"}
-		wantErr(t, "UpsertTool(search)", s.UpsertTool(ctx, search), nil)
-		wantErr(t, "UpsertTool(get_issue)", s.UpsertTool(ctx, newTool("get_issue")), nil)
+		wantErr(t, "UpsertTool(search)", s.Tools.UpsertTool(ctx, search), nil)
+		wantErr(t, "UpsertTool(get_issue)", s.Tools.UpsertTool(ctx, newTool("get_issue")), nil)
 		wantCatalogVersion(t, s, "setup", 2)
 
 		for _, name := range []string{"search", "gitlab_search"} {
-			got, err := s.FindToolByName(ctx, name)
+			got, err := s.Tools.FindToolByName(ctx, name)
 			if err != nil || got.Name != "search" {
 				t.Errorf("FindToolByName(%q) = %+v, %v; want search", name, got, err)
 			}
 		}
-		_, err := s.FindToolByName(ctx, "gitlab")
+		_, err := s.Tools.FindToolByName(ctx, "gitlab")
 		wantErr(t, "FindToolByName(gitlab)", err, models.ErrNotFound)
-		_, err = s.FindToolByName(ctx, "gitlab_%")
+		_, err = s.Tools.FindToolByName(ctx, "gitlab_%")
 		wantErr(t, "FindToolByName(gitlab_%)", err, models.ErrNotFound)
 
 		aliasTaken := newTool("semantic_search")
@@ -161,11 +161,11 @@ func TestStore_Tools_namesAndAliases(t *testing.T) {
 			{"no toolset", noToolset, models.ErrInvalidInput},
 		}
 		for _, tt := range tests {
-			wantErr(t, "UpsertTool("+tt.name+")", s.UpsertTool(ctx, tt.tool), tt.want)
+			wantErr(t, "UpsertTool("+tt.name+")", s.Tools.UpsertTool(ctx, tt.tool), tt.want)
 		}
 		wantCatalogVersion(t, s, "after refused upserts", 2)
 
-		tools, err := s.ListTools(ctx)
+		tools, err := s.Tools.ListTools(ctx)
 		if err != nil || len(tools) != 2 || tools[0].Name != "get_issue" || tools[1].Name != "search" {
 			t.Errorf("ListTools() = %+v, %v; want get_issue, search (by name)", tools, err)
 		}
@@ -179,8 +179,8 @@ func TestStore_UpsertTool_outputSchemaAndEE(t *testing.T) {
 		tool.Edition = models.EditionEE
 		tool.OutputSchema = models.JSON(`{"type":"object"}`)
 		tool.Annotations = nil
-		wantErr(t, "UpsertTool", s.UpsertTool(ctx, tool), nil)
-		got, err := s.FindToolByName(ctx, "semantic_code_search")
+		wantErr(t, "UpsertTool", s.Tools.UpsertTool(ctx, tool), nil)
+		got, err := s.Tools.FindToolByName(ctx, "semantic_code_search")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,9 +192,9 @@ func TestStore_UpsertTool_outputSchemaAndEE(t *testing.T) {
 		}
 		// Dropping the output schema is a change.
 		tool.OutputSchema = nil
-		wantErr(t, "UpsertTool(no output schema)", s.UpsertTool(ctx, tool), nil)
+		wantErr(t, "UpsertTool(no output schema)", s.Tools.UpsertTool(ctx, tool), nil)
 		wantCatalogVersion(t, s, "after dropping the output schema", 2)
-		if got, _ := s.FindToolByName(ctx, "semantic_code_search"); got.OutputSchema != nil {
+		if got, _ := s.Tools.FindToolByName(ctx, "semantic_code_search"); got.OutputSchema != nil {
 			t.Errorf("output schema = %s, want NULL", got.OutputSchema)
 		}
 	})
@@ -203,7 +203,7 @@ func TestStore_UpsertTool_outputSchemaAndEE(t *testing.T) {
 func TestStore_CreateTools(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		wantErr(t, "UpsertTool(get_issue)", s.UpsertTool(ctx, newTool("get_issue")), nil)
+		wantErr(t, "UpsertTool(get_issue)", s.Tools.UpsertTool(ctx, newTool("get_issue")), nil)
 		wantCatalogVersion(t, s, "after one upsert", 1)
 
 		var bulk []models.Tool
@@ -211,14 +211,14 @@ func TestStore_CreateTools(t *testing.T) {
 			bulk = append(bulk, *newTool(name))
 		}
 		bulk[2].Aliases = models.StringList{"c_alias"}
-		wantErr(t, "CreateTools", s.CreateTools(ctx, bulk), nil)
+		wantErr(t, "CreateTools", s.Tools.CreateTools(ctx, bulk), nil)
 		wantCatalogVersion(t, s, "after one bulk create", 2)
 		for _, tool := range bulk {
 			if tool.ID == 0 || tool.CreatedAt.IsZero() {
 				t.Errorf("CreateTools left %s with ID %d, created_at %v", tool.Name, tool.ID, tool.CreatedAt)
 			}
 		}
-		if all, err := s.ListTools(ctx); err != nil || len(all) != 4 {
+		if all, err := s.Tools.ListTools(ctx); err != nil || len(all) != 4 {
 			t.Fatalf("ListTools() = %d tools, %v; want 4", len(all), err)
 		}
 
@@ -229,11 +229,11 @@ func TestStore_CreateTools(t *testing.T) {
 			"stored alias": {*newTool("c_alias")},
 			"within list":  {*newTool("e_tool"), *newTool("e_tool")},
 		} {
-			wantErr(t, "CreateTools("+name+")", s.CreateTools(ctx, list), models.ErrConflict)
+			wantErr(t, "CreateTools("+name+")", s.Tools.CreateTools(ctx, list), models.ErrConflict)
 		}
 		invalid := []models.Tool{*newTool("f_tool"), {Name: "no_schema", Toolset: models.ToolsetCore}}
-		wantErr(t, "CreateTools(invalid)", s.CreateTools(ctx, invalid), models.ErrInvalidInput)
-		if all, err := s.ListTools(ctx); err != nil || len(all) != 4 {
+		wantErr(t, "CreateTools(invalid)", s.Tools.CreateTools(ctx, invalid), models.ErrInvalidInput)
+		if all, err := s.Tools.ListTools(ctx); err != nil || len(all) != 4 {
 			t.Fatalf("after refused bulk creates: ListTools() = %d tools, %v; want 4", len(all), err)
 		}
 		wantCatalogVersion(t, s, "after refused bulk creates", 2)

@@ -12,7 +12,7 @@ import (
 // becomes active. A username or email already taken (ignoring case) is
 // models.ErrConflict; an empty username or email, or an unknown state, is
 // models.ErrInvalidInput.
-func (s *Store) CreateUser(ctx context.Context, u *models.User) error {
+func (s *Users) CreateUser(ctx context.Context, u *models.User) error {
 	if u.State == "" {
 		u.State = models.UserActive
 	}
@@ -26,11 +26,12 @@ func (s *Store) CreateUser(ctx context.Context, u *models.User) error {
 	if err := s.conn(ctx).Create(u).Error; err != nil {
 		return fmt.Errorf("create user %q: %w", u.Username, translate(err))
 	}
+	s.changedViews(userViews(u.ID))
 	return nil
 }
 
 // FindUserByID returns the user with id, or models.ErrNotFound.
-func (s *Store) FindUserByID(ctx context.Context, id int64) (*models.User, error) {
+func (s *Users) FindUserByID(ctx context.Context, id int64) (*models.User, error) {
 	var u models.User
 	if err := s.conn(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
 		return nil, fmt.Errorf("find user %d: %w", id, translate(err))
@@ -40,7 +41,7 @@ func (s *Store) FindUserByID(ctx context.Context, id int64) (*models.User, error
 
 // FindUserByUsername returns the user called username, ignoring case as
 // GitLab does, or models.ErrNotFound.
-func (s *Store) FindUserByUsername(ctx context.Context, username string) (*models.User, error) {
+func (s *Users) FindUserByUsername(ctx context.Context, username string) (*models.User, error) {
 	var u models.User
 	if err := s.conn(ctx).Where("lower(username) = lower(?)", username).Take(&u).Error; err != nil {
 		return nil, fmt.Errorf("find user %q: %w", username, translate(err))
@@ -50,7 +51,7 @@ func (s *Store) FindUserByUsername(ctx context.Context, username string) (*model
 
 // FindUserByEmail returns the user with e-mail email (ignoring case), or
 // models.ErrNotFound: GitLab maps a commit's author to a user this way.
-func (s *Store) FindUserByEmail(ctx context.Context, email string) (*models.User, error) {
+func (s *Users) FindUserByEmail(ctx context.Context, email string) (*models.User, error) {
 	var u models.User
 	if err := s.conn(ctx).Where("lower(email) = lower(?)", email).Order("id").Take(&u).Error; err != nil {
 		return nil, fmt.Errorf("find user by e-mail: %w", translate(err))
@@ -59,7 +60,7 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (*models.User
 }
 
 // ListUsers returns every user ordered by id.
-func (s *Store) ListUsers(ctx context.Context) ([]models.User, error) {
+func (s *Users) ListUsers(ctx context.Context) ([]models.User, error) {
 	users := []models.User{}
 	if err := s.conn(ctx).Order("id").Find(&users).Error; err != nil {
 		return nil, fmt.Errorf("list users: %w", translate(err))
@@ -70,7 +71,7 @@ func (s *Store) ListUsers(ctx context.Context) ([]models.User, error) {
 // SetUserState sets the state of the user called username (ignoring case).
 // An unknown state is models.ErrInvalidInput; an unknown user
 // models.ErrNotFound. Setting the state a user already has succeeds.
-func (s *Store) SetUserState(ctx context.Context, username string, state models.UserState) error {
+func (s *Users) SetUserState(ctx context.Context, username string, state models.UserState) error {
 	if !validUserState(state) {
 		return fmt.Errorf("set user %q state %q: %w", username, state, models.ErrInvalidInput)
 	}
@@ -83,6 +84,7 @@ func (s *Store) SetUserState(ctx context.Context, username string, state models.
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set user %q state: %w", username, models.ErrNotFound)
 	}
+	s.changedViews(allViews) // by username: the id is not at hand
 	return nil
 }
 
@@ -100,7 +102,7 @@ func validUserState(s models.UserState) bool {
 // 1..86,400 seconds are models.ErrInvalidInput; an unknown user
 // models.ErrNotFound. Every instance sees the change at once: it is an
 // identity change (migration 20261201060000).
-func (s *Store) SetUserRateLimit(ctx context.Context, username string, requests, periodSeconds int) error {
+func (s *Users) SetUserRateLimit(ctx context.Context, username string, requests, periodSeconds int) error {
 	clear := requests == 0 && periodSeconds == 0
 	if !clear && (requests < 1 || requests > 1_000_000 || periodSeconds < 1 || periodSeconds > 86_400) {
 		return fmt.Errorf("set user %q rate limit %d/%ds: %w", username, requests, periodSeconds, models.ErrInvalidInput)
@@ -114,5 +116,6 @@ func (s *Store) SetUserRateLimit(ctx context.Context, username string, requests,
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("set user %q rate limit: %w", username, models.ErrNotFound)
 	}
+	s.changedViews(allViews) // by username: the id is not at hand
 	return nil
 }

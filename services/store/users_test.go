@@ -29,37 +29,37 @@ func TestStore_Users(t *testing.T) {
 			{"unknown state", models.User{Username: "x", Email: "x@example.com", State: "zombie"}, models.ErrInvalidInput},
 		}
 		for _, tt := range tests {
-			err := s.CreateUser(ctx, &tt.user)
+			err := s.Users.CreateUser(ctx, &tt.user)
 			wantErr(t, "CreateUser("+tt.name+")", err, tt.want)
 		}
 		if n := countRows(t, s, "users"); n != 2 {
 			t.Errorf("users = %d after refused creates, want 2", n)
 		}
 
-		got, err := s.FindUserByUsername(ctx, "Alice")
+		got, err := s.Users.FindUserByUsername(ctx, "Alice")
 		if err != nil || got.ID != alice.ID {
 			t.Errorf("FindUserByUsername(Alice) = %+v, %v; want alice", got, err)
 		}
-		got, err = s.FindUserByID(ctx, bob.ID)
+		got, err = s.Users.FindUserByID(ctx, bob.ID)
 		if err != nil || got.Username != "bob" {
 			t.Errorf("FindUserByID(bob) = %+v, %v", got, err)
 		}
-		_, err = s.FindUserByID(ctx, 999)
+		_, err = s.Users.FindUserByID(ctx, 999)
 		wantErr(t, "FindUserByID(999)", err, models.ErrNotFound)
-		_, err = s.FindUserByUsername(ctx, "nobody")
+		_, err = s.Users.FindUserByUsername(ctx, "nobody")
 		wantErr(t, "FindUserByUsername(nobody)", err, models.ErrNotFound)
 
-		users, err := s.ListUsers(ctx)
+		users, err := s.Users.ListUsers(ctx)
 		if err != nil || len(users) != 2 || users[0].Username != "alice" || users[1].Username != "bob" {
 			t.Errorf("ListUsers() = %+v, %v; want alice, bob", users, err)
 		}
 
-		wantErr(t, "SetUserState(bob, blocked)", s.SetUserState(ctx, "BOB", models.UserBlocked), nil)
-		if got, _ := s.FindUserByID(ctx, bob.ID); got.State != models.UserBlocked || got.Active() {
+		wantErr(t, "SetUserState(bob, blocked)", s.Users.SetUserState(ctx, "BOB", models.UserBlocked), nil)
+		if got, _ := s.Users.FindUserByID(ctx, bob.ID); got.State != models.UserBlocked || got.Active() {
 			t.Errorf("bob after SetUserState = %+v, want blocked", got)
 		}
-		wantErr(t, "SetUserState(bob, blocked) again", s.SetUserState(ctx, "bob", models.UserBlocked), nil)
-		wantErr(t, "SetUserState(nobody)", s.SetUserState(ctx, "nobody", models.UserBlocked), models.ErrNotFound)
-		wantErr(t, "SetUserState(bob, zombie)", s.SetUserState(ctx, "bob", "zombie"), models.ErrInvalidInput)
+		wantErr(t, "SetUserState(bob, blocked) again", s.Users.SetUserState(ctx, "bob", models.UserBlocked), nil)
+		wantErr(t, "SetUserState(nobody)", s.Users.SetUserState(ctx, "nobody", models.UserBlocked), models.ErrNotFound)
+		wantErr(t, "SetUserState(bob, zombie)", s.Users.SetUserState(ctx, "bob", "zombie"), models.ErrInvalidInput)
 	})
 }

@@ -12,7 +12,7 @@ import (
 // CreateVulnerability inserts v (state detected unless set) and fills its
 // ID and timestamps. A title, severity, state or report type GitLab does
 // not know is models.ErrInvalidInput.
-func (s *Store) CreateVulnerability(ctx context.Context, v *models.Vulnerability) error {
+func (s *Vulnerabilities) CreateVulnerability(ctx context.Context, v *models.Vulnerability) error {
 	if v.State == "" {
 		v.State = "detected"
 	}
@@ -33,7 +33,7 @@ func (s *Store) CreateVulnerability(ctx context.Context, v *models.Vulnerability
 
 // LoadVulnerability returns vulnerability id, or models.ErrNotFound. It
 // does not check permissions: the caller checks access to its project.
-func (s *Store) LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error) {
+func (s *Vulnerabilities) LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error) {
 	var v models.Vulnerability
 	if err := s.conn(ctx).Where("id = ?", id).Take(&v).Error; err != nil {
 		return nil, fmt.Errorf("load vulnerability %d: %w", id, translate(err))
@@ -43,7 +43,7 @@ func (s *Store) LoadVulnerability(ctx context.Context, id int64) (*models.Vulner
 
 // VulnerabilityProjectID returns the project of vulnerability id, or
 // models.ErrNotFound. It does not check permissions.
-func (s *Store) VulnerabilityProjectID(ctx context.Context, id int64) (int64, error) {
+func (s *Vulnerabilities) VulnerabilityProjectID(ctx context.Context, id int64) (int64, error) {
 	var ids []int64
 	if err := s.conn(ctx).Model(&models.Vulnerability{}).Where("id = ?", id).Limit(1).Pluck("project_id", &ids).Error; err != nil {
 		return 0, fmt.Errorf("vulnerability %d project: %w", id, translate(err))
@@ -56,7 +56,7 @@ func (s *Store) VulnerabilityProjectID(ctx context.Context, id int64) (int64, er
 
 // ListVulnerabilities returns up to q.Limit vulnerabilities of a project,
 // newest first, and whether more follow.
-func (s *Store) ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error) {
+func (s *Vulnerabilities) ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error) {
 	db := s.conn(ctx).Where("project_id = ?", q.ProjectID)
 	if len(q.Severities) > 0 {
 		db = db.Where("severity IN ?", q.Severities)
@@ -85,9 +85,9 @@ func (s *Store) ListVulnerabilities(ctx context.Context, q models.VulnerabilityQ
 // records the change in vulnerability_events, and returns the
 // vulnerability as stored afterwards. A move to the state it already has
 // is models.ErrConflict (GitLab refuses it too); nothing is written then.
-func (s *Store) ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error) {
+func (s *Vulnerabilities) ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error) {
 	var out models.Vulnerability
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var v models.Vulnerability
 		if err := tx.forUpdate(tx.conn(ctx).Where("id = ?", id)).Take(&v).Error; err != nil {
 			return translate(err)

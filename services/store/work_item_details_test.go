@@ -34,12 +34,12 @@ func TestStore_RelatedMergeRequests(t *testing.T) {
 		} {
 			mr := &models.MergeRequest{ProjectID: c.project.ID, Title: c.title, Description: c.desc,
 				SourceBranch: fmt.Sprint("b", k), TargetBranch: "main", AuthorID: alice.ID}
-			wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+			wantErr(t, "CreateMergeRequest", s.MergeRequests.CreateMergeRequest(ctx, mr), nil)
 		}
 		var got []string
 		var after int64
 		for range 10 {
-			page, more, err := s.RelatedMergeRequests(ctx, p.ID, 1, after, 2)
+			page, more, err := s.MergeRequests.RelatedMergeRequests(ctx, p.ID, 1, after, 2)
 			wantErr(t, "RelatedMergeRequests", err, nil)
 			for _, mr := range page {
 				if mr.Author == nil || mr.Author.Username != "alice" {
@@ -55,7 +55,7 @@ func TestStore_RelatedMergeRequests(t *testing.T) {
 		if strings.Join(got, " ") != "1 2 3 6" { // iids in project p: the 7th MR overall is p's 6th
 			t.Errorf("related to #1: %v", got)
 		}
-		n, err := s.CountNotes(ctx, models.NoteableIssue, 12345, true)
+		n, err := s.Notes.CountNotes(ctx, models.NoteableIssue, 12345, true)
 		if err != nil || n != 0 {
 			t.Errorf("CountNotes of nothing = %d, %v", n, err)
 		}

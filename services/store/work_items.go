@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"gitlab.com/glmcp/glmcp/migrations"
@@ -23,14 +26,14 @@ const maxHierarchyDepth = 9
 // the parent must obey setParent. Any of these broken is
 // models.ErrInvalidInput, and nothing is written; a missing item is
 // models.ErrNotFound.
-func (s *Store) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error) {
+func (s *Issues) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error) {
 	var out *models.Issue
-	err := s.WithTx(ctx, func(tx *Store) error {
-		i, err := tx.lockIssue(ctx, id)
+	err := s.st.WithTx(ctx, func(tx *Store) error {
+		i, err := tx.Issues.lockIssue(ctx, id)
 		if err != nil {
 			return err
 		}
-		if err := tx.applyUpdate(ctx, i, u); err != nil {
+		if err := tx.Issues.applyUpdate(ctx, i, u); err != nil {
 			return err
 		}
 		i.UpdatedAt = tx.clock()
@@ -48,20 +51,21 @@ func (s *Store) UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemU
 			}
 		}
 		if u.SetParent {
-			if err := tx.setParent(ctx, i, u.ParentID); err != nil {
+			if err := tx.Issues.setParent(ctx, i, u.ParentID); err != nil {
 				return err
 			}
 		}
-		out, err = tx.LoadIssue(ctx, i.ProjectID, i.IID)
+		out, err = tx.Issues.LoadIssue(ctx, i.ProjectID, i.IID)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update work item %d: %w", id, err)
 	}
+	s.changedViews(projectViews(out.ProjectID))
 	return out, nil
 }
 
-func (s *Store) applyUpdate(ctx context.Context, i *models.Issue, u models.WorkItemUpdate) error {
+func (s *Issues) applyUpdate(ctx context.Context, i *models.Issue, u models.WorkItemUpdate) error {
 	if u.Title != nil {
 		if strings.TrimSpace(*u.Title) == "" {
 			return fmt.Errorf("empty title: %w", models.ErrInvalidInput)
@@ -114,7 +118,7 @@ func (s *Store) applyUpdate(ctx context.Context, i *models.Issue, u models.WorkI
 // changeLabels returns i's labels with add added (each must be a label of
 // i's project) and remove removed; a label both added and removed ends up
 // removed, as GitLab's label widget does.
-func (s *Store) changeLabels(ctx context.Context, i *models.Issue, add, remove []string) (models.StringList, error) {
+func (s *Issues) changeLabels(ctx context.Context, i *models.Issue, add, remove []string) (models.StringList, error) {
 	if len(add) > 0 {
 		found, err := s.FindLabelsByName(ctx, i.ProjectID, add)
 		if err != nil {
@@ -145,7 +149,7 @@ func datesOrdered(start, due *models.Date) error {
 // lockIssue reads issue id for update: on PostgreSQL the row stays locked
 // until the transaction ends (SQLite transactions already hold the write
 // lock).
-func (s *Store) lockIssue(ctx context.Context, id int64) (*models.Issue, error) {
+func (s *Issues) lockIssue(ctx context.Context, id int64) (*models.Issue, error) {
 	var i models.Issue
 	q := s.conn(ctx)
 	if s.dialect == migrations.DialectPostgres {
@@ -162,7 +166,7 @@ func (s *Store) lockIssue(ctx context.Context, id int64) (*models.Issue, error) 
 // (models.CanParent), and must not be child or one of its descendants.
 // Hierarchy changes in a project are serialized (the project row is locked
 // on PostgreSQL), so two concurrent changes cannot build a cycle.
-func (s *Store) setParent(ctx context.Context, child *models.Issue, parentID *int64) error {
+func (s *Issues) setParent(ctx context.Context, child *models.Issue, parentID *int64) error {
 	if s.dialect == migrations.DialectPostgres {
 		if err := s.conn(ctx).Exec("SELECT id FROM projects WHERE id = ? FOR UPDATE", child.ProjectID).Error; err != nil {
 			return translate(err)
@@ -212,17 +216,17 @@ VALUES (?, ?, ?, ?)`, child.ID, parent.ID, now, now).Error
 // linked either way, is models.ErrConflict and nothing is written. The
 // rows of the items are locked in id order, so concurrent links of the
 // same pair cannot both pass the check.
-func (s *Store) LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error {
+func (s *Issues) LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error {
 	switch t {
 	case models.LinkRelatesTo, models.LinkBlocks, models.LinkBlockedBy:
 	default:
 		return fmt.Errorf("link work items: link type %q: %w", t, models.ErrInvalidInput)
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(targets)))
-	err := s.WithTx(ctx, func(tx *Store) error {
+	err := s.st.WithTx(ctx, func(tx *Store) error {
 		all := slices.Sorted(slices.Values(append(slices.Clone(ids), source)))
 		for _, id := range slices.Compact(all) {
-			if _, err := tx.lockIssue(ctx, id); err != nil {
+			if _, err := tx.Issues.lockIssue(ctx, id); err != nil {
 				return err
 			}
 		}
@@ -254,4 +258,186 @@ func (s *Store) LinkWorkItems(ctx context.Context, source int64, targets []int64
 		return fmt.Errorf("link work item %d: %w", source, err)
 	}
 	return nil
+}
+
+// workItemSorts maps a sort to its column and direction; every sort breaks
+// ties by id in the same direction, so (column, id) is a keyset.
+var workItemSorts = map[models.WorkItemSort]struct {
+	col  string
+	desc bool
+}{
+	models.SortCreatedDesc: {"created_at", true},
+	models.SortCreatedAsc:  {"created_at", false},
+	models.SortUpdatedDesc: {"updated_at", true},
+	models.SortUpdatedAsc:  {"updated_at", false},
+	models.SortTitleAsc:    {"title", false},
+	models.SortTitleDesc:   {"title", true},
+}
+
+// ListWorkItems returns one page of the work items q.Viewer may read (see
+// models.WorkItemQuery), at most q.Limit, resuming after (q.AfterKey,
+// q.AfterID). It reads Limit+1 rows and nothing else, so memory is bounded
+// by the page whatever the table holds. An unknown sort or a malformed
+// resume key is models.ErrInvalidInput.
+func (s *Issues) ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error) {
+	if q.Sort == "" {
+		q.Sort = models.SortCreatedDesc
+	}
+	sort, ok := workItemSorts[q.Sort]
+	if !ok {
+		return nil, fmt.Errorf("list work items: sort %q: %w", q.Sort, models.ErrInvalidInput)
+	}
+	db := withProjects(s.conn(ctx).Model(&models.Issue{}), "issues.project_id", q.Viewer, q.ProjectID, q.GroupPath)
+	vis, args := visibleIssuesSQL(q.Viewer, "issues")
+	db = filterWorkItems(db.Where(vis, args...), q, s.clock())
+	col, op, dir := "issues."+sort.col, ">", "ASC"
+	if sort.desc {
+		op, dir = "<", "DESC"
+	}
+	if q.AfterID > 0 {
+		key, err := sortKeyValue(sort.col, q.AfterKey)
+		if err != nil {
+			return nil, fmt.Errorf("list work items: %w", err)
+		}
+		db = db.Where("("+col+" "+op+" ?) OR ("+col+" = ? AND issues.id "+op+" ?)", key, key, q.AfterID)
+	}
+	rows := []models.Issue{}
+	err := db.Order(col + " " + dir).Order("issues.id " + dir).Limit(q.Limit + 1).Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("list work items: %w", translate(err))
+	}
+	page := &models.WorkItemPage{Items: rows}
+	if len(rows) > q.Limit {
+		page.Items, page.HasNext = rows[:q.Limit], true
+	}
+	if n := len(page.Items); n > 0 {
+		last := page.Items[n-1]
+		page.EndID = last.ID
+		switch sort.col {
+		case "created_at":
+			page.EndKey = last.CreatedAt.UTC().Format(time.RFC3339Nano)
+		case "updated_at":
+			page.EndKey = last.UpdatedAt.UTC().Format(time.RFC3339Nano)
+		default:
+			page.EndKey = last.Title
+		}
+	}
+	return page, nil
+}
+
+func sortKeyValue(col, key string) (any, error) {
+	if col == "title" {
+		return key, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, key)
+	if err != nil {
+		return nil, fmt.Errorf("resume key %q: %w", key, models.ErrInvalidInput)
+	}
+	return t.UTC(), nil
+}
+
+func filterWorkItems(db *gorm.DB, q models.WorkItemQuery, now time.Time) *gorm.DB {
+	if q.State != "" {
+		db = db.Where("issues.state = ?", q.State)
+	}
+	if q.Search != "" {
+		db = matchAny(db, q.Search, "issues.title", "issues.description")
+	}
+	if q.AuthorUsername != "" {
+		db = db.Where("issues.author_id IN (SELECT au.id FROM users au WHERE lower(au.username) = lower(?))", q.AuthorUsername)
+	}
+	for _, name := range q.AssigneeUsernames {
+		db = db.Where("EXISTS (SELECT 1 FROM issue_assignees fa JOIN users fu ON fu.id = fa.user_id "+
+			"WHERE fa.issue_id = issues.id AND lower(fu.username) = lower(?))", name)
+	}
+	for _, name := range q.LabelNames {
+		// labels is a JSON array of names: match the element as encoded.
+		elem, _ := json.Marshal(name)
+		db = db.Where(`issues.labels LIKE ? ESCAPE '\'`, "%"+likeEscape(string(elem))+"%")
+	}
+	if len(q.MilestoneTitles) > 0 {
+		db = db.Where("issues.milestone IN ?", q.MilestoneTitles)
+	}
+	today := now.Format(models.DateLayout)
+	switch q.MilestoneWildcard {
+	case "NONE":
+		db = db.Where("issues.milestone_id IS NULL")
+	case "ANY":
+		db = db.Where("issues.milestone_id IS NOT NULL")
+	case "STARTED":
+		db = db.Where("issues.milestone_id IN (SELECT wm.id FROM milestones wm WHERE wm.state = 'active' "+
+			"AND wm.start_date <= ? AND (wm.due_date IS NULL OR wm.due_date >= ?))", today, today)
+	case "UPCOMING":
+		db = db.Where("issues.milestone_id IN (SELECT wm.id FROM milestones wm WHERE wm.state = 'active' "+
+			"AND wm.start_date > ?)", today)
+	}
+	if len(q.Types) > 0 {
+		db = db.Where("issues.work_item_type_id IN ?", q.Types)
+	}
+	for _, c := range []struct {
+		cond string
+		t    *time.Time
+	}{
+		{"issues.created_at >= ?", q.CreatedAfter}, {"issues.created_at <= ?", q.CreatedBefore},
+		{"issues.updated_at >= ?", q.UpdatedAfter}, {"issues.updated_at <= ?", q.UpdatedBefore},
+	} {
+		if c.t != nil {
+			db = db.Where(c.cond, c.t.UTC())
+		}
+	}
+	if q.DueAfter != nil {
+		db = db.Where("issues.due_date >= ?", *q.DueAfter)
+	}
+	if q.DueBefore != nil {
+		db = db.Where("issues.due_date <= ?", *q.DueBefore)
+	}
+	return db
+}
+
+// ListWorkItemTypes returns the work item types of an edition (EE: all;
+// CE: the CE ones), by id.
+func (s *Issues) ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error) {
+	out := []models.WorkItemType{}
+	q := s.conn(ctx).Order("id")
+	if edition != models.EditionEE {
+		q = q.Where("edition = ?", models.EditionCE)
+	}
+	if err := q.Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list work item types: %w", translate(err))
+	}
+	return out, nil
+}
+
+// FindIssueByID returns issue id (no people loaded), or models.ErrNotFound.
+// It does not check permissions.
+func (s *Issues) FindIssueByID(ctx context.Context, id int64) (*models.Issue, error) {
+	var i models.Issue
+	if err := s.conn(ctx).Where("id = ?", id).Take(&i).Error; err != nil {
+		return nil, fmt.Errorf("find issue %d: %w", id, translate(err))
+	}
+	return &i, nil
+}
+
+// WorkItemParent returns the parent of work item id, or nil when it has
+// none. It does not check permissions.
+func (s *Issues) WorkItemParent(ctx context.Context, id int64) (*models.Issue, error) {
+	var out []models.Issue
+	err := s.conn(ctx).Where("id IN (SELECT work_item_parent_id FROM work_item_parent_links WHERE work_item_id = ?)", id).
+		Limit(1).Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("parent of work item %d: %w", id, translate(err))
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return &out[0], nil
+}
+
+// WorkItemHasChildren reports whether work item id has children.
+func (s *Issues) WorkItemHasChildren(ctx context.Context, id int64) (bool, error) {
+	var n int64
+	if err := s.conn(ctx).Table("work_item_parent_links").Where("work_item_parent_id = ?", id).Limit(1).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("children of work item %d: %w", id, translate(err))
+	}
+	return n > 0, nil
 }

@@ -27,13 +27,13 @@ FROM generate_series(1, ?) AS n`, p.ID, alice.ID, rows).Error
 		b.Fatal(err)
 	}
 	s.DB().Exec("ANALYZE issues")
-	first, err := s.ListWorkItems(ctx, models.WorkItemQuery{Viewer: alice, ProjectID: p.ID, Limit: 20})
+	first, err := s.Issues.ListWorkItems(ctx, models.WorkItemQuery{Viewer: alice, ProjectID: p.ID, Limit: 20})
 	if err != nil || len(first.Items) != 20 {
 		b.Fatalf("first page: %v", err)
 	}
 	deep := models.WorkItemQuery{Viewer: alice, ProjectID: p.ID, Limit: 100}
 	for range 5 { // resume 500 rows in, then jump by keyset
-		pg, err := s.ListWorkItems(ctx, deep)
+		pg, err := s.Issues.ListWorkItems(ctx, deep)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -52,7 +52,7 @@ FROM generate_series(1, ?) AS n`, p.ID, alice.ID, rows).Error
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.ListWorkItems(ctx, bc.q); err != nil {
+				if _, err := s.Issues.ListWorkItems(ctx, bc.q); err != nil {
 					b.Fatal(err)
 				}
 			}

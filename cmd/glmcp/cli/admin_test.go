@@ -60,7 +60,7 @@ func TestTools(t *testing.T) {
 		}
 
 		b.mustRun(t, "tools", "describe", "get_mcp_server_version", "--description", "Which glmcp is this?")
-		tool, err := b.store(t).FindToolByName(context.Background(), "get_mcp_server_version")
+		tool, err := b.store(t).Tools.FindToolByName(context.Background(), "get_mcp_server_version")
 		if err != nil || tool.Description != "Which glmcp is this?" {
 			t.Errorf("description = %q, %v; want the new one", tool.Description, err)
 		}

@@ -98,7 +98,7 @@ func TestProjects_exportImportArchive(t *testing.T) {
 		if p := mustProject(t, b, "copies/bobs"); p.Visibility != models.VisibilityPrivate {
 			t.Errorf("visibility = %s, want private (--visibility)", p.Visibility)
 		}
-		if _, err := s.FindProjectMember(context.Background(), mustProject(t, b, "copies/bobs").ID, userID(t, b, "bob")); err != nil {
+		if _, err := s.Projects.FindProjectMember(context.Background(), mustProject(t, b, "copies/bobs").ID, userID(t, b, "bob")); err != nil {
 			t.Errorf("bob is no member of his import: %v", err)
 		}
 	})
@@ -106,7 +106,7 @@ func TestProjects_exportImportArchive(t *testing.T) {
 
 func userID(t *testing.T, b *backend, username string) int64 {
 	t.Helper()
-	u, err := b.store(t).FindUserByUsername(context.Background(), username)
+	u, err := b.store(t).Users.FindUserByUsername(context.Background(), username)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,24 +42,24 @@ func TestCIRecord(t *testing.T) {
 		}
 		s := b.store(t)
 		ctx := context.Background()
-		p, _ := s.FindProjectByPath(ctx, "acme/rockets")
-		pl, err := s.LoadPipeline(ctx, p.ID, id)
+		p, _ := s.Projects.FindProjectByPath(ctx, "acme/rockets")
+		pl, err := s.CI.LoadPipeline(ctx, p.ID, id)
 		if err != nil || pl.Status != models.StatusFailed || pl.Ref != "main" || pl.UserID == nil || pl.FinishedAt == nil {
 			t.Fatalf("pipeline = %+v, %v", pl, err)
 		}
-		jobs, _, _ := s.PageJobs(ctx, models.JobQuery{PipelineID: id, Limit: 10})
+		jobs, _, _ := s.CI.PageJobs(ctx, models.JobQuery{PipelineID: id, Limit: 10})
 		if len(jobs) != 2 || jobs[1].Name != "test" || jobs[1].Status != models.StatusFailed {
 			t.Fatalf("jobs = %+v", jobs)
 		}
-		trace, err := s.FindJobArtifact(ctx, jobs[1].ID, models.ArtifactTrace)
+		trace, err := s.CI.FindJobArtifact(ctx, jobs[1].ID, models.ArtifactTrace)
 		if err != nil || trace.Size != int64(len(log)) {
 			t.Fatalf("log = %+v, %v", trace, err)
 		}
-		tail, _ := s.ReadArtifactRange(ctx, trace, trace.Size-17, 100)
+		tail, _ := s.CI.ReadArtifactRange(ctx, trace, trace.Size-17, 100)
 		if string(tail) != "FAIL: TestLaunch\n" {
 			t.Errorf("log tail = %q", tail)
 		}
-		if a, err := s.FindJobArtifact(ctx, jobs[1].ID, models.ArtifactArchive); err != nil || a.Size != int64(zbuf.Len()) || a.FileFormat != "zip" {
+		if a, err := s.CI.FindJobArtifact(ctx, jobs[1].ID, models.ArtifactArchive); err != nil || a.Size != int64(zbuf.Len()) || a.FileFormat != "zip" {
 			t.Errorf("archive = %+v, %v", a, err)
 		}
 	})

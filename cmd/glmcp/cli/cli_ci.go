@@ -74,7 +74,7 @@ func newCICommand(a *cli) *cobra.Command {
 			pl.Status = compositeStatus(parsed)
 			pl.StartedAt, pl.FinishedAt = &now, &now
 			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
-				if err := tx.CreatePipeline(ctx, pl); err != nil {
+				if err := tx.CI.CreatePipeline(ctx, pl); err != nil {
 					return err
 				}
 				for k, j := range parsed {
@@ -185,5 +185,5 @@ func writeArtifactFile(ctx context.Context, tx *store.Store, jobID int64, path, 
 		return err
 	}
 	defer f.Close()
-	return tx.WriteJobArtifact(ctx, &models.JobArtifact{JobID: jobID, FileType: fileType, FileFormat: format, FileName: name}, f)
+	return tx.CI.WriteJobArtifact(ctx, &models.JobArtifact{JobID: jobID, FileType: fileType, FileFormat: format, FileName: name}, f)
 }

@@ -63,13 +63,13 @@ func newOAuthTokensCommand(a *cli) *cobra.Command {
 
 	revoke := a.revokeCommand("Revoke an OAuth access token", "OAuth token", "token id",
 		func(ctx context.Context, e *app.Env, raw string) (int64, error) {
-			t, err := e.Store.FindOAuthTokenByDigest(ctx, auth.OAuthDigest(raw))
+			t, err := e.Store.Users.FindOAuthTokenByDigest(ctx, auth.OAuthDigest(raw))
 			if err != nil {
 				return 0, err
 			}
 			return t.ID, nil
 		},
-		func(ctx context.Context, e *app.Env, id int64) error { return e.Store.RevokeOAuthToken(ctx, id) })
+		func(ctx context.Context, e *app.Env, id int64) error { return e.Store.Users.RevokeOAuthToken(ctx, id) })
 	cmd.AddCommand(create, revoke)
 	return cmd
 }

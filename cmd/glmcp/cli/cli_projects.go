@@ -89,7 +89,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = e.Store.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
+			err = e.Store.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
 			if errors.Is(err, models.ErrConflict) {
 				return fmt.Errorf("%s is already a member of %s", user, project)
 			}
@@ -189,7 +189,7 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 			defer e.Close()
 			full := groupPath + "/" + projectPath
 			// A project with history is refused before anything is copied.
-			if p, err := e.Store.FindProjectByPath(ctx, full); err == nil {
+			if p, err := e.Store.Projects.FindProjectByPath(ctx, full); err == nil {
 				if err := e.Repositories.RefuseRefs(ctx, p.ID); errors.Is(err, models.ErrConflict) {
 					return fmt.Errorf("project %s already has branches or tags; import into a new project or an empty one", p.PathWithNamespace)
 				} else if err != nil {
@@ -217,7 +217,7 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 			var p *models.Project
 			created := false
 			err = e.Store.WithTx(ctx, func(tx *store.Store) error {
-				p, err = tx.FindProjectByPath(ctx, full)
+				p, err = tx.Projects.FindProjectByPath(ctx, full)
 				if errors.Is(err, models.ErrNotFound) {
 					if p, err = createProjectIn(ctx, tx, groupPath, &models.Project{Name: name, Path: projectPath, Description: description, Visibility: vis}); err != nil {
 						return err
@@ -227,7 +227,7 @@ func newProjectsImportCommand(a *cli) *cobra.Command {
 					return err
 				}
 				if res.DefaultBranch != "" && res.DefaultBranch != p.DefaultBranch {
-					if err := tx.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
+					if err := tx.Projects.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
 						return err
 					}
 				}
@@ -306,14 +306,14 @@ func projectFlags(visibility, path string) (vis models.Visibility, groupPath, pr
 // groupPath, creating the group with p's visibility when it does not
 // exist yet.
 func createProjectIn(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
-	g, err := tx.FindGroupByFullPath(ctx, groupPath)
+	g, err := tx.Projects.FindGroupByFullPath(ctx, groupPath)
 	if errors.Is(err, models.ErrNotFound) {
 		g = &models.Group{Name: groupPath, Path: groupPath, Visibility: p.Visibility}
-		err = tx.CreateGroup(ctx, g)
+		err = tx.Projects.CreateGroup(ctx, g)
 	}
 	if err != nil {
 		return nil, err
 	}
 	p.NamespaceID, p.DefaultBranch = g.ID, "main"
-	return p, tx.CreateProject(ctx, p)
+	return p, tx.Projects.CreateProject(ctx, p)
 }

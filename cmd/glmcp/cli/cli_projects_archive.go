@@ -41,7 +41,7 @@ func (a *cli) runArchiveImport(cmd *cobra.Command, x archiveImport) error {
 	}
 	defer e.Close()
 	full := groupPath + "/" + projectPath
-	if _, err := e.Store.FindProjectByPath(ctx, full); err == nil {
+	if _, err := e.Store.Projects.FindProjectByPath(ctx, full); err == nil {
 		return fmt.Errorf("project %s already exists; an archive is imported into a new project", full)
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return err

@@ -65,13 +65,13 @@ func newTokensCommand(a *cli) *cobra.Command {
 
 	revoke := a.revokeCommand("Revoke a token", "token", "token id (from tokens list)",
 		func(ctx context.Context, e *app.Env, raw string) (int64, error) {
-			t, err := e.Store.FindTokenByDigest(ctx, auth.Digest(raw, e.Secret))
+			t, err := e.Store.Users.FindTokenByDigest(ctx, auth.Digest(raw, e.Secret))
 			if err != nil {
 				return 0, err
 			}
 			return t.ID, nil
 		},
-		func(ctx context.Context, e *app.Env, id int64) error { return e.Store.RevokeToken(ctx, id) })
+		func(ctx context.Context, e *app.Env, id int64) error { return e.Store.Users.RevokeToken(ctx, id) })
 
 	var listUser string
 	list := &cobra.Command{
@@ -85,7 +85,7 @@ func newTokensCommand(a *cli) *cobra.Command {
 			defer e.Close()
 			var uid *int64
 			names := map[int64]string{}
-			users, err := e.Store.ListUsers(ctx)
+			users, err := e.Store.Users.ListUsers(ctx)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func newTokensCommand(a *cli) *cobra.Command {
 			if listUser != "" && uid == nil {
 				return fmt.Errorf("no user %q", listUser)
 			}
-			toks, err := e.Store.ListTokens(ctx, uid)
+			toks, err := e.Store.Users.ListTokens(ctx, uid)
 			if err != nil {
 				return err
 			}

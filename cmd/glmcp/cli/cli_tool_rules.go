@@ -55,12 +55,12 @@ func newToolRulesCommand(a *cli) *cobra.Command {
 				}
 			}
 			r := &models.ToolRule{Tool: tool, Rule: k}
-			p, err := e.Store.FindProjectByPath(ctx, namespace)
+			p, err := e.Store.Projects.FindProjectByPath(ctx, namespace)
 			switch {
 			case err == nil:
 				r.ProjectID = &p.ID
 			case errors.Is(err, models.ErrNotFound):
-				g, gerr := e.Store.FindGroupByFullPath(ctx, namespace)
+				g, gerr := e.Store.Projects.FindGroupByFullPath(ctx, namespace)
 				if errors.Is(gerr, models.ErrNotFound) {
 					return fmt.Errorf("--namespace: no project or group %q", namespace)
 				}
@@ -71,7 +71,7 @@ func newToolRulesCommand(a *cli) *cobra.Command {
 			default:
 				return err
 			}
-			return e.Store.SetToolRule(ctx, r)
+			return e.Store.Tools.SetToolRule(ctx, r)
 		},
 	}
 	set.Flags().StringVar(&namespace, "namespace", "", "full path of a project or group")
@@ -90,7 +90,7 @@ func newToolRulesCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			rules, err := e.Store.ListToolRules(ctx)
+			rules, err := e.Store.Tools.ListToolRules(ctx)
 			if err != nil {
 				return err
 			}

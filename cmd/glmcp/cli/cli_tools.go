@@ -28,7 +28,7 @@ func newToolsCommand(a *cli) *cobra.Command {
 			if err := a.syncTools(ctx, e); err != nil {
 				return err
 			}
-			ts, err := e.Store.ListTools(ctx)
+			ts, err := e.Store.Tools.ListTools(ctx)
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ func newToolsCommand(a *cli) *cobra.Command {
 			Use: use + " NAME", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) (bool, error) {
-					return e.Store.SetToolEnabled(ctx, args[0], enabled)
+					return e.Store.Tools.SetToolEnabled(ctx, args[0], enabled)
 				})
 			},
 		}
@@ -58,7 +58,7 @@ func newToolsCommand(a *cli) *cobra.Command {
 				return fmt.Errorf("--description: must not be empty")
 			}
 			return a.changeTool(cmd.Context(), args[0], func(ctx context.Context, e *app.Env) (bool, error) {
-				return true, e.Store.UpdateToolDescription(ctx, args[0], description)
+				return true, e.Store.Tools.UpdateToolDescription(ctx, args[0], description)
 			})
 		},
 	}
@@ -101,11 +101,11 @@ func (a *cli) changeTool(ctx context.Context, name string, change func(context.C
 	if !changed || e.Embedded {
 		return nil
 	}
-	t, err := e.Store.FindToolByName(ctx, name)
+	t, err := e.Store.Tools.FindToolByName(ctx, name)
 	if err != nil {
 		return err
 	}
-	v, err := e.Store.CatalogVersion(ctx)
+	v, err := e.Store.Tools.CatalogVersion(ctx)
 	if err != nil {
 		return err
 	}

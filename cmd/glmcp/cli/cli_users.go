@@ -97,7 +97,7 @@ func newUsersCommand(a *cli) *cobra.Command {
 			}
 			defer e.Close()
 			u := &models.User{Username: in.Username, Email: in.Email, Name: in.Name, State: models.UserActive, Admin: admin, EESeat: eeSeat}
-			if err := e.Store.CreateUser(cmd.Context(), u); err != nil {
+			if err := e.Store.Users.CreateUser(cmd.Context(), u); err != nil {
 				if errors.Is(err, models.ErrConflict) {
 					return fmt.Errorf("a user with username %q or email %q already exists", in.Username, in.Email)
 				}
@@ -122,7 +122,7 @@ func newUsersCommand(a *cli) *cobra.Command {
 					return err
 				}
 				defer e.Close()
-				if err := e.Store.SetUserState(cmd.Context(), args[0], state); err != nil {
+				if err := e.Store.Users.SetUserState(cmd.Context(), args[0], state); err != nil {
 					if errors.Is(err, models.ErrNotFound) {
 						return fmt.Errorf("no user %q", args[0])
 					}
@@ -140,7 +140,7 @@ func newUsersCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			users, err := e.Store.ListUsers(cmd.Context())
+			users, err := e.Store.Users.ListUsers(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -180,7 +180,7 @@ func newUsersCommand(a *cli) *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			if err := e.Store.SetUserRateLimit(cmd.Context(), args[0], requests, period); err != nil {
+			if err := e.Store.Users.SetUserRateLimit(cmd.Context(), args[0], requests, period); err != nil {
 				if errors.Is(err, models.ErrNotFound) {
 					return fmt.Errorf("no user %q", args[0])
 				}

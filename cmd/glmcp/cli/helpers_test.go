@@ -175,7 +175,7 @@ func count(t *testing.T, s *store.Store, model any) int64 {
 // authenticate checks a token the way the server does.
 func authenticate(t *testing.T, s *store.Store, secret, token string) (*models.Identity, error) {
 	t.Helper()
-	a, err := auth.NewAuthenticator(s, secret, nil, nil, auth.WithOAuthTokens(s))
+	a, err := auth.NewAuthenticator(s.Users, secret, nil, nil, auth.WithOAuthTokens(s.Users))
 	if err != nil {
 		t.Fatalf("new authenticator: %v", err)
 	}
@@ -200,7 +200,7 @@ func (b *backend) createUser(t *testing.T, username string) {
 // findUser returns the stored user (fails the test when missing).
 func findUser(t *testing.T, s *store.Store, username string) *models.User {
 	t.Helper()
-	u, err := s.FindUserByUsername(context.Background(), username)
+	u, err := s.Users.FindUserByUsername(context.Background(), username)
 	if err != nil {
 		t.Fatalf("find user %q: %v", username, err)
 	}

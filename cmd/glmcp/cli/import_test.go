@@ -161,7 +161,7 @@ func TestProjects_import(t *testing.T) {
 		if n := count(t, s, &models.Project{}); n != projects {
 			t.Errorf("projects: %d before, %d after refused imports", projects, n)
 		}
-		if _, err := s.FindProjectByPath(context.Background(), "acme/fresh"); err == nil {
+		if _, err := s.Projects.FindProjectByPath(context.Background(), "acme/fresh"); err == nil {
 			t.Error("a refused import left project acme/fresh behind")
 		}
 		// No repository is left behind for the refused new project either.
@@ -242,7 +242,7 @@ func TestProjects_importKilled(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if _, err := s.FindProjectByPath(context.Background(), "acme/killed"); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.Projects.FindProjectByPath(context.Background(), "acme/killed"); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("the killed import left project acme/killed: %v", err)
 		}
 		if n := count(t, s, &models.Project{}); n != projects {

@@ -26,7 +26,7 @@ func TestOAuthTokensCreateRevoke(t *testing.T) {
 			t.Fatalf("token %q is not 64 hex characters", token)
 		}
 		s := b.store(t)
-		row, err := s.FindOAuthTokenByDigest(context.Background(), auth.OAuthDigest(token))
+		row, err := s.Users.FindOAuthTokenByDigest(context.Background(), auth.OAuthDigest(token))
 		if err != nil {
 			t.Fatalf("no row with the token's SHA-512 digest: %v", err)
 		}
@@ -42,7 +42,7 @@ func TestOAuthTokensCreateRevoke(t *testing.T) {
 		}
 
 		def := strings.TrimSpace(b.mustRun(t, "oauth-tokens", "create", "--user", "erin", "--scopes", "mcp"))
-		defRow, err := s.FindOAuthTokenByDigest(context.Background(), auth.OAuthDigest(def))
+		defRow, err := s.Users.FindOAuthTokenByDigest(context.Background(), auth.OAuthDigest(def))
 		if err != nil || defRow.ExpiresIn == nil || *defRow.ExpiresIn != 7200 {
 			t.Fatalf("default row = %+v, %v; want expires_in 7200", defRow, err)
 		}

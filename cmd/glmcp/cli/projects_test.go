@@ -25,14 +25,14 @@ func TestProjects(t *testing.T) {
 		}
 		s := b.store(t)
 		ctx := context.Background()
-		p, err := s.FindProjectByPath(ctx, "acme/rockets")
+		p, err := s.Projects.FindProjectByPath(ctx, "acme/rockets")
 		if err != nil {
 			t.Fatalf("project not stored: %v", err)
 		}
 		if p.ID != id || p.Name != "rockets" || p.Visibility != models.VisibilityInternal || p.Description != "Rocket parts" || p.DefaultBranch != "main" {
 			t.Errorf("stored project = %+v", p)
 		}
-		if _, err := s.FindGroupByFullPath(ctx, "acme"); err != nil {
+		if _, err := s.Projects.FindGroupByFullPath(ctx, "acme"); err != nil {
 			t.Errorf("group acme not created: %v", err)
 		}
 		// Its bare repository is at GitLab's hashed path, readable by git.
@@ -50,14 +50,14 @@ func TestProjects(t *testing.T) {
 		if n := count(t, s, &models.Group{}); n != groups {
 			t.Errorf("groups: %d before, %d after adding a project to an existing group", groups, n)
 		}
-		if p, err := s.FindProjectByPath(ctx, "acme/launchpad"); err != nil || p.Name != "Launch pad" || p.Visibility != models.VisibilityPrivate {
+		if p, err := s.Projects.FindProjectByPath(ctx, "acme/launchpad"); err != nil || p.Name != "Launch pad" || p.Visibility != models.VisibilityPrivate {
 			t.Errorf("acme/launchpad = %+v, %v; want name \"Launch pad\", private by default", p, err)
 		}
 
 		if out := b.mustRun(t, "projects", "add-member", "--project", "acme/rockets", "--user", "erin", "--access-level", "developer"); out != "" {
 			t.Errorf("add-member printed %q, want nothing", out)
 		}
-		m, err := s.FindProjectMember(ctx, id, findUser(t, s, "erin").ID)
+		m, err := s.Projects.FindProjectMember(ctx, id, findUser(t, s, "erin").ID)
 		if err != nil {
 			t.Fatalf("membership not stored: %v", err)
 		}
@@ -103,7 +103,7 @@ func TestProjects_invalid(t *testing.T) {
 			})
 		}
 		// The refused add-member kept the original role.
-		m, err := s.FindProjectMember(context.Background(), mustProject(t, b, "acme/rockets").ID, findUser(t, s, "erin").ID)
+		m, err := s.Projects.FindProjectMember(context.Background(), mustProject(t, b, "acme/rockets").ID, findUser(t, s, "erin").ID)
 		if err != nil || m.AccessLevel != models.Guest {
 			t.Errorf("membership = %+v, %v; want guest unchanged", m, err)
 		}
@@ -112,7 +112,7 @@ func TestProjects_invalid(t *testing.T) {
 
 func mustProject(t *testing.T, b *backend, path string) *models.Project {
 	t.Helper()
-	p, err := b.store(t).FindProjectByPath(context.Background(), path)
+	p, err := b.store(t).Projects.FindProjectByPath(context.Background(), path)
 	if err != nil {
 		t.Fatalf("find project %s: %v", path, err)
 	}

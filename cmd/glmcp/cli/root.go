@@ -103,7 +103,7 @@ func (a *cli) logger() *slog.Logger { return app.NewLogger(&a.cfg, a.stderr) }
 
 // userNamed returns the user named username, or the error "no user …".
 func userNamed(ctx context.Context, e *app.Env, username string) (*models.User, error) {
-	u, err := e.Store.FindUserByUsername(ctx, username)
+	u, err := e.Store.Users.FindUserByUsername(ctx, username)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, fmt.Errorf("no user %q", username)
 	}
@@ -113,7 +113,7 @@ func userNamed(ctx context.Context, e *app.Env, username string) (*models.User, 
 // projectNamed finds the project at path ("GROUP/NAME", slashes around it
 // ignored); a missing one says so by its path.
 func projectNamed(ctx context.Context, e *app.Env, path string) (*models.Project, error) {
-	p, err := e.Store.FindProjectByPath(ctx, strings.Trim(path, "/"))
+	p, err := e.Store.Projects.FindProjectByPath(ctx, strings.Trim(path, "/"))
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, fmt.Errorf("no project %q", path)
 	}

@@ -29,7 +29,7 @@ func TestTokensCreate(t *testing.T) {
 		}
 
 		s := b.store(t)
-		row, err := s.FindTokenByDigest(context.Background(), auth.Digest(token, b.secret(t)))
+		row, err := s.Users.FindTokenByDigest(context.Background(), auth.Digest(token, b.secret(t)))
 		if err != nil {
 			t.Fatalf("no row with the token's digest: %v", err)
 		}
@@ -61,7 +61,7 @@ func TestTokensCreate_defaults(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b *backend) {
 		b.createUser(t, "erin")
 		token := strings.TrimSpace(b.mustRun(t, "tokens", "create", "--user", "erin", "--scopes", "api"))
-		row, err := b.store(t).FindTokenByDigest(context.Background(), auth.Digest(token, b.secret(t)))
+		row, err := b.store(t).Users.FindTokenByDigest(context.Background(), auth.Digest(token, b.secret(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestTokensRevoke(t *testing.T) {
 		kept := strings.TrimSpace(b.mustRun(t, "tokens", "create", "--user", "erin", "--scopes", "mcp"))
 		s := b.store(t)
 		secret := b.secret(t)
-		row, err := s.FindTokenByDigest(context.Background(), auth.Digest(byID, secret))
+		row, err := s.Users.FindTokenByDigest(context.Background(), auth.Digest(byID, secret))
 		if err != nil {
 			t.Fatal(err)
 		}

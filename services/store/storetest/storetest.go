@@ -314,9 +314,9 @@ func openMigrated(tb testing.TB, dsn string) *store.Store {
 // Repositories returns the repository storage of a store made here.
 func Repositories(tb testing.TB, st *store.Store) *repository.Storage {
 	tb.Helper()
-	repos, ok := st.Repositories().(*repository.Storage)
+	repos, ok := st.Projects.Repositories().(*repository.Storage)
 	if !ok {
-		tb.Fatalf("the store has no repository storage (%T)", st.Repositories())
+		tb.Fatalf("the store has no repository storage (%T)", st.Projects.Repositories())
 	}
 	return repos
 }

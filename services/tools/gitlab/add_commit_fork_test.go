@@ -49,20 +49,20 @@ func newForkSetup(t *testing.T) *forkSetup {
 	t.Helper()
 	ctx := context.Background()
 	w := newWorld(t)
-	s := &forkSetup{w: w, repos: w.st.Repositories().(*repository.Storage), upstream: w.project("gitlab-org/gitlab-mcp")}
+	s := &forkSetup{w: w, repos: w.st.Projects.Repositories().(*repository.Storage), upstream: w.project("gitlab-org/gitlab-mcp")}
 	w.ok(t, w.Root, "fork_repository", map[string]any{"id": "gitlab-org/gitlab-mcp", "namespace_path": "acme",
 		"path": "mcp-fork", "name": "MCP fork"})
 	w.ok(t, w.Root, "fork_repository", map[string]any{"id": "acme/mcp-fork", "namespace_path": "gitlab-org",
 		"path": "mcp-fork-2", "name": "MCP fork 2"})
 	var err error
-	if s.fork, err = w.st.FindProjectByPath(ctx, "acme/mcp-fork"); err != nil {
+	if s.fork, err = w.st.Projects.FindProjectByPath(ctx, "acme/mcp-fork"); err != nil {
 		t.Fatal(err)
 	}
-	if s.forkOfFork, err = w.st.FindProjectByPath(ctx, "gitlab-org/mcp-fork-2"); err != nil {
+	if s.forkOfFork, err = w.st.Projects.FindProjectByPath(ctx, "gitlab-org/mcp-fork-2"); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := w.st.AddProjectMember(ctx, &models.ProjectMember{ProjectID: s.fork.ID, UserID: w.Alice.ID,
+	if err := w.st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: s.fork.ID, UserID: w.Alice.ID,
 		AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +189,12 @@ func TestAddCommit_startProjectRefused(t *testing.T) {
 	// Dave, a Developer of a fork of acme/secret-plans he cannot see.
 	w.ok(t, w.Root, "fork_repository", map[string]any{"id": "acme/secret-plans", "namespace_path": "gitlab-org",
 		"path": "plans-fork", "name": "Plans fork"})
-	plansFork, err := w.st.FindProjectByPath(ctx, "gitlab-org/plans-fork")
+	plansFork, err := w.st.Projects.FindProjectByPath(ctx, "gitlab-org/plans-fork")
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := w.st.AddProjectMember(ctx, &models.ProjectMember{ProjectID: plansFork.ID, UserID: w.Dave.ID,
+	if err := w.st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: plansFork.ID, UserID: w.Dave.ID,
 		AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}

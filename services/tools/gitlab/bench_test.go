@@ -72,11 +72,11 @@ func BenchmarkGetJobLogTail(b *testing.B) {
 	for _, size := range []int64{5 << 20, 50 << 20} {
 		p := &models.Pipeline{ProjectID: mcp.ID, SHA: strings.Repeat("a", 40), Ref: "main", Status: models.StatusFailed,
 			Jobs: []models.CIJob{{Name: "test", Status: models.StatusFailed}}}
-		if err := w.st.CreatePipeline(ctx, p); err != nil {
+		if err := w.st.CI.CreatePipeline(ctx, p); err != nil {
 			b.Fatal(err)
 		}
 		trace := &models.JobArtifact{JobID: p.Jobs[0].ID, FileType: models.ArtifactTrace, FileName: "job.log"}
-		if err := w.st.WriteJobArtifact(ctx, trace, io.LimitReader(&logLines{}, size)); err != nil {
+		if err := w.st.CI.WriteJobArtifact(ctx, trace, io.LimitReader(&logLines{}, size)); err != nil {
 			b.Fatal(err)
 		}
 		args := json.RawMessage(fmt.Sprintf(`{"id":"gitlab-org/gitlab-mcp","job_id":%d,"include":["log"],"byte_offset":%d,"byte_limit":%d}`,
@@ -117,12 +117,12 @@ func BenchmarkAcceptMergeRequest(b *testing.B) {
 		b.Run(fmt.Sprintf("files=%d/commits=%d", size.files, size.commits), func(b *testing.B) {
 			w := newWorld(b)
 			ctx := context.Background()
-			g, err := w.st.FindGroupByFullPath(ctx, "gitlab-org")
+			g, err := w.st.Projects.FindGroupByFullPath(ctx, "gitlab-org")
 			if err != nil {
 				b.Fatal(err)
 			}
 			p := &models.Project{Name: "bench", Path: "bench", NamespaceID: g.ID, Visibility: models.VisibilityPublic}
-			if err := w.st.CreateProject(ctx, p); err != nil {
+			if err := w.st.Projects.CreateProject(ctx, p); err != nil {
 				b.Fatal(err)
 			}
 			repos := storetest.Repositories(b, w.st)
@@ -150,7 +150,7 @@ func BenchmarkAcceptMergeRequest(b *testing.B) {
 					b.Fatal(err)
 				}
 				mr := &models.MergeRequest{ProjectID: p.ID, Title: "Bench", SourceBranch: branch, TargetBranch: "main", AuthorID: w.Root.ID}
-				if err := w.st.CreateMergeRequest(ctx, mr); err != nil {
+				if err := w.st.MergeRequests.CreateMergeRequest(ctx, mr); err != nil {
 					b.Fatal(err)
 				}
 				args := json.RawMessage(fmt.Sprintf(`{"project_id":%d,"merge_request_iid":%d,"sha":%q}`, p.ID, mr.IID, c.ID))

@@ -38,7 +38,7 @@ func TestCreateIssue(t *testing.T) {
 				t.Errorf("%s grew by %d, want %d", k, after[k]-before[k], d)
 			}
 		}
-		labels, err := w.st.FindLabelsByName(context.Background(), mcp.ID, []string{"triage"})
+		labels, err := w.st.Issues.FindLabelsByName(context.Background(), mcp.ID, []string{"triage"})
 		if err != nil || len(labels) != 1 || labels[0].Color != "#6699cc" {
 			t.Errorf("label triage = %+v, %v; want one, default color", labels, err)
 		}

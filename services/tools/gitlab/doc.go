@@ -12,7 +12,7 @@
 // with several tools: the five placeholders of a toolset glmcp lacks.
 //
 // Tools reach the data store through [Store], declared here by tool family
-// and satisfied by the store's *Store, and write through [InTx] so a
+// and satisfied by the store's families ([Families]), and write through [InTx] so a
 // failing call changes nothing. Permissions are checked with
 // services/access; which tools a caller may see or call at all is the tool
 // service's (services/tools), never a tool's.

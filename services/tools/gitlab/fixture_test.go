@@ -55,25 +55,25 @@ func (w *world) fixture(tb testing.TB) *fixture {
 	f.Issue = &models.Issue{ProjectID: mcp.ID, Title: "Zebrafish crash in tools/list", Description: "The zebrafish client crashes.",
 		Labels: models.StringList{"bug", "zebrafish"}, Milestone: "19.0", AuthorID: w.Root.ID,
 		Assignees: []models.User{{ID: w.Alice.ID}}, CreatedAt: at(0), UpdatedAt: at(5)}
-	must("issue", st.CreateIssue(ctx, f.Issue))
+	must("issue", st.Issues.CreateIssue(ctx, f.Issue))
 	f.Secret = &models.Issue{ProjectID: mcp.ID, Title: "Zebrafish token leak", Description: "secret zebrafish details",
 		Confidential: true, AuthorID: w.Alice.ID, Assignees: []models.User{{ID: w.Alice.ID}}, CreatedAt: at(1), UpdatedAt: at(1)}
-	must("confidential issue", st.CreateIssue(ctx, f.Secret))
+	must("confidential issue", st.Issues.CreateIssue(ctx, f.Secret))
 	f.Private = &models.Issue{ProjectID: secret.ID, Title: "Zebrafish acquisition", AuthorID: w.Alice.ID, CreatedAt: at(2), UpdatedAt: at(2)}
-	must("private issue", st.CreateIssue(ctx, f.Private))
+	must("private issue", st.Issues.CreateIssue(ctx, f.Private))
 	f.Internal = &models.Issue{ProjectID: orbit.ID, Title: "Zebrafish graph cycle", State: models.IssueClosed,
 		AuthorID: w.Bob.ID, CreatedAt: at(3), UpdatedAt: at(4), ClosedAt: tptr(at(4))}
-	must("internal-project issue", st.CreateIssue(ctx, f.Internal))
-	must("label", st.CreateLabel(ctx, &models.Label{ProjectID: mcp.ID, Name: "zebrafish", Color: "#ffcc00", Description: "Fish"}))
-	must("label", st.CreateLabel(ctx, &models.Label{ProjectID: orbit.ID, Name: "zebrafish", Color: "#ffcc00"}))
-	must("label", st.CreateLabel(ctx, &models.Label{ProjectID: orbit.ID, Name: "zebrafish::ops", Color: "#112233"}))
-	must("label", st.CreateLabel(ctx, &models.Label{ProjectID: secret.ID, Name: "zebrafish-secret"}))
+	must("internal-project issue", st.Issues.CreateIssue(ctx, f.Internal))
+	must("label", st.Issues.CreateLabel(ctx, &models.Label{ProjectID: mcp.ID, Name: "zebrafish", Color: "#ffcc00", Description: "Fish"}))
+	must("label", st.Issues.CreateLabel(ctx, &models.Label{ProjectID: orbit.ID, Name: "zebrafish", Color: "#ffcc00"}))
+	must("label", st.Issues.CreateLabel(ctx, &models.Label{ProjectID: orbit.ID, Name: "zebrafish::ops", Color: "#112233"}))
+	must("label", st.Issues.CreateLabel(ctx, &models.Label{ProjectID: secret.ID, Name: "zebrafish-secret"}))
 
 	f.ThreadID = "1111111111111111111111111111111111111111"
 	note := func(i *models.Issue, author *models.User, minute int, body string, n models.Note) *models.Note {
 		n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID, n.Body = models.NoteableIssue, i.ID, i.ProjectID, author.ID, body
 		n.CreatedAt, n.UpdatedAt = at(minute), at(minute)
-		must("note", st.CreateNote(ctx, &n))
+		must("note", st.Notes.CreateNote(ctx, &n))
 		return &n
 	}
 	f.Notes = []*models.Note{
@@ -88,7 +88,7 @@ func (w *world) fixture(tb testing.TB) *fixture {
 	}
 	// The thread's notes were rewritten to DiscussionNote: read them back.
 	for _, n := range f.Notes {
-		back, err := st.LoadNote(ctx, n.ID)
+		back, err := st.Notes.LoadNote(ctx, n.ID)
 		must("reload note", err)
 		*n = *back
 	}
@@ -145,7 +145,7 @@ func (w *world) fixture(tb testing.TB) *fixture {
 		Assignees: []models.User{{ID: w.Alice.ID}}, Reviewers: []models.User{{ID: w.Bob.ID}},
 		SHA: c3.ID, DiffBaseSHA: base.ID,
 		CreatedAt: at(40), UpdatedAt: at(41)}
-	must("merge request", st.CreateMergeRequest(ctx, f.MR))
+	must("merge request", st.MergeRequests.CreateMergeRequest(ctx, f.MR))
 	f.MRPipeline = &models.Pipeline{ProjectID: mcp.ID, SHA: f.MR.SHA, Ref: "refs/merge-requests/" + itoa(f.MR.IID) + "/head",
 		Status: models.StatusFailed, Source: models.PipelineSourceMergeRequestEvent, UserID: &w.Alice.ID,
 		MergeRequestID: &f.MR.ID, CreatedAt: at(42), UpdatedAt: at(50), StartedAt: tptr(at(43)), FinishedAt: tptr(at(50)),
@@ -154,17 +154,17 @@ func (w *world) fixture(tb testing.TB) *fixture {
 			{Name: "test", Stage: "test", Status: models.StatusFailed, FailureReason: "script_failure", CreatedAt: at(42), StartedAt: tptr(at(44)), FinishedAt: tptr(at(50)), Duration: fptr(360.5)},
 			{Name: "lint", Stage: "test", Status: models.StatusSuccess, AllowFailure: true, CreatedAt: at(42)},
 		}}
-	must("pipeline", st.CreatePipeline(ctx, f.MRPipeline))
+	must("pipeline", st.CI.CreatePipeline(ctx, f.MRPipeline))
 	f.BranchPipeline = &models.Pipeline{ProjectID: mcp.ID, SHA: f.Commits[1].ID, Ref: "zebrafish/feature",
 		Status: models.StatusSuccess, Source: models.PipelineSourcePush, CreatedAt: at(35), UpdatedAt: at(36)}
-	must("pipeline", st.CreatePipeline(ctx, f.BranchPipeline))
+	must("pipeline", st.CI.CreatePipeline(ctx, f.BranchPipeline))
 	// A pipeline on the branch for a commit not in the MR is not one of its pipelines.
-	must("pipeline", st.CreatePipeline(ctx, &models.Pipeline{ProjectID: mcp.ID, SHA: "ffff000000000000000000000000000000000000",
+	must("pipeline", st.CI.CreatePipeline(ctx, &models.Pipeline{ProjectID: mcp.ID, SHA: "ffff000000000000000000000000000000000000",
 		Ref: "zebrafish/feature", Status: models.StatusSuccess, CreatedAt: at(36), UpdatedAt: at(36)}))
 	f.OrbitPipeline = &models.Pipeline{ProjectID: orbit.ID, SHA: "eeee000000000000000000000000000000000000", Ref: "main",
 		Status: models.StatusSuccess, CreatedAt: at(60), UpdatedAt: at(60),
 		Jobs: []models.CIJob{{Name: "index", Status: models.StatusSuccess, CreatedAt: at(60)}}}
-	must("pipeline", st.CreatePipeline(ctx, f.OrbitPipeline))
+	must("pipeline", st.CI.CreatePipeline(ctx, f.OrbitPipeline))
 	return f
 }
 

@@ -75,7 +75,7 @@ func TestForkRepository_atomic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			storage := st.Repositories().(*repository.Storage)
+			storage := st.Projects.Repositories().(*repository.Storage)
 			var repos gitlab.Repositories = storage
 			if tc.repos != nil {
 				repos = tc.repos(storage)
@@ -84,7 +84,7 @@ func TestForkRepository_atomic(t *testing.T) {
 			if tc.inTx != nil {
 				inTx = tc.inTx(inTx)
 			}
-			svc, err := tools.NewService(st, gitlab.Tools(gitlab.Deps{Store: st, InTx: inTx, Repositories: repos}), tools.Options{})
+			svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(st), InTx: inTx, Repositories: repos}), tools.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestForkRepository_atomic(t *testing.T) {
 			if err == nil && (strings.Contains(res.Text, "@hashed") || strings.Contains(res.Text, "no space")) {
 				t.Errorf("the result carries the repository's text: %s", res.Text)
 			}
-			if _, err := st.FindProjectByPath(ctx, "acme/atomic"); !errors.Is(err, models.ErrNotFound) {
+			if _, err := st.Projects.FindProjectByPath(ctx, "acme/atomic"); !errors.Is(err, models.ErrNotFound) {
 				t.Errorf("project row after a failed fork: %v", err)
 			}
 			for id := maxID + 1; id <= maxID+3; id++ {

@@ -16,6 +16,7 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/codeindex"
+	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -311,14 +312,17 @@ func marshalUnescaped(v any) ([]byte, error) {
 
 func trimSlash(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }
 
-// Transactions adapts a store whose RunInTx hands fn its own transaction
-// type S (the store's *Store) to InTx, typed end to end:
-//
-//	gitlab.Transactions[*store.Store](st)
-func Transactions[S Store](st interface {
-	WithTx(ctx context.Context, fn func(tx S) error) error
-}) InTx {
+// FamiliesOf returns st's families as a Store.
+func FamiliesOf(st *store.Store) Families {
+	return Families{Projects: st.Projects, Issues: st.Issues, MergeRequests: st.MergeRequests,
+		Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
+		Vulnerabilities: st.Vulnerabilities, Releases: st.Releases, CodeIndex: st.CodeIndex}
+}
+
+// Transactions is the InTx of st: fn's Store is the families of st's
+// transaction (Store.WithTx).
+func Transactions(st *store.Store) InTx {
 	return func(ctx context.Context, fn func(tx Store) error) error {
-		return st.WithTx(ctx, func(tx S) error { return fn(tx) })
+		return st.WithTx(ctx, func(tx *store.Store) error { return fn(FamiliesOf(tx)) })
 	}
 }

@@ -14,7 +14,7 @@ func TestPrivateProjectGuest(t *testing.T) {
 	f := w.fixture(t)
 	secret := w.project("acme/secret-plans")
 	ctx := t.Context()
-	if err := w.st.AddProjectMember(ctx, &models.ProjectMember{ProjectID: secret.ID, UserID: w.Carol.ID, AccessLevel: models.Guest}); err != nil {
+	if err := w.st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: secret.ID, UserID: w.Carol.ID, AccessLevel: models.Guest}); err != nil {
 		t.Fatal(err)
 	}
 	// The merge request's source branch, in git.
@@ -27,11 +27,11 @@ func TestPrivateProjectGuest(t *testing.T) {
 	}
 	repo.Close()
 	mr := &models.MergeRequest{ProjectID: secret.ID, Title: "Zebrafish merger", SourceBranch: "deal", TargetBranch: "main", AuthorID: w.Alice.ID}
-	if err := w.st.CreateMergeRequest(ctx, mr); err != nil {
+	if err := w.st.MergeRequests.CreateMergeRequest(ctx, mr); err != nil {
 		t.Fatal(err)
 	}
 	pl := &models.Pipeline{ProjectID: secret.ID, SHA: "abababababababababababababababababababab", Ref: "main"}
-	if err := w.st.CreatePipeline(ctx, pl); err != nil {
+	if err := w.st.CI.CreatePipeline(ctx, pl); err != nil {
 		t.Fatal(err)
 	}
 	ee := callOpts{edition: models.EditionEE}
@@ -63,7 +63,7 @@ func TestPrivateProjectGuest(t *testing.T) {
 	jsonEq(t, "maintainer: issues, merge requests, blobs, commits", []any{count(w.Alice, "issues"), count(w.Alice, "merge_requests"),
 		countTerm(w.Alice, "blobs", "nebula"), countTerm(w.Alice, "commits", "nebula")}, []int{1, 1, 3, 1})
 	// Notes on the hidden merge request stay hidden too.
-	if err := w.st.CreateNote(ctx, &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: secret.ID,
+	if err := w.st.Notes.CreateNote(ctx, &models.Note{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID, ProjectID: secret.ID,
 		AuthorID: w.Alice.ID, Body: "zebrafish terms"}); err != nil {
 		t.Fatal(err)
 	}

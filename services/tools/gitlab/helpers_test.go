@@ -45,11 +45,11 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab
 		tb.Fatalf("seed demo: %v", err)
 	}
 	stranger := &models.User{Username: "stranger", Name: "Sam Stranger", Email: "sam@example.com"}
-	if err := st.CreateUser(ctx, stranger); err != nil {
+	if err := st.Users.CreateUser(ctx, stranger); err != nil {
 		tb.Fatalf("create stranger: %v", err)
 	}
-	var ds gitlab.Store = st
-	inTx := gitlab.Transactions[*store.Store](st)
+	var ds gitlab.Store = gitlab.FamiliesOf(st)
+	inTx := gitlab.Transactions(st)
 	if wrap != nil {
 		ds = wrap(ds)
 		inner := inTx
@@ -57,8 +57,8 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab
 			return inner(ctx, func(tx gitlab.Store) error { return fn(wrap(tx)) })
 		}
 	}
-	repos, _ := st.Repositories().(gitlab.Repositories) // the demo's history is in them
-	svc, err := tools.NewService(st, gitlab.Tools(gitlab.Deps{Store: ds, InTx: inTx, PublicURL: publicURL,
+	repos, _ := st.Projects.Repositories().(gitlab.Repositories) // the demo's history is in them
+	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: ds, InTx: inTx, PublicURL: publicURL,
 		Version: gitlab.ServerVersion{Version: "18.8.0"}, Repositories: repos}), tools.Options{})
 	if err != nil {
 		tb.Fatalf("new service: %v", err)
@@ -299,8 +299,9 @@ func (w *world) nextIID(tb testing.TB, table string, projectID int64) int64 {
 // on (instance default Allow) and the instance at base.
 func newRulesService(tb testing.TB, w *world, base string) *tools.Service {
 	tb.Helper()
-	svc, err := tools.NewService(w.st, gitlab.Tools(gitlab.Deps{Store: w.st, InTx: gitlab.Transactions[*store.Store](w.st),
-		PublicURL: base, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{Rules: w.st, DefaultWriteRule: models.RuleAllow})
+	svc, err := tools.NewService(w.st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(w.st), InTx: gitlab.Transactions(w.st),
+		PublicURL: base, Version: gitlab.ServerVersion{Version: "18.8.0"}}),
+		tools.Options{Rules: ruleStore{w.st.Tools, w.st.Projects, w.st.Issues, w.st.Vulnerabilities}, DefaultWriteRule: models.RuleAllow})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -308,6 +309,14 @@ func newRulesService(tb testing.TB, w *world, base string) *tools.Service {
 		tb.Fatal(err)
 	}
 	return svc
+}
+
+// ruleStore is tools.RuleStore over the store's families (as app wires it).
+type ruleStore struct {
+	*store.Tools
+	*store.Projects
+	*store.Issues
+	*store.Vulnerabilities
 }
 
 // callRules calls tool on svc as u (a PAT with the api scope) with args

@@ -105,13 +105,13 @@ func TestGetIssue(t *testing.T) {
 		// Assigned as a non-member: sees the issue, not its internal note.
 		i := &models.Issue{ProjectID: mcp.ID, Title: "Assigned", Confidential: true, AuthorID: w.Root.ID,
 			Assignees: []models.User{{ID: w.Stranger.ID}}}
-		if err := w.st.CreateIssue(t.Context(), i); err != nil {
+		if err := w.st.Issues.CreateIssue(t.Context(), i); err != nil {
 			t.Fatal(err)
 		}
 		for _, internal := range []bool{false, true} {
 			n := &models.Note{NoteableType: models.NoteableIssue, NoteableID: i.ID, ProjectID: mcp.ID,
 				AuthorID: w.Root.ID, Body: "note", Internal: internal}
-			if err := w.st.CreateNote(t.Context(), n); err != nil {
+			if err := w.st.Notes.CreateNote(t.Context(), n); err != nil {
 				t.Fatal(err)
 			}
 		}

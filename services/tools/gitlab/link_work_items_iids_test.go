@@ -20,7 +20,7 @@ func TestLinkWorkItems_iids(t *testing.T) {
 	mcp := w.project("gitlab-org/gitlab-mcp")
 	issue := func(p *models.Project, title string) *models.Issue {
 		i := &models.Issue{ProjectID: p.ID, Title: title, AuthorID: w.Alice.ID}
-		if err := w.st.CreateIssue(ctx, i); err != nil {
+		if err := w.st.Issues.CreateIssue(ctx, i); err != nil {
 			t.Fatal(err)
 		}
 		return i

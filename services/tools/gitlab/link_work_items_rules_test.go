@@ -26,7 +26,7 @@ func TestLinkWorkItems_rules(t *testing.T) {
 	mcp, orbit, secret := w.project("gitlab-org/gitlab-mcp"), w.project("gitlab-org/orbit"), w.project("acme/secret-plans")
 	issue := func(p *models.Project, title string) *models.Issue {
 		i := &models.Issue{ProjectID: p.ID, Title: title, AuthorID: w.Alice.ID}
-		if err := w.st.CreateIssue(ctx, i); err != nil {
+		if err := w.st.Issues.CreateIssue(ctx, i); err != nil {
 			t.Fatal(err)
 		}
 		return i
@@ -37,7 +37,7 @@ func TestLinkWorkItems_rules(t *testing.T) {
 	links := func() int64 { return storetest.Int(t, w.st, "SELECT COUNT(*) FROM issue_links") }
 	set := func(projectID int64, rule models.ToolRuleKind) {
 		t.Helper()
-		if err := w.st.SetToolRule(ctx, &models.ToolRule{ProjectID: &projectID, Tool: "link_work_items", Rule: rule}); err != nil {
+		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &projectID, Tool: "link_work_items", Rule: rule}); err != nil {
 			t.Fatal(err)
 		}
 	}

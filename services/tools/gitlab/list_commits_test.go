@@ -55,12 +55,12 @@ func TestListCommits_emptyRepository(t *testing.T) {
 	}
 	mcp := dw.Projects["gitlab-org/gitlab-mcp"]
 	empty := &models.Project{Name: "Empty", Path: "empty", NamespaceID: mcp.NamespaceID, Visibility: models.VisibilityPublic, DefaultBranch: "main"}
-	if err := st.CreateProject(ctx, empty); err != nil {
+	if err := st.Projects.CreateProject(ctx, empty); err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int64
-	repos := branchCounting{st.Repositories().(*repository.Storage), &calls}
-	svc, err := tools.NewService(st, gitlab.Tools(gitlab.Deps{Store: st, InTx: gitlab.Transactions(st), Repositories: repos}), tools.Options{})
+	repos := branchCounting{st.Projects.Repositories().(*repository.Storage), &calls}
+	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(st), InTx: gitlab.Transactions(st), Repositories: repos}), tools.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

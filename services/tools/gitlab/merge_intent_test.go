@@ -39,7 +39,7 @@ func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 	w := newWorldWith(t, st, func(ds gitlab.Store) gitlab.Store { return &crashingMerge{Store: ds, armed: &armed} })
 	ctx := context.Background()
 	const path = "gitlab-org/gitlab-mcp"
-	p, err := st.FindProjectByPath(ctx, path)
+	p, err := st.Projects.FindProjectByPath(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 			"commit_message": "m", "actions": []any{map[string]any{"action": "create", "file_path": branch + ".txt", "content": "x\n"}}})
 		head := c["commit"].(map[string]any)["sha"].(string)
 		mr := &models.MergeRequest{ProjectID: p.ID, Title: branch, SourceBranch: branch, TargetBranch: "main", AuthorID: w.Root.ID}
-		if err := st.CreateMergeRequest(ctx, mr); err != nil {
+		if err := st.MergeRequests.CreateMergeRequest(ctx, mr); err != nil {
 			t.Fatal(err)
 		}
 		armed.Store(true)
@@ -59,7 +59,7 @@ func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 		if !errors.Is(err, errKilled) {
 			t.Fatalf("accept with the store failing: %v", err)
 		}
-		if got, _ := st.LoadMergeRequest(ctx, p.ID, mr.IID); got.State != models.MergeRequestOpened {
+		if got, _ := st.MergeRequests.LoadMergeRequest(ctx, p.ID, mr.IID); got.State != models.MergeRequestOpened {
 			t.Fatalf("the store says %s before recovery", got.State)
 		}
 		repo, err := repos.Repository(ctx, p.ID)
@@ -78,7 +78,7 @@ func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 	}
 	check := func(iid int64, main string) {
 		t.Helper()
-		got, err := st.LoadMergeRequest(ctx, p.ID, iid)
+		got, err := st.MergeRequests.LoadMergeRequest(ctx, p.ID, iid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 
 	// At start.
 	iid, main = crash("crash-start")
-	n, err := gitlab.SettleMerges(ctx, gitlab.Deps{Store: st, InTx: gitlab.Transactions(st), Repositories: repos}, []int64{p.ID})
+	n, err := gitlab.SettleMerges(ctx, gitlab.Deps{Store: gitlab.FamiliesOf(st), InTx: gitlab.Transactions(st), Repositories: repos}, []int64{p.ID})
 	if err != nil || n != 1 {
 		t.Fatalf("SettleMerges = %d, %v; want 1", n, err)
 	}
@@ -113,17 +113,17 @@ func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 	// A record whose merge never reached git (the target moved on
 	// without it) is dropped, and the merge request stays open.
 	mr := &models.MergeRequest{ProjectID: p.ID, Title: "never", SourceBranch: "crash-read", TargetBranch: "main", AuthorID: w.Root.ID}
-	if err := st.CreateMergeRequest(ctx, mr); err != nil {
+	if err := st.MergeRequests.CreateMergeRequest(ctx, mr); err != nil {
 		t.Fatal(err)
 	}
 	stray := fmt.Sprintf(`{"target":"main","new_head":"%s","merge":{}}`, "0123456789012345678901234567890123456789")
 	if err := repos.WriteMergeIntent(p.ID, mr.IID, []byte(stray)); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := gitlab.SettleMerges(ctx, gitlab.Deps{Store: st, InTx: gitlab.Transactions(st), Repositories: repos}, []int64{p.ID}); err != nil || n != 0 {
+	if n, err := gitlab.SettleMerges(ctx, gitlab.Deps{Store: gitlab.FamiliesOf(st), InTx: gitlab.Transactions(st), Repositories: repos}, []int64{p.ID}); err != nil || n != 0 {
 		t.Fatalf("SettleMerges with a stray record = %d, %v", n, err)
 	}
-	if got, _ := st.LoadMergeRequest(ctx, p.ID, mr.IID); got.State != models.MergeRequestOpened {
+	if got, _ := st.MergeRequests.LoadMergeRequest(ctx, p.ID, mr.IID); got.State != models.MergeRequestOpened {
 		t.Fatalf("a merge git lacks reads %s", got.State)
 	}
 	if intent, _ := repos.MergeIntent(p.ID, mr.IID); intent != nil {

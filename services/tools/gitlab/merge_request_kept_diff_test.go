@@ -24,7 +24,7 @@ func TestMergeRequest_keptDiff(t *testing.T) {
 	args := map[string]any{"id": "gitlab-org/gitlab-mcp", "merge_request_iid": f.MR.IID}
 	ref := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": f.MR.IID}
 
-	repos := w.st.Repositories().(*repository.Storage)
+	repos := w.st.Projects.Repositories().(*repository.Storage)
 	if out, err := exec.Command("git", "--git-dir", repos.Path(mcp.ID), "update-ref", "-d", "refs/heads/zebrafish/feature").CombinedOutput(); err != nil {
 		t.Fatalf("delete the branch: %v\n%s", err, out)
 	}
@@ -44,7 +44,7 @@ func TestMergeRequest_keptDiff(t *testing.T) {
 			{OldPath: "fish/old.go", NewPath: "fish/old.go", AMode: "100644", BMode: "0", DeletedFile: true,
 				Diff: "@@ -1 +0,0 @@\n-package fish\n"},
 		}}
-	if err := w.st.SaveMergeRequestDiff(ctx, f.MR.ID, kept); err != nil {
+	if err := w.st.MergeRequests.SaveMergeRequestDiff(ctx, f.MR.ID, kept); err != nil {
 		t.Fatal(err)
 	}
 

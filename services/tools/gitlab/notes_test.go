@@ -173,11 +173,11 @@ func TestGetWorkItemNotes(t *testing.T) {
 		// Guest on a public issue: internal notes of a confidential issue stay hidden from a non-reporter assignee.
 		i := &models.Issue{ProjectID: mcp.ID, Title: "Assigned", Confidential: true, AuthorID: w.Root.ID,
 			Assignees: []models.User{{ID: w.Carol.ID}}}
-		if err := w.st.CreateIssue(t.Context(), i); err != nil {
+		if err := w.st.Issues.CreateIssue(t.Context(), i); err != nil {
 			t.Fatal(err)
 		}
 		for _, internal := range []bool{true, false} {
-			if err := w.st.CreateNote(t.Context(), &models.Note{NoteableType: models.NoteableIssue, NoteableID: i.ID,
+			if err := w.st.Notes.CreateNote(t.Context(), &models.Note{NoteableType: models.NoteableIssue, NoteableID: i.ID,
 				ProjectID: mcp.ID, AuthorID: w.Root.ID, Body: "n", Internal: internal}); err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 func TestRepositoryMissing_answersGitLab404(t *testing.T) {
 	w := newWorld(t)
 	p := w.project("gitlab-org/orbit")
-	if err := w.st.Repositories().(*repository.Storage).Remove(p.ID); err != nil {
+	if err := w.st.Projects.Repositories().(*repository.Storage).Remove(p.ID); err != nil {
 		t.Fatalf("remove the repository: %v", err)
 	}
 	ee := callOpts{edition: models.EditionEE}

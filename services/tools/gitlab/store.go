@@ -5,11 +5,12 @@ import (
 	"io"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 )
 
 // Store is what the GitLab tools need from the data store, declared here
-// (consumer side) by tool family; the store's *Store satisfies it. A tool
-// or helper takes the smallest family it uses.
+// (consumer side) by tool family; Families satisfies it. A tool or helper
+// takes the smallest family it uses.
 type Store interface {
 	projectStore
 	issueStore
@@ -36,6 +37,23 @@ type forkStore interface {
 // releaseStore serves list_releases.
 type releaseStore interface {
 	ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error)
+}
+
+// Families is the data store's families put together as a Store: each
+// method a tool calls (tx.LoadIssue) is its family's (Issues.LoadIssue).
+// The code index family is there for the semantic search index
+// (codeindex.Store).
+type Families struct {
+	*store.Projects
+	*store.Issues
+	*store.MergeRequests
+	*store.Notes
+	*store.CI
+	*store.Search
+	*store.Users
+	*store.Vulnerabilities
+	*store.Releases
+	*store.CodeIndex
 }
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's

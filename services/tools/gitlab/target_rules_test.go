@@ -26,7 +26,7 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 	mcp := w.project("gitlab-org/gitlab-mcp")
 	issue := func(title string) *models.Issue {
 		i := &models.Issue{ProjectID: mcp.ID, Title: title, AuthorID: w.Alice.ID}
-		if err := w.st.CreateIssue(ctx, i); err != nil {
+		if err := w.st.Issues.CreateIssue(ctx, i); err != nil {
 			t.Fatal(err)
 		}
 		return i
@@ -34,7 +34,7 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 	source, target := issue("Rule source"), issue("Rule target")
 	url := fmt.Sprintf("%s/%s/-/work_items/%d", root, mcp.PathWithNamespace, source.IID)
 	for _, tool := range []string{"create_workitem_note", "link_work_items"} {
-		if err := w.st.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: tool, Rule: models.RuleDeny}); err != nil {
+		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: tool, Rule: models.RuleDeny}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,7 +70,7 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 		// with the rule lifted the tool's own text answers.
 		missing := fmt.Sprintf("%s/%s/-/work_items/999999", root, mcp.PathWithNamespace)
 		denied(t, call(t, "create_workitem_note", map[string]any{"url": missing, "body": "x"}), "create_workitem_note")
-		if err := w.st.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: "create_workitem_note", Rule: models.RuleAllow}); err != nil {
+		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: "create_workitem_note", Rule: models.RuleAllow}); err != nil {
 			t.Fatal(err)
 		}
 		res := call(t, "create_workitem_note", map[string]any{"url": missing, "body": "x"})

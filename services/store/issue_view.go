@@ -29,37 +29,16 @@ import (
 // With an IssueViewCache (UseIssueViewCache), outside a transaction, a
 // view read before is answered from memory: the returned view and what it
 // points to are shared and must not be modified.
-func (s *Store) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (*models.IssueView, bool, error) {
-	c := s.views.get()
-	if c == nil {
-		return s.findIssueView(ctx, projectID, path, iid, userID)
+func (s *Issues) FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (*models.IssueView, bool, error) {
+	if c := s.views.get(); c != nil {
+		if _, inTx := s.db.Statement.ConnPool.(gorm.TxCommitter); !inTx { // a transaction may see its own uncommitted writes
+			return cachedIssueViews{cache: c, next: s}.FindIssueView(ctx, projectID, path, iid, userID)
+		}
 	}
-	if _, inTx := s.db.Statement.ConnPool.(gorm.TxCommitter); inTx {
-		return s.findIssueView(ctx, projectID, path, iid, userID) // may see its own uncommitted writes
-	}
-	k := issueViewKey{projectID: projectID, iid: iid, userID: userID}
-	if projectID == 0 {
-		k.path = path
-	}
-	if c.versioned {
-		return s.findIssueViewVersioned(ctx, c, k, path)
-	}
-	e, gen, ok := c.lookup(k)
-	if e.v != nil {
-		c.hits.Add(1)
-		return e.v, true, nil
-	}
-	if ok {
-		c.misses.Add(1)
-	}
-	v, found, err := s.findIssueView(ctx, projectID, path, iid, userID)
-	if ok && found {
-		c.store(k, gen, issueViewEntry{v: v})
-	}
-	return v, found, err
+	return s.findIssueView(ctx, projectID, path, iid, userID)
 }
 
-func (s *Store) findIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
+func (s *Issues) findIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error) {
 	c := issueViewColumns()
 	q, arg := s.issueView.byID, any(projectID)
 	if projectID == 0 {

@@ -46,7 +46,7 @@ type personRow struct {
 // author's columns onto the issue row: SQLite prepares every statement
 // anew, and a 22-column LEFT JOIN costs more to prepare than two small
 // statements.
-func (s *Store) people(ctx context.Context, authorID, ownerID int64, links ...userLink) (*peopleOf, error) {
+func (s *core) people(ctx context.Context, authorID, ownerID int64, links ...userLink) (*peopleOf, error) {
 	var sub strings.Builder
 	sub.WriteString("SELECT CAST(? AS BIGINT) AS user_id, 'author' AS link_role")
 	args := []any{authorID}

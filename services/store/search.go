@@ -18,7 +18,7 @@ import (
 // SearchProjects matches the name, path, full path and description of the
 // projects the viewer may read, archived ones left out (GitLab's search
 // leaves them out unless asked, and the MCP tool cannot ask).
-func (s *Store) SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error) {
+func (s *Search) SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.Project{}), "projects.id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = db.Where("NOT projects.archived")
 	db = matchAny(db, q.Term, "projects.name", "projects.path", "projects.path_with_namespace", "projects.description")
@@ -33,7 +33,7 @@ func (s *Store) SearchProjects(ctx context.Context, q models.SearchQuery) ([]mod
 // SearchIssues matches the title (and description unless TitleOnly) of the
 // issues the viewer may read, confidential ones included only where
 // allowed. Authors and assignees are loaded.
-func (s *Store) SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error) {
+func (s *Search) SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.Issue{}), "issues.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	vis, args := visibleIssuesSQL(q.Viewer, "issues")
 	db = db.Where(vis, args...)
@@ -62,7 +62,7 @@ func (s *Store) SearchIssues(ctx context.Context, q models.SearchQuery) ([]model
 // TitleOnly) of the merge requests in projects whose repository the viewer
 // may read (not Guests of private projects).
 // Authors, assignees and reviewers are loaded.
-func (s *Store) SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error) {
+func (s *Search) SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error) {
 	db := withCodeProjects(s.conn(ctx).Model(&models.MergeRequest{}), "merge_requests.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, textColumns("merge_requests", q.TitleOnly)...)
 	if q.State != "" {
@@ -82,7 +82,7 @@ func (s *Store) SearchMergeRequests(ctx context.Context, q models.SearchQuery) (
 // may read: not internal ones below Reporter, not those on confidential
 // issues it may not see, not those on merge requests it may not see.
 // Authors are loaded.
-func (s *Store) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error) {
+func (s *Search) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.Note{}), "notes.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	vis, args := visibleNotesSQL(q.Viewer)
 	db = db.Where("NOT notes.system").Where(vis, args...)
@@ -99,7 +99,7 @@ func (s *Store) SearchNotes(ctx context.Context, q models.SearchQuery) ([]models
 // viewer may see: public and internal ones, private ones it is a member of
 // (of the group, an ancestor, a subgroup or a project in it), all for an
 // administrator. With GroupPath only the group's descendants are searched.
-func (s *Store) SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error) {
+func (s *Search) SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error) {
 	db := s.conn(ctx).Model(&models.Group{})
 	switch {
 	case !q.Viewer.Active():
@@ -122,7 +122,7 @@ func (s *Store) SearchGroups(ctx context.Context, q models.SearchQuery) ([]model
 
 // SearchMilestones matches the title and description of the milestones of
 // the projects the viewer may read.
-func (s *Store) SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error) {
+func (s *Search) SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.Milestone{}), "milestones.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, "milestones.title", "milestones.description")
 	out := []models.Milestone{}
@@ -135,7 +135,7 @@ func (s *Store) SearchMilestones(ctx context.Context, q models.SearchQuery) ([]m
 
 // SearchWikiPages matches the slug, title and content of the wiki pages of
 // the projects the viewer may read (GitLab's wiki_blobs scope).
-func (s *Store) SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error) {
+func (s *Search) SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error) {
 	db := withProjects(s.conn(ctx).Model(&models.WikiPage{}), "wiki_pages.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, "wiki_pages.slug", "wiki_pages.title", "wiki_pages.content")
 	out := []models.WikiPage{}
@@ -149,7 +149,7 @@ func (s *Store) SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]mo
 // SearchUsers matches usernames and names. Only administrators see users
 // who are not active. In a project or group search only members of the
 // project (of a project of the group) the viewer may read are matched.
-func (s *Store) SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error) {
+func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error) {
 	db := s.conn(ctx).Model(&models.User{})
 	switch {
 	case !q.Viewer.Active():

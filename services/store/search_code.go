@@ -22,7 +22,7 @@ const sqliteCodeCandidates = 1000
 // selects files containing any term with LIKE and scores them by term
 // frequency. Terms that are not words (letters, digits, "_") are ignored;
 // no usable term is models.ErrInvalidInput.
-func (s *Store) SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error) {
+func (s *Search) SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error) {
 	terms := wordTerms(q.Terms)
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("search code: no searchable word in the query: %w", models.ErrInvalidInput)
@@ -45,7 +45,7 @@ func (s *Store) SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]mod
 	return hits, nil
 }
 
-func (s *Store) searchCodePostgres(ctx context.Context, q models.CodeSearchQuery, terms []string) ([]models.CodeSearchHit, error) {
+func (s *Search) searchCodePostgres(ctx context.Context, q models.CodeSearchQuery, terms []string) ([]models.CodeSearchHit, error) {
 	parts := make([]string, len(terms))
 	for k, t := range terms {
 		parts[k] = "'" + t + "':*"
@@ -73,7 +73,7 @@ func (s *Store) searchCodePostgres(ctx context.Context, q models.CodeSearchQuery
 	return out, nil
 }
 
-func (s *Store) searchCodeLike(ctx context.Context, q models.CodeSearchQuery, terms []string) ([]models.CodeSearchHit, error) {
+func (s *Search) searchCodeLike(ctx context.Context, q models.CodeSearchQuery, terms []string) ([]models.CodeSearchHit, error) {
 	db := s.conn(ctx).Where("project_id = ? AND ref = ?", q.ProjectID, q.Ref)
 	if q.Directory != "" {
 		db = db.Where(`file_path LIKE ? ESCAPE '\'`, likeEscape(q.Directory)+"%")

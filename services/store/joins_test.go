@@ -43,13 +43,13 @@ func joinWorld(t *testing.T, s *store.Store) *demo.World {
 	p := w.Projects["gitlab-org/gitlab-mcp"]
 	issue := &models.Issue{ProjectID: p.ID, Title: "Linked", AuthorID: w.Carol.ID,
 		Assignees: []models.User{{ID: w.Carol.ID}, {ID: w.Alice.ID}, {ID: w.Bob.ID}}}
-	wantErr(t, "CreateIssue", s.CreateIssue(ctx, issue), nil)
+	wantErr(t, "CreateIssue", s.Issues.CreateIssue(ctx, issue), nil)
 	mr := &models.MergeRequest{ProjectID: p.ID, Title: "Linked", SourceBranch: "linked", TargetBranch: "main",
 		AuthorID: w.Bob.ID, Assignees: []models.User{{ID: w.Carol.ID}, {ID: w.Alice.ID}},
 		Reviewers: []models.User{{ID: w.Root.ID}, {ID: w.Carol.ID}}}
-	wantErr(t, "CreateMergeRequest", s.CreateMergeRequest(ctx, mr), nil)
+	wantErr(t, "CreateMergeRequest", s.MergeRequests.CreateMergeRequest(ctx, mr), nil)
 	bare := &models.MergeRequest{ProjectID: p.ID, Title: "Bare", SourceBranch: "bare", TargetBranch: "main", AuthorID: w.Alice.ID}
-	wantErr(t, "CreateMergeRequest(bare)", s.CreateMergeRequest(ctx, bare), nil)
+	wantErr(t, "CreateMergeRequest(bare)", s.MergeRequests.CreateMergeRequest(ctx, bare), nil)
 	return w
 }
 
@@ -76,7 +76,7 @@ func TestStore_LoadIssueMatchesPreload(t *testing.T) {
 		ctx := context.Background()
 		multi := 0
 		for _, k := range allIIDs(t, s, "issues") {
-			got, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
+			got, err := s.Issues.LoadIssue(ctx, k.ProjectID, k.IID)
 			wantErr(t, "LoadIssue", err, nil)
 			var want models.Issue
 			err = s.DB().Preload("Author").Preload("Assignees", func(db *gorm.DB) *gorm.DB { return db.Order("id") }).
@@ -95,7 +95,7 @@ func TestStore_LoadIssueMatchesPreload(t *testing.T) {
 		if multi == 0 {
 			t.Error("no issue with several assignees was compared")
 		}
-		_, err := s.LoadIssue(ctx, 1, 9999)
+		_, err := s.Issues.LoadIssue(ctx, 1, 9999)
 		wantErr(t, "LoadIssue(missing)", err, models.ErrNotFound)
 	})
 }
@@ -106,11 +106,11 @@ func notedIssue(t *testing.T, s *store.Store, w *demo.World, notes ...models.Not
 	t.Helper()
 	ctx := context.Background()
 	p := w.Projects["gitlab-org/gitlab-mcp"]
-	issue, err := s.LoadIssue(ctx, p.ID, 1)
+	issue, err := s.Issues.LoadIssue(ctx, p.ID, 1)
 	wantErr(t, "LoadIssue", err, nil)
 	for _, n := range notes {
 		n.NoteableType, n.NoteableID, n.ProjectID, n.AuthorID = models.NoteableIssue, issue.ID, p.ID, w.Alice.ID
-		wantErr(t, "CreateNote", s.CreateNote(ctx, &n), nil)
+		wantErr(t, "CreateNote", s.Notes.CreateNote(ctx, &n), nil)
 	}
 	return p, issue
 }
@@ -126,15 +126,15 @@ func TestStore_LoadIssueCountingNotes(t *testing.T) {
 			models.Note{Body: "a"}, models.Note{Body: "b"}, models.Note{Body: "secret", Internal: true}, models.Note{Body: "changed the title", System: true})
 		counted := 0
 		for _, k := range allIIDs(t, s, "issues") {
-			want, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
+			want, err := s.Issues.LoadIssue(ctx, k.ProjectID, k.IID)
 			wantErr(t, "LoadIssue", err, nil)
 			for _, internal := range []bool{false, true} {
-				got, n, err := s.LoadIssueCountingNotes(ctx, k.ProjectID, k.IID, internal)
+				got, n, err := s.Issues.LoadIssueCountingNotes(ctx, k.ProjectID, k.IID, internal)
 				wantErr(t, "LoadIssueCountingNotes", err, nil)
 				if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
 					t.Errorf("issue #%d of project %d:\n got %s\nwant %s", k.IID, k.ProjectID, g, w)
 				}
-				wantN, err := s.CountUserNotes(ctx, models.NoteableIssue, want.ID, internal)
+				wantN, err := s.Issues.CountUserNotes(ctx, models.NoteableIssue, want.ID, internal)
 				wantErr(t, "CountUserNotes", err, nil)
 				if n != wantN {
 					t.Errorf("issue #%d of project %d, internal %v: %d notes, want %d", k.IID, k.ProjectID, internal, n, wantN)
@@ -144,10 +144,10 @@ func TestStore_LoadIssueCountingNotes(t *testing.T) {
 				}
 			}
 		}
-		if n, _ := s.CountUserNotes(ctx, models.NoteableIssue, issue.ID, true); n < 3 || counted == 0 {
+		if n, _ := s.Issues.CountUserNotes(ctx, models.NoteableIssue, issue.ID, true); n < 3 || counted == 0 {
 			t.Errorf("the comparison counted too little (%d notes on #1, %d counts > 0)", n, counted)
 		}
-		_, _, err := s.LoadIssueCountingNotes(ctx, 1, 9999, false)
+		_, _, err := s.Issues.LoadIssueCountingNotes(ctx, 1, 9999, false)
 		wantErr(t, "LoadIssueCountingNotes(missing)", err, models.ErrNotFound)
 	})
 }
@@ -158,7 +158,7 @@ func TestStore_LoadMergeRequestMatchesPreload(t *testing.T) {
 		ctx := context.Background()
 		both := 0
 		for _, k := range allIIDs(t, s, "merge_requests") {
-			got, err := s.LoadMergeRequest(ctx, k.ProjectID, k.IID)
+			got, err := s.MergeRequests.LoadMergeRequest(ctx, k.ProjectID, k.IID)
 			wantErr(t, "LoadMergeRequest", err, nil)
 			var want models.MergeRequest
 			byID := func(db *gorm.DB) *gorm.DB { return db.Order("id") }
@@ -178,7 +178,7 @@ func TestStore_LoadMergeRequestMatchesPreload(t *testing.T) {
 		if both == 0 {
 			t.Error("no merge request with several assignees and reviewers was compared")
 		}
-		_, err := s.LoadMergeRequest(ctx, 1, 9999)
+		_, err := s.MergeRequests.LoadMergeRequest(ctx, 1, 9999)
 		wantErr(t, "LoadMergeRequest(missing)", err, models.ErrNotFound)
 	})
 }
@@ -191,26 +191,26 @@ func TestStore_FindProjectWithRole(t *testing.T) {
 		users := append(w.Users(), stranger)
 		members := 0
 		for path, p := range w.Projects {
-			want, err := s.FindProjectByID(ctx, p.ID)
+			want, err := s.Projects.FindProjectByID(ctx, p.ID)
 			wantErr(t, "FindProjectByID", err, nil)
 			for _, u := range users {
 				// The role is the effective one (direct or inherited from a
 				// group, see TestStore_inheritedMembership).
-				wantLevel, err := s.ProjectAccessLevel(ctx, p.ID, u.ID)
+				wantLevel, err := s.Projects.ProjectAccessLevel(ctx, p.ID, u.ID)
 				if err != nil {
 					t.Fatalf("ProjectAccessLevel: %v", err)
 				}
-				if _, err := s.FindProjectMember(ctx, p.ID, u.ID); err == nil {
+				if _, err := s.Projects.FindProjectMember(ctx, p.ID, u.ID); err == nil {
 					members++
 				} else if !errors.Is(err, models.ErrNotFound) {
 					t.Fatalf("FindProjectMember: %v", err)
 				}
-				byID, level, err := s.FindProjectWithRoleByID(ctx, p.ID, u.ID)
+				byID, level, err := s.Projects.FindProjectWithRoleByID(ctx, p.ID, u.ID)
 				wantErr(t, "FindProjectWithRoleByID", err, nil)
 				if jsonOf(t, byID) != jsonOf(t, want) || level != wantLevel {
 					t.Errorf("FindProjectWithRoleByID(%s, %s) = %+v, %d; want %+v, %d", path, u.Username, byID, level, want, wantLevel)
 				}
-				byPath, level, err := s.FindProjectWithRoleByPath(ctx, strings.ToUpper(path), u.ID)
+				byPath, level, err := s.Projects.FindProjectWithRoleByPath(ctx, strings.ToUpper(path), u.ID)
 				wantErr(t, "FindProjectWithRoleByPath", err, nil)
 				if jsonOf(t, byPath) != jsonOf(t, want) || level != wantLevel {
 					t.Errorf("FindProjectWithRoleByPath(%s, %s) = %+v, %d; want %+v, %d", path, u.Username, byPath, level, want, wantLevel)
@@ -220,9 +220,9 @@ func TestStore_FindProjectWithRole(t *testing.T) {
 		if members == 0 {
 			t.Error("no membership was compared")
 		}
-		_, _, err := s.FindProjectWithRoleByID(ctx, 99999, w.Alice.ID)
+		_, _, err := s.Projects.FindProjectWithRoleByID(ctx, 99999, w.Alice.ID)
 		wantErr(t, "FindProjectWithRoleByID(missing)", err, models.ErrNotFound)
-		_, _, err = s.FindProjectWithRoleByPath(ctx, "gitlab-org/nope", w.Alice.ID)
+		_, _, err = s.Projects.FindProjectWithRoleByPath(ctx, "gitlab-org/nope", w.Alice.ID)
 		wantErr(t, "FindProjectWithRoleByPath(missing)", err, models.ErrNotFound)
 	})
 }
@@ -232,11 +232,11 @@ func TestStore_mergeRequestSummaryReads(t *testing.T) {
 		joinWorld(t, s)
 		ctx := context.Background()
 		for _, k := range allIIDs(t, s, "merge_requests") {
-			mr, err := s.LoadMergeRequest(ctx, k.ProjectID, k.IID)
+			mr, err := s.MergeRequests.LoadMergeRequest(ctx, k.ProjectID, k.IID)
 			wantErr(t, "LoadMergeRequest", err, nil)
-			all, _, err := s.MergeRequestPipelines(ctx, mr, []string{mr.SHA}, 100)
+			all, _, err := s.MergeRequests.MergeRequestPipelines(ctx, mr, []string{mr.SHA}, 100)
 			wantErr(t, "MergeRequestPipelines", err, nil)
-			latest, err := s.LatestMergeRequestPipelines(ctx, mr, []string{mr.SHA}, 100)
+			latest, err := s.MergeRequests.LatestMergeRequestPipelines(ctx, mr, []string{mr.SHA}, 100)
 			wantErr(t, "LatestMergeRequestPipelines", err, nil)
 			if jsonOf(t, latest) != jsonOf(t, all) {
 				t.Errorf("!%d: LatestMergeRequestPipelines = %s, MergeRequestPipelines %s", k.IID, jsonOf(t, latest), jsonOf(t, all))
@@ -262,20 +262,20 @@ func TestStore_singleStatementLoads(t *testing.T) {
 			}
 		}
 		count("FindProjectWithRoleByPath", 1, func() error {
-			_, _, err := s.FindProjectWithRoleByPath(ctx, p.PathWithNamespace, w.Alice.ID)
+			_, _, err := s.Projects.FindProjectWithRoleByPath(ctx, p.PathWithNamespace, w.Alice.ID)
 			return err
 		})
 		count("FindProjectWithRoleByID", 1, func() error {
-			_, _, err := s.FindProjectWithRoleByID(ctx, p.ID, w.Alice.ID)
+			_, _, err := s.Projects.FindProjectWithRoleByID(ctx, p.ID, w.Alice.ID)
 			return err
 		})
 		iids := allIIDs(t, s, "issues")
 		last := iids[len(iids)-1]
-		count("LoadIssue", 2, func() error { _, err := s.LoadIssue(ctx, last.ProjectID, last.IID); return err })
+		count("LoadIssue", 2, func() error { _, err := s.Issues.LoadIssue(ctx, last.ProjectID, last.IID); return err })
 		mrs := allIIDs(t, s, "merge_requests")
 		lastMR := mrs[len(mrs)-2] // the one with assignees and reviewers
 		count("LoadMergeRequest", 2, func() error {
-			_, err := s.LoadMergeRequest(ctx, lastMR.ProjectID, lastMR.IID)
+			_, err := s.MergeRequests.LoadMergeRequest(ctx, lastMR.ProjectID, lastMR.IID)
 			return err
 		})
 	})
@@ -293,21 +293,21 @@ func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
 		users := w.Users()
 		compared := 0
 		for _, k := range allIIDs(t, s, "issues") {
-			wantIssue, err := s.LoadIssue(ctx, k.ProjectID, k.IID)
+			wantIssue, err := s.Issues.LoadIssue(ctx, k.ProjectID, k.IID)
 			wantErr(t, "LoadIssue", err, nil)
-			all, err := s.CountUserNotes(ctx, models.NoteableIssue, wantIssue.ID, true)
+			all, err := s.Issues.CountUserNotes(ctx, models.NoteableIssue, wantIssue.ID, true)
 			wantErr(t, "CountUserNotes", err, nil)
-			public, err := s.CountUserNotes(ctx, models.NoteableIssue, wantIssue.ID, false)
+			public, err := s.Issues.CountUserNotes(ctx, models.NoteableIssue, wantIssue.ID, false)
 			wantErr(t, "CountUserNotes", err, nil)
 			for _, u := range users {
-				wantProject, level, err := s.FindProjectWithRoleByID(ctx, k.ProjectID, u.ID)
+				wantProject, level, err := s.Projects.FindProjectWithRoleByID(ctx, k.ProjectID, u.ID)
 				wantErr(t, "FindProjectWithRoleByID", err, nil)
 				for _, byPath := range []bool{false, true} {
 					id, path := k.ProjectID, ""
 					if byPath {
 						id, path = 0, strings.ToUpper(wantProject.PathWithNamespace)
 					}
-					v, ok, err := s.FindIssueView(ctx, id, path, k.IID, u.ID)
+					v, ok, err := s.Issues.FindIssueView(ctx, id, path, k.IID, u.ID)
 					wantErr(t, "FindIssueView", err, nil)
 					if !ok {
 						t.Fatalf("no view of issue #%d of project %d (by path %v)", k.IID, k.ProjectID, byPath)
@@ -333,10 +333,10 @@ func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
 		// created in it is seen before it commits.
 		wantErr(t, "WithTx", s.WithTx(ctx, func(tx *store.Store) error {
 			created := &models.Issue{ProjectID: p.ID, Title: "In a transaction", AuthorID: w.Bob.ID}
-			if err := tx.CreateIssue(ctx, created); err != nil {
+			if err := tx.Issues.CreateIssue(ctx, created); err != nil {
 				return err
 			}
-			v, ok, err := tx.FindIssueView(ctx, p.ID, "", created.IID, w.Bob.ID)
+			v, ok, err := tx.Issues.FindIssueView(ctx, p.ID, "", created.IID, w.Bob.ID)
 			if err != nil || !ok || v.Issue.Title != "In a transaction" || v.Issue.Author == nil || v.Issue.Author.ID != w.Bob.ID {
 				t.Errorf("view in the transaction: %+v, %v, %v", v, ok, err)
 			}
@@ -352,7 +352,7 @@ func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
 			{"missing project", 999999, "", 1},
 			{"missing path", 0, "nobody/nothing", 1},
 		} {
-			if v, ok, err := s.FindIssueView(ctx, c.id, c.path, c.iid, w.Alice.ID); ok || err != nil || v != nil {
+			if v, ok, err := s.Issues.FindIssueView(ctx, c.id, c.path, c.iid, w.Alice.ID); ok || err != nil || v != nil {
 				t.Errorf("%s: view %v, ok %v, error %v; want none", c.name, v, ok, err)
 			}
 		}

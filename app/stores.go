@@ -1,0 +1,34 @@
+package app
+
+import "gitlab.com/glmcp/glmcp/services/store"
+
+// The services whose interface spans more than one of the store's
+// families get the families they use put together here.
+
+// ruleStore is tools.RuleStore: tool rules resolve the project or group
+// of their target (a work item, a vulnerability).
+type ruleStore struct {
+	*store.Tools
+	*store.Projects
+	*store.Issues
+	*store.Vulnerabilities
+}
+
+// resourceStore is resources.Store: completions and the member's projects.
+type resourceStore struct {
+	*store.Resources
+	*store.Projects
+}
+
+// changeStore is changeSource: the catalog version and the resource
+// change rows.
+type changeStore struct {
+	*store.Tools
+	*store.Resources
+}
+
+// codeIndexStore is codeindex.Store: the index and the project it is of.
+type codeIndexStore struct {
+	*store.CodeIndex
+	*store.Projects
+}
