@@ -93,11 +93,19 @@ const (
 	// not found). Bound the array in the input schema (maxItems): each
 	// element costs lookups before the tool runs.
 	TargetWorkItems TargetKind = "work_items"
+	// TargetProjects and TargetGroups are list kinds of global ids
+	// (gid://gitlab/Project/<id>, gid://gitlab/Group/<id>), each naming
+	// one more target when the caller can see it; anything else names
+	// none. Bound the array in the input schema too.
+	TargetProjects TargetKind = "projects"
+	TargetGroups   TargetKind = "groups"
 )
 
 // list reports whether k is a list kind: every element of the argument is
 // one more target.
-func (k TargetKind) list() bool { return k == TargetWorkItems }
+func (k TargetKind) list() bool {
+	return k == TargetWorkItems || k == TargetProjects || k == TargetGroups
+}
 
 // Call is one invocation.
 type Call struct {

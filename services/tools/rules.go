@@ -214,6 +214,18 @@ func (s *Service) resolveTarget(ctx context.Context, u *models.User, kind Target
 			return t, false, err
 		}
 		return ruleTarget{p.ID, p.NamespaceID, p.PathWithNamespace}, true, nil
+	case TargetProjects, TargetGroups:
+		// One global id of the list: the project or group, found as a
+		// plain id of the single kind is.
+		typ, single := "Project", TargetProject
+		if kind == TargetGroups {
+			typ, single = "Group", TargetGroup
+		}
+		num, ok := strings.CutPrefix(ref, "gid://gitlab/"+typ+"/")
+		if !ok || num == "" || strings.TrimLeft(num, "0123456789") != "" {
+			return t, false, nil
+		}
+		return s.resolveTarget(ctx, u, single, num)
 	case TargetGroup:
 		g, err := s.findGroup(ctx, ref)
 		if err != nil || g == nil {
@@ -466,9 +478,9 @@ func checkWriteTarget(d *Definition) error {
 			return fmt.Errorf("tool %q: write target %q is not an argument", d.Name, t.Name)
 		}
 		switch t.Kind {
-		case TargetProject, TargetGroup, TargetVulnerability, TargetURL, TargetWorkItems:
+		case TargetProject, TargetGroup, TargetVulnerability, TargetURL, TargetWorkItems, TargetProjects, TargetGroups:
 		default:
-			return fmt.Errorf("tool %q: write target %q: kind %q is not project, group, vulnerability, url or work_items", d.Name, t.Name, t.Kind)
+			return fmt.Errorf("tool %q: write target %q: kind %q is not project, group, vulnerability, url, work_items, projects or groups", d.Name, t.Name, t.Kind)
 		}
 	}
 	return nil
