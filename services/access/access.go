@@ -191,3 +191,17 @@ func CanReadVulnerability(u *models.User, p *models.Project, level models.Access
 func CanAdminVulnerability(u *models.User, p *models.Project, level models.AccessLevel) bool {
 	return hasRole(u, p, level, models.Maintainer)
 }
+
+// CanApplyScanProfiles reports whether u may attach security scan profiles
+// to project p: Maintainer or above, or an administrator (GitLab's
+// apply_security_scan_profiles).
+func CanApplyScanProfiles(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Maintainer)
+}
+
+// CanApplyScanProfilesInGroup reports whether u may attach security scan
+// profiles to group g and its projects, where u's effective role in g is
+// level: Maintainer or above, or an administrator.
+func CanApplyScanProfilesInGroup(u *models.User, level models.AccessLevel) bool {
+	return u != nil && (u.Admin || level >= models.Maintainer)
+}
