@@ -194,6 +194,7 @@ var toolsWriteTables = []string{
 	"merge_request_reviewers", "internal_ids",
 	"ci_pipelines", "ci_jobs", "projects", "users", "approvals", "ci_pipeline_variables", "ci_job_artifacts",
 	"ci_job_artifact_chunks", "vulnerabilities", "vulnerability_events", "milestones", "work_item_parent_links", "issue_links",
+	"security_scan_profiles", "security_scan_profiles_projects",
 }
 
 // toolsState reads what a refused write must leave untouched: the row count

@@ -42,6 +42,7 @@ func TestCatalog(t *testing.T) {
 		"list_vulnerabilities":        {"code_security", models.EditionEE, true, nil, []string{"project_full_path"}},
 		"get_vulnerability":           {"code_security", models.EditionEE, true, nil, []string{"vulnerability_id"}},
 		"save_vulnerability":          {"code_security", models.EditionEE, false, nil, []string{"action", "vulnerability_id"}},
+		"attach_scan_profile":         {"code_security", models.EditionEE, false, nil, []string{"security_scan_profile_id"}},
 		"list_duo_agents_and_flows":   {"duo_agent_platform", models.EditionCE, true, nil, []string{"project_id"}},
 		"start_duo_session":           {"duo_agent_platform", models.EditionCE, false, nil, []string{"project_id", "ai_catalog_item_consumer_id", "goal"}},
 		"list_duo_sessions":           {"duo_agent_platform", models.EditionCE, true, nil, nil},

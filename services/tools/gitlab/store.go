@@ -207,4 +207,7 @@ type vulnerabilityStore interface {
 	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
 	ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error)
 	ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error)
+	FindScanProfile(ctx context.Context, id int64) (*models.ScanProfile, error)
+	DefaultScanProfile(ctx context.Context, namespaceID int64, scanType string) (*models.ScanProfile, error)
+	AttachScanProfile(ctx context.Context, profileID int64, projectIDs []int64) (full []int64, err error)
 }

@@ -10,6 +10,7 @@ func (g *gitlab) definitions() []tools.Definition {
 		g.acceptMergeRequest(),
 		g.addBranch(),
 		g.addCommit(),
+		g.attachScanProfile(),
 		g.createIssue(),
 		g.createMergeRequest(),
 		g.createWorkItemNote(),

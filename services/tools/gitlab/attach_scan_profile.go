@@ -1,0 +1,249 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// attachScanProfile is GitLab's attach_scan_profile (EE, GraphQL
+// securityScanProfileAttach): a root group's security scan profile, or the
+// GitLab-recommended default of a scan type, attached to projects and to
+// every project of groups, all in one root group.
+func (g *gitlab) attachScanProfile() tools.Definition {
+	ids := func(desc string) obj {
+		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 255},
+			"minItems": 1, "maxItems": 1000}, desc)
+	}
+	return tools.Definition{
+		Name:  "attach_scan_profile",
+		Title: "Attach scan profile",
+		Description: "Attach a given security scan profile to the given groups and projects. Everything named must " +
+			"be in one top-level group, at most 100 items, and needs at least the Maintainer role.",
+		InputSchema: inputSchema(obj{
+			"security_scan_profile_id": withDesc(obj{"type": "string", "minLength": 1, "maxLength": 255},
+				"Global ID of the security scan profile to attach: gid://gitlab/Security::ScanProfile/<id>, or "+
+					"gid://gitlab/Security::ScanProfile/<scan type> for the GitLab-recommended default profile of "+
+					"a scan type (secret_detection, sast, dependency_scanning)."),
+			"project_ids": ids("Array of Global IDs of the projects. Required if `group_ids` not provided."),
+			"group_ids":   ids("Array of Global IDs of the groups. Required if `project_ids` not provided."),
+		}, "security_scan_profile_id"),
+		Annotations:  writeTool("Attach scan profile"),
+		Toolset:      toolsetCodeSecurity,
+		Edition:      models.EditionEE,
+		OutputSchema: tools.OutputSchemaOf[attachScanProfileJSON](),
+		// Every project and group named is written to: the strictest of
+		// their rules governs the call.
+		WriteTarget: []tools.TargetArg{{Name: "project_ids", Kind: tools.TargetProjects},
+			{Name: "group_ids", Kind: tools.TargetGroups}},
+		Run: tools.Typed(g.runAttachScanProfile),
+	}
+}
+
+type attachScanProfileArgs struct {
+	SecurityScanProfileID string   `json:"security_scan_profile_id"`
+	ProjectIDs            []string `json:"project_ids"`
+	GroupIDs              []string `json:"group_ids"`
+}
+
+type attachScanProfileJSON struct {
+	Errors []string `json:"errors"`
+}
+
+// maxScanProfileItems is how many projects and groups one call may name
+// (GitLab's Attach::MAX_IDS).
+const maxScanProfileItems = 100
+
+// errScanProfileAccess is GitLab's answer to anything the caller may not
+// do or see here: a missing or hidden project, group or profile, a role
+// below Maintainer, a scan type without a default profile.
+var errScanProfileAccess = &kindError{msg: "The resource that you are attempting to access does not exist or you " +
+	"don't have permission to perform this action", kind: models.ErrNotFound}
+
+func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, args attachScanProfileArgs) (*tools.Result, error) {
+	u, err := g.viewer(call)
+	if err != nil {
+		return nil, err
+	}
+	profileID, scanType, err := parseScanProfileID(args.SecurityScanProfileID)
+	if err != nil {
+		return nil, err
+	}
+	projectIDs, err := parseGIDs("project_ids", args.ProjectIDs, "Project")
+	if err != nil {
+		return nil, err
+	}
+	groupIDs, err := parseGIDs("group_ids", args.GroupIDs, "Group")
+	if err != nil {
+		return nil, err
+	}
+	if len(args.ProjectIDs)+len(args.GroupIDs) > maxScanProfileItems {
+		return nil, invalidf("Too many ids (maximum: %d)", maxScanProfileItems)
+	}
+	// Everything named must be there and writable before anything else is
+	// said about it, so a hidden project reads as a missing one.
+	roots := map[string]bool{}
+	projects := make([]*models.Project, 0, len(projectIDs))
+	for _, id := range projectIDs {
+		p, level, err := g.store.FindProjectWithRoleByID(ctx, id, u.ID)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanApplyScanProfiles(u, p, level)) {
+			return nil, errScanProfileAccess
+		}
+		if err != nil {
+			return nil, err
+		}
+		projects = append(projects, p)
+		roots[rootPath(p.PathWithNamespace)] = true
+	}
+	groups := make([]*models.Group, 0, len(groupIDs))
+	for _, id := range groupIDs {
+		grp, err := g.store.FindGroupByID(ctx, id)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, errScanProfileAccess
+		}
+		if err != nil {
+			return nil, err
+		}
+		level, err := g.store.GroupAccessLevel(ctx, grp.ID, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !access.CanApplyScanProfilesInGroup(u, level) {
+			return nil, errScanProfileAccess
+		}
+		groups = append(groups, grp)
+		roots[rootPath(grp.FullPath)] = true
+	}
+	if len(roots) != 1 {
+		return nil, invalidf("All items should belong to the same root namespace")
+	}
+	var out attachScanProfileJSON
+	err = g.inTx(ctx, func(tx Store) error {
+		root, err := tx.FindGroupByFullPath(ctx, rootPathOf(roots))
+		if err != nil {
+			return err
+		}
+		profile, err := findScanProfile(ctx, tx, root.ID, profileID, scanType)
+		if err != nil {
+			return err
+		}
+		targets := make([]int64, 0, len(projects))
+		byID := map[int64]*models.Project{}
+		for _, p := range projects {
+			if byID[p.ID] == nil {
+				targets = append(targets, p.ID)
+			}
+			byID[p.ID] = p
+		}
+		// A group's projects: every project below it (GitLab attaches them
+		// in the background; here in the same transaction).
+		for _, grp := range groups {
+			ids, err := tx.VisibleProjectIDs(ctx, u, grp.FullPath)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				if byID[id] == nil {
+					targets = append(targets, id)
+					byID[id] = nil
+				}
+			}
+		}
+		full, err := tx.AttachScanProfile(ctx, profile.ID, targets)
+		if err != nil {
+			return err
+		}
+		out.Errors = make([]string, 0, len(full))
+		if len(full) > 0 {
+			ps, err := tx.LoadProjects(ctx, full)
+			if err != nil {
+				return err
+			}
+			for _, p := range ps {
+				out.Errors = append(out.Errors, fmt.Sprintf("Project '%s' (%s) has reached the maximum limit of %d scan profiles",
+					p.Name, p.PathWithNamespace, models.MaxScanProfilesPerProject))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(out)
+}
+
+// parseScanProfileID reads gid://gitlab/Security::ScanProfile/<id> (a
+// profile) or …/<scan type> (the scan type's default profile).
+func parseScanProfileID(raw string) (id int64, scanType string, err error) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(raw), "gid://gitlab/Security::ScanProfile/")
+	if !ok || rest == "" {
+		return 0, "", invalidf("security_scan_profile_id: %q is not a global ID of a Security::ScanProfile "+
+			"(gid://gitlab/Security::ScanProfile/<id>)", raw)
+	}
+	if isDigits(rest) {
+		id, err := parseGID("security_scan_profile_id", rest, "Security::ScanProfile")
+		return id, "", err
+	}
+	return 0, rest, nil
+}
+
+// parseGIDs reads a list of global ids of one type, without duplicates.
+func parseGIDs(field string, raw []string, typeName string) ([]int64, error) {
+	out := make([]int64, 0, len(raw))
+	for i, r := range raw {
+		if !strings.HasPrefix(strings.TrimSpace(r), "gid://gitlab/") {
+			return nil, invalidf("%s[%d]: %q is not a global ID of a %s (gid://gitlab/%s/<id>)", field, i, r, typeName, typeName)
+		}
+		id, err := parseGID(fmt.Sprintf("%s[%d]", field, i), r, typeName)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// findScanProfile is profile id of root group rootID, or the default
+// profile of scanType there; anything else is errScanProfileAccess.
+func findScanProfile(ctx context.Context, tx Store, rootID, id int64, scanType string) (*models.ScanProfile, error) {
+	var (
+		p   *models.ScanProfile
+		err error
+	)
+	if id > 0 {
+		p, err = tx.FindScanProfile(ctx, id)
+	} else {
+		p, err = tx.DefaultScanProfile(ctx, rootID, scanType)
+	}
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return nil, errScanProfileAccess
+	case err != nil:
+		return nil, err
+	case p.NamespaceID != rootID:
+		return nil, errScanProfileAccess
+	}
+	return p, nil
+}
+
+// rootPath is the top-level group of a full path.
+func rootPath(fullPath string) string {
+	root, _, _ := strings.Cut(fullPath, "/")
+	return strings.ToLower(root)
+}
+
+// rootPathOf is the one key of roots.
+func rootPathOf(roots map[string]bool) string {
+	for r := range roots {
+		return r
+	}
+	return ""
+}
