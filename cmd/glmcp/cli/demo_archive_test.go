@@ -13,7 +13,7 @@ import (
 func TestProjects_importShippedDemoArchive(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b *backend) {
 		b.mustRun(t, "seed", "--demo")
-		file := filepath.Join("..", "..", "services", "demo", "_archives", "gitlab-mcp.tar.gz")
+		file := filepath.Join("..", "..", "..", "services", "demo", "_archives", "gitlab-mcp.tar.gz")
 		_, errOut, err := b.run(t, "projects", "import", "--path", "demo/gitlab-mcp", "--file", file)
 		if err != nil {
 			t.Fatalf("import: %v\n%s", err, errOut)
