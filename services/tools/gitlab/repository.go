@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -61,10 +62,88 @@ func (r *repoAccess) Close() {
 	}
 }
 
-// openRepository resolves t for a tool whose hidden or missing project
-// reads as missing, in GitLab's words (missing). The caller must be able
-// to read the project's code.
-func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTarget, missing func(id string) error) (*repoAccess, error) {
+// repoProject declares a repository tool's project (a tools.Target of
+// kind TargetProject, ability ReadCode): named by argument arg or, as
+// byURL says, a url. missing is the tool's answer, in GitLab's words, for a project that is
+// not there, hidden, or whose code the caller may not read; it gets the
+// project_id or the url's project path.
+func (g *gitlab) repoProject(arg string, byURL repoURL, missing func(ident string) error) *tools.Target {
+	return &tools.Target{Kind: tools.TargetProject, Ability: access.ReadCode,
+		Resolver: repoResolver{g: g, arg: arg, byURL: byURL, missing: missing}}
+}
+
+// repoURL is how a repository tool reads its url argument beside its
+// project argument.
+type repoURL int
+
+const (
+	noURL   repoURL = iota // the tool has no url: only the project argument
+	urlOrID                // exactly one of url and the project argument
+	urlWins                // either; both given, the url names the project
+)
+
+// repoResolver resolves the project a repository tool's url or arg names
+// (see repoProject).
+type repoResolver struct {
+	g       *gitlab
+	arg     string
+	byURL   repoURL
+	missing func(ident string) error
+}
+
+func (rr repoResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+	if rr.g.store == nil {
+		return nil, errNoStore
+	}
+	r := &tools.ResolvedTarget{}
+	var a map[string]json.RawMessage
+	var rt repoTarget
+	err := tools.DecodeArgs(args, &a)
+	if raw, ok := a["url"]; ok && err == nil && rr.byURL != noURL {
+		err = tools.DecodeArgs(raw, &rt.URL)
+	}
+	if raw, ok := a[rr.arg]; ok && err == nil {
+		err = tools.DecodeArgs(raw, &rt.ProjectID)
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	if rr.byURL == urlWins && rt.URL != "" {
+		rt.ProjectID = ""
+	}
+	hasURL, hasID := strings.TrimSpace(rt.URL) != "", strings.TrimSpace(string(rt.ProjectID)) != ""
+	if hasURL == hasID {
+		r.Err = invalidf("Provide exactly one of: url or project_id")
+		return r, nil
+	}
+	ident := string(rt.ProjectID)
+	if hasURL {
+		if ident, _, err = rr.g.parseProjectURL(rt.URL); err != nil {
+			return callerFailure(r, err)
+		}
+	}
+	pa, err := resolveProject(ctx, rr.g.store, u, "project_id", refArg(ident))
+	if errors.Is(err, models.ErrNotFound) {
+		r.Err = rr.missing(ident)
+		return r, nil
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	r.Project, r.Level = pa.project, pa.level
+	if !access.CanOnProject(t.Ability, u, pa.project, pa.level) {
+		r.Err = rr.missing(ident)
+		return r, nil
+	}
+	r.Object = pa.project
+	return r, nil
+}
+
+// openRepository opens the repository of the project the service resolved
+// for call (its Definition's repoProject), or returns the tool-level
+// failure of that resolution; t is the call's url and project_id, read
+// for what follows "/-/" in the url.
+func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTarget) (*repoAccess, error) {
 	u, err := g.viewer(call)
 	if err != nil {
 		return nil, err
@@ -72,28 +151,17 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 	if g.repos == nil {
 		return nil, errNoRepositories
 	}
-	hasURL, hasID := strings.TrimSpace(t.URL) != "", strings.TrimSpace(string(t.ProjectID)) != ""
-	if hasURL == hasID {
-		return nil, invalidf("Provide exactly one of: url or project_id")
-	}
-	ra := &repoAccess{user: u}
-	ident := string(t.ProjectID)
-	if hasURL {
-		if ident, ra.rest, err = g.parseProjectURL(t.URL); err != nil {
-			return nil, err
-		}
-	}
-	ra.pa, err = resolveProject(ctx, g.store, u, "project_id", refArg(ident))
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, missing(ident)
-	}
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}
-	if !access.CanReadCode(u, ra.pa.project, ra.pa.level) {
-		return nil, missing(ident)
+	ra := &repoAccess{user: u, pa: pa}
+	if strings.TrimSpace(t.URL) != "" {
+		if _, ra.rest, err = g.parseProjectURL(t.URL); err != nil {
+			return nil, err
+		}
 	}
-	if ra.repo, err = g.projectRepository(ctx, ra.pa.project); err != nil {
+	if ra.repo, err = g.projectRepository(ctx, pa.project); err != nil {
 		return nil, err
 	}
 	return ra, nil
