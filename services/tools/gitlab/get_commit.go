@@ -65,10 +65,8 @@ func (g *gitlab) getCommit() tools.Definition {
 		Annotations:  readOnlyTool("Get commit"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
-		Target: g.repoProject("project_id", urlOrID, func(string) error {
-			return &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
-		}),
-		Run: tools.Typed(g.runGetCommit),
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
+		Run:          tools.Typed(g.runGetCommit),
 	}
 }
 

@@ -74,10 +74,8 @@ func (g *gitlab) listCommits() tools.Definition {
 		Annotations:  readOnlyTool("List commits"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
-		Target: g.repoProject("project_id", urlOrID, func(string) error {
-			return &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
-		}),
-		Run: tools.Typed(g.runListCommits),
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
+		Run:          tools.Typed(g.runListCommits),
 	}
 }
 

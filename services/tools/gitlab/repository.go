@@ -62,18 +62,17 @@ func (r *repoAccess) Close() {
 	}
 }
 
-// repoProject declares a repository tool's project (a tools.Target of
-// kind TargetProject, ability ReadCode): named by argument arg or, as
-// byURL says, a url. missing is the tool's answer, in GitLab's words, for a project that is
-// not there, hidden, or whose code the caller may not read; it gets the
-// project_id or the url's project path.
+// repoProject declares a repository tool's project (ability ReadCode),
+// named by argument arg or, as byURL says, a url (urlOrArg). missing is
+// the tool's answer, in GitLab's words, for a project that is not there,
+// hidden, or whose code the caller may not read; it gets the project_id
+// or the url's project path.
 func (g *gitlab) repoProject(arg string, byURL repoURL, missing func(ident string) error) *tools.Target {
-	return &tools.Target{Kind: tools.TargetProject, Ability: access.ReadCode,
-		Resolver: repoResolver{g: g, arg: arg, byURL: byURL, missing: missing}}
+	return g.namedProject(access.ReadCode, g.urlOrArg(arg, byURL, nil), missing, nil)
 }
 
-// repoURL is how a repository tool reads its url argument beside its
-// project argument.
+// repoURL is how a tool reads its url argument beside its project
+// argument.
 type repoURL int
 
 const (
@@ -82,61 +81,36 @@ const (
 	urlWins                // either; both given, the url names the project
 )
 
-// repoResolver resolves the project a repository tool's url or arg names
-// (see repoProject).
-type repoResolver struct {
-	g       *gitlab
-	arg     string
-	byURL   repoURL
-	missing func(ident string) error
-}
-
-func (rr repoResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
-	if rr.g.store == nil {
-		return nil, errNoStore
-	}
-	r := &tools.ResolvedTarget{}
-	var a map[string]json.RawMessage
-	var rt repoTarget
-	err := tools.DecodeArgs(args, &a)
-	if raw, ok := a["url"]; ok && err == nil && rr.byURL != noURL {
-		err = tools.DecodeArgs(raw, &rt.URL)
-	}
-	if raw, ok := a[rr.arg]; ok && err == nil {
-		err = tools.DecodeArgs(raw, &rt.ProjectID)
-	}
-	if err != nil {
-		return callerFailure(r, err)
-	}
-	if rr.byURL == urlWins && rt.URL != "" {
-		rt.ProjectID = ""
-	}
-	hasURL, hasID := strings.TrimSpace(rt.URL) != "", strings.TrimSpace(string(rt.ProjectID)) != ""
-	if hasURL == hasID {
-		r.Err = invalidf("Provide exactly one of: url or project_id")
-		return r, nil
-	}
-	ident := string(rt.ProjectID)
-	if hasURL {
-		if ident, _, err = rr.g.parseProjectURL(rt.URL); err != nil {
-			return callerFailure(r, err)
+// urlOrArg names the project of a url (its path before "/-/") or of
+// argument arg, as byURL says; badURL, when set, is the tool's answer to
+// a url naming no project (nil: parseProjectURL's).
+func (g *gitlab) urlOrArg(arg string, byURL repoURL, badURL error) projectName {
+	return func(args json.RawMessage) (string, refArg, error) {
+		var rt repoTarget
+		if err := decodeArg(args, arg, &rt.ProjectID); err != nil {
+			return "", "", err
 		}
+		if byURL != noURL {
+			if err := decodeArg(args, "url", &rt.URL); err != nil {
+				return "", "", err
+			}
+		}
+		if byURL == urlWins && rt.URL != "" {
+			rt.ProjectID = ""
+		}
+		hasURL, hasID := strings.TrimSpace(rt.URL) != "", strings.TrimSpace(string(rt.ProjectID)) != ""
+		if hasURL == hasID {
+			return "", "", invalidf("Provide exactly one of: url or project_id")
+		}
+		if !hasURL {
+			return "project_id", rt.ProjectID, nil
+		}
+		path, _, err := g.parseProjectURL(rt.URL)
+		if err != nil && badURL != nil {
+			err = badURL
+		}
+		return "project_id", refArg(path), err
 	}
-	pa, err := resolveProject(ctx, rr.g.store, u, "project_id", refArg(ident))
-	if errors.Is(err, models.ErrNotFound) {
-		r.Err = rr.missing(ident)
-		return r, nil
-	}
-	if err != nil {
-		return callerFailure(r, err)
-	}
-	r.Project, r.Level = pa.project, pa.level
-	if !access.CanOnProject(t.Ability, u, pa.project, pa.level) {
-		r.Err = rr.missing(ident)
-		return r, nil
-	}
-	r.Object = pa.project
-	return r, nil
 }
 
 // openRepository opens the repository of the project the service resolved
