@@ -42,6 +42,7 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[acceptJSON](),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runAcceptMergeRequest),
 	}
 }
@@ -78,7 +79,7 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := g.mergeRequestByRef(ctx, g.store, u, args.mrRefArgs)
+	pa, mr, err := targetMergeRequest(call)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,7 @@ func (g *gitlab) addBranch() tools.Definition {
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
 		Aliases:      []string{"create_branch"},
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runAddBranch),
 	}
 }
@@ -48,7 +49,7 @@ func (g *gitlab) runAddBranch(ctx context.Context, call *tools.Call, args addBra
 	if err := repository.ValidateBranchName(args.Branch); err != nil {
 		return nil, invalidf("Branch name is invalid: %s", trimSentinel(err))
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
+	ra, err := g.openRepository(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,7 @@ func (g *gitlab) addCommit() tools.Definition {
 		Edition:      models.EditionCE,
 		Aliases:      []string{"create_commit"},
 		OutputSchema: tools.OutputSchemaOf[addCommitJSON](),
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runAddCommit),
 	}
 }
@@ -88,7 +89,7 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 	if err != nil {
 		return nil, err
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
+	ra, err := g.openRepository(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}

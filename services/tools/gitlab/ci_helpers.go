@@ -9,6 +9,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // ciStatuses are GitLab's pipeline and job statuses the store knows.
@@ -41,24 +42,42 @@ func (g *gitlab) readablePipeline(ctx context.Context, st Store, u *models.User,
 	return pa, p, nil
 }
 
-// readableJob resolves a project reference and a job id to a job u may
-// see.
-func (g *gitlab) readableJob(ctx context.Context, u *models.User, field string, ref refArg, id int64) (*projectAccess, *models.CIJob, error) {
-	pa, err := resolveProject(ctx, g.store, u, field, ref)
+// ciTarget declares that argument arg names a CI tool's project (name,
+// when set, reads it instead), whose code the caller must read: a hidden
+// one's object (what: "Pipeline", "Job") reads as missing.
+func (g *gitlab) ciTarget(arg string, name projectName, what string) *tools.Target {
+	if name == nil {
+		name = argProject(arg)
+	}
+	return g.namedProject(access.ReadCode, name, nil, func(*models.Project) error { return notFound(what) })
+}
+
+// targetPipeline and targetJob load object id of the project the service
+// resolved for call (its ciTarget), or return the failure of that
+// resolution; a missing one is not found.
+func (g *gitlab) targetPipeline(ctx context.Context, call *tools.Call, id int64) (*projectAccess, *models.Pipeline, error) {
+	return loadInTarget(ctx, call, id, "Pipeline", g.store.LoadPipeline)
+}
+
+func (g *gitlab) targetJob(ctx context.Context, call *tools.Call, id int64) (*projectAccess, *models.CIJob, error) {
+	return loadInTarget(ctx, call, id, "Job", g.store.LoadJob)
+}
+
+func loadInTarget[T any](ctx context.Context, call *tools.Call, id int64, what string,
+	load func(ctx context.Context, projectID, id int64) (T, error)) (*projectAccess, T, error) {
+	var zero T
+	pa, err := targetProject(call)
 	if err != nil {
-		return nil, nil, err
+		return nil, zero, err
 	}
-	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, nil, notFound("Job")
-	}
-	j, err := g.store.LoadJob(ctx, pa.project.ID, id)
+	obj, err := load(ctx, pa.project.ID, id)
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, notFound("Job")
+		return nil, zero, notFound(what)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, zero, err
 	}
-	return pa, j, nil
+	return pa, obj, nil
 }
 
 func (g *gitlab) pipelineURL(p *models.Project, id int64) string {

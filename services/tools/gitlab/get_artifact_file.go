@@ -3,6 +3,7 @@ package gitlab
 import (
 	"archive/zip"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"path"
@@ -40,6 +41,7 @@ func (g *gitlab) getArtifactFile() tools.Definition {
 		Annotations: readOnlyTool("Get artifact file"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Target:      g.ciTarget("project_id", artifactJobProject, "Job"),
 		Run:         tools.Typed(g.runGetArtifactFile),
 	}
 }
@@ -54,20 +56,19 @@ type artifactFileArgs struct {
 }
 
 func (g *gitlab) runGetArtifactFile(ctx context.Context, call *tools.Call, args artifactFileArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
-	ref, jobID := args.ProjectID, int64(args.JobID)
+	jobID := int64(args.JobID)
 	switch {
 	case args.URL != "" && (args.ProjectID != "" || args.JobID != 0):
 		return nil, invalidf("Provide either url, or project_id and job_id, not both")
 	case args.URL != "":
-		p, id, err := parseObjectURL("url", args.URL, "jobs")
+		_, id, err := parseObjectURL("url", args.URL, "jobs")
 		if err != nil {
 			return nil, err
 		}
-		ref, jobID = refArg(p), id
+		jobID = id
 	case args.ProjectID == "" || jobID <= 0:
 		return nil, invalidf("Provide either url, or project_id and job_id")
 	}
@@ -80,7 +81,7 @@ func (g *gitlab) runGetArtifactFile(ctx context.Context, call *tools.Call, args 
 	case path.Clean(name) != name || strings.HasPrefix(name, "../") || name == "..":
 		return nil, invalidf("artifact_path must not contain a path traversal sequence: '%s'", name)
 	}
-	pa, job, err := g.readableJob(ctx, u, "project_id", ref, jobID)
+	pa, job, err := g.targetJob(ctx, call, jobID)
 	if err != nil {
 		return nil, err
 	}
@@ -179,4 +180,19 @@ func readEntryWindow(f *zip.File, offset, limit int64) ([]byte, error) {
 		buf = []byte{}
 	}
 	return buf, nil
+}
+
+// artifactJobProject names the project of get_artifact_file's job: the
+// url's, or project_id (the tool refuses both, or neither, before it
+// reads the resolution).
+func artifactJobProject(raw json.RawMessage) (string, refArg, error) {
+	var args artifactFileArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return "", "", err
+	}
+	if args.URL == "" {
+		return "project_id", args.ProjectID, nil
+	}
+	path, _, err := parseObjectURL("url", args.URL, "jobs")
+	return "project_id", refArg(path), err
 }

@@ -65,6 +65,7 @@ func (g *gitlab) getCommit() tools.Definition {
 		Annotations:  readOnlyTool("Get commit"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
 		Run:          tools.Typed(g.runGetCommit),
 	}
 }
@@ -87,9 +88,7 @@ func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCom
 	case (args.NotesAfter != "" || args.NotesFirst != 0) && facet != "notes":
 		return nil, invalidf(`notes_after and notes_first apply only when include is ["notes"]`)
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error {
-		return &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
-	})
+	ra, err := g.openRepository(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ func (g *gitlab) getJob() tools.Definition {
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
 		Aliases:     []string{"get_job_log"},
+		Target:      g.ciTarget("id", nil, "Job"),
 		Run:         tools.Typed(g.runGetJob),
 	}
 }
@@ -47,8 +48,7 @@ type getJobArgs struct {
 }
 
 func (g *gitlab) runGetJob(ctx context.Context, call *tools.Call, args getJobArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
 	facet := ""
@@ -62,7 +62,7 @@ func (g *gitlab) runGetJob(ctx context.Context, call *tools.Call, args getJobArg
 	if facet != "log" && (args.ByteOffset != nil || args.ByteLimit != nil) {
 		return nil, invalidf("byte_offset and byte_limit apply only when include is [\"log\"]")
 	}
-	pa, job, err := g.readableJob(ctx, u, "id", args.ID, int64(args.JobID))
+	pa, job, err := g.targetJob(ctx, call, int64(args.JobID))
 	if err != nil {
 		return nil, err
 	}

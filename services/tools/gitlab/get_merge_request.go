@@ -52,6 +52,7 @@ func (g *gitlab) getMergeRequest() tools.Definition {
 		Annotations:  readOnlyTool("Get merge request"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runGetMergeRequest),
 	}
 }
@@ -144,7 +145,7 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := g.mergeRequestByRef(ctx, g.store, u, args.mrRefArgs)
+	pa, mr, err := targetMergeRequest(call)
 	if err != nil {
 		return nil, err
 	}

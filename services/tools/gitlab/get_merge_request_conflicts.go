@@ -24,12 +24,13 @@ func (g *gitlab) getMergeRequestConflicts() tools.Definition {
 		Annotations: readOnlyTool("Get merge request conflicts"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Target:      g.mrRefTarget(),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrRefArgs) (*tools.Result, error) {
 			u, err := g.viewer(call)
 			if err != nil {
 				return nil, err
 			}
-			pa, mr, err := g.mergeRequestByRef(ctx, g.store, u, args)
+			pa, mr, err := targetMergeRequest(call)
 			if err != nil {
 				return nil, err
 			}

@@ -28,6 +28,7 @@ func (g *gitlab) getMergeRequestNotes() tools.Definition {
 		Toolset:      models.ToolsetMergeRequests,
 		Aliases:      []string{"list_all_merge_request_notes"},
 		Edition:      models.EditionCE,
+		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runGetMergeRequestNotes),
 	}
 }
@@ -48,7 +49,7 @@ func (g *gitlab) runGetMergeRequestNotes(ctx context.Context, call *tools.Call, 
 	if (args.Last != 0 || args.Before != "") && (args.First != 0 || args.After != "") {
 		return nil, invalidf("Provide first/after or last/before, not both directions")
 	}
-	pa, mr, err := g.mergeRequestByRef(ctx, g.store, u, args.mrRefArgs)
+	pa, mr, err := targetMergeRequest(call)
 	if err != nil {
 		return nil, err
 	}

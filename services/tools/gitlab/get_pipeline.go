@@ -33,6 +33,7 @@ func (g *gitlab) getPipeline() tools.Definition {
 		Annotations: readOnlyTool("Get pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Target:      g.ciTarget("id", nil, "Pipeline"),
 		Run:         tools.Typed(g.runGetPipeline),
 	}
 }
@@ -56,7 +57,7 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 	if err != nil {
 		return nil, err
 	}
-	pa, p, err := g.readablePipeline(ctx, g.store, u, "id", args.ID, int64(args.PipelineID))
+	pa, p, err := g.targetPipeline(ctx, call, int64(args.PipelineID))
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -58,10 +57,9 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		Annotations:  readOnlyTool("Get pipeline jobs"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
-		Target: g.projectTarget("id", access.ReadCode,
-			// Guests of private projects see no pipelines.
-			func(*models.Project) error { return notFound("Pipeline") }),
-		Run: tools.Typed(g.runGetPipelineJobs),
+		// Guests of private projects see no pipelines.
+		Target: g.ciTarget("id", nil, "Pipeline"),
+		Run:    tools.Typed(g.runGetPipelineJobs),
 	}
 }
 
@@ -76,14 +74,7 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
-	pa, err := targetProject(call)
-	if err != nil {
-		return nil, err
-	}
-	pl, err := g.store.LoadPipeline(ctx, pa.project.ID, int64(args.PipelineID))
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, notFound("Pipeline")
-	}
+	pa, pl, err := g.targetPipeline(ctx, call, int64(args.PipelineID))
 	if err != nil {
 		return nil, err
 	}

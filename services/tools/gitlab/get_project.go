@@ -2,10 +2,11 @@ package gitlab
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -26,7 +27,9 @@ func (g *gitlab) getProject() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
-		Run:          tools.Typed(g.runGetProject),
+		Target: g.namedProject(access.ReadProject, g.getProjectName,
+			func(string) error { return errProjectNotFound }, nil),
+		Run: tools.Typed(g.runGetProject),
 	}
 }
 
@@ -45,24 +48,7 @@ func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getPr
 	if err != nil {
 		return nil, err
 	}
-	hasURL := strings.TrimSpace(args.URL) != ""
-	if hasURL == (args.ProjectID != nil) {
-		return nil, invalidf("Provide exactly one of: url or project_id")
-	}
-	field, ref := "project_id", refArg("")
-	if hasURL {
-		path, _, err := g.parseProjectURL(args.URL)
-		if err != nil {
-			return nil, err
-		}
-		field, ref = "url", refArg(path)
-	} else {
-		ref = *args.ProjectID
-	}
-	pa, err := resolveProject(ctx, g.store, u, field, ref)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, errProjectNotFound
-	}
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}
@@ -71,4 +57,22 @@ func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getPr
 		return nil, err
 	}
 	return jsonResult(out)
+}
+
+// getProjectName names get_project's project: exactly one of url (the
+// project of a GitLab URL) and project_id.
+func (g *gitlab) getProjectName(raw json.RawMessage) (string, refArg, error) {
+	var args getProjectArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return "", "", err
+	}
+	hasURL := strings.TrimSpace(args.URL) != ""
+	if hasURL == (args.ProjectID != nil) {
+		return "", "", invalidf("Provide exactly one of: url or project_id")
+	}
+	if !hasURL {
+		return "project_id", *args.ProjectID, nil
+	}
+	path, _, err := g.parseProjectURL(args.URL)
+	return "url", refArg(path), err
 }

@@ -72,7 +72,10 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 		Annotations:  readOnlyTool("Get repository file"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
-		Run:          tools.Typed(g.runGetRepositoryFile),
+		Target: g.repoProject("project_id", urlWins, func(id string) error {
+			return &kindError{msg: fmt.Sprintf("Project '%s' not found or inaccessible", id), kind: models.ErrNotFound}
+		}),
+		Run: tools.Typed(g.runGetRepositoryFile),
 	}
 }
 
@@ -85,9 +88,7 @@ func (g *gitlab) runGetRepositoryFile(ctx context.Context, call *tools.Call, arg
 	if target.URL == "" && (strings.TrimSpace(args.FilePath) == "" || strings.TrimSpace(args.Ref) == "" || target.ProjectID == "") {
 		return nil, invalidf("Provide either url, or project_id, file_path, and ref")
 	}
-	ra, err := g.openRepository(ctx, call, target, func(id string) error {
-		return &kindError{msg: fmt.Sprintf("Project '%s' not found or inaccessible", id), kind: models.ErrNotFound}
-	})
+	ra, err := g.openRepository(ctx, call, target)
 	if err != nil {
 		return nil, err
 	}

@@ -46,12 +46,13 @@ func (g *gitlab) listBranches() tools.Definition {
 		Annotations:  readOnlyTool("List branches"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Target:       g.repoProject("id", noURL, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListBranches),
 	}
 }
 
 func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args listBranchesArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, repoTarget{ProjectID: args.ID}, func(string) error { return notFound("Project") })
+	ra, err := g.openRepository(ctx, call, repoTarget{ProjectID: args.ID})
 	if err != nil {
 		return nil, err
 	}

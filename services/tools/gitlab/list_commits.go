@@ -74,6 +74,7 @@ func (g *gitlab) listCommits() tools.Definition {
 		Annotations:  readOnlyTool("List commits"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
 		Run:          tools.Typed(g.runListCommits),
 	}
 }
@@ -110,9 +111,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	if err != nil {
 		return nil, err
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error {
-		return &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
-	})
+	ra, err := g.openRepository(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}

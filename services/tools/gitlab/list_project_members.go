@@ -2,11 +2,11 @@ package gitlab
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -29,7 +29,9 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 		Annotations: readOnlyTool("List project members"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListProjectMembers),
+		Target: g.namedProject(access.ReadProject, argProject("project_id"),
+			func(string) error { return errProjectInaccessible }, nil),
+		Run: tools.Typed(g.runListProjectMembers),
 	}
 }
 
@@ -55,8 +57,6 @@ type membersMetadataJSON struct {
 	EndCursor   *string `json:"end_cursor"`
 }
 
-var errMembersProjectNotFound = &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
-
 // humanAccess is GitLab's name of a role ("Developer").
 func humanAccess(l models.AccessLevel) string {
 	s := l.String()
@@ -67,15 +67,11 @@ func humanAccess(l models.AccessLevel) string {
 }
 
 func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, args listProjectMembersArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
 	}
 	limit := pageSize(args.First)
-	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, errMembersProjectNotFound
-	}
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}

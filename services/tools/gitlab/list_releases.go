@@ -2,8 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -63,36 +61,21 @@ func (g *gitlab) listReleases() tools.Definition {
 		Annotations: readOnlyTool("List releases"),
 		Toolset:     models.ToolsetRepository,
 		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListReleases),
+		Target: g.namedProject(access.ReadProject, g.urlOrArg("project_id", urlOrID, invalidf("The url must point to a project, not a group")),
+			func(string) error { return errProjectInaccessible }, nil),
+		Run: tools.Typed(g.runListReleases),
 	}
 }
 
 func (g *gitlab) runListReleases(ctx context.Context, call *tools.Call, args listReleasesArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+	if _, err := g.viewer(call); err != nil {
 		return nil, err
-	}
-	hasURL, hasID := strings.TrimSpace(args.URL) != "", strings.TrimSpace(string(args.ProjectID)) != ""
-	if hasURL == hasID {
-		return nil, invalidf("Provide exactly one of: url or project_id")
-	}
-	ident := string(args.ProjectID)
-	if hasURL {
-		if ident, _, err = g.parseProjectURL(args.URL); err != nil {
-			return nil, invalidf("The url must point to a project, not a group")
-		}
 	}
 	// Releases are read by whoever reads the project (GitLab's
 	// read_release: Guests too), not only by those who read its code.
-	pa, err := resolveProject(ctx, g.store, u, "project_id", refArg(ident))
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
-	}
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
-	}
-	if !access.CanReadProject(u, pa.project, pa.level) {
-		return nil, &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
 	}
 	page, perPage := max(int(args.Page), 1), int(args.PerPage)
 	if perPage < 1 {

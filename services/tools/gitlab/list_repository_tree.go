@@ -57,14 +57,15 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 		Annotations:  readOnlyTool("List repository tree"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
-		Run:          tools.Typed(g.runListRepositoryTree),
+		Target: g.repoProject("project_id", urlOrID, func(string) error {
+			return &kindError{msg: "Project not found: it does not exist or you do not have access to it.", kind: models.ErrNotFound}
+		}),
+		Run: tools.Typed(g.runListRepositoryTree),
 	}
 }
 
 func (g *gitlab) runListRepositoryTree(ctx context.Context, call *tools.Call, args listRepositoryTreeArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error {
-		return &kindError{msg: "Project not found: it does not exist or you do not have access to it.", kind: models.ErrNotFound}
-	})
+	ra, err := g.openRepository(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}

@@ -64,12 +64,13 @@ func (g *gitlab) listTags() tools.Definition {
 		Annotations:  readOnlyTool("List tags"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListTags),
 	}
 }
 
 func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTagsArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, args.repoTarget, func(string) error { return notFound("Project") })
+	ra, err := g.openRepository(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}

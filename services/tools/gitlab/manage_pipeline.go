@@ -27,6 +27,7 @@ func (g *gitlab) managePipeline() tools.Definition {
 		Annotations: destructiveTool("Manage pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Target:      g.ciTarget("id", nil, "Pipeline"),
 		Run:         tools.Typed(g.runManagePipeline),
 	}
 }
@@ -44,7 +45,7 @@ func (g *gitlab) runManagePipeline(ctx context.Context, call *tools.Call, args m
 	}
 	var res *tools.Result
 	err = g.inTx(ctx, func(tx Store) error {
-		pa, p, err := g.readablePipeline(ctx, tx, u, "id", args.ID, int64(args.PipelineID))
+		pa, p, err := loadInTarget(ctx, call, int64(args.PipelineID), "Pipeline", tx.LoadPipeline)
 		if err != nil {
 			return err
 		}

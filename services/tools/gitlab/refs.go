@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -114,16 +115,53 @@ func (g *gitlab) mergeRequestByRef(ctx context.Context, st Store, u *models.User
 		return nil, nil, err
 	}
 	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, nil, notFound("Merge Request")
+		return pa, nil, notFound("Merge Request")
 	}
 	mr, err := st.LoadMergeRequest(ctx, pa.project.ID, iid)
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, notFound("Merge Request")
+		return pa, nil, notFound("Merge Request")
 	}
 	if err != nil {
-		return nil, nil, err
+		return pa, nil, err
 	}
 	return pa, mr, nil
+}
+
+// mrRefTarget declares that a tool's arguments name a merge request by
+// url, or by project_id and merge_request_iid (mrRefArgs), and that the
+// call needs to read it: the tool service resolves it with
+// mergeRequestByRef, so its texts are the tool's.
+func (g *gitlab) mrRefTarget() *tools.Target {
+	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{g}}
+}
+
+// mrRefResolver resolves an mrRefTarget.
+type mrRefResolver struct{ g *gitlab }
+
+func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+	if rr.g.store == nil {
+		return nil, errNoStore
+	}
+	r := &tools.ResolvedTarget{}
+	var a mrRefArgs
+	var pa *projectAccess
+	var mr *models.MergeRequest
+	err := tools.DecodeArgs(args, &a)
+	if err == nil {
+		pa, mr, err = rr.g.mergeRequestByRef(ctx, rr.g.store, u, a)
+	}
+	if pa != nil {
+		r.Project, r.Level = pa.project, pa.level
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	if !access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) {
+		r.Err = notFound("Merge Request")
+		return r, nil
+	}
+	r.Object = mr
+	return r, nil
 }
 
 func clip(s string, n int) string {

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -61,10 +62,62 @@ func (r *repoAccess) Close() {
 	}
 }
 
-// openRepository resolves t for a tool whose hidden or missing project
-// reads as missing, in GitLab's words (missing). The caller must be able
-// to read the project's code.
-func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTarget, missing func(id string) error) (*repoAccess, error) {
+// repoProject declares a repository tool's project (ability ReadCode),
+// named by argument arg or, as byURL says, a url (urlOrArg). missing is
+// the tool's answer, in GitLab's words, for a project that is not there,
+// hidden, or whose code the caller may not read; it gets the project_id
+// or the url's project path.
+func (g *gitlab) repoProject(arg string, byURL repoURL, missing func(ident string) error) *tools.Target {
+	return g.namedProject(access.ReadCode, g.urlOrArg(arg, byURL, nil), missing, nil)
+}
+
+// repoURL is how a tool reads its url argument beside its project
+// argument.
+type repoURL int
+
+const (
+	noURL   repoURL = iota // the tool has no url: only the project argument
+	urlOrID                // exactly one of url and the project argument
+	urlWins                // either; both given, the url names the project
+)
+
+// urlOrArg names the project of a url (its path before "/-/") or of
+// argument arg, as byURL says; badURL, when set, is the tool's answer to
+// a url naming no project (nil: parseProjectURL's).
+func (g *gitlab) urlOrArg(arg string, byURL repoURL, badURL error) projectName {
+	return func(args json.RawMessage) (string, refArg, error) {
+		var rt repoTarget
+		if err := decodeArg(args, arg, &rt.ProjectID); err != nil {
+			return "", "", err
+		}
+		if byURL != noURL {
+			if err := decodeArg(args, "url", &rt.URL); err != nil {
+				return "", "", err
+			}
+		}
+		if byURL == urlWins && rt.URL != "" {
+			rt.ProjectID = ""
+		}
+		hasURL, hasID := strings.TrimSpace(rt.URL) != "", strings.TrimSpace(string(rt.ProjectID)) != ""
+		if hasURL == hasID {
+			return "", "", invalidf("Provide exactly one of: url or project_id")
+		}
+		if !hasURL {
+			return "project_id", rt.ProjectID, nil
+		}
+		path, _, err := g.parseProjectURL(rt.URL)
+		if err != nil && badURL != nil {
+			err = badURL
+		}
+		return "project_id", refArg(path), err
+	}
+}
+
+// openRepository opens the repository of the project the service resolved
+// for call (its Definition's repoProject), or returns the tool-level
+// failure of that resolution; t is the call's url and project_id, read
+// for what follows "/-/" in the url.
+func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTarget) (*repoAccess, error) {
 	u, err := g.viewer(call)
 	if err != nil {
 		return nil, err
@@ -72,28 +125,17 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 	if g.repos == nil {
 		return nil, errNoRepositories
 	}
-	hasURL, hasID := strings.TrimSpace(t.URL) != "", strings.TrimSpace(string(t.ProjectID)) != ""
-	if hasURL == hasID {
-		return nil, invalidf("Provide exactly one of: url or project_id")
-	}
-	ra := &repoAccess{user: u}
-	ident := string(t.ProjectID)
-	if hasURL {
-		if ident, ra.rest, err = g.parseProjectURL(t.URL); err != nil {
-			return nil, err
-		}
-	}
-	ra.pa, err = resolveProject(ctx, g.store, u, "project_id", refArg(ident))
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, missing(ident)
-	}
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}
-	if !access.CanReadCode(u, ra.pa.project, ra.pa.level) {
-		return nil, missing(ident)
+	ra := &repoAccess{user: u, pa: pa}
+	if strings.TrimSpace(t.URL) != "" {
+		if _, ra.rest, err = g.parseProjectURL(t.URL); err != nil {
+			return nil, err
+		}
 	}
-	if ra.repo, err = g.projectRepository(ctx, ra.pa.project); err != nil {
+	if ra.repo, err = g.projectRepository(ctx, pa.project); err != nil {
 		return nil, err
 	}
 	return ra, nil

@@ -22,14 +22,55 @@ func (g *gitlab) target(kind tools.TargetKind, ability access.Ability) *tools.Ta
 // or full path) and that the call needs ability there; refused is the
 // tool's answer when the caller lacks it.
 func (g *gitlab) projectTarget(arg string, ability access.Ability, refused func(p *models.Project) error) *tools.Target {
-	return &tools.Target{Kind: tools.TargetProject, Ability: ability, Resolver: projectResolver{g: g, arg: arg, refused: refused}}
+	return g.namedProject(ability, argProject(arg), nil, refused)
 }
 
-// projectResolver resolves a TargetProject: the project argument arg
-// names, as resolveProject reads it (its texts name arg).
+// namedProject declares a tool's project (a tools.Target of kind
+// TargetProject) as name reads it from the arguments, and that the call
+// needs ability there. missing is the tool's answer for a project that is
+// not there or hidden, given the reference name read (nil: resolveProject's
+// own); refused its answer when the caller lacks ability (nil: missing's).
+func (g *gitlab) namedProject(ability access.Ability, name projectName, missing func(ident string) error, refused func(p *models.Project) error) *tools.Target {
+	return &tools.Target{Kind: tools.TargetProject, Ability: ability,
+		Resolver: projectResolver{g: g, name: name, missing: missing, refused: refused}}
+}
+
+// projectName reads which project a tool's arguments name, as the tool
+// reads them: the field resolveProject's texts name and its reference, or
+// the tool's own answer to arguments that name none.
+type projectName func(args json.RawMessage) (field string, ref refArg, err error)
+
+// argProject names the project argument arg gives (absent: resolveProject
+// says it is empty).
+func argProject(arg string) projectName {
+	return func(args json.RawMessage) (string, refArg, error) {
+		var ref refArg
+		return arg, ref, decodeArg(args, arg, &ref)
+	}
+}
+
+// decodeArg decodes argument name of args into dst, when it is there.
+func decodeArg(args json.RawMessage, name string, dst any) error {
+	var a map[string]json.RawMessage
+	if err := tools.DecodeArgs(args, &a); err != nil {
+		return err
+	}
+	if raw, ok := a[name]; ok {
+		return tools.DecodeArgs(raw, dst)
+	}
+	return nil
+}
+
+// errProjectInaccessible is the answer of several tools (GitLab's words)
+// for a project that is not there or that the caller may not read.
+var errProjectInaccessible = &kindError{msg: "Project not found or inaccessible", kind: models.ErrNotFound}
+
+// projectResolver resolves a TargetProject: the project name reads, with
+// resolveProject's lookup (see namedProject).
 type projectResolver struct {
 	g       *gitlab
-	arg     string
+	name    projectName
+	missing func(ident string) error
 	refused func(p *models.Project) error
 }
 
@@ -38,22 +79,27 @@ func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
-	var a map[string]json.RawMessage
-	var ref refArg
-	err := tools.DecodeArgs(args, &a)
-	if raw, ok := a[pr.arg]; ok && err == nil {
-		err = tools.DecodeArgs(raw, &ref) // absent: resolveProject says it is empty
-	}
+	field, ref, err := pr.name(args)
 	var pa *projectAccess
 	if err == nil {
-		pa, err = resolveProject(ctx, pr.g.store, u, pr.arg, ref)
+		pa, err = resolveProject(ctx, pr.g.store, u, field, ref)
+		if errors.Is(err, models.ErrNotFound) && pr.missing != nil {
+			err = pr.missing(string(ref))
+		}
 	}
 	if err != nil {
 		return callerFailure(r, err)
 	}
 	r.Project, r.Level = pa.project, pa.level
 	if !access.CanOnProject(t.Ability, u, pa.project, pa.level) {
-		r.Err = pr.refused(pa.project)
+		switch {
+		case pr.refused != nil:
+			r.Err = pr.refused(pa.project)
+		case pr.missing != nil:
+			r.Err = pr.missing(string(ref))
+		default:
+			r.Err = notFound("Project")
+		}
 		return r, nil
 	}
 	r.Object = pa.project
