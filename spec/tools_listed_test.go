@@ -26,7 +26,7 @@ var (
 	toolsAllCE = catalogUnion(toolsCE, catalogWikis)
 	toolsAllEE = catalogUnion(toolsEE, catalogWikis, catalogCodeSecurity)
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"accept_merge_request", "add_branch", "add_commit", "fork_repository", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
+	toolsWrite = []string{"accept_merge_request", "add_branch", "add_commit", "attach_scan_profile", "fork_repository", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
 	// toolsUnlisted are GitLab 19.5's unlisted tools (unlisted: true,
 	// pending removal), and those glmcp cannot offer; toolsUnlistedWrite
 	// those of them that write.

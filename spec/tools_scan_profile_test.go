@@ -170,7 +170,7 @@ func TestTools_attachScanProfile(t *testing.T) {
 		root, _ := st.Projects.FindGroupByFullPath(ctx, "gitlab-org")
 		for i := 0; storetest.Int(t, st, "SELECT COUNT(*) FROM security_scan_profiles_projects WHERE project_id = ?", mcp.ID) < models.MaxScanProfilesPerProject; i++ {
 			p := &models.ScanProfile{NamespaceID: root.ID, ScanType: "dast", Name: fmt.Sprintf("filler %d", i)}
-			if err := st.DB().WithContext(ctx).Create(p).Error; err != nil {
+			if err := st.Vulnerabilities.CreateScanProfile(ctx, p); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := st.Vulnerabilities.AttachScanProfile(ctx, p.ID, []int64{mcp.ID}); err != nil {
@@ -178,7 +178,7 @@ func TestTools_attachScanProfile(t *testing.T) {
 			}
 		}
 		p := &models.ScanProfile{NamespaceID: root.ID, ScanType: "dast", Name: "one more"}
-		if err := st.DB().WithContext(ctx).Create(p).Error; err != nil {
+		if err := st.Vulnerabilities.CreateScanProfile(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 		sc := h.toolsWrite(t, ee, "modern", "root", "attach_scan_profile", attach(gid("Security::ScanProfile", p.ID), mcp, orbit))

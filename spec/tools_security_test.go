@@ -123,7 +123,7 @@ func TestTools_duoAgentPlatform(t *testing.T) {
 			t.Errorf("%s: duo_agent_platform lists %v", era, names)
 		}
 		ee := toolsNames(h.toolsList(t, h.groups()[1], era, "alice", http.Header{hdrToolsets: {"code_security"}}))
-		if strings.Join(ee, ",") != "get_mcp_server_version,get_vulnerability,list_vulnerabilities,save_vulnerability" {
+		if strings.Join(ee, ",") != "attach_scan_profile,get_mcp_server_version,get_vulnerability,list_vulnerabilities,save_vulnerability" {
 			t.Errorf("%s: code_security lists %v", era, ee)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -16,6 +17,21 @@ func (s *Vulnerabilities) FindScanProfile(ctx context.Context, id int64) (*model
 		return nil, fmt.Errorf("load scan profile %d: %w", id, translate(err))
 	}
 	return &p, nil
+}
+
+// CreateScanProfile inserts p (a profile of root group p.NamespaceID) and
+// fills its ID and timestamps. A blank name or a scan type GitLab does not
+// know is models.ErrInvalidInput; a second recommended profile of one type
+// in one group is models.ErrConflict.
+func (s *Vulnerabilities) CreateScanProfile(ctx context.Context, p *models.ScanProfile) error {
+	if strings.TrimSpace(p.Name) == "" || !slices.Contains(models.ScanProfileTypes, p.ScanType) {
+		return fmt.Errorf("create scan profile: name or scan type %q: %w", p.ScanType, models.ErrInvalidInput)
+	}
+	p.ID = 0
+	if err := s.conn(ctx).Create(p).Error; err != nil {
+		return fmt.Errorf("create scan profile %q in group %d: %w", p.Name, p.NamespaceID, translate(err))
+	}
+	return nil
 }
 
 // DefaultScanProfile returns root group namespaceID's GitLab-recommended

@@ -64,7 +64,7 @@ func TestStore_ScanProfiles(t *testing.T) {
 		// A project at the limit is returned and gets nothing more.
 		for i := range models.MaxScanProfilesPerProject - 1 {
 			p := &models.ScanProfile{NamespaceID: p1.NamespaceID, ScanType: "sast", Name: fmt.Sprintf("p%d", i)}
-			if err := s.DB().WithContext(ctx).Create(p).Error; err != nil {
+			if err := s.Vulnerabilities.CreateScanProfile(ctx, p); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.Vulnerabilities.AttachScanProfile(ctx, p.ID, []int64{p1.ID}); err != nil {
@@ -82,6 +82,12 @@ func TestStore_ScanProfiles(t *testing.T) {
 		if got, _ := s.Vulnerabilities.ScanProfileProjectIDs(ctx, extra.ID); !slices.Equal(got, []int64{p2.ID}) {
 			t.Fatalf("projects of the extra profile = %v, want [%d]", got, p2.ID)
 		}
+		wantErr(t, "CreateScanProfile(unknown type)", s.Vulnerabilities.CreateScanProfile(ctx,
+			&models.ScanProfile{NamespaceID: p1.NamespaceID, ScanType: "nope", Name: "x"}), models.ErrInvalidInput)
+		wantErr(t, "CreateScanProfile(blank name)", s.Vulnerabilities.CreateScanProfile(ctx,
+			&models.ScanProfile{NamespaceID: p1.NamespaceID, ScanType: "sast", Name: " "}), models.ErrInvalidInput)
+		wantErr(t, "CreateScanProfile(second default)", s.Vulnerabilities.CreateScanProfile(ctx,
+			&models.ScanProfile{NamespaceID: p1.NamespaceID, ScanType: "sast", Name: "again", GitLabRecommended: true}), models.ErrConflict)
 		wantErr(t, "AttachScanProfile(missing project)", func() error {
 			_, err := s.Vulnerabilities.AttachScanProfile(ctx, extra.ID, []int64{p2.ID + 100})
 			return err
