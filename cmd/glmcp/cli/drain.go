@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -15,6 +16,12 @@ import (
 // then answered too (with Connection: close) instead of finding its
 // connection closed under it.
 const drainIdleGrace = 500 * time.Millisecond
+
+// acceptGrace is how long, once draining began, the connections the kernel
+// has already completed (a client may have written its request on one)
+// are still taken from the listen queue and answered, with Connection:
+// close, before the listener closes. Closing at once would reset them.
+const acceptGrace = 100 * time.Millisecond
 
 // drainer lets an http.Server finish on SIGTERM without losing a request
 // it accepted. http.Server.Shutdown closes idle keep-alive connections at
@@ -58,13 +65,21 @@ func (d *drainer) install(srv *http.Server) {
 	}
 }
 
-// drain stops accepting on ln, then returns once no connection is busy
-// and every idle one has been idle for drainIdleGrace since draining
-// began, or when ctx ends.
+// drain stops accepting on ln (a listener from listen), then returns once
+// no connection is busy and every idle one has been idle for
+// drainIdleGrace since draining began, or when ctx ends.
 func (d *drainer) drain(ctx context.Context, ln net.Listener) {
 	start := time.Now()
 	d.draining.Store(true)
-	_ = ln.Close()
+	if dl, ok := ln.(*drainListener); ok {
+		dl.stop(start.Add(acceptGrace))
+		select { // the queue taken, the listener closed
+		case <-dl.closed:
+		case <-ctx.Done():
+		}
+	} else {
+		_ = ln.Close()
+	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for !d.settled(start) {
@@ -90,4 +105,62 @@ func (d *drainer) settled(start time.Time) bool {
 		}
 	}
 	return true
+}
+
+// drainListener is a TCP listener that, told to stop, keeps accepting
+// what is already queued until a deadline, then closes: a connection the
+// kernel completed is answered rather than reset.
+type drainListener struct {
+	*net.TCPListener
+	stopping  atomic.Bool
+	until     atomic.Int64 // unix nanoseconds
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// listen wraps ln for drain (ln unchanged when it is not TCP).
+func (d *drainer) listen(ln net.Listener) net.Listener {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return ln
+	}
+	return &drainListener{TCPListener: tl, closed: make(chan struct{})}
+}
+
+// acceptPoll is how often a stopping listener looks at its queue again.
+const acceptPoll = 5 * time.Millisecond
+
+func (l *drainListener) stop(until time.Time) {
+	l.until.Store(until.UnixNano())
+	l.stopping.Store(true)
+	_ = l.SetDeadline(time.Now().Add(acceptPoll)) // wakes a blocked Accept
+}
+
+func (l *drainListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.TCPListener.Accept()
+		if err == nil || !l.stopping.Load() {
+			return c, err
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			l.Close()
+			return nil, err
+		}
+		if time.Now().UnixNano() < l.until.Load() {
+			_ = l.SetDeadline(time.Now().Add(acceptPoll))
+			continue
+		}
+		l.Close()
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *drainListener) Close() error {
+	var err error
+	l.closeOnce.Do(func() {
+		err = l.TCPListener.Close()
+		close(l.closed)
+	})
+	return err
 }

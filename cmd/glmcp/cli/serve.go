@@ -67,6 +67,7 @@ func (a *cli) serve(ctx context.Context) error {
 	}
 	var drain drainer
 	drain.install(srv)
+	ln = drain.listen(ln)
 	logger.Info("serving", "addr", ln.Addr().String(), "edition", string(a.cfg.Edition),
 		"store", e.Store.Dialect(), "public_url", a.cfg.PublicURL, "version", app.Version)
 	if a.cfg.PublicURLGuessed() && a.cfg.ListensOnAllInterfaces() {
