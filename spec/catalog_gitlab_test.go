@@ -152,10 +152,6 @@ var gitlabCatalog = []gitlabTool{
 		""},
 	{"get_workitem_notes", "work_items", false, true, false, "unlisted", "app/services/mcp/tools/work_items/get_work_item_notes_service.rb",
 		""},
-	{"create_workitem_note", "work_items", false, false, false, "unlisted", "app/services/mcp/tools/work_items/create_work_item_note_service.rb",
-		""},
-	{"create_merge_request", "merge_requests", false, false, false, "unlisted", "lib/api/merge_requests.rb",
-		""},
 }
 
 // gitlabListed returns, in byte order, the tools listed on a group of

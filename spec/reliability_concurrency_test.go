@@ -138,8 +138,8 @@ func TestReliability_concurrentCreateMergeRequestOpensOne(t *testing.T) {
 		if open := storetest.Ints(t, h.Env.Store, openSQL, project.ID, source, target); len(open) != 0 {
 			t.Fatalf("the demo already has open merge requests %s → %s: %v", source, target, open)
 		}
-		results := h.relRace(t, relConcurrency, "alice", "create_merge_request", map[string]any{
-			"id": "gitlab-org/gitlab-mcp", "title": "Raced", "source_branch": source, "target_branch": target,
+		results := h.relRace(t, relConcurrency, "alice", "save_merge_request", map[string]any{
+			"project_id": "gitlab-org/gitlab-mcp", "title": "Raced", "source_branch": source, "target_branch": target,
 		})
 		open := storetest.Ints(t, h.Env.Store, openSQL, project.ID, source, target)
 		if len(open) != 1 {

@@ -177,8 +177,8 @@ func TestReliability_sigkillBetweenGitAndStore(t *testing.T) {
 		t.Fatal(feature.text)
 	}
 	head := dig(feature.data, "commit", "sha").(string)
-	mr := callToolAt(t, s.client, ep, s.token, "create_merge_request",
-		map[string]any{"id": "crash/repo", "title": "Crash me", "source_branch": "feature", "target_branch": "main"})
+	mr := callToolAt(t, s.client, ep, s.token, "save_merge_request",
+		map[string]any{"project_id": "crash/repo", "title": "Crash me", "source_branch": "feature", "target_branch": "main"})
 	if mr.isError {
 		t.Fatal(mr.text)
 	}

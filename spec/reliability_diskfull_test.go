@@ -40,7 +40,7 @@ func TestReliability_fullRepositoriesDisk(t *testing.T) {
 		t.Fatal(feature.text)
 	}
 	head := dig(feature.data, "commit", "sha").(string)
-	mr := call("create_merge_request", map[string]any{"id": "crash/repo", "title": "Full", "source_branch": "feature", "target_branch": "main"})
+	mr := call("save_merge_request", map[string]any{"project_id": "crash/repo", "title": "Full", "source_branch": "feature", "target_branch": "main"})
 	if mr.isError {
 		t.Fatal(mr.text)
 	}

@@ -253,9 +253,6 @@ func TestReliability_isolationSweep(t *testing.T) {
 		{"get_pipeline_jobs", func(p string) map[string]any { return map[string]any{"id": p, "pipeline_id": 1} }},
 		{"get_workitem_notes", func(p string) map[string]any { return map[string]any{"project_id": p, "work_item_iid": 1} }},
 		{"create_issue", func(p string) map[string]any { return map[string]any{"id": p, "title": "leak?"} }},
-		{"create_workitem_note", func(p string) map[string]any {
-			return map[string]any{"project_id": p, "work_item_iid": 1, "body": "leak?"}
-		}},
 		{"get_project", func(p string) map[string]any { return map[string]any{"project_id": p} }},
 		{"list_project_members", func(p string) map[string]any { return map[string]any{"project_id": p, "include_inherited": true} }},
 		{"save_note", func(p string) map[string]any {

@@ -79,8 +79,8 @@ func (c *gitClone) hasBranch(name string) bool {
 // openMR creates a merge request source → target as alice and returns its iid.
 func (h *harness) openMR(t testing.TB, project, source, target, title string) int64 {
 	t.Helper()
-	sc := h.toolsWrite(t, h.groups()[0], "modern", "alice", "create_merge_request",
-		map[string]any{"id": project, "title": title, "source_branch": source, "target_branch": target})
+	sc := h.toolsWrite(t, h.groups()[0], "modern", "alice", "save_merge_request",
+		map[string]any{"project_id": project, "title": title, "source_branch": source, "target_branch": target})
 	return toolsInt(t, sc["iid"])
 }
 

@@ -532,11 +532,18 @@ func TestTools_saveNote(t *testing.T) {
 		toolsExpectField(t, sc, "alice", "note", "author", "username")
 	})
 
-	t.Run("the aliases: create_merge_request_note calls save_note; create_workitem_note is still its own tool", func(t *testing.T) {
+	t.Run("the aliases: create_merge_request_note, create_work_item_note and create_workitem_note call save_note", func(t *testing.T) {
 		sc := h.toolsWrite(t, ce, "legacy", "bob", "create_merge_request_note", overrideArgs(mr1, "body", "Via the old name."))
 		toolsExpectField(t, sc, "Via the old name.", "note", "body")
-		old := h.toolsWrite(t, ce, "legacy", "bob", "create_workitem_note", overrideArgs(wi1, "body", "Old tool."))
-		toolsExpectField(t, old, 1, "noteable_iid") // the 18.x shape, unchanged
+		for _, name := range []string{"create_work_item_note", "create_workitem_note"} {
+			before := toolsState(t, h)
+			sc = h.toolsWrite(t, ce, "legacy", "bob", name, overrideArgs(wi1, "body", "Via "+name+"."))
+			toolsExpectField(t, sc, "Via "+name+".", "note", "body") // GitLab's call-tool spec reads note.body
+			toolsExpectField(t, sc, "[]", "errors")
+			if got := toolsState(t, h)["notes rows"]; got != before["notes rows"]+1 {
+				t.Errorf("%s: notes %d → %d, want 1 more", name, before["notes rows"], got)
+			}
+		}
 	})
 
 	t.Run("roles: Reporter to comment; read_api refused; nothing written", func(t *testing.T) {

@@ -31,10 +31,10 @@ var (
 	// pending removal), and those glmcp cannot offer; toolsUnlistedWrite
 	// those of them that write.
 	toolsUnlisted = []string{
-		"create_issue", "create_merge_request", "create_workitem_note", "get_issue", "get_workitem_notes",
+		"create_issue", "get_issue", "get_workitem_notes",
 		"get_saved_view_work_items", // saved views do not exist on glmcp
 	}
-	toolsUnlistedWrite = []string{"create_issue", "create_merge_request", "create_workitem_note"}
+	toolsUnlistedWrite = []string{"create_issue"}
 )
 
 // toolsetOf returns the toolset a listed tool carries in its annotations.
@@ -146,7 +146,7 @@ func TestTools_aliases(t *testing.T) {
 	for _, g := range h.groups() {
 		for _, era := range eras {
 			names := toolsNames(h.toolsList(t, g, era, "alice", nil))
-			for _, alias := range []string{"gitlab_search", "get_work_item_notes"} {
+			for _, alias := range []string{"gitlab_search", "get_work_item_notes", "create_merge_request", "create_workitem_note"} {
 				if slices.Contains(names, alias) {
 					t.Errorf("%s %s: alias %s is listed", g.Name, era, alias)
 				}
@@ -183,9 +183,7 @@ func TestTools_readAPI(t *testing.T) {
 	}
 	writes := map[string]map[string]any{
 		"create_issue":              {"id": "gitlab-org/gitlab-mcp", "title": "from read_api"},
-		"create_merge_request":      {"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "main", "target_branch": "feature/server-discover"},
 		"accept_merge_request":      {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "sha": "0000000"},
-		"create_workitem_note":      {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "from read_api"},
 		"save_merge_request":        {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "title": "from read_api"},
 		"save_merge_request_review": {"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "method": "approve"},
 		"save_pipeline":             {"project_id": "gitlab-org/gitlab-mcp", "ref": "main"},

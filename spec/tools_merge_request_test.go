@@ -11,7 +11,8 @@ import (
 
 // The merge request and pipeline tools over HTTP: get_merge_request,
 // get_merge_request_commits, get_merge_request_diffs,
-// get_merge_request_pipelines, get_pipeline_jobs and create_merge_request.
+// get_merge_request_pipelines, get_pipeline_jobs, and create_merge_request
+// (an alias of save_merge_request, GitLab 19.5's).
 
 // toolsPipelineID returns the id of the pipeline of project with the given
 // status (the demo has one per status and project).
@@ -159,6 +160,9 @@ func TestTools_getPipelineJobs(t *testing.T) {
 	})
 }
 
+// TestTools_createMergeRequest: create_merge_request is an alias of
+// save_merge_request, taking its arguments (project_id, not the old id) and
+// answering as it does.
 func TestTools_createMergeRequest(t *testing.T) {
 	h := startServer(t, withEE())
 	ce := h.groups()[0]
@@ -175,7 +179,7 @@ func TestTools_createMergeRequest(t *testing.T) {
 			nextIID := toolsMaxIID(t, h, "merge_requests", mcp.ID) + 1
 			src, dst := branches[era][0], branches[era][1]
 			sc := h.toolsWrite(t, ce, era, "alice", "create_merge_request", map[string]any{
-				"id": "gitlab-org/gitlab-mcp", "title": "Draft: spec " + era, "source_branch": src, "target_branch": dst,
+				"project_id": "gitlab-org/gitlab-mcp", "title": "Draft: spec " + era, "source_branch": src, "target_branch": dst,
 				"reviewer_ids": []any{bob.ID}, "labels": []any{"feature"}, "description": "From the spec.",
 				"target_project_id": mcp.ID,
 			})
@@ -209,13 +213,13 @@ func TestTools_createMergeRequest(t *testing.T) {
 
 	t.Run("validation errors and conflicts change nothing", func(t *testing.T) {
 		args := func(kv ...any) map[string]any {
-			return overrideArgs(map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "spec/topic", "target_branch": "feature/server-discover"}, kv...)
+			return overrideArgs(map[string]any{"project_id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "spec/topic", "target_branch": "feature/server-discover"}, kv...)
 		}
 		for _, c := range []struct {
 			args map[string]any
 			frag string
 		}{
-			{args("target_branch", nil), "target_branch"},
+			{args("target_branch", nil), "title, source_branch and target_branch are required to create a merge request"},
 			{args("source_branch", ""), "/source_branch"},
 			{args("title", "  "), "title: must not be blank"},
 			{args("target_branch", "spec/topic"), "must be different"},
@@ -223,9 +227,13 @@ func TestTools_createMergeRequest(t *testing.T) {
 			{args("target_branch", "nope"), `target_branch: branch "nope" does not exist`},
 			{args("target_project_id", toolsProject(t, h, "gitlab-org/orbit").ID), "forks"},
 			{args("milestone_id", 999), "milestone_id"},
-			{args("reviewer_ids", []any{9999}, "labels", "spec-never-created"), "user 9999 does not exist"},
-			{args("assignee_ids", []any{authUser(t, h, "carol").ID}, "id", "gitlab-org/orbit", "source_branch", "main", "target_branch", "fix/cycle-detection"), "not a member"},
-			{args("squash", true), "squash"},
+			{args("reviewer_ids", []any{9999}, "labels", []any{"spec-never-created"}), "user 9999 does not exist"},
+			{args("assignee_ids", []any{authUser(t, h, "carol").ID}, "project_id", "gitlab-org/orbit", "source_branch", "main", "target_branch", "fix/cycle-detection"), "not a member"},
+			{args("state_event", "close"), "state_event applies only when updating (with merge_request_iid)"},
+			// The old tool's id: refused by the schema, alone or beside project_id.
+			{args("id", "gitlab-org/gitlab-mcp"), "additional properties 'id' not allowed"},
+			{map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "t", "source_branch": "spec/topic", "target_branch": "main"},
+				"missing property 'project_id'"},
 		} {
 			h.toolsInvalid(t, ce, "alice", "create_merge_request", c.args, c.frag)
 		}
@@ -236,12 +244,12 @@ func TestTools_createMergeRequest(t *testing.T) {
 
 	t.Run("not found", func(t *testing.T) {
 		h.toolsFailWith(t, ce, "alice", "create_merge_request", map[string]any{
-			"id": "gitlab-org/nope", "title": "t", "source_branch": "a", "target_branch": "b"}, "404 Project Not Found")
+			"project_id": "gitlab-org/nope", "title": "t", "source_branch": "a", "target_branch": "b"}, "404 Project Not Found")
 	})
 
 	t.Run("permissions: refusals change nothing", func(t *testing.T) {
 		mr := func(project string) map[string]any {
-			return map[string]any{"id": project, "title": "t", "source_branch": "main", "target_branch": "spec/topic"}
+			return map[string]any{"project_id": project, "title": "t", "source_branch": "main", "target_branch": "spec/topic"}
 		}
 		forbidden := "Forbidden: you need at least the Developer role in project %s to create merge requests"
 		h.toolsFailWith(t, ce, "bob", "create_merge_request", mr("gitlab-org/gitlab-mcp"), fmt.Sprintf(forbidden, "gitlab-org/gitlab-mcp"))

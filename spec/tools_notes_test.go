@@ -8,7 +8,7 @@ import (
 )
 
 // The work item note tools over HTTP: get_workitem_notes (alias
-// get_work_item_notes) and create_workitem_note.
+// get_work_item_notes) and create_workitem_note (an alias of save_note).
 
 func TestTools_getWorkItemNotes(t *testing.T) {
 	h := startServer(t, withEE())
@@ -124,6 +124,10 @@ func TestTools_getWorkItemNotes(t *testing.T) {
 	})
 }
 
+// TestTools_createWorkItemNote: create_workitem_note is an alias of
+// save_note, as GitLab 19.5's call-tool spec calls it: the 18.x arguments
+// {project_id, work_item_iid, body} work, and the answer is save_note's
+// (structuredContent.note).
 func TestTools_createWorkItemNote(t *testing.T) {
 	h := startServer(t, withEE())
 	ce := h.groups()[0]
@@ -136,43 +140,42 @@ func TestTools_createWorkItemNote(t *testing.T) {
 		t.Fatalf("discussion ids %q and %q", thread, otherThread)
 	}
 
-	t.Run("happy path: new thread, reply, internal note", func(t *testing.T) {
+	t.Run("happy path: new thread, replies, internal note", func(t *testing.T) {
 		for _, era := range eras {
 			before := toolsState(t, h)
 			sc := h.toolsWrite(t, ce, era, "bob", "create_workitem_note", map[string]any{
 				"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "Spec comment (" + era + ")"})
-			toolsExpectField(t, sc, "Spec comment ("+era+")", "body")
-			toolsExpectField(t, sc, "bob", "author", "username")
-			toolsExpectField(t, sc, 1, "noteable_iid")
-			toolsExpectField(t, sc, false, "internal")
-			toolsExpectField(t, sc, nil, "type")
-			id := toolsInt(t, sc["id"])
-			if id != before["notes max id"]+1 {
-				t.Errorf("note id = %d, want %d", id, before["notes max id"]+1)
-			}
+			id := before["notes max id"] + 1
+			toolsExpectField(t, sc, fmt.Sprintf("gid://gitlab/Note/%d", id), "note", "id")
+			toolsExpectField(t, sc, "Spec comment ("+era+")", "note", "body")
+			toolsExpectField(t, sc, "bob", "note", "author", "username")
+			toolsExpectField(t, sc, false, "note", "internal")
+			toolsExpectField(t, sc, fmt.Sprintf("%s/gitlab-org/gitlab-mcp/-/work_items/1#note_%d", h.Cfg.PublicURL, id), "note", "url")
+			toolsExpectField(t, sc, "[]", "errors")
 			stored, err := h.Env.Store.Notes.LoadNote(ctx, id)
 			if err != nil || stored.Body != "Spec comment ("+era+")" || stored.AuthorID != authUser(t, h, "bob").ID {
 				t.Errorf("stored note = %+v, %v", stored, err)
 			}
 
-			reply := h.toolsWrite(t, ce, era, "alice", "create_workitem_note", map[string]any{
-				"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/work_items/1", "body": "Spec reply",
-				"discussion_id": "gid://gitlab/Discussion/" + thread})
-			toolsExpectField(t, reply, thread, "discussion_id")
-			toolsExpectField(t, reply, "DiscussionNote", "type")
+			// A reply: the discussion's global id, or its bare id.
+			for _, d := range []string{"gid://gitlab/Discussion/" + thread, thread} {
+				reply := h.toolsWrite(t, ce, era, "alice", "create_workitem_note", map[string]any{
+					"url": h.Cfg.PublicURL + "/gitlab-org/gitlab-mcp/-/work_items/1", "body": "Spec reply",
+					"discussion_id": d})
+				toolsExpectField(t, reply, "gid://gitlab/Discussion/"+thread, "note", "discussion", "id")
+			}
 
 			internal := h.toolsWrite(t, ce, era, "alice", "create_workitem_note", map[string]any{
 				"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 2, "body": "Spec internal", "internal": true})
-			toolsExpectField(t, internal, true, "internal")
-			toolsExpectField(t, internal, true, "confidential")
-			if after := toolsState(t, h); after["notes rows"] != before["notes rows"]+3 {
-				t.Errorf("notes: %d → %d rows, want 3 more", before["notes rows"], after["notes rows"])
+			toolsExpectField(t, internal, true, "note", "internal")
+			if after := toolsState(t, h); after["notes rows"] != before["notes rows"]+4 {
+				t.Errorf("notes: %d → %d rows, want 4 more", before["notes rows"], after["notes rows"])
 			}
 		}
 		// Administrators comment anywhere.
 		sc := h.toolsWrite(t, ce, "modern", "root", "create_workitem_note", map[string]any{
 			"project_id": "acme/secret-plans", "work_item_iid": 1, "body": "Admin note"})
-		toolsExpectField(t, sc, "root", "author", "username")
+		toolsExpectField(t, sc, "root", "note", "author", "username")
 	})
 
 	t.Run("validation errors change nothing", func(t *testing.T) {
@@ -186,10 +189,11 @@ func TestTools_createWorkItemNote(t *testing.T) {
 			{on1("body", nil), "body"},
 			{on1("body", ""), "/body"},
 			{on1("body", "  \n "), "body: must not be blank"},
-			{on1("body", "Done.\n/close"), "quick actions"},
+			{on1("body", "Done.\n/close"), "Quick actions (commands starting with /) are not allowed in note body"},
 			{on1("discussion_id", thread, "internal", true), "internal: a reply to a public thread cannot be internal"},
-			{on1("url", h.Cfg.PublicURL+"/gitlab-org/gitlab-mcp/-/work_items/1"), "not both"},
-			{on1("project_id", nil, "work_item_iid", nil), "provide url"},
+			{on1("merge_request_iid", 1), "Provide only one of merge_request_iid or work_item_iid"},
+			{on1("project_id", nil, "work_item_iid", nil), "Provide url, or merge_request_iid with project_id, or work_item_iid with project_id or group_id"},
+			{on1("project_id", nil), "Provide project_id or group_id with work_item_iid"},
 			{on1("internal", "yes"), "/internal"},
 			{on1("confidential", true), "confidential"},
 		} {
@@ -198,15 +202,15 @@ func TestTools_createWorkItemNote(t *testing.T) {
 	})
 
 	t.Run("not found", func(t *testing.T) {
-		h.toolsFailWith(t, ce, "alice", "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 99, "body": "b"}, "404 Work Item Not Found")
-		h.toolsFailWith(t, ce, "alice", "create_workitem_note", map[string]any{"project_id": "gitlab-org/nope", "work_item_iid": 1, "body": "b"}, "404 Project Not Found")
+		h.toolsFailWith(t, ce, "alice", "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 99, "body": "b"}, "Work item #99 not found or inaccessible")
+		h.toolsFailWith(t, ce, "alice", "create_workitem_note", map[string]any{"project_id": "gitlab-org/nope", "work_item_iid": 1, "body": "b"}, "Project not found or inaccessible")
 		h.toolsFailWith(t, ce, "alice", "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b", "discussion_id": "nope"}, "404 Discussion Not Found")
 		// A thread of another issue is not a thread of this one.
 		h.toolsFailWith(t, ce, "alice", "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b", "discussion_id": otherThread}, "404 Discussion Not Found")
 	})
 
 	t.Run("permissions: refusals change nothing", func(t *testing.T) {
-		forbidden := "Forbidden: you need at least the Reporter role in project %s to comment on work items"
+		forbidden := "Forbidden: you need at least the Reporter role in project %s to comment"
 		h.toolsFailWith(t, ce, "carol", "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b"},
 			fmt.Sprintf(forbidden, "gitlab-org/gitlab-mcp"))
 		h.toolsFailWith(t, ce, "carol", "create_workitem_note", map[string]any{"project_id": "gitlab-org/orbit", "work_item_iid": 1, "body": "b"},
@@ -216,10 +220,10 @@ func TestTools_createWorkItemNote(t *testing.T) {
 				map[string]any{"project_id": "acme/secret-plans", "work_item_iid": 1, "body": "b"},
 				map[string]any{"project_id": "acme/nope", "work_item_iid": 1, "body": "b"})
 		}
-		// The confidential issue is hidden from the guest: not found, not forbidden.
-		h.toolsSameAsMissing(t, ce, "carol", "create_workitem_note",
-			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3, "body": "b"},
-			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 99, "body": "b"})
+		// The confidential issue is hidden from the guest: not found (the
+		// words of a missing one), not forbidden.
+		h.toolsFailWith(t, ce, "carol", "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 3, "body": "b"},
+			"Work item #3 not found or inaccessible")
 		for _, g := range h.groups() {
 			h.toolsBlocked(t, g, "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "b"})
 		}

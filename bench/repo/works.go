@@ -78,14 +78,14 @@ func prepareWorks(ctx context.Context, c *client, repo string) ([]work, error) {
 	}
 	// glmcp's commit search reads every commit of the default branch.
 	commitSearch := []string{"log", "-i", "-F", "--grep=" + commitTerm, "--format=%H", defaultBranch}
-	mr, _, err := c.call("create_merge_request", map[string]any{"id": projectPath, "title": "Bench: review topic",
+	mr, _, err := c.call("save_merge_request", map[string]any{"project_id": projectPath, "title": "Bench: review topic",
 		"source_branch": reviewBranch, "target_branch": defaultBranch})
 	if err != nil {
 		return nil, err
 	}
 	iid := num(mr, "iid")
 	if iid == 0 {
-		return nil, fmt.Errorf("create_merge_request answered no iid: %v", mr)
+		return nil, fmt.Errorf("save_merge_request answered no iid: %v", mr)
 	}
 
 	call := func(tool string, args map[string]any) func() (map[string]any, error) {

@@ -12,8 +12,6 @@ const (
 	// ReadWorkItem: CanReadIssue (the work item is found only if u may
 	// read it, so this adds nothing to the lookup).
 	ReadWorkItem Ability = "read_work_item"
-	// CreateWorkItemNote: CanCreateNote in the work item's project.
-	CreateWorkItemNote Ability = "create_work_item_note"
 	// LinkWorkItem: CanLinkWorkItem.
 	LinkWorkItem Ability = "link_work_item"
 )
@@ -86,8 +84,6 @@ func CanOnWorkItem(a Ability, u *models.User, p *models.Project, i *models.Issue
 	switch a {
 	case ReadWorkItem:
 		return CanReadIssue(u, p, i, level)
-	case CreateWorkItemNote:
-		return CanReadIssue(u, p, i, level) && CanCreateNote(u, p, level)
 	case LinkWorkItem:
 		return CanLinkWorkItem(u, p, i, level)
 	}

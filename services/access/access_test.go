@@ -295,8 +295,6 @@ func TestAbilities(t *testing.T) {
 		got, want bool
 	}{
 		{"read work item, no role, public", onItem(access.ReadWorkItem, models.NoAccess), true},
-		{"note on work item, Guest", onItem(access.CreateWorkItemNote, models.Guest), false},
-		{"note on work item, Reporter", onItem(access.CreateWorkItemNote, models.Reporter), true},
 		{"link work item, Guest", onItem(access.LinkWorkItem, models.Guest), false},
 		{"link work item, Reporter", onItem(access.LinkWorkItem, models.Reporter), true},
 		{"work item, unknown ability", onItem(access.ReadMergeRequest, models.Owner), false},

@@ -29,8 +29,8 @@ func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, js
 // the caller can see reads as none (the instance default).
 func TestDecideRule_target(t *testing.T) {
 	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
-	e := &Entry{Tool: models.Tool{Name: "create_workitem_note"}, Def: &Definition{Name: "create_workitem_note",
-		Target: &Target{Kind: TargetWorkItem, Ability: access.CreateWorkItemNote, Resolver: &fixedResolver{}}}}
+	e := &Entry{Tool: models.Tool{Name: "link_work_items"}, Def: &Definition{Name: "link_work_items",
+		Target: &Target{Kind: TargetWorkItem, Ability: access.LinkWorkItem, Resolver: &fixedResolver{}}}}
 	sc := models.Scope{Edition: models.EditionCE, Identity: &models.Identity{User: &models.User{ID: 2, State: models.UserActive}}}
 	// The arguments name open/tools (Allow); the resolution says
 	// secret/open, whose group denies every write tool.

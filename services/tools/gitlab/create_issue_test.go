@@ -135,9 +135,9 @@ func (f *faultyStore) CreateNote(ctx context.Context, n *models.Note) error {
 func TestWriteTools_readOnlyToken(t *testing.T) {
 	w := newWorld(t)
 	calls := map[string]map[string]any{
-		"create_issue":         {"id": "gitlab-org/gitlab-mcp", "title": "x"},
-		"create_merge_request": {"id": "gitlab-org/gitlab-mcp", "title": "x", "source_branch": "main", "target_branch": "feature/server-discover"},
-		"create_workitem_note": {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "x"},
+		"create_issue":       {"id": "gitlab-org/gitlab-mcp", "title": "x"},
+		"save_merge_request": {"project_id": "gitlab-org/gitlab-mcp", "title": "x", "source_branch": "main", "target_branch": "feature/server-discover"},
+		"save_note":          {"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "x"},
 	}
 	for name, args := range calls {
 		t.Run(name, func(t *testing.T) {

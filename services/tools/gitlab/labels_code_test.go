@@ -151,7 +151,7 @@ func TestWritesRollBack(t *testing.T) {
 	}{
 		{"create_issue", map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "x", "labels": []string{"brand-new", "another"},
 			"assignee_ids": []int64{w.Alice.ID}}},
-		{"create_merge_request", map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "x", "labels": []string{"brand-new"},
+		{"create_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "title": "x", "labels": []string{"brand-new"},
 			"source_branch": "main", "target_branch": "feature/server-discover", "reviewer_ids": []int64{w.Bob.ID}}},
 		{"create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": 1, "body": "x"}},
 	}

@@ -164,9 +164,9 @@ func TestCreateMergeRequest(t *testing.T) {
 		before := w.state(t)
 		iid := w.nextIID(t, "merge_requests", mcp.ID)
 		m := w.ok(t, w.Alice, "create_merge_request", map[string]any{
-			"id": "gitlab-org%2Fgitlab-mcp", "title": "Draft: Count the fish", "source_branch": "zebrafish/full",
+			"project_id": "gitlab-org%2Fgitlab-mcp", "title": "Draft: Count the fish", "source_branch": "zebrafish/full",
 			"target_branch": "main", "target_project_id": mcp.ID, "description": "Counts them.",
-			"labels": "zebrafish,aquarium", "assignee_ids": []int64{w.Alice.ID}, "reviewer_ids": []int64{w.Bob.ID, w.Root.ID},
+			"labels": []string{"zebrafish", "aquarium"}, "assignee_ids": []int64{w.Alice.ID}, "reviewer_ids": []int64{w.Bob.ID, w.Root.ID},
 		})
 		wantFields(t, "merge request", m, map[string]any{
 			"iid": iid, "project_id": mcp.ID, "title": "Draft: Count the fish", "description": "Counts them.",
@@ -196,7 +196,7 @@ func TestCreateMergeRequest(t *testing.T) {
 		}
 		// The same branches again: an open merge request exists.
 		before = w.state(t)
-		w.fails(t, w.Root, "create_merge_request", map[string]any{"id": mcp.ID, "title": "Again",
+		w.fails(t, w.Root, "create_merge_request", map[string]any{"project_id": mcp.ID, "title": "Again",
 			"source_branch": "zebrafish/full", "target_branch": "main"},
 			"Conflict: Another open merge request already exists for this source branch: !"+itoa(iid))
 		w.unchanged(t, before)
@@ -204,7 +204,7 @@ func TestCreateMergeRequest(t *testing.T) {
 
 	t.Run("any two branches of the repository", func(t *testing.T) {
 		// main → zebrafish/feature: the reverse of the fixture's merge request.
-		m := w.ok(t, w.Root, "create_merge_request", map[string]any{"id": mcp.ID, "title": "Backport",
+		m := w.ok(t, w.Root, "create_merge_request", map[string]any{"project_id": mcp.ID, "title": "Backport",
 			"source_branch": "main", "target_branch": "zebrafish/feature"})
 		wantFields(t, "merge request", m, map[string]any{"draft": false, "detailed_merge_status": "unchecked",
 			"author": map[string]any{"id": w.Root.ID, "username": "root", "name": "Administrator", "state": "active",
@@ -224,7 +224,7 @@ func TestCreateMergeRequest(t *testing.T) {
 			"Forbidden: you need at least the Developer role"},
 		{"non-member", func() *models.User { return w.Stranger }, map[string]any{"title": "x"}, callOpts{},
 			"Forbidden: you need at least the Developer role"},
-		{"private project, non-member", func() *models.User { return w.Bob }, map[string]any{"id": "acme/secret-plans", "title": "x"}, callOpts{},
+		{"private project, non-member", func() *models.User { return w.Bob }, map[string]any{"project_id": "acme/secret-plans", "title": "x"}, callOpts{},
 			"404 Project Not Found"},
 		{"same branches", func() *models.User { return w.Alice }, map[string]any{"title": "x", "source_branch": "main", "target_branch": "main"}, callOpts{},
 			`Validation error: source_branch and target_branch must be different (both are "main")`},
@@ -245,7 +245,7 @@ func TestCreateMergeRequest(t *testing.T) {
 	}
 	for _, c := range failures {
 		t.Run("fails: "+c.name, func(t *testing.T) {
-			args := map[string]any{"id": "gitlab-org/gitlab-mcp", "source_branch": "zebrafish/full", "target_branch": "zebrafish/feature"}
+			args := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "source_branch": "zebrafish/full", "target_branch": "zebrafish/feature"}
 			for k, v := range c.args {
 				args[k] = v
 			}

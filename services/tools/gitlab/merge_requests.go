@@ -213,8 +213,8 @@ func (g *gitlab) milestoneArg(ctx context.Context, p *models.Project, title *str
 	return &m.ID, nil
 }
 
-// newMRSpec is a merge request to open (create_merge_request and
-// save_merge_request without merge_request_iid).
+// newMRSpec is a merge request to open: save_merge_request (or its alias
+// create_merge_request) without merge_request_iid.
 type newMRSpec struct {
 	Title, SourceBranch, TargetBranch string
 	TargetProjectID                   *intArg

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 func TestGetWorkItemNotes(t *testing.T) {
@@ -188,53 +189,76 @@ func TestGetWorkItemNotes(t *testing.T) {
 	})
 }
 
+// TestCreateWorkItemNote: create_workitem_note is an alias of save_note
+// (GitLab 19.5's): the 18.x tool's arguments still work, and the answer,
+// the texts and what is stored are save_note's.
 func TestCreateWorkItemNote(t *testing.T) {
 	w := newWorld(t)
 	f := w.fixture(t)
 	mcp := w.project("gitlab-org/gitlab-mcp")
+	lastNote := func(t *testing.T) *models.Note {
+		t.Helper()
+		id := storetest.Int(t, w.st, "SELECT MAX(id) FROM notes")
+		n, err := w.st.Notes.LoadNote(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 
-	t.Run("new thread", func(t *testing.T) {
+	t.Run("new thread: save_note's answer, stored", func(t *testing.T) {
 		before := w.state(t)
 		m := w.ok(t, w.Bob, "create_workitem_note", map[string]any{"project_id": "gitlab-org/gitlab-mcp",
 			"work_item_iid": f.Issue.IID, "body": "Reproduced with zebrafish 2.0 at a/b/c"})
-		wantFields(t, "note", m, map[string]any{
-			"type": nil, "body": "Reproduced with zebrafish 2.0 at a/b/c", "system": false,
-			"noteable_id": f.Issue.ID, "noteable_type": "Issue", "noteable_iid": f.Issue.IID, "project_id": mcp.ID,
-			"internal": false, "confidential": false, "resolvable": false,
+		n := lastNote(t)
+		wantFields(t, "payload", m, map[string]any{"errors": []string{}})
+		wantFields(t, "note", get(t, m, "note"), map[string]any{
+			"id": "gid://gitlab/Note/" + itoa(n.ID), "body": "Reproduced with zebrafish 2.0 at a/b/c", "internal": false,
+			"url":        publicURL + "/gitlab-org/gitlab-mcp/-/work_items/" + itoa(f.Issue.IID) + "#note_" + itoa(n.ID),
+			"author":     map[string]any{"id": "gid://gitlab/User/" + itoa(w.Bob.ID), "name": w.Bob.Name, "username": "bob"},
+			"discussion": map[string]any{"id": "gid://gitlab/Discussion/" + n.DiscussionID},
 		})
-		wantFields(t, "author", get(t, m, "author"), map[string]any{"id": w.Bob.ID, "username": "bob"})
-		if d, _ := m["discussion_id"].(string); len(d) != 40 {
-			t.Errorf("discussion_id = %q, want a new 40-hex id", d)
+		if n.NoteableType != models.NoteableIssue || n.NoteableID != f.Issue.ID || n.AuthorID != w.Bob.ID || len(n.DiscussionID) != 40 {
+			t.Errorf("stored note = %+v, want bob's on issue %d in a new thread", n, f.Issue.ID)
 		}
-		after := w.state(t)
-		if after["notes"] != before["notes"]+1 {
+		if after := w.state(t); after["notes"] != before["notes"]+1 {
 			t.Errorf("notes: %d → %d, want one more", before["notes"], after["notes"])
 		}
-		list := items(t, w.ok(t, w.Alice, "get_workitem_notes", map[string]any{"project_id": mcp.ID,
-			"work_item_iid": f.Issue.IID, "last": 1}))
-		jsonEq(t, "listed last", list[0], m)
 	})
 
-	t.Run("reply by URL with a gid discussion id", func(t *testing.T) {
-		m := w.ok(t, w.Alice, "create_workitem_note", map[string]any{
-			"url":           publicURL + "/gitlab-org/gitlab-mcp/-/work_items/" + itoa(f.Issue.IID),
-			"discussion_id": "gid://gitlab/Discussion/" + f.ThreadID, "body": "Fixed in !1"})
-		wantFields(t, "reply", m, map[string]any{"type": "DiscussionNote", "discussion_id": f.ThreadID, "internal": false})
+	t.Run("replies by URL with a gid discussion id, and with the bare id", func(t *testing.T) {
+		for _, d := range []string{"gid://gitlab/Discussion/" + f.ThreadID, f.ThreadID} {
+			m := w.ok(t, w.Alice, "create_workitem_note", map[string]any{
+				"url":           publicURL + "/gitlab-org/gitlab-mcp/-/work_items/" + itoa(f.Issue.IID),
+				"discussion_id": d, "body": "Fixed in !1"})
+			wantFields(t, "reply", get(t, m, "note"), map[string]any{"internal": false,
+				"discussion": map[string]any{"id": "gid://gitlab/Discussion/" + f.ThreadID}})
+			if n := lastNote(t); n.DiscussionID != f.ThreadID || n.NoteableID != f.Issue.ID {
+				t.Errorf("discussion_id %q: stored reply = %+v, want it in thread %s", d, n, f.ThreadID)
+			}
+		}
 	})
 
 	t.Run("internal note; replies to an internal thread are internal", func(t *testing.T) {
 		m := w.ok(t, w.Bob, "create_workitem_note", map[string]any{"project_id": mcp.ID, "work_item_iid": f.Secret.IID,
 			"body": "internal only", "internal": true})
-		wantFields(t, "internal note", m, map[string]any{"internal": true, "confidential": true})
+		wantFields(t, "internal note", get(t, m, "note"), map[string]any{"internal": true})
 		m = w.ok(t, w.Alice, "create_workitem_note", map[string]any{"project_id": mcp.ID, "work_item_iid": f.Secret.IID,
 			"body": "reply", "discussion_id": f.InternalThreadID})
-		wantFields(t, "reply", m, map[string]any{"internal": true, "discussion_id": f.InternalThreadID, "type": "DiscussionNote"})
+		wantFields(t, "reply", get(t, m, "note"), map[string]any{"internal": true,
+			"discussion": map[string]any{"id": "gid://gitlab/Discussion/" + f.InternalThreadID}})
+		if n := lastNote(t); !n.Internal || n.DiscussionID != f.InternalThreadID {
+			t.Errorf("stored reply = %+v, want internal in thread %s", n, f.InternalThreadID)
+		}
 	})
 
 	t.Run("admin comments anywhere", func(t *testing.T) {
 		m := w.ok(t, w.Root, "create_workitem_note", map[string]any{"project_id": "acme/secret-plans",
 			"work_item_iid": f.Private.IID, "body": "Seen."})
-		wantFields(t, "note", m, map[string]any{"noteable_iid": f.Private.IID, "body": "Seen."})
+		wantFields(t, "note", get(t, m, "note"), map[string]any{"body": "Seen."})
+		if n := lastNote(t); n.NoteableID != f.Private.ID {
+			t.Errorf("stored note = %+v, want it on issue %d", n, f.Private.ID)
+		}
 	})
 
 	issue := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "work_item_iid": f.Issue.IID, "body": "hi"}
@@ -248,19 +272,19 @@ func TestCreateWorkItemNote(t *testing.T) {
 		want  string
 	}{
 		{"guest", func() *models.User { return w.Carol }, issue, nil, callOpts{},
-			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to comment on work items"},
+			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to comment"},
 		{"non-member of public project", func() *models.User { return w.Stranger }, issue, nil, callOpts{},
 			"Forbidden: you need at least the Reporter role"},
 		{"non-member, confidential issue", func() *models.User { return w.Stranger }, secret, nil, callOpts{},
-			"404 Work Item Not Found"},
+			"Work item #" + itoa(f.Secret.IID) + " not found or inaccessible"},
 		{"guest, confidential issue", func() *models.User { return w.Carol }, secret, nil, callOpts{},
-			"404 Work Item Not Found"},
+			"Work item #" + itoa(f.Secret.IID) + " not found or inaccessible"},
 		{"private project", func() *models.User { return w.Bob }, map[string]any{"project_id": "acme/secret-plans",
-			"work_item_iid": 1, "body": "hi"}, nil, callOpts{}, "404 Project Not Found"},
+			"work_item_iid": 1, "body": "hi"}, nil, callOpts{}, "Project not found or inaccessible"},
 		{"quick action", func() *models.User { return w.Bob }, issue, map[string]any{"body": "Done.\n/close"}, callOpts{},
-			"Validation error: body: quick actions (lines starting with /) are not allowed in a note"},
+			"Validation error: Quick actions (commands starting with /) are not allowed in note body"},
 		{"indented quick action", func() *models.User { return w.Bob }, issue, map[string]any{"body": "  /assign @bob"}, callOpts{},
-			"Validation error: body: quick actions"},
+			"Validation error: Quick actions"},
 		{"blank body", func() *models.User { return w.Bob }, issue, map[string]any{"body": " \n\t"}, callOpts{},
 			"Validation error: body: must not be blank"},
 		{"unknown discussion", func() *models.User { return w.Bob }, issue, map[string]any{"discussion_id": "gid://gitlab/Discussion/ffff"}, callOpts{},
@@ -270,9 +294,11 @@ func TestCreateWorkItemNote(t *testing.T) {
 		{"internal reply to a public thread", func() *models.User { return w.Bob }, issue, map[string]any{"discussion_id": f.ThreadID, "internal": true}, callOpts{},
 			"Validation error: internal: a reply to a public thread cannot be internal"},
 		{"missing work item", func() *models.User { return w.Bob }, issue, map[string]any{"work_item_iid": 4242}, callOpts{},
-			"404 Work Item Not Found"},
+			"Work item #4242 not found or inaccessible"},
 		{"group work item", func() *models.User { return w.Bob }, map[string]any{"group_id": "gitlab-org", "work_item_iid": 1, "body": "hi"}, nil, callOpts{},
-			"404 Work Item Not Found"},
+			"Work item #1 not found or inaccessible"},
+		{"no target", func() *models.User { return w.Bob }, map[string]any{"body": "hi"}, nil, callOpts{},
+			"Validation error: Provide url, or merge_request_iid with project_id, or work_item_iid with project_id or group_id"},
 	}
 	for _, c := range failures {
 		t.Run("fails: "+c.name, func(t *testing.T) {
@@ -288,5 +314,4 @@ func TestCreateWorkItemNote(t *testing.T) {
 			w.unchanged(t, before)
 		})
 	}
-
 }

@@ -52,7 +52,7 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Annotations: writeTool("Save merge request"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
-		Aliases:     []string{"update_merge_request"},
+		Aliases:     []string{"update_merge_request", "create_merge_request"},
 		Run:         tools.Typed(g.runSaveMergeRequest),
 	}
 }

@@ -15,11 +15,11 @@ import (
 )
 
 // saveNote is GitLab 19.5's save_note (GraphQL createNote): a comment on a
-// merge request or a work item, or a reply in one of its threads. GitLab
-// aliases it create_merge_request_note and create_workitem_note; glmcp
-// keeps create_workitem_note as the unlisted tool it was (answering as it
-// always has: a tool name cannot also be an alias), so only
-// create_merge_request_note is an alias here.
+// merge request or a work item, or a reply in one of its threads. Its
+// aliases are GitLab's: create_merge_request_note, create_work_item_note
+// and create_workitem_note (the 18.x tool's name, whose arguments
+// project_id, work_item_iid, body, internal and discussion_id are
+// save_note's too).
 func (g *gitlab) saveNote() tools.Definition {
 	return tools.Definition{
 		Name:  "save_note",
@@ -44,7 +44,7 @@ func (g *gitlab) saveNote() tools.Definition {
 		Annotations: writeTool("Save note"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
-		Aliases:     []string{"create_merge_request_note", "create_work_item_note"},
+		Aliases:     []string{"create_merge_request_note", "create_work_item_note", "create_workitem_note"},
 		Run:         tools.Typed(g.runSaveNote),
 	}
 }

@@ -195,8 +195,6 @@ func callerFailure(r *tools.ResolvedTarget, err error) (*tools.ResolvedTarget, e
 // the words each tool used.
 func workItemForbidden(a access.Ability, p *models.Project) error {
 	switch a {
-	case access.CreateWorkItemNote:
-		return forbiddenf("you need at least the Reporter role in project %s to comment on work items", p.PathWithNamespace)
 	case access.LinkWorkItem:
 		return forbiddenf("you need at least the Reporter role in project %s to link work items", p.PathWithNamespace)
 	}

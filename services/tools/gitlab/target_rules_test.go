@@ -33,10 +33,8 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 	}
 	source, target := issue("Rule source"), issue("Rule target")
 	url := fmt.Sprintf("%s/%s/-/work_items/%d", root, mcp.PathWithNamespace, source.IID)
-	for _, tool := range []string{"create_workitem_note", "link_work_items"} {
-		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: tool, Rule: models.RuleDeny}); err != nil {
-			t.Fatal(err)
-		}
+	if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: "link_work_items", Rule: models.RuleDeny}); err != nil {
+		t.Fatal(err)
 	}
 	call := func(t *testing.T, tool string, args map[string]any) *tools.Result {
 		t.Helper()
@@ -48,15 +46,7 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 	}
 	count := func(q string, args ...any) int64 { return storetest.Int(t, w.st, q, args...) }
 
-	t.Run("a note by url under the URL root", func(t *testing.T) {
-		before := count("SELECT COUNT(*) FROM notes WHERE noteable_id = ?", source.ID)
-		denied(t, call(t, "create_workitem_note", map[string]any{"url": url, "body": "Ruled out"}), "create_workitem_note")
-		if n := count("SELECT COUNT(*) FROM notes WHERE noteable_id = ?", source.ID); n != before {
-			t.Fatalf("notes %d → %d, want nothing written", before, n)
-		}
-	})
-
-	t.Run("a link by url to a bare iid", func(t *testing.T) {
+	t.Run("a link by url under the URL root to a bare iid", func(t *testing.T) {
 		before := count("SELECT COUNT(*) FROM issue_links")
 		denied(t, call(t, "link_work_items", map[string]any{"url": url, "work_items_ids": []any{target.IID}}), "link_work_items")
 		if n := count("SELECT COUNT(*) FROM issue_links"); n != before {
@@ -69,13 +59,18 @@ func TestWorkItemTarget_rulesReadTheToolsResolution(t *testing.T) {
 		// governs the write (the project is visible), so Deny answers;
 		// with the rule lifted the tool's own text answers.
 		missing := fmt.Sprintf("%s/%s/-/work_items/999999", root, mcp.PathWithNamespace)
-		denied(t, call(t, "create_workitem_note", map[string]any{"url": missing, "body": "x"}), "create_workitem_note")
-		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: "create_workitem_note", Rule: models.RuleAllow}); err != nil {
+		link := map[string]any{"url": missing, "work_items_ids": []any{target.IID}}
+		before := count("SELECT COUNT(*) FROM issue_links")
+		denied(t, call(t, "link_work_items", link), "link_work_items")
+		if err := w.st.Tools.SetToolRule(ctx, &models.ToolRule{ProjectID: &mcp.ID, Tool: "link_work_items", Rule: models.RuleAllow}); err != nil {
 			t.Fatal(err)
 		}
-		res := call(t, "create_workitem_note", map[string]any{"url": missing, "body": "x"})
+		res := call(t, "link_work_items", link)
 		if !res.IsError || res.Refused || res.ErrorClass != "not_found" || res.Text != "404 Work Item Not Found" {
 			t.Fatalf("result %+v, want the tool's 404 Work Item Not Found", res)
+		}
+		if n := count("SELECT COUNT(*) FROM issue_links"); n != before {
+			t.Fatalf("issue_links %d → %d, want nothing written", before, n)
 		}
 	})
 }

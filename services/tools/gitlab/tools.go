@@ -12,8 +12,6 @@ func (g *gitlab) definitions() []tools.Definition {
 		g.addCommit(),
 		g.attachScanProfile(),
 		g.createIssue(),
-		g.createMergeRequest(),
-		g.createWorkItemNote(),
 		g.forkRepository(),
 		g.getArtifactFile(),
 		g.getCommit(),
