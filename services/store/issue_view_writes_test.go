@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/demo"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
@@ -78,26 +79,8 @@ WHERE on_delete IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR on_update IN ('CASC
 // at once outside a transaction, once a transaction ends inside one.
 func TestIssueViewCache_writes(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
-		w := joinWorld(t, s)
+		w, p, c, one, read := viewCacheWorld(t, s)
 		ctx := context.Background()
-		p := w.Projects["gitlab-org/gitlab-mcp"]
-		c := store.NewIssueViewCache(0, 0)
-		c.SetLive(true)
-		s.Issues.UseIssueViewCache(c)
-		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
-		one, err := s.Issues.LoadIssue(ctx, p.ID, 1)
-		wantErr(t, "LoadIssue", err, nil)
-		// read reads #1 as alice and reports whether it was a hit.
-		read := func() (*models.IssueView, bool) {
-			t.Helper()
-			before := c.Stats()
-			v, ok, err := s.Issues.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
-			if err != nil || !ok {
-				t.Fatalf("FindIssueView(#1) = %v, %v", ok, err)
-			}
-			after := c.Stats()
-			return v, after.Hits == before.Hits+1 && after.Misses == before.Misses
-		}
 		// A group per run, alice not in it yet (AddGroupMember).
 		var groups [2]*models.Group
 		for k := range groups {
@@ -177,27 +160,8 @@ func TestIssueViewCache_writes(t *testing.T) {
 // transaction's write.
 func TestIssueViewCache_transactions(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
-		w := joinWorld(t, s)
+		w, p, c, one, read := viewCacheWorld(t, s)
 		ctx := context.Background()
-		p := w.Projects["gitlab-org/gitlab-mcp"]
-		c := store.NewIssueViewCache(0, 0)
-		c.SetLive(true)
-		s.Issues.UseIssueViewCache(c)
-		t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
-		one, err := s.Issues.LoadIssue(ctx, p.ID, 1)
-		wantErr(t, "LoadIssue", err, nil)
-
-		// read reads #1 as alice and reports whether it was a hit.
-		read := func() (*models.IssueView, bool) {
-			t.Helper()
-			before := c.Stats()
-			v, ok, err := s.Issues.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
-			if err != nil || !ok {
-				t.Fatalf("FindIssueView(#1) = %v, %v", ok, err)
-			}
-			after := c.Stats()
-			return v, after.Hits == before.Hits+1 && after.Misses == before.Misses
-		}
 		cached := func() {
 			t.Helper()
 			read()
@@ -306,4 +270,32 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`).Error
 			t.Errorf("after the raw UPDATE's payload: hit %t, title %q", hit, v.Issue.Title)
 		}
 	})
+}
+
+// viewCacheWorld seeds the demo world into s, gives s.Issues a live issue
+// view cache and returns the world, gitlab-org/gitlab-mcp, the cache, its
+// issue #1 and read, which reads #1 as alice and reports whether the cache
+// answered it.
+func viewCacheWorld(t *testing.T, s *store.Store) (*demo.World, *models.Project, *store.IssueViewCache, *models.Issue, func() (*models.IssueView, bool)) {
+	t.Helper()
+	w := joinWorld(t, s)
+	ctx := context.Background()
+	p := w.Projects["gitlab-org/gitlab-mcp"]
+	c := store.NewIssueViewCache(0, 0)
+	c.SetLive(true)
+	s.Issues.UseIssueViewCache(c)
+	t.Cleanup(func() { s.Issues.UseIssueViewCache(nil) })
+	one, err := s.Issues.LoadIssue(ctx, p.ID, 1)
+	wantErr(t, "LoadIssue", err, nil)
+	read := func() (*models.IssueView, bool) {
+		t.Helper()
+		before := c.Stats()
+		v, ok, err := s.Issues.FindIssueView(ctx, p.ID, "", 1, w.Alice.ID)
+		if err != nil || !ok {
+			t.Fatalf("FindIssueView(#1) = %v, %v", ok, err)
+		}
+		after := c.Stats()
+		return v, after.Hits == before.Hits+1 && after.Misses == before.Misses
+	}
+	return w, p, c, one, read
 }
