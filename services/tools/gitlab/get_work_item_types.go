@@ -22,10 +22,11 @@ func (g *gitlab) getWorkItemTypes() tools.Definition {
 			"group_id":   refProp("ID or path of the group. Required if url and project_id are not provided."),
 			"project_id": refProp("ID or path of the project. Required if url and group_id are not provided."),
 		}),
-		Annotations: readOnlyTool("Get work item types"),
-		Toolset:     models.ToolsetWorkItems,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runGetWorkItemTypes),
+		Annotations:  readOnlyTool("Get work item types"),
+		OutputSchema: tools.OutputSchemaOf[workItemTypesJSON](),
+		Toolset:      models.ToolsetWorkItems,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runGetWorkItemTypes),
 	}
 }
 
@@ -73,5 +74,10 @@ func (g *gitlab) runGetWorkItemTypes(ctx context.Context, call *tools.Call, args
 		out = append(out, workItemTypeJSON{ID: gid("WorkItems::Type", int64(t.ID)), Name: t.Name, IconName: t.IconName,
 			WidgetDefinitions: ws})
 	}
-	return jsonResult(map[string]any{"workItemTypes": out})
+	return jsonResult(workItemTypesJSON{WorkItemTypes: out})
+}
+
+// workItemTypesJSON is get_work_item_types' answer.
+type workItemTypesJSON struct {
+	WorkItemTypes []workItemTypeJSON `json:"workItemTypes"`
 }

@@ -30,10 +30,11 @@ func (g *gitlab) listGroups() tools.Definition {
 			"first":             firstProp("groups", "", ""),
 			"after":             strProp("Cursor for forward pagination of groups. Use pageInfo.endCursor from a previous response.", 1, maxCursorLen),
 		}),
-		Annotations: readOnlyTool("List groups"),
-		Toolset:     models.ToolsetCore,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListGroups),
+		Annotations:  readOnlyTool("List groups"),
+		OutputSchema: tools.OutputSchemaOf[groupsJSON](),
+		Toolset:      models.ToolsetCore,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListGroups),
 	}
 }
 
@@ -111,6 +112,12 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 		}
 		nodes = append(nodes, n)
 	}
-	return jsonResult(map[string]any{"nodes": nodes,
-		"pageInfo": idPageInfo(pages, more, func() int64 { return gs[len(gs)-1].ID })})
+	return jsonResult(groupsJSON{Nodes: nodes,
+		PageInfo: idPageInfo(pages, more, func() int64 { return gs[len(gs)-1].ID })})
+}
+
+// groupsJSON is list_groups' answer.
+type groupsJSON struct {
+	Nodes    []groupNodeJSON `json:"nodes"`
+	PageInfo endPageInfo     `json:"pageInfo"`
 }

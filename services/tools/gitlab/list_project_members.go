@@ -26,9 +26,10 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 			"first": withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
 				"Number of members to return (forward pagination, default 20, max 100)."),
 		}, "project_id"),
-		Annotations: readOnlyTool("List project members"),
-		Toolset:     models.ToolsetCore,
-		Edition:     models.EditionCE,
+		Annotations:  readOnlyTool("List project members"),
+		OutputSchema: tools.OutputSchemaOf[projectMembersJSON](),
+		Toolset:      models.ToolsetCore,
+		Edition:      models.EditionCE,
 		Target: g.namedProject(access.ReadProject, argProject("project_id"),
 			func(string) error { return errProjectInaccessible }, nil),
 		Run: tools.Typed(g.runListProjectMembers),
@@ -100,5 +101,11 @@ func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, ar
 		c := pages.mint(ms[len(ms)-1].User.ID)
 		meta.EndCursor = &c
 	}
-	return jsonResult(map[string]any{"items": items, "metadata": meta})
+	return jsonResult(projectMembersJSON{Items: items, Metadata: meta})
+}
+
+// projectMembersJSON is list_project_members' answer.
+type projectMembersJSON struct {
+	Items    []projectMemberJSON `json:"items"`
+	Metadata membersMetadataJSON `json:"metadata"`
 }

@@ -57,10 +57,11 @@ func (g *gitlab) listReleases() tools.Definition {
 			"one of url or project_id. Returns release metadata and asset links, not release assets themselves. " +
 			"Releases scheduled for a future date are omitted unless state is upcoming or all, and carry upcoming " +
 			"true when returned.",
-		InputSchema: inputSchema(props),
-		Annotations: readOnlyTool("List releases"),
-		Toolset:     models.ToolsetRepository,
-		Edition:     models.EditionCE,
+		InputSchema:  inputSchema(props),
+		Annotations:  readOnlyTool("List releases"),
+		OutputSchema: tools.OutputSchemaOf[releasesJSON](),
+		Toolset:      models.ToolsetRepository,
+		Edition:      models.EditionCE,
 		Target: g.namedProject(access.ReadProject, g.urlOrArg("project_id", urlOrID, invalidf("The url must point to a project, not a group")),
 			func(string) error { return errProjectInaccessible }, nil),
 		Run: tools.Typed(g.runListReleases),
@@ -103,5 +104,17 @@ func (g *gitlab) runListReleases(ctx context.Context, call *tools.Call, args lis
 		out = append(out, releaseJSON{TagName: r.Tag, Name: r.Name, ReleasedAt: apiTime(r.ReleasedAt),
 			Upcoming: r.ReleasedAt.After(now), Assets: releaseAssetsJSON{Count: r.LinkCount, Links: links}})
 	}
-	return jsonResult(obj{"releases": out, "metadata": obj{"page": page, "per_page": perPage, "has_more": more}})
+	return jsonResult(releasesJSON{Metadata: releasesMetadataJSON{HasMore: more, Page: page, PerPage: perPage}, Releases: out})
+}
+
+// releasesJSON is list_releases' answer.
+type releasesJSON struct {
+	Metadata releasesMetadataJSON `json:"metadata"`
+	Releases []releaseJSON        `json:"releases"`
+}
+
+type releasesMetadataJSON struct {
+	HasMore bool `json:"has_more"`
+	Page    int  `json:"page"`
+	PerPage int  `json:"per_page"`
 }

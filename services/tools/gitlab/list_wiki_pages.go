@@ -23,10 +23,11 @@ func (g *gitlab) listWikiPages() tools.Definition {
 			"first":      withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of wiki pages to return after the cursor (forward pagination, max 100). Default 20."),
 			"after":      strProp("Cursor for forward pagination. Use metadata.end_cursor from the previous response.", 1, maxCursorLen),
 		}),
-		Annotations: readOnlyTool("List wiki pages"),
-		Toolset:     models.ToolsetWikis,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListWikiPages),
+		Annotations:  readOnlyTool("List wiki pages"),
+		OutputSchema: tools.OutputSchemaOf[wikiPagesJSON](),
+		Toolset:      models.ToolsetWikis,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListWikiPages),
 	}
 }
 
@@ -99,7 +100,7 @@ func (g *gitlab) runListWikiPages(ctx context.Context, call *tools.Call, args li
 		}
 		end = &c
 	}
-	return jsonResult(map[string]any{"items": items, "metadata": map[string]any{"end_cursor": end}})
+	return jsonResult(wikiPagesJSON{Items: items, Metadata: wikiPagesMetadataJSON{EndCursor: end}})
 }
 
 // escapeSlug escapes each segment of a wiki slug for a URL path.
@@ -109,4 +110,14 @@ func escapeSlug(slug string) string {
 		parts[k] = url.PathEscape(p)
 	}
 	return strings.Join(parts, "/")
+}
+
+// wikiPagesJSON is list_wiki_pages' answer.
+type wikiPagesJSON struct {
+	Items    []wikiPageJSON        `json:"items"`
+	Metadata wikiPagesMetadataJSON `json:"metadata"`
+}
+
+type wikiPagesMetadataJSON struct {
+	EndCursor *string `json:"end_cursor"`
 }

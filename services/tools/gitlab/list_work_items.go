@@ -57,10 +57,11 @@ func (g *gitlab) listWorkItems() tools.Definition {
 				"Number of work items to return after the cursor (forward pagination). Default 20, max 100."),
 			"after": strProp("Cursor for forward pagination of work items. Use pageInfo.endCursor from a previous response.", 1, maxCursorLen),
 		}),
-		Annotations: readOnlyTool("List work items"),
-		Toolset:     models.ToolsetWorkItems,
-		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runListWorkItems),
+		Annotations:  readOnlyTool("List work items"),
+		OutputSchema: tools.OutputSchemaOf[workItemsJSON](),
+		Toolset:      models.ToolsetWorkItems,
+		Edition:      models.EditionCE,
+		Run:          tools.Typed(g.runListWorkItems),
 	}
 }
 
@@ -204,7 +205,7 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 		}
 		pi.EndCursor = &c
 	}
-	return jsonResult(map[string]any{"work_items": rows, "pageInfo": pi})
+	return jsonResult(workItemsJSON{PageInfo: pi, WorkItems: rows})
 }
 
 func (g *gitlab) projectPaths(ctx context.Context, items []models.Issue) (map[int64]string, error) {
@@ -235,4 +236,10 @@ func parseTimeArg(field, v string) (*time.Time, error) {
 		}
 	}
 	return nil, invalidf("%s: %q is not an ISO 8601 time", field, v)
+}
+
+// workItemsJSON is list_work_items' answer.
+type workItemsJSON struct {
+	PageInfo  endPageInfo   `json:"pageInfo"`
+	WorkItems []workItemRow `json:"work_items"`
 }
