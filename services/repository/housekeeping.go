@@ -128,7 +128,8 @@ func (h *Housekeeper) PackRefs(ctx context.Context, projectID int64) error {
 	if !h.storage.Exists(projectID) {
 		return fmt.Errorf("repository of project %d does not exist", projectID)
 	}
-	return h.storage.git.Run(ctx, gitcmd.Cmd{Dir: h.storage.Path(projectID), Name: "pack-refs", Flags: []string{"--all", "--prune"}})
+	return h.storage.git.Run(ctx, gitcmd.Cmd{Dir: h.storage.Path(projectID), Name: "pack-refs", Flags: []string{"--all", "--prune"},
+		OutliveParent: true})
 }
 
 // noteWrite counts a ref update glmcp made and schedules a job every
@@ -220,7 +221,8 @@ func (h *Housekeeper) Maintain(ctx context.Context, projectID int64) error {
 // maintain is one job on the repository in dir.
 func maintain(ctx context.Context, git *gitcmd.Runner, dir string) error {
 	run := func(name string, flags ...string) error {
-		err := git.Run(ctx, gitcmd.Cmd{Dir: dir, Name: name, Flags: flags})
+		// pack-refs locks refs git's way: let it finish if glmcp dies.
+		err := git.Run(ctx, gitcmd.Cmd{Dir: dir, Name: name, Flags: flags, OutliveParent: name == "pack-refs"})
 		if err != nil && strings.Contains(gitcmd.Stderr(err), ".lock") {
 			return errBusy
 		}

@@ -271,6 +271,12 @@ type Cmd struct {
 	// Timeout bounds the command on top of its context (0: the
 	// context's own deadline, else DefaultTimeout).
 	Timeout time.Duration
+	// OutliveParent lets the command finish when glmcp dies (every other
+	// command is killed with it): for a short command that takes git's
+	// own locks, such as pack-refs --prune, which locks each loose ref it
+	// prunes. Killed midway, it would leave those locks to a ten-minute
+	// staleness rule, since no glmcp process owns them.
+	OutliveParent bool
 }
 
 // DefaultTimeout bounds a command whose context has no deadline.
@@ -425,7 +431,9 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Process, error) {
 	cmd.Env = append(append([]string(nil), r.env...), c.Env...)
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithParent(cmd.SysProcAttr)
+	if !c.OutliveParent {
+		dieWithParent(cmd.SysProcAttr)
+	}
 	cmd.Cancel = func() error {
 		// The whole group: git runs helpers (pack-objects, index-pack).
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
