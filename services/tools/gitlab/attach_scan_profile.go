@@ -88,7 +88,12 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 	}
 	// Everything named must be there and writable before anything else is
 	// said about it, so a hidden project reads as a missing one.
-	roots := map[string]bool{}
+	root, mixed := "", false
+	inRoot := func(fullPath string) {
+		r := rootPath(fullPath)
+		mixed = mixed || (root != "" && r != root)
+		root = r
+	}
 	projects := make([]*models.Project, 0, len(projectIDs))
 	for _, id := range projectIDs {
 		p, level, err := g.store.FindProjectWithRoleByID(ctx, id, u.ID)
@@ -99,7 +104,7 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 			return nil, err
 		}
 		projects = append(projects, p)
-		roots[rootPath(p.PathWithNamespace)] = true
+		inRoot(p.PathWithNamespace)
 	}
 	groups := make([]*models.Group, 0, len(groupIDs))
 	for _, id := range groupIDs {
@@ -118,28 +123,27 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 			return nil, errScanProfileAccess
 		}
 		groups = append(groups, grp)
-		roots[rootPath(grp.FullPath)] = true
+		inRoot(grp.FullPath)
 	}
-	if len(roots) != 1 {
+	if root == "" || mixed {
 		return nil, invalidf("All items should belong to the same root namespace")
 	}
 	var out attachScanProfileJSON
 	err = g.inTx(ctx, func(tx Store) error {
-		root, err := tx.FindGroupByFullPath(ctx, rootPathOf(roots))
+		rootGroup, err := tx.FindGroupByFullPath(ctx, root)
 		if err != nil {
 			return err
 		}
-		profile, err := findScanProfile(ctx, tx, root.ID, profileID, scanType)
+		profile, err := findScanProfile(ctx, tx, rootGroup.ID, profileID, scanType)
 		if err != nil {
 			return err
 		}
+		// Every project once, those named first, in the order given.
 		targets := make([]int64, 0, len(projects))
-		byID := map[int64]*models.Project{}
+		seen := map[int64]bool{}
 		for _, p := range projects {
-			if byID[p.ID] == nil {
-				targets = append(targets, p.ID)
-			}
-			byID[p.ID] = p
+			targets = append(targets, p.ID) // projectIDs has no duplicates
+			seen[p.ID] = true
 		}
 		// A group's projects: every project below it (GitLab attaches them
 		// in the background; here in the same transaction).
@@ -149,9 +153,9 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 				return err
 			}
 			for _, id := range ids {
-				if byID[id] == nil {
+				if !seen[id] {
 					targets = append(targets, id)
-					byID[id] = nil
+					seen[id] = true
 				}
 			}
 		}
@@ -172,6 +176,11 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 		}
 		return nil
 	})
+	if errors.Is(err, models.ErrNotFound) && !errors.As(err, new(*kindError)) {
+		// A project or group removed while the call ran: the store's text
+		// would name internal ids.
+		return nil, errScanProfileAccess
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -238,12 +247,4 @@ func findScanProfile(ctx context.Context, tx Store, rootID, id int64, scanType s
 func rootPath(fullPath string) string {
 	root, _, _ := strings.Cut(fullPath, "/")
 	return strings.ToLower(root)
-}
-
-// rootPathOf is the one key of roots.
-func rootPathOf(roots map[string]bool) string {
-	for r := range roots {
-		return r
-	}
-	return ""
 }
