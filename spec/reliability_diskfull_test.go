@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestReliability_fullRepositoriesDisk: the repositories on a tmpfs of
@@ -151,8 +152,19 @@ func TestReliability_fullRepositoriesDisk(t *testing.T) {
 	// A read-only disk (EROFS) answers the same, then writes again.
 	remount := func(mode string) {
 		t.Helper()
-		if out, err := exec.Command("mount", "-o", "remount,"+mode, repos).CombinedOutput(); err != nil {
-			t.Fatalf("remount %s: %v %s", mode, err, out)
+		// A file open for writing (housekeeping's git, started by the
+		// writes above, in the background) makes a remount read-only
+		// busy until it ends: retry while the kernel says so.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			out, err := exec.Command("mount", "-o", "remount,"+mode, repos).CombinedOutput()
+			if err == nil {
+				return
+			}
+			if !strings.Contains(string(out), "busy") || time.Now().After(deadline) {
+				t.Fatalf("remount %s: %v %s", mode, err, out)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	}
 	remount("ro")
