@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -172,11 +175,34 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 }
 
 // matchAny adds "term is a substring of one of cols" (case-insensitive);
-// an empty term matches everything.
+// an empty term matches everything. It is written for the search indexes
+// (see doc/architecture.md, "Search"):
+//
+//   - PostgreSQL: col ILIKE '%term%' on each column, which the pg_trgm GIN
+//     index on the column serves (a BitmapOr across columns).
+//   - SQLite: when the columns are all indexed by their table's FTS5
+//     trigram table and the term has three characters or more, the rows
+//     whose id the FTS5 table matches (a phrase query: the term as a
+//     substring, case-insensitive); otherwise lower(col) LIKE on the rows.
+//
+// LIKE's wildcards (%, _ and the escape \) in term match themselves.
 func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 	term = strings.TrimSpace(term)
 	if term == "" {
 		return db
+	}
+	if db.Dialector.Name() == "postgres" {
+		conds := make([]string, len(cols))
+		args := make([]any, len(cols))
+		for k, c := range cols {
+			conds[k] = c + ` ILIKE ? ESCAPE '\'`
+			args[k] = "%" + likeEscape(term) + "%"
+		}
+		return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+	}
+	if table, fields, ok := ftsColumns(cols); ok && utf8.RuneCountInString(term) >= minTrigramTerm {
+		return db.Where(table+".id IN (SELECT rowid FROM "+table+"_fts WHERE "+table+"_fts MATCH ?)",
+			"{"+strings.Join(fields, " ")+`} : "`+strings.ReplaceAll(term, `"`, `""`)+`"`)
 	}
 	conds := make([]string, len(cols))
 	args := make([]any, len(cols))
@@ -188,6 +214,34 @@ func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
 }
 
+// minTrigramTerm is the shortest term an FTS5 trigram index can answer.
+const minTrigramTerm = 3
+
+// ftsIndexed are the columns each SQLite FTS5 trigram table indexes
+// (<table>_fts, migration 20261207160000_search_indexes).
+var ftsIndexed = map[string][]string{
+	"issues":         {"title", "description"},
+	"merge_requests": {"title", "description"},
+	"notes":          {"body"},
+	"milestones":     {"title", "description"},
+	"wiki_pages":     {"slug", "title", "content"},
+}
+
+// ftsColumns reports the table of cols ("table.column" each) and their
+// column names when one FTS5 table indexes them all.
+func ftsColumns(cols []string) (string, []string, bool) {
+	var table string
+	fields := make([]string, len(cols))
+	for k, c := range cols {
+		t, f, ok := strings.Cut(c, ".")
+		if !ok || (table != "" && t != table) || !slices.Contains(ftsIndexed[t], f) {
+			return "", nil, false
+		}
+		table, fields[k] = t, f
+	}
+	return table, fields, table != ""
+}
+
 func textColumns(table string, titleOnly bool) []string {
 	if titleOnly {
 		return []string{table + ".title"}
@@ -195,13 +249,18 @@ func textColumns(table string, titleOnly bool) []string {
 	return []string{table + ".title", table + ".description"}
 }
 
-// page counts db's matches and loads q's page ordered by creation time
-// (then id, the same direction) into dst, with load (when not nil) adding
-// preloads to the page query only.
+// page counts db's matches up to models.SearchCountCap and loads q's page
+// ordered by creation time (then id, the same direction) into dst, with
+// load (when not nil) adding preloads to the page query only. The total is
+// exact up to the cap; past it, it is a number above the cap that is
+// larger than the end of the page exactly when a next page exists (see
+// models.SearchCountCap). Neither query reads more matches than the cap,
+// the offset and one page.
 func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*gorm.DB) *gorm.DB) (int64, error) {
 	db = db.Session(&gorm.Session{})
 	var total int64
-	if err := db.Count(&total).Error; err != nil {
+	capped := db.Session(&gorm.Session{}).Select("1").Limit(models.SearchCountCap + 1)
+	if err := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS capped", capped).Count(&total).Error; err != nil {
 		return 0, translate(err)
 	}
 	dir := " DESC"
@@ -212,9 +271,24 @@ func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*g
 	if load != nil {
 		find = load(find)
 	}
+	limit := q.Limit
+	if total > models.SearchCountCap {
+		limit++ // one more row tells whether a next page exists
+	}
 	err := find.Order(table + ".created_at" + dir + ", " + table + ".id" + dir).
-		Limit(q.Limit).Offset(q.Offset).Find(dst).Error
-	return total, translate(err)
+		Limit(limit).Offset(q.Offset).Find(dst).Error
+	if err != nil {
+		return 0, translate(err)
+	}
+	if total > models.SearchCountCap {
+		rv := reflect.ValueOf(dst).Elem()
+		n := rv.Len()
+		total = max(total, int64(q.Offset+n))
+		if n > q.Limit {
+			rv.SetLen(q.Limit)
+		}
+	}
+	return total, nil
 }
 
 // matchAnyTerm adds "one of terms is a substring of one of cols"

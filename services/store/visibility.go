@@ -112,7 +112,14 @@ func withCodeProjects(q *gorm.DB, col string, viewer *models.User, projectID int
 	return restrictProjects(q, col, vis, vargs, projectID, groupPath)
 }
 
+// With a project the equality col = projectID is stated on the rows
+// themselves, not only inside the subquery: SQLite's planner does not see
+// through "col IN (SELECT …)", and without it sorts every row of the
+// project for a page instead of reading the (project_id, …) index in order.
 func restrictProjects(q *gorm.DB, col, vis string, vargs []any, projectID int64, groupPath string) *gorm.DB {
+	if projectID > 0 {
+		q = q.Where(col+" = ?", projectID)
+	}
 	sub := "SELECT projects.id FROM projects WHERE " + vis
 	args := vargs
 	if scope, sargs := scopeProjectsSQL(projectID, groupPath); scope != "" {

@@ -141,8 +141,14 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	if err != nil {
 		return nil, err
 	}
-	call.Progress(2, searchSteps, fmt.Sprintf("Found %d result(s); rendering page %d", total, page))
-	res, err := jsonResult(listJSON[any]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
+	found := fmt.Sprint(total)
+	var pageInfo any = newRESTPageInfo(page, perPage, total)
+	if total > models.SearchCountCap {
+		found = fmt.Sprintf("%d+", models.SearchCountCap)
+		pageInfo = newUncountedPageInfo(page, perPage, int64((page-1)*perPage+len(items)) < total)
+	}
+	call.Progress(2, searchSteps, fmt.Sprintf("Found %s result(s); rendering page %d", found, page))
+	res, err := jsonResult(listJSON[any]{Items: items, PageInfo: pageInfo})
 	if err != nil {
 		return nil, err
 	}
