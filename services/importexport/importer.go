@@ -154,6 +154,11 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 			progress("warning: %v", err)
 		}
 	}
+	// The planner's statistics still describe the tables without these
+	// rows: refresh them now rather than when autovacuum gets to it.
+	if err := st.Projects.AnalyzeBulkWrite(ctx); err != nil {
+		progress("warning: %v", err)
+	}
 	sum.Project = p
 	return sum, nil
 }
