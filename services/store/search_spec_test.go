@@ -166,7 +166,6 @@ func noteBodies(ns []models.Note) []string {
 	return out
 }
 
-
 // Past models.SearchCountCap matches the total stops counting: it is more
 // than the cap, and larger than the page's end exactly when a next page
 // exists.
