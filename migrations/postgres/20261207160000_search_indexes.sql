@@ -24,8 +24,12 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS index_wiki_pages_on_content_trigram ON w
 -- (issues already have index_issues_on_project_id_and_created_at_and_id).
 CREATE INDEX CONCURRENTLY IF NOT EXISTS index_notes_on_project_id_and_created_at_and_id ON notes (project_id, created_at, id);
 CREATE INDEX CONCURRENTLY IF NOT EXISTS index_merge_requests_on_project_id_and_created_at_and_id ON merge_requests (project_id, created_at, id);
+-- The notes search leaves out notes on confidential issues the viewer may
+-- not read: this finds those issues without reading the others.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS index_issues_on_id_where_confidential ON issues (id) WHERE confidential;
 
 -- +goose Down
+DROP INDEX CONCURRENTLY IF EXISTS index_issues_on_id_where_confidential;
 DROP INDEX CONCURRENTLY IF EXISTS index_merge_requests_on_project_id_and_created_at_and_id;
 DROP INDEX CONCURRENTLY IF EXISTS index_notes_on_project_id_and_created_at_and_id;
 DROP INDEX CONCURRENTLY IF EXISTS index_wiki_pages_on_content_trigram;

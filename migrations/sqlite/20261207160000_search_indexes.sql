@@ -107,8 +107,12 @@ INSERT INTO wiki_pages_fts (wiki_pages_fts) VALUES ('rebuild');
 -- Search pages are ordered by (created_at, id) within a project.
 CREATE INDEX index_notes_on_project_id_and_created_at_and_id ON notes (project_id, created_at, id);
 CREATE INDEX index_merge_requests_on_project_id_and_created_at_and_id ON merge_requests (project_id, created_at, id);
+-- The notes search leaves out notes on confidential issues the viewer may
+-- not read: this finds those issues without reading the others.
+CREATE INDEX index_issues_on_id_where_confidential ON issues (id) WHERE confidential;
 
 -- +goose Down
+DROP INDEX index_issues_on_id_where_confidential;
 DROP INDEX index_merge_requests_on_project_id_and_created_at_and_id;
 DROP INDEX index_notes_on_project_id_and_created_at_and_id;
 DROP TRIGGER wiki_pages_fts_after_insert;
