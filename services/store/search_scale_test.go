@@ -223,12 +223,22 @@ func BenchmarkSearchScale(b *testing.B) {
 	}
 }
 
-// TestSearchScale_plans checks what PostgreSQL's planner does with the
-// search queries on a large and a small project: no sequential scan of
-// issues or notes, the trigram indexes used for a rare term, no JIT, and
-// custom plans on every session.
-func TestSearchScale_plans(t *testing.T) {
+// TestSearchScale builds the two projects on PostgreSQL once for its
+// subtests.
+func TestSearchScale(t *testing.T) {
 	s := storetest.OpenPostgres(t)
+	f := newScaleFixture(t, s)
+	t.Run("plans", func(t *testing.T) { testSearchScalePlans(t, f) })
+	t.Run("concurrent", func(t *testing.T) { testSearchScaleConcurrent(t, f) })
+}
+
+// testSearchScalePlans checks what PostgreSQL's planner does with the
+// search queries on a large and a small project: no JIT, custom plans on
+// every session, no visibility filter reading every issue, and (on a
+// project large enough for it to matter) the trigram indexes used for a
+// rare term.
+func testSearchScalePlans(t *testing.T, f *scaleFixture) {
+	s := f.s
 	ctx := context.Background()
 	for setting, want := range map[string]string{"jit": "off", "plan_cache_mode": "force_custom_plan"} {
 		var got string
@@ -236,7 +246,6 @@ func TestSearchScale_plans(t *testing.T) {
 			t.Errorf("SHOW %s = %q, %v; want %q", setting, got, err, want)
 		}
 	}
-	f := newScaleFixture(t, s)
 	rec := recordStatements(t, s)
 	sqlDB, err := s.SQLDB()
 	if err != nil {
@@ -274,12 +283,10 @@ func TestSearchScale_plans(t *testing.T) {
 	}
 }
 
-// TestSearchScale_concurrent runs 16 searches at once on the large project
+// testSearchScaleConcurrent runs 16 searches at once on the large project
 // for a while, with the store's default statement deadline: every one
 // answers.
-func TestSearchScale_concurrent(t *testing.T) {
-	s := storetest.OpenPostgres(t)
-	f := newScaleFixture(t, s)
+func testSearchScaleConcurrent(t *testing.T, f *scaleFixture) {
 	calls := f.calls(f.large)
 	var search []func(context.Context) error
 	for _, c := range calls {
