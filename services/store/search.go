@@ -176,7 +176,7 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 
 // matchAny adds "term is a substring of one of cols" (case-insensitive);
 // an empty term matches everything. It is written for the search indexes
-// (see doc/architecture.md, "Search"):
+// (see doc/architecture.md, "Search indexes"):
 //
 //   - PostgreSQL: col ILIKE '%term%' on each column, which the pg_trgm GIN
 //     index on the column serves (a BitmapOr across columns).
