@@ -8,7 +8,9 @@
 -- and triggers keep the index in step with every insert, update and delete
 -- (cascades included). A migration that later rebuilds one of these tables
 -- must recreate its triggers. The 'rebuild' commands index the rows already
--- there.
+-- there. The fts5vocab tables tell the store how many rows hold each
+-- trigram: a term whose trigrams are all common is found sooner by reading
+-- the project's newest rows than through the index.
 CREATE VIRTUAL TABLE issues_fts USING fts5(title, description, content='issues', content_rowid='id', tokenize='trigram');
 -- +goose StatementBegin
 CREATE TRIGGER issues_fts_after_insert AFTER INSERT ON issues BEGIN
@@ -27,6 +29,7 @@ CREATE TRIGGER issues_fts_after_update AFTER UPDATE OF title, description ON iss
 END;
 -- +goose StatementEnd
 INSERT INTO issues_fts (issues_fts) VALUES ('rebuild');
+CREATE VIRTUAL TABLE issues_fts_vocab USING fts5vocab(issues_fts, 'row');
 
 CREATE VIRTUAL TABLE merge_requests_fts USING fts5(title, description, content='merge_requests', content_rowid='id', tokenize='trigram');
 -- +goose StatementBegin
@@ -46,6 +49,7 @@ CREATE TRIGGER merge_requests_fts_after_update AFTER UPDATE OF title, descriptio
 END;
 -- +goose StatementEnd
 INSERT INTO merge_requests_fts (merge_requests_fts) VALUES ('rebuild');
+CREATE VIRTUAL TABLE merge_requests_fts_vocab USING fts5vocab(merge_requests_fts, 'row');
 
 CREATE VIRTUAL TABLE notes_fts USING fts5(body, content='notes', content_rowid='id', tokenize='trigram');
 -- +goose StatementBegin
@@ -65,6 +69,7 @@ CREATE TRIGGER notes_fts_after_update AFTER UPDATE OF body ON notes BEGIN
 END;
 -- +goose StatementEnd
 INSERT INTO notes_fts (notes_fts) VALUES ('rebuild');
+CREATE VIRTUAL TABLE notes_fts_vocab USING fts5vocab(notes_fts, 'row');
 
 CREATE VIRTUAL TABLE milestones_fts USING fts5(title, description, content='milestones', content_rowid='id', tokenize='trigram');
 -- +goose StatementBegin
@@ -84,6 +89,7 @@ CREATE TRIGGER milestones_fts_after_update AFTER UPDATE OF title, description ON
 END;
 -- +goose StatementEnd
 INSERT INTO milestones_fts (milestones_fts) VALUES ('rebuild');
+CREATE VIRTUAL TABLE milestones_fts_vocab USING fts5vocab(milestones_fts, 'row');
 
 CREATE VIRTUAL TABLE wiki_pages_fts USING fts5(slug, title, content, content='wiki_pages', content_rowid='id', tokenize='trigram');
 -- +goose StatementBegin
@@ -103,6 +109,7 @@ CREATE TRIGGER wiki_pages_fts_after_update AFTER UPDATE OF slug, title, content 
 END;
 -- +goose StatementEnd
 INSERT INTO wiki_pages_fts (wiki_pages_fts) VALUES ('rebuild');
+CREATE VIRTUAL TABLE wiki_pages_fts_vocab USING fts5vocab(wiki_pages_fts, 'row');
 
 -- Search pages are ordered by (created_at, id) within a project.
 CREATE INDEX index_notes_on_project_id_and_created_at_and_id ON notes (project_id, created_at, id);
@@ -118,20 +125,25 @@ DROP INDEX index_notes_on_project_id_and_created_at_and_id;
 DROP TRIGGER wiki_pages_fts_after_insert;
 DROP TRIGGER wiki_pages_fts_after_delete;
 DROP TRIGGER wiki_pages_fts_after_update;
+DROP TABLE wiki_pages_fts_vocab;
 DROP TABLE wiki_pages_fts;
 DROP TRIGGER milestones_fts_after_insert;
 DROP TRIGGER milestones_fts_after_delete;
 DROP TRIGGER milestones_fts_after_update;
+DROP TABLE milestones_fts_vocab;
 DROP TABLE milestones_fts;
 DROP TRIGGER notes_fts_after_insert;
 DROP TRIGGER notes_fts_after_delete;
 DROP TRIGGER notes_fts_after_update;
+DROP TABLE notes_fts_vocab;
 DROP TABLE notes_fts;
 DROP TRIGGER merge_requests_fts_after_insert;
 DROP TRIGGER merge_requests_fts_after_delete;
 DROP TRIGGER merge_requests_fts_after_update;
+DROP TABLE merge_requests_fts_vocab;
 DROP TABLE merge_requests_fts;
 DROP TRIGGER issues_fts_after_insert;
 DROP TRIGGER issues_fts_after_delete;
 DROP TRIGGER issues_fts_after_update;
+DROP TABLE issues_fts_vocab;
 DROP TABLE issues_fts;

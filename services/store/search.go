@@ -2,13 +2,16 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+	"modernc.org/sqlite"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -181,9 +184,10 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 //   - PostgreSQL: col ILIKE '%term%' on each column, which the pg_trgm GIN
 //     index on the column serves (a BitmapOr across columns).
 //   - SQLite: when the columns are all indexed by their table's FTS5
-//     trigram table and the term has three characters or more, the rows
-//     whose id the FTS5 table matches (a phrase query: the term as a
-//     substring, case-insensitive); otherwise lower(col) LIKE on the rows.
+//     trigram table, the term has three characters or more and one of its
+//     trigrams is rare (ftsSelective), the rows whose id the FTS5 table
+//     matches (a phrase query: the term as a substring, case-insensitive);
+//     otherwise glmcp_fold(col) LIKE on the rows, read newest first.
 //
 // LIKE's wildcards (%, _ and the escape \) in term match themselves.
 func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
@@ -200,7 +204,7 @@ func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 		}
 		return db.Where("("+strings.Join(conds, " OR ")+")", args...)
 	}
-	if table, fields, ok := ftsColumns(cols); ok && utf8.RuneCountInString(term) >= minTrigramTerm {
+	if table, fields, ok := ftsColumns(cols); ok && utf8.RuneCountInString(term) >= minTrigramTerm && ftsSelective(db, table, term) {
 		return db.Where(table+".id IN (SELECT rowid FROM "+table+"_fts WHERE "+table+"_fts MATCH ?)",
 			"{"+strings.Join(fields, " ")+`} : "`+strings.ReplaceAll(term, `"`, `""`)+`"`)
 	}
@@ -208,14 +212,65 @@ func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 	args := make([]any, len(cols))
 	pat := likeContains(term)
 	for k, c := range cols {
-		conds[k] = "lower(" + c + `) LIKE ? ESCAPE '\'`
+		conds[k] = foldFunc + "(" + c + `) LIKE ? ESCAPE '\'`
 		args[k] = pat
 	}
 	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
 }
 
+// foldFunc is the SQLite function matchAny folds a column's case with:
+// strings.ToLower, where SQLite's lower() folds ASCII only, so that "ÄBC"
+// matches "äbc" as it does through the FTS5 index and on PostgreSQL.
+const foldFunc = "glmcp_fold"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(foldFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return strings.ToLower(v), nil
+		case []byte:
+			return strings.ToLower(string(v)), nil
+		}
+		return args[0], nil
+	})
+}
+
 // minTrigramTerm is the shortest term an FTS5 trigram index can answer.
 const minTrigramTerm = 3
+
+// ftsSelectiveDocs is how many rows the rarest trigram of a term may be
+// in for the SQLite search to go through the FTS5 index.
+// (A variable for the tests, which pin both plans' answers.)
+var ftsSelectiveDocs atomic.Int64
+
+func init() { ftsSelectiveDocs.Store(2000) }
+
+// ftsSelective reports whether table's FTS5 index is the cheaper way to
+// find term on SQLite, which has no statistics to choose between its
+// plans as PostgreSQL's planner does. The index answers a phrase by
+// walking the rows of its rarest trigram: quick when that trigram is in
+// few rows, slower than reading the project's newest rows until a page of
+// matches is found when every trigram of the term is in thousands (a
+// common word matches every few rows). The rows per trigram are in the
+// table's fts5vocab table; a trigram missing from it means no match, and
+// an error means the index.
+func ftsSelective(db *gorm.DB, table, term string) bool {
+	runes := []rune(strings.ToLower(term))
+	var trigrams []string
+	for k := 0; k+minTrigramTerm <= len(runes); k++ {
+		if g := string(runes[k : k+minTrigramTerm]); !slices.Contains(trigrams, g) {
+			trigrams = append(trigrams, g)
+		}
+	}
+	var row struct {
+		Found  int64
+		Rarest int64
+	}
+	err := db.Session(&gorm.Session{NewDB: true}).
+		Raw("SELECT count(*) AS found, coalesce(min(doc), 0) AS rarest FROM "+table+"_fts_vocab WHERE term IN ?", trigrams).
+		Scan(&row).Error
+	return err != nil || row.Found < int64(len(trigrams)) || row.Rarest <= ftsSelectiveDocs.Load()
+}
 
 // ftsIndexed are the columns each SQLite FTS5 trigram table indexes
 // (<table>_fts, migration 20261207160000_search_indexes).
