@@ -206,6 +206,15 @@ func testSearchCappedCount(t *testing.T, s *store.Store) {
 	if err := s.Projects.AnalyzeBulkWrite(ctx); err != nil {
 		t.Fatalf("AnalyzeBulkWrite: %v", err)
 	}
+	// The planner's statistics know the rows now.
+	stats := "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'issues'"
+	if s.Dialect() == "postgres" {
+		stats = "SELECT CAST(reltuples AS bigint) FROM pg_class WHERE relname = 'issues'"
+	}
+	var known int64
+	if err := s.DB().Raw(stats).Scan(&known).Error; err != nil || known < 1 || (s.Dialect() == "postgres" && known < n) {
+		t.Errorf("statistics of issues after AnalyzeBulkWrite: %d, %v", known, err)
+	}
 	for _, c := range []struct {
 		offset, limit int
 		wantTotal     int64
