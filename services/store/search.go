@@ -187,7 +187,8 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 //     trigram table, the term has three characters or more and one of its
 //     trigrams is rare (ftsSelective), the rows whose id the FTS5 table
 //     matches (a phrase query: the term as a substring, case-insensitive);
-//     otherwise glmcp_fold(col) LIKE on the rows, read newest first.
+//     otherwise col LIKE (ASCII terms; SQLite's LIKE ignores ASCII case)
+//     or glmcp_fold(col) LIKE on the rows, read newest first.
 //
 // LIKE's wildcards (%, _ and the escape \) in term match themselves.
 func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
@@ -208,14 +209,29 @@ func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 		return db.Where(table+".id IN (SELECT rowid FROM "+table+"_fts WHERE "+table+"_fts MATCH ?)",
 			"{"+strings.Join(fields, " ")+`} : "`+strings.ReplaceAll(term, `"`, `""`)+`"`)
 	}
+	// SQLite's LIKE ignores the case of ASCII letters by itself: an ASCII
+	// term needs no fold of the column (a function call per row).
+	fold := "("
+	if !isASCII(term) {
+		fold = foldFunc + "("
+	}
 	conds := make([]string, len(cols))
 	args := make([]any, len(cols))
 	pat := likeContains(term)
 	for k, c := range cols {
-		conds[k] = foldFunc + "(" + c + `) LIKE ? ESCAPE '\'`
+		conds[k] = fold + c + `) LIKE ? ESCAPE '\'`
 		args[k] = pat
 	}
 	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+}
+
+func isASCII(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // foldFunc is the SQLite function matchAny folds a column's case with:
