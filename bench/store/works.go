@@ -58,7 +58,7 @@ func measure(c *client, w work, runs int) row {
 		for _, p := range projects {
 			a, err := c.call(w.tool, w.args(p))
 			if err == nil && !a.ok() {
-				err = fmt.Errorf("%s", a.text)
+				err = fmt.Errorf("%s: %s", p, a.text)
 			}
 			if err == nil && w.items != "" {
 				if l, _ := dig(a.result, w.items).([]any); len(l) == 0 {
