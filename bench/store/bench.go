@@ -102,6 +102,24 @@ func bench(ctx context.Context, o options) error {
 		r.gen[p.path], archives[p.path] = t, file
 	}
 
+	if o.postgres {
+		if err := benchPostgres(ctx, ws, archives, r); err != nil {
+			return err
+		}
+	}
+	if o.sqlite && ctx.Err() == nil {
+		if err := benchSQLite(ctx, ws, archives, r); err != nil {
+			say("SQLite: %v", err)
+		}
+	}
+	printReport(os.Stdout, r)
+	return ctx.Err()
+}
+
+// benchPostgres imports both archives into the workspace's PostgreSQL
+// database and measures every work there, then the concurrent searches.
+func benchPostgres(ctx context.Context, ws *harness.Workspace, archives map[string]string, r *report) error {
+	o := r.o
 	say("database %s: migrate, users create, tokens create", ws.DB.Name)
 	g, err := harness.NewGlmcp(ctx, ws.Bin, ws.Dir, ws.DB)
 	if err != nil {
@@ -116,12 +134,7 @@ func bench(ctx context.Context, o options) error {
 		return err
 	}
 	c.addr = g.Addr
-	ws1, err := prepareWorks(c, r.small, r.large)
-	if err != nil {
-		g.Proc.Stop()
-		return err
-	}
-	for _, w := range ws1 {
+	for _, w := range prepareWorks(c) {
 		if o.only != "" && !strings.Contains(w.name, o.only) {
 			continue
 		}
@@ -143,14 +156,7 @@ func bench(ctx context.Context, o options) error {
 	}
 	r.serveRSS, r.servePeak = g.Proc.Memory()
 	g.Proc.Stop()
-
-	if o.sqlite && ctx.Err() == nil {
-		if err := benchSQLite(ctx, ws, archives, r); err != nil {
-			say("SQLite: %v", err)
-		}
-	}
-	printReport(os.Stdout, r)
-	return ctx.Err()
+	return nil
 }
 
 // prepare creates the benchmark's user and token and imports the
@@ -203,11 +209,7 @@ func benchSQLite(ctx context.Context, ws *harness.Workspace, archives map[string
 	}
 	defer g.Proc.Stop()
 	c.addr = g.Addr
-	works, err := sqliteWorks(c)
-	if err != nil {
-		return err
-	}
-	for _, w := range works {
+	for _, w := range sqliteWorks(c) {
 		rw := measure(c, w, r.o.runs)
 		say("SQLite %-41s small %-9s large %-9s %s", w.name, dur(rw.small), dur(rw.large), rw.verdict())
 		r.sqliteRows = append(r.sqliteRows, rw)
@@ -276,7 +278,10 @@ func runConcurrent(ctx context.Context, c *client, conns int, d time.Duration) c
 					out.answers++
 					out.latencies = append(out.latencies, a.took)
 				} else if out.first == "" {
-					out.first = fmt.Sprint(a.text, err)
+					out.first = a.text
+					if err != nil {
+						out.first = err.Error()
+					}
 				}
 				mu.Unlock()
 			}

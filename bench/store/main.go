@@ -44,6 +44,7 @@ type options struct {
 	notes, runs  int
 	conns        int
 	duration     time.Duration
+	postgres     bool
 	sqlite       bool
 	only         string
 }
@@ -58,6 +59,7 @@ func run() error {
 	flag.IntVar(&o.runs, "runs", 5, "warm runs of each call (the median is reported)")
 	flag.IntVar(&o.conns, "conns", 16, "concurrent searches on the large project")
 	flag.DurationVar(&o.duration, "duration", 15*time.Second, "how long the concurrent searches run")
+	flag.BoolVar(&o.postgres, "postgres", true, "import both projects into one PostgreSQL store and measure every read and search tool there, then the concurrent searches")
 	flag.BoolVar(&o.sqlite, "sqlite", true, "also import both projects into the embedded SQLite store and time a list page and a search there")
 	flag.StringVar(&o.only, "only", "", "measure only the calls whose name contains this")
 	flag.Parse()

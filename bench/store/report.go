@@ -24,6 +24,18 @@ func printReport(w io.Writer, r *report) {
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", p.path, p.s.issues, p.s.mrs, p.s.pipelines, notes,
 			dur(g.wall), mb(g.maxRSS), dur(i.wall), mb(i.maxRSS), dur(s.wall), mb(s.maxRSS))
 	}
+	if r.o.postgres {
+		printPostgres(w, r)
+	}
+	if len(r.sqliteRows) > 0 {
+		fmt.Fprintf(w, "\nEmbedded SQLite store, the same archives imported; the same calls as on PostgreSQL:\n\n")
+		printRows(w, r.sqliteRows)
+	}
+}
+
+// printPostgres is the PostgreSQL part: every work, the instance
+// searches, the concurrent searches and the server's memory.
+func printPostgres(w io.Writer, r *report) {
 	fmt.Fprintf(w, "\nPostgreSQL, one store: each call once cold on each project, then the median of %d warm calls, small and large alternating; every answer a 200 with a result (and items where a list is expected).\n\n", r.o.runs)
 	printRows(w, r.rows)
 	for _, s := range r.single {
@@ -44,10 +56,6 @@ func printReport(w io.Writer, r *report) {
 	}
 	if r.servePeak > 0 {
 		fmt.Fprintf(w, "\n`glmcp serve` (PostgreSQL): peak RSS %s, %s at the end.\n", mb(r.servePeak), mb(r.serveRSS))
-	}
-	if len(r.sqliteRows) > 0 {
-		fmt.Fprintf(w, "\nEmbedded SQLite store, the same archives imported:\n\n")
-		printRows(w, r.sqliteRows)
 	}
 }
 

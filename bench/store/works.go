@@ -21,6 +21,9 @@ type work struct {
 	// single: the call does not name a project (an instance search); it
 	// is measured as the large one only.
 	single bool
+	// prep is why the work could not be prepared (it is then reported,
+	// not measured).
+	prep error
 }
 
 // row is one work measured: the medians, or what went wrong.
@@ -48,7 +51,10 @@ func (r row) verdict() string {
 // measure calls w once cold on each project, then runs times on each,
 // small and large alternating, and keeps the medians.
 func measure(c *client, w work, runs int) row {
-	r := row{name: w.name, tool: w.tool}
+	r := row{name: w.name, tool: w.tool, err: w.prep}
+	if r.err != nil {
+		return r
+	}
 	projects := []string{smallPath, largePath}
 	if w.single {
 		projects = []string{largePath}
@@ -122,10 +128,12 @@ func search(scope, term string) func(string) map[string]any {
 
 // prepareWorks lists the calls: what each project answers to every read
 // and search tool of the store. The cursor of the 21st page of work
-// items and the pipeline ids are read here, before any timing.
-func prepareWorks(c *client, small, large size) ([]work, error) {
+// items and the pipeline ids are read here, before any timing; a failure
+// there is reported in the works that need them.
+func prepareWorks(c *client) []work {
 	cursors := map[string]string{}
 	pipelines := map[string]any{}
+	var cursorErr, pipelineErr error
 	for _, p := range []string{smallPath, largePath} {
 		after := ""
 		for range 20 {
@@ -134,18 +142,25 @@ func prepareWorks(c *client, small, large size) ([]work, error) {
 				args["after"] = after
 			}
 			a, err := c.call("list_work_items", args)
-			if err != nil || !a.ok() {
-				return nil, fmt.Errorf("list_work_items %s: %v %s", p, err, a.text)
+			if err == nil && !a.ok() {
+				err = fmt.Errorf("%s", a.text)
+			}
+			if err != nil {
+				cursorErr = fmt.Errorf("the 21st page's cursor, list_work_items %s: %v", p, err)
+				break
 			}
 			after, _ = dig(a.result, "pageInfo", "endCursor").(string)
 		}
 		cursors[p] = after
 		a, err := c.call("list_pipelines", map[string]any{"id": p})
-		if err != nil || !a.ok() {
-			return nil, fmt.Errorf("list_pipelines %s: %v %s", p, err, a.text)
+		if err == nil && !a.ok() {
+			err = fmt.Errorf("%s", a.text)
 		}
-		if pipelines[p] = dig(a.result, "items", 0, "id"); pipelines[p] == nil {
-			return nil, fmt.Errorf("list_pipelines %s: no pipeline id in %.200v", p, a.result)
+		if pipelines[p] = dig(a.result, "items", 0, "id"); err == nil && pipelines[p] == nil {
+			err = fmt.Errorf("no pipeline id in %.200v", a.result)
+		}
+		if err != nil {
+			pipelineErr = fmt.Errorf("list_pipelines %s: %v", p, err)
 		}
 	}
 	return []work{
@@ -155,7 +170,7 @@ func prepareWorks(c *client, small, large size) ([]work, error) {
 		{name: "list_work_items first page", tool: "list_work_items", args: projectArg("project_id", nil), items: "work_items"},
 		{name: "list_work_items page 21", tool: "list_work_items", args: func(p string) map[string]any {
 			return map[string]any{"project_id": p, "first": 20, "after": cursors[p]}
-		}, items: "work_items"},
+		}, items: "work_items", prep: cursorErr},
 		{name: "list_work_items state closed", tool: "list_work_items", args: projectArg("project_id", map[string]any{"state": "closed"}), items: "work_items"},
 		{name: "list_work_items label", tool: "list_work_items", args: projectArg("project_id", map[string]any{"label_name": []string{"bug"}}), items: "work_items"},
 		{name: "list_work_items assignee + label", tool: "list_work_items", args: func(p string) map[string]any {
@@ -176,7 +191,7 @@ func prepareWorks(c *client, small, large size) ([]work, error) {
 		{name: "list_pipelines", tool: "list_pipelines", args: projectArg("id", nil), items: "items"},
 		{name: "get_pipeline", tool: "get_pipeline", args: func(p string) map[string]any {
 			return map[string]any{"id": p, "pipeline_id": pipelines[p]}
-		}},
+		}, prep: pipelineErr},
 		{name: "list_project_members", tool: "list_project_members", args: projectArg("project_id", nil)},
 		{name: "search_labels", tool: "search_labels", args: projectArg("full_path", map[string]any{"is_project": true}), items: "items"},
 		{name: "search issues (rare)", tool: "search", args: search("issues", rareIssue), items: "items"},
@@ -195,25 +210,21 @@ func prepareWorks(c *client, small, large size) ([]work, error) {
 			args: func(string) map[string]any { return map[string]any{"scope": "issues", "search": rareIssue} }},
 		{name: "search notes, every project (rare)", tool: "search", single: true, items: "items",
 			args: func(string) map[string]any { return map[string]any{"scope": "notes", "search": rareNote} }},
-	}, nil
+	}
 }
 
 // sqliteWorks are the calls measured on the embedded store: a list page
 // (the first and the 21st) and a search.
-func sqliteWorks(c *client) ([]work, error) {
-	all, err := prepareWorks(c, size{}, size{})
-	if err != nil {
-		return nil, err
-	}
+func sqliteWorks(c *client) []work {
 	var out []work
-	for _, w := range all {
+	for _, w := range prepareWorks(c) {
 		switch w.name {
 		case "list_work_items first page", "list_work_items page 21", "list_work_items search (rare)",
 			"list_merge_requests first page", "search issues (rare)", "search notes (rare)":
 			out = append(out, w)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // concurrentSearches is the rotation of the concurrent searches, on the
