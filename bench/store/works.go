@@ -166,6 +166,9 @@ func prepareWorks(c *client) []work {
 	return []work{
 		{name: "get_project", tool: "get_project", args: projectArg("project_id", nil)},
 		{name: "get_work_item", tool: "get_work_item", args: projectArg("project_id", map[string]any{"work_item_iid": iid})},
+		{name: "get_issue", tool: "get_issue", args: projectArg("id", map[string]any{"issue_iid": iid})},
+		{name: "get_work_item with its discussions", tool: "get_work_item", args: projectArg("project_id",
+			map[string]any{"work_item_iid": iid, "include": []string{"discussions"}})},
 		{name: "get_workitem_notes", tool: "get_workitem_notes", args: projectArg("project_id", map[string]any{"work_item_iid": iid}), items: "items"},
 		{name: "list_work_items first page", tool: "list_work_items", args: projectArg("project_id", nil), items: "work_items"},
 		{name: "list_work_items page 21", tool: "list_work_items", args: func(p string) map[string]any {
@@ -192,6 +195,10 @@ func prepareWorks(c *client) []work {
 		{name: "get_pipeline", tool: "get_pipeline", args: func(p string) map[string]any {
 			return map[string]any{"id": p, "pipeline_id": pipelines[p]}
 		}, prep: pipelineErr},
+		{name: "get_pipeline_jobs", tool: "get_pipeline_jobs", args: func(p string) map[string]any {
+			return map[string]any{"id": p, "pipeline_id": pipelines[p]}
+		}, prep: pipelineErr},
+		{name: "get_merge_request_pipelines", tool: "get_merge_request_pipelines", args: projectArg("id", map[string]any{"merge_request_iid": mrIID})},
 		{name: "list_project_members", tool: "list_project_members", args: projectArg("project_id", nil)},
 		{name: "search_labels", tool: "search_labels", args: projectArg("full_path", map[string]any{"is_project": true}), items: "items"},
 		{name: "search issues (rare)", tool: "search", args: search("issues", rareIssue), items: "items"},
@@ -206,6 +213,9 @@ func prepareWorks(c *client) []work {
 		{name: "search notes (common)", tool: "search", args: search("notes", commonNote), items: "items"},
 		{name: "search milestones", tool: "search", args: search("milestones", "Milestone 3"), items: "items"},
 		{name: "search users", tool: "search", args: search("users", "gen")},
+		{name: "search projects", tool: "search", single: true, items: "items",
+			args: func(string) map[string]any { return map[string]any{"scope": "projects", "search": "large"} }},
+		{name: "list_projects", tool: "list_projects", single: true, args: func(string) map[string]any { return map[string]any{} }},
 		{name: "search issues, every project (rare)", tool: "search", single: true, items: "items",
 			args: func(string) map[string]any { return map[string]any{"scope": "issues", "search": rareIssue} }},
 		{name: "search notes, every project (rare)", tool: "search", single: true, items: "items",
