@@ -39,9 +39,12 @@ func printPostgres(w io.Writer, r *report) {
 	fmt.Fprintf(w, "\nPostgreSQL, one store: each call once cold on each project, then the median of %d warm calls, small and large alternating; every answer a 200 with a result (and items where a list is expected).\n\n", r.o.runs)
 	printRows(w, r.rows)
 	for _, s := range r.single {
-		if s.err != nil {
+		switch {
+		case s.err != nil:
 			fmt.Fprintf(w, "\n%s: **%v**", s.name, s.err)
-		} else {
+		case s.fails > 0:
+			fmt.Fprintf(w, "\n%s: %s (median of the answered calls); **%d of %d calls answered %s**.", s.name, dur(s.large), s.fails, s.calls, oneLine(s.failure))
+		default:
 			fmt.Fprintf(w, "\n%s: %s (median of %d).", s.name, dur(s.large), r.o.runs)
 		}
 	}
@@ -69,10 +72,14 @@ func printRows(w io.Writer, rows []row) {
 			continue
 		}
 		v := "PASS"
-		if r.ratio() > maxRatio {
+		switch {
+		case r.fails > 0:
+			v = fmt.Sprintf("FAIL: %d of %d calls answered %s", r.fails, r.calls, oneLine(r.failure))
+			fail++
+		case r.ratio() > maxRatio:
 			v = "FAIL"
 			fail++
-		} else {
+		default:
 			pass++
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %.1f× | %s |\n", r.name, r.tool, dur(r.small), dur(r.large), r.ratio(), v)

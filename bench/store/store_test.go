@@ -39,4 +39,9 @@ func TestMedianAndQuantile(t *testing.T) {
 	if r.ratio() != 1.5 || r.verdict() != "1.5× PASS" {
 		t.Errorf("ratio %v, verdict %q", r.ratio(), r.verdict())
 	}
+	// One error answer fails the row whatever the times.
+	r.calls, r.fails, r.failure = 12, 1, "bench/large: HTTP 503"
+	if v := r.verdict(); v != "FAIL: 1 of 12 calls answered bench/large: HTTP 503" {
+		t.Errorf("verdict with a failed call = %q", v)
+	}
 }

@@ -26,10 +26,14 @@ type work struct {
 	prep error
 }
 
-// row is one work measured: the medians, or what went wrong.
+// row is one work measured: the medians of the answered calls, how many
+// calls were answered with an error instead (each is a failure of the
+// row: the bar is a 200 for every call), or why nothing was measured.
 type row struct {
 	name, tool   string
 	small, large time.Duration
+	calls, fails int
+	failure      string // the first failed answer
 	err          error
 }
 
@@ -39,6 +43,8 @@ func (r row) verdict() string {
 	switch {
 	case r.err != nil:
 		return "ERROR " + r.err.Error()
+	case r.fails > 0:
+		return fmt.Sprintf("FAIL: %d of %d calls answered %s", r.fails, r.calls, r.failure)
 	case r.small == 0:
 		return ""
 	case r.ratio() <= maxRatio:
@@ -49,7 +55,9 @@ func (r row) verdict() string {
 }
 
 // measure calls w once cold on each project, then runs times on each,
-// small and large alternating, and keeps the medians.
+// small and large alternating, and keeps the medians of the answered
+// calls; an error answer (a 503 past the statement deadline) is counted
+// and the calls go on.
 func measure(c *client, w work, runs int) row {
 	r := row{name: w.name, tool: w.tool, err: w.prep}
 	if r.err != nil {
@@ -63,17 +71,24 @@ func measure(c *client, w work, runs int) row {
 	for k := 0; k <= runs; k++ {
 		for _, p := range projects {
 			a, err := c.call(w.tool, w.args(p))
-			if err == nil && !a.ok() {
-				err = fmt.Errorf("%s: %s", p, a.text)
-			}
-			if err == nil && w.items != "" {
-				if l, _ := dig(a.result, w.items).([]any); len(l) == 0 {
-					err = fmt.Errorf("%s: no %s in the answer", p, w.items)
-				}
-			}
-			if err != nil {
+			if err != nil { // no answer at all
 				r.err = err
 				return r
+			}
+			r.calls++
+			failure := ""
+			if !a.ok() {
+				failure = a.text
+			} else if w.items != "" {
+				if l, _ := dig(a.result, w.items).([]any); len(l) == 0 {
+					failure = "no " + w.items
+				}
+			}
+			if failure != "" {
+				if r.fails++; r.failure == "" {
+					r.failure = p + ": " + failure
+				}
+				continue
 			}
 			if k > 0 { // the first call of each is the cold one
 				times[p] = append(times[p], a.took)
@@ -83,6 +98,9 @@ func measure(c *client, w work, runs int) row {
 	r.large = median(times[largePath])
 	if !w.single {
 		r.small = median(times[smallPath])
+	}
+	if r.large == 0 || (!w.single && r.small == 0) {
+		r.err = fmt.Errorf("no answer to time: %d of %d calls answered %s", r.fails, r.calls, r.failure)
 	}
 	return r
 }
