@@ -22,7 +22,7 @@ func printReport(w io.Writer, r *report) {
 		notes := p.s.issues*p.s.notes + p.s.mrs*(p.s.notes+1)
 		g, i, s := r.gen[p.path], r.imports[p.path], r.sqliteImports[p.path]
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", p.path, p.s.issues, p.s.mrs, p.s.pipelines, notes,
-			dur(g.wall), mb(g.maxRSS), dur(i.wall), mb(i.maxRSS), dur(s.wall), mb(s.maxRSS))
+			dur(g.wall), rss(g), dur(i.wall), rss(i), dur(s.wall), rss(s))
 	}
 	if r.o.postgres {
 		printPostgres(w, r)
@@ -99,4 +99,12 @@ func oneLine(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// rss is a run's peak RSS, "—" for a run that did not happen.
+func rss(t timed) string {
+	if t.wall == 0 {
+		return "—"
+	}
+	return mb(t.maxRSS)
 }
