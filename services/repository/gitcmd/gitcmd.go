@@ -406,7 +406,7 @@ type Process struct {
 	stderr *limitedBuffer
 	ctx    context.Context
 	cancel context.CancelFunc
-	stdout io.ReadCloser // when streaming
+	stdout io.ReadCloser  // when streaming
 	stdin  io.WriteCloser // with Cmd.StdinPipe
 	once   sync.Once
 	err    error
