@@ -239,3 +239,62 @@ func TestLocal_readsAndWritesBesideRepackLoop(t *testing.T) {
 		t.Errorf("fsck: %s", out)
 	}
 }
+
+// The crash sweep (run before every housekeeping job) beside go-git's
+// object writes: it never removes a temporary object a live writer is
+// about to lock and rename (TestMaintain_besideWrites failed on it with
+// "rename …/objects/pack/tmp_obj_… → …: no such file or directory").
+func TestCleanStale_besideObjectWrites(t *testing.T) {
+	st, dir := hkRepo(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	swept := make(chan int)
+	go func() {
+		n := 0
+		for ctx.Err() == nil {
+			_, temps := cleanStale(dir)
+			n += temps
+		}
+		swept <- n
+	}()
+	// A fresh file the sweep finds before its writer locks it is removed
+	// (it cannot tell it from a dead writer's): the writer sees that and
+	// takes another. What must never happen is a failed write.
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := st.Open(ctx, 7)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer l.Close()
+			for i := range 300 {
+				obj := l.st.NewEncodedObject()
+				obj.SetType(plumbing.BlobObject)
+				wr, _ := obj.Writer()
+				fmt.Fprintf(wr, "writer %d object %d\n", w, i)
+				wr.Close()
+				h, err := l.st.SetEncodedObject(obj)
+				if err != nil {
+					errs <- fmt.Errorf("write %d/%d beside the sweep: %w", w, i, err)
+					return
+				}
+				if err := l.repo.Storer.HasEncodedObject(h); err != nil {
+					errs <- fmt.Errorf("object %s: %w", h, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cancel()
+	t.Logf("the sweep removed %d fresh temporary files", <-swept)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
