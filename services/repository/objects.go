@@ -28,9 +28,10 @@ import (
 //     by their content, and go-git read it whole from a file it had
 //     open, which stays readable after a repack deletes it;
 //   - an object go-git would read later, by opening its pack or loose
-//     file again by name (FSObject, go-git's lazy objects above 16 KiB),
-//     is read whole now (up to largeObjectThreshold), or streamed from git
-//     above that: the file may be gone by the time it is read;
+//     file again by name (FSObject, go-git's lazy objects above 16 KiB
+//     packed or largeObjectThreshold loose), is read from that file when
+//     it opens (an open file stays readable, and a name always holds the
+//     same content), and streamed from git when the name is gone;
 //   - anything else go-git answers (not found, a missing pack or index)
 //     is asked of git, whose answer is final: a missing object is one git
 //     does not have either.
@@ -59,33 +60,26 @@ func (s objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plum
 		if _, whole := o.(*plumbing.MemoryObject); whole {
 			return o, nil
 		}
-		if o.Size() > largeObjectThreshold {
-			return &gitObject{s: s, h: h, t: o.Type(), size: o.Size()}, nil
-		}
-		if m, err := readWhole(o); err == nil {
-			return m, nil
-		}
+		return &reopened{EncodedObject: o, git: &gitObject{s: s, h: h, t: o.Type(), size: o.Size()}}, nil
 	}
 	return s.fromGit(t, h)
 }
 
-// readWhole reads o into memory.
-func readWhole(o plumbing.EncodedObject) (*plumbing.MemoryObject, error) {
-	r, err := o.Reader()
-	if err != nil {
-		return nil, err
+// reopened is an object go-git hands out unread: its Reader opens the
+// pack (or loose file) again by name. Once open, the file is read whole
+// whatever a repack does to its name; when it is gone, git reads the
+// object.
+type reopened struct {
+	plumbing.EncodedObject
+	git *gitObject
+}
+
+func (o *reopened) Reader() (io.ReadCloser, error) {
+	r, err := o.EncodedObject.Reader()
+	if err == nil {
+		return r, nil
 	}
-	defer r.Close()
-	m := &plumbing.MemoryObject{}
-	m.SetType(o.Type())
-	b := make([]byte, o.Size())
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
-	}
-	if _, err := m.Write(b); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return o.git.Reader()
 }
 
 // fromGit reads object h through git.
