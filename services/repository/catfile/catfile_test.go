@@ -287,3 +287,34 @@ func TestPool_readsAcrossRepacks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// BenchmarkPool_read is one small object read through a warm process:
+// what a read go-git cannot answer costs (doc/performance.md).
+func BenchmarkPool_read(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "r.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-w", "--stdin")
+	cmd.Stdin = strings.NewReader(strings.Repeat("a line of a small source file\n", 100))
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := strings.TrimSpace(string(out))
+	r, err := gitcmd.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := New(r, Options{})
+	defer p.Close()
+	ctx := context.Background()
+	for b.Loop() {
+		if _, _, err := p.Read(ctx, dir, id, 1<<20); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if s := p.Stats(); s.Started != 1 {
+		b.Errorf("%d processes for one reader", s.Started)
+	}
+}
