@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -296,5 +297,40 @@ func TestCleanStale_besideObjectWrites(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// An abbreviated commit id of a commit in a pack written after go-git
+// listed the packs (another process's push, then a repack): git expands
+// it.
+func TestLocal_shortIDOfCommitInNewPack(t *testing.T) {
+	st, dir := hkRepo(t, 2)
+	gitOut(t, dir, "repack", "-a", "-d", "-q")
+	ctx := context.Background()
+	l, err := st.Open(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Commit(ctx, "main~1"); err != nil { // go-git lists the packs now
+		t.Fatal(err)
+	}
+	tree := gitOut(t, dir, "rev-parse", "main^{tree}")
+	cmd := exec.Command("git", "--git-dir", dir, "commit-tree", tree, "-p", "main", "-m", "from elsewhere")
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=B", "GIT_AUTHOR_EMAIL=b@example.com", "GIT_COMMITTER_NAME=B", "GIT_COMMITTER_EMAIL=b@example.com")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(string(out))
+	gitOut(t, dir, "update-ref", "refs/heads/other", id)
+	gitOut(t, dir, "repack", "-a", "-d", "-q")
+	gitOut(t, dir, "prune-packed")
+	c, err := l.Commit(ctx, id[:10])
+	if err != nil || c.ID != id {
+		t.Fatalf("commit %s by its short id: %v %v", id[:10], c, err)
+	}
+	if _, err := l.Commit(ctx, "0123456789"); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("a short id of nothing: %v", err)
 	}
 }
