@@ -1,0 +1,42 @@
+package importexport
+
+import (
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
+)
+
+// convertIssues writes the issues with their notes.
+func (c *converter) convertIssues() error {
+	for _, l := range c.a.Issues {
+		x := l.Rec
+		author, err := c.um.user(c.ctx, x.AuthorID)
+		if err != nil {
+			return err
+		}
+		assignees, err := c.users(x.IssueAssignees)
+		if err != nil {
+			return err
+		}
+		i := models.Issue{IID: x.IID, Title: x.Title, Description: x.Description, State: models.IssueState(x.State),
+			Labels: c.labelTitles(x.LabelLinks), Milestone: c.milestoneTitle(x.Milestone), Confidential: x.Confidential,
+			AuthorID: author, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), ClosedAt: x.ClosedAt,
+			DueDate: date(x.DueDate), StartDate: date(x.StartDate), Assignees: assignees, WorkItemTypeID: models.TypeIssue}
+		if x.WorkItemType != nil {
+			i.WorkItemTypeID = workItemTypes[x.WorkItemType.BaseType]
+		}
+		if i.State == models.IssueClosed && i.ClosedAt == nil {
+			t := i.UpdatedAt
+			i.ClosedAt = &t
+		}
+		c.r.Issues = append(c.r.Issues, store.RecordIssue{Issue: i})
+		if err := c.convertNotes(models.NoteableIssue, x.IID, x.Notes); err != nil {
+			return err
+		}
+		c.sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)
+		c.sum.Skipped["resource_state_events"] += countArray(x.ResourceStateEvents)
+		c.sum.Skipped["events"] += countArray(x.Events)
+		c.sum.Skipped["timelogs"] += countArray(x.Timelogs)
+	}
+	c.sum.Imported[relIssues] = len(c.r.Issues)
+	return nil
+}
