@@ -25,6 +25,7 @@ type converter struct {
 
 	milestones map[string]bool // the titles of the milestones written
 	maxIID     int64           // the highest milestone iid given
+	usedIIDs   map[int64]bool  // the milestone iids written
 }
 
 // convert turns the archive's relations into the store's records.
@@ -50,6 +51,17 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 		}
 	}
 	return c.r, nil
+}
+
+// skippedRelations counts the relations of an issue or a merge request
+// glmcp does not model.
+func (c *converter) skippedRelations(x exSkippedIssueRelations) {
+	for name, raw := range map[string][]byte{"resource_label_events": x.ResourceLabelEvents,
+		"resource_milestone_events": x.ResourceMilestoneEvents, "resource_iteration_events": x.ResourceIterationEvents,
+		"designs": x.Designs, "design_versions": x.DesignVersions, "zoom_meetings": x.ZoomMeetings,
+		"sentry_issue": x.SentryIssue, "issuable_sla": x.IssuableSLA} {
+		c.sum.Skipped[name] += countRecords(raw)
+	}
 }
 
 // users are the users of this instance the references name, each once.
@@ -98,6 +110,16 @@ func metricsTimes(raw json.RawMessage, m *models.MergeRequest) {
 	if m.ClosedAt == nil {
 		m.ClosedAt = x.ClosedAt
 	}
+}
+
+// countRecords is the length of a JSON array, 1 for an object, 0 for
+// anything else.
+func countRecords(raw json.RawMessage) int {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '{' {
+		return 1
+	}
+	return countArray(raw)
 }
 
 // countArray is the length of a JSON array (0 for anything else).

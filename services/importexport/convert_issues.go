@@ -21,8 +21,16 @@ func (c *converter) convertIssues() error {
 			Labels: c.labelTitles(x.LabelLinks), Milestone: c.milestoneTitle(x.Milestone), Confidential: x.Confidential,
 			AuthorID: author, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), ClosedAt: x.ClosedAt,
 			DueDate: date(x.DueDate), StartDate: date(x.StartDate), Assignees: assignees, WorkItemTypeID: models.TypeIssue}
-		if x.WorkItemType != nil {
-			i.WorkItemTypeID = workItemTypes[x.WorkItemType.BaseType]
+		// The type: work_item_type, or the issue_type of older exports.
+		if typ := x.IssueType; x.WorkItemType != nil || typ != "" {
+			if x.WorkItemType != nil {
+				typ = x.WorkItemType.BaseType
+			}
+			if id, ok := workItemTypes[typ]; ok {
+				i.WorkItemTypeID = id
+			} else {
+				c.sum.Skipped["issues: work item type "+truncate(typ, 40)+" unknown, imported as issues"]++
+			}
 		}
 		if i.State == models.IssueClosed && i.ClosedAt == nil {
 			t := i.UpdatedAt
@@ -36,6 +44,7 @@ func (c *converter) convertIssues() error {
 		c.sum.Skipped["resource_state_events"] += countArray(x.ResourceStateEvents)
 		c.sum.Skipped["events"] += countArray(x.Events)
 		c.sum.Skipped["timelogs"] += countArray(x.Timelogs)
+		c.skippedRelations(x.exSkippedIssueRelations)
 	}
 	c.sum.Imported[relIssues] = len(c.r.Issues)
 	return nil

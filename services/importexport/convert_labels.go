@@ -44,7 +44,11 @@ func (c *converter) labelTitles(links []exLabelLink) models.StringList {
 	return out
 }
 
-// convertMilestones writes the project's milestones, their iids kept.
+// convertMilestones writes the project's milestones, their iids kept:
+// those of milestones.ndjson, then the project milestones only an issue
+// or a merge request names (older exports nest them there), keeping
+// theirs when free. Group milestones come later (milestoneTitle), with
+// the next free iids, as GitLab numbers them.
 func (c *converter) convertMilestones() {
 	for _, m := range c.a.Milestones {
 		c.maxIID = max(c.maxIID, m.Rec.IID)
@@ -53,6 +57,19 @@ func (c *converter) convertMilestones() {
 		c.addMilestone(m.Rec, true)
 	}
 	c.sum.Imported[relMilestones] = len(c.r.Milestones)
+	var nested []*exMilestone
+	for _, i := range c.a.Issues {
+		nested = append(nested, i.Rec.Milestone)
+	}
+	for _, m := range c.a.MergeRequests {
+		nested = append(nested, m.Rec.Milestone)
+	}
+	for _, m := range nested {
+		if m != nil && m.GroupID == nil && m.IID > 0 && !c.milestones[m.Title] {
+			c.addMilestone(*m, !c.usedIIDs[m.IID])
+			c.sum.Imported["milestones (named by issues and merge requests)"]++
+		}
+	}
 }
 
 func (c *converter) addMilestone(m exMilestone, keepIID bool) {
@@ -62,9 +79,17 @@ func (c *converter) addMilestone(m exMilestone, keepIID bool) {
 	c.milestones[m.Title] = true
 	iid := m.IID
 	if !keepIID {
+		for c.usedIIDs[c.maxIID+1] {
+			c.maxIID++
+		}
 		c.maxIID++
 		iid = c.maxIID
 	}
+	if c.usedIIDs == nil {
+		c.usedIIDs = map[int64]bool{}
+	}
+	c.usedIIDs[iid] = true
+	c.maxIID = max(c.maxIID, iid)
 	state := models.MilestoneState(m.State)
 	if state == "" {
 		state = models.MilestoneActive

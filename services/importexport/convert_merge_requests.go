@@ -48,6 +48,18 @@ func (c *converter) convertMergeRequests() error {
 		if x.SquashCommitSHA != nil {
 			m.SquashCommitSHA = *x.SquashCommitSHA
 		}
+		// A commit id that is none (GitLab wrote "HEAD" for some) is
+		// unknown: kept empty, never shown as a commit.
+		for _, sha := range []*string{&m.SHA, &m.DiffBaseSHA, &m.MergeCommitSHA, &m.SquashCommitSHA} {
+			if *sha != "" && !isHexSHA(*sha) {
+				c.sum.Skipped["merge_requests: commit ids that are none (such as HEAD), kept as unknown"]++
+				*sha = ""
+			}
+		}
+		if m.SHA == "" && x.Diff != nil {
+			// Older exports name the head only as the diff's newest commit.
+			m.SHA = newestCommit(x.Diff)
+		}
 		if x.DiscussionLocked != nil {
 			m.DiscussionLocked = *x.DiscussionLocked
 		}
@@ -95,8 +107,23 @@ func (c *converter) convertMergeRequests() error {
 		c.sum.Skipped["resource_state_events"] += countArray(x.ResourceStateEvents)
 		c.sum.Skipped["events"] += countArray(x.Events)
 		c.sum.Skipped["timelogs"] += countArray(x.Timelogs)
+		c.skippedRelations(x.exSkippedIssueRelations)
 	}
 	c.sum.Imported[relMergeRequests] = len(c.r.MergeRequests)
 
 	return nil
+}
+
+// newestCommit is the head of diff d as its commits name it: the commit
+// of relative order 0, or head_commit_sha ("" when neither is a SHA).
+func newestCommit(d *exMergeRequestDiff) string {
+	if isHexSHA(d.HeadCommitSHA) {
+		return d.HeadCommitSHA
+	}
+	for _, k := range d.Commits {
+		if k.RelativeOrder == 0 && isHexSHA(k.SHA) {
+			return k.SHA
+		}
+	}
+	return ""
 }

@@ -43,6 +43,7 @@ func (c *converter) convertNotes(kind models.NoteableType, iid int64, list []exN
 			return err
 		}
 		c.sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)
+		c.sum.Skipped["suggestions"] += countArray(x.Suggestions)
 		c.r.Notes = append(c.r.Notes, store.RecordNote{Note: n, NoteableIID: iid})
 		c.sum.Imported["notes"]++
 	}

@@ -39,6 +39,11 @@ type Summary struct {
 	Repository *repository.ImportResult // nil: the archive had no bundle
 	Imported   map[string]int
 	Skipped    map[string]int
+	// Failed counts by relation the records (or parts of records) left
+	// out as GitLab's importer leaves out what it cannot save; Failures
+	// say which and why (kept in the store: import_failures).
+	Failed   map[string]int
+	Failures []Failure
 	// MappedUsers are source users matched to existing users;
 	// Placeholders the placeholder users made for the others.
 	MappedUsers, Placeholders int
@@ -49,7 +54,10 @@ type Summary struct {
 // place last inside it. An import that fails or is interrupted leaves
 // neither the project nor its repository nor any user it made.
 func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *Archive, opt ImportOptions) (*Summary, error) {
-	sum := &Summary{Imported: map[string]int{}, Skipped: map[string]int{}}
+	sum := &Summary{Imported: map[string]int{}, Skipped: map[string]int{}, Failed: map[string]int{}, Failures: a.Failures}
+	for _, f := range a.Failures {
+		sum.Failed[f.Relation]++
+	}
 	for k, v := range a.Skipped {
 		sum.Skipped[k] += v
 	}
@@ -123,6 +131,9 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 		if err := tx.Projects.InsertProjectRecords(ctx, p.ID, recs); err != nil {
 			return err
 		}
+		if err := tx.Projects.InsertImportFailures(ctx, p.ID, importFailures(a.Failures)); err != nil {
+			return err
+		}
 		if staged != nil {
 			// Last: nothing of the transaction can fail after it but the
 			// commit, and Discard undoes it then.
@@ -170,4 +181,12 @@ func mergeMethod(p exProject) string {
 		return models.MergeMethodRebaseMerge
 	}
 	return models.MergeMethodMerge
+}
+
+func importFailures(fs []Failure) []models.ImportFailure {
+	out := make([]models.ImportFailure, len(fs))
+	for k, f := range fs {
+		out[k] = models.ImportFailure{RelationKey: f.Relation, Line: f.Line, Message: f.Message}
+	}
+	return out
 }

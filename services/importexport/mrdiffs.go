@@ -74,17 +74,17 @@ func keepMissingDiffs(ctx context.Context, git *gitcmd.Runner, repo string, r *s
 			continue
 		}
 		reached := isTip[m.SHA]
-		if !reached && repo != "" {
+		if m.State == models.MergeRequestOpened {
+			// An open merge request is read from its branches, whatever
+			// head the archive names.
+			_, src := tips["refs/heads/"+m.SourceBranch]
+			_, dst := tips["refs/heads/"+m.TargetBranch]
+			reached = src && dst
+		} else if !reached && repo != "" {
 			var err error
 			if reached, err = reachable(ctx, git, repo, m.SHA); err != nil {
 				return err
 			}
-		}
-		if m.State == models.MergeRequestOpened {
-			// An open merge request is read from its branches.
-			_, src := tips["refs/heads/"+m.SourceBranch]
-			_, dst := tips["refs/heads/"+m.TargetBranch]
-			reached = reached && src && dst
 		}
 		if reached {
 			sum.Skipped["merge_request_diff_commits (read from git)"] += len(m.Diff.Commits)

@@ -122,6 +122,9 @@ type Archive struct {
 	// Skipped counts the records of relations glmcp does not model, by
 	// relation (uploads and LFS objects count as files).
 	Skipped map[string]int
+	// Failures are the records (or parts of records) the checks left
+	// out, in the order of the relations and their lines.
+	Failures []Failure
 }
 
 // line is a record and the line of its relation file it was read from.

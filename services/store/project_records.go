@@ -158,7 +158,7 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 	var maxMR int64
 	for k := range r.MergeRequests {
 		m := r.MergeRequests[k].MergeRequest
-		m.ID, m.ProjectID = 0, projectID
+		m.ID, m.ProjectID, m.Imported = 0, projectID, true
 		id, err := milestoneID(r.MergeRequests[k].MilestoneTitle)
 		if err != nil {
 			return fail(fmt.Sprintf("merge request !%d", m.IID), err)
