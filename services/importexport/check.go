@@ -17,14 +17,16 @@ import (
 // does not write, references to labels and merge requests that are not
 // in the archive — and leaves them (or the part of them at fault) out;
 // the rest of the archive comes in. Records without a number get the
-// next free one, as GitLab gives them. Nothing here refuses the archive
-// whole: what GitLab refuses whole is refused while reading.
+// next free one, as GitLab gives them. What GitLab refuses whole (a line
+// that is not JSON, or not the relation's shape) is refused here too.
+// The streamed relations are read through once; the import reads them
+// again and repeats the repairs (checker's fix methods).
 func (a *Archive) check() error {
-	fail := func(rel string, n int, format string, args ...any) {
-		a.Failures = append(a.Failures, Failure{Relation: rel, Line: n, Message: fmt.Sprintf(format, args...)})
-	}
+	c := &checker{a: a, labelIDs: map[int64]bool{}, threads: map[string]noteable{}, mrIIDs: map[int64]bool{}}
+	a.ck = c
+	a.noteAuthors = map[int64]string{}
+	fail := c.fail
 
-	labelIDs := map[int64]bool{}
 	labelTitles := map[string]int{}
 	a.Labels = keep(a.Labels, func(l line[exLabel]) bool {
 		switch first, dup := labelTitles[l.Rec.Title]; {
@@ -34,7 +36,7 @@ func (a *Archive) check() error {
 			fail(relLabels, l.N, "label %q is already the label on line %d", truncate(l.Rec.Title, 100), first)
 		default:
 			labelTitles[l.Rec.Title] = l.N
-			labelIDs[l.Rec.ID] = true
+			c.labelIDs[l.Rec.ID] = true
 			return true
 		}
 		return false
@@ -54,151 +56,96 @@ func (a *Archive) check() error {
 		return true
 	})
 	a.Milestones = numbered(relMilestones, a.Milestones, fail, "milestone", func(m *exMilestone) *int64 { return &m.IID })
-
-	// The links, notes and nested milestones of an issue or a merge
-	// request: the faulty ones are left out, the record comes in.
-	links := func(rel string, n int, what string, ls []exLabelLink) []exLabelLink {
-		var out []exLabelLink
-		for _, l := range ls {
-			switch {
-			case l.Label == nil && !labelIDs[l.LabelID]:
-				fail(rel, n, "%s: a label link to label id %d, which is not in the archive, is left out", what, l.LabelID)
-			case l.Label != nil && strings.TrimSpace(l.Label.Title) == "":
-				fail(rel, n, "%s: a label link to a label without a title is left out", what)
-			default:
-				out = append(out, l)
-			}
+	nested := map[string]bool{}
+	named := func(m *exMilestone) {
+		if m != nil && m.GroupID == nil && m.IID > 0 && !nested[m.Title] {
+			nested[m.Title] = true
+			a.nestedMilestones = append(a.nestedMilestones, *m)
 		}
-		return out
 	}
-	nested := func(rel string, n int, what string, m *exMilestone) *exMilestone {
-		if m == nil {
-			return nil
-		}
-		if msg := milestoneProblem(*m); msg != "" {
-			fail(rel, n, "%s: its milestone %q is left out: %s", what, truncate(m.Title, 100), msg)
-			return nil
-		}
-		return m
-	}
-	type noteable struct {
-		mr  bool
-		iid int64
-	}
-	threads := map[string]noteable{}
-	notes := func(rel string, n int, what string, iid int64, mr bool, ns []exNote) []exNote {
-		var out []exNote
-		for k, x := range ns {
-			note := fmt.Sprintf("%s: note %d", what, k+1)
-			if at, ok := threads[x.DiscussionID]; x.DiscussionID != "" && ok && at != (noteable{mr, iid}) {
-				fail(rel, n, "%s is left out: its discussion %s is another issue's or merge request's", note, truncate(x.DiscussionID, 64))
-				continue
+	authors := func(ns []exNote) {
+		for _, n := range ns {
+			if n.Author != nil && n.Author.Name != "" {
+				a.noteAuthors[n.AuthorID] = n.Author.Name
 			}
-			switch {
-			case strings.TrimSpace(x.Note) == "":
-				fail(rel, n, "%s is left out: it has no text", note)
-				continue
-			case x.Type != nil && *x.Type == models.NoteTypeDiff && !mr:
-				fail(rel, n, "%s is left out: a diff note on an issue", note)
-				continue
-			case x.Type != nil && *x.Type == models.NoteTypeDiff && (x.Position == nil || x.Position.NewPath == "" && x.Position.OldPath == ""):
-				fail(rel, n, "%s is left out: a diff note without a position", note)
-				continue
-			}
-			if x.DiscussionID != "" {
-				threads[x.DiscussionID] = noteable{mr, iid}
-			}
-			out = append(out, x)
 		}
-		return out
 	}
 
-	a.Issues = keep(a.Issues, func(i line[exIssue]) bool {
-		x := &i.Rec
+	seen := map[int64]int{}
+	err := plan(a.Issues, seen, fail, func(x *exIssue) int64 { return x.IID }, func(n int, x *exIssue) bool {
 		switch {
 		case strings.TrimSpace(x.Title) == "":
-			fail(relIssues, i.N, "issue #%d has no title", x.IID)
+			fail(relIssues, n, "%s has no title", issueName(x.IID))
 			return false
 		case x.State != "opened" && x.State != "closed":
-			fail(relIssues, i.N, "issue #%d: state %q is not opened or closed", x.IID, truncate(x.State, 40))
+			fail(relIssues, n, "%s: state %q is not opened or closed", issueName(x.IID), truncate(x.State, 40))
 			return false
 		}
 		for _, d := range []*string{x.DueDate, x.StartDate} {
 			if d != nil && *d != "" {
 				if _, err := models.ParseDate(*d); err != nil {
-					fail(relIssues, i.N, "issue #%d: date %q is not YYYY-MM-DD", x.IID, truncate(*d, 40))
+					fail(relIssues, n, "%s: date %q is not YYYY-MM-DD", issueName(x.IID), truncate(*d, 40))
 					return false
 				}
 			}
 		}
 		return true
-	})
-	a.Issues = numbered(relIssues, a.Issues, fail, "issue", func(i *exIssue) *int64 { return &i.IID })
-	for k := range a.Issues {
-		i := &a.Issues[k]
-		what := fmt.Sprintf("issue #%d", i.Rec.IID)
-		i.Rec.LabelLinks = links(relIssues, i.N, what, i.Rec.LabelLinks)
-		i.Rec.Milestone = nested(relIssues, i.N, what, i.Rec.Milestone)
-		i.Rec.Notes = notes(relIssues, i.N, what, i.Rec.IID, false, i.Rec.Notes)
+	}, func(p planned, x *exIssue) {
+		c.fixIssue(p, x)
+		named(x.Milestone)
+		authors(x.Notes)
+	}, "issue")
+	if err != nil {
+		return err
 	}
 
-	a.MergeRequests = keep(a.MergeRequests, func(m line[exMergeRequest]) bool {
-		x := &m.Rec
+	seen = map[int64]int{}
+	err = plan(a.MergeRequests, seen, fail, func(x *exMergeRequest) int64 { return x.IID }, func(n int, x *exMergeRequest) bool {
 		switch {
 		case strings.TrimSpace(x.Title) == "":
-			fail(relMergeRequests, m.N, "merge request !%d has no title", x.IID)
+			fail(relMergeRequests, n, "%s has no title", mrName(x.IID))
 		case x.State != "opened" && x.State != "closed" && x.State != "merged" && x.State != "locked":
-			fail(relMergeRequests, m.N, "merge request !%d: state %q is not opened, closed, merged or locked", x.IID, truncate(x.State, 40))
+			fail(relMergeRequests, n, "%s: state %q is not opened, closed, merged or locked", mrName(x.IID), truncate(x.State, 40))
 		case x.SourceBranch == "" || x.TargetBranch == "":
-			fail(relMergeRequests, m.N, "merge request !%d has no source or target branch", x.IID)
+			fail(relMergeRequests, n, "%s has no source or target branch", mrName(x.IID))
 		default:
 			return true
 		}
 		return false
-	})
-	a.MergeRequests = numbered(relMergeRequests, a.MergeRequests, fail, "merge request", func(m *exMergeRequest) *int64 { return &m.IID })
-	mrIIDs := map[int64]bool{}
-	for k := range a.MergeRequests {
-		m := &a.MergeRequests[k]
-		mrIIDs[m.Rec.IID] = true
-		what := fmt.Sprintf("merge request !%d", m.Rec.IID)
-		m.Rec.LabelLinks = links(relMergeRequests, m.N, what, m.Rec.LabelLinks)
-		m.Rec.Milestone = nested(relMergeRequests, m.N, what, m.Rec.Milestone)
-		m.Rec.Notes = notes(relMergeRequests, m.N, what, m.Rec.IID, true, m.Rec.Notes)
+	}, func(p planned, x *exMergeRequest) {
+		c.fixMergeRequest(p, x)
+		named(x.Milestone)
+		authors(x.Notes)
+	}, "merge request")
+	if err != nil {
+		return err
+	}
+	if a.MergeRequests != nil {
+		for _, p := range a.MergeRequests.plan {
+			if p.keep {
+				c.mrIIDs[p.iid] = true
+			}
+		}
 	}
 
-	a.Pipelines = keep(a.Pipelines, func(p line[exPipeline]) bool {
-		if !knownStatus(string(p.Rec.Status)) {
-			fail(relPipelines, p.N, "pipeline #%d: status %q is not one GitLab writes", p.Rec.IID, truncate(string(p.Rec.Status), 40))
+	seen = map[int64]int{}
+	err = plan(a.Pipelines, seen, fail, func(x *exPipeline) int64 { return x.IID }, func(n int, x *exPipeline) bool {
+		if !knownStatus(string(x.Status)) {
+			fail(relPipelines, n, "%s: status %q is not one GitLab writes", pipelineName(x.IID), truncate(string(x.Status), 40))
 			return false
 		}
 		return true
-	})
-	a.Pipelines = numbered(relPipelines, a.Pipelines, fail, "pipeline", func(p *exPipeline) *int64 { return &p.IID })
-	for k := range a.Pipelines {
-		p := &a.Pipelines[k]
-		if p.Rec.MergeRequest != nil && !mrIIDs[p.Rec.MergeRequest.IID] {
-			fail(relPipelines, p.N, "pipeline #%d: its link to merge request !%d, which is not in the archive, is left out", p.Rec.IID, p.Rec.MergeRequest.IID)
-			p.Rec.MergeRequest = nil
-		}
-		for s := range p.Rec.Stages {
-			st := &p.Rec.Stages[s]
-			job := func(js []exStatus) []exStatus {
-				var out []exStatus
-				for _, j := range js {
-					switch {
-					case strings.TrimSpace(j.Name) == "":
-						fail(relPipelines, p.N, "pipeline #%d: a job without a name is left out", p.Rec.IID)
-					case !knownStatus(string(j.Status)):
-						fail(relPipelines, p.N, "pipeline #%d: job %q is left out: status %q is not one GitLab writes", p.Rec.IID, truncate(j.Name, 100), truncate(string(j.Status), 40))
-					default:
-						out = append(out, j)
-					}
-				}
-				return out
-			}
-			st.Statuses, st.Builds, st.Bridges, st.Generic = job(st.Statuses), job(st.Builds), job(st.Bridges), job(st.Generic)
-		}
+	}, nil, "pipeline")
+	if err != nil {
+		return err
+	}
+	// The pipelines' repairs name merge requests by their final numbers:
+	// a second pass over the relation, after the merge requests'.
+	if err := a.Pipelines.each(func(planned, *exPipeline) {}, func(p planned, x *exPipeline) error {
+		c.fixPipeline(p, x)
+		return nil
+	}); err != nil {
+		return err
 	}
 
 	tags := map[string]int{}
@@ -263,7 +210,188 @@ func (a *Archive) check() error {
 		}
 		return x.Line < y.Line
 	})
+	// From here on the repairs are repeated, not recorded again.
+	c.quiet = true
 	return nil
+}
+
+// plan reads the streamed relation r through once: ok checks a record
+// (false: left out, its failure recorded), a number an earlier record
+// has leaves it out too, and fix repairs its parts (nil: none); records
+// without a number get the next free ones after the highest given.
+func plan[T any](r *relation[T], seen map[int64]int, fail func(string, int, string, ...any), iidOf func(*T) int64,
+	ok func(n int, rec *T) bool, fix func(p planned, rec *T), noun string) error {
+	if r == nil {
+		return nil
+	}
+	var last int64
+	err := scanNDJSON(r.entry, r.file, r.lim, func(n int, rec *T) error {
+		iid := iidOf(rec)
+		p := planned{n: n, iid: iid}
+		last = max(last, iid)
+		if ok(n, rec) {
+			if first, dup := seen[iid]; iid > 0 && dup {
+				fail(relationNoun(r.entry), n, "%s %d: its number is already the one on line %d", noun, iid, first)
+			} else {
+				if iid > 0 {
+					seen[iid] = n
+				}
+				p.keep = true
+				r.kept++
+				if fix != nil {
+					fix(p, rec)
+				}
+			}
+		}
+		r.plan = append(r.plan, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k := range r.plan {
+		if r.plan[k].keep && r.plan[k].iid <= 0 {
+			last++
+			r.plan[k].iid = last
+		}
+	}
+	return nil
+}
+
+// checker holds what the checks learnt to repair the streamed records the
+// same way when the import reads them again: the labels there are, the
+// discussion threads and whose they are, the merge requests' numbers.
+type checker struct {
+	a        *Archive
+	labelIDs map[int64]bool
+	threads  map[string]noteable
+	mrIIDs   map[int64]bool
+	quiet    bool // the failures are recorded: repeat the repairs only
+}
+
+// noteable is an issue or a merge request, by its relation and line.
+type noteable struct {
+	mr   bool
+	line int
+}
+
+func (c *checker) fail(rel string, n int, format string, args ...any) {
+	if !c.quiet {
+		c.a.Failures = append(c.a.Failures, Failure{Relation: rel, Line: n, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+func issueName(iid int64) string { return recordName("issue #", iid) }
+
+func mrName(iid int64) string { return recordName("merge request !", iid) }
+
+func pipelineName(iid int64) string { return recordName("pipeline #", iid) }
+
+func recordName(prefix string, iid int64) string {
+	if iid <= 0 {
+		return strings.TrimRight(prefix, " #!") + " without a number"
+	}
+	return fmt.Sprintf("%s%d", prefix, iid)
+}
+
+// fixIssue leaves out the parts of issue x (line p.n) GitLab would fail
+// to save: label links, its milestone, notes.
+func (c *checker) fixIssue(p planned, x *exIssue) {
+	x.IID = p.iid
+	what := issueName(p.iid)
+	x.LabelLinks = c.links(relIssues, p.n, what, x.LabelLinks)
+	x.Milestone = c.milestone(relIssues, p.n, what, x.Milestone)
+	x.Notes = c.notes(relIssues, p.n, what, noteable{false, p.n}, x.Notes)
+}
+
+// fixMergeRequest is fixIssue for merge request x.
+func (c *checker) fixMergeRequest(p planned, x *exMergeRequest) {
+	x.IID = p.iid
+	what := mrName(p.iid)
+	x.LabelLinks = c.links(relMergeRequests, p.n, what, x.LabelLinks)
+	x.Milestone = c.milestone(relMergeRequests, p.n, what, x.Milestone)
+	x.Notes = c.notes(relMergeRequests, p.n, what, noteable{true, p.n}, x.Notes)
+}
+
+// fixPipeline leaves out a link to a merge request that is not imported
+// and the jobs GitLab would fail to save.
+func (c *checker) fixPipeline(p planned, x *exPipeline) {
+	x.IID = p.iid
+	if x.MergeRequest != nil && !c.mrIIDs[x.MergeRequest.IID] {
+		c.fail(relPipelines, p.n, "%s: its link to merge request !%d, which is not in the archive, is left out", pipelineName(p.iid), x.MergeRequest.IID)
+		x.MergeRequest = nil
+	}
+	for s := range x.Stages {
+		st := &x.Stages[s]
+		job := func(js []exStatus) []exStatus {
+			var out []exStatus
+			for _, j := range js {
+				switch {
+				case strings.TrimSpace(j.Name) == "":
+					c.fail(relPipelines, p.n, "%s: a job without a name is left out", pipelineName(p.iid))
+				case !knownStatus(string(j.Status)):
+					c.fail(relPipelines, p.n, "%s: job %q is left out: status %q is not one GitLab writes", pipelineName(p.iid), truncate(j.Name, 100), truncate(string(j.Status), 40))
+				default:
+					out = append(out, j)
+				}
+			}
+			return out
+		}
+		st.Statuses, st.Builds, st.Bridges, st.Generic = job(st.Statuses), job(st.Builds), job(st.Bridges), job(st.Generic)
+	}
+}
+
+func (c *checker) links(rel string, n int, what string, ls []exLabelLink) []exLabelLink {
+	var out []exLabelLink
+	for _, l := range ls {
+		switch {
+		case l.Label == nil && !c.labelIDs[l.LabelID]:
+			c.fail(rel, n, "%s: a label link to label id %d, which is not in the archive, is left out", what, l.LabelID)
+		case l.Label != nil && strings.TrimSpace(l.Label.Title) == "":
+			c.fail(rel, n, "%s: a label link to a label without a title is left out", what)
+		default:
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (c *checker) milestone(rel string, n int, what string, m *exMilestone) *exMilestone {
+	if m == nil {
+		return nil
+	}
+	if msg := milestoneProblem(*m); msg != "" {
+		c.fail(rel, n, "%s: its milestone %q is left out: %s", what, truncate(m.Title, 100), msg)
+		return nil
+	}
+	return m
+}
+
+func (c *checker) notes(rel string, n int, what string, self noteable, ns []exNote) []exNote {
+	var out []exNote
+	for k, x := range ns {
+		note := fmt.Sprintf("%s: note %d", what, k+1)
+		if at, ok := c.threads[x.DiscussionID]; x.DiscussionID != "" && ok && at != self {
+			c.fail(rel, n, "%s is left out: its discussion %s is another issue's or merge request's", note, truncate(x.DiscussionID, 64))
+			continue
+		}
+		switch {
+		case strings.TrimSpace(x.Note) == "":
+			c.fail(rel, n, "%s is left out: it has no text", note)
+			continue
+		case x.Type != nil && *x.Type == models.NoteTypeDiff && !self.mr:
+			c.fail(rel, n, "%s is left out: a diff note on an issue", note)
+			continue
+		case x.Type != nil && *x.Type == models.NoteTypeDiff && (x.Position == nil || x.Position.NewPath == "" && x.Position.OldPath == ""):
+			c.fail(rel, n, "%s is left out: a diff note without a position", note)
+			continue
+		}
+		if x.DiscussionID != "" {
+			c.threads[x.DiscussionID] = self
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // milestoneProblem says what GitLab's validations refuse in a milestone

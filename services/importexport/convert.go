@@ -11,14 +11,17 @@ import (
 )
 
 // converter turns the archive's relations into the store's records, one
-// relation at a time (convert_*.go), counting what it wrote and what it
-// left out in the summary.
+// relation at a time (convert_*.go), and writes them in parts of
+// recordsPerWrite issues, merge requests or pipelines, counting what it
+// wrote and what it left out in the summary.
 type converter struct {
-	ctx context.Context
-	a   *Archive
-	um  *userMap
-	sum *Summary
-	r   *store.ProjectRecords
+	ctx   context.Context
+	a     *Archive
+	um    *userMap
+	sum   *Summary
+	r     *store.ProjectRecords // the part being converted
+	w     *store.RecordWriter
+	diffs *diffKeeper
 
 	labels    map[string]bool  // the titles of the labels written
 	labelByID map[int64]string // a source label id's title
@@ -28,9 +31,14 @@ type converter struct {
 	usedIIDs   map[int64]bool  // the milestone iids written
 }
 
-// convert turns the archive's relations into the store's records.
-func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store.ProjectRecords, error) {
-	c := &converter{ctx: ctx, a: a, um: um, sum: sum, r: &store.ProjectRecords{Members: um.memberRows},
+// recordsPerWrite is how many issues, merge requests or pipelines (with
+// their notes, approvals, jobs) one part holds: the import's memory.
+const recordsPerWrite = 500
+
+// convert turns the archive's relations into the store's records and
+// writes them with w, part by part.
+func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary, w *store.RecordWriter, diffs *diffKeeper) error {
+	c := &converter{ctx: ctx, a: a, um: um, sum: sum, r: &store.ProjectRecords{Members: um.memberRows}, w: w, diffs: diffs,
 		labels: map[string]bool{}, labelByID: map[int64]string{}, milestones: map[string]bool{}}
 	sum.Imported[relMembers] = len(um.memberRows)
 	if n := len(a.Members) - countMembersMapped(um); n > 0 {
@@ -38,19 +46,43 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 	}
 	c.convertLabels()
 	c.convertMilestones()
-	for _, step := range []func() error{c.convertIssues, c.convertMergeRequests, c.convertPipelines, c.convertReleases} {
-		if err := step(); err != nil {
-			return nil, err
-		}
+	if err := c.convertReleases(); err != nil {
+		return err
 	}
 	c.r.WikiPages = a.WikiPages
 	sum.Imported["wiki pages"] = len(c.r.WikiPages)
+	for _, step := range []func() error{c.flush, c.convertIssues, c.flush, c.convertMergeRequests, c.flush, c.convertPipelines, c.flush} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
 	for k, v := range sum.Skipped {
 		if v == 0 {
 			delete(sum.Skipped, k)
 		}
 	}
-	return c.r, nil
+	return w.Finish(ctx)
+}
+
+// flushEvery writes the part once it holds n ≥ recordsPerWrite records.
+func (c *converter) flushEvery(n int) error {
+	if n >= recordsPerWrite {
+		return c.flush()
+	}
+	return nil
+}
+
+// flush writes the part converted so far (the merge requests' diffs
+// kept only where git lacks their commits) and starts the next.
+func (c *converter) flush() error {
+	if err := c.diffs.keep(c.ctx, c.r, c.sum); err != nil {
+		return err
+	}
+	if err := c.w.Write(c.ctx, c.r); err != nil {
+		return err
+	}
+	c.r = &store.ProjectRecords{}
+	return nil
 }
 
 // skippedRelations counts the relations of an issue or a merge request

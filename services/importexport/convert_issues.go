@@ -7,8 +7,8 @@ import (
 
 // convertIssues writes the issues with their notes.
 func (c *converter) convertIssues() error {
-	for _, l := range c.a.Issues {
-		x := l.Rec
+	return c.a.Issues.each(func(p planned, x *exIssue) { c.a.ck.fixIssue(p, x) }, func(_ planned, rec *exIssue) error {
+		x := *rec
 		author, err := c.um.user(c.ctx, x.AuthorID)
 		if err != nil {
 			return err
@@ -37,6 +37,7 @@ func (c *converter) convertIssues() error {
 			i.ClosedAt = &t
 		}
 		c.r.Issues = append(c.r.Issues, store.RecordIssue{Issue: i})
+		c.sum.Imported[relIssues]++
 		if err := c.convertNotes(models.NoteableIssue, x.IID, x.Notes); err != nil {
 			return err
 		}
@@ -45,7 +46,6 @@ func (c *converter) convertIssues() error {
 		c.sum.Skipped["events"] += countArray(x.Events)
 		c.sum.Skipped["timelogs"] += countArray(x.Timelogs)
 		c.skippedRelations(x.exSkippedIssueRelations)
-	}
-	c.sum.Imported[relIssues] = len(c.r.Issues)
-	return nil
+		return c.flushEvery(len(c.r.Issues))
+	})
 }

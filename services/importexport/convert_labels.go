@@ -57,16 +57,9 @@ func (c *converter) convertMilestones() {
 		c.addMilestone(m.Rec, true)
 	}
 	c.sum.Imported[relMilestones] = len(c.r.Milestones)
-	var nested []*exMilestone
-	for _, i := range c.a.Issues {
-		nested = append(nested, i.Rec.Milestone)
-	}
-	for _, m := range c.a.MergeRequests {
-		nested = append(nested, m.Rec.Milestone)
-	}
-	for _, m := range nested {
-		if m != nil && m.GroupID == nil && m.IID > 0 && !c.milestones[m.Title] {
-			c.addMilestone(*m, !c.usedIIDs[m.IID])
+	for _, m := range c.a.nestedMilestones {
+		if !c.milestones[m.Title] {
+			c.addMilestone(m, !c.usedIIDs[m.IID])
 			c.sum.Imported["milestones (named by issues and merge requests)"]++
 		}
 	}

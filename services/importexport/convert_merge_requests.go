@@ -8,8 +8,8 @@ import (
 // convertMergeRequests writes the merge requests with their notes and
 // approvals.
 func (c *converter) convertMergeRequests() error {
-	for _, l := range c.a.MergeRequests {
-		x := l.Rec
+	return c.a.MergeRequests.each(func(p planned, x *exMergeRequest) { c.a.ck.fixMergeRequest(p, x) }, func(_ planned, rec *exMergeRequest) error {
+		x := *rec
 		author, err := c.um.user(c.ctx, x.AuthorID)
 		if err != nil {
 			return err
@@ -83,6 +83,7 @@ func (c *converter) convertMergeRequests() error {
 		}
 		c.r.MergeRequests = append(c.r.MergeRequests, store.RecordMergeRequest{MergeRequest: m, MilestoneTitle: c.milestoneTitle(x.Milestone),
 			Diff: keptDiff(x.Diff, m.SHA)})
+		c.sum.Imported[relMergeRequests]++
 		if err := c.convertNotes(models.NoteableMergeRequest, x.IID, x.Notes); err != nil {
 			return err
 		}
@@ -108,10 +109,8 @@ func (c *converter) convertMergeRequests() error {
 		c.sum.Skipped["events"] += countArray(x.Events)
 		c.sum.Skipped["timelogs"] += countArray(x.Timelogs)
 		c.skippedRelations(x.exSkippedIssueRelations)
-	}
-	c.sum.Imported[relMergeRequests] = len(c.r.MergeRequests)
-
-	return nil
+		return c.flushEvery(len(c.r.MergeRequests))
+	})
 }
 
 // newestCommit is the head of diff d as its commits name it: the commit

@@ -9,8 +9,8 @@ import (
 
 // convertPipelines writes the pipelines with their jobs.
 func (c *converter) convertPipelines() error {
-	for _, l := range c.a.Pipelines {
-		x := l.Rec
+	return c.a.Pipelines.each(func(p planned, x *exPipeline) { c.a.ck.fixPipeline(p, x) }, func(_ planned, rec *exPipeline) error {
+		x := *rec
 		uid, err := c.um.ptr(c.ctx, x.UserID)
 		if err != nil {
 			return err
@@ -63,8 +63,7 @@ func (c *converter) convertPipelines() error {
 			rp.MergeRequestIID = x.MergeRequest.IID
 		}
 		c.r.Pipelines = append(c.r.Pipelines, rp)
-	}
-	c.sum.Imported[relPipelines] = len(c.r.Pipelines)
-
-	return nil
+		c.sum.Imported[relPipelines]++
+		return c.flushEvery(len(c.r.Pipelines))
+	})
 }

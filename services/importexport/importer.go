@@ -118,19 +118,12 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 		if err := um.mapMembers(ctx); err != nil {
 			return err
 		}
-		progress("converting %d issues, %d merge requests, %d pipelines", len(a.Issues), len(a.MergeRequests), len(a.Pipelines))
-		recs, err := convert(ctx, a, um, sum)
-		if err != nil {
-			return err
-		}
-		if err := keepMissingDiffs(ctx, repos.Git(), a.Repository, recs, sum); err != nil {
+		progress("writing %d issues, %d merge requests, %d pipelines", a.Issues.Len(), a.MergeRequests.Len(), a.Pipelines.Len())
+		w := tx.Projects.NewRecordWriter(p.ID)
+		if err := convert(ctx, a, um, sum, w, &diffKeeper{git: repos.Git(), repo: a.Repository}); err != nil {
 			return err
 		}
 		sum.MappedUsers, sum.Placeholders = um.mapped, um.placeholders
-		progress("writing the project's records")
-		if err := tx.Projects.InsertProjectRecords(ctx, p.ID, recs); err != nil {
-			return err
-		}
 		if err := tx.Projects.InsertImportFailures(ctx, p.ID, importFailures(a.Failures)); err != nil {
 			return err
 		}

@@ -48,26 +48,39 @@ func keptDiff(d *exMergeRequestDiff, head string) *models.MergeRequestDiff {
 	return out
 }
 
-// keepMissingDiffs keeps the exported diff of the merge requests whose
-// commits the imported repository lacks: a head no branch or tag
-// reaches (a deleted source branch, a head only in refs/merge-requests/*),
-// or a missing branch of an open one. glmcp reads every other merge
-// request's diff and commits from git, and drops its copy.
-func keepMissingDiffs(ctx context.Context, git *gitcmd.Runner, repo string, r *store.ProjectRecords, sum *Summary) error {
-	tips := map[string]string{} // ref → commit
-	isTip := map[string]bool{}
-	if repo != "" {
-		out, err := git.Output(ctx, gitcmd.Cmd{Dir: repo, Name: "for-each-ref", Flags: []string{"--format=%(objectname) %(refname)"},
-			Args: []string{"refs/heads/", "refs/tags/"}})
-		if err != nil {
-			return fmt.Errorf("list the repository's branches: %w", err)
-		}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if sha, ref, ok := strings.Cut(l, " "); ok {
-				tips[ref], isTip[sha] = sha, true
+// diffKeeper keeps the exported diff of the merge requests whose commits
+// the imported repository lacks: a head no branch or tag reaches (a
+// deleted source branch, a head only in refs/merge-requests/*), or a
+// missing branch of an open one. glmcp reads every other merge request's
+// diff and commits from git, and drops its copy.
+type diffKeeper struct {
+	git   *gitcmd.Runner
+	repo  string // "": no repository
+	tips  map[string]string
+	isTip map[string]bool
+}
+
+// keep drops the diffs of the merge requests of r git answers.
+func (d *diffKeeper) keep(ctx context.Context, r *store.ProjectRecords, sum *Summary) error {
+	if len(r.MergeRequests) == 0 {
+		return nil
+	}
+	if d.tips == nil {
+		d.tips, d.isTip = map[string]string{}, map[string]bool{} // ref → commit
+		if d.repo != "" {
+			out, err := d.git.Output(ctx, gitcmd.Cmd{Dir: d.repo, Name: "for-each-ref", Flags: []string{"--format=%(objectname) %(refname)"},
+				Args: []string{"refs/heads/", "refs/tags/"}})
+			if err != nil {
+				return fmt.Errorf("list the repository's branches: %w", err)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if sha, ref, ok := strings.Cut(l, " "); ok {
+					d.tips[ref], d.isTip[sha] = sha, true
+				}
 			}
 		}
 	}
+	git, repo, tips, isTip := d.git, d.repo, d.tips, d.isTip
 	for k := range r.MergeRequests {
 		m := &r.MergeRequests[k]
 		if m.Diff == nil {

@@ -104,13 +104,15 @@ type Archive struct {
 	Version string
 	Project exProject
 
-	Members       []line[exMember]
-	Contributors  []line[exContributor]
-	Labels        []line[exLabel]
-	Milestones    []line[exMilestone]
-	Issues        []line[exIssue]
-	MergeRequests []line[exMergeRequest]
-	Pipelines     []line[exPipeline]
+	Members      []line[exMember]
+	Contributors []line[exContributor]
+	Labels       []line[exLabel]
+	Milestones   []line[exMilestone]
+	// The large relations are streamed (stream.go): checked while the
+	// archive is read, parsed again one record at a time to import.
+	Issues        *relation[exIssue]
+	MergeRequests *relation[exMergeRequest]
+	Pipelines     *relation[exPipeline]
 	Releases      []line[exRelease]
 
 	// Repository is the git directory holding the bundle's branches and
@@ -125,6 +127,13 @@ type Archive struct {
 	// Failures are the records (or parts of records) the checks left
 	// out, in the order of the relations and their lines.
 	Failures []Failure
+
+	// What the checks learnt for the import: the repairs of the streamed
+	// records, the project milestones only issues and merge requests
+	// name, and the names of the notes' authors.
+	ck               *checker
+	nestedMilestones []exMilestone
+	noteAuthors      map[int64]string
 }
 
 // line is a record and the line of its relation file it was read from.
@@ -414,61 +423,24 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		case relMilestones:
 			a.Milestones, err = readNDJSON[exMilestone](name, files[name], lim)
 		case relIssues:
-			a.Issues, err = readNDJSON[exIssue](name, files[name], lim)
+			a.Issues = &relation[exIssue]{entry: name, file: files[name], lim: lim}
 		case relMergeRequests:
-			a.MergeRequests, err = readNDJSON[exMergeRequest](name, files[name], lim)
+			a.MergeRequests = &relation[exMergeRequest]{entry: name, file: files[name], lim: lim}
 		case relPipelines:
-			a.Pipelines, err = readNDJSON[exPipeline](name, files[name], lim)
+			a.Pipelines = &relation[exPipeline]{entry: name, file: files[name], lim: lim}
 		case relReleases:
 			a.Releases, err = readNDJSON[exRelease](name, files[name], lim)
 		default:
-			var raw []line[json.RawMessage]
-			raw, err = readNDJSON[json.RawMessage](name, files[name], lim)
-			a.Skipped[rel] += len(raw)
+			err = scanNDJSON(name, files[name], lim, func(int, *json.RawMessage) error {
+				a.Skipped[rel]++
+				return nil
+			})
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// readNDJSON reads the relation file entry (unpacked at file): one JSON
-// object a line, blank lines skipped.
-func readNDJSON[T any](entry, file string, lim Limits) ([]line[T], error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var out []line[T]
-	for n := 1; ; n++ {
-		b, err := readLine(r, lim.MaxLine)
-		if errors.Is(err, errLongLine) {
-			return nil, refuse(entry, n, "a line longer than %d bytes", lim.MaxLine)
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			if t[0] != '{' {
-				return nil, refuse(entry, n, "not a JSON object")
-			}
-			var rec T
-			if jerr := json.Unmarshal(t, &rec); jerr != nil {
-				var syn *json.SyntaxError
-				if errors.As(jerr, &syn) {
-					return nil, refuse(entry, n, "not JSON: %v", jerr)
-				}
-				return nil, refuse(entry, n, "not a record of %s: %v", relationNoun(entry), jerr)
-			}
-			out = append(out, line[T]{N: n, Rec: rec})
-		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-	}
 }
 
 var errLongLine = errors.New("line too long")

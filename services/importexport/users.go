@@ -45,18 +45,9 @@ func newUserMap(tx *store.Store, a *Archive, importer *models.User) *userMap {
 			um.names[c.Rec.ID] = c.Rec.Name
 		}
 	}
-	note := func(notes []exNote) {
-		for _, n := range notes {
-			if n.Author != nil && n.Author.Name != "" {
-				um.names[n.AuthorID] = n.Author.Name
-			}
-		}
-	}
-	for _, i := range a.Issues {
-		note(i.Rec.Notes)
-	}
-	for _, m := range a.MergeRequests {
-		note(m.Rec.Notes)
+	// The notes' authors' names (the checks gathered them).
+	for id, name := range a.noteAuthors {
+		um.names[id] = name
 	}
 	return um
 }
