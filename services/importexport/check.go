@@ -225,7 +225,12 @@ func plan[T any](r *relation[T], seen map[int64]int, fail func(string, int, stri
 		return nil
 	}
 	var last int64
-	err := scanNDJSON(r.entry, r.file, r.lim, func(n int, rec *T) error {
+	bad := func(n int, msg string) error {
+		fail(relationNoun(r.entry), n, "%s", msg)
+		r.plan = append(r.plan, planned{n: n})
+		return nil
+	}
+	err := scanNDJSON(r.entry, r.file, r.lim, bad, func(n int, rec *T) error {
 		iid := iidOf(rec)
 		p := planned{n: n, iid: iid}
 		last = max(last, iid)

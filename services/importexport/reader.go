@@ -415,13 +415,13 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		var err error
 		switch rel {
 		case relMembers:
-			a.Members, err = readNDJSON[exMember](name, files[name], lim)
+			a.Members, err = readNDJSON[exMember](name, files[name], lim, a.badRecord(rel))
 		case relContributions:
-			a.Contributors, err = readNDJSON[exContributor](name, files[name], lim)
+			a.Contributors, err = readNDJSON[exContributor](name, files[name], lim, a.badRecord(rel))
 		case relLabels:
-			a.Labels, err = readNDJSON[exLabel](name, files[name], lim)
+			a.Labels, err = readNDJSON[exLabel](name, files[name], lim, a.badRecord(rel))
 		case relMilestones:
-			a.Milestones, err = readNDJSON[exMilestone](name, files[name], lim)
+			a.Milestones, err = readNDJSON[exMilestone](name, files[name], lim, a.badRecord(rel))
 		case relIssues:
 			a.Issues = &relation[exIssue]{entry: name, file: files[name], lim: lim}
 		case relMergeRequests:
@@ -429,9 +429,9 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		case relPipelines:
 			a.Pipelines = &relation[exPipeline]{entry: name, file: files[name], lim: lim}
 		case relReleases:
-			a.Releases, err = readNDJSON[exRelease](name, files[name], lim)
+			a.Releases, err = readNDJSON[exRelease](name, files[name], lim, a.badRecord(rel))
 		default:
-			err = scanNDJSON(name, files[name], lim, func(int, *json.RawMessage) error {
+			err = scanNDJSON(name, files[name], lim, nil, func(int, *json.RawMessage) error {
 				a.Skipped[rel]++
 				return nil
 			})
@@ -441,6 +441,15 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		}
 	}
 	return nil
+}
+
+// badRecord records a record of relation rel of the wrong shape as a
+// failure: GitLab's importer fails to save it and goes on.
+func (a *Archive) badRecord(rel string) func(n int, msg string) error {
+	return func(n int, msg string) error {
+		a.Failures = append(a.Failures, Failure{Relation: rel, Line: n, Message: msg})
+		return nil
+	}
 }
 
 var errLongLine = errors.New("line too long")

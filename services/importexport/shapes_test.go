@@ -74,7 +74,10 @@ func TestImport_shapesAndFailures(t *testing.T) {
 			`{"iid":800,"title":"patch from fork A","state":"opened","source_branch":"patch-1","target_branch":"main","author_id":`+a+`,"diff_head_sha":"HEAD"}`,
 			`{"iid":801,"title":"patch from fork B","state":"opened","source_branch":"patch-1","target_branch":"main","author_id":`+a+`}`,
 			`{"iid":802,"title":"no branches","state":"opened","source_branch":"","target_branch":"main","author_id":`+a+`}`,
+			`{"iid":803,"title":"diff files not a list","state":"opened","source_branch":"x","target_branch":"main","merge_request_diff":{"merge_request_diff_files":"oops"}}`,
 		)
+		entries = appendLines(entries, "milestones",
+			`{"id":1,"title":null,"description":123,"created_at":"NOT A DATE","state":"active","iid":1}`)
 		entries = appendLines(entries, "ci_pipelines",
 			`{"iid":700,"ref":"main","sha":"0000000000000000000000000000000000000000","status":3,"stages":[{"name":"test","status":3,"position":0,"statuses":[{"name":"rspec","stage":"test","status":4},{"name":"lint","stage":"test","status":"bogus"}]}]}`,
 			`{"status":"success","stages":[]}`,
@@ -174,7 +177,7 @@ func TestImport_shapesAndFailures(t *testing.T) {
 				t.Errorf("skipped %s = %d, want %d (%v)", rel, sum.Skipped[rel], want, sum.Skipped)
 			}
 		}
-		wantFailed := map[string]int{"issues": 5, "merge_requests": 1, "ci_pipelines": 3}
+		wantFailed := map[string]int{"milestones": 1, "issues": 5, "merge_requests": 2, "ci_pipelines": 3}
 		if len(sum.Failed) != len(wantFailed) {
 			t.Errorf("failed = %v, want %v", sum.Failed, wantFailed)
 		}
@@ -201,7 +204,9 @@ func TestImport_shapesAndFailures(t *testing.T) {
 			{"issues", issueLines - 1, "issue #904: a label link to label id 987654, which is not in the archive, is left out"},
 			{"issues", issueLines - 1, "issue #904: note 1 is left out: it has no text"},
 			{"issues", issueLines, "issue 904: its number is already the one on line " + itoa(issueLines-1)},
-			{"merge_requests", lastLine(entries, "merge_requests"), "merge request !802 has no source or target branch"},
+			{"merge_requests", lastLine(entries, "merge_requests") - 1, "merge request !802 has no source or target branch"},
+			{"merge_requests", lastLine(entries, "merge_requests"), "not a record of merge_requests: cannot unmarshal string into Go struct field exMergeRequestDiff.merge_request_diff.merge_request_diff_files of type []importexport.exDiffFile"},
+			{"milestones", lastLine(entries, "milestones"), `not a record of milestones: "NOT A DATE" is not a time (RFC 3339)`},
 			{"ci_pipelines", lastLine(entries, "ci_pipelines") - 3, `pipeline #700: job "lint" is left out: status "bogus" is not one GitLab writes`},
 			{"ci_pipelines", lastLine(entries, "ci_pipelines") - 1, `pipeline #701: status "bogus" is not one GitLab writes`},
 			{"ci_pipelines", lastLine(entries, "ci_pipelines"), "pipeline #702: its link to merge request !4242, which is not in the archive, is left out"},

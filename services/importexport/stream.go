@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 )
 
 // relation is a relation file read as a stream, so that an import holds
@@ -44,7 +47,15 @@ func (r *relation[T]) each(fix func(p planned, rec *T), fn func(p planned, rec *
 		return nil
 	}
 	k := 0
-	return scanNDJSON(r.entry, r.file, r.lim, func(n int, rec *T) error {
+	skip := func(n int, _ string) error {
+		// A record of the wrong shape: left out when checked.
+		if k < len(r.plan) && r.plan[k].n == n && !r.plan[k].keep {
+			k++
+			return nil
+		}
+		return refuse(r.entry, n, "changed while it was imported")
+	}
+	return scanNDJSON(r.entry, r.file, r.lim, skip, func(n int, rec *T) error {
 		if k >= len(r.plan) || r.plan[k].n != n {
 			return refuse(r.entry, n, "changed while it was imported")
 		}
@@ -59,8 +70,11 @@ func (r *relation[T]) each(fix func(p planned, rec *T), fn func(p planned, rec *
 }
 
 // scanNDJSON reads the relation file entry (unpacked at file): one JSON
-// object a line, blank lines skipped, fn called with each record.
-func scanNDJSON[T any](entry, file string, lim Limits, fn func(n int, rec *T) error) error {
+// object a line, blank lines skipped, fn called with each record. A line
+// that is not JSON refuses the archive, as GitLab's reader does; a
+// record of the wrong shape (a number for a text, a time that is none)
+// is a record GitLab would fail to save: bad says why (nil: refused too).
+func scanNDJSON[T any](entry, file string, lim Limits, bad func(n int, msg string) error, fn func(n int, rec *T) error) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -85,9 +99,19 @@ func scanNDJSON[T any](entry, file string, lim Limits, fn func(n int, rec *T) er
 				if errors.As(jerr, &syn) {
 					return refuse(entry, n, "not JSON: %v", jerr)
 				}
-				return refuse(entry, n, "not a record of %s: %v", relationNoun(entry), jerr)
-			}
-			if ferr := fn(n, &rec); ferr != nil {
+				why := strings.TrimPrefix(jerr.Error(), "json: ")
+				var pe *time.ParseError
+				if errors.As(jerr, &pe) {
+					why = fmt.Sprintf("%q is not a time (RFC 3339)", truncate(pe.Value, 40))
+				}
+				msg := fmt.Sprintf("not a record of %s: %s", relationNoun(entry), why)
+				if bad == nil {
+					return refuse(entry, n, "%s", msg)
+				}
+				if berr := bad(n, msg); berr != nil {
+					return berr
+				}
+			} else if ferr := fn(n, &rec); ferr != nil {
 				return ferr
 			}
 		}
@@ -97,10 +121,11 @@ func scanNDJSON[T any](entry, file string, lim Limits, fn func(n int, rec *T) er
 	}
 }
 
-// readNDJSON reads a whole relation file (the small relations).
-func readNDJSON[T any](entry, file string, lim Limits) ([]line[T], error) {
+// readNDJSON reads a whole relation file (the small relations); bad gets
+// the records of the wrong shape.
+func readNDJSON[T any](entry, file string, lim Limits, bad func(n int, msg string) error) ([]line[T], error) {
 	var out []line[T]
-	err := scanNDJSON(entry, file, lim, func(n int, rec *T) error {
+	err := scanNDJSON(entry, file, lim, bad, func(n int, rec *T) error {
 		out = append(out, line[T]{N: n, Rec: *rec})
 		return nil
 	})
