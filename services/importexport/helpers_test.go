@@ -211,7 +211,7 @@ func refs(t *testing.T, gitDir string) string {
 // stateTables are the tables an import writes to.
 var stateTables = []string{"users", "namespaces", "projects", "project_members", "labels", "milestones", "issues",
 	"issue_assignees", "merge_requests", "merge_request_assignees", "merge_request_reviewers", "notes", "approvals",
-	"ci_pipelines", "ci_jobs", "releases", "release_links", "internal_ids", "merge_request_diffs"}
+	"ci_pipelines", "ci_jobs", "releases", "release_links", "internal_ids", "merge_request_diffs", "import_failures"}
 
 // listing is the files of the repositories directory (names only;
 // whatever the staging directory holds counts).
