@@ -231,3 +231,61 @@ func lastLine(entries []entry, rel string) int {
 	}
 	return 0
 }
+
+// Ensure GitLab's milestone-iid shape (no milestones.ndjson; an issue
+// names a group milestone of iid 1 before another names a project
+// milestone of iid 1) keeps the project milestone's iid and numbers the
+// group one after it, and that a note joining another noteable's
+// discussion is left out the same way when the streamed relation is read
+// again to be written.
+func TestImport_milestoneIIDsAndSharedDiscussions(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		x := seed(t, s)
+		good := readEntries(t, x.export(t, x.p))
+		a := itoa(int(firstField(t, good, "issues", "author_id")))
+		var entries []entry
+		for _, e := range good {
+			switch e.name {
+			case "tree/project/milestones.ndjson", "tree/project/issues.ndjson", "tree/project/merge_requests.ndjson", "tree/project/ci_pipelines.ndjson":
+			default:
+				entries = append(entries, e)
+			}
+		}
+		entries = appendLines(entries, "issues",
+			`{"iid":20,"title":"group","state":"opened","author_id":`+a+`,"milestone":{"iid":1,"title":"Group-level milestone","group_id":8,"state":"active"},"notes":[{"note":"first","author_id":`+a+`,"discussion_id":"shared"}]}`,
+			`{"iid":21,"title":"project","state":"opened","author_id":`+a+`,"milestone":{"iid":1,"title":"Another milestone","state":"active"},"notes":[{"note":"joins #20's thread","author_id":`+a+`,"discussion_id":"shared"},{"note":"its own","author_id":`+a+`,"discussion_id":"own"}]}`)
+		entries = appendLines(entries, "merge_requests",
+			`{"iid":1,"title":"mr","state":"merged","source_branch":"gone","target_branch":"main","author_id":`+a+`,"notes":[{"note":"also #20's thread","author_id":`+a+`,"discussion_id":"shared"}]}`)
+		sum, err := x.importFile(t, writeEntries(t, entries), "copies/milestone-iid", zeroLimits, nil)
+		if err != nil {
+			t.Fatalf("import: %v", err)
+		}
+		r, _, err := s.Projects.LoadProjectRecords(t.Context(), sum.Project.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, m := range r.Milestones {
+			got[m.Title] = m.IID
+		}
+		if len(got) != 2 || got["Another milestone"] != 1 || got["Group-level milestone"] != 2 {
+			t.Errorf("milestones = %v, want Another milestone 1, Group-level milestone 2 (GitLab's spec)", got)
+		}
+		var bodies []string
+		for _, n := range r.Notes {
+			bodies = append(bodies, n.Body)
+		}
+		if strings.Join(bodies, "|") != "first|its own" {
+			t.Errorf("notes = %q, want first and its own", bodies)
+		}
+		msgs := []string{}
+		for _, f := range sum.Failures {
+			msgs = append(msgs, f.Relation+" "+itoa(f.Line)+" "+f.Message)
+		}
+		want := []string{"issues 2 issue #21: note 1 is left out: its discussion shared is another issue's or merge request's",
+			"merge_requests 1 merge request !1: note 1 is left out: its discussion shared is another issue's or merge request's"}
+		if strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+			t.Errorf("failures:\n%s\nwant\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
