@@ -91,7 +91,7 @@ func (c *converter) skippedRelations(x exSkippedIssueRelations) {
 	for name, raw := range map[string][]byte{"resource_label_events": x.ResourceLabelEvents,
 		"resource_milestone_events": x.ResourceMilestoneEvents, "resource_iteration_events": x.ResourceIterationEvents,
 		"designs": x.Designs, "design_versions": x.DesignVersions, "zoom_meetings": x.ZoomMeetings,
-		"sentry_issue": x.SentryIssue, "issuable_sla": x.IssuableSLA} {
+		"sentry_issue": x.SentryIssue, "issuable_sla": x.IssuableSLA, "work_item_description": x.WorkItemDescription} {
 		c.sum.Skipped[name] += countRecords(raw)
 	}
 }

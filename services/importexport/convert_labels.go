@@ -55,6 +55,7 @@ func (c *converter) convertMilestones() {
 	}
 	for _, m := range c.a.Milestones {
 		c.addMilestone(m.Rec, true)
+		c.sum.Skipped["events"] += countArray(m.Rec.Events)
 	}
 	c.sum.Imported[relMilestones] = len(c.r.Milestones)
 	for _, m := range c.a.nestedMilestones {

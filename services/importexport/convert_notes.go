@@ -44,6 +44,8 @@ func (c *converter) convertNotes(kind models.NoteableType, iid int64, list []exN
 		}
 		c.sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)
 		c.sum.Skipped["suggestions"] += countArray(x.Suggestions)
+		c.sum.Skipped["events"] += countArray(x.NoteEvents)
+		c.sum.Skipped["note_diff_file"] += countRecords(x.NoteDiffFile)
 		c.r.Notes = append(c.r.Notes, store.RecordNote{Note: n, NoteableIID: iid})
 		c.sum.Imported["notes"]++
 	}

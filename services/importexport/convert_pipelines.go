@@ -63,6 +63,7 @@ func (c *converter) convertPipelines() error {
 			rp.MergeRequestIID = x.MergeRequest.IID
 		}
 		c.r.Pipelines = append(c.r.Pipelines, rp)
+		c.sum.Skipped["external_pull_request"] += countRecords(x.ExternalPullRequest)
 		c.sum.Imported[relPipelines]++
 		return c.flushEvery(len(c.r.Pipelines))
 	})

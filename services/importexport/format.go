@@ -118,6 +118,8 @@ type exMilestone struct {
 	// GroupID is set on a group milestone an issue or a merge request
 	// names (its own iid is the group's, not the project's).
 	GroupID *int64 `json:"group_id,omitempty"`
+	// Events are not modelled: counted in the summary.
+	Events json.RawMessage `json:"events,omitempty"`
 }
 
 // exAuthor is the one attribute of a note's author GitLab exports.
@@ -164,6 +166,9 @@ type exNote struct {
 	Author       *exAuthor       `json:"author,omitempty"`
 	AwardEmoji   json.RawMessage `json:"award_emoji,omitempty"`
 	Suggestions  json.RawMessage `json:"suggestions,omitempty"`
+	// Events and NoteDiffFile are not modelled: counted in the summary.
+	NoteEvents   json.RawMessage `json:"events,omitempty"`
+	NoteDiffFile json.RawMessage `json:"note_diff_file,omitempty"`
 }
 
 // exWorkItemType names an issue's type.
@@ -211,6 +216,7 @@ type exSkippedIssueRelations struct {
 	ZoomMeetings            json.RawMessage `json:"zoom_meetings,omitempty"`
 	SentryIssue             json.RawMessage `json:"sentry_issue,omitempty"`
 	IssuableSLA             json.RawMessage `json:"issuable_sla,omitempty"`
+	WorkItemDescription     json.RawMessage `json:"work_item_description,omitempty"`
 }
 
 // exDiffCommit and exDiffFile are a merge request diff's commits (newest
@@ -357,6 +363,8 @@ type exPipeline struct {
 	MergeRequest *struct {
 		IID int64 `json:"iid"`
 	} `json:"merge_request,omitempty"`
+	// ExternalPullRequest is not modelled: counted in the summary.
+	ExternalPullRequest json.RawMessage `json:"external_pull_request,omitempty"`
 }
 
 // exReleaseLink is a release's link.

@@ -62,12 +62,12 @@ func TestImport_shapesAndFailures(t *testing.T) {
 		a := itoa(int(author))
 		entries := appendLines(good, "issues",
 			`{"iid":0,"title":"numbered by the import","state":"opened","author_id":`+a+`,"issue_type":"task"}`,
-			`{"title":"no iid at all","state":"opened","author_id":`+a+`,"issue_type":"incident","designs":[{"id":1},{"id":2}],"design_versions":[{"id":1}],"resource_label_events":[{},{},{}],"zoom_meetings":[{}],"sentry_issue":{"sentry_issue_identifier":1}}`,
+			`{"title":"no iid at all","state":"opened","author_id":`+a+`,"issue_type":"incident","designs":[{"id":1},{"id":2}],"design_versions":[{"id":1}],"resource_label_events":[{},{},{}],"zoom_meetings":[{}],"sentry_issue":{"sentry_issue_identifier":1},"work_item_description":{"description":"d"}}`,
 			`{"iid":900,"title":"","state":"opened","author_id":`+a+`}`,
 			`{"iid":901,"title":"bad state","state":"reopened","author_id":`+a+`}`,
 			`{"iid":902,"title":"a group milestone","state":"opened","author_id":`+a+`,"milestone":{"id":8,"iid":1,"title":"Group-level milestone","group_id":8,"state":"active"}}`,
 			`{"iid":903,"title":"a nested project milestone","state":"opened","author_id":`+a+`,"milestone":{"id":9,"iid":500,"title":"Nested project milestone","state":"active"}}`,
-			`{"iid":904,"title":"a lost label link","state":"opened","author_id":`+a+`,"label_links":[{"label_id":987654,"target_type":"Issue"}],"notes":[{"note":"","author_id":`+a+`},{"note":"kept","author_id":`+a+`,"discussion_id":"d904"}]}`,
+			`{"iid":904,"title":"a lost label link","state":"opened","author_id":`+a+`,"label_links":[{"label_id":987654,"target_type":"Issue"}],"notes":[{"note":"","author_id":`+a+`},{"note":"kept","author_id":`+a+`,"discussion_id":"d904","note_diff_file":{"diff":"@@"}}]}`,
 			`{"iid":904,"title":"the same number again","state":"opened","author_id":`+a+`}`,
 		)
 		entries = appendLines(entries, "merge_requests",
@@ -172,7 +172,8 @@ func TestImport_shapesAndFailures(t *testing.T) {
 			t.Error("pipeline #701 (status bogus) imported, want it left out")
 		}
 
-		for rel, want := range map[string]int{"designs": 2, "design_versions": 1, "resource_label_events": 3, "zoom_meetings": 1, "sentry_issue": 1} {
+		for rel, want := range map[string]int{"designs": 2, "design_versions": 1, "resource_label_events": 3, "zoom_meetings": 1, "sentry_issue": 1,
+			"note_diff_file": 1, "work_item_description": 1} {
 			if sum.Skipped[rel] != want {
 				t.Errorf("skipped %s = %d, want %d (%v)", rel, sum.Skipped[rel], want, sum.Skipped)
 			}
