@@ -21,7 +21,7 @@ import (
 // that is not JSON, or not the relation's shape) is refused here too.
 // The streamed relations are read through once; the import reads them
 // again and repeats the repairs (checker's fix methods).
-func (a *Archive) check() error {
+func (a *Archive) check(ctx context.Context) error {
 	c := &checker{a: a, labelIDs: map[int64]bool{}, threads: map[string]noteable{}, mrIIDs: map[int64]bool{}}
 	a.ck = c
 	a.noteAuthors = map[int64]string{}
@@ -72,7 +72,7 @@ func (a *Archive) check() error {
 	}
 
 	seen := map[int64]int{}
-	err := plan(a.Issues, seen, fail, func(x *exIssue) int64 { return x.IID }, func(n int, x *exIssue) bool {
+	err := plan(ctx, a.Issues, seen, fail, func(x *exIssue) int64 { return x.IID }, func(n int, x *exIssue) bool {
 		switch {
 		case strings.TrimSpace(x.Title) == "":
 			fail(relIssues, n, "%s has no title", issueName(x.IID))
@@ -100,7 +100,7 @@ func (a *Archive) check() error {
 	}
 
 	seen = map[int64]int{}
-	err = plan(a.MergeRequests, seen, fail, func(x *exMergeRequest) int64 { return x.IID }, func(n int, x *exMergeRequest) bool {
+	err = plan(ctx, a.MergeRequests, seen, fail, func(x *exMergeRequest) int64 { return x.IID }, func(n int, x *exMergeRequest) bool {
 		switch {
 		case strings.TrimSpace(x.Title) == "":
 			fail(relMergeRequests, n, "%s has no title", mrName(x.IID))
@@ -129,7 +129,7 @@ func (a *Archive) check() error {
 	}
 
 	seen = map[int64]int{}
-	err = plan(a.Pipelines, seen, fail, func(x *exPipeline) int64 { return x.IID }, func(n int, x *exPipeline) bool {
+	err = plan(ctx, a.Pipelines, seen, fail, func(x *exPipeline) int64 { return x.IID }, func(n int, x *exPipeline) bool {
 		if !knownStatus(string(x.Status)) {
 			fail(relPipelines, n, "%s: status %q is not one GitLab writes", pipelineName(x.IID), truncate(string(x.Status), 40))
 			return false
@@ -141,7 +141,7 @@ func (a *Archive) check() error {
 	}
 	// The pipelines' repairs name merge requests by their final numbers:
 	// a second pass over the relation, after the merge requests'.
-	if err := a.Pipelines.each(func(planned, *exPipeline) {}, func(p planned, x *exPipeline) error {
+	if err := a.Pipelines.each(ctx, func(planned, *exPipeline) {}, func(p planned, x *exPipeline) error {
 		c.fixPipeline(p, x)
 		return nil
 	}); err != nil {
@@ -219,7 +219,7 @@ func (a *Archive) check() error {
 // (false: left out, its failure recorded), a number an earlier record
 // has leaves it out too, and fix repairs its parts (nil: none); records
 // without a number get the next free ones after the highest given.
-func plan[T any](r *relation[T], seen map[int64]int, fail func(string, int, string, ...any), iidOf func(*T) int64,
+func plan[T any](ctx context.Context, r *relation[T], seen map[int64]int, fail func(string, int, string, ...any), iidOf func(*T) int64,
 	ok func(n int, rec *T) bool, fix func(p planned, rec *T), noun string) error {
 	if r == nil {
 		return nil
@@ -230,7 +230,7 @@ func plan[T any](r *relation[T], seen map[int64]int, fail func(string, int, stri
 		r.plan = append(r.plan, planned{n: n})
 		return nil
 	}
-	err := scanNDJSON(r.entry, r.file, r.lim, bad, func(n int, rec *T) error {
+	err := scanNDJSON(ctx, r.entry, r.file, r.lim, bad, func(n int, rec *T) error {
 		iid := iidOf(rec)
 		p := planned{n: n, iid: iid}
 		last = max(last, iid)

@@ -7,7 +7,7 @@ import (
 
 // convertIssues writes the issues with their notes.
 func (c *converter) convertIssues() error {
-	return c.a.Issues.each(func(p planned, x *exIssue) { c.a.ck.fixIssue(p, x) }, func(_ planned, rec *exIssue) error {
+	return c.a.Issues.each(c.ctx, func(p planned, x *exIssue) { c.a.ck.fixIssue(p, x) }, func(_ planned, rec *exIssue) error {
 		x := *rec
 		author, err := c.um.user(c.ctx, x.AuthorID)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 // convertMergeRequests writes the merge requests with their notes and
 // approvals.
 func (c *converter) convertMergeRequests() error {
-	return c.a.MergeRequests.each(func(p planned, x *exMergeRequest) { c.a.ck.fixMergeRequest(p, x) }, func(_ planned, rec *exMergeRequest) error {
+	return c.a.MergeRequests.each(c.ctx, func(p planned, x *exMergeRequest) { c.a.ck.fixMergeRequest(p, x) }, func(_ planned, rec *exMergeRequest) error {
 		x := *rec
 		author, err := c.um.user(c.ctx, x.AuthorID)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 
 // convertPipelines writes the pipelines with their jobs.
 func (c *converter) convertPipelines() error {
-	return c.a.Pipelines.each(func(p planned, x *exPipeline) { c.a.ck.fixPipeline(p, x) }, func(_ planned, rec *exPipeline) error {
+	return c.a.Pipelines.each(c.ctx, func(p planned, x *exPipeline) { c.a.ck.fixPipeline(p, x) }, func(_ planned, rec *exPipeline) error {
 		x := *rec
 		uid, err := c.um.ptr(c.ctx, x.UserID)
 		if err != nil {

@@ -207,10 +207,10 @@ func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim
 	if err := json.Unmarshal(b, &a.Project); err != nil {
 		return refuse(projectFile, jsonLine(b, err), "not a JSON object of project attributes: %v", err)
 	}
-	if err := a.readRelations(files, lim); err != nil {
+	if err := a.readRelations(ctx, files, lim); err != nil {
 		return err
 	}
-	if err := a.check(); err != nil {
+	if err := a.check(ctx); err != nil {
 		return err
 	}
 	for name := range files {
@@ -398,7 +398,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // readRelations parses the ndjson files of the relations glmcp models and
 // counts the records of the others.
-func (a *Archive) readRelations(files map[string]string, lim Limits) error {
+func (a *Archive) readRelations(ctx context.Context, files map[string]string, lim Limits) error {
 	var names []string
 	for name := range files {
 		if strings.HasPrefix(name, relationDir) {
@@ -415,13 +415,13 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		var err error
 		switch rel {
 		case relMembers:
-			a.Members, err = readNDJSON[exMember](name, files[name], lim, a.badRecord(rel))
+			a.Members, err = readNDJSON[exMember](ctx, name, files[name], lim, a.badRecord(rel))
 		case relContributions:
-			a.Contributors, err = readNDJSON[exContributor](name, files[name], lim, a.badRecord(rel))
+			a.Contributors, err = readNDJSON[exContributor](ctx, name, files[name], lim, a.badRecord(rel))
 		case relLabels:
-			a.Labels, err = readNDJSON[exLabel](name, files[name], lim, a.badRecord(rel))
+			a.Labels, err = readNDJSON[exLabel](ctx, name, files[name], lim, a.badRecord(rel))
 		case relMilestones:
-			a.Milestones, err = readNDJSON[exMilestone](name, files[name], lim, a.badRecord(rel))
+			a.Milestones, err = readNDJSON[exMilestone](ctx, name, files[name], lim, a.badRecord(rel))
 		case relIssues:
 			a.Issues = &relation[exIssue]{entry: name, file: files[name], lim: lim}
 		case relMergeRequests:
@@ -429,9 +429,9 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		case relPipelines:
 			a.Pipelines = &relation[exPipeline]{entry: name, file: files[name], lim: lim}
 		case relReleases:
-			a.Releases, err = readNDJSON[exRelease](name, files[name], lim, a.badRecord(rel))
+			a.Releases, err = readNDJSON[exRelease](ctx, name, files[name], lim, a.badRecord(rel))
 		default:
-			err = scanNDJSON(name, files[name], lim, nil, func(int, *json.RawMessage) error {
+			err = scanNDJSON(ctx, name, files[name], lim, nil, func(int, *json.RawMessage) error {
 				a.Skipped[rel]++
 				return nil
 			})

@@ -3,6 +3,7 @@ package importexport
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ func (r *relation[T]) Len() int {
 
 // each parses the relation again and calls fn with every record kept,
 // its number set and fix applied (the same repairs the checks made).
-func (r *relation[T]) each(fix func(p planned, rec *T), fn func(p planned, rec *T) error) error {
+func (r *relation[T]) each(ctx context.Context, fix func(p planned, rec *T), fn func(p planned, rec *T) error) error {
 	if r == nil {
 		return nil
 	}
@@ -55,7 +56,7 @@ func (r *relation[T]) each(fix func(p planned, rec *T), fn func(p planned, rec *
 		}
 		return refuse(r.entry, n, "changed while it was imported")
 	}
-	return scanNDJSON(r.entry, r.file, r.lim, skip, func(n int, rec *T) error {
+	return scanNDJSON(ctx, r.entry, r.file, r.lim, skip, func(n int, rec *T) error {
 		if k >= len(r.plan) || r.plan[k].n != n {
 			return refuse(r.entry, n, "changed while it was imported")
 		}
@@ -74,7 +75,7 @@ func (r *relation[T]) each(fix func(p planned, rec *T), fn func(p planned, rec *
 // that is not JSON refuses the archive, as GitLab's reader does; a
 // record of the wrong shape (a number for a text, a time that is none)
 // is a record GitLab would fail to save: bad says why (nil: refused too).
-func scanNDJSON[T any](entry, file string, lim Limits, bad func(n int, msg string) error, fn func(n int, rec *T) error) error {
+func scanNDJSON[T any](ctx context.Context, entry, file string, lim Limits, bad func(n int, msg string) error, fn func(n int, rec *T) error) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -82,6 +83,11 @@ func scanNDJSON[T any](entry, file string, lim Limits, bad func(n int, msg strin
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	for n := 1; ; n++ {
+		if n%1000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("read %s: %w", entry, err)
+			}
+		}
 		b, err := readLine(r, lim.MaxLine)
 		if errors.Is(err, errLongLine) {
 			return refuse(entry, n, "a line longer than %d bytes", lim.MaxLine)
@@ -123,9 +129,9 @@ func scanNDJSON[T any](entry, file string, lim Limits, bad func(n int, msg strin
 
 // readNDJSON reads a whole relation file (the small relations); bad gets
 // the records of the wrong shape.
-func readNDJSON[T any](entry, file string, lim Limits, bad func(n int, msg string) error) ([]line[T], error) {
+func readNDJSON[T any](ctx context.Context, entry, file string, lim Limits, bad func(n int, msg string) error) ([]line[T], error) {
 	var out []line[T]
-	err := scanNDJSON(entry, file, lim, bad, func(n int, rec *T) error {
+	err := scanNDJSON(ctx, entry, file, lim, bad, func(n int, rec *T) error {
 		out = append(out, line[T]{N: n, Rec: *rec})
 		return nil
 	})
