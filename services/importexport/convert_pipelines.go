@@ -23,7 +23,7 @@ func (c *converter) convertPipelines() error {
 		if x.Metadata != nil {
 			name = x.Metadata.Name
 		}
-		p := models.Pipeline{IID: x.IID, SHA: x.SHA, Ref: x.Ref, Status: string(x.Status), Source: source, UserID: uid, Name: name,
+		p := models.Pipeline{IID: x.IID, SHA: x.SHA, Ref: x.Ref, Status: c.finished("ci_pipelines", x.Status), Source: source, UserID: uid, Name: name,
 			Tag: x.Tag, CreatedAt: orNow(x.CreatedAt), UpdatedAt: orNow(x.UpdatedAt), StartedAt: x.StartedAt, FinishedAt: x.FinishedAt}
 		stages := append([]exStage(nil), x.Stages...)
 		sort.SliceStable(stages, func(i, j int) bool { return stages[i].Position < stages[j].Position })
@@ -33,7 +33,7 @@ func (c *converter) convertPipelines() error {
 				if err != nil {
 					return err
 				}
-				job := models.CIJob{Name: j.Name, Stage: j.Stage, Status: string(j.Status), Ref: j.Ref, AllowFailure: j.AllowFailure,
+				job := models.CIJob{Name: j.Name, Stage: j.Stage, Status: c.finished("jobs", j.Status), Ref: j.Ref, AllowFailure: j.AllowFailure,
 					CreatedAt: orNow(j.CreatedAt), StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, Type: j.Type, UserID: juid}
 				if job.Stage == "" {
 					job.Stage = s.Name
@@ -67,4 +67,16 @@ func (c *converter) convertPipelines() error {
 		c.sum.Imported[relPipelines]++
 		return c.flushEvery(len(c.r.Pipelines))
 	})
+}
+
+// finished is the status an imported pipeline or job keeps: one that had
+// not finished in the archive (created, pending, running, manual, …) can
+// never finish here, and is canceled, as GitLab's importer cancels it.
+func (c *converter) finished(rel string, s statusValue) string {
+	switch s {
+	case "success", "failed", "canceled", "skipped":
+		return string(s)
+	}
+	c.sum.Imported[rel+" (unfinished in the archive: canceled)"]++
+	return "canceled"
 }

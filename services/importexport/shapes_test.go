@@ -257,6 +257,10 @@ func TestImport_milestoneIIDsAndSharedDiscussions(t *testing.T) {
 			`{"iid":21,"title":"project","state":"opened","author_id":`+a+`,"milestone":{"iid":1,"title":"Another milestone","state":"active"},"notes":[{"note":"joins #20's thread","author_id":`+a+`,"discussion_id":"shared"},{"note":"its own","author_id":`+a+`,"discussion_id":"own"}]}`)
 		entries = appendLines(entries, "merge_requests",
 			`{"iid":1,"title":"mr","state":"merged","source_branch":"gone","target_branch":"main","author_id":`+a+`,"notes":[{"note":"also #20's thread","author_id":`+a+`,"discussion_id":"shared"}]}`)
+		// Pipelines and jobs that had not finished are canceled, as GitLab
+		// cancels them on import.
+		entries = appendLines(entries, "ci_pipelines",
+			`{"iid":1,"ref":"main","sha":"0000000000000000000000000000000000000000","status":2,"stages":[{"name":"test","status":2,"position":0,"builds":[{"name":"a","status":"running"},{"name":"b","status":"manual"},{"name":"c","status":"success"}]}]}`)
 		sum, err := x.importFile(t, writeEntries(t, entries), "copies/milestone-iid", zeroLimits, nil)
 		if err != nil {
 			t.Fatalf("import: %v", err)
@@ -271,6 +275,13 @@ func TestImport_milestoneIIDsAndSharedDiscussions(t *testing.T) {
 		}
 		if len(got) != 2 || got["Another milestone"] != 1 || got["Group-level milestone"] != 2 {
 			t.Errorf("milestones = %v, want Another milestone 1, Group-level milestone 2 (GitLab's spec)", got)
+		}
+		if len(r.Pipelines) != 1 || r.Pipelines[0].Status != "canceled" || len(r.Pipelines[0].Jobs) != 3 ||
+			r.Pipelines[0].Jobs[0].Status != "canceled" || r.Pipelines[0].Jobs[1].Status != "canceled" || r.Pipelines[0].Jobs[2].Status != "success" {
+			t.Errorf("pipelines = %+v, want #1 canceled with jobs canceled, canceled, success", r.Pipelines)
+		}
+		if sum.Imported["ci_pipelines (unfinished in the archive: canceled)"] != 1 || sum.Imported["jobs (unfinished in the archive: canceled)"] != 2 {
+			t.Errorf("imported = %v, want 1 pipeline and 2 jobs canceled", sum.Imported)
 		}
 		var bodies []string
 		for _, n := range r.Notes {
