@@ -42,6 +42,7 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[acceptJSON](),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/accept_merge_request_tool.rb",
 		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runAcceptMergeRequest),
 	}

@@ -39,6 +39,7 @@ func (g *gitlab) addBranch() tools.Definition {
 		Annotations:  writeTool("Add branch"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/branches/add_branch_tool.rb",
 		Aliases:      []string{"create_branch"},
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runAddBranch),

@@ -74,6 +74,7 @@ func (g *gitlab) addCommit() tools.Definition {
 		Annotations:  models.ToolAnnotations{Title: "Add commit", ReadOnlyHint: false, DestructiveHint: ptr(true)},
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/add_commit_tool.rb",
 		Aliases:      []string{"create_commit"},
 		OutputSchema: tools.OutputSchemaOf[addCommitJSON](),
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),

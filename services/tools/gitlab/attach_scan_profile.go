@@ -37,6 +37,7 @@ func (g *gitlab) attachScanProfile() tools.Definition {
 		Annotations:  writeTool("Attach scan profile"),
 		Toolset:      toolsetCodeSecurity,
 		Edition:      models.EditionEE,
+		Source:       "ee/app/services/mcp/tools/security/attach_scan_profile_service.rb",
 		OutputSchema: tools.OutputSchemaOf[attachScanProfileJSON](),
 		// Every project and group named is written to: the strictest of
 		// their rules governs the call.

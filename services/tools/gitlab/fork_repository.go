@@ -43,6 +43,7 @@ func (g *gitlab) forkRepository() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectJSON](),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/projects.rb",
 		// A fork writes into the target group, not the source project:
 		// the group's tool rules govern it.
 		WriteTarget: []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}},

@@ -41,6 +41,7 @@ func (g *gitlab) getArtifactFile() tools.Definition {
 		Annotations: readOnlyTool("Get artifact file"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/jobs/get_artifact_file_service.rb",
 		Target:      g.ciTarget("project_id", artifactJobProject, "Job"),
 		Run:         tools.Typed(g.runGetArtifactFile),
 	}

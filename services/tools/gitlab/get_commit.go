@@ -65,6 +65,7 @@ func (g *gitlab) getCommit() tools.Definition {
 		Annotations:  readOnlyTool("Get commit"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/commits/get_commit_tool.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
 		Run:          tools.Typed(g.runGetCommit),
 	}

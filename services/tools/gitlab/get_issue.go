@@ -24,6 +24,7 @@ func (g *gitlab) getIssue() tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
+		Source:       "lib/api/issues.rb",
 		Run:          tools.Typed(g.runGetIssue),
 	}
 }

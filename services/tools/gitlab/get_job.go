@@ -33,6 +33,7 @@ func (g *gitlab) getJob() tools.Definition {
 		Annotations: readOnlyTool("Get job"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/jobs/get_job_service.rb",
 		Aliases:     []string{"get_job_log"},
 		Target:      g.ciTarget("id", nil, "Job"),
 		Run:         tools.Typed(g.runGetJob),

@@ -52,6 +52,7 @@ func (g *gitlab) getMergeRequest() tools.Definition {
 		Annotations:  readOnlyTool("Get merge request"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_tool.rb",
 		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runGetMergeRequest),
 	}

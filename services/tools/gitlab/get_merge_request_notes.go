@@ -28,6 +28,7 @@ func (g *gitlab) getMergeRequestNotes() tools.Definition {
 		Toolset:      models.ToolsetMergeRequests,
 		Aliases:      []string{"list_all_merge_request_notes"},
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_notes_tool.rb",
 		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runGetMergeRequestNotes),
 	}

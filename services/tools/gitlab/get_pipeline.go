@@ -33,6 +33,7 @@ func (g *gitlab) getPipeline() tools.Definition {
 		Annotations: readOnlyTool("Get pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/pipelines/get_pipeline_tool.rb",
 		Target:      g.ciTarget("id", nil, "Pipeline"),
 		Run:         tools.Typed(g.runGetPipeline),
 	}

@@ -57,6 +57,7 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		Annotations:  readOnlyTool("Get pipeline jobs"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/ci/jobs.rb",
 		// Guests of private projects see no pipelines.
 		Target: g.ciTarget("id", nil, "Pipeline"),
 		Run:    tools.Typed(g.runGetPipelineJobs),

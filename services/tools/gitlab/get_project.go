@@ -27,6 +27,7 @@ func (g *gitlab) getProject() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/projects/get_project_tool.rb",
 		Target: g.namedProject(access.ReadProject, g.getProjectName,
 			func(string) error { return errProjectNotFound }, nil),
 		Run: tools.Typed(g.runGetProject),

@@ -72,6 +72,7 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 		Annotations:  readOnlyTool("Get repository file"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/get_repository_file_service.rb",
 		Target: g.repoProject("project_id", urlWins, func(id string) error {
 			return &kindError{msg: fmt.Sprintf("Project '%s' not found or inaccessible", id), kind: models.ErrNotFound}
 		}),

@@ -27,6 +27,7 @@ func (g *gitlab) getUser() tools.Definition {
 		Annotations:  readOnlyTool("Get user"),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/users/get_user_tool.rb",
 		Run:          tools.Typed(g.runGetUser),
 	}
 }

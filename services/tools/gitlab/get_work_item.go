@@ -64,6 +64,7 @@ func (g *gitlab) getWorkItem() tools.Definition {
 		Annotations:  readOnlyTool("Get work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/get_work_item_service.rb",
 		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItem),
 	}

@@ -26,6 +26,7 @@ func (g *gitlab) getWorkItemTypes() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[workItemTypesJSON](),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/get_work_item_types_service.rb",
 		Run:          tools.Typed(g.runGetWorkItemTypes),
 	}
 }

@@ -32,6 +32,7 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/get_work_item_notes_service.rb",
 		Aliases:      []string{"get_work_item_notes"},
 		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItemNotes),

@@ -39,6 +39,7 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 		Annotations: writeTool("Link work items"),
 		Toolset:     models.ToolsetWorkItems,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/work_items/link_work_items_service.rb",
 		// The source work item, which the caller must be able to link from.
 		Target: g.target(tools.TargetWorkItem, access.LinkWorkItem),
 		// GitLab writes the link on both sides, so the linked items'

@@ -46,6 +46,7 @@ func (g *gitlab) listBranches() tools.Definition {
 		Annotations:  readOnlyTool("List branches"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/branches.rb",
 		Target:       g.repoProject("id", noURL, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListBranches),
 	}

@@ -74,6 +74,7 @@ func (g *gitlab) listCommits() tools.Definition {
 		Annotations:  readOnlyTool("List commits"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/commits/list_commits_tool.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
 		Run:          tools.Typed(g.runListCommits),
 	}

@@ -34,6 +34,7 @@ func (g *gitlab) listGroups() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[groupsJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/groups/list_groups_tool.rb",
 		Run:          tools.Typed(g.runListGroups),
 	}
 }

@@ -43,6 +43,7 @@ func (g *gitlab) listMergeRequests() tools.Definition {
 		Annotations:  readOnlyTool("List merge requests"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/list_merge_requests_tool.rb",
 		Aliases:      []string{"gitlab_merge_request_search"},
 		Run:          tools.Typed(g.runListMergeRequests),
 	}

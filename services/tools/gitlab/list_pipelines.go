@@ -33,6 +33,7 @@ func (g *gitlab) listPipelines() tools.Definition {
 		Annotations:  readOnlyTool("List pipelines"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/ci/pipelines.rb",
 		Target:       g.projectTarget("id", access.ReadCode, func(*models.Project) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListPipelines),
 	}

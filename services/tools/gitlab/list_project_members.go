@@ -30,6 +30,7 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectMembersJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/projects/list_project_members_tool.rb",
 		Target: g.namedProject(access.ReadProject, argProject("project_id"),
 			func(string) error { return errProjectInaccessible }, nil),
 		Run: tools.Typed(g.runListProjectMembers),

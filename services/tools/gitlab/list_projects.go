@@ -45,6 +45,7 @@ func (g *gitlab) listProjects() tools.Definition {
 		Annotations:  readOnlyTool("List projects"),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/projects/list_projects_tool.rb",
 		Run:          tools.Typed(g.runListProjects),
 	}
 }

@@ -62,6 +62,7 @@ func (g *gitlab) listReleases() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[releasesJSON](),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/releases/list_releases_service.rb",
 		Target: g.namedProject(access.ReadProject, g.urlOrArg("project_id", urlOrID, invalidf("The url must point to a project, not a group")),
 			func(string) error { return errProjectInaccessible }, nil),
 		Run: tools.Typed(g.runListReleases),

@@ -57,6 +57,7 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 		Annotations:  readOnlyTool("List repository tree"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/list_repository_tree_tool.rb",
 		Target: g.repoProject("project_id", urlOrID, func(string) error {
 			return &kindError{msg: "Project not found: it does not exist or you do not have access to it.", kind: models.ErrNotFound}
 		}),

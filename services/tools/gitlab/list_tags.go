@@ -64,6 +64,7 @@ func (g *gitlab) listTags() tools.Definition {
 		Annotations:  readOnlyTool("List tags"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/tags/list_tags_service.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListTags),
 	}

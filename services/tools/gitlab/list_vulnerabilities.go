@@ -33,6 +33,7 @@ func (g *gitlab) listVulnerabilities() tools.Definition {
 		Annotations:  readOnlyTool("List vulnerabilities"),
 		Toolset:      toolsetCodeSecurity,
 		Edition:      models.EditionEE,
+		Source:       "list_tools_spec.rb (EE)",
 		Target: g.projectTarget("project_full_path", access.ReadVulnerability,
 			func(*models.Project) error { return notFound("Project") }),
 		Run: tools.Typed(g.runListVulnerabilities),

@@ -27,6 +27,7 @@ func (g *gitlab) listWikiPages() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[wikiPagesJSON](),
 		Toolset:      models.ToolsetWikis,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/wikis/list_wiki_pages_tool.rb",
 		Run:          tools.Typed(g.runListWikiPages),
 	}
 }

@@ -61,6 +61,7 @@ func (g *gitlab) listWorkItems() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[workItemsJSON](),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/list_work_items_service.rb",
 		Run:          tools.Typed(g.runListWorkItems),
 	}
 }

@@ -27,6 +27,7 @@ func (g *gitlab) managePipeline() tools.Definition {
 		Annotations: destructiveTool("Manage pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/pipelines/pipeline_service.rb",
 		Target:      g.ciTarget("id", nil, "Pipeline"),
 		Run:         tools.Typed(g.runManagePipeline),
 	}

@@ -52,6 +52,7 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Annotations: writeTool("Save merge request"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_service.rb",
 		Aliases:     []string{"update_merge_request", "create_merge_request"},
 		Run:         tools.Typed(g.runSaveMergeRequest),
 	}

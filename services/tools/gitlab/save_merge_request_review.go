@@ -76,6 +76,7 @@ func (g *gitlab) saveMergeRequestReview() tools.Definition {
 		Annotations: writeTool("Save merge request review"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_review_tool.rb",
 		Run:         g.runSaveMergeRequestReview,
 	}
 }

@@ -44,6 +44,7 @@ func (g *gitlab) saveNote() tools.Definition {
 		Annotations: writeTool("Save note"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/notes/save_note_tool.rb",
 		Aliases:     []string{"create_merge_request_note", "create_work_item_note", "create_workitem_note"},
 		Run:         tools.Typed(g.runSaveNote),
 	}

@@ -41,6 +41,7 @@ func (g *gitlab) savePipeline() tools.Definition {
 		Annotations: destructiveTool("Save pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/pipelines/save_pipeline_tool.rb",
 		Run:         tools.Typed(g.runSavePipeline),
 	}
 }

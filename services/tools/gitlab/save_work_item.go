@@ -58,6 +58,7 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 		Annotations:  writeTool("Save work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/save_work_item_service.rb",
 		Aliases:      []string{"create_work_item", "update_work_item"},
 		Run:          tools.Typed(g.runSaveWorkItem),
 	}

@@ -49,6 +49,7 @@ func (g *gitlab) search() tools.Definition {
 		Annotations: readOnlyTool("Search GitLab"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/search/search_service.rb",
 		Aliases:     []string{"gitlab_search"},
 		Run:         tools.Typed(g.runSearch),
 	}

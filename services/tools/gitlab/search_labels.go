@@ -33,6 +33,7 @@ func (g *gitlab) searchLabels() tools.Definition {
 		Annotations:  readOnlyTool("Search labels"),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/labels/search_tool.rb",
 		Run:          tools.Typed(g.runSearchLabels),
 	}
 }

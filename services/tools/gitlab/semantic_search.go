@@ -48,6 +48,7 @@ func (g *gitlab) semanticSearch() tools.Definition {
 		Annotations: readOnlyTool("Semantic search"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionEE,
+		Source:      "ee/lib/api/search/semantic_code_search.rb",
 		Aliases:     []string{"semantic_code_search"},
 		Target: g.projectTarget("project_id", access.ReadCode, func(p *models.Project) error {
 			return forbiddenf("you need at least the Reporter role in project %s to read its code", p.PathWithNamespace)
