@@ -30,7 +30,9 @@ func (g *gitlab) createIssue() tools.Definition {
 		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
 		Source:      "lib/api/issues.rb",
-		Run:         tools.Typed(g.runCreateIssue),
+		// The project, looked up once: the tool rules and the tool read it.
+		Target: g.projectTarget("id", access.ReadProject, nil),
+		Run:    tools.Typed(g.runCreateIssue),
 	}
 }
 
@@ -50,7 +52,7 @@ func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args crea
 	if err != nil {
 		return nil, err
 	}
-	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}

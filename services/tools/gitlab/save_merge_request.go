@@ -54,7 +54,9 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_service.rb",
 		Aliases:     []string{"update_merge_request", "create_merge_request"},
-		Run:         tools.Typed(g.runSaveMergeRequest),
+		// The project, looked up once: the tool rules and the tool read it.
+		Target: g.projectTarget("project_id", access.ReadProject, nil),
+		Run:    tools.Typed(g.runSaveMergeRequest),
 	}
 }
 
@@ -95,7 +97,7 @@ func (g *gitlab) runSaveMergeRequest(ctx context.Context, call *tools.Call, args
 	case args.Milestone != nil && args.MilestoneID != nil:
 		return nil, invalidf("milestone and milestone_id are mutually exclusive")
 	}
-	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}
