@@ -34,7 +34,7 @@ func (g *gitlab) addBranch() tools.Definition {
 		Title: "Add branch",
 		Description: "Add a branch to a GitLab project from a source ref.\n\nExamples:\n" +
 			"- Use branch and ref to create a new branch from an existing branch or commit SHA",
-		InputSchema:  inputSchema(props, "branch", "ref"),
+		InputSchema:  argsSchema(g.runAddBranch, props, "branch", "ref"),
 		OutputSchema: tools.OutputSchemaOf[addBranchJSON](),
 		Annotations:  writeTool("Add branch"),
 		Toolset:      models.ToolsetRepository,

@@ -70,7 +70,7 @@ func (g *gitlab) addCommit() tools.Definition {
 		Name:         "add_commit",
 		Title:        "Add commit",
 		Description:  "Add a commit with one or more file actions to a project branch.",
-		InputSchema:  inputSchema(props, "branch", "commit_message", "actions"),
+		InputSchema:  argsSchema(g.runAddCommit, props, "branch", "commit_message", "actions"),
 		Annotations:  models.ToolAnnotations{Title: "Add commit", ReadOnlyHint: false, DestructiveHint: ptr(true)},
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,

@@ -15,7 +15,7 @@ func (g *gitlab) createIssue() tools.Definition {
 		Title: "Create issue",
 		Description: "Create a new issue in a GitLab project. Needs at least the Reporter role. " +
 			"Labels that do not exist yet are created; assignees must be members of the project.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runCreateIssue, obj{
 			"id":           projectIDProp(),
 			"title":        strProp("Title of the issue (at most 255 characters).", 1, maxTitleLength),
 			"description":  strProp("Description of the issue, in Markdown.", 0, maxDescriptionLength),

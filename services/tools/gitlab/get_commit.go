@@ -60,7 +60,7 @@ func (g *gitlab) getCommit() tools.Definition {
 		Title: "Get commit",
 		Description: "Get a single commit's metadata, optionally including its diff or notes. " +
 			"Identify the commit with either url, or project_id and commit_sha.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetCommit, props),
 		OutputSchema: tools.OutputSchemaOf[commitDetailJSON](),
 		Annotations:  readOnlyTool("Get commit"),
 		Toolset:      models.ToolsetRepository,

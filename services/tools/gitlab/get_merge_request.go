@@ -47,7 +47,7 @@ func (g *gitlab) getMergeRequest() tools.Definition {
 		Description: "Get a merge request and optionally its diffs, commits, notes, pipelines, discussions, approvals, " +
 			"or conflicts. By default only the base merge request metadata is returned; request associated data " +
 			"through the `include` parameter so nothing extra is fetched unless asked for.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetMergeRequest, props),
 		OutputSchema: tools.OutputSchemaOf[mrDetailJSON](),
 		Annotations:  readOnlyTool("Get merge request"),
 		Toolset:      models.ToolsetMergeRequests,

@@ -19,7 +19,7 @@ func (g *gitlab) getProject() tools.Definition {
 		Description: "Get metadata for a single GitLab project: numeric ID, full path, default branch, visibility, " +
 			"and web URL. Identify the project with exactly one of url or project_id. Use search with scope " +
 			"projects to find a project you cannot name yet.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetProject, obj{
 			"url":        strProp("GitLab URL of the project.", 1, 2048),
 			"project_id": refProp("Project ID or full path. Provide exactly one of url or project_id."),
 		}),

@@ -17,7 +17,7 @@ func (g *gitlab) getUser() tools.Definition {
 		Description: "Get a single GitLab user. Use me: true to look up the authenticated user, for example to find " +
 			"your own user id before setting assignee_ids or reviewer_ids. Provide exactly one of username, id, or " +
 			"me. Returns the numeric id, username, name, state, and web URL.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetUser, obj{
 			"username": strProp("Username of the user to look up.", 1, 255),
 			"id":       withDesc(obj{"type": "integer", "minimum": 1}, "Numeric ID of the user to look up."),
 			"me": boolProp("Set to true to look up the authenticated user. Omit username and id when set. " +

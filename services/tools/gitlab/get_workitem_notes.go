@@ -26,7 +26,7 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Description: "Get the notes (comments and system notes) of a GitLab work item (issue), oldest first, with " +
 			"cursor pagination (first/after forward, last/before backward). Internal notes are included only for " +
 			"members with at least the Reporter role.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetWorkItemNotes, props),
 		OutputSchema: tools.OutputSchemaOf[listJSON[*noteJSON]](),
 		Annotations:  readOnlyTool("Get work item notes"),
 		Toolset:      models.ToolsetWorkItems,

@@ -69,7 +69,7 @@ func (g *gitlab) listCommits() tools.Definition {
 		Description: "List commits in a GitLab project, filtered by ref, author, path, or date. " +
 			"Identify the project with exactly one of url or project_id. Returns compact commit " +
 			"metadata; use get_commit for a single commit's diff or notes.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListCommits, props),
 		OutputSchema: tools.OutputSchemaOf[commitsJSON](),
 		Annotations:  readOnlyTool("List commits"),
 		Toolset:      models.ToolsetRepository,

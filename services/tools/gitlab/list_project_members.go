@@ -18,7 +18,7 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 		Title: "List project members",
 		Description: "List the members of a GitLab project with their role and access level. Direct members only, " +
 			"unless include_inherited is true.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListProjectMembers, obj{
 			"project_id":        refProp("ID or full path of the project"),
 			"include_inherited": boolProp("Include members inherited from parent groups. Defaults to false."),
 			"query":             strProp("Filter by name or username.", 0, 255),

@@ -57,7 +57,7 @@ func (g *gitlab) listReleases() tools.Definition {
 			"one of url or project_id. Returns release metadata and asset links, not release assets themselves. " +
 			"Releases scheduled for a future date are omitted unless state is upcoming or all, and carry upcoming " +
 			"true when returned.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListReleases, props),
 		Annotations:  readOnlyTool("List releases"),
 		OutputSchema: tools.OutputSchemaOf[releasesJSON](),
 		Toolset:      models.ToolsetRepository,

@@ -52,7 +52,7 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 			"Identify the project with exactly one of url or project_id. Returns entry metadata only, " +
 			"never file contents; use get_repository_file to read a file. Each call returns up to 100 " +
 			"entries; when pageInfo.hasNextPage is true, pass pageInfo.endCursor as after to fetch the next page.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListRepositoryTree, props),
 		OutputSchema: tools.OutputSchemaOf[treeJSON](),
 		Annotations:  readOnlyTool("List repository tree"),
 		Toolset:      models.ToolsetRepository,

@@ -26,7 +26,7 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Description: "Create or update a merge request in a GitLab project. The presence of merge_request_iid selects " +
 			"the operation: omit it to create a merge request (title, source_branch and target_branch required), or " +
 			"provide it to update an existing one. Send only the fields you intend to set.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSaveMergeRequest, obj{
 			"project_id":           projectRefProp("ID or full path of the project."),
 			"merge_request_iid":    iidProp("Internal ID of the merge request. Provide to update an existing merge request; omit to create one."),
 			"title":                strProp("Title of the merge request. Required when creating.", 1, maxTitleLength),

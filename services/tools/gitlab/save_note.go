@@ -27,7 +27,7 @@ func (g *gitlab) saveNote() tools.Definition {
 		Title: "Save note",
 		Description: "Add a comment to a GitLab merge request or work item, or reply to an existing discussion thread. " +
 			"Identify the target with url, or with merge_request_iid or work_item_iid plus its project_id or group_id",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSaveNote, obj{
 			"url": strProp("GitLab URL of the merge request or work item. The URL determines the target type, so no "+
 				"other identifier is needed", 1, 2048),
 			"project_id": refProp("ID or path of the project. Required with merge_request_iid, and with work_item_iid " +

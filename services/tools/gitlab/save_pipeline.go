@@ -22,7 +22,7 @@ func (g *gitlab) savePipeline() tools.Definition {
 			"ref to run a new pipeline, and identify the project with exactly one of url or project_id. Pass " +
 			"pipeline_id with action to retry, cancel, or update an existing pipeline; update renames it and requires " +
 			"name. glmcp has no runners: a new pipeline stays created, retried jobs stay pending.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSavePipeline, obj{
 			"url":         urlProp("GitLab URL of the project. Used only when creating a pipeline."),
 			"project_id":  projectRefProp("ID or full path of the project. Required with pipeline_id; or use url when creating."),
 			"pipeline_id": iidProp("ID of an existing pipeline to target. When set, requires action. Omit to create a new pipeline."),

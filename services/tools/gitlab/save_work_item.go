@@ -26,7 +26,7 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 		Description: "Create or update a GitLab work item, such as an issue, task or incident. Omit work_item_iid to create " +
 			"a new work item; provide work_item_iid or a work item URL to update an existing one. Send only the fields you " +
 			"intend to set, and omit the rest. Needs at least the Reporter role in the project.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSaveWorkItem, obj{
 			"url": urlProp("GitLab URL for the project, group, or work item. Provide exactly one of url, project_id, or group_id."),
 			"group_id": refProp("ID or path of the group. Required if url and project_id are not provided (group-level work " +
 				"items are not available on this instance)."),
