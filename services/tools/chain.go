@@ -47,7 +47,7 @@ func (s *Service) links() []Link {
 		{"capabilities", checkCapabilities},
 		{"state", s.openState},
 		{"arguments", checkArguments},
-		{"target", resolveTarget},
+		{"target", findTarget},
 		{"rules", s.applyRules},
 	}...)
 	chain = append(chain, s.opts.Wrappers...)
@@ -209,9 +209,9 @@ func checkArguments(ctx context.Context, inv *Invocation) (*Result, error) {
 	return inv.Next(ctx)
 }
 
-// resolveTarget is the target link: the Definition's Target, resolved
+// findTarget is the target link: the Definition's Target, resolved
 // once; the rules and the handler both read this resolution.
-func resolveTarget(ctx context.Context, inv *Invocation) (*Result, error) {
+func findTarget(ctx context.Context, inv *Invocation) (*Result, error) {
 	if err := inv.Entry.resolveTarget(ctx, inv.Call); err != nil {
 		return nil, err
 	}
