@@ -80,15 +80,9 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := targetMergeRequest(call)
+	pa, mr, err := g.settledTargetMergeRequest(ctx, call)
 	if err != nil {
 		return nil, err
-	}
-	if mr.State == models.MergeRequestOpened {
-		// A merge that reached git but not the store is finished now.
-		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
-			return nil, err
-		}
 	}
 	p := pa.project
 	url := g.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)

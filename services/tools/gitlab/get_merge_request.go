@@ -146,15 +146,9 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := targetMergeRequest(call)
+	pa, mr, err := g.settledTargetMergeRequest(ctx, call)
 	if err != nil {
 		return nil, err
-	}
-	if mr.State == models.MergeRequestOpened {
-		// A merge that reached git but not the store is finished now.
-		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
-			return nil, err
-		}
 	}
 	out, err := g.mrDetail(ctx, pa, mr)
 	if err != nil {
