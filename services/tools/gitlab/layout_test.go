@@ -303,3 +303,55 @@ func registrationList(t *testing.T, src pkgSource) []string {
 	t.Fatal("tools.go: no func (g *gitlab) definitions() []tools.Definition")
 	return nil
 }
+
+// maxGitlabMethods ratchets the methods of *gitlab down (issue #34: one
+// receiver for every tool): a tool that stands alone is a small
+// value with its needs declared (get_user.go: getUserTool and its
+// getUserStore), whose methods are its own, so converting a tool lowers
+// the count here and a new tool may not raise it.
+const maxGitlabMethods = 225
+
+// maxToolStoreMethods bounds the store interface a tool value declares.
+const maxToolStoreMethods = 15
+
+// TestToolNeeds: *gitlab has no more methods than the ratchet allows, and
+// every store interface a tool file declares is small.
+func TestToolNeeds(t *testing.T) {
+	src := parsePackage(t)
+	methods := 0
+	for _, f := range src.files {
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && gitlabMethod(fn) {
+				methods++
+			}
+		}
+	}
+	t.Logf("*gitlab has %d methods", methods)
+	if methods > maxGitlabMethods {
+		t.Errorf("*gitlab has %d methods, more than %d: make the new tool a small value with its needs declared (see get_user.go)", methods, maxGitlabMethods)
+	}
+	for name, f := range src.files {
+		if len(toolMethods(f)) == 0 {
+			continue
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts, ok := spec.(*ast.TypeSpec)
+				if !ok || !strings.HasSuffix(ts.Name.Name, "Store") {
+					continue
+				}
+				it, ok := ts.Type.(*ast.InterfaceType)
+				if !ok {
+					continue
+				}
+				if n := len(it.Methods.List); n > maxToolStoreMethods {
+					t.Errorf("%s: %s has %d methods, more than %d", name, ts.Name.Name, n, maxToolStoreMethods)
+				}
+			}
+		}
+	}
+}
