@@ -64,10 +64,10 @@ func (s *Service) CallJSON(ctx context.Context, sc models.Scope, name string, ar
 	return out, err == nil, err
 }
 
-// Run validates call.Arguments (a JSON object: Service.Resolve checks it)
-// against e's input schema and executes it. Validation failures and
-// tool-level failures come back as IsError results. Callers other than
-// Service.Run (tests, benchmarks) skip the scope rules.
+// Run validates call.Arguments (a JSON object: the chain's tool link
+// checks it) against e's input schema and executes it. Validation failures
+// and tool-level failures come back as IsError results. Callers other
+// than Service.Call (tests, benchmarks) skip the rest of the chain.
 func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	if res := e.check(call.Arguments); res != nil {
 		return res, nil
