@@ -1,10 +1,11 @@
 package spec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -14,166 +15,27 @@ import (
 )
 
 // GitLab 19.5's tool catalog, tool by tool, as both groups list it: which
-// tools each toolsets header lists, and each listed tool's annotations and
-// parameters (names, types, required, enums). The table is doc/tools.md's
-// "GitLab 19.5's catalog, tool by tool"; TestCatalog_gitlabTable checks that
-// the doc has a row per tool naming the same GitLab source.
-
-// gitlabTool is one tool of GitLab 19.5's catalog.
-type gitlabTool struct {
-	name, toolset string
-	// ee: an EE tool in GitLab (served on the EE group only).
-	ee bool
-	// GitLab's annotations.
-	readOnly, destructive bool
-	// here is how glmcp serves it: "listed" (as GitLab lists it);
-	// "unlisted" (GitLab's unlisted: true: callable, never listed);
-	// "unavailable" (GitLab lists it only where the feature exists, and
-	// glmcp has none: never listed, a call answers isError); "missing"
-	// (not built).
-	here string
-	// src is the GitLab file the row is taken from.
-	src string
-	// params is a listed tool's inputSchema: its properties in byte
-	// order, "name[!]:type[|type][(enum,…)]", ! marking a required one.
-	params string
-}
-
-var gitlabCatalog = []gitlabTool{
-	{"get_mcp_server_version", "meta", false, true, false, "listed", "app/services/mcp/tools/get_server_version_service.rb",
-		""},
-	{"get_project", "core", false, true, false, "listed", "app/services/mcp/tools/projects/get_project_tool.rb",
-		"project_id:string|integer url:string"},
-	{"list_projects", "core", false, true, false, "listed", "app/services/mcp/tools/projects/list_projects_tool.rb",
-		"after:string archived:string(only,include,exclude) first:integer group_id:string|integer min_access_level:string(guest,planner,reporter,developer,maintainer,owner) search:string visibility:string(private,internal,public)"},
-	{"list_groups", "core", false, true, false, "listed", "app/services/mcp/tools/groups/list_groups_tool.rb",
-		"after:string first:integer group_id:string|integer include_subgroups:boolean search:string visibility:string(private,internal,public)"},
-	{"list_project_members", "core", false, true, false, "listed", "app/services/mcp/tools/projects/list_project_members_tool.rb",
-		"after:string first:integer include_inherited:boolean project_id!:string|integer query:string"},
-	{"get_user", "core", false, true, false, "listed", "app/services/mcp/tools/users/get_user_tool.rb",
-		"id:integer me:boolean username:string"},
-	{"search", "core", false, true, false, "listed", "app/services/mcp/tools/search/search_service.rb",
-		"confidential:boolean fields:array group_id:string|integer order_by:string(created_at) page:integer per_page:integer project_id:string|integer scope!:string(projects,groups,issues,work_items,merge_requests,milestones,notes,blobs,wiki_blobs,commits,users,snippet_titles) search!:string sort:string(asc,desc) state:string(opened,closed,merged,locked,all)"},
-	{"search_labels", "core", false, true, false, "listed", "app/services/mcp/tools/labels/search_tool.rb",
-		"full_path!:string is_project!:boolean search:"},
-	{"save_note", "core", false, false, false, "listed", "app/services/mcp/tools/notes/save_note_tool.rb",
-		"body!:string discussion_id:string group_id:string|integer internal:boolean merge_request_iid:integer project_id:string|integer url:string work_item_iid:integer"},
-	{"semantic_search", "core", true, true, false, "listed", "ee/lib/api/search/semantic_code_search.rb",
-		"directory_path:string knn:integer limit:integer project_id!:string|integer q!:string scope!:string(code)"},
-	{"list_merge_requests", "merge_requests", false, true, false, "listed", "app/services/mcp/tools/merge_requests/list_merge_requests_tool.rb",
-		"after:string assignee_username:string author_username:string first:integer group_id:string|integer labels:string milestone:string project_id:string|integer reviewer_username:string scope:string(created_by_me,assigned_to_me,review_requested) search:string state:string(opened,closed,merged,locked,all) url:string"},
-	{"get_merge_request", "merge_requests", false, true, false, "listed", "app/services/mcp/tools/merge_requests/get_merge_request_tool.rb",
-		"commits_after:string commits_first:integer detail:string(none,stats,full_patch) diffs_after:string diffs_first:integer discussions_after:string discussions_first:integer include:array merge_request_iid:integer notes_after:string notes_before:string notes_first:integer notes_last:integer pipelines_after:string pipelines_first:integer project_id:string|integer url:string"},
-	{"get_merge_request_notes", "merge_requests", false, true, false, "listed", "app/services/mcp/tools/merge_requests/get_merge_request_notes_tool.rb",
-		"after:string before:string first:integer last:integer merge_request_iid:integer project_id:string|integer url:string"},
-	{"get_merge_request_commits", "merge_requests", false, true, false, "listed", "lib/api/merge_requests.rb",
-		"id!:string|integer merge_request_iid!:integer page:integer per_page:integer"},
-	{"get_merge_request_diffs", "merge_requests", false, true, false, "listed", "lib/api/merge_requests.rb",
-		"id!:string|integer merge_request_iid!:integer page:integer per_page:integer"},
-	{"get_merge_request_pipelines", "merge_requests", false, true, false, "listed", "lib/api/merge_requests.rb",
-		"id!:string|integer merge_request_iid!:integer"},
-	{"get_merge_request_conflicts", "merge_requests", false, true, false, "listed", "app/services/mcp/tools/merge_requests/get_merge_request_conflicts_service.rb",
-		"merge_request_iid!:integer project_id!:string|integer"},
-	{"save_merge_request", "merge_requests", false, false, false, "listed", "app/services/mcp/tools/merge_requests/save_merge_request_service.rb",
-		"add_labels:array allow_collaboration:boolean assignee_ids:array assignees:array description:string discussion_locked:boolean labels:array merge_request_iid:integer milestone:string milestone_id:integer project_id!:string|integer remove_labels:array remove_source_branch:boolean reviewer_ids:array reviewers:array source_branch:string squash:boolean state_event:string(close,reopen) target_branch:string target_project_id:integer title:string"},
-	{"save_merge_request_review", "merge_requests", false, false, false, "listed", "app/services/mcp/tools/merge_requests/save_merge_request_review_tool.rb",
-		"body:string comments:array discussion_id:string internal:boolean merge_request_iid:integer method!:string(approve,create_diff_note,create_note,post_duo_review,reply_discussion,resolve_discussion,submit_review,unapprove) new_line:integer new_path:string old_line:integer old_path:string project_id:string|integer resolved:boolean sha:string summary:string summary_internal:boolean url:string verdict:string"},
-	{"accept_merge_request", "merge_requests", false, false, true, "listed", "app/services/mcp/tools/merge_requests/accept_merge_request_tool.rb",
-		"commit_message:string merge_request_iid:integer project_id:string|integer sha!:string should_remove_source_branch:boolean squash:boolean squash_commit_message:string strategy:string(merge_when_checks_pass,merge_when_pipeline_succeeds) url:string"},
-	{"get_work_item", "work_items", false, true, false, "listed", "app/services/mcp/tools/work_items/get_work_item_service.rb",
-		"discussions_after:string discussions_filter:string(all_notes,only_comments,only_activity) discussions_first:integer group_id:string|integer include:array mr_page_size:integer mr_pagination_cursor:string notes_after:string notes_before:string notes_first:integer notes_last:integer project_id:string|integer related_merge_requests_after:string related_merge_requests_first:integer url:string work_item_iid:integer"},
-	{"list_work_items", "work_items", false, true, false, "listed", "app/services/mcp/tools/work_items/list_work_items_service.rb",
-		"after:string assignee_usernames:array author_username:string created_after:string created_before:string due_after:string due_before:string first:integer group_id:string|integer label_name:array milestone_title:array milestone_wildcard_id:string(NONE,ANY,STARTED,UPCOMING) project_id:string|integer search:string sort:string(CREATED_DESC,CREATED_ASC,UPDATED_DESC,UPDATED_ASC,TITLE_ASC,TITLE_DESC) state:string(opened,closed,all) types:array updated_after:string updated_before:string url:string"},
-	{"save_work_item", "work_items", false, false, false, "listed", "app/services/mcp/tools/work_items/save_work_item_service.rb",
-		"add_label_ids:array add_labels:array assignee_ids:array confidential:boolean description:string due_date:string group_id:string|integer label_ids:array labels:array milestone:string milestone_id:string parent_id:string project_id:string|integer remove_label_ids:array remove_labels:array start_date:string state:string(opened,closed) title:string todo_action:string(add,mark_as_done) todo_id:string type_name:string url:string work_item_iid:integer"},
-	{"link_work_items", "work_items", false, false, false, "listed", "app/services/mcp/tools/work_items/link_work_items_service.rb",
-		"group_id:string|integer link_type:string(relates_to,blocks,blocked_by) project_id:string|integer url:string work_item_iid:integer work_items_ids!:array"},
-	{"get_work_item_types", "work_items", false, true, false, "listed", "app/services/mcp/tools/work_items/get_work_item_types_service.rb",
-		"group_id:string|integer project_id:string|integer url:string"},
-	{"get_saved_view_work_items", "work_items", false, true, false, "unavailable", "app/services/mcp/tools/work_items/get_saved_view_work_items_service.rb",
-		""},
-	{"get_repository_file", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/get_repository_file_service.rb",
-		"file_path:string limit:integer offset:integer project_id:string ref:string url:string"},
-	{"list_repository_tree", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/list_repository_tree_tool.rb",
-		"after:string path:string project_id:string recursive:boolean ref:string url:string"},
-	{"list_commits", "repository", false, true, false, "listed", "app/services/mcp/tools/commits/list_commits_tool.rb",
-		"after:string author:string first:integer first_parent:boolean order:string(topo,date) path:string project_id:string ref_name:string since:string until:string url:string with_stats:boolean"},
-	{"get_commit", "repository", false, true, false, "listed", "app/services/mcp/tools/commits/get_commit_tool.rb",
-		"commit_sha:string diff_detail:string(stats,full_patch) include:array notes_after:string notes_first:integer project_id:string url:string"},
-	{"add_commit", "repository", false, false, true, "listed", "app/services/mcp/tools/repositories/add_commit_tool.rb",
-		"actions!:array branch!:string commit_message!:string project_id:string start_branch:string start_project:string start_sha:string url:string"},
-	{"add_branch", "repository", false, false, false, "listed", "app/services/mcp/tools/repositories/branches/add_branch_tool.rb",
-		"branch!:string project_id:string ref!:string url:string"},
-	{"list_branches", "repository", false, true, false, "listed", "lib/api/branches.rb",
-		"id!:string page:integer per_page:integer search:string"},
-	{"fork_repository", "repository", false, false, false, "listed", "lib/api/projects.rb",
-		"branches:string description:string id!:string|integer name:string namespace_id:integer namespace_path:string path:string visibility:string(private,internal,public)"},
-	{"list_tags", "repository", false, true, false, "listed", "app/services/mcp/tools/repositories/tags/list_tags_service.rb",
-		"after:string first:integer project_id:string search:string url:string"},
-	{"list_releases", "repository", false, true, false, "listed", "app/services/mcp/tools/releases/list_releases_service.rb",
-		"page:integer per_page:integer project_id:string state:string(released,upcoming,all) url:string"},
-	{"list_pipelines", "ci", false, true, false, "listed", "lib/api/ci/pipelines.rb",
-		"created_after:string created_before:string id!:string|integer order_by:string(id,status,ref,updated_at,user_id) page:integer per_page:integer ref:string sort:string(asc,desc) source:string(unknown,push,web,trigger,schedule,api,external,pipeline,chat,webide,merge_request_event,external_pull_request_event,parent_pipeline,ondemand_dast_scan,ondemand_dast_validation,security_orchestration_policy,container_registry_push,duo_workflow,pipeline_execution_policy_schedule) status:string(created,waiting_for_resource,preparing,waiting_for_callback,pending,running,success,failed,canceling,canceled,skipped,manual,scheduled)"},
-	{"get_pipeline", "ci", false, true, false, "listed", "app/services/mcp/tools/pipelines/get_pipeline_tool.rb",
-		"after:string first:integer id!:string|integer include:array job_status:string(created,waiting_for_resource,preparing,waiting_for_callback,pending,running,success,failed,canceling,canceled,skipped,manual,scheduled) pipeline_id!:integer"},
-	{"save_pipeline", "ci", false, false, true, "listed", "app/services/mcp/tools/pipelines/save_pipeline_tool.rb",
-		"action:string(retry,cancel,update) inputs:object name:string pipeline_id:integer project_id:string|integer ref:string url:string variables:array"},
-	{"manage_pipeline", "ci", false, false, true, "listed", "app/services/mcp/tools/pipelines/pipeline_service.rb",
-		"id!:string|integer name:string pipeline_id!:integer"},
-	{"get_pipeline_jobs", "ci", false, true, false, "listed", "lib/api/ci/jobs.rb",
-		"id!:string|integer page:integer per_page:integer pipeline_id!:integer"},
-	{"get_job", "ci", false, true, false, "listed", "app/services/mcp/tools/jobs/get_job_service.rb",
-		"byte_limit:integer byte_offset:integer id!:string|integer include:array job_id!:integer"},
-	{"get_artifact_file", "ci", false, true, false, "listed", "app/services/mcp/tools/jobs/get_artifact_file_service.rb",
-		"artifact_path!:string byte_limit:integer byte_offset:integer job_id:integer project_id:string|integer url:string"},
-	{"list_wiki_pages", "wikis", false, true, false, "listed", "app/services/mcp/tools/wikis/list_wiki_pages_tool.rb",
-		"after:string first:integer group_id:string|integer project_id:string|integer"},
-	{"list_vulnerabilities", "code_security", true, true, false, "listed", "list_tools_spec.rb (EE)",
-		"after:string first:integer project_full_path!:string report_type:array severity:array state:array"},
-	{"get_vulnerability", "code_security", true, true, false, "listed", "list_tools_spec.rb (EE)",
-		"vulnerability_id!:string"},
-	{"save_vulnerability", "code_security", true, false, false, "listed", "list_tools_spec.rb (EE)",
-		"action!:string(dismiss,confirm,revert_to_detected,update_severity,create_issue) comment:string dismissal_reason:string(ACCEPTABLE_RISK,FALSE_POSITIVE,MITIGATING_CONTROL,USED_IN_TESTS,NOT_APPLICABLE) project_full_path:string severity:string(INFO,UNKNOWN,LOW,MEDIUM,HIGH,CRITICAL) vulnerability_id!:string"},
-	{"attach_scan_profile", "code_security", true, false, false, "listed", "ee/app/services/mcp/tools/security/attach_scan_profile_service.rb",
-		"group_ids:array project_ids:array security_scan_profile_id!:string"},
-	{"start_duo_session", "duo_agent_platform", true, false, true, "unavailable", "ee/app/services/mcp/tools/duo_workflows/start_duo_session_service.rb",
-		""},
-	{"send_duo_session_input", "duo_agent_platform", true, false, false, "unavailable", "list_tools_spec.rb (EE)",
-		""},
-	{"get_duo_session", "duo_agent_platform", true, true, false, "unavailable", "list_tools_spec.rb (EE)",
-		""},
-	{"list_duo_sessions", "duo_agent_platform", true, true, false, "unavailable", "list_tools_spec.rb (EE)",
-		""},
-	{"list_duo_agents_and_flows", "duo_agent_platform", true, true, false, "unavailable", "list_tools_spec.rb (EE)",
-		""},
-	{"get_issue", "work_items", false, true, false, "unlisted", "lib/api/issues.rb",
-		""},
-	{"create_issue", "work_items", false, false, false, "unlisted", "lib/api/issues.rb",
-		""},
-	{"get_workitem_notes", "work_items", false, true, false, "unlisted", "app/services/mcp/tools/work_items/get_work_item_notes_service.rb",
-		""},
-}
+// tools each toolsets header lists, and each listed tool's annotations,
+// description and schemas, against the catalog snapshot
+// (catalog_snapshot_test.go; doc/tools.md's "GitLab 19.5's catalog, tool
+// by tool" is generated from the same file).
 
 // gitlabListed returns, in byte order, the tools listed on a group of
 // edition ee under the toolsets in sets ("all" for every one).
 func gitlabListed(ee bool, sets ...string) []string {
-	var out []string
-	for _, r := range gitlabCatalog {
-		if r.here != "listed" || (r.ee && !ee) {
-			continue
+	return snapshotNames(func(r snapshotTool) bool {
+		if r.Status != "listed" || (r.ee() && !ee) {
+			return false
 		}
-		if r.toolset == "meta" || slices.Contains(sets, "all") || slices.Contains(sets, r.toolset) {
-			out = append(out, r.name)
-		}
-	}
-	sort.Strings(out)
-	return out
+		return r.Toolset == "meta" || slices.Contains(sets, "all") || slices.Contains(sets, r.Toolset)
+	})
 }
 
 // gitlabDefaultToolsets are GitLab 19.5's Toolsets::DEFAULT.
 var gitlabDefaultToolsets = []string{"core", "merge_requests", "work_items", "repository", "ci", "duo_agent_platform"}
 
-// schemaSignature renders an inputSchema as gitlabTool.params does.
+// schemaSignature renders an inputSchema's properties in byte order as
+// "name[!]:type[|type][(enum,…)]", ! marking a required one.
 func schemaSignature(schema any) string {
 	m, _ := schema.(map[string]any)
 	props, _ := m["properties"].(map[string]any)
@@ -259,41 +121,50 @@ func TestCatalog_gitlabListings(t *testing.T) {
 	}
 }
 
-// TestCatalog_gitlabSchemas: every tool the EE group lists with "all" has
-// GitLab's toolset and annotations and the parameters of the table, name by
-// name (types, required, enums); the CE group lists the same definitions.
+// TestCatalog_gitlabSchemas: every tool the EE group lists with "all" is
+// the snapshot's listed tool: toolset, annotations, title, description and
+// input and output schemas; the CE group lists the same definitions.
 func TestCatalog_gitlabSchemas(t *testing.T) {
 	h := startServer(t, withEE())
-	byName := map[string]gitlabTool{}
-	for _, r := range gitlabCatalog {
-		if _, dup := byName[r.name]; dup {
-			t.Fatalf("%s twice in the table", r.name)
-		}
-		byName[r.name] = r
+	byName := map[string]snapshotTool{}
+	for _, r := range catalogSnapshot() {
+		byName[r.Name] = r
 	}
 	for _, g := range h.groups() {
 		for _, era := range eras {
 			for _, tool := range h.toolsList(t, g, era, "alice", catalogHeaders(hdrToolsets, "all")) {
 				name := tool["name"].(string)
 				r, ok := byName[name]
-				if !ok || r.here != "listed" {
-					t.Errorf("%s %s: %s is listed, but GitLab's table has it %q", g.Name, era, name, r.here)
+				if !ok || r.Status != "listed" {
+					t.Errorf("%s %s: %s is listed, but the snapshot has it %q", g.Name, era, name, r.Status)
 					continue
 				}
-				if got := schemaSignature(tool["inputSchema"]); got != r.params {
-					t.Errorf("%s %s %s parameters:\n got  %s\n want %s", g.Name, era, name, got, r.params)
+				for _, f := range []struct {
+					what string
+					want json.RawMessage
+				}{{"inputSchema", r.InputSchema}, {"outputSchema", r.OutputSchema}} {
+					var got json.RawMessage
+					if v, ok := tool[f.what]; ok {
+						got, _ = json.Marshal(v)
+					}
+					if !jsonSame(got, f.want) {
+						t.Errorf("%s %s %s %s:\n got  %s\n want %s", g.Name, era, name, f.what, got, f.want)
+					}
 				}
 				if toolsDig(tool, "inputSchema", "type") != "object" || toolsDig(tool, "inputSchema", "additionalProperties") != false {
 					t.Errorf("%s: inputSchema %v is not a closed object", name, tool["inputSchema"])
 				}
-				if got := toolsDig(tool, "annotations", "toolset"); got != r.toolset {
-					t.Errorf("%s: toolset %v, want %s", name, got, r.toolset)
+				if tool["title"] != r.Title || tool["description"] != r.Description {
+					t.Errorf("%s: title %q description %q, want the snapshot's %q %q", name, tool["title"], tool["description"], r.Title, r.Description)
 				}
-				if got := toolsDig(tool, "annotations", "readOnlyHint"); got != r.readOnly {
-					t.Errorf("%s: readOnlyHint %v, want %v", name, got, r.readOnly)
+				if got := toolsDig(tool, "annotations", "toolset"); got != r.Toolset {
+					t.Errorf("%s: toolset %v, want %s", name, got, r.Toolset)
 				}
-				if got, _ := toolsDig(tool, "annotations", "destructiveHint").(bool); got != r.destructive {
-					t.Errorf("%s: destructiveHint %v, want %v", name, got, r.destructive)
+				if got := toolsDig(tool, "annotations", "readOnlyHint"); got != r.Annotations.ReadOnlyHint {
+					t.Errorf("%s: readOnlyHint %v, want %v", name, got, r.Annotations.ReadOnlyHint)
+				}
+				if got, _ := toolsDig(tool, "annotations", "destructiveHint").(bool); got != r.destructive() {
+					t.Errorf("%s: destructiveHint %v, want %v", name, got, r.destructive())
 				}
 			}
 		}
@@ -316,22 +187,22 @@ func TestCatalog_gitlabUnlisted(t *testing.T) {
 	}
 	before := toolsState(t, h)
 	for _, g := range h.groups() {
-		for _, r := range gitlabCatalog {
-			a, ok := args[r.name]
+		for _, r := range catalogSnapshot() {
+			a, ok := args[r.Name]
 			if !ok {
 				continue
 			}
-			switch r.here {
+			switch r.Status {
 			case "unlisted":
-				toolsSucceeded(t, toolsResult(t, g, modern, h.toolsCall(t, g, modern, "alice", r.name, a)))
+				toolsSucceeded(t, toolsResult(t, g, modern, h.toolsCall(t, g, modern, "alice", r.Name, a)))
 			case "unavailable":
 				want := "GitLab Duo Agent Platform is not available for this namespace: this instance has no GitLab Duo " +
-					"Agent Platform, so " + r.name + " cannot run."
-				if text := h.toolsFail(t, g, "alice", r.name, a); text != want {
-					t.Errorf("%s %s: %q\nwant %q", g.Name, r.name, text, want)
+					"Agent Platform, so " + r.Name + " cannot run."
+				if text := h.toolsFail(t, g, "alice", r.Name, a); text != want {
+					t.Errorf("%s %s: %q\nwant %q", g.Name, r.Name, text, want)
 				}
 			default:
-				t.Fatalf("%s is %s", r.name, r.here)
+				t.Fatalf("%s is %s", r.Name, r.Status)
 			}
 		}
 	}
@@ -376,34 +247,19 @@ func TestCatalog_gitlabUnknown(t *testing.T) {
 	}
 }
 
-// TestCatalog_gitlabTable: doc/tools.md has the table, a row per tool
-// naming the tool, its toolset, how glmcp serves it and GitLab's source.
-func TestCatalog_gitlabTable(t *testing.T) {
-	doc, err := os.ReadFile("../doc/tools.md")
-	if err != nil {
-		t.Fatal(err)
+// jsonSame reports whether a and b are the same JSON value (numbers
+// compared as written; both absent is the same).
+func jsonSame(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
 	}
-	_, section, ok := strings.Cut(string(doc), "\n## GitLab 19.5's catalog, tool by tool\n")
-	if !ok {
-		t.Fatal(`doc/tools.md has no section "GitLab 19.5's catalog, tool by tool"`)
+	decode := func(r json.RawMessage) (any, bool) {
+		d := json.NewDecoder(bytes.NewReader(r))
+		d.UseNumber()
+		var v any
+		return v, d.Decode(&v) == nil
 	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	rows := map[string]string{}
-	for _, line := range strings.Split(section, "\n") {
-		if strings.HasPrefix(line, "| `") {
-			rows[strings.SplitN(line, "`", 3)[1]] = line
-		}
-	}
-	for _, r := range gitlabCatalog {
-		line, ok := rows[r.name]
-		if !ok {
-			t.Errorf("doc/tools.md has no row for %s", r.name)
-			continue
-		}
-		for _, want := range []string{"`" + r.toolset + "`", r.here, "`" + r.src + "`"} {
-			if !strings.Contains(line, want) {
-				t.Errorf("doc/tools.md row of %s does not say %s: %s", r.name, want, line)
-			}
-		}
-	}
+	va, okA := decode(a)
+	vb, okB := decode(b)
+	return okA && okB && reflect.DeepEqual(va, vb)
 }

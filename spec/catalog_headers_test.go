@@ -18,16 +18,18 @@ const (
 	hdrPrefix   = "X-Gitlab-Mcp-Server-Tool-Name-Prefix"
 )
 
-// GitLab's toolsets, as the catalog lists them (unlisted tools left out).
+// GitLab's toolsets, as the catalog lists them (unlisted tools left out),
+// from the catalog snapshot (catalog_snapshot_test.go); the EE-only tools
+// are left out, except code_security's, which are all EE.
 var (
-	catalogMeta          = []string{"get_mcp_server_version"}
-	catalogCore          = []string{"get_project", "get_user", "list_groups", "list_project_members", "list_projects", "save_note", "search", "search_labels"} // + semantic_search on EE
-	catalogWorkItems     = []string{"get_work_item", "get_work_item_types", "link_work_items", "list_work_items", "save_work_item"}
-	catalogWikis         = []string{"list_wiki_pages"}
-	catalogCodeSecurity  = []string{"attach_scan_profile", "get_vulnerability", "list_vulnerabilities", "save_vulnerability"} // EE
-	catalogMergeRequests = []string{"accept_merge_request", "get_merge_request", "get_merge_request_commits", "get_merge_request_conflicts", "get_merge_request_diffs", "get_merge_request_notes", "get_merge_request_pipelines", "list_merge_requests", "save_merge_request", "save_merge_request_review"}
-	catalogCI            = []string{"get_artifact_file", "get_job", "get_pipeline", "get_pipeline_jobs", "list_pipelines", "manage_pipeline", "save_pipeline"}
-	catalogRepository    = []string{"add_branch", "add_commit", "fork_repository", "get_commit", "get_repository_file", "list_branches", "list_commits", "list_releases", "list_repository_tree", "list_tags"}
+	catalogMeta          = snapshotToolset("meta", false)
+	catalogCore          = snapshotToolset("core", false) // + semantic_search on EE
+	catalogWorkItems     = snapshotToolset("work_items", false)
+	catalogWikis         = snapshotToolset("wikis", false)
+	catalogCodeSecurity  = snapshotToolset("code_security", true) // EE
+	catalogMergeRequests = snapshotToolset("merge_requests", false)
+	catalogCI            = snapshotToolset("ci", false)
+	catalogRepository    = snapshotToolset("repository", false)
 )
 
 // catalogUnion returns the sorted union of name lists.

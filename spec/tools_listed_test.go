@@ -22,30 +22,27 @@ import (
 // callable by name but never listed.
 var (
 	toolsCE    = catalogUnion(catalogMeta, catalogCore, catalogWorkItems, catalogMergeRequests, catalogCI, catalogRepository)
-	toolsEE    = catalogUnion(toolsCE, []string{"semantic_search"})
+	toolsEE    = catalogUnion(toolsCE, snapshotNames(func(s snapshotTool) bool { return s.Status == "listed" && s.ee() && s.Toolset == "core" }))
 	toolsAllCE = catalogUnion(toolsCE, catalogWikis)
 	toolsAllEE = catalogUnion(toolsEE, catalogWikis, catalogCodeSecurity)
 	// toolsWrite are the listed tools that write (readOnlyHint false).
-	toolsWrite = []string{"accept_merge_request", "add_branch", "add_commit", "attach_scan_profile", "fork_repository", "link_work_items", "manage_pipeline", "save_merge_request", "save_merge_request_review", "save_note", "save_pipeline", "save_vulnerability", "save_work_item"}
+	toolsWrite = snapshotNames(func(s snapshotTool) bool { return s.Status == "listed" && !s.Annotations.ReadOnlyHint })
 	// toolsUnlisted are GitLab 19.5's unlisted tools (unlisted: true,
-	// pending removal), and those glmcp cannot offer; toolsUnlistedWrite
-	// those of them that write.
-	toolsUnlisted = []string{
-		"create_issue", "get_issue", "get_workitem_notes",
-		"get_saved_view_work_items", // saved views do not exist on glmcp
-	}
-	toolsUnlistedWrite = []string{"create_issue"}
+	// pending removal), and those glmcp cannot offer but serves on both
+	// groups (get_saved_view_work_items: saved views do not exist on
+	// glmcp); toolsUnlistedWrite those of them that write.
+	toolsUnlisted = snapshotNames(func(s snapshotTool) bool {
+		return s.Status == "unlisted" || (s.Status == "unavailable" && s.Toolset != "duo_agent_platform")
+	})
+	toolsUnlistedWrite = snapshotNames(func(s snapshotTool) bool { return s.Status == "unlisted" && !s.Annotations.ReadOnlyHint })
 )
 
-// toolsetOf returns the toolset a listed tool carries in its annotations.
+// toolsetOf returns the toolset a listed tool carries in its annotations,
+// from the catalog snapshot.
 func toolsetOf(name string) string {
-	for ts, names := range map[string][]string{
-		"meta": catalogMeta, "core": append(slices.Clone(catalogCore), "semantic_search"), "work_items": catalogWorkItems,
-		"merge_requests": catalogMergeRequests, "ci": catalogCI, "repository": catalogRepository, "wikis": catalogWikis,
-		"code_security": catalogCodeSecurity,
-	} {
-		if slices.Contains(names, name) {
-			return ts
+	for _, s := range catalogSnapshot() {
+		if s.Name == name && s.Status == "listed" {
+			return s.Toolset
 		}
 	}
 	return ""
@@ -103,10 +100,7 @@ func TestTools_listed(t *testing.T) {
 				if toolsDig(tool, "annotations", "readOnlyHint") != !write {
 					t.Errorf("%s: readOnlyHint = %v, want %v", name, toolsDig(tool, "annotations", "readOnlyHint"), !write)
 				}
-				// GitLab marks add_commit, the two pipeline writers and
-				// accept_merge_request destructive.
-				destructive := name == "add_commit" || name == "save_pipeline" || name == "manage_pipeline" ||
-					name == "accept_merge_request"
+				destructive := slices.ContainsFunc(catalogSnapshot(), func(s snapshotTool) bool { return s.Name == name && s.destructive() })
 				if toolsDig(tool, "annotations", "destructiveHint") != destructive {
 					t.Errorf("%s: destructiveHint = %v, want %v", name, toolsDig(tool, "annotations", "destructiveHint"), destructive)
 				}

@@ -104,11 +104,13 @@ func (r callToolResult) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// callTool answers tools/call: the tool service resolves the tool, this
-// applies the transport's rules to it, the service runs it; this
-// translates the wire. Tool failures are results with isError;
-// the service's refusals (unknown tool, a write tool under a read-only
-// token, …) are returned for the one writer to translate.
+// callTool answers tools/call: the wire becomes a tools.CallRequest, the
+// tool service runs it down its chain (services/tools/chain.go), with this
+// exchange as the chain's Transport (CheckTool, Plumb: the rules that are
+// the transport's), and the result is rendered here. Tool failures are
+// results with isError; the service's refusals (unknown tool, a write tool
+// under a read-only token, …) are returned for the one writer to
+// translate.
 func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
 	if len(x.req.Params) == 0 {
 		return nil, jsonrpc.InvalidParams("params are required")
@@ -116,46 +118,60 @@ func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
 	if p.Name == nil || *p.Name == "" {
 		return nil, jsonrpc.InvalidParams("name is required")
 	}
-	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments}
+	x.call = callTransport{s: s, x: x, p: p}
+	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments, Transport: &x.call}
 	if x.modern {
 		req.Capabilities = x.meta.Capabilities
 	}
-	rc, err := s.tools.Resolve(x.ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	// The transport's own rules, on the resolved tool and before the
-	// service's: mirrored headers, the log level, the retry fields.
-	x.fields.Tool = rc.Entry.Tool.Name
-	if x.modern {
-		if e := checkParamHeaders(x, rc.Entry, p.Arguments); e != nil {
-			return nil, e
-		}
-	}
-	logLevel, le := s.toolLogLevel(x)
-	if le != nil {
-		return nil, le
-	}
-	if x.modern {
-		if e := readInput(p, &rc.CallRequest); e != nil {
-			return nil, e
-		}
-	}
-	// Progress (both eras: _meta.progressToken) and log messages turn the
-	// response into an event stream at the first event; the one writer
-	// sends the result as its last.
-	if x.meta.ProgressToken != nil {
-		rc.Progress = (&progressStream{x: x, token: x.meta.ProgressToken}).report
-	}
-	if logLevel != logOff {
-		rc.Log = x.logger(logLevel)
-	}
-	res, err := s.tools.Run(x.ctx, rc)
+	res, err := s.tools.Call(x.ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	recordOutcome(x.fields, res)
 	return s.renderResult(x, res), nil
+}
+
+// callTransport is the tools/call chain's Transport for one exchange.
+type callTransport struct {
+	s        *Server
+	x        *exchange
+	p        *callToolParams
+	logLevel int
+}
+
+// CheckTool applies the transport's rules to the tool found, before the
+// service's own: mirrored Mcp-Param headers, the log level, the retry
+// fields.
+func (t *callTransport) CheckTool(e *tools.Entry, req *tools.CallRequest) error {
+	x := t.x
+	x.fields.Tool = e.Tool.Name
+	if x.modern {
+		if je := checkParamHeaders(x, e, t.p.Arguments); je != nil {
+			return je
+		}
+	}
+	var le *jsonrpc.Error
+	if t.logLevel, le = t.s.toolLogLevel(x); le != nil {
+		return le
+	}
+	if x.modern {
+		if je := readInput(t.p, req); je != nil {
+			return je
+		}
+	}
+	return nil
+}
+
+// Plumb turns the response into an event stream at the first progress
+// notification (both eras: _meta.progressToken) or log message; the one
+// writer sends the result as its last event.
+func (t *callTransport) Plumb(req *tools.CallRequest) {
+	if t.x.meta.ProgressToken != nil {
+		req.Progress = (&progressStream{x: t.x, token: t.x.meta.ProgressToken}).report
+	}
+	if t.logLevel != logOff {
+		req.Log = t.x.logger(t.logLevel)
+	}
 }
 
 // recordOutcome notes how a call that produced a result ended, for the

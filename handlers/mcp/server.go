@@ -28,10 +28,9 @@ import (
 // tools exist for whom lives behind it (tools.Service implements it).
 type ToolService interface {
 	List(ctx context.Context, q tools.ListQuery) (tools.Page, error)
-	// Resolve finds the tool of a call; Run finishes it, after the
-	// handler's own checks on the resolved tool.
-	Resolve(ctx context.Context, req tools.CallRequest) (*tools.Resolved, error)
-	Run(ctx context.Context, rc *tools.Resolved) (*tools.Result, error)
+	// Call runs one tools/call down the service's chain; the request's
+	// Transport adds the handler's own rules to it.
+	Call(ctx context.Context, req tools.CallRequest) (*tools.Result, error)
 	// Watch returns which tool changes a listener of this scope hears.
 	Watch(sc models.Scope) (func(name string, toolEdition models.Edition) bool, error)
 }
@@ -144,6 +143,9 @@ type exchange struct {
 	method *method
 	// streamTimeout bounds one write on the event stream (see events).
 	streamTimeout time.Duration
+	// call is the tools/call chain's Transport (callTool), kept here so
+	// a call allocates none of its own.
+	call callTransport
 }
 
 // era is the column of the status table the request is answered from.

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/catalog"
 )
 
 // CallRequest is one tools/call.
@@ -31,127 +30,13 @@ type CallRequest struct {
 	// nil when absent).
 	InputResponses map[string]json.RawMessage
 	RequestState   *string
-	// Progress and Log are Call.Progress and Call.Log (nil: dropped).
+	// Progress and Log are Call.Progress and Call.Log (nil: dropped);
+	// Transport.Plumb may set them.
 	Progress func(progress, total float64, message string)
 	Log      func(level, logger string, data any)
-}
-
-// Resolved is a tools/call whose tool Resolve found: the request (its
-// Arguments an object) and the entry it names. Between Resolve and Run the
-// transport applies its own rules to the tool (mirrored headers, log
-// level, the shape of the retry fields); they may fill InputResponses and
-// RequestState, and set Progress and Log.
-type Resolved struct {
-	CallRequest
-	// Entry is the tool called, aliases resolved.
-	Entry *Entry
-	// name is req.Name with the prefix stripped.
-	name string
-}
-
-// Resolve finds the tool of one tools/call for the scope, in this order:
-// arguments must be an object (ErrInvalidInput), the headers must parse
-// (ErrInvalidInput), the name (prefix stripped, alias resolved) must name a
-// tool the edition serves (*UnknownToolError). Run finishes the call.
-func (s *Service) Resolve(ctx context.Context, req CallRequest) (*Resolved, error) {
-	if a := bytes.TrimSpace(req.Arguments); len(a) == 0 || bytes.Equal(a, []byte("null")) {
-		req.Arguments = json.RawMessage(`{}`)
-	} else if a[0] != '{' {
-		return nil, fmt.Errorf("arguments must be an object: %w", models.ErrInvalidInput)
-	}
-	f, err := s.filter(req.Scope)
-	if err != nil {
-		return nil, err
-	}
-	// With a prefix header, only prefixed names exist for this client.
-	name, known := catalog.StripPrefix(f.Prefix(), req.Name)
-	snap, err := s.Snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var e *Entry
-	if known {
-		e, known = snap.Lookup(name)
-	}
-	if !known || !catalog.EditionServes(req.Edition, e.Tool.Edition) {
-		return nil, &UnknownToolError{Name: req.Name}
-	}
-	return &Resolved{CallRequest: req, Entry: e, name: name}, nil
-}
-
-// Run finishes a call Resolve found, in this order: the tool's required
-// client capabilities (*MissingCapabilityError), a read-only token may call
-// only read-only tools (*ReadOnlyError), a requestState must open
-// (ErrInvalidInput); then the arguments are validated, the Definition's
-// Target is resolved (once: the rules and the tool read it), the tool rules
-// applied and the tool runs. Tool failures are IsError results.
-//
-// A result asking for input carries its InputRequests and the sealed
-// RequestState for the client; on a request without per-request
-// capabilities it is an error result saying so.
-func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
-	req, e := rc.CallRequest, rc.Entry
-	if req.Capabilities != nil && e.Def != nil {
-		if err := missingCapabilities(e.Tool.Name, "", req.Capabilities, e.Def.RequiredClientCapabilities); err != nil {
-			return nil, err
-		}
-	}
-	if req.ReadOnly() && !e.ReadOnly() {
-		return nil, &ReadOnlyError{Tool: e.Tool.Name}
-	}
-	// A requestState that fails verification is a protocol error, whatever
-	// the arguments it comes with.
-	var state string
-	if req.RequestState != nil {
-		var err error
-		if state, err = s.states.open(*req.RequestState, userOf(req.Scope), e.Tool.Name, req.Arguments); err != nil {
-			return nil, fmt.Errorf("requestState failed verification: it was altered, has expired, or was issued for another user, tool or arguments: %w", models.ErrInvalidInput)
-		}
-	}
-	// Arguments are checked before the rules, so a rule never looks up a
-	// project named by text the store cannot hold.
-	if res := e.check(req.Arguments); res != nil {
-		return res, nil
-	}
-	call := &Call{Name: rc.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
-		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
-	// The Definition's Target, resolved once: the rules and the tool both
-	// read this resolution.
-	if err := e.resolveTarget(ctx, call); err != nil {
-		return nil, err
-	}
-	// Tool rules (Allow / Ask / Deny) govern write tools, here only.
-	if s.opts.Rules != nil && !e.ReadOnly() && userOf(req.Scope) != 0 {
-		d, err := s.decideRule(ctx, req.Scope, e, req.Arguments, call.Target)
-		if err != nil {
-			return nil, err
-		}
-		res, err := s.applyRule(ctx, &req, e, d)
-		if err != nil {
-			return nil, err
-		}
-		if res != nil && len(res.InputRequests) > 0 {
-			return s.askInput(req, e, res)
-		}
-		if res != nil {
-			return res, nil
-		}
-	}
-	res, err := e.execute(ctx, call)
-	if err != nil || (len(res.InputRequests) == 0 && res.RequestState == "") {
-		return res, err
-	}
-	return s.askInput(req, e, res)
-}
-
-// Call is Resolve then Run, for callers with no rules of their own between
-// the two: CallJSON, and the tests and benchmarks of the tools.
-func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
-	rc, err := s.Resolve(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return s.Run(ctx, rc)
+	// Transport is what the caller's protocol adds to the call (nil:
+	// nothing); see the chain in chain.go.
+	Transport Transport
 }
 
 // CallJSON calls the tool name with args (a JSON object) as sc's caller,
@@ -179,10 +64,10 @@ func (s *Service) CallJSON(ctx context.Context, sc models.Scope, name string, ar
 	return out, err == nil, err
 }
 
-// Run validates call.Arguments (a JSON object: Service.Resolve checks it)
-// against e's input schema and executes it. Validation failures and
-// tool-level failures come back as IsError results. Callers other than
-// Service.Run (tests, benchmarks) skip the scope rules.
+// Run validates call.Arguments (a JSON object: the chain's tool link
+// checks it) against e's input schema and executes it. Validation failures
+// and tool-level failures come back as IsError results. Callers other
+// than Service.Call (tests, benchmarks) skip the rest of the chain.
 func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
 	if res := e.check(call.Arguments); res != nil {
 		return res, nil

@@ -31,6 +31,15 @@ type Definition struct {
 	// notifications) but stay callable by name or alias: GitLab's
 	// superseded tools.
 	Unlisted bool
+	// Unavailable marks an Unlisted tool whose feature glmcp does not
+	// have (GitLab lists it only where the feature exists): a call
+	// answers isError. It changes nothing else; the catalog snapshot and
+	// doc/tools.md's table say "unavailable" instead of "unlisted".
+	Unavailable bool
+	// Source is the GitLab file the tool's name, toolset, annotations and
+	// parameters are taken from (a path in GitLab's repository), recorded
+	// in the catalog snapshot and doc/tools.md's table.
+	Source string
 	// RequiredClientCapabilities names the top-level client capabilities
 	// (for example "sampling") a call needs. A 2026-07-28 request whose
 	// clientCapabilities lack one is refused with -32021 before Run; Legacy

@@ -4,8 +4,8 @@
 //
 //   - the GitLab filter headers (tools, toolsets, name prefix), the route
 //     group's edition, read-only (read_api) tokens, aliases and unlisted
-//     tools ([models.Scope], [Service.List], [Service.Resolve] and
-//     [Service.Run], [Service.Watch]);
+//     tools ([models.Scope], [Service.List], [Service.Call] and its chain
+//     of named links in chain.go, [Service.Watch]);
 //   - paging with signed keyset cursors (through services/catalog);
 //   - the client capabilities a tool needs ([Declares]) and the sealed
 //     requestState of multi round-trip calls;

@@ -55,6 +55,19 @@ type Options struct {
 	// does (default allow, GitLab's behaviour).
 	Rules            RuleStore
 	DefaultWriteRule models.ToolRuleKind
+	// Wrappers are cross-cutting links of the tools/call chain, run in
+	// this order after the tool rules and before the handler (chain.go):
+	// each sees the tool, the validated arguments (Invocation.Call), the
+	// resolved target, and the result coming back (the handler's, before
+	// input requests are sealed), and may end the call. Result
+	// sanitising, lockdown, secret scanning of write arguments and an
+	// audit event per call belong here.
+	Wrappers []Link
+	// Outer are links run first, before the tool is looked up: they see
+	// every call and how it ended, refusals included (an audit event per
+	// call, lockdown of the whole endpoint). Invocation.Entry is nil
+	// until they call Next.
+	Outer []Link
 	// StateTTL is how long a requestState (an approval among them) stays
 	// valid (default 15 minutes).
 	StateTTL time.Duration
@@ -74,6 +87,9 @@ type Service struct {
 	toolsets []string
 	lister   *catalog.Lister
 	states   *stateSealer
+
+	// chain is the tools/call chain (links).
+	chain []Link
 
 	mu      sync.Mutex
 	snap    *Snapshot
@@ -158,6 +174,7 @@ func NewService(store Store, defs []Definition, opts Options) (*Service, error) 
 		names = append(names, d.Toolset)
 	}
 	s.toolsets = catalog.Toolsets(names)
+	s.chain = s.links()
 	return s, nil
 }
 

@@ -195,19 +195,30 @@ func TestService_Call_validation(t *testing.T) {
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Text, "Validation error: ") {
 		t.Errorf("schema violation: %+v, %v", res, err)
 	}
-	// Resolve finds the tool (alias resolved) before the transport's rules;
-	// what the transport fills in between is what Run checks.
-	rc, err := svc.Resolve(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "older_tool"})
-	if err != nil || rc.Entry.Tool.Name != "old_tool" || string(rc.Arguments) != "{}" {
-		t.Fatalf("Resolve(older_tool): %+v, %v; want old_tool with arguments {}", rc, err)
+	// The transport's rules see the tool found (alias resolved, arguments
+	// {}) before the service's checks; what they fill in is what the
+	// state link checks.
+	var seen string
+	_, err = svc.Call(ctx, tools.CallRequest{Scope: scope(models.EditionCE, false, models.Headers{}), Name: "older_tool",
+		Transport: transportFunc(func(e *tools.Entry, req *tools.CallRequest) error {
+			seen = e.Tool.Name + " " + string(req.Arguments)
+			bad := "not a sealed state"
+			req.RequestState = &bad
+			return nil
+		})})
+	if seen != "old_tool {}" {
+		t.Errorf("the transport saw %q, want old_tool with arguments {}", seen)
 	}
-	bad := "not a sealed state"
-	rc.RequestState = &bad
-	_, err = svc.Run(ctx, rc)
 	if !errors.Is(err, models.ErrInvalidInput) || !strings.HasPrefix(err.Error(), "requestState failed verification: ") {
-		t.Errorf("Run with a requestState set after Resolve: %v, want it to fail verification", err)
+		t.Errorf("a requestState the transport set: %v, want it to fail verification", err)
 	}
 }
+
+// transportFunc is a tools.Transport of its CheckTool alone.
+type transportFunc func(e *tools.Entry, req *tools.CallRequest) error
+
+func (f transportFunc) CheckTool(e *tools.Entry, req *tools.CallRequest) error { return f(e, req) }
+func (transportFunc) Plumb(*tools.CallRequest)                                 {}
 
 // Ensure CallJSON gives a tool's text as a JSON string, and no content,
 // without an error, for a tool the scope lacks, invalid arguments or a

@@ -24,7 +24,7 @@ func newSecretCommand(a *cli) *cobra.Command {
 			if !yes {
 				return fmt.Errorf("rotating the secret revokes every personal access token: pass --yes to go ahead")
 			}
-			r, err := app.RotateSecret(cmd.Context(), &a.cfg, a.logger())
+			r, err := app.RotateSecret(cmd.Context(), &a.cfg, a.commandLogger())
 			if err != nil {
 				return err
 			}

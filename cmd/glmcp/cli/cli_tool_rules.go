@@ -42,7 +42,7 @@ func newToolRulesCommand(a *cli) *cobra.Command {
 			}
 			defer e.Close()
 			if tool != "" {
-				ts, err := app.NewToolService(&a.cfg, e, a.logger())
+				ts, err := app.NewToolService(&a.cfg, e, a.commandLogger())
 				if err != nil {
 					return err
 				}

@@ -71,7 +71,7 @@ func newToolsCommand(a *cli) *cobra.Command {
 // syncTools writes the code's tool definitions into the store, so the
 // catalog is complete before the first serve.
 func (a *cli) syncTools(ctx context.Context, e *app.Env) error {
-	ts, err := app.NewToolService(&a.cfg, e, a.logger())
+	ts, err := app.NewToolService(&a.cfg, e, a.commandLogger())
 	if err != nil {
 		return err
 	}

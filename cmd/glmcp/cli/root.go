@@ -101,6 +101,19 @@ func needsNoConfig(cmd *cobra.Command) bool {
 
 func (a *cli) logger() *slog.Logger { return app.NewLogger(&a.cfg, a.stderr) }
 
+// commandLogger is the logger of an administrative command (every command
+// but serve): an operator's command prints its result and real problems,
+// so its log starts at warn (the store's routine notes, such as the
+// repository recovery report, stay out of stderr) unless the log level is
+// debug, which asks for everything.
+func (a *cli) commandLogger() *slog.Logger {
+	cfg := a.cfg
+	if cfg.LogLevel != "debug" {
+		cfg.LogLevel = "warn"
+	}
+	return app.NewLogger(&cfg, a.stderr)
+}
+
 // userNamed returns the user named username, or the error "no user …".
 func userNamed(ctx context.Context, e *app.Env, username string) (*models.User, error) {
 	u, err := e.Store.Users.FindUserByUsername(ctx, username)
@@ -120,7 +133,8 @@ func projectNamed(ctx context.Context, e *app.Env, path string) (*models.Project
 	return p, err
 }
 
-// openEnv opens and migrates the configured store.
+// openEnv opens and migrates the configured store, for an administrative
+// command (its logger is commandLogger).
 func (a *cli) openEnv(ctx context.Context) (*app.Env, error) {
-	return app.OpenEnv(ctx, &a.cfg, a.logger())
+	return app.OpenEnv(ctx, &a.cfg, a.commandLogger())
 }

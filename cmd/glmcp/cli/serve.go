@@ -42,7 +42,7 @@ func (a *cli) serve(ctx context.Context) error {
 	}
 	defer ln.Close()
 	a.cfg.FollowListener(ln.Addr().String())
-	e, err := a.openEnv(ctx)
+	e, err := app.OpenEnv(ctx, &a.cfg, logger)
 	if err != nil {
 		return err
 	}

@@ -184,3 +184,24 @@ func TestTokensRevoke(t *testing.T) {
 		}
 	})
 }
+
+// Ensure an administrative command at the default log level prints its
+// result on stdout and nothing on stderr: the store's routine notes (the
+// repository recovery report) are not an operator's business, while
+// --log-level debug still shows them.
+func TestCommand_quietStderr(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		b.createUser(t, "erin")
+		out, errOut, err := b.runEnv(t, map[string]string{"GLMCP_LOG_LEVEL": "info"}, "tokens", "create", "--user", "erin", "--scopes", "mcp")
+		if err != nil || !strings.HasPrefix(out, "glpat-") {
+			t.Fatalf("tokens create = %q, %v", out, err)
+		}
+		if errOut != "" {
+			t.Errorf("stderr at log level info = %q, want nothing", errOut)
+		}
+		_, errOut, err = b.runEnv(t, map[string]string{"GLMCP_LOG_LEVEL": "debug"}, "tokens", "create", "--user", "erin", "--scopes", "mcp")
+		if err != nil || !strings.Contains(errOut, "repository recovery done") {
+			t.Errorf("stderr at log level debug = %q, %v; want the recovery report", errOut, err)
+		}
+	})
+}

@@ -28,7 +28,7 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 			"immediately; with strategy, auto-merge is armed and the merge request merges once its checks pass. " +
 			"Identify the merge request by url, or by project_id and merge_request_iid. To approve a merge request " +
 			"instead, use save_merge_request_review.",
-		InputSchema: inputSchema(mrRefProps(obj{
+		InputSchema: argsSchema(g.runAcceptMergeRequest, mrRefProps(obj{
 			"sha": strProp("Head SHA guard. When it no longer matches the merge request head, the merge is refused "+
 				"instead of merging content you have not seen. Pass the diff_head_sha returned by get_merge_request.", 1, 64),
 			"strategy": enumProp("Auto-merge strategy. When given, arms auto-merge instead of merging immediately.",
@@ -42,6 +42,7 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[acceptJSON](),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/accept_merge_request_tool.rb",
 		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runAcceptMergeRequest),
 	}

@@ -34,11 +34,12 @@ func (g *gitlab) addBranch() tools.Definition {
 		Title: "Add branch",
 		Description: "Add a branch to a GitLab project from a source ref.\n\nExamples:\n" +
 			"- Use branch and ref to create a new branch from an existing branch or commit SHA",
-		InputSchema:  inputSchema(props, "branch", "ref"),
+		InputSchema:  argsSchema(g.runAddBranch, props, "branch", "ref"),
 		OutputSchema: tools.OutputSchemaOf[addBranchJSON](),
 		Annotations:  writeTool("Add branch"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/branches/add_branch_tool.rb",
 		Aliases:      []string{"create_branch"},
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runAddBranch),

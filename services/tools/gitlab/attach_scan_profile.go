@@ -26,7 +26,7 @@ func (g *gitlab) attachScanProfile() tools.Definition {
 		Title: "Attach scan profile",
 		Description: "Attach a given security scan profile to the given groups and projects. Everything named must " +
 			"be in one top-level group, at most 100 items, and needs at least the Maintainer role.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runAttachScanProfile, obj{
 			"security_scan_profile_id": withDesc(obj{"type": "string", "minLength": 1, "maxLength": 255},
 				"Global ID of the security scan profile to attach: gid://gitlab/Security::ScanProfile/<id>, or "+
 					"gid://gitlab/Security::ScanProfile/<scan type> for the GitLab-recommended default profile of "+
@@ -37,6 +37,7 @@ func (g *gitlab) attachScanProfile() tools.Definition {
 		Annotations:  writeTool("Attach scan profile"),
 		Toolset:      toolsetCodeSecurity,
 		Edition:      models.EditionEE,
+		Source:       "ee/app/services/mcp/tools/security/attach_scan_profile_service.rb",
 		OutputSchema: tools.OutputSchemaOf[attachScanProfileJSON](),
 		// Every project and group named is written to: the strictest of
 		// their rules governs the call.

@@ -22,26 +22,6 @@ var pipelineSources = []string{"unknown", "push", "web", "trigger", "schedule", 
 	"ondemand_dast_scan", "ondemand_dast_validation", "security_orchestration_policy", "container_registry_push",
 	"duo_workflow", "pipeline_execution_policy_schedule"}
 
-// readablePipeline resolves a project reference and a pipeline id to a
-// pipeline u may see; a hidden one reads as missing.
-func (g *gitlab) readablePipeline(ctx context.Context, st Store, u *models.User, field string, ref refArg, id int64) (*projectAccess, *models.Pipeline, error) {
-	pa, err := resolveProject(ctx, st, u, field, ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !access.CanReadCode(u, pa.project, pa.level) {
-		return nil, nil, notFound("Pipeline")
-	}
-	p, err := st.LoadPipeline(ctx, pa.project.ID, id)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, notFound("Pipeline")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return pa, p, nil
-}
-
 // ciTarget declares that argument arg names a CI tool's project (name,
 // when set, reads it instead), whose code the caller must read: a hidden
 // one's object (what: "Pipeline", "Job") reads as missing.

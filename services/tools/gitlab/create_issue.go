@@ -15,7 +15,7 @@ func (g *gitlab) createIssue() tools.Definition {
 		Title: "Create issue",
 		Description: "Create a new issue in a GitLab project. Needs at least the Reporter role. " +
 			"Labels that do not exist yet are created; assignees must be members of the project.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runCreateIssue, obj{
 			"id":           projectIDProp(),
 			"title":        strProp("Title of the issue (at most 255 characters).", 1, maxTitleLength),
 			"description":  strProp("Description of the issue, in Markdown.", 0, maxDescriptionLength),
@@ -29,7 +29,10 @@ func (g *gitlab) createIssue() tools.Definition {
 		Toolset:     models.ToolsetWorkItems,
 		Unlisted:    true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runCreateIssue),
+		Source:      "lib/api/issues.rb",
+		// The project, looked up once: the tool rules and the tool read it.
+		Target: g.projectTarget("id", access.ReadProject, nil),
+		Run:    tools.Typed(g.runCreateIssue),
 	}
 }
 
@@ -49,7 +52,7 @@ func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args crea
 	if err != nil {
 		return nil, err
 	}
-	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}

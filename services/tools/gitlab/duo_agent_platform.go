@@ -14,15 +14,16 @@ import (
 
 const toolsetDuoAgentPlatform = "duo_agent_platform"
 
-func duoTool(name, title, desc string, ann models.ToolAnnotations, props obj, aliases []string, required ...string) tools.Definition {
+func duoTool(name, source, title, desc string, ann models.ToolAnnotations, props obj, aliases []string, required ...string) tools.Definition {
 	return tools.Definition{Name: name, Title: title, Description: desc + " Not available on glmcp.",
 		InputSchema: inputSchema(props, required...), Annotations: ann,
-		Toolset: toolsetDuoAgentPlatform, Edition: models.EditionCE, Aliases: aliases, Unlisted: true,
+		Toolset: toolsetDuoAgentPlatform, Edition: models.EditionCE, Aliases: aliases, Unlisted: true, Unavailable: true, Source: source,
 		Run: notAvailable(name)}
 }
 
 func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
-	return duoTool("list_duo_agents_and_flows", "List Duo agents and flows",
+	return duoTool("list_duo_agents_and_flows", "list_tools_spec.rb (EE)",
+		"List Duo agents and flows",
 		"List the GitLab Duo agents and flows enabled in a project.", readOnlyTool("List Duo agents and flows"), obj{
 			"project_id": projectRefProp("Numeric ID or full path of the project."),
 			"item_type":  enumProp("Return only entries of this kind.", "agent", "flow", "third_party_flow"),
@@ -32,7 +33,8 @@ func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
 }
 
 func (g *gitlab) startDuoSession() tools.Definition {
-	return duoTool("start_duo_session", "Start Duo session",
+	return duoTool("start_duo_session", "ee/app/services/mcp/tools/duo_workflows/start_duo_session_service.rb",
+		"Start Duo session",
 		"Start a GitLab Duo Agent Platform session that runs a flow from the AI Catalog, and return its session id.",
 		// GitLab's annotations: it starts a CI job that can push commits.
 		destructiveTool("Start Duo session"), obj{
@@ -44,7 +46,8 @@ func (g *gitlab) startDuoSession() tools.Definition {
 }
 
 func (g *gitlab) listDuoSessions() tools.Definition {
-	return duoTool("list_duo_sessions", "List Duo sessions",
+	return duoTool("list_duo_sessions", "list_tools_spec.rb (EE)",
+		"List Duo sessions",
 		"List your GitLab Duo Agent Platform sessions.", readOnlyTool("List Duo sessions"), obj{
 			"url":          urlProp("GitLab URL of the project to filter sessions by."),
 			"project_id":   projectRefProp("Numeric ID or full path of the project to filter sessions by."),
@@ -57,14 +60,16 @@ func (g *gitlab) listDuoSessions() tools.Definition {
 }
 
 func (g *gitlab) getDuoSession() tools.Definition {
-	return duoTool("get_duo_session", "Get Duo session",
+	return duoTool("get_duo_session", "list_tools_spec.rb (EE)",
+		"Get Duo session",
 		"Check the status of a GitLab Duo Agent Platform session.", readOnlyTool("Get Duo session"), obj{
 			"workflow_id": iidProp("The workflow ID of the session."),
 		}, []string{"get_duo_workflow_status"}, "workflow_id")
 }
 
 func (g *gitlab) sendDuoSessionInput() tools.Definition {
-	return duoTool("send_duo_session_input", "Send Duo session input",
+	return duoTool("send_duo_session_input", "list_tools_spec.rb (EE)",
+		"Send Duo session input",
 		"Answer a GitLab Duo Agent Platform session that is waiting for input.", writeTool("Send Duo session input"), obj{
 			"workflow_id":    iidProp("ID of the Duo session."),
 			"human_approval": boolProp("true approves the pending plan or tool call; false rejects it."),

@@ -27,7 +27,7 @@ func (g *gitlab) forkRepository() tools.Definition {
 			"returned with forked_from_project.\n\nExamples:\n" +
 			"- Use id and namespace_path to fork a project into a group where you have at least the Developer role\n" +
 			"- Add path and name to fork into a group that already has a project with the source's path",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runForkRepository, obj{
 			"id":             refProp("The ID or URL-encoded path of the project to fork."),
 			"namespace_path": strProp("Full path of the group to fork the project into. Provide this, or namespace_id.", 1, 1024),
 			"namespace_id":   withDesc(obj{"type": "integer", "minimum": 1}, "ID of the group to fork the project into. Provide this, or namespace_path."),
@@ -43,6 +43,7 @@ func (g *gitlab) forkRepository() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectJSON](),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/projects.rb",
 		// A fork writes into the target group, not the source project:
 		// the group's tool rules govern it.
 		WriteTarget: []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}},

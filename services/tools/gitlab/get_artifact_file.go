@@ -30,7 +30,7 @@ func (g *gitlab) getArtifactFile() tools.Definition {
 		Description: "Read a file from inside the artifacts archive of a CI/CD job as text. To discover what a job or " +
 			"pipeline produced, use get_job or get_pipeline with include: artifacts. For large files, page through " +
 			"with byte_offset and byte_limit.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetArtifactFile, obj{
 			"url":           urlProp("GitLab URL of the job, for example https://gitlab.com/gitlab-org/gitlab/-/jobs/123. Provide this, or project_id and job_id."),
 			"project_id":    projectRefProp("ID or full path of the project. Required if url is not provided."),
 			"job_id":        iidProp("ID of the job. Required if url is not provided."),
@@ -41,6 +41,7 @@ func (g *gitlab) getArtifactFile() tools.Definition {
 		Annotations: readOnlyTool("Get artifact file"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/jobs/get_artifact_file_service.rb",
 		Target:      g.ciTarget("project_id", artifactJobProject, "Job"),
 		Run:         tools.Typed(g.runGetArtifactFile),
 	}

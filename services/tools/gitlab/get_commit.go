@@ -60,11 +60,12 @@ func (g *gitlab) getCommit() tools.Definition {
 		Title: "Get commit",
 		Description: "Get a single commit's metadata, optionally including its diff or notes. " +
 			"Identify the commit with either url, or project_id and commit_sha.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetCommit, props),
 		OutputSchema: tools.OutputSchemaOf[commitDetailJSON](),
 		Annotations:  readOnlyTool("Get commit"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/commits/get_commit_tool.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
 		Run:          tools.Typed(g.runGetCommit),
 	}

@@ -15,7 +15,7 @@ func (g *gitlab) getIssue() tools.Definition {
 		Name:        "get_issue",
 		Title:       "Get issue",
 		Description: "Get a single issue of a GitLab project by its internal ID (the number after # in the project), with its labels, assignees, author and web URL.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetIssue, obj{
 			"id":        projectIDProp(),
 			"issue_iid": iidProp("Internal ID of the issue (the number after #)."),
 		}, "id", "issue_iid"),
@@ -24,6 +24,7 @@ func (g *gitlab) getIssue() tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
+		Source:       "lib/api/issues.rb",
 		Run:          tools.Typed(g.runGetIssue),
 	}
 }

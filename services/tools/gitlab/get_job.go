@@ -21,7 +21,7 @@ func (g *gitlab) getJob() tools.Definition {
 		Description: "Get a CI/CD job in a GitLab project. Add include: log to also get the job's trace/log, which you " +
 			"can page through with byte_offset and byte_limit. Add include: artifacts to also list the artifacts the " +
 			"job produced (name, size, file type); read one with the get_artifact_file tool.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetJob, obj{
 			"id":     projectIDProp(),
 			"job_id": iidProp("ID of the job"),
 			"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": []string{"log", "artifacts"}}, "maxItems": 1, "uniqueItems": true},
@@ -33,6 +33,7 @@ func (g *gitlab) getJob() tools.Definition {
 		Annotations: readOnlyTool("Get job"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/jobs/get_job_service.rb",
 		Aliases:     []string{"get_job_log"},
 		Target:      g.ciTarget("id", nil, "Job"),
 		Run:         tools.Typed(g.runGetJob),

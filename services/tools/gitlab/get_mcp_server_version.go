@@ -20,6 +20,7 @@ func (g *gitlab) getMCPServerVersion() tools.Definition {
 		Annotations:  models.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false)},
 		Toolset:      models.ToolsetMeta,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/get_server_version_service.rb",
 		Run: func(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 			out := g.version
 			out.Edition = string(call.Edition)

@@ -47,11 +47,12 @@ func (g *gitlab) getMergeRequest() tools.Definition {
 		Description: "Get a merge request and optionally its diffs, commits, notes, pipelines, discussions, approvals, " +
 			"or conflicts. By default only the base merge request metadata is returned; request associated data " +
 			"through the `include` parameter so nothing extra is fetched unless asked for.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetMergeRequest, props),
 		OutputSchema: tools.OutputSchemaOf[mrDetailJSON](),
 		Annotations:  readOnlyTool("Get merge request"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_tool.rb",
 		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runGetMergeRequest),
 	}
@@ -145,15 +146,9 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := targetMergeRequest(call)
+	pa, mr, err := g.settledTargetMergeRequest(ctx, call)
 	if err != nil {
 		return nil, err
-	}
-	if mr.State == models.MergeRequestOpened {
-		// A merge that reached git but not the store is finished now.
-		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
-			return nil, err
-		}
 	}
 	out, err := g.mrDetail(ctx, pa, mr)
 	if err != nil {

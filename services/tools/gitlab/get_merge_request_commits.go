@@ -18,6 +18,7 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 		Annotations: readOnlyTool("Get merge request commits"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Source:      "lib/api/merge_requests.rb",
 		Target:      g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipDiffs: true},

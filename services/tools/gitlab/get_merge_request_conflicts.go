@@ -24,6 +24,7 @@ func (g *gitlab) getMergeRequestConflicts() tools.Definition {
 		Annotations: readOnlyTool("Get merge request conflicts"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/merge_requests/get_merge_request_conflicts_service.rb",
 		Target:      g.mrRefTarget(),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrRefArgs) (*tools.Result, error) {
 			u, err := g.viewer(call)

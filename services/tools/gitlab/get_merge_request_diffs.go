@@ -36,6 +36,7 @@ func (g *gitlab) getMergeRequestDiffs() tools.Definition {
 		Toolset:     models.ToolsetMergeRequests,
 		Aliases:     []string{"list_merge_request_diffs"},
 		Edition:     models.EditionCE,
+		Source:      "lib/api/merge_requests.rb",
 		Target:      g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			return mrPage(ctx, g, call, args, repository.CompareOptions{SkipCommits: true},

@@ -17,7 +17,7 @@ func (g *gitlab) getMergeRequestNotes() tools.Definition {
 		Description: "Get the notes (comments and system notes) for a specific merge request, oldest first. Each note " +
 			"carries its discussion ID, so related notes can be grouped into threads. Internal notes are included " +
 			"only for members with at least the Reporter role.",
-		InputSchema: inputSchema(mrRefProps(obj{
+		InputSchema: argsSchema(g.runGetMergeRequestNotes, mrRefProps(obj{
 			"after":  strProp("Cursor for forward pagination. Use endCursor from previous response.", 1, 512),
 			"before": strProp("Cursor for backward pagination. Use startCursor from previous response.", 1, 512),
 			"first":  withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of notes to return after the cursor (forward pagination, max 100)"),
@@ -28,6 +28,7 @@ func (g *gitlab) getMergeRequestNotes() tools.Definition {
 		Toolset:      models.ToolsetMergeRequests,
 		Aliases:      []string{"list_all_merge_request_notes"},
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_notes_tool.rb",
 		Target:       g.mrRefTarget(),
 		Run:          tools.Typed(g.runGetMergeRequestNotes),
 	}

@@ -19,6 +19,7 @@ func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 		Annotations:  readOnlyTool("Get merge request pipelines"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/merge_requests.rb",
 		Target:       g.target(tools.TargetMergeRequest, access.ReadMergeRequest),
 		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrArgs) (*tools.Result, error) {
 			c, err := g.readableMergeRequest(call, args)

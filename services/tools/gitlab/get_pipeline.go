@@ -21,7 +21,7 @@ func (g *gitlab) getPipeline() tools.Definition {
 			"(trigger) jobs, or the artifacts its jobs produced. A bridge job's downstream pipeline is omitted if you " +
 			"do not have access to it. The artifacts facet pages over the pipeline's jobs; read one artifact file with " +
 			"the get_artifact_file tool. To list pipelines, use the list_pipelines tool instead.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetPipeline, obj{
 			"id":          projectIDProp(),
 			"pipeline_id": iidProp("ID of the pipeline"),
 			"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": pipelineFacets}, "maxItems": 1, "uniqueItems": true},
@@ -33,6 +33,7 @@ func (g *gitlab) getPipeline() tools.Definition {
 		Annotations: readOnlyTool("Get pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/pipelines/get_pipeline_tool.rb",
 		Target:      g.ciTarget("id", nil, "Pipeline"),
 		Run:         tools.Typed(g.runGetPipeline),
 	}

@@ -47,7 +47,7 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		Title: "Get pipeline jobs",
 		Description: "List the jobs of a GitLab CI/CD pipeline (name, stage, status, duration, failure reason), " +
 			"a page at a time. pipeline_id is the pipeline's ID, as in its URL (/-/pipelines/<id>), not its IID.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetPipelineJobs, obj{
 			"id":          projectIDProp(),
 			"pipeline_id": iidProp("ID of the pipeline."),
 			"per_page":    perPageProp("jobs"),
@@ -57,6 +57,7 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		Annotations:  readOnlyTool("Get pipeline jobs"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/ci/jobs.rb",
 		// Guests of private projects see no pipelines.
 		Target: g.ciTarget("id", nil, "Pipeline"),
 		Run:    tools.Typed(g.runGetPipelineJobs),

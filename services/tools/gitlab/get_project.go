@@ -19,7 +19,7 @@ func (g *gitlab) getProject() tools.Definition {
 		Description: "Get metadata for a single GitLab project: numeric ID, full path, default branch, visibility, " +
 			"and web URL. Identify the project with exactly one of url or project_id. Use search with scope " +
 			"projects to find a project you cannot name yet.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetProject, obj{
 			"url":        strProp("GitLab URL of the project.", 1, 2048),
 			"project_id": refProp("Project ID or full path. Provide exactly one of url or project_id."),
 		}),
@@ -27,6 +27,7 @@ func (g *gitlab) getProject() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/projects/get_project_tool.rb",
 		Target: g.namedProject(access.ReadProject, g.getProjectName,
 			func(string) error { return errProjectNotFound }, nil),
 		Run: tools.Typed(g.runGetProject),

@@ -67,11 +67,12 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 			"limit to read in windows; when the response is partial, system_instruction gives the next offset.",
 		// GitLab declares required: [] (url, or project_id, file_path and
 		// ref: checked when called).
-		InputSchema:  inputSchemaRequired(props, []string{}),
+		InputSchema:  argsSchemaRequired(g.runGetRepositoryFile, props, []string{}),
 		OutputSchema: tools.OutputSchemaOf[fileJSON](),
 		Annotations:  readOnlyTool("Get repository file"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/get_repository_file_service.rb",
 		Target: g.repoProject("project_id", urlWins, func(id string) error {
 			return &kindError{msg: fmt.Sprintf("Project '%s' not found or inaccessible", id), kind: models.ErrNotFound}
 		}),

@@ -28,7 +28,9 @@ func (g *gitlab) getSavedViewWorkItems() tools.Definition {
 		Annotations: readOnlyTool("Get saved view work items"),
 		Toolset:     models.ToolsetWorkItems,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/work_items/get_saved_view_work_items_service.rb",
 		Unlisted:    true,
+		Unavailable: true, // glmcp has no saved views
 		Run: func(context.Context, *tools.Call) (*tools.Result, error) {
 			return &tools.Result{IsError: true, Text: "The tool get_saved_view_work_items is not available on this instance: " +
 				"glmcp has no saved views. Use list_work_items with the view's filters instead."}, nil

@@ -9,15 +9,23 @@ import (
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// getUser is GitLab 19.5's get_user (GraphQL-backed: user or currentUser).
+// getUser is GitLab 19.5's get_user (GraphQL-backed: user or currentUser):
+// a small value, getUserTool, with its needs declared (the pattern for a
+// tool that stands alone: its Definition method builds the value from g
+// and registers the value's run; nothing else of the tool hangs from
+// *gitlab).
 func (g *gitlab) getUser() tools.Definition {
+	var t getUserTool
+	if g.store != nil {
+		t = getUserTool{users: g.store, base: g.base}
+	}
 	return tools.Definition{
 		Name:  "get_user",
 		Title: "Get user",
 		Description: "Get a single GitLab user. Use me: true to look up the authenticated user, for example to find " +
 			"your own user id before setting assignee_ids or reviewer_ids. Provide exactly one of username, id, or " +
 			"me. Returns the numeric id, username, name, state, and web URL.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(t.run, obj{
 			"username": strProp("Username of the user to look up.", 1, 255),
 			"id":       withDesc(obj{"type": "integer", "minimum": 1}, "Numeric ID of the user to look up."),
 			"me": boolProp("Set to true to look up the authenticated user. Omit username and id when set. " +
@@ -27,8 +35,22 @@ func (g *gitlab) getUser() tools.Definition {
 		Annotations:  readOnlyTool("Get user"),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
-		Run:          tools.Typed(g.runGetUser),
+		Source:       "app/services/mcp/tools/users/get_user_tool.rb",
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// getUserStore is what get_user needs from the store.
+type getUserStore interface {
+	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+}
+
+// getUserTool is get_user with what it needs: the users and the instance
+// URL its answers link to.
+type getUserTool struct {
+	users getUserStore // nil: no store (a catalog built without one)
+	base  string
 }
 
 type getUserArgs struct {
@@ -48,8 +70,11 @@ type gqlUserJSON struct {
 
 var errUserNotFound = &kindError{msg: "User not found or inaccessible", kind: models.ErrNotFound}
 
-func (g *gitlab) runGetUser(ctx context.Context, call *tools.Call, args getUserArgs) (*tools.Result, error) {
-	viewer, err := g.viewer(call)
+func (t getUserTool) run(ctx context.Context, call *tools.Call, args getUserArgs) (*tools.Result, error) {
+	if t.users == nil {
+		return nil, errNoStore
+	}
+	viewer, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +92,9 @@ func (g *gitlab) runGetUser(ctx context.Context, call *tools.Call, args getUserA
 	case args.Me:
 		u = viewer
 	case args.ID != nil:
-		u, err = g.store.FindUserByID(ctx, int64(*args.ID))
+		u, err = t.users.FindUserByID(ctx, int64(*args.ID))
 	default:
-		u, err = g.store.FindUserByUsername(ctx, strings.TrimPrefix(strings.TrimSpace(*args.Username), "@"))
+		u, err = t.users.FindUserByUsername(ctx, strings.TrimPrefix(strings.TrimSpace(*args.Username), "@"))
 	}
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, errUserNotFound
@@ -78,5 +103,5 @@ func (g *gitlab) runGetUser(ctx context.Context, call *tools.Call, args getUserA
 		return nil, err
 	}
 	return jsonResult(gqlUserJSON{ID: u.ID, Username: u.Username, Name: u.Name, State: string(u.State),
-		WebURL: g.base + "/" + u.Username})
+		WebURL: t.base + "/" + u.Username})
 }

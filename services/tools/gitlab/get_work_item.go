@@ -59,11 +59,12 @@ func (g *gitlab) getWorkItem() tools.Definition {
 		Description: "Get a single work item (issue, task, incident, …) with its type, dates, assignees, labels, milestone, " +
 			"and parent. Optionally include its notes or the merge requests related to it. Identify the work item by url, " +
 			"or by work_item_iid plus project_id. Widgets the work item type does not support are omitted.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetWorkItem, props),
 		OutputSchema: tools.OutputSchemaOf[workItemDetailJSON](),
 		Annotations:  readOnlyTool("Get work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/get_work_item_service.rb",
 		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItem),
 	}

@@ -17,7 +17,7 @@ func (g *gitlab) getWorkItemTypes() tools.Definition {
 			"(Issue, Task, Incident, …; Objective, Key Result, Test Case and Requirement on the EE endpoint). Each type has " +
 			"its global ID, name, icon, and the widget types enabled on it, so you can avoid setting fields the type " +
 			"does not support. Give exactly one of url, project_id or group_id.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runGetWorkItemTypes, obj{
 			"url":        urlProp("GitLab URL for the namespace (project or group)."),
 			"group_id":   refProp("ID or path of the group. Required if url and project_id are not provided."),
 			"project_id": refProp("ID or path of the project. Required if url and group_id are not provided."),
@@ -26,6 +26,7 @@ func (g *gitlab) getWorkItemTypes() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[workItemTypesJSON](),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/get_work_item_types_service.rb",
 		Run:          tools.Typed(g.runGetWorkItemTypes),
 	}
 }

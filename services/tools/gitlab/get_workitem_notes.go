@@ -26,12 +26,13 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Description: "Get the notes (comments and system notes) of a GitLab work item (issue), oldest first, with " +
 			"cursor pagination (first/after forward, last/before backward). Internal notes are included only for " +
 			"members with at least the Reporter role.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runGetWorkItemNotes, props),
 		OutputSchema: tools.OutputSchemaOf[listJSON[*noteJSON]](),
 		Annotations:  readOnlyTool("Get work item notes"),
 		Toolset:      models.ToolsetWorkItems,
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/get_work_item_notes_service.rb",
 		Aliases:      []string{"get_work_item_notes"},
 		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
 		Run:          tools.Typed(g.runGetWorkItemNotes),

@@ -130,6 +130,12 @@ func (g *gitlab) viewer(call *tools.Call) (*models.User, error) {
 	if g.store == nil {
 		return nil, errNoStore
 	}
+	return callerOf(call)
+}
+
+// callerOf is the user a call runs as (the caller of a tool that checks
+// its own store, as a small tool value does).
+func callerOf(call *tools.Call) (*models.User, error) {
 	if call.Identity == nil || call.Identity.User == nil {
 		return nil, errors.New("tool call without an authenticated user")
 	}

@@ -35,10 +35,11 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 		Description: "Link a work item to other work items with a relationship type (relates_to; blocks and blocked_by on " +
 			"the EE endpoint). Needs at least the Reporter role in the source work item's project, and read access to " +
 			"every target.",
-		InputSchema: inputSchema(props, "work_items_ids"),
+		InputSchema: argsSchema(g.runLinkWorkItems, props, "work_items_ids"),
 		Annotations: writeTool("Link work items"),
 		Toolset:     models.ToolsetWorkItems,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/work_items/link_work_items_service.rb",
 		// The source work item, which the caller must be able to link from.
 		Target: g.target(tools.TargetWorkItem, access.LinkWorkItem),
 		// GitLab writes the link on both sides, so the linked items'

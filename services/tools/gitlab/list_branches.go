@@ -41,11 +41,12 @@ func (g *gitlab) listBranches() tools.Definition {
 		Name:         "list_branches",
 		Title:        "List branches",
 		Description:  "List the branches of a GitLab project's repository, by name, a page at a time.",
-		InputSchema:  inputSchema(props, "id"),
+		InputSchema:  argsSchema(g.runListBranches, props, "id"),
 		OutputSchema: tools.OutputSchemaOf[listJSON[branchItemJSON]](),
 		Annotations:  readOnlyTool("List branches"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/branches.rb",
 		Target:       g.repoProject("id", noURL, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListBranches),
 	}

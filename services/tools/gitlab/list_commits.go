@@ -69,11 +69,12 @@ func (g *gitlab) listCommits() tools.Definition {
 		Description: "List commits in a GitLab project, filtered by ref, author, path, or date. " +
 			"Identify the project with exactly one of url or project_id. Returns compact commit " +
 			"metadata; use get_commit for a single commit's diff or notes.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListCommits, props),
 		OutputSchema: tools.OutputSchemaOf[commitsJSON](),
 		Annotations:  readOnlyTool("List commits"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/commits/list_commits_tool.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
 		Run:          tools.Typed(g.runListCommits),
 	}

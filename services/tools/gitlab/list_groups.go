@@ -21,7 +21,7 @@ func (g *gitlab) listGroups() tools.Definition {
 			"true to recurse into all descendant subgroups (with no group_id, this lists your groups at any depth). " +
 			"Archived groups and groups pending deletion are excluded. Useful for discovering group IDs and full " +
 			"paths for other tools.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListGroups, obj{
 			"group_id": refProp("ID or full path of a parent group to list subgroups of. Omit to list top-level " +
 				"groups where you are a member."),
 			"search":            strProp("Search groups by name or full path.", 0, 1000),
@@ -34,6 +34,7 @@ func (g *gitlab) listGroups() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[groupsJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/groups/list_groups_tool.rb",
 		Run:          tools.Typed(g.runListGroups),
 	}
 }

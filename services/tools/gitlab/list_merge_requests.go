@@ -21,7 +21,7 @@ func (g *gitlab) listMergeRequests() tools.Definition {
 			"state, milestone, labels, or text. Identify the project or group with exactly one of url, project_id " +
 			"or group_id. Returns compact merge request metadata, newest first; use get_merge_request for the full " +
 			"detail of a single merge request, or search for full-text search across resource types.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListMergeRequests, obj{
 			"url":               urlProp("GitLab URL of the project or group."),
 			"project_id":        projectRefProp("ID or full path of the project."),
 			"group_id":          refProp("ID or full path of the group (its projects and subgroups' projects)."),
@@ -43,6 +43,7 @@ func (g *gitlab) listMergeRequests() tools.Definition {
 		Annotations:  readOnlyTool("List merge requests"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/merge_requests/list_merge_requests_tool.rb",
 		Aliases:      []string{"gitlab_merge_request_search"},
 		Run:          tools.Typed(g.runListMergeRequests),
 	}

@@ -17,7 +17,7 @@ func (g *gitlab) listPipelines() tools.Definition {
 		Title: "List pipelines",
 		Description: "List pipelines in a GitLab project, with optional filters. Child pipelines are excluded unless " +
 			"source is parent_pipeline. The default order (id, desc) returns the highest pipeline IDs first.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListPipelines, obj{
 			"id":             projectIDProp(),
 			"ref":            strProp("Branch or tag name. Filters pipelines by ref.", 1, 255),
 			"status":         enumProp("Filters pipelines by status.", ciStatuses...),
@@ -33,6 +33,7 @@ func (g *gitlab) listPipelines() tools.Definition {
 		Annotations:  readOnlyTool("List pipelines"),
 		Toolset:      models.ToolsetCI,
 		Edition:      models.EditionCE,
+		Source:       "lib/api/ci/pipelines.rb",
 		Target:       g.projectTarget("id", access.ReadCode, func(*models.Project) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListPipelines),
 	}

@@ -18,7 +18,7 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 		Title: "List project members",
 		Description: "List the members of a GitLab project with their role and access level. Direct members only, " +
 			"unless include_inherited is true.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListProjectMembers, obj{
 			"project_id":        refProp("ID or full path of the project"),
 			"include_inherited": boolProp("Include members inherited from parent groups. Defaults to false."),
 			"query":             strProp("Filter by name or username.", 0, 255),
@@ -30,6 +30,7 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[projectMembersJSON](),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/projects/list_project_members_tool.rb",
 		Target: g.namedProject(access.ReadProject, argProject("project_id"),
 			func(string) error { return errProjectInaccessible }, nil),
 		Run: tools.Typed(g.runListProjectMembers),

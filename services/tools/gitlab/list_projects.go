@@ -30,7 +30,7 @@ func (g *gitlab) listProjects() tools.Definition {
 			"subgroups regardless of access level; adding min_access_level or visibility narrows the listing to that " +
 			"group only, not its subgroups. When group_id is given, the response includes subgroupsIncluded so you " +
 			"know which case applied.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListProjects, obj{
 			"group_id": refProp("ID or full path of a group."),
 			"min_access_level": enumProp("Minimum access level a project must grant you to be included.",
 				"guest", "planner", "reporter", "developer", "maintainer", "owner"),
@@ -45,6 +45,7 @@ func (g *gitlab) listProjects() tools.Definition {
 		Annotations:  readOnlyTool("List projects"),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/projects/list_projects_tool.rb",
 		Run:          tools.Typed(g.runListProjects),
 	}
 }

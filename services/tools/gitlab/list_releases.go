@@ -57,11 +57,12 @@ func (g *gitlab) listReleases() tools.Definition {
 			"one of url or project_id. Returns release metadata and asset links, not release assets themselves. " +
 			"Releases scheduled for a future date are omitted unless state is upcoming or all, and carry upcoming " +
 			"true when returned.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListReleases, props),
 		Annotations:  readOnlyTool("List releases"),
 		OutputSchema: tools.OutputSchemaOf[releasesJSON](),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/releases/list_releases_service.rb",
 		Target: g.namedProject(access.ReadProject, g.urlOrArg("project_id", urlOrID, invalidf("The url must point to a project, not a group")),
 			func(string) error { return errProjectInaccessible }, nil),
 		Run: tools.Typed(g.runListReleases),

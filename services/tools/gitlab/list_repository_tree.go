@@ -52,11 +52,12 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 			"Identify the project with exactly one of url or project_id. Returns entry metadata only, " +
 			"never file contents; use get_repository_file to read a file. Each call returns up to 100 " +
 			"entries; when pageInfo.hasNextPage is true, pass pageInfo.endCursor as after to fetch the next page.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListRepositoryTree, props),
 		OutputSchema: tools.OutputSchemaOf[treeJSON](),
 		Annotations:  readOnlyTool("List repository tree"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/list_repository_tree_tool.rb",
 		Target: g.repoProject("project_id", urlOrID, func(string) error {
 			return &kindError{msg: "Project not found: it does not exist or you do not have access to it.", kind: models.ErrNotFound}
 		}),

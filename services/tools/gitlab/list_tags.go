@@ -59,11 +59,12 @@ func (g *gitlab) listTags() tools.Definition {
 			"url or project_id. When search is given, a tag whose name matches it exactly is listed first. Returns each " +
 			"tag name and its tip commit, not the tag message, commit diff, or file contents. When " +
 			"metadata.has_next_page is true, pass metadata.end_cursor as after to fetch the next page.",
-		InputSchema:  inputSchema(props),
+		InputSchema:  argsSchema(g.runListTags, props),
 		OutputSchema: tools.OutputSchemaOf[listTagsJSON](),
 		Annotations:  readOnlyTool("List tags"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/repositories/tags/list_tags_service.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
 		Run:          tools.Typed(g.runListTags),
 	}

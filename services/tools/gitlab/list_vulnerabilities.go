@@ -21,7 +21,7 @@ func (g *gitlab) listVulnerabilities() tools.Definition {
 			"(CRITICAL, HIGH, MEDIUM, LOW, INFO, UNKNOWN), report type (SAST, DAST, DEPENDENCY_SCANNING, etc.), and " +
 			"state (CONFIRMED, DETECTED, DISMISSED, RESOLVED). Returns paginated vulnerability metadata; use " +
 			"get_vulnerability for full details of a single vulnerability. Needs at least the Developer role.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListVulnerabilities, obj{
 			"project_full_path": strProp("Full path of the project (e.g., \"namespace/project\" or \"group/subgroup/project\").", 1, 1024),
 			"severity":          arr("Filter by severity level. Omit to include vulnerabilities of any severity.", []string{"CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN"}),
 			"report_type":       arr("Filter by security report type. Omit to include all report types.", upperAll(models.VulnerabilityReportTypes)),
@@ -33,6 +33,7 @@ func (g *gitlab) listVulnerabilities() tools.Definition {
 		Annotations:  readOnlyTool("List vulnerabilities"),
 		Toolset:      toolsetCodeSecurity,
 		Edition:      models.EditionEE,
+		Source:       "list_tools_spec.rb (EE)",
 		Target: g.projectTarget("project_full_path", access.ReadVulnerability,
 			func(*models.Project) error { return notFound("Project") }),
 		Run: tools.Typed(g.runListVulnerabilities),

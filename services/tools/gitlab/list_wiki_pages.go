@@ -17,7 +17,7 @@ func (g *gitlab) listWikiPages() tools.Definition {
 		Title: "List wiki pages",
 		Description: "List the wiki pages of a GitLab project (title, slug and web URL), in slug order, with cursor " +
 			"pagination. Give exactly one of project_id or group_id; group wikis are not available on this instance.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListWikiPages, obj{
 			"project_id": refProp("ID or path of the project. Required if group_id is not provided."),
 			"group_id":   refProp("ID or path of the group. Required if project_id is not provided."),
 			"first":      withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage}, "Number of wiki pages to return after the cursor (forward pagination, max 100). Default 20."),
@@ -27,6 +27,7 @@ func (g *gitlab) listWikiPages() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[wikiPagesJSON](),
 		Toolset:      models.ToolsetWikis,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/wikis/list_wiki_pages_tool.rb",
 		Run:          tools.Typed(g.runListWikiPages),
 	}
 }

@@ -33,7 +33,7 @@ func (g *gitlab) listWorkItems() tools.Definition {
 			"work items of descendant projects and subgroups. Each row carries only compact identifying fields: id, " +
 			"iid, title, state, web URL, reference, created and updated timestamps, and work item type. Use " +
 			"get_work_item for full details of one work item.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runListWorkItems, obj{
 			"url":                   strProp("GitLab URL for the project or group.", 1, 2048),
 			"group_id":              refProp("ID or path of the group. Required if URL and project_id are not provided."),
 			"project_id":            refProp("ID or path of the project. Required if URL and group_id are not provided."),
@@ -61,6 +61,7 @@ func (g *gitlab) listWorkItems() tools.Definition {
 		OutputSchema: tools.OutputSchemaOf[workItemsJSON](),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/list_work_items_service.rb",
 		Run:          tools.Typed(g.runListWorkItems),
 	}
 }

@@ -19,7 +19,7 @@ func (g *gitlab) managePipeline() tools.Definition {
 			"with pipeline_id alone, delete the pipeline and all its jobs, logs and artifacts (needs the Owner role). " +
 			"To create, retry, or cancel a pipeline, use the save_pipeline tool instead. To list pipelines, use the " +
 			"list_pipelines tool instead.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runManagePipeline, obj{
 			"id":          projectIDProp(),
 			"pipeline_id": iidProp("ID of the pipeline to update or delete."),
 			"name":        strProp("New name for the pipeline (for update operation)", 1, 255),
@@ -27,6 +27,7 @@ func (g *gitlab) managePipeline() tools.Definition {
 		Annotations: destructiveTool("Manage pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/pipelines/pipeline_service.rb",
 		Target:      g.ciTarget("id", nil, "Pipeline"),
 		Run:         tools.Typed(g.runManagePipeline),
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // mergeIntents are the merge intents of *repository.Storage (see
@@ -31,6 +32,23 @@ type mergeIntent struct {
 func (g *gitlab) intents() mergeIntents {
 	mi, _ := g.repos.(mergeIntents)
 	return mi
+}
+
+// settledTargetMergeRequest returns the merge request the service
+// resolved for call (targetMergeRequest), settled: an open one whose merge
+// reached git but not the store is finished first (settleMerge), so the
+// tools that read or merge it see what git has.
+func (g *gitlab) settledTargetMergeRequest(ctx context.Context, call *tools.Call) (*projectAccess, *models.MergeRequest, error) {
+	pa, mr, err := targetMergeRequest(call)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mr.State == models.MergeRequestOpened {
+		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
+			return nil, nil, err
+		}
+	}
+	return pa, mr, nil
 }
 
 // settleMerge finishes the merge of mr recorded by an accept that did not

@@ -61,24 +61,6 @@ func parseProjectURL(field, raw string) (string, error) {
 	return path, nil
 }
 
-// projectFromURLOrID resolves exactly one of url and project_id to a
-// project u may read.
-func (g *gitlab) projectFromURLOrID(ctx context.Context, st projectStore, u *models.User, rawURL string, id refArg) (*projectAccess, error) {
-	switch {
-	case rawURL != "" && id != "":
-		return nil, invalidf("provide exactly one of url or project_id, not both")
-	case rawURL != "":
-		path, err := parseProjectURL("url", rawURL)
-		if err != nil {
-			return nil, err
-		}
-		return resolveProject(ctx, st, u, "url", refArg(path))
-	case id != "":
-		return resolveProject(ctx, st, u, "project_id", id)
-	}
-	return nil, invalidf("provide exactly one of url or project_id")
-}
-
 // mrRefArgs name a merge request the 19.x way: url, or project_id and
 // merge_request_iid.
 type mrRefArgs struct {

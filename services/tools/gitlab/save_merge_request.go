@@ -26,7 +26,7 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Description: "Create or update a merge request in a GitLab project. The presence of merge_request_iid selects " +
 			"the operation: omit it to create a merge request (title, source_branch and target_branch required), or " +
 			"provide it to update an existing one. Send only the fields you intend to set.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSaveMergeRequest, obj{
 			"project_id":           projectRefProp("ID or full path of the project."),
 			"merge_request_iid":    iidProp("Internal ID of the merge request. Provide to update an existing merge request; omit to create one."),
 			"title":                strProp("Title of the merge request. Required when creating.", 1, maxTitleLength),
@@ -52,8 +52,11 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Annotations: writeTool("Save merge request"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_service.rb",
 		Aliases:     []string{"update_merge_request", "create_merge_request"},
-		Run:         tools.Typed(g.runSaveMergeRequest),
+		// The project, looked up once: the tool rules and the tool read it.
+		Target: g.projectTarget("project_id", access.ReadProject, nil),
+		Run:    tools.Typed(g.runSaveMergeRequest),
 	}
 }
 
@@ -94,7 +97,7 @@ func (g *gitlab) runSaveMergeRequest(ctx context.Context, call *tools.Call, args
 	case args.Milestone != nil && args.MilestoneID != nil:
 		return nil, invalidf("milestone and milestone_id are mutually exclusive")
 	}
-	pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}

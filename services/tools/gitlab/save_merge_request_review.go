@@ -76,7 +76,11 @@ func (g *gitlab) saveMergeRequestReview() tools.Definition {
 		Annotations: writeTool("Save merge request review"),
 		Toolset:     models.ToolsetMergeRequests,
 		Edition:     models.EditionCE,
-		Run:         g.runSaveMergeRequestReview,
+		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_review_tool.rb",
+		// The merge request, its project looked up once: the tool rules and
+		// the tool read it.
+		Target: g.mrRefTarget(),
+		Run:    g.runSaveMergeRequestReview,
 	}
 }
 
@@ -152,15 +156,22 @@ func (g *gitlab) runSaveMergeRequestReview(ctx context.Context, call *tools.Call
 	}
 	if args.Method == "post_duo_review" {
 		// Resolve first: an outsider still reads "not found".
-		if _, _, err := g.mergeRequestByRef(ctx, g.store, u, args.mrRefArgs); err != nil {
+		if _, _, err := targetMergeRequest(call); err != nil {
 			return nil, err
 		}
 		return nil, invalidf("post_duo_review requires GitLab Duo Code Review, which is not available on this GitLab instance")
 	}
 	var res *tools.Result
 	err = g.inTx(ctx, func(tx Store) error {
-		pa, mr, err := g.mergeRequestByRef(ctx, tx, u, args.mrRefArgs)
+		// The merge request the service resolved (its project looked up
+		// once), read again in this transaction.
+		pa, mr, err := targetMergeRequest(call)
 		if err != nil {
+			return err
+		}
+		if mr, err = tx.LoadMergeRequest(ctx, pa.project.ID, mr.IID); errors.Is(err, models.ErrNotFound) {
+			return notFound("Merge Request")
+		} else if err != nil {
 			return err
 		}
 		c := &reviewCall{u: u, pa: pa, mr: mr, args: args}

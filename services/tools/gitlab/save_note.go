@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -26,7 +27,7 @@ func (g *gitlab) saveNote() tools.Definition {
 		Title: "Save note",
 		Description: "Add a comment to a GitLab merge request or work item, or reply to an existing discussion thread. " +
 			"Identify the target with url, or with merge_request_iid or work_item_iid plus its project_id or group_id",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSaveNote, obj{
 			"url": strProp("GitLab URL of the merge request or work item. The URL determines the target type, so no "+
 				"other identifier is needed", 1, 2048),
 			"project_id": refProp("ID or path of the project. Required with merge_request_iid, and with work_item_iid " +
@@ -44,8 +45,12 @@ func (g *gitlab) saveNote() tools.Definition {
 		Annotations: writeTool("Save note"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/notes/save_note_tool.rb",
 		Aliases:     []string{"create_merge_request_note", "create_work_item_note", "create_workitem_note"},
-		Run:         tools.Typed(g.runSaveNote),
+		// The merge request or work item, looked up once (noteTarget):
+		// the tool rules and the tool read it.
+		Target: g.lookupTarget(g.findNoteTarget),
+		Run:    tools.Typed(g.runSaveNote),
 	}
 }
 
@@ -61,11 +66,27 @@ type saveNoteArgs struct {
 }
 
 // noteTarget is what save_note comments on: a merge request or an issue
-// (a work item) of a project the caller may read.
+// (a work item) of a project the caller may read. A lookup that finds no
+// object still names the project (pa) or group it looked in, when the
+// caller can see it: the place the tool rules govern.
 type noteTarget struct {
 	pa    *projectAccess
+	group *models.Group
 	mr    *models.MergeRequest
 	issue *models.Issue
+}
+
+// findNoteTarget is save_note's lookupFunc: noteTarget.
+func (g *gitlab) findNoteTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+	var args saveNoteArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return nil, nil, nil, err
+	}
+	t, err := g.noteTarget(ctx, u, &args)
+	if t == nil {
+		return nil, nil, nil, err
+	}
+	return t, t.pa, t.group, err
 }
 
 func (t *noteTarget) noteable() (models.NoteableType, int64, string) {
@@ -108,7 +129,7 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 	if strings.TrimSpace(args.Body) == "" {
 		return nil, invalidf("body: must not be blank")
 	}
-	t, err := g.noteTarget(ctx, u, &args)
+	t, err := lookedUp[*noteTarget](call)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +178,8 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 
 // noteTarget resolves the merge request or work item the arguments name,
 // as GitLab's save_note does: a URL decides alone; otherwise exactly one
-// iid with its parent.
+// iid with its parent. With an error it may still return the place it
+// looked in.
 func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs) (*noteTarget, error) {
 	var (
 		projectRef, groupRef *refArg
@@ -208,12 +230,13 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 		return nil, errNoteNoTarget
 	}
 	if projectRef == nil { // a group's work item: glmcp has none
-		if _, err := resolveGroup(ctx, g.store, u, "group_id", *groupRef); errors.Is(err, models.ErrNotFound) {
+		grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupRef)
+		if errors.Is(err, models.ErrNotFound) {
 			return nil, errGroupNotFound
 		} else if err != nil {
 			return nil, err
 		}
-		return nil, errNoteWorkItemNotFound(wiIID)
+		return &noteTarget{group: grp}, errNoteWorkItemNotFound(wiIID)
 	}
 	pa, err := resolveProject(ctx, g.store, u, "project_id", *projectRef)
 	if errors.Is(err, models.ErrNotFound) {
@@ -224,9 +247,14 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 	}
 	t := &noteTarget{pa: pa}
 	if mrIID > 0 {
-		_, mr, err := g.findReadableMergeRequest(ctx, u, &mrArgs{ID: *projectRef, MergeRequestIID: intArg(mrIID)})
-		if errors.Is(err, models.ErrNotFound) {
-			return nil, errNoteMRNotFound
+		// In the project just found: a project whose code the caller may
+		// not read has no merge request for them.
+		if !access.CanReadCode(u, pa.project, pa.level) {
+			return t, errNoteMRNotFound
+		}
+		mr, err := g.store.LoadMergeRequest(ctx, pa.project.ID, mrIID)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanOnMergeRequest(access.ReadMergeRequest, u, pa.project, mr, pa.level)) {
+			return t, errNoteMRNotFound
 		}
 		t.mr = mr
 		return t, err

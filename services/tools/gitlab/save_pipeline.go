@@ -22,7 +22,7 @@ func (g *gitlab) savePipeline() tools.Definition {
 			"ref to run a new pipeline, and identify the project with exactly one of url or project_id. Pass " +
 			"pipeline_id with action to retry, cancel, or update an existing pipeline; update renames it and requires " +
 			"name. glmcp has no runners: a new pipeline stays created, retried jobs stay pending.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSavePipeline, obj{
 			"url":         urlProp("GitLab URL of the project. Used only when creating a pipeline."),
 			"project_id":  projectRefProp("ID or full path of the project. Required with pipeline_id; or use url when creating."),
 			"pipeline_id": iidProp("ID of an existing pipeline to target. When set, requires action. Omit to create a new pipeline."),
@@ -41,8 +41,33 @@ func (g *gitlab) savePipeline() tools.Definition {
 		Annotations: destructiveTool("Save pipeline"),
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
-		Run:         tools.Typed(g.runSavePipeline),
+		Source:      "app/services/mcp/tools/pipelines/save_pipeline_tool.rb",
+		// The project, looked up once: the tool rules and the tool read it.
+		Target: g.namedProject(access.ReadProject, savePipelineProject, nil, nil),
+		Run:    tools.Typed(g.runSavePipeline),
 	}
+}
+
+// savePipelineProject names save_pipeline's project: url or project_id
+// (exactly one) to create a pipeline, project_id with pipeline_id.
+func savePipelineProject(raw json.RawMessage) (string, refArg, error) {
+	var args savePipelineArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return "", "", err
+	}
+	if args.PipelineID != 0 {
+		return "project_id", args.ProjectID, nil
+	}
+	switch {
+	case args.URL != "" && args.ProjectID != "":
+		return "", "", invalidf("provide exactly one of url or project_id, not both")
+	case args.URL != "":
+		path, err := parseProjectURL("url", args.URL)
+		return "url", refArg(path), err
+	case args.ProjectID != "":
+		return "project_id", args.ProjectID, nil
+	}
+	return "", "", invalidf("provide exactly one of url or project_id")
 }
 
 type pipelineVariableArg struct {
@@ -71,7 +96,7 @@ func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args sav
 		if args.Action != "" || args.Name != "" {
 			return nil, invalidf("action and name apply only with pipeline_id")
 		}
-		return g.createPipeline(ctx, u, args)
+		return g.createPipeline(ctx, call, u, args)
 	}
 	switch {
 	case args.Action == "":
@@ -87,7 +112,17 @@ func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args sav
 	}
 	var res *tools.Result
 	err = g.inTx(ctx, func(tx Store) error {
-		pa, p, err := g.readablePipeline(ctx, tx, u, "project_id", args.ProjectID, int64(args.PipelineID))
+		pa, err := targetProject(call)
+		if err != nil {
+			return err
+		}
+		if !access.CanReadCode(u, pa.project, pa.level) {
+			return notFound("Pipeline")
+		}
+		p, err := tx.LoadPipeline(ctx, pa.project.ID, int64(args.PipelineID))
+		if errors.Is(err, models.ErrNotFound) {
+			return notFound("Pipeline")
+		}
 		if err != nil {
 			return err
 		}
@@ -118,12 +153,12 @@ func (g *gitlab) pipelineActionResult(action string, proj *models.Project, p *mo
 		"ref": p.Ref, "sha": p.SHA, "web_url": g.pipelineURL(proj, p.ID)})
 }
 
-func (g *gitlab) createPipeline(ctx context.Context, u *models.User, args savePipelineArgs) (*tools.Result, error) {
+func (g *gitlab) createPipeline(ctx context.Context, call *tools.Call, u *models.User, args savePipelineArgs) (*tools.Result, error) {
 	ref := strings.TrimSpace(args.Ref)
 	if ref == "" {
 		return nil, invalidf("ref is required to create a pipeline")
 	}
-	pa, err := g.projectFromURLOrID(ctx, g.store, u, args.URL, args.ProjectID)
+	pa, err := targetProject(call)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -25,7 +26,7 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 		Description: "Create or update a GitLab work item, such as an issue, task or incident. Omit work_item_iid to create " +
 			"a new work item; provide work_item_iid or a work item URL to update an existing one. Send only the fields you " +
 			"intend to set, and omit the rest. Needs at least the Reporter role in the project.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSaveWorkItem, obj{
 			"url": urlProp("GitLab URL for the project, group, or work item. Provide exactly one of url, project_id, or group_id."),
 			"group_id": refProp("ID or path of the group. Required if url and project_id are not provided (group-level work " +
 				"items are not available on this instance)."),
@@ -58,9 +59,71 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 		Annotations:  writeTool("Save work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/work_items/save_work_item_service.rb",
 		Aliases:      []string{"create_work_item", "update_work_item"},
-		Run:          tools.Typed(g.runSaveWorkItem),
+		// The project or group to create in, or the work item to update,
+		// looked up once (findSaveWorkItemTarget): the tool rules and the
+		// tool read it.
+		Target: g.lookupTarget(g.findSaveWorkItemTarget),
+		Run:    tools.Typed(g.runSaveWorkItem),
 	}
+}
+
+// saveWorkItemTarget is where save_work_item acts: the project it creates
+// in, or the work item it updates with its project.
+type saveWorkItemTarget struct {
+	pa    *projectAccess
+	issue *models.Issue
+}
+
+// findSaveWorkItemTarget is save_work_item's lookupFunc: the lookups
+// createWorkItem and updateWorkItem made themselves, in their words.
+func (g *gitlab) findSaveWorkItemTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+	var args saveWorkItemArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return nil, nil, nil, err
+	}
+	if args.update() {
+		ref := workItemArgs{URL: args.URL, GroupID: args.GroupID, ProjectID: args.ProjectID, WorkItemIID: args.WorkItemIID}
+		if ref.URL != "" {
+			ref.WorkItemIID = nil // the URL names the work item
+		}
+		pa, grp, issue, err := g.findWorkItem(ctx, u, &ref)
+		return &saveWorkItemTarget{pa: pa, issue: issue}, pa, grp, err
+	}
+	ref, field, group := refArg(""), "project_id", false
+	switch {
+	case args.URL != "":
+		path, isGroup, err := g.parseNamespaceURL(args.URL)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ref, field, group = refArg(path), "url", isGroup
+	case args.ProjectID != nil:
+		ref = *args.ProjectID
+	case args.GroupID != nil:
+		ref, field, group = *args.GroupID, "group_id", true
+	default:
+		return nil, nil, nil, invalidf("Must provide either project_id or group_id")
+	}
+	if group {
+		grp, err := resolveGroup(ctx, g.store, u, field, ref)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, nil, grp, invalidf("group-level work items (epics) are not available on this instance: create the work item in a project (project_id)")
+	}
+	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &saveWorkItemTarget{pa: pa}, pa, nil, nil
+}
+
+// update reports whether the arguments update a work item (an iid, or a
+// work item URL) rather than create one.
+func (a *saveWorkItemArgs) update() bool {
+	return (a.WorkItemIID != nil && *a.WorkItemIID > 0) || updateIntentURL.MatchString(a.URL)
 }
 
 type saveWorkItemArgs struct {
@@ -121,7 +184,7 @@ func (g *gitlab) runSaveWorkItem(ctx context.Context, call *tools.Call, args sav
 	if len(given) > 1 {
 		return nil, invalidf("Provide exactly one of url, project_id, or group_id (got %s)", strings.Join(given, ", "))
 	}
-	update := (args.WorkItemIID != nil && *args.WorkItemIID > 0) || updateIntentURL.MatchString(args.URL)
+	update := args.update()
 	if err := args.checkParams(update); err != nil {
 		return nil, err
 	}
@@ -136,7 +199,7 @@ func (g *gitlab) runSaveWorkItem(ctx context.Context, call *tools.Call, args sav
 	var saved *models.Issue
 	var pa *projectAccess
 	if update {
-		pa, saved, err = g.updateWorkItem(ctx, u, args, start, due)
+		pa, saved, err = g.updateWorkItem(ctx, call, u, args, start, due)
 	} else {
 		pa, saved, err = g.createWorkItem(ctx, call, u, args, start, due)
 	}
@@ -197,31 +260,11 @@ func (a *saveWorkItemArgs) checkParams(update bool) error {
 
 // createWorkItem creates the work item in the project the arguments name.
 func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
-	ref, field, group := refArg(""), "project_id", false
-	switch {
-	case args.URL != "":
-		path, isGroup, err := g.parseNamespaceURL(args.URL)
-		if err != nil {
-			return nil, nil, err
-		}
-		ref, field, group = refArg(path), "url", isGroup
-	case args.ProjectID != nil:
-		ref = *args.ProjectID
-	case args.GroupID != nil:
-		ref, field, group = *args.GroupID, "group_id", true
-	default:
-		return nil, nil, invalidf("Must provide either project_id or group_id")
-	}
-	if group {
-		if _, err := resolveGroup(ctx, g.store, u, field, ref); err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, invalidf("group-level work items (epics) are not available on this instance: create the work item in a project (project_id)")
-	}
-	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	t, err := lookedUp[*saveWorkItemTarget](call)
 	if err != nil {
 		return nil, nil, err
 	}
+	pa := t.pa
 	if !access.CanCreateIssue(u, pa.project, pa.level) {
 		return nil, nil, forbiddenf("you need at least the Reporter role in project %s to create work items", pa.project.PathWithNamespace)
 	}
@@ -284,15 +327,12 @@ func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models
 }
 
 // updateWorkItem applies the arguments to the work item they name.
-func (g *gitlab) updateWorkItem(ctx context.Context, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
-	ref := workItemArgs{URL: args.URL, GroupID: args.GroupID, ProjectID: args.ProjectID, WorkItemIID: args.WorkItemIID}
-	if ref.URL != "" {
-		ref.WorkItemIID = nil // the URL names the work item
-	}
-	pa, issue, err := g.resolveWorkItem(ctx, u, &ref)
+func (g *gitlab) updateWorkItem(ctx context.Context, call *tools.Call, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
+	t, err := lookedUp[*saveWorkItemTarget](call)
 	if err != nil {
 		return nil, nil, err
 	}
+	pa, issue := t.pa, t.issue
 	if !access.CanUpdateWorkItem(u, pa.project, issue, pa.level) {
 		return nil, nil, forbiddenf("you need at least the Reporter role in project %s to update work items", pa.project.PathWithNamespace)
 	}

@@ -1,8 +1,14 @@
 package gitlab
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // obj is a JSON Schema (2020-12) fragment.
@@ -118,3 +124,81 @@ const (
 	// (GitLab's per-page maximum).
 	maxListItems = 100
 )
+
+// argsSchema is inputSchema for a tool whose arguments run decodes into
+// A (tools.Typed(run)): the schema and the struct cannot drift apart, for
+// it panics (when the catalog is built: every test, and the server's
+// start) unless props names exactly A's JSON fields and required names
+// only fields. The descriptions, enums and bounds stay beside the
+// properties, in the prop helpers.
+func argsSchema[A any](run func(context.Context, *tools.Call, A) (*tools.Result, error), props obj, required ...string) json.RawMessage {
+	checkArgsProps[A](props, required)
+	return inputSchema(props, required...)
+}
+
+// argsSchemaRequired is argsSchema writing required even when it is
+// empty (inputSchemaRequired).
+func argsSchemaRequired[A any](run func(context.Context, *tools.Call, A) (*tools.Result, error), props obj, required []string) json.RawMessage {
+	checkArgsProps[A](props, required)
+	return inputSchemaRequired(props, required)
+}
+
+func checkArgsProps[A any](props obj, required []string) {
+	fields := jsonFields(reflect.TypeFor[A]())
+	var missing, extra []string
+	for name := range props {
+		if !slices.Contains(fields, name) {
+			missing = append(missing, name)
+		}
+	}
+	for _, f := range fields {
+		if _, ok := props[f]; !ok {
+			extra = append(extra, f)
+		}
+	}
+	for _, r := range required {
+		if !slices.Contains(fields, r) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 || len(extra) > 0 {
+		slices.Sort(missing)
+		slices.Sort(extra)
+		panic(fmt.Sprintf("input schema of %v: properties without a field %v, fields without a property %v",
+			reflect.TypeFor[A](), missing, extra))
+	}
+}
+
+// jsonFields lists the names encoding/json decodes into struct type t:
+// exported fields by their json names, "-" skipped, untagged embedded
+// structs flattened.
+func jsonFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			out = append(out, jsonFields(ft)...)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	return out
+}

@@ -30,7 +30,7 @@ func (g *gitlab) search() tools.Definition {
 			"(instance only), and, within a project (project_id), blobs (file paths and contents on the default " +
 			"branch; supports filename:*.go, extension:go and path:internal/ filters) and commits (messages on the " +
 			"default branch). Only what you may read is searched.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSearch, obj{
 			"scope":  enumProp("What to search for.", searchScopes...),
 			"search": strProp("The term to search for.", 1, 1000),
 			"group_id": refProp("Search within this group and its subgroups: ID or URL-encoded path of the group. " +
@@ -49,6 +49,7 @@ func (g *gitlab) search() tools.Definition {
 		Annotations: readOnlyTool("Search GitLab"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionCE,
+		Source:      "app/services/mcp/tools/search/search_service.rb",
 		Aliases:     []string{"gitlab_search"},
 		Run:         tools.Typed(g.runSearch),
 	}

@@ -21,7 +21,7 @@ func (g *gitlab) searchLabels() tools.Definition {
 		Title: "Search labels",
 		Description: "Search the labels of a GitLab project, or of the projects of a group and its subgroups " +
 			"(glmcp has no group-level labels), by name. Omit search to list them (at most 100).",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSearchLabels, obj{
 			"full_path":  strProp("Full path of the project or group (for example gitlab-org/gitlab).", 1, 1000),
 			"is_project": boolProp("Whether full_path is a project (true) or a group (false)."),
 			"search": withDesc(obj{"oneOf": []obj{
@@ -33,6 +33,7 @@ func (g *gitlab) searchLabels() tools.Definition {
 		Annotations:  readOnlyTool("Search labels"),
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
+		Source:       "app/services/mcp/tools/labels/search_tool.rb",
 		Run:          tools.Typed(g.runSearchLabels),
 	}
 }

@@ -34,7 +34,7 @@ func (g *gitlab) semanticSearch() tools.Definition {
 			"when you do not know the exact symbol or file names, or to discover how a behaviour is implemented " +
 			"across the codebase. Results are grouped by file; each file has merged line ranges with content and a " +
 			"relevance score. Describe the functionality or behaviour you are interested in.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(g.runSemanticSearch, obj{
 			"scope":      enumProp("Type of content to search. Only code is supported.", "code"),
 			"q":          strProp("Natural language search query.", 1, 1000),
 			"project_id": projectRefProp("ID or full path of the project."),
@@ -48,6 +48,7 @@ func (g *gitlab) semanticSearch() tools.Definition {
 		Annotations: readOnlyTool("Semantic search"),
 		Toolset:     models.ToolsetCore,
 		Edition:     models.EditionEE,
+		Source:      "ee/lib/api/search/semantic_code_search.rb",
 		Aliases:     []string{"semantic_code_search"},
 		Target: g.projectTarget("project_id", access.ReadCode, func(p *models.Project) error {
 			return forbiddenf("you need at least the Reporter role in project %s to read its code", p.PathWithNamespace)

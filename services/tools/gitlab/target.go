@@ -234,3 +234,59 @@ func targetOf[T any](call *tools.Call) (*projectAccess, T, error) {
 	}
 	return &projectAccess{project: r.Project, level: r.Level}, obj, nil
 }
+
+// lookupTarget declares a Target found by the tool's own lookup, find:
+// for a write tool whose arguments name its place in more than one way
+// (save_note: a merge request or a work item, by url or by ids;
+// save_work_item: a project or group to create in, or a work item to
+// update). The service runs find once, before the tool rules, which govern
+// the project or group find returns (also when the object itself is
+// missing or forbidden); the tool reads what find found with lookedUp,
+// where its own argument checks end, so its answers are unchanged.
+func (g *gitlab) lookupTarget(find lookupFunc) *tools.Target {
+	return &tools.Target{Kind: tools.TargetProject, Ability: access.ReadProject, Resolver: lookupResolver{g: g, find: find}}
+}
+
+// lookupFunc finds what a call's arguments name for u: the object, the
+// project (with u's role) or group it lives in when u can see that place,
+// and the tool's answer when there is no object to act on.
+type lookupFunc func(ctx context.Context, u *models.User, args json.RawMessage) (found any, pa *projectAccess, grp *models.Group, err error)
+
+type lookupResolver struct {
+	g    *gitlab
+	find lookupFunc
+}
+
+func (lr lookupResolver) ResolveTarget(ctx context.Context, u *models.User, _ *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+	if lr.g.store == nil {
+		return nil, errNoStore
+	}
+	found, pa, grp, err := lr.find(ctx, u, args)
+	r := &tools.ResolvedTarget{Group: grp}
+	if pa != nil {
+		r.Project, r.Level = pa.project, pa.level
+	}
+	if err != nil {
+		return callerFailure(r, err)
+	}
+	r.Object = found
+	return r, nil
+}
+
+// lookedUp returns what call's lookupTarget found, or the tool-level
+// failure of that lookup.
+func lookedUp[T any](call *tools.Call) (T, error) {
+	var zero T
+	r := call.Target
+	if r == nil {
+		return zero, fmt.Errorf("gitlab: tool %s called without its resolved target", call.Name)
+	}
+	if r.Err != nil {
+		return zero, r.Err
+	}
+	found, ok := r.Object.(T)
+	if !ok {
+		return zero, fmt.Errorf("gitlab: tool %s: the resolved target is a %T, not a %T", call.Name, r.Object, zero)
+	}
+	return found, nil
+}

@@ -34,18 +34,7 @@ func workItemProps() obj {
 
 var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues|epics)/(\d+)/?$`)
 
-// resolveWorkItem finds the issue the arguments name and checks u may read
-// it; anything missing or hidden is "404 Work Item Not Found" (after the
-// project or group checks, which report their own not-found).
-func (g *gitlab) resolveWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Issue, error) {
-	pa, _, issue, err := g.findWorkItem(ctx, u, a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pa, issue, nil
-}
-
-// findWorkItem is resolveWorkItem that also returns where the work item
+// findWorkItem finds the work item a names that u may read, and where it
 // lives when the caller can see that project (pa) or group, whether or not
 // the work item is there: the place the tool rules govern.
 func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
