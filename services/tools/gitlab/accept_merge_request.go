@@ -86,7 +86,7 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	}
 	if mr.State == models.MergeRequestOpened {
 		// A merge that reached git but not the store is finished now.
-		settled, finished, err := g.settleMergeBy(ctx, pa.project, mr)
+		settled, finished, err := g.settleMerge(ctx, pa.project, mr)
 		if err != nil {
 			return nil, err
 		}

@@ -44,7 +44,7 @@ func (g *gitlab) settledTargetMergeRequest(ctx context.Context, call *tools.Call
 		return nil, nil, err
 	}
 	if mr.State == models.MergeRequestOpened {
-		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
+		if mr, _, err = g.settleMerge(ctx, pa.project, mr); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -57,15 +57,10 @@ func (g *gitlab) settledTargetMergeRequest(ctx context.Context, call *tools.Call
 // whose merge never reached git. It takes the merge request's row lock
 // first, so an accept still running is waited for, and returns the merge
 // request as it is then. Without an intent it returns mr as is.
-func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, error) {
-	out, _, err := g.settleMergeBy(ctx, p, mr)
-	return out, err
-}
-
-// settleMergeBy is settleMerge, also reporting whether this call marked
-// the merge request merged (finished a recorded merge) rather than found
-// it merged by another request.
-func (g *gitlab) settleMergeBy(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, bool, error) {
+// It also reports whether this call marked the merge request merged
+// (finished a recorded merge) rather than found it merged by another
+// request.
+func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, bool, error) {
 	mi := g.intents()
 	if mi == nil {
 		return mr, false, nil
@@ -145,7 +140,7 @@ func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) 
 			if err != nil {
 				return n, err
 			}
-			out, err := g.settleMerge(ctx, &ps[0], mr)
+			out, _, err := g.settleMerge(ctx, &ps[0], mr)
 			if err != nil {
 				return n, err
 			}
