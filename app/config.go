@@ -100,6 +100,12 @@ type Config struct {
 	DefaultWriteRule string
 	RequestStateTTL  time.Duration
 
+	// ReadOnly turns read-only mode on for every client (GLMCP_READ_ONLY):
+	// write tools are neither listed nor callable. Off, a client can still
+	// turn it on for itself with X-Gitlab-Mcp-Read-Only: true
+	// (doc/security.md).
+	ReadOnly bool
+
 	TokenPrefix         string
 	InstanceTokenPrefix string
 	CellID              string

@@ -20,6 +20,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/resources"
+	"gitlab.com/glmcp/glmcp/services/safety"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -58,6 +59,15 @@ type Config struct {
 	// does not exist and only Modern requests naming a _meta logLevel get
 	// messages.
 	Logging bool
+	// Safety are the instance's safety switches; a client's headers can
+	// turn each on, never off (doc/security.md).
+	Safety Safety
+}
+
+// Safety are the instance's safety switches (GLMCP_READ_ONLY,
+// GLMCP_LOCKDOWN).
+type Safety struct {
+	ReadOnly, Lockdown bool
 }
 
 // Server serves one route group.
@@ -144,6 +154,8 @@ type exchange struct {
 	method *method
 	// streamTimeout bounds one write on the event stream (see events).
 	streamTimeout time.Duration
+	// instance are the instance's safety switches (Config.Safety).
+	instance Safety
 }
 
 // era is the column of the status table the request is answered from.
@@ -162,7 +174,12 @@ func (x *exchange) scope(edition models.Edition) models.Scope {
 		Tools:    strings.Join(h.Values(catalog.HeaderEnabledTools), ","),
 		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
 		Prefix:   h.Get(catalog.HeaderToolNamePrefix),
-	}}
+	},
+		// SAFETY HOOK: the read-only and lockdown switches, the instance's
+		// setting an upper bound (doc/security.md).
+		ReadOnlyMode: safety.On(x.instance.ReadOnly, h, safety.HeaderReadOnly),
+		Lockdown:     safety.On(x.instance.Lockdown, h, safety.HeaderLockdown),
+	}
 }
 
 // Handle serves a POST to the MCP endpoint (the router answers other
@@ -199,7 +216,7 @@ func (s *Server) Handle(c *gin.Context) {
 	fields.RPCMethod = req.Method
 	m := methods[req.Method]
 	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields,
-		method: m, streamTimeout: s.writeTimeout(m)}
+		method: m, streamTimeout: s.writeTimeout(m), instance: s.cfg.Safety}
 	if perr := x.readParams(m); perr != nil {
 		s.answer(x, nil, perr)
 		return

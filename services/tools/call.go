@@ -52,7 +52,8 @@ type Resolved struct {
 // Resolve finds the tool of one tools/call for the scope, in this order:
 // arguments must be an object (ErrInvalidInput), the headers must parse
 // (ErrInvalidInput), the name (prefix stripped, alias resolved) must name a
-// tool the edition serves (*UnknownToolError). Run finishes the call.
+// tool the edition serves, and in read-only mode a read-only one
+// (*UnknownToolError). Run finishes the call.
 func (s *Service) Resolve(ctx context.Context, req CallRequest) (*Resolved, error) {
 	if a := bytes.TrimSpace(req.Arguments); len(a) == 0 || bytes.Equal(a, []byte("null")) {
 		req.Arguments = json.RawMessage(`{}`)
@@ -74,6 +75,12 @@ func (s *Service) Resolve(ctx context.Context, req CallRequest) (*Resolved, erro
 		e, known = snap.Lookup(name)
 	}
 	if !known || !catalog.EditionServes(req.Edition, e.Tool.Edition) {
+		return nil, &UnknownToolError{Name: req.Name}
+	}
+	// SAFETY HOOK (read-only mode, doc/security.md): a write tool does not
+	// exist for the caller, so it gets GitLab's unknown-tool answer (a
+	// read_api token's step-up challenge stays in Run).
+	if req.ReadOnlyMode && !e.ReadOnly() {
 		return nil, &UnknownToolError{Name: req.Name}
 	}
 	return &Resolved{CallRequest: req, Entry: e, name: name}, nil
