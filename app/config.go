@@ -105,6 +105,9 @@ type Config struct {
 	// turn it on for itself with X-Gitlab-Mcp-Read-Only: true
 	// (doc/security.md).
 	ReadOnly bool
+	// Sanitize cleans user-written text in tool results of hidden
+	// characters and HTML comments (GLMCP_SANITIZE, default on).
+	Sanitize bool
 
 	TokenPrefix         string
 	InstanceTokenPrefix string
@@ -169,6 +172,7 @@ func Defaults() Config {
 		TokenPrefix:         auth.TokenPrefix,
 		DefaultWriteRule:    string(models.RuleAllow),
 		RequestStateTTL:     15 * time.Minute,
+		Sanitize:            true,
 	}
 }
 

@@ -65,9 +65,11 @@ type Config struct {
 }
 
 // Safety are the instance's safety switches (GLMCP_READ_ONLY,
-// GLMCP_LOCKDOWN).
+// GLMCP_LOCKDOWN) and defences (GLMCP_SANITIZE).
 type Safety struct {
 	ReadOnly, Lockdown bool
+	// Sanitize cleans user-written text in tool results.
+	Sanitize bool
 }
 
 // Server serves one route group.

@@ -90,6 +90,7 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, fixtures *bool, getenv func(
 	fs.StringVar(&cfg.DefaultWriteRule, "default-write-rule", env("GLMCP_DEFAULT_WRITE_RULE", d.DefaultWriteRule), "rule of write tools where no project or group rule applies: allow, ask or deny [GLMCP_DEFAULT_WRITE_RULE]")
 	fs.DurationVar(&cfg.RequestStateTTL, "request-state-ttl", envDuration("GLMCP_REQUEST_STATE_TTL", d.RequestStateTTL), "how long a requestState (an approval of an Ask rule) stays valid [GLMCP_REQUEST_STATE_TTL]")
 	fs.BoolVar(&cfg.ReadOnly, "read-only", envBool("GLMCP_READ_ONLY", false), "read-only mode for every client: write tools are neither listed nor callable; off, a client can turn it on with X-Gitlab-Mcp-Read-Only: true [GLMCP_READ_ONLY]")
+	fs.BoolVar(&cfg.Sanitize, "sanitize", envBool("GLMCP_SANITIZE", d.Sanitize), "remove hidden characters (Unicode tags, zero-width, bidi controls) and HTML comments from user-written text in tool results, counted in _meta; false turns it off [GLMCP_SANITIZE]")
 	fs.StringVar(&cfg.TokenPrefix, "token-prefix", env("GLMCP_TOKEN_PREFIX", d.TokenPrefix), "personal access token prefix, as GitLab's personal_access_token_prefix [GLMCP_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.InstanceTokenPrefix, "instance-token-prefix", env("GLMCP_INSTANCE_TOKEN_PREFIX", ""), "GitLab's instance token prefix: tokens are minted as <instance>-<prefix> [GLMCP_INSTANCE_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.CellID, "cell-id", env("GLMCP_CELL_ID", ""), "cell id minted into tokens' routing payload (c) [GLMCP_CELL_ID]")
