@@ -108,6 +108,9 @@ type Config struct {
 	// Sanitize cleans user-written text in tool results of hidden
 	// characters and HTML comments (GLMCP_SANITIZE, default on).
 	Sanitize bool
+	// SecretDetection refuses writes whose arguments hold a secret
+	// (GLMCP_SECRET_DETECTION, default on).
+	SecretDetection bool
 
 	TokenPrefix         string
 	InstanceTokenPrefix string
@@ -173,6 +176,7 @@ func Defaults() Config {
 		DefaultWriteRule:    string(models.RuleAllow),
 		RequestStateTTL:     15 * time.Minute,
 		Sanitize:            true,
+		SecretDetection:     true,
 	}
 }
 

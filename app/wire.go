@@ -95,7 +95,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	if err != nil {
 		return nil, err
 	}
-	ts, err := newToolService(cfg, e, logger, fixtures)
+	ts, err := newToolService(cfg, e, logger, fixtures, true)
 	if err != nil {
 		return nil, err
 	}

@@ -120,6 +120,14 @@ func (s *Service) Run(ctx context.Context, rc *Resolved) (*Result, error) {
 	if res := e.check(req.Arguments); res != nil {
 		return res, nil
 	}
+	// SAFETY HOOK (secret push protection, doc/security.md): a write
+	// holding a secret is refused before the rules ask anyone or the tool
+	// writes anything.
+	if s.opts.SecretScan != nil && !e.ReadOnly() {
+		if found := s.opts.SecretScan(req.Arguments); len(found) > 0 {
+			return secretRefusal(e.Tool.Name, found), nil
+		}
+	}
 	call := &Call{Name: rc.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: state,
 		Progress: req.Progress, Log: req.Log, ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
 	// The Definition's Target, resolved once: the rules and the tool both
@@ -317,4 +325,13 @@ func missingCapabilities(tool, what string, caps map[string]json.RawMessage, req
 		return nil
 	}
 	return &MissingCapabilityError{Tool: tool, What: what, Missing: missing, Required: required}
+}
+
+// secretRefusal is the result of a write refused by secret push
+// protection: the rules and places found, never the secret.
+func secretRefusal(tool string, found []string) *Result {
+	return &Result{IsError: true, Refused: true, ErrorClass: "secret_detected", Text: fmt.Sprintf(
+		"Secret push protection: %s was refused and nothing was written: the arguments hold a secret (%s). "+
+			"Remove it (keep secrets in CI/CD variables or a secrets manager) and call again.",
+		tool, strings.Join(found, "; "))}
 }

@@ -56,6 +56,7 @@ func TestConfigValidation(t *testing.T) {
 		{"conformance fixtures not a boolean", map[string]string{"GLMCP_CONFORMANCE_FIXTURES": "yes"}, nil, `GLMCP_CONFORMANCE_FIXTURES: "yes" is not a boolean`},
 		{"read-only not a boolean", map[string]string{"GLMCP_READ_ONLY": "sure"}, nil, `GLMCP_READ_ONLY: "sure" is not a boolean`},
 		{"sanitize not a boolean", map[string]string{"GLMCP_SANITIZE": "off"}, nil, `GLMCP_SANITIZE: "off" is not a boolean`},
+		{"secret detection not a boolean", map[string]string{"GLMCP_SECRET_DETECTION": "on"}, nil, `GLMCP_SECRET_DETECTION: "on" is not a boolean`},
 		{"cell id not a number", map[string]string{"GLMCP_CELL_ID": "eu-1"}, nil, `GLMCP_CELL_ID: "eu-1"`},
 	}
 	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}
