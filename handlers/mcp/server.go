@@ -83,6 +83,7 @@ type Server struct {
 	// ({serverInfo}), built once.
 	modernMeta json.RawMessage
 	shutdown   <-chan struct{}
+	audit      func(models.AuditEvent)
 	decoder    *jsonrpc.Decoder
 	// served are the rows of the methods this server serves, by era.
 	served map[jsonrpc.Era]map[string]*method
@@ -98,6 +99,10 @@ type Deps struct {
 	// Shutdown is closed when the server begins a graceful shutdown; open
 	// listen streams then end with their final result.
 	Shutdown <-chan struct{}
+	// Audit, when set, receives the audit event of every tools/call once
+	// it is answered (services/audit's Writer.Record: it must not block
+	// the request for long).
+	Audit func(models.AuditEvent)
 }
 
 // New returns a Server.
@@ -124,7 +129,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, tools: deps.Tools, context: deps.Context, hub: deps.Hub,
-		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
+		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown, audit: deps.Audit,
 		decoder: jsonrpc.NewDecoder(MethodNames()),
 	}
 	s.served = map[jsonrpc.Era]map[string]*method{
@@ -187,6 +192,7 @@ func (x *exchange) scope(edition models.Edition) models.Scope {
 // Handle serves a POST to the MCP endpoint (the router answers other
 // methods with 405).
 func (s *Server) Handle(c *gin.Context) {
+	start := time.Now()
 	ctx := c.Request.Context()
 	fields := middleware.Fields(ctx)
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
@@ -219,6 +225,7 @@ func (s *Server) Handle(c *gin.Context) {
 	m := methods[req.Method]
 	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields,
 		method: m, streamTimeout: s.writeTimeout(m), instance: s.cfg.Safety}
+	defer s.auditCall(x, start) // SAFETY HOOK: the audit trail
 	if perr := x.readParams(m); perr != nil {
 		s.answer(x, nil, perr)
 		return
