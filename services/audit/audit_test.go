@@ -31,6 +31,7 @@ func TestWriter_noneLost(t *testing.T) {
 	st := &fakeStore{}
 	w := New(st, Options{Batch: 50, Queue: 16, Interval: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
 	var wg sync.WaitGroup
