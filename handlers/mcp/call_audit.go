@@ -31,15 +31,13 @@ func (s *Server) auditCall(x *exchange, start time.Time) {
 	if x.id != nil && x.id.User != nil {
 		e.UserID, e.Username, e.TokenID = x.id.User.ID, x.id.User.Username, x.id.TokenID
 	}
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+	// The params as the method decoded them (nil when they did not fit).
+	if p, ok := x.params.(*callToolParams); ok && p != nil {
+		if e.Tool == "" {
+			e.Tool = truncateRunes(p.mcpName(), 255)
+		}
+		e.ArgumentNames, e.Target, e.TargetType = auditArguments(p.Arguments)
 	}
-	_ = json.Unmarshal(x.req.Params, &p)
-	if e.Tool == "" {
-		e.Tool = truncateRunes(p.Name, 255)
-	}
-	e.ArgumentNames, e.Target, e.TargetType = auditArguments(p.Arguments)
 	switch x.fields.Outcome {
 	case middleware.OutcomeOK:
 		e.Outcome = models.AuditSuccess

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -51,5 +52,33 @@ func TestWithMeta(t *testing.T) {
 	}
 	if got := withMeta(base, nil); string(got) != string(base) {
 		t.Errorf("withMeta(base, nil) = %s", got)
+	}
+}
+
+// BenchmarkSanitizeResult: the sanitiser's cost on a clean get_issue-sized
+// result (the common case) and on one with hidden text.
+func BenchmarkSanitizeResult(b *testing.B) {
+	clean := `{"id":2,"iid":2,"title":"Tools reorder between list calls","description":"` +
+		strings.Repeat("Steps: call tools/list twice — the order differs; expected “stable” order. ", 40) + `","labels":["bug","mcp"]}`
+	for _, tc := range []struct{ name, doc string }{
+		{"clean", clean},
+		{"hidden", strings.Replace(clean, "Steps", "Steps\u200b<!-- x -->", 3)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			in := &tools.Result{Text: tc.doc, Structured: tools.CompactJSON(tc.doc)}
+			b.SetBytes(int64(len(tc.doc)))
+			for b.Loop() {
+				sanitizeResult("get_issue", in)
+			}
+		})
+	}
+}
+
+// BenchmarkAuditArguments: what the audit hook reads of a call's
+// arguments.
+func BenchmarkAuditArguments(b *testing.B) {
+	args := json.RawMessage(`{"project_id":"gitlab-org/gitlab-mcp","work_item_iid":1,"body":"` + strings.Repeat("text ", 200) + `"}`)
+	for b.Loop() {
+		auditArguments(args)
 	}
 }
