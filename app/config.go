@@ -100,6 +100,22 @@ type Config struct {
 	DefaultWriteRule string
 	RequestStateTTL  time.Duration
 
+	// ReadOnly turns read-only mode on for every client (GLMCP_READ_ONLY):
+	// write tools are neither listed nor callable. Off, a client can still
+	// turn it on for itself with X-Gitlab-Mcp-Read-Only: true
+	// (doc/security.md).
+	ReadOnly bool
+	// Sanitize cleans user-written text in tool results of hidden
+	// characters and HTML comments (GLMCP_SANITIZE, default on).
+	Sanitize bool
+	// SecretDetection refuses writes whose arguments hold a secret
+	// (GLMCP_SECRET_DETECTION, default on).
+	SecretDetection bool
+	// AuditRetention is how long audit events are kept
+	// (GLMCP_AUDIT_RETENTION: a Go duration or N days as "90d"; "0" keeps
+	// them for ever).
+	AuditRetention string
+
 	TokenPrefix         string
 	InstanceTokenPrefix string
 	CellID              string
@@ -126,6 +142,7 @@ type Config struct {
 	rateLimitEnabled bool
 	failLimit        ratelimit.Limit
 	failLimitEnabled bool
+	auditRetention   time.Duration
 }
 
 // Defaults returns the default configuration (what glmcp serve uses with
@@ -163,6 +180,9 @@ func Defaults() Config {
 		TokenPrefix:         auth.TokenPrefix,
 		DefaultWriteRule:    string(models.RuleAllow),
 		RequestStateTTL:     15 * time.Minute,
+		Sanitize:            true,
+		SecretDetection:     true,
+		AuditRetention:      "90d",
 	}
 }
 
@@ -276,6 +296,11 @@ func (cfg *Config) Validate() error {
 	}
 	if !models.ToolRuleKind(cfg.DefaultWriteRule).Valid() {
 		bad("GLMCP_DEFAULT_WRITE_RULE: %q is not allow, ask or deny", cfg.DefaultWriteRule)
+	}
+	if d, err := ParseRetention(cfg.AuditRetention); err != nil {
+		bad("GLMCP_AUDIT_RETENTION: %v", err)
+	} else {
+		cfg.auditRetention = d
 	}
 	if cfg.RequestStateTTL < time.Second {
 		bad("GLMCP_REQUEST_STATE_TTL: %s is below 1s", cfg.RequestStateTTL)
@@ -393,3 +418,30 @@ func validProxy(p string) bool {
 	}
 	return net.ParseIP(p) != nil
 }
+
+// ParseRetention reads a retention: "0" (for ever), a Go duration of at
+// least an hour ("2160h") or a number of days ("90d").
+func ParseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 1 || n > 36500 {
+			return 0, fmt.Errorf("%q is not a number of days within 1..36500 (write it like 90d), a duration like 720h, or 0", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil || d < time.Hour {
+			return 0, fmt.Errorf("%q is not a number of days (90d), a duration of at least 1h, or 0", s)
+		}
+	}
+	return d, nil
+}
+
+// AuditRetentionDuration is GLMCP_AUDIT_RETENTION as a duration (valid
+// after Validate; 0: keep for ever).
+func (cfg *Config) AuditRetentionDuration() time.Duration { return cfg.auditRetention }

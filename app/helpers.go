@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/url"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/secrets"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -18,15 +20,46 @@ import (
 // conformance fixtures are never part of it; New adds them (see
 // WithFixtures) as transient tools.
 func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, error) {
-	return newToolService(cfg, e, logger, nil)
+	return newToolService(cfg, e, logger, nil, false)
 }
 
-// newToolService is NewToolService plus transient definitions.
-func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition) (*tools.Service, error) {
+// newToolService is NewToolService plus transient definitions and, for
+// the server (serving), secret push protection when it is on: the CLI's
+// catalog commands never call a tool and do not build its rules.
+func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition, serving bool) (*tools.Service, error) {
 	defs := gitlab.Tools(gitlabDeps(cfg, e))
-	return tools.NewService(e.Store.Tools, defs, tools.Options{Logger: logger, Transient: transient,
+	opts := tools.Options{Logger: logger, Transient: transient,
 		Secret: []byte(e.Secret), PageSize: cfg.PageSize, ReloadTimeout: cfg.DBStatementTimeout,
-		Rules: ruleStore{e.Store.Tools, e.Store.Projects, e.Store.Issues, e.Store.Vulnerabilities}, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL})
+		Rules: ruleStore{e.Store.Tools, e.Store.Projects, e.Store.Issues, e.Store.Vulnerabilities}, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL}
+	if serving && cfg.SecretDetection {
+		scan, err := secretScan(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.SecretScan = scan
+	}
+	return tools.NewService(e.Store.Tools, defs, opts)
+}
+
+// secretScan is secret push protection over the instance's token
+// prefixes (doc/security.md).
+func secretScan(cfg *Config) (func(json.RawMessage) []string, error) {
+	prefixes := []string{cfg.TokenPrefix}
+	if cfg.InstanceTokenPrefix != "" {
+		prefixes = append(prefixes, cfg.InstanceTokenPrefix+"-"+cfg.TokenPrefix)
+	}
+	sc, err := secrets.Shared(prefixes...)
+	if err != nil {
+		return nil, err
+	}
+	return func(args json.RawMessage) []string {
+		found := sc.Arguments(args)
+		out := make([]string, len(found))
+		for i, f := range found {
+			out[i] = f.String()
+		}
+		return out
+	}, nil
 }
 
 // gitlabDeps are the GitLab tools' dependencies (and the merge request

@@ -21,6 +21,7 @@ import (
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/audit"
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/auth/jwtauth"
 	"gitlab.com/glmcp/glmcp/services/redislimit"
@@ -72,6 +73,7 @@ type Server struct {
 	views    *store.IssueViewCache
 	listener *subscriptions.PGListener
 	redis    *redislimit.Client // nil: limits counted per instance
+	audit    *audit.Writer      // the audit trail of tool calls
 	poll     changeSource       // embedded store: catalog and resource change poller
 	logger   *slog.Logger
 	shutdown chan struct{}
@@ -91,11 +93,12 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		fx = &Fixtures{}
 	}
 	w := &Server{logger: logger, shutdown: make(chan struct{})}
+	w.audit = audit.New(e.Store.Audit, audit.Options{Retention: cfg.AuditRetentionDuration(), Logger: logger})
 	fixtures, err := w.fixtureTools(fx, e)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := newToolService(cfg, e, logger, fixtures)
+	ts, err := newToolService(cfg, e, logger, fixtures, true)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +250,8 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
 			MetadataURL: metadataURL(g.path), Logger: logger,
 			Logging: fx.Logging,
-		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown})
+			Safety:  mcp.Safety{ReadOnly: cfg.ReadOnly, Sanitize: cfg.Sanitize},
+		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown, Audit: w.audit.Record})
 		if err != nil {
 			return handlers.Group{}, err
 		}
@@ -386,6 +390,8 @@ func (w *Server) Start(ctx context.Context) {
 	w.stopBG = cancel
 	w.wg.Add(1)
 	go func() { defer w.wg.Done(); w.authn.Run(bg) }()
+	w.wg.Add(1)
+	go func() { defer w.wg.Done(); w.audit.Run(bg) }() // flushed when Stop ends bg
 	if w.listener != nil {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); _ = w.listener.Run(bg) }()

@@ -284,8 +284,9 @@ func TestTools_saveMergeRequestReview(t *testing.T) {
 		h.toolsInvalid(t, ce, "alice", "save_merge_request_review", review("post_duo_review"), "post_duo_review requires GitLab Duo Code Review, which is not available")
 		h.toolsFailWith(t, ce, "bob", "save_merge_request_review", review("approve"), "Forbidden: You are not allowed to approve this merge request.")
 		h.toolsFailWith(t, ce, "bob", "save_merge_request_review", review("resolve_discussion", "discussion_id", "nope", "resolved", false), "404 Discussion Not Found")
-		h.toolsFailWith(t, ce, "carol", "save_merge_request_review", review("create_note", "body", "hi"),
-			"Forbidden: you need at least the Reporter role in project gitlab-org/gitlab-mcp to comment on merge requests")
+		// A Guest of the public project comments, as GitLab lets her.
+		toolsExpectField(t, h.toolsWrite(t, ce, "legacy", "carol", "save_merge_request_review", review("create_note", "body", "hi")),
+			"carol", "note", "author", "username")
 		h.toolsSameAsMissing(t, ce, "carol", "save_merge_request_review",
 			map[string]any{"project_id": "acme/secret-plans", "merge_request_iid": 1, "method": "approve"},
 			map[string]any{"project_id": "acme/nope", "merge_request_iid": 1, "method": "approve"})

@@ -88,6 +88,9 @@ const (
 	srvGlmcp = "glmcp"
 	srvBare  = "bare net/http"
 	srvSDK   = "go-sdk v1.8.0"
+	// srvPlain is a second glmcp on the same database with sanitising
+	// off (GLMCP_SANITIZE=false): what sanitising costs a tools/call.
+	srvPlain = "glmcp, GLMCP_SANITIZE=false"
 )
 
 // scenario is one request, sent to each server that can answer it.
@@ -116,6 +119,17 @@ func compare(ctx context.Context, o options) error {
 		return err
 	}
 	defer g.Proc.Stop()
+
+	plainG := *g.Glmcp
+	plainG.Env = append(append([]string(nil), g.Env...), "GLMCP_SANITIZE=false")
+	plainG.Dir = filepath.Join(dir, "sanitize-off") // its own log; the store and repositories are shared
+	if err := os.MkdirAll(plainG.Dir, 0o700); err != nil {
+		return err
+	}
+	if err := plainG.Serve(ctx); err != nil {
+		return err
+	}
+	defer plainG.Proc.Stop()
 
 	glmcpReq := func(method string, params map[string]any) load.Target {
 		return modernTarget(g.Addr, g.token, method, params)
@@ -161,13 +175,16 @@ func compare(ctx context.Context, o options) error {
 	getIssue := glmcpReq("tools/call", map[string]any{
 		"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}})
 	getIssue.Want = []byte(`"structuredContent":{"id":2,"iid":2`)
+	plainIssue := modernTarget(plainG.Addr, g.token, "tools/call", map[string]any{
+		"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}})
+	plainIssue.Want = getIssue.Want
 	echo := sdkReq("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}})
 	echo.Want = []byte(`{\"text\":\"hello\"}`)
 
 	scenarios := []scenario{
 		{fmt.Sprintf("Modern tools/list (%d tools)", len(tools)), map[string]load.Target{srvGlmcp: list, srvBare: bareList, srvSDK: sdkList}},
 		{"Modern server/discover", map[string]load.Target{srvGlmcp: discover, srvSDK: sdkDiscover}},
-		{"Modern tools/call get_issue (go-sdk: echo)", map[string]load.Target{srvGlmcp: getIssue, srvSDK: echo}},
+		{"Modern tools/call get_issue (go-sdk: echo)", map[string]load.Target{srvGlmcp: getIssue, srvPlain: plainIssue, srvSDK: echo}},
 	}
 	if o.only != "" {
 		scenarios = filterScenarios(scenarios, o.only)
@@ -233,7 +250,7 @@ func compare(ctx context.Context, o options) error {
 // serverOrder lists the servers of sc in table order.
 func serverOrder(sc scenario) []string {
 	var out []string
-	for _, n := range []string{srvGlmcp, srvBare, srvSDK} {
+	for _, n := range []string{srvGlmcp, srvPlain, srvBare, srvSDK} {
 		if _, ok := sc.targets[n]; ok {
 			out = append(out, n)
 		}

@@ -99,6 +99,7 @@ func (r *report) print(w io.Writer, env reportEnv) {
 			ratio("server/discover req/s, glmcp / go-sdk", sc.name, srvGlmcp, srvSDK, rate, "—")
 		case strings.Contains(sc.name, "tools/call"):
 			ratio("get_issue req/s, glmcp / go-sdk echo", sc.name, srvGlmcp, srvSDK, rate, "≥ 2×")
+			ratio("get_issue req/s, glmcp / sanitising off", sc.name, srvGlmcp, srvPlain, rate, "≥ 0.95×")
 		}
 	}
 	var sess []float64

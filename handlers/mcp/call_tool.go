@@ -128,7 +128,11 @@ func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
 		return nil, err
 	}
 	recordOutcome(x.fields, res)
-	return s.renderResult(x, res), nil
+	var meta map[string]any
+	if s.cfg.Safety.Sanitize && len(res.InputRequests) == 0 && res.RequestState == "" {
+		res, meta = sanitizeResult(x.fields.Tool, res) // SAFETY HOOK: sanitised text
+	}
+	return s.renderResult(x, res, meta), nil
 }
 
 // callTransport is the tools/call chain's Transport for one exchange.
@@ -192,14 +196,15 @@ func recordOutcome(f *middleware.LogFields, res *tools.Result) {
 	}
 }
 
-// renderResult renders a tool's result: complete, or (Modern) asking the
-// client for input.
-func (s *Server) renderResult(x *exchange, res *tools.Result) any {
+// renderResult renders a tool's result: complete (with meta's entries
+// added to its _meta), or (Modern) asking the client for input.
+func (s *Server) renderResult(x *exchange, res *tools.Result, meta map[string]any) any {
 	if len(res.InputRequests) == 0 && res.RequestState == "" {
 		out := callToolResult{Content: renderContent(res), StructuredContent: res.Structured, IsError: res.IsError}
 		if x.modern {
 			out.resultFields = s.modernFields()
 		}
+		out.Meta = withMeta(out.Meta, meta)
 		return out
 	}
 	out := inputRequiredResult{resultFields: s.modernFields(), RequestState: res.RequestState}

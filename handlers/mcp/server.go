@@ -20,6 +20,7 @@ import (
 	"gitlab.com/glmcp/glmcp/services/auth"
 	"gitlab.com/glmcp/glmcp/services/catalog"
 	"gitlab.com/glmcp/glmcp/services/resources"
+	"gitlab.com/glmcp/glmcp/services/safety"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -57,6 +58,17 @@ type Config struct {
 	// does not exist and only Modern requests naming a _meta logLevel get
 	// messages.
 	Logging bool
+	// Safety are the instance's safety switches; a client's headers can
+	// turn each on, never off (doc/security.md).
+	Safety Safety
+}
+
+// Safety are the instance's safety switches (GLMCP_READ_ONLY,
+// GLMCP_LOCKDOWN) and defences (GLMCP_SANITIZE).
+type Safety struct {
+	ReadOnly, Lockdown bool
+	// Sanitize cleans user-written text in tool results.
+	Sanitize bool
 }
 
 // Server serves one route group.
@@ -70,6 +82,7 @@ type Server struct {
 	// ({serverInfo}), built once.
 	modernMeta json.RawMessage
 	shutdown   <-chan struct{}
+	audit      func(models.AuditEvent)
 	decoder    *jsonrpc.Decoder
 	// served are the rows of the methods this server serves, by era.
 	served map[jsonrpc.Era]map[string]*method
@@ -85,6 +98,10 @@ type Deps struct {
 	// Shutdown is closed when the server begins a graceful shutdown; open
 	// listen streams then end with their final result.
 	Shutdown <-chan struct{}
+	// Audit, when set, receives the audit event of every tools/call once
+	// it is answered (services/audit's Writer.Record: it must not block
+	// the request for long).
+	Audit func(models.AuditEvent)
 }
 
 // New returns a Server.
@@ -111,7 +128,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, tools: deps.Tools, context: deps.Context, hub: deps.Hub,
-		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
+		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown, audit: deps.Audit,
 		decoder: jsonrpc.NewDecoder(MethodNames()),
 	}
 	s.served = map[jsonrpc.Era]map[string]*method{
@@ -146,6 +163,8 @@ type exchange struct {
 	// call is the tools/call chain's Transport (callTool), kept here so
 	// a call allocates none of its own.
 	call callTransport
+	// instance are the instance's safety switches (Config.Safety).
+	instance Safety
 }
 
 // era is the column of the status table the request is answered from.
@@ -164,12 +183,18 @@ func (x *exchange) scope(edition models.Edition) models.Scope {
 		Tools:    strings.Join(h.Values(catalog.HeaderEnabledTools), ","),
 		Toolsets: strings.Join(h.Values(catalog.HeaderEnabledToolsets), ","),
 		Prefix:   h.Get(catalog.HeaderToolNamePrefix),
-	}}
+	},
+		// SAFETY HOOK: the read-only and lockdown switches, the instance's
+		// setting an upper bound (doc/security.md).
+		ReadOnlyMode: safety.On(x.instance.ReadOnly, h, safety.HeaderReadOnly),
+		Lockdown:     safety.On(x.instance.Lockdown, h, safety.HeaderLockdown),
+	}
 }
 
 // Handle serves a POST to the MCP endpoint (the router answers other
 // methods with 405).
 func (s *Server) Handle(c *gin.Context) {
+	start := time.Now()
 	ctx := c.Request.Context()
 	fields := middleware.Fields(ctx)
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
@@ -201,7 +226,8 @@ func (s *Server) Handle(c *gin.Context) {
 	fields.RPCMethod = req.Method
 	m := methods[req.Method]
 	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields,
-		method: m, streamTimeout: s.writeTimeout(m)}
+		method: m, streamTimeout: s.writeTimeout(m), instance: s.cfg.Safety}
+	defer s.auditCall(x, start) // SAFETY HOOK: the audit trail
 	if perr := x.readParams(m); perr != nil {
 		s.answer(x, nil, perr)
 		return

@@ -78,10 +78,23 @@ func CanLinkWorkItem(u *models.User, p *models.Project, i *models.Issue, level m
 	return CanUpdateWorkItem(u, p, i, level)
 }
 
-// CanCreateNote reports whether u may comment on issues of p: Reporter or
-// above (or an administrator).
+// CanCreateNote reports whether u may comment in p, GitLab's create_note
+// on a project (ProjectPolicy): every member from Guest up (guest_access),
+// and on a public or internal project every signed-in user
+// (public_user_access), and an administrator: exactly who can read p. The
+// noteable must be readable too (a confidential issue, a private project's
+// merge request for a Guest): that is the caller's lookup.
 func CanCreateNote(u *models.User, p *models.Project, level models.AccessLevel) bool {
-	return hasRole(u, p, level, models.Reporter)
+	return CanReadProject(u, p, level)
+}
+
+// CanCommentOnLocked reports whether u may comment on a noteable whose
+// discussion is locked, given u's access level in its project: GitLab's
+// IssuablePolicy prevents create_note on a locked discussion for anyone
+// who is not a member of the project (any role; an administrator who is
+// not a member is refused too).
+func CanCommentOnLocked(u *models.User, level models.AccessLevel) bool {
+	return active(u) && level.Valid()
 }
 
 // CanCreateMergeRequest reports whether u may open merge requests in p:

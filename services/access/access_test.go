@@ -37,7 +37,7 @@ func TestProjectMatrix(t *testing.T) {
 			read:  read,
 			code:  read && (v != models.VisibilityPrivate || l >= models.Reporter),
 			issue: read && l >= models.Reporter,
-			note:  read && l >= models.Reporter,
+			note:  read, // GitLab's create_note: Guest and up, any signed-in user on a public or internal project
 			mr:    read && l >= models.Developer,
 		}
 	}
@@ -49,12 +49,12 @@ func TestProjectMatrix(t *testing.T) {
 		want want
 	}{
 		{alice, models.VisibilityPrivate, models.NoAccess, want{}},
-		{alice, models.VisibilityInternal, models.NoAccess, want{read: true, code: true}},
-		{alice, models.VisibilityPublic, models.NoAccess, want{read: true, code: true}},
-		{alice, models.VisibilityPrivate, models.Guest, want{read: true}},
+		{alice, models.VisibilityInternal, models.NoAccess, want{read: true, code: true, note: true}},
+		{alice, models.VisibilityPublic, models.NoAccess, want{read: true, code: true, note: true}},
+		{alice, models.VisibilityPrivate, models.Guest, want{read: true, note: true}},
 		{alice, models.VisibilityPrivate, models.Reporter, want{true, true, true, true, false}},
 		{alice, models.VisibilityPublic, models.Developer, want{true, true, true, true, true}},
-		{alice, models.VisibilityPublic, models.Guest, want{read: true, code: true}},
+		{alice, models.VisibilityPublic, models.Guest, want{read: true, code: true, note: true}},
 		{root, models.VisibilityPrivate, models.NoAccess, want{true, true, true, true, true}},
 		{blocked, models.VisibilityPublic, models.Owner, want{}},
 		{gone, models.VisibilityPublic, models.Owner, want{}},
@@ -83,6 +83,33 @@ func TestProjectMatrix(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestCommentOnLocked: GitLab's IssuablePolicy lets only project members
+// (any role) comment on a locked discussion.
+func TestCommentOnLocked(t *testing.T) {
+	for _, c := range []struct {
+		u     *models.User
+		level models.AccessLevel
+		want  bool
+	}{
+		{alice, models.NoAccess, false},
+		{alice, models.Guest, true},
+		{alice, models.Reporter, true},
+		{alice, models.Owner, true},
+		{root, models.NoAccess, false},
+		{root, models.Guest, true},
+		{blocked, models.Owner, false},
+		{nil, models.Owner, false},
+	} {
+		name := "nil"
+		if c.u != nil {
+			name = c.u.Username
+		}
+		if got := access.CanCommentOnLocked(c.u, c.level); got != c.want {
+			t.Errorf("CanCommentOnLocked(%s, %s) = %v, want %v", name, c.level, got, c.want)
 		}
 	}
 }

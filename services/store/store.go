@@ -89,6 +89,7 @@ type Store struct {
 	CodeIndex       *CodeIndex
 	Resources       *Resources
 	Settings        *Settings
+	Audit           *Audit
 }
 
 // core is what every family shares: the connection (or transaction), the
@@ -159,13 +160,16 @@ type Resources struct{ *core }
 // Settings are the instance's stored settings.
 type Settings struct{ *core }
 
+// Audit are the audit events of tool calls (doc/security.md).
+type Audit struct{ *core }
+
 // newStore returns the Store whose families share c.
 func newStore(c *core) *Store {
 	s := &Store{core: c,
 		Projects: &Projects{c}, Issues: &Issues{c}, MergeRequests: &MergeRequests{c},
 		Notes: &Notes{c}, CI: &CI{c}, Search: &Search{c}, Users: &Users{c}, Tools: &Tools{c},
 		Vulnerabilities: &Vulnerabilities{c}, Releases: &Releases{c}, CodeIndex: &CodeIndex{c},
-		Resources: &Resources{c}, Settings: &Settings{c}}
+		Resources: &Resources{c}, Settings: &Settings{c}, Audit: &Audit{c}}
 	c.st = s
 	return s
 }

@@ -196,3 +196,12 @@ func missingCapabilities(tool, what string, caps map[string]json.RawMessage, req
 	}
 	return &MissingCapabilityError{Tool: tool, What: what, Missing: missing, Required: required}
 }
+
+// secretRefusal is the result of a write refused by secret push
+// protection: the rules and places found, never the secret.
+func secretRefusal(tool string, found []string) *Result {
+	return &Result{IsError: true, Refused: true, ErrorClass: "secret_detected", Text: fmt.Sprintf(
+		"Secret push protection: %s was refused and nothing was written: the arguments hold a secret (%s). "+
+			"Remove it (keep secrets in CI/CD variables or a secrets manager) and call again.",
+		tool, strings.Join(found, "; "))}
+}

@@ -30,6 +30,8 @@ import (
 //	state            a retry's requestState must open
 //	arguments        validated once against the input schema; the Call the
 //	                 handler gets is built here
+//	secrets          a write holding a secret is refused before anything
+//	                 is looked up, asked or written (Options.SecretScan)
 //	target           the Definition's Target, resolved once (lookup and
 //	                 access): the rules and the handler read it
 //	rules            Allow / Ask / Deny for a write tool
@@ -47,6 +49,7 @@ func (s *Service) links() []Link {
 		{"capabilities", checkCapabilities},
 		{"state", s.openState},
 		{"arguments", checkArguments},
+		{"secrets", s.scanSecrets},
 		{"target", findTarget},
 		{"rules", s.applyRules},
 	}...)
@@ -154,6 +157,12 @@ func (s *Service) findTool(ctx context.Context, inv *Invocation) (*Result, error
 	if !known || !catalog.EditionServes(req.Edition, e.Tool.Edition) {
 		return nil, &UnknownToolError{Name: req.Name}
 	}
+	// Read-only mode (doc/security.md): a write tool does not exist for
+	// the caller, so it gets GitLab's unknown-tool answer (a read_api
+	// token's step-up refusal stays in the capabilities link).
+	if req.ReadOnlyMode && !e.ReadOnly() {
+		return nil, &UnknownToolError{Name: req.Name}
+	}
 	inv.Entry, inv.name = e, name
 	return inv.Next(ctx)
 }
@@ -206,6 +215,19 @@ func checkArguments(ctx context.Context, inv *Invocation) (*Result, error) {
 	}
 	inv.Call = &Call{Name: inv.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: inv.state,
 		ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
+	return inv.Next(ctx)
+}
+
+// scanSecrets is the secrets link, secret push protection
+// (doc/security.md): a write tool's arguments holding a secret end the
+// call with a refusal naming the rule and where, never the secret, before
+// the rules ask anyone or the tool writes anything.
+func (s *Service) scanSecrets(ctx context.Context, inv *Invocation) (*Result, error) {
+	if s.opts.SecretScan != nil && !inv.Entry.ReadOnly() {
+		if found := s.opts.SecretScan(inv.Request.Arguments); len(found) > 0 {
+			return secretRefusal(inv.Entry.Tool.Name, found), nil
+		}
+	}
 	return inv.Next(ctx)
 }
 

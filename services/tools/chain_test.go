@@ -15,7 +15,7 @@ import (
 )
 
 // baseChain is the tools/call chain without Options.Outer and Wrappers.
-var baseChain = []string{"tool", "transport", "capabilities", "state", "arguments", "target", "rules", "input", "plumbing", "handler"}
+var baseChain = []string{"tool", "transport", "capabilities", "state", "arguments", "secrets", "target", "rules", "input", "plumbing", "handler"}
 
 // TestCallChain_shape: the tools/call chain is the named links in their
 // order, Options.Outer first and Options.Wrappers right after the rules;
@@ -31,7 +31,7 @@ func TestCallChain_shape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"audit", "tool", "transport", "capabilities", "state", "arguments", "target", "rules", "sanitise", "scan", "input", "plumbing", "handler"}
+	want := []string{"audit", "tool", "transport", "capabilities", "state", "arguments", "secrets", "target", "rules", "sanitise", "scan", "input", "plumbing", "handler"}
 	if got := svc.Chain(); !slices.Equal(got, want) {
 		t.Errorf("chain with wrappers = %v\nwant %v", got, want)
 	}

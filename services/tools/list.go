@@ -15,9 +15,9 @@ func (s *Service) filter(sc models.Scope) (catalog.Filter, error) {
 
 // sees is the one visibility rule of tools/list and its change
 // notifications: listed, served by the edition, admitted by the headers,
-// and read-only for a read-only token.
+// and read-only for a read-only token or in read-only mode.
 func sees(f catalog.Filter, sc models.Scope, t *models.Tool, listed bool) bool {
-	return listed && f.Visible(t, sc.Edition, sc.ReadOnly())
+	return listed && f.Visible(t, sc.Edition, sc.WritesHidden())
 }
 
 // ListQuery asks for one page of tools/list.
@@ -46,7 +46,7 @@ func (s *Service) List(ctx context.Context, q ListQuery) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	cq := catalog.Query{Edition: q.Edition, ReadOnly: q.ReadOnly(), Filter: f, Verb: catalog.VerbToolsList, User: userOf(q.Scope)}
+	cq := catalog.Query{Edition: q.Edition, ReadOnly: q.WritesHidden(), Filter: f, Verb: catalog.VerbToolsList, User: userOf(q.Scope)}
 	if q.Cursor != nil {
 		if *q.Cursor == "" {
 			return Page{}, fmt.Errorf("invalid cursor: %w", models.ErrInvalidInput)

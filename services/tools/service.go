@@ -71,6 +71,11 @@ type Options struct {
 	// StateTTL is how long a requestState (an approval among them) stays
 	// valid (default 15 minutes).
 	StateTTL time.Duration
+	// SecretScan, when set, is secret push protection (doc/security.md):
+	// it returns where a write tool's arguments hold a secret (each
+	// "<rule> in <where>", never the secret); a call with any is refused
+	// before anything is written.
+	SecretScan func(args json.RawMessage) []string
 }
 
 // Service owns the tool definitions and the cached catalog snapshot.

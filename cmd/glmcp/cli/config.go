@@ -89,6 +89,10 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, fixtures *bool, getenv func(
 
 	fs.StringVar(&cfg.DefaultWriteRule, "default-write-rule", env("GLMCP_DEFAULT_WRITE_RULE", d.DefaultWriteRule), "rule of write tools where no project or group rule applies: allow, ask or deny [GLMCP_DEFAULT_WRITE_RULE]")
 	fs.DurationVar(&cfg.RequestStateTTL, "request-state-ttl", envDuration("GLMCP_REQUEST_STATE_TTL", d.RequestStateTTL), "how long a requestState (an approval of an Ask rule) stays valid [GLMCP_REQUEST_STATE_TTL]")
+	fs.BoolVar(&cfg.ReadOnly, "read-only", envBool("GLMCP_READ_ONLY", false), "read-only mode for every client: write tools are neither listed nor callable; off, a client can turn it on with X-Gitlab-Mcp-Read-Only: true [GLMCP_READ_ONLY]")
+	fs.BoolVar(&cfg.Sanitize, "sanitize", envBool("GLMCP_SANITIZE", d.Sanitize), "remove hidden characters (Unicode tags, zero-width, bidi controls) and HTML comments from user-written text in tool results, counted in _meta; false turns it off [GLMCP_SANITIZE]")
+	fs.BoolVar(&cfg.SecretDetection, "secret-detection", envBool("GLMCP_SECRET_DETECTION", d.SecretDetection), "secret push protection: refuse a write tool whose arguments (commit contents, descriptions, notes, comments) hold a secret, before anything is written; false turns it off [GLMCP_SECRET_DETECTION]")
+	fs.StringVar(&cfg.AuditRetention, "audit-retention", env("GLMCP_AUDIT_RETENTION", d.AuditRetention), "how long audit events of tool calls are kept: days (90d), a duration (720h) or 0 (for ever) [GLMCP_AUDIT_RETENTION]")
 	fs.StringVar(&cfg.TokenPrefix, "token-prefix", env("GLMCP_TOKEN_PREFIX", d.TokenPrefix), "personal access token prefix, as GitLab's personal_access_token_prefix [GLMCP_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.InstanceTokenPrefix, "instance-token-prefix", env("GLMCP_INSTANCE_TOKEN_PREFIX", ""), "GitLab's instance token prefix: tokens are minted as <instance>-<prefix> [GLMCP_INSTANCE_TOKEN_PREFIX]")
 	fs.StringVar(&cfg.CellID, "cell-id", env("GLMCP_CELL_ID", ""), "cell id minted into tokens' routing payload (c) [GLMCP_CELL_ID]")

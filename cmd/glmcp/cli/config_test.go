@@ -54,6 +54,11 @@ func TestConfigValidation(t *testing.T) {
 		{"conformance fixtures", map[string]string{"GLMCP_CONFORMANCE_FIXTURES": "true"}, nil, "GLMCP_CONFORMANCE_FIXTURES: glmcp has no conformance fixtures"},
 		{"conformance fixtures flag", nil, []string{"--conformance-fixtures"}, "--conformance-fixtures: glmcp has no conformance fixtures"},
 		{"conformance fixtures not a boolean", map[string]string{"GLMCP_CONFORMANCE_FIXTURES": "yes"}, nil, `GLMCP_CONFORMANCE_FIXTURES: "yes" is not a boolean`},
+		{"read-only not a boolean", map[string]string{"GLMCP_READ_ONLY": "sure"}, nil, `GLMCP_READ_ONLY: "sure" is not a boolean`},
+		{"sanitize not a boolean", map[string]string{"GLMCP_SANITIZE": "off"}, nil, `GLMCP_SANITIZE: "off" is not a boolean`},
+		{"secret detection not a boolean", map[string]string{"GLMCP_SECRET_DETECTION": "on"}, nil, `GLMCP_SECRET_DETECTION: "on" is not a boolean`},
+		{"audit retention", map[string]string{"GLMCP_AUDIT_RETENTION": "3 months"}, nil, `GLMCP_AUDIT_RETENTION: "3 months" is not`},
+		{"audit retention too short", map[string]string{"GLMCP_AUDIT_RETENTION": "10m"}, nil, `GLMCP_AUDIT_RETENTION: "10m" is not`},
 		{"cell id not a number", map[string]string{"GLMCP_CELL_ID": "eu-1"}, nil, `GLMCP_CELL_ID: "eu-1"`},
 	}
 	commands := [][]string{{"serve"}, {}, {"migrate"}, {"users", "list"}, {"tokens", "create", "--user", "root", "--scopes", "mcp"}}

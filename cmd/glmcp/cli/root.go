@@ -61,7 +61,7 @@ func newRootCommand(b Build, getenv func(string) string, stdout, stderr io.Write
 	}
 	serve := newServeCommand(a)
 	root.AddCommand(serve, newMigrateCommand(a), newSeedCommand(a), newUsersCommand(a),
-		newTokensCommand(a), newOAuthTokensCommand(a), newSecretCommand(a), newToolRulesCommand(a), newToolsCommand(a), newProjectsCommand(a), newCICommand(a), newHealthcheckCommand(a))
+		newTokensCommand(a), newOAuthTokensCommand(a), newSecretCommand(a), newToolRulesCommand(a), newAuditCommand(a), newToolsCommand(a), newProjectsCommand(a), newCICommand(a), newHealthcheckCommand(a))
 	// `glmcp` alone serves.
 	root.RunE = serve.RunE
 	return root

@@ -210,9 +210,9 @@ func checkNoteBody(field, body string) error {
 // canComment checks that c's user may comment on the merge request.
 func canComment(c *reviewCall) error {
 	if !access.CanCreateNote(c.u, c.pa.project, c.pa.level) {
-		return forbiddenf("you need at least the Reporter role in project %s to comment on merge requests", c.pa.project.PathWithNamespace)
+		return forbiddenf("you cannot comment in project %s", c.pa.project.PathWithNamespace)
 	}
-	if c.mr.DiscussionLocked && !access.CanUpdateMergeRequest(c.u, c.pa.project, c.mr, c.pa.level) {
+	if c.mr.DiscussionLocked && !access.CanCommentOnLocked(c.u, c.pa.level) {
 		return forbiddenf("the discussion of merge request !%d is locked", c.mr.IID)
 	}
 	return nil

@@ -134,9 +134,9 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 		return nil, err
 	}
 	if !access.CanCreateNote(u, t.pa.project, t.pa.level) {
-		return nil, forbiddenf("you need at least the Reporter role in project %s to comment", t.pa.project.PathWithNamespace)
+		return nil, forbiddenf("you cannot comment in project %s", t.pa.project.PathWithNamespace)
 	}
-	if t.mr != nil && t.mr.DiscussionLocked && !access.CanUpdateMergeRequest(u, t.pa.project, t.mr, t.pa.level) {
+	if t.mr != nil && t.mr.DiscussionLocked && !access.CanCommentOnLocked(u, t.pa.level) {
 		return nil, forbiddenf("the discussion of merge request !%d is locked", t.mr.IID)
 	}
 	typ, id, webPath := t.noteable()

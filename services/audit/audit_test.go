@@ -1,0 +1,64 @@
+package audit
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+type fakeStore struct {
+	mu      sync.Mutex
+	events  []models.AuditEvent
+	batches int
+}
+
+func (f *fakeStore) InsertAuditEvents(_ context.Context, ev []models.AuditEvent) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events = append(f.events, ev...)
+	f.batches++
+	return nil
+}
+
+func (f *fakeStore) PruneAuditEvents(context.Context, time.Time) (int64, error) { return 0, nil }
+
+// TestWriter_noneLost: events recorded by many goroutines, some while the
+// writer is stopping and some after, are all written, in batches.
+func TestWriter_noneLost(t *testing.T) {
+	st := &fakeStore{}
+	w := New(st, Options{Batch: 50, Queue: 16, Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 250 {
+				w.Record(models.AuditEvent{Tool: "t", DurationMs: int64(g*1000 + i)})
+				if g == 0 && i == 100 {
+					cancel() // stop while others are still recording
+				}
+			}
+		})
+	}
+	wg.Wait()
+	<-done
+	w.Record(models.AuditEvent{Tool: "late"}) // after Run: written at once
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.events) != 2001 {
+		t.Fatalf("events written = %d, want 2001", len(st.events))
+	}
+	if st.batches >= 2001 {
+		t.Errorf("%d batches for 2001 events: not batched", st.batches)
+	}
+	for _, e := range st.events {
+		if e.EventName != models.AuditEventToolInvoked || e.CreatedAt.IsZero() {
+			t.Fatalf("event not filled: %+v", e)
+		}
+	}
+}
