@@ -93,6 +93,16 @@ type exLabel struct {
 	Type        string    `json:"type"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// Priorities is the label's priority in the project (GitLab's
+	// label_priorities; one at most).
+	Priorities []exLabelPriority `json:"priorities,omitempty"`
+}
+
+// exLabelPriority is a label's priority.
+type exLabelPriority struct {
+	Priority  int       `json:"priority"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // exLabelLink links an issue or a merge request to a label.
@@ -159,6 +169,10 @@ type exNote struct {
 	Internal     bool            `json:"internal"`
 	Author       *exAuthor       `json:"author,omitempty"`
 	AwardEmoji   json.RawMessage `json:"award_emoji,omitempty"`
+	// OriginalPosition and LineCode are a DiffNote's first position and
+	// GitLab's code of its line (GitLab's DiffNote requires both).
+	OriginalPosition *exPosition `json:"original_position,omitempty"`
+	LineCode         *string     `json:"line_code,omitempty"`
 }
 
 // exWorkItemType names an issue's type.
@@ -276,6 +290,15 @@ type exMergeRequest struct {
 	Events                  json.RawMessage     `json:"events,omitempty"`
 	Timelogs                json.RawMessage     `json:"timelogs,omitempty"`
 	Metrics                 json.RawMessage     `json:"metrics,omitempty"`
+	// MergeParams is where GitLab keeps force_remove_source_branch
+	// ("1"/"0", or a boolean); the top-level field above is glmcp's
+	// older spelling, still read.
+	MergeParams *exMergeParams `json:"merge_params,omitempty"`
+}
+
+// exMergeParams is a merge request's merge_params.
+type exMergeParams struct {
+	ForceRemoveSourceBranch json.RawMessage `json:"force_remove_source_branch,omitempty"`
 }
 
 // exStatus is a job (GitLab's commit status: Ci::Build, Ci::Bridge).
@@ -357,4 +380,11 @@ type exRelease struct {
 	UpdatedAt   time.Time       `json:"updated_at"`
 	ReleasedAt  *time.Time      `json:"released_at"`
 	Links       []exReleaseLink `json:"links"`
+	// MilestoneReleases are the release's milestones.
+	MilestoneReleases []exMilestoneRelease `json:"milestone_releases,omitempty"`
+}
+
+// exMilestoneRelease links a release to a milestone.
+type exMilestoneRelease struct {
+	Milestone *exMilestone `json:"milestone"`
 }

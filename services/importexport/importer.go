@@ -128,6 +128,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 			return err
 		}
 		sum.MappedUsers, sum.Placeholders = um.mapped, um.placeholders
+		recs.SourceUsers = um.sources
 		progress("writing the project's records")
 		if err := tx.Projects.InsertProjectRecords(ctx, p.ID, recs); err != nil {
 			return err
@@ -195,6 +196,8 @@ type userMap struct {
 
 	mapped, placeholders int
 	memberRows           []models.ProjectMember
+	// sources are the source identities of the placeholders made.
+	sources []models.ImportSourceUser
 }
 
 func newUserMap(tx *store.Store, a *Archive, importer *models.User) *userMap {
@@ -341,6 +344,7 @@ func (um *userMap) placeholder(ctx context.Context, src int64) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+		um.sources = append(um.sources, um.sourceUser(src, u.ID))
 		return u.ID, nil
 	}
 	return 0, fmt.Errorf("no free placeholder username for source user %d: %w", src, models.ErrConflict)
@@ -377,7 +381,7 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 			color = "#6699cc"
 		}
 		r.Labels = append(r.Labels, models.Label{Name: l.Title, Color: color, Description: l.Description,
-			CreatedAt: orNow(l.CreatedAt), UpdatedAt: orNow(l.UpdatedAt)})
+			Priority: labelPriority(&l), CreatedAt: orNow(l.CreatedAt), UpdatedAt: orNow(l.UpdatedAt)})
 	}
 	for _, l := range a.Labels {
 		addLabel(l.Rec)
@@ -470,6 +474,7 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 						pos.PositionType = "text"
 					}
 					n.Position = &pos
+					diffNoteFields(&x, &n)
 				case models.NoteTypeDiscussion:
 					n.Type = models.NoteTypeDiscussion
 				default:
@@ -569,8 +574,8 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 		if x.AllowMaintainerToPush != nil {
 			m.AllowCollaboration = *x.AllowMaintainerToPush
 		}
-		if x.ForceRemoveSourceBranch != nil {
-			m.ForceRemoveSourceBranch = *x.ForceRemoveSourceBranch
+		if force, ok := forceRemoveSourceBranch(&x); ok {
+			m.ForceRemoveSourceBranch = force
 		}
 		if m.MergeUserID, err = um.ptr(ctx, x.MergeUserID); err != nil {
 			return nil, err
@@ -694,6 +699,12 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 			sum.Imported["release links"]++
 		}
 		r.Releases = append(r.Releases, rel)
+		for _, mr := range x.MilestoneReleases {
+			if title := milestoneTitle(mr.Milestone); title != "" {
+				r.ReleaseMilestones = append(r.ReleaseMilestones, store.RecordReleaseMilestone{Tag: x.Tag, MilestoneTitle: title})
+				sum.Imported["release milestones"]++
+			}
+		}
 	}
 	sum.Imported[relReleases] = len(r.Releases)
 	r.WikiPages = a.WikiPages

@@ -1,0 +1,201 @@
+package importexport
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gitlab.com/glmcp/glmcp/models"
+)
+
+// This file reads and writes the fields GitLab's importer needs to read an
+// archive back as glmcp holds it (doc/import-export.md, "Export that GitLab
+// reads back"): merge_params, the legacy issue_type beside work_item_type,
+// a diff note's original_position and line_code, label priorities, release
+// milestones, and the source identity of placeholder users.
+
+// forceRemoveSourceBranch is a merge request's force_remove_source_branch:
+// GitLab's merge_params entry ("1", "0", true, false) when the record has
+// one, else glmcp's older top-level field; ok false when neither says.
+func forceRemoveSourceBranch(x *exMergeRequest) (value, ok bool) {
+	if x.MergeParams != nil {
+		raw := bytes.TrimSpace(x.MergeParams.ForceRemoveSourceBranch)
+		var b bool
+		var s string
+		switch {
+		case len(raw) == 0 || string(raw) == "null":
+		case json.Unmarshal(raw, &b) == nil:
+			return b, true
+		case json.Unmarshal(raw, &s) == nil:
+			// GitLab's Gitlab::Utils.to_boolean: "1", "true", "yes", "on".
+			switch strings.ToLower(s) {
+			case "1", "true", "t", "yes", "y", "on":
+				return true, true
+			case "0", "false", "f", "no", "n", "off", "":
+				return false, true
+			}
+		}
+	}
+	if x.ForceRemoveSourceBranch != nil {
+		return *x.ForceRemoveSourceBranch, true
+	}
+	return false, false
+}
+
+// mergeParamsOut is merge_params as GitLab writes them.
+func mergeParamsOut(force bool) *exMergeParams {
+	v := `"0"`
+	if force {
+		v = `"1"`
+	}
+	return &exMergeParams{ForceRemoveSourceBranch: json.RawMessage(v)}
+}
+
+// diffNoteFields reads a diff note's original position and line code
+// into n (whose Position is set).
+func diffNoteFields(x *exNote, n *models.Note) {
+	if x.OriginalPosition != nil {
+		pos := models.DiffPosition(*x.OriginalPosition)
+		if pos.PositionType == "" {
+			pos.PositionType = "text"
+		}
+		if !samePosition(&pos, n.Position) {
+			n.OriginalPosition = &pos
+		}
+	}
+	// A line code the export would compute again is not kept.
+	if x.LineCode != nil && *x.LineCode != lineCode(n.Position) {
+		n.LineCode = *x.LineCode
+	}
+}
+
+// samePosition reports whether two positions name the same line.
+func samePosition(a, b *models.DiffPosition) bool {
+	line := func(x, y *int) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	return a.BaseSHA == b.BaseSHA && a.StartSHA == b.StartSHA && a.HeadSHA == b.HeadSHA && a.OldPath == b.OldPath &&
+		a.NewPath == b.NewPath && a.PositionType == b.PositionType && line(a.OldLine, b.OldLine) && line(a.NewLine, b.NewLine)
+}
+
+// diffNoteOut writes a diff note's original position (its position when
+// none was kept: GitLab sets them equal when a note is written) and its
+// line code (computed when none was kept).
+func diffNoteOut(n *models.Note, x *exNote) {
+	if n.Position == nil {
+		return
+	}
+	orig := *n.Position
+	if n.OriginalPosition != nil {
+		orig = *n.OriginalPosition
+	}
+	o := exPosition(orig)
+	x.OriginalPosition = &o
+	code := n.LineCode
+	if code == "" {
+		code = lineCode(n.Position)
+	}
+	x.LineCode = &code
+}
+
+// lineCode is GitLab's line code of a position's line (Gitlab::Git
+// diff_line_code): the SHA-1 of the file's path, the old line and the new
+// line, a line missing on one side written 0 (GitLab counts its place
+// in the diff there; only the format is checked on import).
+func lineCode(p *models.DiffPosition) string {
+	path := p.NewPath
+	if path == "" {
+		path = p.OldPath
+	}
+	h := sha1.Sum([]byte(path))
+	line := func(l *int) int {
+		if l == nil {
+			return 0
+		}
+		return *l
+	}
+	return fmt.Sprintf("%s_%d_%d", hex.EncodeToString(h[:]), line(p.OldLine), line(p.NewLine))
+}
+
+// labelPriority is a label's priority (nil none).
+func labelPriority(l *exLabel) *int {
+	if len(l.Priorities) == 0 || l.Priorities[0].Priority < 0 {
+		return nil
+	}
+	p := l.Priorities[0].Priority
+	return &p
+}
+
+// labelPrioritiesOut is a label's priorities as GitLab writes them.
+func labelPrioritiesOut(l *models.Label) []exLabelPriority {
+	if l.Priority == nil {
+		return nil
+	}
+	return []exLabelPriority{{Priority: *l.Priority, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}}
+}
+
+// issueOut is an issue as the export writes it: GitLab's record with the
+// legacy issue_type beside work_item_type, which GitLab before 16 reads.
+type issueOut struct {
+	exIssue
+	IssueType string `json:"issue_type,omitempty"`
+}
+
+// legacyIssueTypes are the work item types GitLab's issue_type column
+// could name.
+var legacyIssueTypes = map[string]bool{"issue": true, "incident": true, "test_case": true, "requirement": true,
+	"task": true, "objective": true, "key_result": true}
+
+func legacyIssueType(base string) string {
+	if legacyIssueTypes[base] {
+		return base
+	}
+	return ""
+}
+
+// sourceIdentity is how an export names user u: a placeholder user by the
+// source user it stands for (username, name), so that an import of the
+// archive, GitLab's or glmcp's, maps or names it after the source user
+// again; anyone else as itself.
+func sourceIdentity(u models.User, src map[int64]models.ImportSourceUser) models.User {
+	s, ok := src[u.ID]
+	if !ok {
+		return u
+	}
+	if s.SourceUsername != "" {
+		u.Username = s.SourceUsername
+	}
+	if s.SourceName != "" {
+		u.Name = s.SourceName
+	}
+	return u
+}
+
+// placeholderSources indexes a project's source users by placeholder.
+func placeholderSources(list []models.ImportSourceUser) map[int64]models.ImportSourceUser {
+	out := map[int64]models.ImportSourceUser{}
+	for _, s := range list {
+		if s.PlaceholderUserID != nil && s.Status != models.SourceUserCompleted {
+			out[*s.PlaceholderUserID] = s
+		}
+	}
+	return out
+}
+
+// sourceUser is the source identity of archive user src for placeholder
+// user id.
+func (um *userMap) sourceUser(src, id int64) models.ImportSourceUser {
+	s := models.ImportSourceUser{PlaceholderUserID: &id, SourceUserIdentifier: strconv.FormatInt(src, 10),
+		SourceName: um.names[src], Status: models.SourceUserPending}
+	if m, ok := um.members[src]; ok && m.User != nil {
+		s.SourceUsername = m.User.Username
+	} else if c, ok := um.contrib[src]; ok {
+		s.SourceUsername = c.Username
+		if s.SourceName == "" {
+			s.SourceName = c.Name
+		}
+	}
+	return s
+}
