@@ -210,7 +210,7 @@ func TestGenerated_roundTrip(t *testing.T) {
 			t.Fatalf("the second import has %d lines, the first %d", len(bl), len(al))
 		}
 		// What the round trip kept is there at all.
-		for _, want := range []string{`"bug": 0`, `"feature": 1`, `"docs": null`, `"source_username": "gen-user-1"`, `"source_name": "Gen User 1"`,
+		for _, want := range []string{`"bug": 0`, `"feature": 1`, `"docs": null`, `"source_username": "gen-user-1"`, `"source_name": "Gen User 1"`, `"access_level": 40`,
 			`"force_remove_source_branch": true`, `"MilestoneTitle": "Milestone 2"`, `"OriginalPosition": {`} {
 			if !strings.Contains(a, want) {
 				t.Errorf("the imported records lack %s", want)

@@ -5,7 +5,9 @@
 -- original_position and line_code, a release's milestones (GitLab's
 -- milestone_releases), and the source identity of every placeholder user
 -- an import made (GitLab's import_source_users, scoped to the project
--- here), which the export names and `projects reassign` undoes.
+-- here) with its role in the project when it was a member (GitLab's
+-- Import::Placeholders::Membership), which the export names and
+-- `projects reassign` undoes.
 ALTER TABLE labels ADD COLUMN priority integer CHECK (priority >= 0);
 ALTER TABLE notes ADD COLUMN original_position text;
 ALTER TABLE notes ADD COLUMN line_code text NOT NULL DEFAULT '';
@@ -25,6 +27,7 @@ CREATE TABLE import_source_users (
     source_user_identifier text        NOT NULL CHECK (source_user_identifier <> ''),
     source_username        text        NOT NULL DEFAULT '',
     source_name            text        NOT NULL DEFAULT '',
+    access_level           integer     CHECK (access_level > 0),
     status                 text        NOT NULL DEFAULT 'pending_reassignment'
                                        CHECK (status IN ('pending_reassignment', 'completed')),
     created_at             timestamptz NOT NULL DEFAULT now(),

@@ -21,6 +21,7 @@ CREATE TABLE import_source_users (
     source_user_identifier TEXT     NOT NULL CHECK (source_user_identifier <> ''),
     source_username        TEXT     NOT NULL DEFAULT '',
     source_name            TEXT     NOT NULL DEFAULT '',
+    access_level           INTEGER  CHECK (access_level > 0),
     status                 TEXT     NOT NULL DEFAULT 'pending_reassignment'
                                     CHECK (status IN ('pending_reassignment', 'completed')),
     created_at             DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,

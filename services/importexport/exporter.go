@@ -219,6 +219,7 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			UserID: m.UserID, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 			User: &exUser{ID: m.UserID, Username: u.Username}})
 	}
+	out[relMembers] = append(out[relMembers], placeholderMembers(r, users)...)
 	labels := map[string]exLabel{}
 	for _, l := range r.Labels {
 		x := exLabel{ID: l.ID, Title: l.Name, Color: l.Color, Description: l.Description, Type: "ProjectLabel",

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 )
 
 // This file reads and writes the fields GitLab's importer needs to read an
@@ -198,4 +199,42 @@ func (um *userMap) sourceUser(src, id int64) models.ImportSourceUser {
 		}
 	}
 	return s
+}
+
+// placeholderRole keeps source user src's role in the project (GitLab's
+// access level) on its source user: its placeholder gets no membership,
+// the user it is reassigned to does.
+func (um *userMap) placeholderRole(src int64, level int) {
+	lvl, err := accessLevel(level)
+	if err != nil {
+		return
+	}
+	id := strconv.FormatInt(src, 10)
+	for k := range um.sources {
+		if s := &um.sources[k]; s.SourceUserIdentifier == id && (s.AccessLevel == nil || *s.AccessLevel < lvl) {
+			s.AccessLevel = &lvl
+		}
+	}
+}
+
+// placeholderMembers are the members the project had in its archive whose
+// users are placeholders here (a role kept on the source user, not yet
+// reassigned): written back as members, named as the source users, so
+// that a later import gives the role to whom it maps them to.
+func placeholderMembers(r *store.ProjectRecords, users map[int64]models.User) []any {
+	member := map[int64]bool{}
+	for _, m := range r.Members {
+		member[m.UserID] = true
+	}
+	var out []any
+	for _, s := range r.SourceUsers {
+		if s.PlaceholderUserID == nil || s.AccessLevel == nil || s.Status != models.SourceUserPending || member[*s.PlaceholderUserID] {
+			continue
+		}
+		id := *s.PlaceholderUserID
+		member[id] = true
+		out = append(out, exMember{AccessLevel: int(*s.AccessLevel), SourceType: "Project", UserID: id,
+			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, User: &exUser{ID: id, Username: users[id].Username}})
+	}
+	return out
 }

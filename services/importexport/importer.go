@@ -248,7 +248,11 @@ func (um *userMap) mapMembers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if um.isPH[src] || seen[uid] {
+		if um.isPH[src] {
+			um.placeholderRole(src, m.AccessLevel)
+			continue
+		}
+		if seen[uid] {
 			continue
 		}
 		seen[uid] = true

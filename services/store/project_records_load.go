@@ -197,6 +197,9 @@ func (s *Projects) LoadProjectRecords(ctx context.Context, projectID int64) (*Pr
 	for k := range r.Releases {
 		add(r.Releases[k].AuthorID)
 	}
+	for k := range r.SourceUsers {
+		add(r.SourceUsers[k].PlaceholderUserID)
+	}
 	users := map[int64]models.User{}
 	if len(ids) > 0 {
 		list := make([]int64, 0, len(ids))

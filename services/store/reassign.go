@@ -171,6 +171,13 @@ func (s *Projects) reassign(ctx context.Context, projectID int64, placeholder, t
 	if err != nil {
 		return nil, err
 	}
+	if su.AccessLevel != nil {
+		granted, err := s.grantRole(ctx, projectID, to.ID, *su.AccessLevel)
+		if err != nil {
+			return nil, err
+		}
+		n += granted
+	}
 	if n > 0 {
 		r.Moved["project_members.user_id"] = n
 	}
@@ -242,6 +249,25 @@ func (s *Projects) moveMembership(ctx context.Context, projectID, from, to int64
 		}
 	}
 	return 1, translate(db.Exec("DELETE FROM project_members WHERE id = ?", old.ID).Error)
+}
+
+// grantRole makes user a member of the project with level, or raises
+// its direct role to level; 1 when it changed anything.
+func (s *Projects) grantRole(ctx context.Context, projectID, user int64, level models.AccessLevel) (int64, error) {
+	db := s.conn(ctx)
+	var cur models.ProjectMember
+	err := db.Where("project_id = ? AND user_id = ?", projectID, user).Take(&cur).Error
+	switch {
+	case errors.Is(translate(err), models.ErrNotFound):
+		now := s.clock()
+		m := models.ProjectMember{ProjectID: projectID, UserID: user, AccessLevel: level, CreatedAt: now, UpdatedAt: now}
+		return 1, translate(db.Create(&m).Error)
+	case err != nil:
+		return 0, translate(err)
+	case cur.AccessLevel >= level:
+		return 0, nil
+	}
+	return 1, translate(db.Exec("UPDATE project_members SET access_level = ?, updated_at = ? WHERE id = ?", level, s.clock(), cur.ID).Error)
 }
 
 // namesUser reports whether any row of any project still names user id

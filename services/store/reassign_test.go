@@ -205,6 +205,51 @@ func TestReassignPlaceholder_keptWhileNamed(t *testing.T) {
 	})
 }
 
+// Ensure the role a source user had in the project (kept on its source
+// user, its placeholder being no member) goes to the user it is
+// reassigned to: a new membership, or a higher role, never a lower one.
+func TestReassignPlaceholder_role(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w := newReassignWorld(t, s)
+		if err := s.DB().Exec("UPDATE import_source_users SET access_level = 40 WHERE placeholder_user_id = ?", w.ph2.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DB().Exec("UPDATE import_source_users SET access_level = 10 WHERE placeholder_user_id = ?", w.other.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		role := func(p, u int64) int64 {
+			return storetest.Int(t, s, "SELECT access_level FROM project_members WHERE project_id = ? AND user_id = ?", p, u)
+		}
+		// alice is a reporter: ben was a maintainer.
+		r, err := s.Projects.ReassignPlaceholder(ctx, w.p.ID, w.ph2.Username, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := role(w.p.ID, w.alice.ID); got != 40 || r.Moved["project_members.user_id"] != 1 {
+			t.Errorf("alice's role = %d (moved %v), want maintainer (40)", got, r.Moved)
+		}
+		// bob is no member of the other project: cid was a guest.
+		if _, err := s.Projects.ReassignPlaceholder(ctx, w.q.ID, w.other.Username, "bob"); err != nil {
+			t.Fatal(err)
+		}
+		if got := role(w.q.ID, w.bob.ID); got != 10 {
+			t.Errorf("bob's role in the other project = %d, want guest (10)", got)
+		}
+		// A lower role never lowers one: ann was a developer, alice is a
+		// maintainer now.
+		if err := s.DB().Exec("UPDATE import_source_users SET access_level = 30 WHERE placeholder_user_id = ?", w.ph1.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Projects.ReassignPlaceholder(ctx, w.p.ID, w.ph1.Username, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		if got := role(w.p.ID, w.alice.ID); got != 40 {
+			t.Errorf("alice's role = %d, want maintainer (40) still", got)
+		}
+	})
+}
+
 // Ensure every refusal says why and changes nothing.
 func TestReassignPlaceholder_refusals(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {

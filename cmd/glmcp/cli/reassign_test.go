@@ -56,6 +56,14 @@ UNION ALL SELECT count(*) FROM notes WHERE author_id = ? UNION ALL SELECT count(
 		var named, alice int64
 		s.DB().Raw("SELECT count(*) FROM users WHERE id = ?", ph).Scan(&named)
 		s.DB().Raw("SELECT count(*) FROM issues i JOIN users u ON u.id = i.author_id WHERE i.project_id = ? AND u.username = 'alice'", p.ID).Scan(&alice)
+		// alice was a member of the exported project: her role comes
+		// with her contributions (bob, the importer, is the only member
+		// the import made).
+		var role int64
+		s.DB().Raw("SELECT m.access_level FROM project_members m JOIN users u ON u.id = m.user_id WHERE m.project_id = ? AND u.username = 'alice'", p.ID).Scan(&role)
+		if role == 0 {
+			t.Errorf("alice is no member of the copy after the reassignment")
+		}
 		if named != 0 || alice == 0 {
 			t.Errorf("placeholder rows %d (want 0), issues of the copy by alice %d (want some)", named, alice)
 		}
