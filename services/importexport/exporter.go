@@ -270,7 +270,11 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 		if n.Position != nil {
 			pos := exPosition(*n.Position)
 			x.Position = &pos
-			diffNoteOut(&n.Note, &x)
+			var d *exMergeRequestDiff
+			if n.NoteableType == models.NoteableMergeRequest {
+				d = diffs[n.NoteableIID]
+			}
+			diffNoteOut(&n.Note, &x, d)
 		}
 		notesOf[key] = append(notesOf[key], x)
 	}

@@ -57,8 +57,8 @@ func mergeParamsOut(force bool) *exMergeParams {
 }
 
 // diffNoteFields reads a diff note's original position and line code
-// into n (whose Position is set).
-func diffNoteFields(x *exNote, n *models.Note) {
+// into n (whose Position is set; d its merge request's diff, nil none).
+func diffNoteFields(x *exNote, n *models.Note, d *exMergeRequestDiff) {
 	if x.OriginalPosition != nil {
 		pos := models.DiffPosition(*x.OriginalPosition)
 		if pos.PositionType == "" {
@@ -69,7 +69,7 @@ func diffNoteFields(x *exNote, n *models.Note) {
 		}
 	}
 	// A line code the export would compute again is not kept.
-	if x.LineCode != nil && *x.LineCode != lineCode(n.Position) {
+	if x.LineCode != nil && *x.LineCode != diffLineCode(d, n.Position) {
 		n.LineCode = *x.LineCode
 	}
 }
@@ -83,8 +83,9 @@ func samePosition(a, b *models.DiffPosition) bool {
 
 // diffNoteOut writes a diff note's original position (its position when
 // none was kept: GitLab sets them equal when a note is written) and its
-// line code (computed when none was kept).
-func diffNoteOut(n *models.Note, x *exNote) {
+// line code (when none was kept, found in the merge request's diff d as
+// GitLab finds it, else computed from the position alone).
+func diffNoteOut(n *models.Note, x *exNote, d *exMergeRequestDiff) {
 	if n.Position == nil {
 		return
 	}
@@ -96,7 +97,7 @@ func diffNoteOut(n *models.Note, x *exNote) {
 	x.OriginalPosition = &o
 	code := n.LineCode
 	if code == "" {
-		code = lineCode(n.Position)
+		code = diffLineCode(d, n.Position)
 	}
 	x.LineCode = &code
 }
@@ -106,11 +107,7 @@ func diffNoteOut(n *models.Note, x *exNote) {
 // line, a line missing on one side written 0 (GitLab counts its place
 // in the diff there; only the format is checked on import).
 func lineCode(p *models.DiffPosition) string {
-	path := p.NewPath
-	if path == "" {
-		path = p.OldPath
-	}
-	h := sha1.Sum([]byte(path))
+	h := sha1.Sum([]byte(positionPath(p)))
 	line := func(l *int) int {
 		if l == nil {
 			return 0
@@ -118,6 +115,83 @@ func lineCode(p *models.DiffPosition) string {
 		return *l
 	}
 	return fmt.Sprintf("%s_%d_%d", hex.EncodeToString(h[:]), line(p.OldLine), line(p.NewLine))
+}
+
+// diffLineCode is the line code of the position's line as GitLab's diff
+// parser numbers it (Gitlab::Diff::Parser): every line of a hunk carries
+// the old and the new line counters where it stands, so an added line has
+// the old counter of its place and a removed one the new counter. Without
+// the line in d, lineCode.
+func diffLineCode(d *exMergeRequestDiff, p *models.DiffPosition) string {
+	if d == nil || p.OldLine == nil && p.NewLine == nil {
+		return lineCode(p)
+	}
+	for _, f := range d.Files {
+		if f.NewPath != p.NewPath && (p.NewPath != "" || f.OldPath != p.OldPath) {
+			continue
+		}
+		patch := f.UTF8Diff
+		if patch == "" {
+			patch = f.Diff
+		}
+		oldN, newN, in := 1, 1, false
+		for _, l := range strings.Split(patch, "\n") {
+			if strings.HasPrefix(l, "@@ -") {
+				oldN, newN, in = hunkStart(l, '-'), hunkStart(l, '+'), true
+				continue
+			}
+			if !in || l == "" || l[0] == '\\' {
+				continue
+			}
+			var hit bool
+			switch l[0] {
+			case '+':
+				hit = p.OldLine == nil && p.NewLine != nil && *p.NewLine == newN
+			case '-':
+				hit = p.NewLine == nil && p.OldLine != nil && *p.OldLine == oldN
+			default:
+				hit = p.OldLine != nil && p.NewLine != nil && *p.OldLine == oldN && *p.NewLine == newN
+			}
+			if hit {
+				h := sha1.Sum([]byte(positionPath(p)))
+				return fmt.Sprintf("%s_%d_%d", hex.EncodeToString(h[:]), oldN, newN)
+			}
+			switch l[0] {
+			case '+':
+				newN++
+			case '-':
+				oldN++
+			default:
+				oldN++
+				newN++
+			}
+		}
+	}
+	return lineCode(p)
+}
+
+// hunkStart is the old ('-') or new ('+') start line of a hunk header
+// "@@ -a,b +c,d @@" (0 when it has none).
+func hunkStart(header string, side byte) int {
+	k := strings.IndexByte(header[2:], side)
+	if k < 0 {
+		return 0
+	}
+	rest := header[2+k+1:]
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, _ := strconv.Atoi(rest[:end])
+	return n
+}
+
+// positionPath is GitLab's Position#file_path: the new path, else the old.
+func positionPath(p *models.DiffPosition) string {
+	if p.NewPath != "" {
+		return p.NewPath
+	}
+	return p.OldPath
 }
 
 // labelPriority is a label's priority (nil none).

@@ -460,6 +460,11 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 		}
 		return out, nil
 	}
+	// The merge requests' diffs, where diff notes' lines are.
+	mrDiffs := map[int64]*exMergeRequestDiff{}
+	for _, l := range a.MergeRequests {
+		mrDiffs[l.Rec.IID] = l.Rec.Diff
+	}
 	notes := func(kind models.NoteableType, iid int64, list []exNote) error {
 		for k, x := range list {
 			author, err := um.user(ctx, x.AuthorID)
@@ -478,7 +483,11 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary) (*store
 						pos.PositionType = "text"
 					}
 					n.Position = &pos
-					diffNoteFields(&x, &n)
+					var d *exMergeRequestDiff
+					if kind == models.NoteableMergeRequest {
+						d = mrDiffs[iid]
+					}
+					diffNoteFields(&x, &n, d)
 				case models.NoteTypeDiscussion:
 					n.Type = models.NoteTypeDiscussion
 				default:
