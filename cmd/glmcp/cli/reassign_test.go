@@ -17,7 +17,10 @@ func TestProjects_reassign(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "mcp.tar.gz")
 		b.mustRun(t, "projects", "export", "--path", "gitlab-org/gitlab-mcp", "--file", file)
 		// bob is no administrator: every author becomes a placeholder.
-		b.mustRun(t, "projects", "import", "--path", "copies/mcp", "--file", file, "--as", "bob")
+		_, errOut, err := b.run(t, "projects", "import", "--path", "copies/mcp", "--file", file, "--as", "bob")
+		if err != nil || !strings.Contains(errOut, "glmcp projects reassign --path copies/mcp --from PLACEHOLDER --to USER") {
+			t.Fatalf("import: %v, stderr %q; want a pointer to projects reassign", err, errOut)
+		}
 		s := b.store(t)
 		p := mustProject(t, b, "copies/mcp")
 		var ph int64
