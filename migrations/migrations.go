@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
@@ -37,8 +40,94 @@ func Up(ctx context.Context, db *sql.DB, dialect string) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("apply %s migrations: %w", dialect, err)
 	}
+	if dialect == DialectPostgres {
+		return repairIndexes(ctx, db)
+	}
 	return nil
 }
+
+// concurrentIndex finds the indexes a migration builds CONCURRENTLY.
+var concurrentIndex = regexp.MustCompile(`(?i)CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NOT\s+EXISTS\s+([a-z0-9_]+)`)
+
+// ConcurrentIndexes returns the names of the indexes the PostgreSQL
+// migrations build CONCURRENTLY (outside a transaction), sorted.
+func ConcurrentIndexes() ([]string, error) {
+	fsys, _, err := source(DialectPostgres)
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list postgres migrations: %w", err)
+	}
+	var out []string
+	for _, name := range names {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %q: %w", name, err)
+		}
+		for _, m := range concurrentIndex.FindAllSubmatch(b, -1) {
+			out = append(out, strings.ToLower(string(m[1])))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// repairIndexes rebuilds the indexes of ConcurrentIndexes that an
+// interrupted build left INVALID. A CREATE INDEX CONCURRENTLY that fails
+// or is cancelled (a deadlock, a restart, a unique violation) leaves the
+// index in the catalog, marked invalid: PostgreSQL keeps updating it but
+// never reads it, and the migration's IF NOT EXISTS would skip it when
+// run again. REINDEX INDEX CONCURRENTLY builds it anew; the _ccnew/_ccold
+// leftovers of an interrupted REINDEX are dropped. Indexes glmcp does not
+// build are left alone.
+func repairIndexes(ctx context.Context, db *sql.DB) error {
+	ours, err := ConcurrentIndexes()
+	if err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT n.nspname, c.relname FROM pg_index i
+JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE NOT i.indisvalid AND n.nspname = current_schema() ORDER BY c.relname`)
+	if err != nil {
+		return fmt.Errorf("find invalid indexes: %w", err)
+	}
+	type index struct{ schema, name string }
+	var invalid []index
+	for rows.Next() {
+		var ix index
+		if err := rows.Scan(&ix.schema, &ix.name); err != nil {
+			rows.Close()
+			return fmt.Errorf("find invalid indexes: %w", err)
+		}
+		invalid = append(invalid, ix)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find invalid indexes: %w", err)
+	}
+	for _, ix := range invalid {
+		base := reindexLeftover.ReplaceAllString(ix.name, "")
+		if _, found := slices.BinarySearch(ours, base); !found {
+			continue
+		}
+		stmt := "REINDEX INDEX CONCURRENTLY " + quoteIdent(ix.schema) + "." + quoteIdent(ix.name)
+		if base != ix.name {
+			stmt = "DROP INDEX CONCURRENTLY IF EXISTS " + quoteIdent(ix.schema) + "." + quoteIdent(ix.name)
+		}
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("rebuild invalid index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+// reindexLeftover matches the suffix REINDEX CONCURRENTLY gives the
+// indexes it leaves behind when interrupted.
+var reindexLeftover = regexp.MustCompile(`_cc(new|old)[0-9]*$`)
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Version returns the highest migration version applied to db, 0 for a
 // database never migrated. It only reads: unlike goose's own version query,

@@ -66,6 +66,11 @@ type MergeRequest struct {
 	DiscussionLocked        bool   `json:"discussion_locked"`
 	AllowCollaboration      bool   `json:"allow_collaboration"`
 	MilestoneID             *int64 `json:"milestone_id"`
+	// Imported marks a merge request a project export archive brought
+	// in: GitLab's history may hold several open merge requests of one
+	// branch pair (from different forks), so the rule of one open merge
+	// request per branch pair applies to the others only.
+	Imported bool `json:"-"`
 
 	Author    *User  `gorm:"foreignKey:AuthorID" json:"author,omitempty"`
 	Assignees []User `gorm:"many2many:merge_request_assignees" json:"assignees"`

@@ -19,6 +19,14 @@ const (
 	SearchSnippetTitles SearchScope = "snippet_titles"
 )
 
+// SearchCountCap is how far a search counts its matches: a total up to
+// the cap is exact; a total above it means "more than SearchCountCap" (the
+// tools show no total then, as GitLab shows "1,000+"), and is then larger
+// than Offset plus the page's length exactly when another page follows.
+// Counting every match of a common term in a large project would read
+// them all for a number nobody reads.
+const SearchCountCap = 1000
+
 // SearchQuery is one page of a permission-scoped search. Only what Viewer
 // may read is ever matched or counted (GitLab's rules, see package
 // services/access): an invisible object neither appears nor counts.

@@ -35,6 +35,14 @@ func TestImportExport_shippedDemoArchive(t *testing.T) {
 	if sum.Placeholders != 0 {
 		t.Errorf("placeholders = %d: the demo users are the archive's", sum.Placeholders)
 	}
+	// The import cancels the pipelines and jobs that had not finished, as
+	// GitLab's importer does: the demo project is compared as it imports.
+	for _, table := range []string{"ci_pipelines", "ci_jobs"} {
+		if err := st.DB().Exec("UPDATE "+table+" SET status = 'canceled' WHERE project_id = ? AND status NOT IN ('success', 'failed', 'canceled', 'skipped')",
+			src.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
 	compare := func(tool string, args func(project string) map[string]any) {
 		t.Helper()
 		want := h.toolsRead(t, ce, "root", tool, args(src.PathWithNamespace))

@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -226,6 +228,44 @@ func TestTools_searchGit(t *testing.T) {
 		toolsExpectField(t, sc, h.Cfg.PublicURL+"/gitlab-org/searchable/-/commit/"+head, "items", 0, "web_url")
 		toolsExpectField(t, sc, mcp.ID, "items", 0, "project_id")
 		toolsExpectField(t, h.toolsRead(t, ce, "carol", "search", map[string]any{"scope": "commits", "search": "m", "project_id": "gitlab-org/empty"}), 0, "pageInfo", "total")
+	})
+
+	t.Run("commits: the count stops as GitLab's does, 100 matches past the page's start", func(t *testing.T) {
+		p := toolsAddProject(t, h, "gitlab-org", "busy")
+		var s bytes.Buffer
+		for i := range 250 { // "change 0" … "change 249" on main, newest last
+			msg := fmt.Sprintf("change %d", i)
+			fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter A <a@example.com> %d +0000\ndata %d\n%s\n", i+1, 1767225600+i*60, len(msg), msg)
+			if i > 0 {
+				fmt.Fprintf(&s, "from :%d\n", i)
+			}
+			fmt.Fprintf(&s, "M 100644 inline f.txt\ndata %d\n%d\n\n", len(fmt.Sprint(i))+1, i)
+		}
+		cmd := exec.Command("git", "--git-dir", h.Env.Repositories.Path(p.ID), "fast-import", "--quiet")
+		cmd.Stdin = &s
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("fast-import: %v\n%s", err, out)
+		}
+		for _, c := range []struct {
+			kv                []any
+			total, totalPages int
+			next              any
+			first             string
+		}{
+			{[]any{"search", "change"}, 100, 5, 2, "change 249"},
+			{[]any{"search", "change", "page", 3}, 140, 7, 4, "change 209"},
+			{[]any{"search", "change", "per_page", 100, "page", 2}, 200, 2, nil, "change 149"},
+			{[]any{"search", "change", "per_page", 100, "page", 3}, 250, 3, nil, "change 49"},
+			{[]any{"search", "change", "sort", "asc"}, 100, 5, 2, "change 0"},
+			{[]any{"search", "change 7"}, 11, 1, nil, "change 79"}, // a rare term: every match counted
+		} {
+			sc := h.toolsRead(t, ce, "carol", "search", overrideArgs(map[string]any{"project_id": "gitlab-org/busy", "scope": "commits"}, c.kv...))
+			pi := toolsDig(sc, "pageInfo")
+			if got := fmt.Sprint(toolsDig(pi, "total"), " ", toolsDig(pi, "total_pages"), " ", toolsDig(pi, "next_page")); got != fmt.Sprint(c.total, " ", c.totalPages, " ", c.next) {
+				t.Errorf("commits %v: total, total_pages, next_page = %s, want %d %d %v", c.kv, got, c.total, c.totalPages, c.next)
+			}
+			toolsExpectField(t, sc, c.first, "items", 0, "title")
+		}
 	})
 
 	t.Run("a private project's code reads like a missing project", func(t *testing.T) {

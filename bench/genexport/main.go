@@ -3,7 +3,10 @@
 // tree/project/<relation>.ndjson, project.bundle), for measuring `glmcp
 // projects import --file` (scripts/gen-export runs it; doc/performance.md
 // shows the numbers). The content is deterministic: the same flags write
-// the same records and the same repository.
+// the same records and the same repository. Any size: ids that relations
+// share (notes and their discussions, label links, jobs) come from one
+// counter each, and each relation is spooled to a file as it is made and
+// copied into the archive, so memory does not grow with the issue count.
 //
 // The records are written here with GitLab's own field names, not with
 // glmcp's exporter, so an import of this archive also reads what GitLab
@@ -67,9 +70,26 @@ func run(o opts) error {
 	if err != nil {
 		return err
 	}
-	rels := map[string][]obj{}
+	// Each relation is spooled to its own file as its records are made
+	// (a tar entry needs its size before its body), then copied into the
+	// archive: memory does not grow with the number of records.
+	rels := map[string]*spool{}
+	for _, rel := range relations {
+		if rels[rel], err = newSpool(filepath.Join(dir, rel+".ndjson")); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, sp := range rels {
+			sp.f.Close()
+		}
+	}()
+	// ids hands out the ids of the records that share an id space across
+	// relations (notes and their discussions, label links, jobs): one
+	// counter each, so no size makes two of them collide.
+	var ids struct{ note, link, job int }
 	for u := 1; u <= o.users; u++ {
-		rels["project_members"] = append(rels["project_members"], obj{"access_level": []int{30, 40, 20, 10, 50}[u%5],
+		rels["project_members"].add(obj{"access_level": []int{30, 40, 20, 10, 50}[u%5],
 			"source_type": "Project", "user_id": u, "created_at": at(u), "updated_at": at(u),
 			"user": obj{"id": u, "username": fmt.Sprintf("gen-user-%d", u), "public_email": fmt.Sprintf("gen-user-%d@example.com", u)}})
 	}
@@ -82,23 +102,24 @@ func run(o opts) error {
 		l := obj{"id": 100 + k, "title": name, "color": "#6699cc", "description": "", "type": "ProjectLabel",
 			"created_at": at(k), "updated_at": at(k), "priorities": priorities}
 		labels = append(labels, l)
-		rels["labels"] = append(rels["labels"], l)
+		rels["labels"].add(l)
 	}
 	milestones := []obj{}
 	for k := 1; k <= 5; k++ {
 		m := obj{"id": 200 + k, "iid": k, "title": fmt.Sprintf("Milestone %d", k), "description": "", "state": "active",
 			"due_date": nil, "start_date": nil, "created_at": at(k), "updated_at": at(k), "events": []any{}}
 		milestones = append(milestones, m)
-		rels["milestones"] = append(rels["milestones"], m)
+		rels["milestones"].add(m)
 	}
 	user := func(n int) int { return 1 + n%o.users }
-	notes := func(kind string, id, n int) []obj {
+	notes := func(kind string, on, n int) []obj {
 		out := []obj{}
 		for k := 0; k < n; k++ {
-			out = append(out, obj{"id": id*100 + k, "note": fmt.Sprintf("Comment %d on %s %d — ünïcødé ✅\n\n%s", k, kind, id,
-				strings.Repeat("Some discussion text. ", 10)), "noteable_type": kind, "author_id": user(id + k),
-				"created_at": at(id + k), "updated_at": at(id + k), "system": false, "type": nil, "discussion_id": fmt.Sprintf("%040x", id*100+k),
-				"internal": k == n-1, "confidential": k == n-1, "author": obj{"name": fmt.Sprintf("Gen User %d", user(id+k))},
+			ids.note++
+			out = append(out, obj{"id": ids.note, "note": fmt.Sprintf("Comment %d on %s %d — ünïcødé ✅\n\n%s", k, kind, on,
+				strings.Repeat("Some discussion text. ", 10)), "noteable_type": kind, "author_id": user(on + k),
+				"created_at": at(on + k), "updated_at": at(on + k), "system": false, "type": nil, "discussion_id": fmt.Sprintf("%040x", ids.note),
+				"internal": k == n-1, "confidential": k == n-1, "author": obj{"name": fmt.Sprintf("Gen User %d", user(on+k))},
 				"award_emoji": []any{obj{"name": "thumbsup", "user_id": user(k), "awardable_type": "Note", "created_at": at(k)}},
 				"events":      []any{}})
 		}
@@ -106,7 +127,8 @@ func run(o opts) error {
 	}
 	link := func(k int, kind string) []obj {
 		l := labels[k%len(labels)]
-		return []obj{{"id": 1000 + k, "label_id": l["id"], "target_type": kind, "created_at": at(k), "updated_at": at(k), "label": l}}
+		ids.link++
+		return []obj{{"id": ids.link, "label_id": l["id"], "target_type": kind, "created_at": at(k), "updated_at": at(k), "label": l}}
 	}
 	for i := 1; i <= o.issues; i++ {
 		state := "opened"
@@ -120,7 +142,7 @@ func run(o opts) error {
 		if i%7 == 0 {
 			kind = "task"
 		}
-		rels["issues"] = append(rels["issues"], obj{"id": 10000 + i, "issue_type": kind, "iid": i, "title": fmt.Sprintf("Issue %d: something to do", i),
+		rels["issues"].add(obj{"id": 10000 + i, "issue_type": kind, "iid": i, "title": fmt.Sprintf("Issue %d: something to do", i),
 			"description": strings.Repeat(fmt.Sprintf("Description of issue %d. ", i), 40), "author_id": user(i),
 			"state": state, "closed_at": closed, "confidential": i%50 == 0, "due_date": nil,
 			"created_at": at(i), "updated_at": at(i + 30), "work_item_type": obj{"base_type": kind},
@@ -134,7 +156,7 @@ func run(o opts) error {
 		if m%4 == 0 {
 			state = "closed"
 		}
-		mrNotes := notes("MergeRequest", 50000+m, o.notes)
+		mrNotes := notes("MergeRequest", m, o.notes)
 		line := 1
 		path := fmt.Sprintf("feature-%d.txt", m)
 		lineCode := fmt.Sprintf("%x_0_%d", sha1.Sum([]byte(path)), line)
@@ -148,11 +170,12 @@ func run(o opts) error {
 			original = obj{"base_sha": shas[0], "start_sha": shas[0], "head_sha": shas[1], "old_path": path,
 				"new_path": path, "position_type": "text", "old_line": 2, "new_line": 3}
 		}
-		mrNotes = append(mrNotes, obj{"id": 9000000 + m, "line_code": lineCode, "original_position": original, "note": "Diff note: check this line", "noteable_type": "MergeRequest",
+		ids.note++
+		mrNotes = append(mrNotes, obj{"id": ids.note, "line_code": lineCode, "original_position": original, "note": "Diff note: check this line", "noteable_type": "MergeRequest",
 			"author_id": user(m), "created_at": at(m), "updated_at": at(m), "system": false, "type": "DiffNote",
-			"discussion_id": fmt.Sprintf("%040x", 9000000+m), "internal": false, "author": obj{"name": fmt.Sprintf("Gen User %d", user(m))},
+			"discussion_id": fmt.Sprintf("%040x", ids.note), "internal": false, "author": obj{"name": fmt.Sprintf("Gen User %d", user(m))},
 			"position": position})
-		rels["merge_requests"] = append(rels["merge_requests"], obj{"id": 20000 + m, "iid": m, "title": fmt.Sprintf("Merge request %d", m),
+		rels["merge_requests"].add(obj{"id": 20000 + m, "iid": m, "title": fmt.Sprintf("Merge request %d", m),
 			"description": strings.Repeat("Changes. ", 50), "state": state, "source_branch": fmt.Sprintf("feature-%d", m),
 			"target_branch": "main", "source_project_id": 1, "target_project_id": 1, "author_id": user(m),
 			"merge_status": "can_be_merged", "draft": m%10 == 0, "squash": false, "diff_head_sha": sha,
@@ -171,23 +194,60 @@ func run(o opts) error {
 	for p := 1; p <= o.pipelines; p++ {
 		jobs := []obj{}
 		for k, name := range []string{"build", "test", "lint"} {
-			jobs = append(jobs, obj{"id": 700000 + p*10 + k, "name": name, "stage": []string{"build", "test", "test"}[k],
+			ids.job++
+			jobs = append(jobs, obj{"id": ids.job, "name": name, "stage": []string{"build", "test", "test"}[k],
 				"status": "success", "ref": "main", "type": "Ci::Build", "allow_failure": false, "created_at": at(p),
 				"updated_at": at(p + 5), "started_at": at(p + 1), "finished_at": at(p + 5), "user_id": user(p)})
 		}
-		rels["ci_pipelines"] = append(rels["ci_pipelines"], obj{"id": 600000 + p, "iid": p, "ref": "main", "sha": shas[len(shas)-1],
+		rels["ci_pipelines"].add(obj{"id": 600000 + p, "iid": p, "ref": "main", "sha": shas[len(shas)-1],
 			"status": "success", "source": "push", "user_id": user(p), "tag": false, "created_at": at(p), "updated_at": at(p + 5),
 			"started_at": at(p + 1), "finished_at": at(p + 5), "notes": []any{},
 			"stages": []obj{{"name": "build", "status": "success", "position": 0, "statuses": jobs[:1]},
 				{"name": "test", "status": "success", "position": 1, "statuses": jobs[1:]}}})
 	}
-	rels["releases"] = []obj{{"tag": "v1.0.0", "name": "Version 1.0.0", "description": "The first release — ✨", "author_id": 1,
+	rels["releases"].add(obj{"tag": "v1.0.0", "name": "Version 1.0.0", "description": "The first release — ✨", "author_id": 1,
 		"created_at": at(1), "updated_at": at(1), "released_at": at(1), "sha": shas[len(shas)-1],
 		"links": []obj{{"name": "Binary", "url": "https://example.com/v1.0.0/bin", "link_type": "package", "filepath": nil,
 			"created_at": at(1), "updated_at": at(1)}},
-		"milestone_releases": []obj{{"milestone": milestones[0]}, {"milestone": milestones[1]}}}}
-	rels["protected_branches"] = []obj{{"name": "main", "merge_access_levels": []obj{{"access_level": 40}}, "push_access_levels": []obj{{"access_level": 40}}}}
+		"milestone_releases": []obj{{"milestone": milestones[0]}, {"milestone": milestones[1]}}})
+	rels["protected_branches"].add(obj{"name": "main", "merge_access_levels": []obj{{"access_level": 40}}, "push_access_levels": []obj{{"access_level": 40}}})
+	for _, sp := range rels {
+		if sp.err != nil {
+			return sp.err
+		}
+		if err := sp.bw.Flush(); err != nil {
+			return err
+		}
+	}
 	return write(o.out, dir, rels)
+}
+
+// relations are the archive's ndjson files, in the order it holds them.
+var relations = []string{"project_members", "labels", "milestones", "issues", "merge_requests", "ci_pipelines", "releases", "protected_branches"}
+
+// spool is one relation's ndjson file being written; the first error
+// stops it and is kept for the end.
+type spool struct {
+	f   *os.File
+	bw  *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+func newSpool(name string) (*spool, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	return &spool{f: f, bw: bw, enc: json.NewEncoder(bw)}, nil
+}
+
+// add writes r as one line (json.Encoder ends each value with "\n").
+func (sp *spool) add(r obj) {
+	if sp.err == nil {
+		sp.err = sp.enc.Encode(r)
+	}
 }
 
 // repository builds, with git fast-import, a main branch of 100 commits,
@@ -248,14 +308,14 @@ func repository(dir string, branches int) ([]string, error) {
 }
 
 // write packs the archive: GitLab's file names, ./-prefixed as GitLab's
-// tar writes them.
-func write(out, dir string, rels map[string][]obj) error {
+// tar writes them, each relation copied from its spool file.
+func write(out, dir string, rels map[string]*spool) error {
 	f, err := os.Create(out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	bw := bufio.NewWriter(f)
+	bw := bufio.NewWriterSize(f, 256<<10)
 	zw := gzip.NewWriter(bw)
 	tw := tar.NewWriter(zw)
 	add := func(name string, body []byte) error {
@@ -263,6 +323,20 @@ func write(out, dir string, rels map[string][]obj) error {
 			return err
 		}
 		_, err := tw.Write(body)
+		return err
+	}
+	addFile := func(name string, src *os.File) error {
+		info, err := src.Stat()
+		if err != nil {
+			return err
+		}
+		if _, err := src.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: "./" + name, Mode: 0o600, Size: info.Size(), ModTime: base, Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err = io.Copy(tw, src)
 		return err
 	}
 	project, _ := json.Marshal(obj{"description": "A generated project — ünïcødé 🚀", "visibility_level": 0, "archived": false,
@@ -275,17 +349,8 @@ func write(out, dir string, rels map[string][]obj) error {
 			return err
 		}
 	}
-	for _, rel := range []string{"project_members", "labels", "milestones", "issues", "merge_requests", "ci_pipelines", "releases", "protected_branches"} {
-		var buf bytes.Buffer
-		for _, r := range rels[rel] {
-			b, err := json.Marshal(r)
-			if err != nil {
-				return err
-			}
-			buf.Write(b)
-			buf.WriteByte('\n')
-		}
-		if err := add("tree/project/"+rel+".ndjson", buf.Bytes()); err != nil {
+	for _, rel := range relations {
+		if err := addFile("tree/project/"+rel+".ndjson", rels[rel].f); err != nil {
 			return err
 		}
 	}
@@ -294,14 +359,7 @@ func write(out, dir string, rels map[string][]obj) error {
 		return err
 	}
 	defer bundle.Close()
-	info, err := bundle.Stat()
-	if err != nil {
-		return err
-	}
-	if err := tw.WriteHeader(&tar.Header{Name: "./project.bundle", Mode: 0o600, Size: info.Size(), ModTime: base, Typeflag: tar.TypeReg}); err != nil {
-		return err
-	}
-	if _, err := io.Copy(tw, bundle); err != nil {
+	if err := addFile("project.bundle", bundle); err != nil {
 		return err
 	}
 	if err := tw.Close(); err != nil {

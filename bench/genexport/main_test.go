@@ -1,13 +1,20 @@
 package main
 
 import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/importexport"
+	gitrepo "gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
@@ -23,6 +30,98 @@ func TestGenerated_imports(t *testing.T) {
 	if err := run(opts{issues: 30, mrs: 7, notes: 2, pipelines: 4, users: 3, out: file}); err != nil {
 		t.Fatal(err)
 	}
+	sum := importArchive(t, s, repos, file)
+	want := map[string]int{"issues": 30, "merge_requests": 7, "notes": 30*2 + 7*3, "ci_pipelines": 4, "jobs": 12,
+		"labels": 6, "milestones": 5, "approvals": 7, "releases": 1, "release links": 1}
+	for k, v := range want {
+		if sum.Imported[k] != v {
+			t.Errorf("imported %s = %d, want %d (summary %v)", k, sum.Imported[k], v, sum.Imported)
+		}
+	}
+	if sum.Skipped["protected_branches"] != 1 || sum.Skipped["resource_state_events"] != 30 || sum.Skipped["award_emoji"] != 30*2+7*2 {
+		t.Errorf("skipped = %v", sum.Skipped)
+	}
+	if sum.Placeholders != 3 || sum.Repository == nil || len(sum.Repository.Branches) != 8 || sum.Repository.DefaultBranch != "main" {
+		t.Errorf("placeholders %d, repository %+v", sum.Placeholders, sum.Repository)
+	}
+	if sum.Project.Description != "A generated project — ünïcødé 🚀" {
+		t.Errorf("description = %q", sum.Project.Description)
+	}
+}
+
+// Ensure an archive past 50,000 issues, with merge requests beside them,
+// gives every note its own id and discussion (they once collided: issue
+// 50,001's notes had merge request 1's ids, and the import refused the
+// shared discussion) and imports whole.
+func TestGenerated_largeHasUniqueNoteIDs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60,000 issues: not in -short")
+	}
+	file := filepath.Join(t.TempDir(), "large.tar.gz")
+	const issues, mrs = 60000, 3
+	if err := run(opts{issues: issues, mrs: mrs, notes: 1, pipelines: 2, users: 3, out: file}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, discussions := map[float64]bool{}, map[string]bool{}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Name != "./tree/project/issues.ndjson" && h.Name != "./tree/project/merge_requests.ndjson" {
+			continue
+		}
+		sc := bufio.NewScanner(tr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var rec struct {
+				Notes []struct {
+					ID           float64 `json:"id"`
+					DiscussionID string  `json:"discussion_id"`
+				} `json:"notes"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range rec.Notes {
+				if ids[n.ID] || discussions[n.DiscussionID] {
+					t.Fatalf("%s: note %v (discussion %s) repeats an id", h.Name, n.ID, n.DiscussionID)
+				}
+				ids[n.ID], discussions[n.DiscussionID] = true, true
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := issues + mrs*2; len(ids) != want {
+		t.Fatalf("%d notes, want %d", len(ids), want)
+	}
+	s := storetest.OpenSQLite(t)
+	repos := storetest.Repositories(t, s)
+	sum := importArchive(t, s, repos, file)
+	if sum.Imported["issues"] != issues || sum.Imported["notes"] != issues+mrs*2 || sum.Imported["merge_requests"] != mrs {
+		t.Errorf("imported %v", sum.Imported)
+	}
+}
+
+// importArchive imports file into s as gen/small, its group created on
+// the way.
+func importArchive(t *testing.T, s *store.Store, repos *gitrepo.Storage, file string) *importexport.Summary {
+	t.Helper()
 	ctx := context.Background()
 	a, err := importexport.Read(ctx, repos.Git(), file, t.TempDir(), importexport.Limits{})
 	if err != nil {
@@ -41,20 +140,5 @@ func TestGenerated_imports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	want := map[string]int{"issues": 30, "merge_requests": 7, "notes": 30*2 + 7*3, "ci_pipelines": 4, "jobs": 12,
-		"labels": 6, "milestones": 5, "approvals": 7, "releases": 1, "release links": 1}
-	for k, v := range want {
-		if sum.Imported[k] != v {
-			t.Errorf("imported %s = %d, want %d (summary %v)", k, sum.Imported[k], v, sum.Imported)
-		}
-	}
-	if sum.Skipped["protected_branches"] != 1 || sum.Skipped["resource_state_events"] != 30 || sum.Skipped["award_emoji"] != 30*2+7*2 {
-		t.Errorf("skipped = %v", sum.Skipped)
-	}
-	if sum.Placeholders != 3 || sum.Repository == nil || len(sum.Repository.Branches) != 8 || sum.Repository.DefaultBranch != "main" {
-		t.Errorf("placeholders %d, repository %+v", sum.Placeholders, sum.Repository)
-	}
-	if sum.Project.Description != "A generated project — ünïcødé 🚀" {
-		t.Errorf("description = %q", sum.Project.Description)
-	}
+	return sum
 }

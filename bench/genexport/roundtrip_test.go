@@ -19,8 +19,8 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
-// importArchive imports file into group/name as an administrator.
-func importArchive(t *testing.T, s *store.Store, repos *reposPkg.Storage, file, group, name string) *importexport.Summary {
+// importArchiveAs imports file into group/name as an administrator.
+func importArchiveAs(t *testing.T, s *store.Store, repos *reposPkg.Storage, file, group, name string) *importexport.Summary {
 	t.Helper()
 	ctx := context.Background()
 	a, err := importexport.Read(ctx, repos.Git(), file, t.TempDir(), importexport.Limits{})
@@ -189,7 +189,7 @@ func TestGenerated_roundTrip(t *testing.T) {
 		if err := run(opts{issues: 30, mrs: 7, notes: 2, pipelines: 4, users: 3, out: file}); err != nil {
 			t.Fatal(err)
 		}
-		first := importArchive(t, s, repos, file, "gen", "first")
+		first := importArchiveAs(t, s, repos, file, "gen", "first")
 		var buf bytes.Buffer
 		if _, err := importexport.Export(context.Background(), s, repos, first.Project, &buf, t.TempDir()); err != nil {
 			t.Fatalf("export: %v", err)
@@ -198,7 +198,7 @@ func TestGenerated_roundTrip(t *testing.T) {
 		if err := os.WriteFile(again, buf.Bytes(), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		second := importArchive(t, s, repos, again, "gen", "second")
+		second := importArchiveAs(t, s, repos, again, "gen", "second")
 		a, b := canonical(t, s, first.Project.ID), canonical(t, s, second.Project.ID)
 		if a != b {
 			al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")

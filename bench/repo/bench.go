@@ -103,22 +103,38 @@ func runTimed(cmd *exec.Cmd) (timed, error) {
 }
 
 func bench(ctx context.Context, o options) error {
-	say("repository %+v", o.p)
-	began := time.Now()
-	src, b, err := cachedRepository(ctx, o.cache, o.p)
-	if err != nil {
-		return err
-	}
-	if time.Since(began) > time.Minute {
-		say("built %s in %v", src, time.Since(began).Round(time.Second))
+	var src string
+	var b *built
+	if o.source != "" {
+		abs, err := filepath.Abs(o.source)
+		if err != nil {
+			return err
+		}
+		v, err := gitOut(ctx, abs, "version")
+		if err != nil {
+			return err
+		}
+		src, b = abs, &built{GitVersion: strings.TrimSpace(v)}
+	} else {
+		say("repository %+v", o.p)
+		began := time.Now()
+		var err error
+		if src, b, err = cachedRepository(ctx, o.cache, o.p); err != nil {
+			return err
+		}
+		if time.Since(began) > time.Minute {
+			say("built %s in %v", src, time.Since(began).Round(time.Second))
+		}
 	}
 	sh, err := measureShape(ctx, src)
 	if err != nil {
 		return err
 	}
 	say("%s: %s", src, sh)
-	say("built %s: generator + git fast-import %v, git repack -a -d -f %v (%s)", b.BuiltAt.Format(time.DateOnly),
-		b.Generate.Round(time.Second), b.Repack.Round(time.Second), b.GitVersion)
+	if o.source == "" {
+		say("built %s: generator + git fast-import %v, git repack -a -d -f %v (%s)", b.BuiltAt.Format(time.DateOnly),
+			b.Generate.Round(time.Second), b.Repack.Round(time.Second), b.GitVersion)
+	}
 	if o.buildOnly {
 		return nil
 	}
@@ -169,17 +185,19 @@ func bench(ctx context.Context, o options) error {
 	}
 	imp.command = "glmcp projects import --path " + projectPath + " --from <repo>"
 	say("imported in %v, peak RSS %s", imp.wall.Round(time.Millisecond), mb(imp.maxRSS))
-	mirror := filepath.Join(dir, "mirror.git")
-	clone := exec.CommandContext(ctx, gitBin, "clone", "--quiet", "--mirror", "--no-local", src, mirror)
-	clone.Env = gitEnv()
-	say("git clone --mirror --no-local")
-	cl, err := runTimed(clone)
-	if err != nil {
-		return err
+	var cl timed
+	if o.source == "" { // an existing repository's import is not what is measured
+		mirror := filepath.Join(dir, "mirror.git")
+		clone := exec.CommandContext(ctx, gitBin, "clone", "--quiet", "--mirror", "--no-local", src, mirror)
+		clone.Env = gitEnv()
+		say("git clone --mirror --no-local")
+		if cl, err = runTimed(clone); err != nil {
+			return err
+		}
+		cl.command = "git clone --mirror --no-local <repo> <dir>"
+		say("cloned in %v, peak RSS %s", cl.wall.Round(time.Millisecond), mb(cl.maxRSS))
+		_ = os.RemoveAll(mirror)
 	}
-	cl.command = "git clone --mirror --no-local <repo> <dir>"
-	say("cloned in %v, peak RSS %s", cl.wall.Round(time.Millisecond), mb(cl.maxRSS))
-	_ = os.RemoveAll(mirror)
 
 	repo := filepath.Join(g.Repositories(), filepath.FromSlash(hashedPath(id)))
 	if _, err := os.Stat(filepath.Join(repo, "HEAD")); err != nil {
@@ -193,7 +211,12 @@ func bench(ctx context.Context, o options) error {
 	defer watch.stop()
 
 	c := &client{addr: g.Addr, token: token}
-	works, err := prepareWorks(ctx, c, repo)
+	var works []work
+	if o.source != "" {
+		works, err = commitSearchWorks(ctx, c, repo)
+	} else {
+		works, err = prepareWorks(ctx, c, repo)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@
 //   - imports it with `glmcp projects import` into a fresh PostgreSQL
 //     database and a temporary repositories directory, timing it and
 //     reading its peak RSS, next to `git clone --mirror --no-local`;
+//   - or, with -source, imports an existing repository (git's own
+//     history) and measures the commit search on it;
 //   - serves glmcp on loopback and calls each repository tool over
 //     JSON-RPC (one cold call, then the median of warm ones), next to the
 //     git command answering the same question on the repository glmcp
@@ -35,6 +37,7 @@ func main() {
 
 type options struct {
 	root, dbURL, cache string
+	source             string
 	p                  params
 	runs               int
 	buildOnly          bool
@@ -57,6 +60,8 @@ func run() error {
 	flag.IntVar(&o.runs, "runs", 5, "warm runs of each measurement (the median is reported)")
 	flag.BoolVar(&o.buildOnly, "build-only", false, "build (or find) the cached repository, print its shape and stop")
 	flag.StringVar(&o.only, "only", "", "measure only the work whose name contains this")
+	flag.StringVar(&o.source, "source", "", "an existing bare repository (such as git's own history) to import instead of the generated one; "+
+		"only the commit search works are measured on it, against `git log --grep` with the same page and count")
 	flag.Parse()
 	if o.runs < 1 || o.p.Commits < 100 || o.p.Files < 50 || o.p.Tags < 1 {
 		return errors.New("-runs must be positive; -commits at least 100, -files 50, -tags 1")

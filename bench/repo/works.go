@@ -76,8 +76,6 @@ func prepareWorks(ctx context.Context, c *client, repo string) ([]work, error) {
 	if err != nil || large == "" {
 		return nil, fmt.Errorf("no %q commit: %v", treewideTitle, err)
 	}
-	// glmcp's commit search reads every commit of the default branch.
-	commitSearch := []string{"log", "-i", "-F", "--grep=" + commitTerm, "--format=%H", defaultBranch}
 	mr, _, err := c.call("save_merge_request", map[string]any{"project_id": projectPath, "title": "Bench: review topic",
 		"source_branch": reviewBranch, "target_branch": defaultBranch})
 	if err != nil {
@@ -168,16 +166,7 @@ func prepareWorks(ctx context.Context, c *client, repo string) ([]work, error) {
 				}
 				return sameList("first page", strs(list(res, "items"), "path"), want[:min(20, len(want))])
 			}},
-		{name: "search commits", do: call("search", map[string]any{"scope": "commits", "search": commitTerm}),
-			gitArgs: commitSearch,
-			note:    "`git log --grep` lists every match of the default branch: the total and the first page",
-			check: func(res map[string]any, git string) error {
-				want := nonEmptyLines(git)
-				if err := sameCount("total", num(field(res, "pageInfo"), "total"), len(want)); err != nil {
-					return err
-				}
-				return sameList("first page", strs(list(res, "items"), "id"), want[:min(20, len(want))])
-			}},
+		commitSearchWork(c, "search commits", commitTerm, 1),
 		{name: "list_repository_tree recursive (first page)", do: call("list_repository_tree", map[string]any{"recursive": true}),
 			gitArgs: []string{"ls-tree", "-r", "-t", defaultBranch},
 			note:    "git cannot stop after 100 entries; `git ls-tree -r -t` lists the whole tree",
@@ -245,4 +234,55 @@ func filesCheck(files []any, git string) error {
 		return fmt.Errorf("git lists no file")
 	}
 	return sameCount("files", len(files), n)
+}
+
+// commitSearchCount is how many matches past a page's start glmcp's
+// commit search counts, as GitLab's does (its search COUNT_LIMIT).
+const commitSearchCount = 100
+
+// commitSearchWork is the search tool's commits scope for term, page
+// page of 20, against the git log that gives the same answer: the page
+// and the count up to 100 matches past its start (--max-count), so both
+// stop at the same commit.
+func commitSearchWork(c *client, name, term string, page int) work {
+	offset := (page - 1) * 20
+	bound := offset + commitSearchCount
+	return work{name: name,
+		do: func() (map[string]any, error) {
+			res, _, err := c.call("search", map[string]any{"project_id": projectPath, "scope": "commits", "search": term, "page": page})
+			return res, err
+		},
+		gitArgs: []string{"log", "-i", "-F", "--grep=" + term, "--max-count=" + strconv.Itoa(bound), "--format=%H", defaultBranch},
+		note: fmt.Sprintf("page %d of 20: `git log --grep --max-count=%d` prints the matches up to %d past the page's start, "+
+			"what glmcp reads for the page and its count", page, bound, commitSearchCount),
+		check: func(res map[string]any, git string) error {
+			want := nonEmptyLines(git)
+			if err := sameCount("total", num(field(res, "pageInfo"), "total"), len(want)); err != nil {
+				return err
+			}
+			return sameList("page", strs(list(res, "items"), "id"), want[min(offset, len(want)):min(offset+20, len(want))])
+		}}
+}
+
+// commitSearchWorks are the works measured on an existing repository
+// (-source): the commit search with a term that matches often, one that
+// matches ~1% of the history, one that matches rarely (the walk reaches
+// far back for 100 matches) and one that matches nothing (the whole
+// history is read, by git as by glmcp).
+func commitSearchWorks(ctx context.Context, c *client, repo string) ([]work, error) {
+	if _, err := gitOut(ctx, repo, "rev-parse", "--verify", defaultBranch); err != nil {
+		return nil, fmt.Errorf("the source has no %s branch: %w", defaultBranch, err)
+	}
+	// The server's first open of the repository starts its housekeeping
+	// (the commit-graph), which the measurements wait for.
+	if _, _, err := c.call("list_commits", map[string]any{"project_id": projectPath}); err != nil {
+		return nil, err
+	}
+	return []work{
+		commitSearchWork(c, "search commits, a common term (fix)", "fix", 1),
+		commitSearchWork(c, "search commits, ~1% of commits (regression)", "regression", 1),
+		commitSearchWork(c, "search commits, ~1% of commits, page 5", "regression", 5),
+		commitSearchWork(c, "search commits, rare (octopus)", "octopus", 1),
+		commitSearchWork(c, "search commits, no match", "nebula-absent-term", 1),
+	}, nil
 }

@@ -326,7 +326,7 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 	}
 	for _, rp := range r.Pipelines {
 		p := rp.Pipeline
-		x := exPipeline{ID: p.ID, IID: p.IID, Ref: p.Ref, SHA: p.SHA, Tag: p.Tag, Status: p.Status, Source: p.Source,
+		x := exPipeline{ID: p.ID, IID: p.IID, Ref: p.Ref, SHA: p.SHA, Tag: p.Tag, Status: statusValue(p.Status), Source: p.Source,
 			UserID: p.UserID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, StartedAt: p.StartedAt, FinishedAt: p.FinishedAt,
 			Stages: []exStage{}}
 		if p.Name != "" {
@@ -345,10 +345,10 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			if !ok {
 				k = len(x.Stages)
 				stageAt[j.Stage] = k
-				x.Stages = append(x.Stages, exStage{Name: j.Stage, Status: p.Status, Position: k})
+				x.Stages = append(x.Stages, exStage{Name: j.Stage, Status: statusValue(p.Status), Position: k})
 			}
 			retried := j.Retried
-			s := exStatus{ID: j.ID, Name: j.Name, Stage: j.Stage, Status: j.Status, Ref: j.Ref, Tag: p.Tag, Type: j.Type,
+			s := exStatus{ID: j.ID, Name: j.Name, Stage: j.Stage, Status: statusValue(j.Status), Ref: j.Ref, Tag: p.Tag, Type: j.Type,
 				AllowFailure: j.AllowFailure, FailureReason: nonEmpty(j.FailureReason), Retried: &retried, UserID: j.UserID,
 				CreatedAt: j.CreatedAt, UpdatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt}
 			if j.Type == models.JobTypeBridge {

@@ -2,6 +2,7 @@ package importexport
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -124,6 +125,11 @@ type exMilestone struct {
 	DueDate     *string   `json:"due_date"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// GroupID is set on a group milestone an issue or a merge request
+	// names (its own iid is the group's, not the project's).
+	GroupID *int64 `json:"group_id,omitempty"`
+	// Events are not modelled: counted in the summary.
+	Events json.RawMessage `json:"events,omitempty"`
 }
 
 // exAuthor is the one attribute of a note's author GitLab exports.
@@ -171,8 +177,12 @@ type exNote struct {
 	AwardEmoji   json.RawMessage `json:"award_emoji,omitempty"`
 	// OriginalPosition and LineCode are a DiffNote's first position and
 	// GitLab's code of its line (GitLab's DiffNote requires both).
-	OriginalPosition *exPosition `json:"original_position,omitempty"`
-	LineCode         *string     `json:"line_code,omitempty"`
+	OriginalPosition *exPosition     `json:"original_position,omitempty"`
+	LineCode         *string         `json:"line_code,omitempty"`
+	Suggestions      json.RawMessage `json:"suggestions,omitempty"`
+	// Events and NoteDiffFile are not modelled: counted in the summary.
+	NoteEvents   json.RawMessage `json:"events,omitempty"`
+	NoteDiffFile json.RawMessage `json:"note_diff_file,omitempty"`
 }
 
 // exWorkItemType names an issue's type.
@@ -203,6 +213,24 @@ type exIssue struct {
 	ResourceStateEvents json.RawMessage `json:"resource_state_events,omitempty"`
 	Events              json.RawMessage `json:"events,omitempty"`
 	Timelogs            json.RawMessage `json:"timelogs,omitempty"`
+	// IssueType is the type older exports wrote before work_item_type.
+	IssueType string `json:"issue_type,omitempty"`
+	exSkippedIssueRelations
+}
+
+// exSkippedIssueRelations are the relations of an issue or a merge
+// request GitLab exports and glmcp does not model: counted, by name, in
+// the summary.
+type exSkippedIssueRelations struct {
+	ResourceLabelEvents     json.RawMessage `json:"resource_label_events,omitempty"`
+	ResourceMilestoneEvents json.RawMessage `json:"resource_milestone_events,omitempty"`
+	ResourceIterationEvents json.RawMessage `json:"resource_iteration_events,omitempty"`
+	Designs                 json.RawMessage `json:"designs,omitempty"`
+	DesignVersions          json.RawMessage `json:"design_versions,omitempty"`
+	ZoomMeetings            json.RawMessage `json:"zoom_meetings,omitempty"`
+	SentryIssue             json.RawMessage `json:"sentry_issue,omitempty"`
+	IssuableSLA             json.RawMessage `json:"issuable_sla,omitempty"`
+	WorkItemDescription     json.RawMessage `json:"work_item_description,omitempty"`
 }
 
 // exDiffCommit and exDiffFile are a merge request diff's commits (newest
@@ -290,6 +318,7 @@ type exMergeRequest struct {
 	Events                  json.RawMessage     `json:"events,omitempty"`
 	Timelogs                json.RawMessage     `json:"timelogs,omitempty"`
 	Metrics                 json.RawMessage     `json:"metrics,omitempty"`
+	exSkippedIssueRelations
 	// MergeParams is where GitLab keeps force_remove_source_branch
 	// ("1"/"0", or a boolean); the top-level field above is glmcp's
 	// older spelling, still read.
@@ -303,51 +332,51 @@ type exMergeParams struct {
 
 // exStatus is a job (GitLab's commit status: Ci::Build, Ci::Bridge).
 type exStatus struct {
-	ID            int64      `json:"id"`
-	Name          string     `json:"name"`
-	Stage         string     `json:"stage"`
-	Status        string     `json:"status"`
-	Ref           string     `json:"ref"`
-	Tag           bool       `json:"tag"`
-	Type          string     `json:"type"`
-	AllowFailure  bool       `json:"allow_failure"`
-	FailureReason *string    `json:"failure_reason"`
-	Retried       *bool      `json:"retried"`
-	UserID        *int64     `json:"user_id"`
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
-	StartedAt     *time.Time `json:"started_at"`
-	FinishedAt    *time.Time `json:"finished_at"`
+	ID            int64       `json:"id"`
+	Name          string      `json:"name"`
+	Stage         string      `json:"stage"`
+	Status        statusValue `json:"status"`
+	Ref           string      `json:"ref"`
+	Tag           bool        `json:"tag"`
+	Type          string      `json:"type"`
+	AllowFailure  bool        `json:"allow_failure"`
+	FailureReason *string     `json:"failure_reason"`
+	Retried       *bool       `json:"retried"`
+	UserID        *int64      `json:"user_id"`
+	CreatedAt     time.Time   `json:"created_at"`
+	UpdatedAt     time.Time   `json:"updated_at"`
+	StartedAt     *time.Time  `json:"started_at"`
+	FinishedAt    *time.Time  `json:"finished_at"`
 }
 
 // exStage is a pipeline's stage with its jobs (statuses, or builds and
 // bridges as newer GitLab versions name them).
 type exStage struct {
-	Name     string     `json:"name"`
-	Status   string     `json:"status"`
-	Position int        `json:"position"`
-	Statuses []exStatus `json:"statuses,omitempty"`
-	Builds   []exStatus `json:"builds,omitempty"`
-	Bridges  []exStatus `json:"bridges,omitempty"`
-	Generic  []exStatus `json:"generic_commit_statuses,omitempty"`
+	Name     string      `json:"name"`
+	Status   statusValue `json:"status"`
+	Position int         `json:"position"`
+	Statuses []exStatus  `json:"statuses,omitempty"`
+	Builds   []exStatus  `json:"builds,omitempty"`
+	Bridges  []exStatus  `json:"bridges,omitempty"`
+	Generic  []exStatus  `json:"generic_commit_statuses,omitempty"`
 }
 
 // exPipeline is a line of ci_pipelines.ndjson.
 type exPipeline struct {
-	ID             int64      `json:"id"`
-	IID            int64      `json:"iid"`
-	Ref            string     `json:"ref"`
-	SHA            string     `json:"sha"`
-	Tag            bool       `json:"tag"`
-	Status         string     `json:"status"`
-	Source         string     `json:"source"`
-	UserID         *int64     `json:"user_id"`
-	MergeRequestID *int64     `json:"merge_request_id,omitempty"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
-	StartedAt      *time.Time `json:"started_at"`
-	FinishedAt     *time.Time `json:"finished_at"`
-	Stages         []exStage  `json:"stages"`
+	ID             int64       `json:"id"`
+	IID            int64       `json:"iid"`
+	Ref            string      `json:"ref"`
+	SHA            string      `json:"sha"`
+	Tag            bool        `json:"tag"`
+	Status         statusValue `json:"status"`
+	Source         string      `json:"source"`
+	UserID         *int64      `json:"user_id"`
+	MergeRequestID *int64      `json:"merge_request_id,omitempty"`
+	CreatedAt      time.Time   `json:"created_at"`
+	UpdatedAt      time.Time   `json:"updated_at"`
+	StartedAt      *time.Time  `json:"started_at"`
+	FinishedAt     *time.Time  `json:"finished_at"`
+	Stages         []exStage   `json:"stages"`
 	// Metadata holds the pipeline's name.
 	Metadata *struct {
 		Name string `json:"name"`
@@ -357,6 +386,8 @@ type exPipeline struct {
 	MergeRequest *struct {
 		IID int64 `json:"iid"`
 	} `json:"merge_request,omitempty"`
+	// ExternalPullRequest is not modelled: counted in the summary.
+	ExternalPullRequest json.RawMessage `json:"external_pull_request,omitempty"`
 }
 
 // exReleaseLink is a release's link.
@@ -387,4 +418,49 @@ type exRelease struct {
 // exMilestoneRelease links a release to a milestone.
 type exMilestoneRelease struct {
 	Milestone *exMilestone `json:"milestone"`
+}
+
+// Failure is a record of the archive the import could not save, as
+// GitLab's importer records it (import_failures) and goes on: the
+// relation (its ndjson file), the line of that file, and what was wrong.
+// The record, or the part of it named, is left out; the rest comes in.
+type Failure struct {
+	Relation string
+	Line     int
+	Message  string
+}
+
+// statusValue is a pipeline's, a stage's or a job's status: a name, or
+// the number older GitLab versions wrote for it (HasStatus'
+// STATUSES_ENUM).
+type statusValue string
+
+var statusNumbers = []string{"created", "pending", "running", "success", "failed", "canceled", "skipped", "manual",
+	"scheduled", "preparing", "waiting_for_resource", "waiting_for_callback", "canceling"}
+
+// UnmarshalJSON reads a status name or number; an unknown number is
+// kept as "status N", which the checks record as a failure.
+func (s *statusValue) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = statusValue(v)
+		return nil
+	}
+	if string(b) == "null" {
+		*s = ""
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n >= 0 && n < len(statusNumbers) {
+		*s = statusValue(statusNumbers[n])
+	} else {
+		*s = statusValue(fmt.Sprintf("status %d", n))
+	}
+	return nil
 }

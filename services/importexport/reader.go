@@ -104,13 +104,15 @@ type Archive struct {
 	Version string
 	Project exProject
 
-	Members       []line[exMember]
-	Contributors  []line[exContributor]
-	Labels        []line[exLabel]
-	Milestones    []line[exMilestone]
-	Issues        []line[exIssue]
-	MergeRequests []line[exMergeRequest]
-	Pipelines     []line[exPipeline]
+	Members      []line[exMember]
+	Contributors []line[exContributor]
+	Labels       []line[exLabel]
+	Milestones   []line[exMilestone]
+	// The large relations are streamed (stream.go): checked while the
+	// archive is read, parsed again one record at a time to import.
+	Issues        *relation[exIssue]
+	MergeRequests *relation[exMergeRequest]
+	Pipelines     *relation[exPipeline]
 	Releases      []line[exRelease]
 
 	// Repository is the git directory holding the bundle's branches and
@@ -122,6 +124,16 @@ type Archive struct {
 	// Skipped counts the records of relations glmcp does not model, by
 	// relation (uploads and LFS objects count as files).
 	Skipped map[string]int
+	// Failures are the records (or parts of records) the checks left
+	// out, in the order of the relations and their lines.
+	Failures []Failure
+
+	// What the checks learnt for the import: the repairs of the streamed
+	// records, the project milestones only issues and merge requests
+	// name, and the names of the notes' authors.
+	ck               *checker
+	nestedMilestones []exMilestone
+	noteAuthors      map[int64]string
 }
 
 // line is a record and the line of its relation file it was read from.
@@ -195,10 +207,10 @@ func (a *Archive) read(ctx context.Context, git *gitcmd.Runner, file string, lim
 	if err := json.Unmarshal(b, &a.Project); err != nil {
 		return refuse(projectFile, jsonLine(b, err), "not a JSON object of project attributes: %v", err)
 	}
-	if err := a.readRelations(files, lim); err != nil {
+	if err := a.readRelations(ctx, files, lim); err != nil {
 		return err
 	}
-	if err := a.check(); err != nil {
+	if err := a.check(ctx); err != nil {
 		return err
 	}
 	for name := range files {
@@ -386,7 +398,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // readRelations parses the ndjson files of the relations glmcp models and
 // counts the records of the others.
-func (a *Archive) readRelations(files map[string]string, lim Limits) error {
+func (a *Archive) readRelations(ctx context.Context, files map[string]string, lim Limits) error {
 	var names []string
 	for name := range files {
 		if strings.HasPrefix(name, relationDir) {
@@ -403,25 +415,26 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 		var err error
 		switch rel {
 		case relMembers:
-			a.Members, err = readNDJSON[exMember](name, files[name], lim)
+			a.Members, err = readNDJSON[exMember](ctx, name, files[name], lim, a.badRecord(rel))
 		case relContributions:
-			a.Contributors, err = readNDJSON[exContributor](name, files[name], lim)
+			a.Contributors, err = readNDJSON[exContributor](ctx, name, files[name], lim, a.badRecord(rel))
 		case relLabels:
-			a.Labels, err = readNDJSON[exLabel](name, files[name], lim)
+			a.Labels, err = readNDJSON[exLabel](ctx, name, files[name], lim, a.badRecord(rel))
 		case relMilestones:
-			a.Milestones, err = readNDJSON[exMilestone](name, files[name], lim)
+			a.Milestones, err = readNDJSON[exMilestone](ctx, name, files[name], lim, a.badRecord(rel))
 		case relIssues:
-			a.Issues, err = readNDJSON[exIssue](name, files[name], lim)
+			a.Issues = &relation[exIssue]{entry: name, file: files[name], lim: lim}
 		case relMergeRequests:
-			a.MergeRequests, err = readNDJSON[exMergeRequest](name, files[name], lim)
+			a.MergeRequests = &relation[exMergeRequest]{entry: name, file: files[name], lim: lim}
 		case relPipelines:
-			a.Pipelines, err = readNDJSON[exPipeline](name, files[name], lim)
+			a.Pipelines = &relation[exPipeline]{entry: name, file: files[name], lim: lim}
 		case relReleases:
-			a.Releases, err = readNDJSON[exRelease](name, files[name], lim)
+			a.Releases, err = readNDJSON[exRelease](ctx, name, files[name], lim, a.badRecord(rel))
 		default:
-			var raw []line[json.RawMessage]
-			raw, err = readNDJSON[json.RawMessage](name, files[name], lim)
-			a.Skipped[rel] += len(raw)
+			err = scanNDJSON(ctx, name, files[name], lim, nil, func(int, *json.RawMessage) error {
+				a.Skipped[rel]++
+				return nil
+			})
 		}
 		if err != nil {
 			return err
@@ -430,41 +443,12 @@ func (a *Archive) readRelations(files map[string]string, lim Limits) error {
 	return nil
 }
 
-// readNDJSON reads the relation file entry (unpacked at file): one JSON
-// object a line, blank lines skipped.
-func readNDJSON[T any](entry, file string, lim Limits) ([]line[T], error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var out []line[T]
-	for n := 1; ; n++ {
-		b, err := readLine(r, lim.MaxLine)
-		if errors.Is(err, errLongLine) {
-			return nil, refuse(entry, n, "a line longer than %d bytes", lim.MaxLine)
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			if t[0] != '{' {
-				return nil, refuse(entry, n, "not a JSON object")
-			}
-			var rec T
-			if jerr := json.Unmarshal(t, &rec); jerr != nil {
-				var syn *json.SyntaxError
-				if errors.As(jerr, &syn) {
-					return nil, refuse(entry, n, "not JSON: %v", jerr)
-				}
-				return nil, refuse(entry, n, "not a record of %s: %v", relationNoun(entry), jerr)
-			}
-			out = append(out, line[T]{N: n, Rec: rec})
-		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
+// badRecord records a record of relation rel of the wrong shape as a
+// failure: GitLab's importer fails to save it and goes on.
+func (a *Archive) badRecord(rel string) func(n int, msg string) error {
+	return func(n int, msg string) error {
+		a.Failures = append(a.Failures, Failure{Relation: rel, Line: n, Message: msg})
+		return nil
 	}
 }
 

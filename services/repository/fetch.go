@@ -65,7 +65,7 @@ func (l *Local) startCommit(ctx context.Context, req CommitFilesRequest, old plu
 // moves a ref to them, they are harmless if that fails (git gc drops
 // them).
 func (l *Local) copyCommit(ctx context.Context, src *Local, h plumbing.Hash) error {
-	if l.st.HasEncodedObject(h) == nil {
+	if l.repo.Storer.HasEncodedObject(h) == nil {
 		return nil
 	}
 	err := l.git.Run(ctx, gitcmd.Cmd{Dir: l.dir, Name: "fetch", Flags: fetchFlags,

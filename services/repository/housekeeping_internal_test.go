@@ -209,7 +209,15 @@ func TestMaintain_besideWrites(t *testing.T) {
 	st, dir := hkRepo(t, 1)
 	ctx := context.Background()
 	stop := make(chan struct{})
-	done := make(chan int)
+	done := make(chan int, 1)
+	var stopOnce sync.Once
+	halt := func() int { // the loop ends before the test does, even on t.Fatal
+		stopOnce.Do(func() { close(stop) })
+		n := <-done
+		done <- n
+		return n
+	}
+	defer halt()
 	go func() {
 		n := 0
 		for {
@@ -246,8 +254,7 @@ func TestMaintain_besideWrites(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
-	if jobs := <-done; jobs == 0 {
+	if jobs := halt(); jobs == 0 {
 		t.Fatal("no housekeeping ran beside the writes")
 	}
 	gitOut(t, dir, "fsck", "--strict", "--no-dangling")

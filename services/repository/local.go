@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/catfile"
 	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
@@ -25,6 +26,8 @@ type Local struct {
 	st   *filesystem.Storage
 	repo *git.Repository
 	git  *gitcmd.Runner
+	cat  *catfile.Pool   // reads what go-git cannot read safely (objectStore)
+	ctx  context.Context // the request's, for those reads
 
 	// Pooling by Storage (see Storage).
 	pool      *Storage
@@ -43,6 +46,7 @@ func (l *Local) Close() error {
 		return nil
 	}
 	l.open = false
+	l.ctx = nil
 	if l.pool == nil {
 		return l.st.Close()
 	}

@@ -65,14 +65,19 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 	return page, nil
 }
 
-// LogTotal is one walk of the whole history that opt selects: the page
-// Offset and Limit choose (Limit 0 = 20), and the number of commits of all
-// the pages. With Reverse the history is read oldest first and Offset
-// counts from the oldest commit (git log --reverse). Only the page's
-// commits are decoded; the rest are counted as git prints them.
+// LogTotal is one walk of the history that opt selects: the page Offset
+// and Limit choose (Limit 0 = 20), and the number of commits of all the
+// pages, counted up to Offset + max(CountLimit, Limit) when CountLimit is
+// set. Newest first that bound is git's --max-count, so git stops walking
+// there (a search reads the page and a capped count, never the whole
+// history that a rare word would have it walk for a total); with Reverse the
+// history is read oldest first and Offset counts from the oldest commit
+// (git log --reverse, which walks it all before printing), the total
+// capped alike. Only the page's commits are decoded; the rest are counted
+// as git prints them.
 func (l *Local) LogTotal(ctx context.Context, opt LogOptions) ([]Commit, int, error) {
-	if opt.Offset < 0 || opt.Limit < 0 {
-		return nil, 0, fmt.Errorf("offset and limit must not be negative: %w", models.ErrInvalidInput)
+	if opt.Offset < 0 || opt.Limit < 0 || opt.CountLimit < 0 {
+		return nil, 0, fmt.Errorf("offset, limit and count limit must not be negative: %w", models.ErrInvalidInput)
 	}
 	if opt.Limit == 0 {
 		opt.Limit = 20
@@ -86,11 +91,21 @@ func (l *Local) LogTotal(ctx context.Context, opt LogOptions) ([]Commit, int, er
 	if opt.Reverse {
 		c.Flags = append(c.Flags, "--reverse")
 	}
+	bound := 0
+	if opt.CountLimit > 0 {
+		bound = opt.Offset + max(opt.CountLimit, opt.Limit)
+		if !opt.Reverse {
+			c.Flags = append(c.Flags, "--max-count="+strconv.Itoa(bound))
+		}
+	}
 	p, err := l.git.Start(ctx, c)
 	if err != nil {
 		return nil, 0, err
 	}
 	page, total, perr := readCommitsAt(p.Stdout(), opt.Offset, opt.Limit)
+	if bound > 0 {
+		total = min(total, bound)
+	}
 	if err := p.Wait(); err != nil {
 		return nil, 0, revisionError(err, opt.Ref)
 	}

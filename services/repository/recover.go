@@ -209,13 +209,15 @@ func cleanStale(dir string) (locks, temps int) {
 			sub, _ := os.ReadDir(filepath.Join(objects, e.Name()))
 			for _, f := range sub {
 				p := filepath.Join(objects, e.Name(), f.Name())
-				stale := staleTemp(f)
-				if !stale && e.Name() == "pack" && strings.HasPrefix(f.Name(), "tmp_obj_") {
+				if !staleTemp(f) && e.Name() == "pack" && strings.HasPrefix(f.Name(), "tmp_obj_") {
 					// glmcp's own (git writes its loose objects in
 					// objects/xx): flocked while written (see objectFS).
-					stale = unlocked(p)
+					if removeUnlocked(p) {
+						temps++
+					}
+					continue
 				}
-				if stale && os.Remove(p) == nil {
+				if staleTemp(f) && os.Remove(p) == nil {
 					temps++
 				}
 			}
@@ -245,12 +247,22 @@ func staleTemp(e fs.DirEntry) bool {
 	return err == nil && time.Since(fi.ModTime()) > maxAge
 }
 
-// unlocked reports whether no live process holds flock(2) on the file p.
-func unlocked(p string) bool {
+// removeUnlocked removes the file p when no live process holds flock(2)
+// on it, and reports whether it did. The file is removed while the flock
+// taken to test it is held: a writer that created it and waits for its
+// own flock meanwhile gets it only once the file is gone, sees that, and
+// takes another (objectFS.TempFile). Testing, releasing and then
+// removing let such a writer lock the file in between and write into a
+// file removed under it (the rename that ends its write failed with "no
+// such file or directory").
+func removeUnlocked(p string) bool {
 	f, err := os.Open(p)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	return os.Remove(p) == nil
 }

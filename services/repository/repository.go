@@ -34,7 +34,8 @@ type Repository interface {
 	// Log lists commits newest first, one page at a time (ListCommits).
 	Log(ctx context.Context, opt LogOptions) (*LogPage, error)
 	// LogTotal is one page of a log and the number of commits of all its
-	// pages, in one walk; with Reverse oldest first (LogTotal).
+	// pages (up to opt.CountLimit), in one walk; with Reverse oldest first
+	// (LogTotal).
 	LogTotal(ctx context.Context, opt LogOptions) ([]Commit, int, error)
 	// ListFiles returns every file path of rev's tree in tree order
 	// (ListFiles).
@@ -174,6 +175,11 @@ type LogOptions struct {
 	Reverse bool
 	Offset  int
 	Limit   int // 0 = 20
+	// CountLimit bounds LogTotal's count, as GitLab's search counts: the
+	// total is at most Offset + max(CountLimit, Limit), and newest first
+	// git stops walking once it has printed that many commits. 0 counts
+	// every commit.
+	CountLimit int
 }
 
 // LogPage is one page of a log; More is set when another page follows.

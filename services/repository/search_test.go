@@ -1,8 +1,10 @@
 package repository_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -165,5 +167,58 @@ func TestIsAncestor(t *testing.T) {
 	}
 	if _, err := l.IsAncestor(ctx, "nope", "main"); !errors.Is(err, models.ErrNotFound) {
 		t.Errorf("IsAncestor of a missing ref = %v", err)
+	}
+}
+
+// LogTotal with a CountLimit counts as GitLab's commit search does: at
+// most Offset + max(CountLimit, Limit) commits, newest first git stopping
+// there; oldest first the page is still the oldest commits and the total
+// capped alike; fewer matches than the bound are counted exactly.
+func TestLogTotal_countLimit(t *testing.T) {
+	st, err := repository.OpenStorage(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctx := context.Background()
+	if err := st.Create(ctx, 1, "main"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "--git-dir", st.Path(1), "fast-import", "--quiet")
+	cmd.Stdin = bytes.NewReader(historyStream(250)) // "change 0" … "change 249"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	l, err := st.Open(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	for _, c := range []struct {
+		opt         repository.LogOptions
+		total       int
+		first, last string
+	}{
+		{repository.LogOptions{Grep: "change", CountLimit: 100}, 100, "change 249", "change 230"},
+		{repository.LogOptions{Grep: "change", CountLimit: 100, Offset: 40, Limit: 20}, 140, "change 209", "change 190"},
+		{repository.LogOptions{Grep: "change", CountLimit: 100, Offset: 200, Limit: 20}, 250, "change 49", "change 30"},
+		{repository.LogOptions{Grep: "change", CountLimit: 100, Offset: 240, Limit: 20}, 250, "change 9", "change 0"},
+		{repository.LogOptions{Grep: "change", CountLimit: 5, Limit: 20}, 20, "change 249", "change 230"},
+		{repository.LogOptions{Grep: "change", CountLimit: 100, Reverse: true}, 100, "change 0", "change 19"},
+		{repository.LogOptions{Grep: "change", CountLimit: 100, Reverse: true, Offset: 230}, 250, "change 230", "change 249"},
+		// A rare term: every match counted (7 and 70–79).
+		{repository.LogOptions{Grep: "change 7", CountLimit: 100}, 11, "change 79", "change 7"},
+		{repository.LogOptions{Grep: "change", Limit: 20}, 250, "change 249", "change 230"},
+	} {
+		page, total, err := l.LogTotal(ctx, c.opt)
+		if err != nil {
+			t.Fatalf("LogTotal(%+v): %v", c.opt, err)
+		}
+		if total != c.total || len(page) == 0 || page[0].Title != c.first || page[len(page)-1].Title != c.last {
+			t.Errorf("LogTotal(%+v) = %d commits, %d on the page (%v…), want %d, %s … %s", c.opt, total, len(page), page[:min(len(page), 1)], c.total, c.first, c.last)
+		}
+	}
+	if _, _, err := l.LogTotal(ctx, repository.LogOptions{CountLimit: -1}); !errors.Is(err, models.ErrInvalidInput) {
+		t.Errorf("a negative count limit = %v", err)
 	}
 }

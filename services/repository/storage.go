@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/repository/catfile"
 	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
 
@@ -43,6 +44,7 @@ const largeObjectThreshold = 1 << 20
 type Storage struct {
 	root string
 	git  *gitcmd.Runner
+	cat  *catfile.Pool
 	hk   *Housekeeper
 
 	mu        sync.Mutex
@@ -121,7 +123,7 @@ func OpenStorageWith(root string, opt StorageOptions) (*Storage, error) {
 	if err := os.Remove(name); err != nil {
 		return nil, fmt.Errorf("repositories path %q: remove write check: %w", root, err)
 	}
-	s := &Storage{root: abs, git: opt.Git, idle: map[int64][]*Local{}}
+	s := &Storage{root: abs, git: opt.Git, cat: catfile.New(opt.Git, catfile.Options{}), idle: map[int64][]*Local{}}
 	s.hk = newHousekeeper(s)
 	// What imports killed mid-copy left behind (see StageImport).
 	s.SweepStaging()
@@ -267,6 +269,7 @@ func (s *Storage) Remove(projectID int64) error {
 		return nil
 	}
 	s.dropIdle(projectID)
+	s.cat.Evict(s.Path(projectID))
 	if err := os.RemoveAll(s.Path(projectID)); err != nil {
 		return fmt.Errorf("remove repository of project %d: %w", projectID, err)
 	}
@@ -288,7 +291,7 @@ func (s *Storage) dropIdle(projectID int64) {
 
 // Open returns project id's repository, read fresh from disk. A project
 // without a repository is models.ErrNotFound. Close it when done.
-func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
+func (s *Storage) Open(ctx context.Context, projectID int64) (*Local, error) {
 	if !s.Exists(projectID) {
 		return nil, fmt.Errorf("repository of project %d: %w", projectID, models.ErrNotFound)
 	}
@@ -313,11 +316,11 @@ func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 		if l, err = openLocal(dir); err != nil {
 			return nil, err
 		}
-		l.git = s.git
+		l.git, l.cat = s.git, s.cat
 		l.packs, l.pool, l.projectID = packs, s, projectID
 		s.hk.noteOpen(projectID, dir)
 	}
-	l.open = true
+	l.open, l.ctx = true, ctx
 	return l, nil
 }
 
@@ -325,6 +328,7 @@ func (s *Storage) Open(_ context.Context, projectID int64) (*Local, error) {
 // are closed, not pooled, when their user closes them.
 func (s *Storage) Close() error {
 	s.hk.Close()
+	defer s.cat.Close()
 	s.mu.Lock()
 	idle := s.idle
 	s.idle, s.nIdle = map[int64][]*Local{}, maxIdle // nothing is pooled any more
@@ -386,7 +390,7 @@ func openLocal(dir string) (*Local, error) {
 		KeepDescriptors: true,
 	})
 	l := &Local{dir: dir, st: st}
-	repo, err := git.Open(repackSafe{Storage: st, dir: dir, packs: &l.packs}, nil)
+	repo, err := git.Open(objectStore{Storage: st, l: l}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
 	}

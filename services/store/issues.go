@@ -154,4 +154,27 @@ func (s *Issues) CountUserNotes(ctx context.Context, typ models.NoteableType, no
 	return n, nil
 }
 
+// CountUserNotesOf is CountUserNotes of many issues or merge requests at
+// once, by id (none counted: absent), without internal notes.
+func (s *Issues) CountUserNotesOf(ctx context.Context, typ models.NoteableType, noteableIDs []int64) (map[int64]int64, error) {
+	out := map[int64]int64{}
+	if len(noteableIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		NoteableID int64
+		N          int64
+	}
+	err := s.conn(ctx).Model(&models.Note{}).Select("noteable_id, count(*) AS n").
+		Where("noteable_type = ? AND noteable_id IN ? AND NOT system AND NOT internal", typ, noteableIDs).
+		Group("noteable_id").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("count notes of %d %s: %w", len(noteableIDs), typ, translate(err))
+	}
+	for _, r := range rows {
+		out[r.NoteableID] = r.N
+	}
+	return out, nil
+}
+
 func orderByID(db *gorm.DB) *gorm.DB { return db.Order("id") }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,12 +38,22 @@ func (s *MergeRequests) CreateMergeRequest(ctx context.Context, mr *models.Merge
 			return err
 		}
 		mr.IID = iid
+		if mr.State == models.MergeRequestOpened {
+			// An imported merge request is outside the index (below):
+			// the rule holds against it all the same.
+			if open, err := tx.MergeRequests.FindOpenMergeRequest(ctx, mr.ProjectID, mr.SourceBranch, mr.TargetBranch); err == nil {
+				return &models.OpenMergeRequestExistsError{IID: open.IID}
+			} else if !errors.Is(err, models.ErrNotFound) {
+				return err
+			}
+		}
 		// The partial unique index allows one open merge request per
-		// branch pair. DO NOTHING (rather than a unique violation) keeps a
-		// PostgreSQL transaction usable, so the one that won can be named.
+		// branch pair among those made here (not imported history). DO
+		// NOTHING (rather than a unique violation) keeps a PostgreSQL
+		// transaction usable, so the one that won can be named.
 		res := tx.conn(ctx).Omit(clause.Associations).Clauses(clause.OnConflict{
 			Columns:     []clause.Column{{Name: "project_id"}, {Name: "source_branch"}, {Name: "target_branch"}},
-			TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "state = 'opened'"}}},
+			TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "state = 'opened' AND imported = false"}}},
 			DoNothing:   true,
 		}).Create(mr)
 		if res.Error != nil {

@@ -41,8 +41,7 @@ func (s *MergeRequests) ListMergeRequests(ctx context.Context, q models.MergeReq
 		db = db.Where(`merge_requests.labels LIKE ? ESCAPE '\'`, "%"+likeEscape(jsonString(l))+"%")
 	}
 	if t := strings.TrimSpace(q.Search); t != "" {
-		pat := likeContains(t)
-		db = db.Where(`(lower(merge_requests.title) LIKE ? ESCAPE '\' OR lower(merge_requests.description) LIKE ? ESCAPE '\')`, pat, pat)
+		db = matchAny(db, t, "merge_requests.title", "merge_requests.description")
 	}
 	if q.BeforeID > 0 {
 		db = db.Where("merge_requests.id < ?", q.BeforeID)

@@ -84,6 +84,40 @@ const recordBatch = 200
 // the highest imported number. Call it in the transaction that creates the
 // project: on an error nothing of r should stay.
 func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r *ProjectRecords) error {
+	w := s.NewRecordWriter(projectID)
+	if err := w.Write(ctx, r); err != nil {
+		return err
+	}
+	return w.Finish(ctx)
+}
+
+// RecordWriter writes a project's records in parts (an import streams
+// its archive: a part of issues with their notes, then the next), each
+// part finding the milestones, issues and merge requests of the parts
+// written before it. Finish moves the iid counters past the highest
+// number written. Use it inside one transaction.
+type RecordWriter struct {
+	s         *Projects
+	projectID int64
+
+	milestones                         map[string]int64 // title → id
+	issueIDs, mrIDs                    map[int64]int64  // iid → id
+	maxIssue, maxMR, maxPipeline, maxM int64
+}
+
+// NewRecordWriter starts writing the records of project projectID, which
+// must have none yet.
+func (s *Projects) NewRecordWriter(projectID int64) *RecordWriter {
+	return &RecordWriter{s: s, projectID: projectID, milestones: map[string]int64{},
+		issueIDs: map[int64]int64{}, mrIDs: map[int64]int64{}}
+}
+
+// Write writes the part r: its members, labels and milestones first, then
+// issues, merge requests (with their diffs), notes, approvals, pipelines
+// with jobs, releases and wiki pages. A note, an approval or a pipeline
+// may name an issue or merge request of r or of an earlier part.
+func (w *RecordWriter) Write(ctx context.Context, r *ProjectRecords) error {
+	s, projectID := w.s, w.projectID
 	// A fresh statement for every insert: a gorm chain keeps its
 	// statement's model from one call to the next.
 	ins := func() *gorm.DB { return s.conn(ctx).Omit(clause.Associations) }
@@ -106,12 +140,11 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 			return fail("labels", err)
 		}
 	}
-	milestones := map[string]int64{}
-	var maxMilestone int64
+	milestones := w.milestones
 	for k := range r.Milestones {
 		m := &r.Milestones[k]
 		m.ID, m.ProjectID = 0, projectID
-		maxMilestone = max(maxMilestone, m.IID)
+		w.maxM = max(w.maxM, m.IID)
 	}
 	if len(r.Milestones) > 0 {
 		if err := ins().CreateInBatches(r.Milestones, recordBatch).Error; err != nil {
@@ -133,8 +166,7 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 	}
 
 	issues := make([]models.Issue, len(r.Issues))
-	issueIDs := map[int64]int64{}
-	var maxIssue int64
+	issueIDs := w.issueIDs
 	for k := range r.Issues {
 		i := r.Issues[k].Issue
 		i.ID, i.ProjectID = 0, projectID
@@ -150,7 +182,7 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 			i.WorkItemTypeID = models.TypeIssue
 		}
 		issues[k] = i
-		maxIssue = max(maxIssue, i.IID)
+		w.maxIssue = max(w.maxIssue, i.IID)
 	}
 	if len(issues) > 0 {
 		if err := ins().CreateInBatches(issues, recordBatch).Error; err != nil {
@@ -167,11 +199,10 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 	}
 
 	mrs := make([]models.MergeRequest, len(r.MergeRequests))
-	mrIDs := map[int64]int64{}
-	var maxMR int64
+	mrIDs := w.mrIDs
 	for k := range r.MergeRequests {
 		m := r.MergeRequests[k].MergeRequest
-		m.ID, m.ProjectID = 0, projectID
+		m.ID, m.ProjectID, m.Imported = 0, projectID, true
 		id, err := milestoneID(r.MergeRequests[k].MilestoneTitle)
 		if err != nil {
 			return fail(fmt.Sprintf("merge request !%d", m.IID), err)
@@ -184,7 +215,7 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 			m.MergeStatus = models.MergeStatusUnchecked
 		}
 		mrs[k] = m
-		maxMR = max(maxMR, m.IID)
+		w.maxMR = max(w.maxMR, m.IID)
 	}
 	if len(mrs) > 0 {
 		if err := ins().CreateInBatches(mrs, recordBatch).Error; err != nil {
@@ -250,7 +281,6 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 		}
 	}
 
-	var maxPipeline int64
 	pipelines := make([]models.Pipeline, len(r.Pipelines))
 	for k := range r.Pipelines {
 		p := r.Pipelines[k].Pipeline
@@ -264,7 +294,7 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 		}
 		p.Jobs, p.Variables = nil, nil
 		pipelines[k] = p
-		maxPipeline = max(maxPipeline, p.IID)
+		w.maxPipeline = max(w.maxPipeline, p.IID)
 	}
 	if len(pipelines) > 0 {
 		if err := ins().CreateInBatches(pipelines, recordBatch).Error; err != nil {
@@ -336,19 +366,25 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 		}
 	}
 
-	for usage, last := range map[string]int64{usageIssues: maxIssue, usageMergeRequests: maxMR,
-		usagePipelines: maxPipeline, usageMilestones: maxMilestone} {
+	return nil
+}
+
+// Finish moves the project's iid counters past the highest numbers
+// written.
+func (w *RecordWriter) Finish(ctx context.Context) error {
+	for usage, last := range map[string]int64{usageIssues: w.maxIssue, usageMergeRequests: w.maxMR,
+		usagePipelines: w.maxPipeline, usageMilestones: w.maxM} {
 		if last == 0 {
 			continue
 		}
-		err := s.conn(ctx).Exec(`INSERT INTO internal_ids (project_id, usage, last_value) VALUES (?, ?, ?)
+		err := w.s.conn(ctx).Exec(`INSERT INTO internal_ids (project_id, usage, last_value) VALUES (?, ?, ?)
 ON CONFLICT (project_id, usage) DO UPDATE SET last_value = CASE WHEN internal_ids.last_value > excluded.last_value
-THEN internal_ids.last_value ELSE excluded.last_value END`, projectID, usage, last).Error
+THEN internal_ids.last_value ELSE excluded.last_value END`, w.projectID, usage, last).Error
 		if err != nil {
-			return fail("iid counters", err)
+			return fmt.Errorf("import iid counters into project %d: %w", w.projectID, translate(err))
 		}
 	}
-	s.changedViews(projectViews(projectID))
+	w.s.changedViews(projectViews(w.projectID))
 	return nil
 }
 

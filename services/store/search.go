@@ -2,10 +2,16 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
+	"sync/atomic"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
+	"modernc.org/sqlite"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -172,20 +178,139 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 }
 
 // matchAny adds "term is a substring of one of cols" (case-insensitive);
-// an empty term matches everything.
+// an empty term matches everything. It is written for the search indexes
+// (see doc/architecture.md, "Search indexes"):
+//
+//   - PostgreSQL: col ILIKE '%term%' on each column, which the pg_trgm GIN
+//     index on the column serves (a BitmapOr across columns).
+//   - SQLite: when the columns are all indexed by their table's FTS5
+//     trigram table, the term has three characters or more and one of its
+//     trigrams is rare (ftsSelective), the rows whose id the FTS5 table
+//     matches (a phrase query: the term as a substring, case-insensitive);
+//     otherwise col LIKE (ASCII terms; SQLite's LIKE ignores ASCII case)
+//     or glmcp_fold(col) LIKE on the rows, read newest first.
+//
+// LIKE's wildcards (%, _ and the escape \) in term match themselves.
 func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 	term = strings.TrimSpace(term)
 	if term == "" {
 		return db
 	}
+	if db.Dialector.Name() == "postgres" {
+		conds := make([]string, len(cols))
+		args := make([]any, len(cols))
+		for k, c := range cols {
+			conds[k] = c + ` ILIKE ? ESCAPE '\'`
+			args[k] = "%" + likeEscape(term) + "%"
+		}
+		return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+	}
+	if table, fields, ok := ftsColumns(cols); ok && utf8.RuneCountInString(term) >= minTrigramTerm && ftsSelective(db, table, term) {
+		return db.Where(table+".id IN (SELECT rowid FROM "+table+"_fts WHERE "+table+"_fts MATCH ?)",
+			"{"+strings.Join(fields, " ")+`} : "`+strings.ReplaceAll(term, `"`, `""`)+`"`)
+	}
+	// SQLite's LIKE ignores the case of ASCII letters by itself: an ASCII
+	// term needs no fold of the column (a function call per row).
+	fold := "("
+	if !isASCII(term) {
+		fold = foldFunc + "("
+	}
 	conds := make([]string, len(cols))
 	args := make([]any, len(cols))
 	pat := likeContains(term)
 	for k, c := range cols {
-		conds[k] = "lower(" + c + `) LIKE ? ESCAPE '\'`
+		conds[k] = fold + c + `) LIKE ? ESCAPE '\'`
 		args[k] = pat
 	}
 	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+}
+
+func isASCII(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// foldFunc is the SQLite function matchAny folds a column's case with:
+// strings.ToLower, where SQLite's lower() folds ASCII only, so that "ÄBC"
+// matches "äbc" as it does through the FTS5 index and on PostgreSQL.
+const foldFunc = "glmcp_fold"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(foldFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return strings.ToLower(v), nil
+		case []byte:
+			return strings.ToLower(string(v)), nil
+		}
+		return args[0], nil
+	})
+}
+
+// minTrigramTerm is the shortest term an FTS5 trigram index can answer.
+const minTrigramTerm = 3
+
+// ftsSelectiveDocs is how many rows the rarest trigram of a term may be
+// in for the SQLite search to go through the FTS5 index.
+// (A variable for the tests, which pin both plans' answers.)
+var ftsSelectiveDocs atomic.Int64
+
+func init() { ftsSelectiveDocs.Store(2000) }
+
+// ftsSelective reports whether table's FTS5 index is the cheaper way to
+// find term on SQLite, which has no statistics to choose between its
+// plans as PostgreSQL's planner does. The index answers a phrase by
+// walking the rows of its rarest trigram: quick when that trigram is in
+// few rows, slower than reading the project's newest rows until a page of
+// matches is found when every trigram of the term is in thousands (a
+// common word matches every few rows). The rows per trigram are in the
+// table's fts5vocab table; a trigram missing from it means no match, and
+// an error means the index.
+func ftsSelective(db *gorm.DB, table, term string) bool {
+	runes := []rune(strings.ToLower(term))
+	var trigrams []string
+	for k := 0; k+minTrigramTerm <= len(runes); k++ {
+		if g := string(runes[k : k+minTrigramTerm]); !slices.Contains(trigrams, g) {
+			trigrams = append(trigrams, g)
+		}
+	}
+	var row struct {
+		Found  int64
+		Rarest int64
+	}
+	err := db.Session(&gorm.Session{NewDB: true}).
+		Raw("SELECT count(*) AS found, coalesce(min(doc), 0) AS rarest FROM "+table+"_fts_vocab WHERE term IN ?", trigrams).
+		Scan(&row).Error
+	return err != nil || row.Found < int64(len(trigrams)) || row.Rarest <= ftsSelectiveDocs.Load()
+}
+
+// ftsIndexed are the columns each SQLite FTS5 trigram table indexes
+// (<table>_fts, migration 20261207160000_search_indexes).
+var ftsIndexed = map[string][]string{
+	"issues":         {"title", "description"},
+	"merge_requests": {"title", "description"},
+	"notes":          {"body"},
+	"milestones":     {"title", "description"},
+	"wiki_pages":     {"slug", "title", "content"},
+}
+
+// ftsColumns reports the table of cols ("table.column" each) and their
+// column names when one FTS5 table indexes them all.
+func ftsColumns(cols []string) (string, []string, bool) {
+	var table string
+	fields := make([]string, len(cols))
+	for k, c := range cols {
+		t, f, ok := strings.Cut(c, ".")
+		if !ok || (table != "" && t != table) || !slices.Contains(ftsIndexed[t], f) {
+			return "", nil, false
+		}
+		table, fields[k] = t, f
+	}
+	return table, fields, table != ""
 }
 
 func textColumns(table string, titleOnly bool) []string {
@@ -195,13 +320,18 @@ func textColumns(table string, titleOnly bool) []string {
 	return []string{table + ".title", table + ".description"}
 }
 
-// page counts db's matches and loads q's page ordered by creation time
-// (then id, the same direction) into dst, with load (when not nil) adding
-// preloads to the page query only.
+// page counts db's matches up to models.SearchCountCap and loads q's page
+// ordered by creation time (then id, the same direction) into dst, with
+// load (when not nil) adding preloads to the page query only. The total is
+// exact up to the cap; past it, it is a number above the cap that is
+// larger than the end of the page exactly when a next page exists (see
+// models.SearchCountCap). Neither query reads more matches than the cap,
+// the offset and one page.
 func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*gorm.DB) *gorm.DB) (int64, error) {
 	db = db.Session(&gorm.Session{})
 	var total int64
-	if err := db.Count(&total).Error; err != nil {
+	capped := db.Session(&gorm.Session{}).Select("1").Limit(models.SearchCountCap + 1)
+	if err := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS capped", capped).Count(&total).Error; err != nil {
 		return 0, translate(err)
 	}
 	dir := " DESC"
@@ -212,9 +342,24 @@ func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*g
 	if load != nil {
 		find = load(find)
 	}
+	limit := q.Limit
+	if total > models.SearchCountCap {
+		limit++ // one more row tells whether a next page exists
+	}
 	err := find.Order(table + ".created_at" + dir + ", " + table + ".id" + dir).
-		Limit(q.Limit).Offset(q.Offset).Find(dst).Error
-	return total, translate(err)
+		Limit(limit).Offset(q.Offset).Find(dst).Error
+	if err != nil {
+		return 0, translate(err)
+	}
+	if total > models.SearchCountCap {
+		rv := reflect.ValueOf(dst).Elem()
+		n := rv.Len()
+		total = max(total, int64(q.Offset+n))
+		if n > q.Limit {
+			rv.SetLen(q.Limit)
+		}
+	}
+	return total, nil
 }
 
 // matchAnyTerm adds "one of terms is a substring of one of cols"

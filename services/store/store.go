@@ -207,9 +207,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	)
 	if isPostgresDSN(dsn) {
 		dialect = migrations.DialectPostgres
-		dialector = postgres.New(postgres.Config{DSN: dsn, OptionOpenDB: []stdlib.OptionOpenDB{
-			stdlib.OptionAfterConnect(scanTimestamptzInUTC),
-		}})
+		config, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres database: %w: %w", models.ErrInvalidInput, err)
+		}
+		setSessionDefaults(config.RuntimeParams)
+		dialector = postgres.New(postgres.Config{Conn: stdlib.OpenDB(*config, stdlib.OptionAfterConnect(scanTimestamptzInUTC))})
 		pool = poolConfig{open: 10, lifetime: 30 * time.Minute, idleTime: 5 * time.Minute}
 	} else {
 		dialect = migrations.DialectSQLite
@@ -441,6 +444,32 @@ func scanTimestamptzInUTC(_ context.Context, conn *pgx.Conn) error {
 		Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC},
 	})
 	return nil
+}
+
+// sessionDefaults are the settings every glmcp session on PostgreSQL
+// starts with (sent in the startup message, no extra round trip); a DSN
+// that names one keeps its own value.
+//
+//   - jit off: glmcp's statements are short OLTP queries; the JIT compiler
+//     fires on cost estimates (a search over a large table) and adds
+//     hundreds of milliseconds of compilation to a query that runs in a few.
+//   - plan_cache_mode force_custom_plan: pgx prepares each statement once
+//     per connection; after five runs PostgreSQL may switch a prepared
+//     statement to a generic plan chosen without the parameters, so that a
+//     plan fit for the largest project (or a rare search term) is reused
+//     for the smallest (or a common one). Planning each run with its
+//     parameters costs well under a millisecond.
+var sessionDefaults = map[string]string{
+	"jit":             "off",
+	"plan_cache_mode": "force_custom_plan",
+}
+
+func setSessionDefaults(params map[string]string) {
+	for k, v := range sessionDefaults {
+		if _, ok := params[k]; !ok {
+			params[k] = v
+		}
+	}
 }
 
 func isPostgresDSN(dsn string) bool {

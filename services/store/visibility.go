@@ -75,11 +75,17 @@ func visibleNotesSQL(viewer *models.User) (string, []any) {
 	case viewer.Admin:
 		return "1 = 1", nil
 	}
+	// "Not on an issue it may not read" rather than "on an issue it may
+	// read": the NOT EXISTS is an anti-join the planner runs per note
+	// through the issues' primary key, where "type <> 'Issue' OR EXISTS"
+	// made it hash every issue of the instance for each search. (Issues
+	// are never deleted but with their project, and their notes with it,
+	// so a note's issue is always there.)
 	issues, args := visibleIssuesSQL(viewer, "ni")
 	code, cargs := codeProjectsSQL(viewer)
 	cond := "((NOT notes.internal OR notes.project_id IN " + reporterProjectsSQL() + ") AND " +
-		"(notes.noteable_type <> 'Issue' OR EXISTS (SELECT 1 FROM issues ni WHERE ni.id = notes.noteable_id AND " +
-		issues + ")) AND " +
+		"NOT EXISTS (SELECT 1 FROM issues ni WHERE notes.noteable_type = 'Issue' AND ni.id = notes.noteable_id AND NOT " +
+		issues + ") AND " +
 		"(notes.noteable_type <> 'MergeRequest' OR notes.project_id IN (SELECT projects.id FROM projects WHERE " + code + ")))"
 	args = append([]any{viewer.ID}, args...)
 	return cond, append(args, cargs...)
@@ -112,7 +118,14 @@ func withCodeProjects(q *gorm.DB, col string, viewer *models.User, projectID int
 	return restrictProjects(q, col, vis, vargs, projectID, groupPath)
 }
 
+// With a project the equality col = projectID is stated on the rows
+// themselves, not only inside the subquery: SQLite's planner does not see
+// through "col IN (SELECT …)", and without it sorts every row of the
+// project for a page instead of reading the (project_id, …) index in order.
 func restrictProjects(q *gorm.DB, col, vis string, vargs []any, projectID int64, groupPath string) *gorm.DB {
+	if projectID > 0 {
+		q = q.Where(col+" = ?", projectID)
+	}
 	sub := "SELECT projects.id FROM projects WHERE " + vis
 	args := vargs
 	if scope, sargs := scopeProjectsSQL(projectID, groupPath); scope != "" {

@@ -104,6 +104,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 	}
 	cmd.AddCommand(create, addMember, newProjectsImportCommand(a), newProjectsExportCommand(a), newProjectsHousekeepCommand(a))
 	cmd.AddCommand(newProjectsReassignCommand(a))
+	cmd.AddCommand(newProjectsImportFailuresCommand(a))
 	return cmd
 }
 

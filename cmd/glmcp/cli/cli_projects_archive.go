@@ -96,7 +96,59 @@ func (a *cli) runArchiveImport(cmd *cobra.Command, x archiveImport) error {
 	}
 	printCounts(a, "imported", sum.Imported)
 	printCounts(a, "skipped", sum.Skipped)
+	printCounts(a, "failed", sum.Failed)
+	for k, f := range sum.Failures {
+		if k == maxFailuresShown {
+			fmt.Fprintf(a.stderr, "    … and %d more: glmcp projects import-failures --path %s\n", len(sum.Failures)-k, sum.Project.PathWithNamespace)
+			break
+		}
+		fmt.Fprintf(a.stderr, "    %s\n", failureLine(f.Relation, f.Line, f.Message))
+	}
 	return nil
+}
+
+// maxFailuresShown is how many import failures the summary lists; the
+// import-failures command lists them all.
+const maxFailuresShown = 10
+
+func failureLine(relation string, line int, msg string) string {
+	return fmt.Sprintf("%s line %d: %s", relation, line, msg)
+}
+
+func newProjectsImportFailuresCommand(a *cli) *cobra.Command {
+	var path string
+	cmd := &cobra.Command{
+		Use:   "import-failures --path GROUP/NAME",
+		Short: "List the archive records an import could not save (doc/import-export.md)",
+		Long: "import-failures lists, one a line on stdout, the records of the archive `projects import --file`\n" +
+			"brought GROUP/NAME from that were left out as GitLab's importer leaves out what it cannot save:\n" +
+			"the relation, the line of its ndjson file, and what was wrong. Nothing is printed when there were none.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			e, err := a.openEnv(ctx)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			p, err := projectNamed(ctx, e, path)
+			if err != nil {
+				return err
+			}
+			fs, err := e.Store.Projects.ListImportFailures(ctx, p.ID)
+			if err != nil {
+				return err
+			}
+			for _, f := range fs {
+				fmt.Fprintln(a.stdout, failureLine(f.RelationKey, f.Line, f.Message))
+			}
+			fmt.Fprintf(a.stderr, "%d import failures of %s\n", len(fs), p.PathWithNamespace)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")
+	_ = cmd.MarkFlagRequired("path")
+	return cmd
 }
 
 func printCounts(a *cli, title string, counts map[string]int) {

@@ -277,6 +277,16 @@ type Cmd struct {
 	// prunes. Killed midway, it would leave those locks to a ten-minute
 	// staleness rule, since no glmcp process owns them.
 	OutliveParent bool
+	// Pooled marks a long-lived process that a pool keeps and reuses
+	// (cat-file --batch-command, see services/repository/catfile): it
+	// takes none of the runner's slots, since its pool bounds its own
+	// processes and an idle one must not keep a request waiting for a
+	// slot, and it gets no DefaultTimeout: it lives until its context ends
+	// or it is closed.
+	Pooled bool
+	// StdinPipe gives the process a pipe its caller writes to
+	// (Process.Stdin) instead of Stdin: a request-response protocol.
+	StdinPipe bool
 }
 
 // DefaultTimeout bounds a command whose context has no deadline.
@@ -396,7 +406,8 @@ type Process struct {
 	stderr *limitedBuffer
 	ctx    context.Context
 	cancel context.CancelFunc
-	stdout io.ReadCloser // when streaming
+	stdout io.ReadCloser  // when streaming
+	stdin  io.WriteCloser // with Cmd.StdinPipe
 	once   sync.Once
 	err    error
 	killed atomic.Bool
@@ -406,6 +417,30 @@ type Process struct {
 // to the end (or stop reading and Wait, which kills nothing but waits).
 func (p *Process) Stdout() io.Reader { return p.stdout }
 
+// Stdin is the process's input with Cmd.StdinPipe (nil otherwise); Close
+// it to send end-of-file. A write to a process that has died fails.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// acquire takes a slot for c (none for a pooled process).
+func (r *Runner) acquire(ctx context.Context, c *Cmd) error {
+	if c.Pooled {
+		return nil
+	}
+	select {
+	case r.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &Error{Name: c.Name, ExitCode: -1, Err: fmt.Errorf("waiting for a git process slot: %w", ctx.Err())}
+	}
+}
+
+// release frees the slot acquire took.
+func (r *Runner) release(c *Cmd) {
+	if !c.Pooled {
+		<-r.sem
+	}
+}
+
 // Start starts c and returns at once; Wait for it. Without c.Stdout the
 // output is read from Process.Stdout. The process holds one of the
 // runner's slots until Wait returns; it is killed, with every process it
@@ -414,13 +449,11 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Name: c.Name, ExitCode: -1, Err: err}
 	}
-	select {
-	case r.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &Error{Name: c.Name, ExitCode: -1, Err: fmt.Errorf("waiting for a git process slot: %w", ctx.Err())}
+	if err := r.acquire(ctx, &c); err != nil {
+		return nil, err
 	}
 	timeout := c.Timeout
-	if _, ok := ctx.Deadline(); !ok && timeout == 0 {
+	if _, ok := ctx.Deadline(); !ok && timeout == 0 && !c.Pooled {
 		timeout = DefaultTimeout
 	}
 	cancel := context.CancelFunc(func() {})
@@ -439,8 +472,15 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Process, error) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = 5 * time.Second
-	var stdin io.WriteCloser
-	if f, ok := c.Stdin.(*os.File); ok || c.Stdin == nil {
+	var stdin, stdinPipe io.WriteCloser
+	if c.StdinPipe {
+		var err error
+		if stdinPipe, err = cmd.StdinPipe(); err != nil {
+			cancel()
+			r.release(&c)
+			return nil, &Error{Name: c.Name, ExitCode: -1, Err: err}
+		}
+	} else if f, ok := c.Stdin.(*os.File); ok || c.Stdin == nil {
 		if ok {
 			cmd.Stdin = f
 		}
@@ -452,11 +492,11 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Process, error) {
 		var err error
 		if stdin, err = cmd.StdinPipe(); err != nil {
 			cancel()
-			<-r.sem
+			r.release(&c)
 			return nil, &Error{Name: c.Name, ExitCode: -1, Err: err}
 		}
 	}
-	p := &Process{r: r, cmd: cmd, c: c, stderr: &limitedBuffer{max: maxStderr}, ctx: ctx, cancel: cancel}
+	p := &Process{r: r, cmd: cmd, c: c, stderr: &limitedBuffer{max: maxStderr}, ctx: ctx, cancel: cancel, stdin: stdinPipe}
 	if c.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(p.stderr, c.Stderr)
 	} else {
@@ -468,14 +508,14 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Process, error) {
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			cancel()
-			<-r.sem
+			r.release(&c)
 			return nil, &Error{Name: c.Name, ExitCode: -1, Err: err}
 		}
 		p.stdout = out
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
-		<-r.sem
+		r.release(&c)
 		return nil, &Error{Name: c.Name, ExitCode: -1, Err: err}
 	}
 	if stdin != nil {
@@ -500,7 +540,7 @@ func (p *Process) Wait() error {
 		err := p.cmd.Wait()
 		ctxErr := p.ctx.Err()
 		p.cancel()
-		<-p.r.sem
+		p.r.release(&p.c)
 		if err == nil {
 			return
 		}

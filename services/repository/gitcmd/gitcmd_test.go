@@ -294,3 +294,37 @@ func TestError_storageErrno(t *testing.T) {
 		}
 	}
 }
+
+// A pooled process (a long-lived cat-file) takes no slot, lives without
+// the default timeout, and talks through its stdin pipe.
+func TestStart_pooledTakesNoSlot(t *testing.T) {
+	r := newRunner(t, Options{MaxProcesses: 1})
+	repo := initRepo(t, r)
+	p, err := r.Start(context.Background(), Cmd{Dir: repo, Name: "cat-file", Flags: []string{"--batch-command"},
+		Pooled: true, StdinPipe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.ctx.Deadline(); ok {
+		t.Error("a pooled process got a deadline")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.Output(ctx, Cmd{Dir: repo, Name: "version"}); err != nil {
+		t.Errorf("a command beside a pooled process: %v", err)
+	}
+	if _, err := io.WriteString(p.Stdin(), "info "+strings.Repeat("0", 40)+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 49)
+	if _, err := io.ReadFull(p.Stdout(), line); err != nil || string(line) != strings.Repeat("0", 40)+" missing\n" {
+		t.Fatalf("answer %q, %v", line, err)
+	}
+	p.Stdin().Close()
+	if err := p.Wait(); err != nil {
+		t.Fatalf("cat-file at end of input: %v", err)
+	}
+	if _, err := r.Output(ctx, Cmd{Dir: repo, Name: "version"}); err != nil {
+		t.Errorf("after the pooled process: %v", err)
+	}
+}

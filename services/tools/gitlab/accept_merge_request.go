@@ -85,9 +85,20 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	}
 	if mr.State == models.MergeRequestOpened {
 		// A merge that reached git but not the store is finished now.
-		if mr, err = g.settleMerge(ctx, pa.project, mr); err != nil {
+		settled, finished, err := g.settleMergeBy(ctx, pa.project, mr)
+		if err != nil {
 			return nil, err
 		}
+		if settled.State == models.MergeRequestMerged && !finished {
+			// Open when this call read it, merged by another accept that
+			// was running meanwhile (whose record settleMerge found and
+			// waited for): GitLab answers already_merged only to a call
+			// that reads the merge request merged, so this one overlapped
+			// the winner and is told it lost, as one that reaches the
+			// row lock below after the winner is.
+			return nil, conflictf("merge request !%d was merged by another request meanwhile; nothing more was merged", mr.IID)
+		}
+		mr = settled
 	}
 	p := pa.project
 	url := g.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)

@@ -300,6 +300,32 @@ func newRESTPageInfo(page, perPage int, total int64) restPageInfo {
 	return pi
 }
 
+// uncountedPageInfo is restPageInfo for a search with more matches than
+// models.SearchCountCap: GitLab then shows "1,000+" and its API leaves out
+// X-Total and X-Total-Pages; total and total_pages are null here, and
+// next_page says whether another page follows.
+type uncountedPageInfo struct {
+	Page       int    `json:"page"`
+	PerPage    int    `json:"per_page"`
+	Total      *int64 `json:"total"`
+	TotalPages *int64 `json:"total_pages"`
+	NextPage   *int   `json:"next_page"`
+	PrevPage   *int   `json:"prev_page"`
+}
+
+func newUncountedPageInfo(page, perPage int, more bool) uncountedPageInfo {
+	pi := uncountedPageInfo{Page: page, PerPage: perPage}
+	if more {
+		next := page + 1
+		pi.NextPage = &next
+	}
+	if page > 1 {
+		prev := page - 1
+		pi.PrevPage = &prev
+	}
+	return pi
+}
+
 // listJSON wraps a list: structuredContent must be an object.
 type listJSON[T any] struct {
 	Items    []T `json:"items"`

@@ -40,20 +40,28 @@ func (g *gitlab) intents() mergeIntents {
 // first, so an accept still running is waited for, and returns the merge
 // request as it is then. Without an intent it returns mr as is.
 func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, error) {
+	out, _, err := g.settleMergeBy(ctx, p, mr)
+	return out, err
+}
+
+// settleMergeBy is settleMerge, also reporting whether this call marked
+// the merge request merged (finished a recorded merge) rather than found
+// it merged by another request.
+func (g *gitlab) settleMergeBy(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, bool, error) {
 	mi := g.intents()
 	if mi == nil {
-		return mr, nil
+		return mr, false, nil
 	}
 	data, err := mi.MergeIntent(p.ID, mr.IID)
 	if err != nil || data == nil {
-		return mr, nil // the read goes on; the next one looks again
+		return mr, false, nil // the read goes on; the next one looks again
 	}
 	var in mergeIntent
 	if json.Unmarshal(data, &in) != nil || !repository.IsFullHash(in.NewHead) {
 		_ = mi.RemoveMergeIntent(p.ID, mr.IID)
-		return mr, nil
+		return mr, false, nil
 	}
-	out := mr
+	out, finished := mr, false
 	err = g.inTx(ctx, func(tx Store) error {
 		locked, err := tx.LockMergeRequest(ctx, p.ID, mr.IID)
 		if err != nil {
@@ -76,13 +84,14 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 			return err // never reached git: the intent goes
 		}
 		out, err = tx.MergeMergeRequest(ctx, p.ID, mr.IID, in.Merge)
+		finished = err == nil
 		return err
 	})
 	if err != nil {
-		return mr, err
+		return mr, false, err
 	}
 	_ = mi.RemoveMergeIntent(p.ID, mr.IID)
-	return out, nil
+	return out, finished, nil
 }
 
 // SettleMerges finishes the merges a crash left recorded in the

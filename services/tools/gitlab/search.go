@@ -141,8 +141,14 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	if err != nil {
 		return nil, err
 	}
-	call.Progress(2, searchSteps, fmt.Sprintf("Found %d result(s); rendering page %d", total, page))
-	res, err := jsonResult(listJSON[any]{Items: items, PageInfo: newRESTPageInfo(page, perPage, total)})
+	found := fmt.Sprint(total)
+	var pageInfo any = newRESTPageInfo(page, perPage, total)
+	if total > models.SearchCountCap {
+		found = fmt.Sprintf("%d+", models.SearchCountCap)
+		pageInfo = newUncountedPageInfo(page, perPage, int64((page-1)*perPage+len(items)) < total)
+	}
+	call.Progress(2, searchSteps, fmt.Sprintf("Found %s result(s); rendering page %d", found, page))
+	res, err := jsonResult(listJSON[any]{Items: items, PageInfo: pageInfo})
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +192,18 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		if err != nil {
 			return nil, 0, err
 		}
+		ids := make([]int64, len(is))
 		for k := range is {
-			// user_notes_count is not computed per search hit (0).
-			items = append(items, g.issue(projects[is[k].ProjectID], &is[k], 0))
+			ids[k] = is[k].ID
+		}
+		// user_notes_count of a hit counts its public notes: a search
+		// lists issues of many projects, whatever the viewer's role.
+		notes, err := g.store.CountUserNotesOf(ctx, models.NoteableIssue, ids)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range is {
+			items = append(items, g.issue(projects[is[k].ProjectID], &is[k], notes[is[k].ID]))
 		}
 		return items, total, nil
 	case models.SearchMergeRequests:
@@ -204,8 +219,16 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		if err != nil {
 			return nil, 0, err
 		}
+		mrIDs := make([]int64, len(mrs))
 		for k := range mrs {
-			items = append(items, g.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], 0))
+			mrIDs[k] = mrs[k].ID
+		}
+		notes, err := g.store.CountUserNotesOf(ctx, models.NoteableMergeRequest, mrIDs)
+		if err != nil {
+			return nil, 0, err
+		}
+		for k := range mrs {
+			items = append(items, g.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], notes[mrs[k].ID]))
 		}
 		return items, total, nil
 	case models.SearchMilestones:

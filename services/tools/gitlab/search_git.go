@@ -3,7 +3,6 @@ package gitlab
 import (
 	"context"
 	"errors"
-	"math"
 	"path"
 	"strings"
 	"time"
@@ -22,6 +21,11 @@ const (
 	// blobSearchFileBytes is how much of a file a blob result shows its
 	// match from.
 	blobSearchFileBytes = 1 << 20
+	// commitSearchCountLimit is how many matching commits past a page's
+	// start the commit search reads to count, GitLab's search COUNT_LIMIT:
+	// its commit search asks Gitaly for offset + 100 commits and pages
+	// (and totals) what came back.
+	commitSearchCountLimit = 100
 )
 
 // openSearchRepository opens pa's repository for a code search, or
@@ -183,17 +187,22 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 			offset--
 		}
 	}
-	// One walk of the history gives the page and the total; oldest first
-	// it is git's --reverse, the page counted from the oldest commit.
-	opt.Offset, opt.Limit, opt.Reverse = offset, limit, q.Ascending
+	// One walk of the history gives the page and the total, counted as
+	// GitLab counts it (up to commitSearchCountLimit matches past the
+	// page's start), so git stops there instead of walking the whole
+	// history for a number; oldest first it is git's --reverse, the page
+	// counted from the oldest commit.
+	opt.Offset, opt.Limit, opt.Reverse, opt.CountLimit = offset, limit, q.Ascending, commitSearchCountLimit
 	if limit <= 0 { // the commit named by the term fills the page: count only
-		opt.Offset, opt.Limit = math.MaxInt32, 1
+		opt.Limit = 1
 	}
 	page, total, err := repo.LogTotal(ctx, opt)
 	if err != nil {
 		return nil, 0, err
 	}
-	hits = append(hits, page...)
+	if limit > 0 {
+		hits = append(hits, page...)
+	}
 	for k := range hits {
 		hits[k].Message = strings.TrimRight(hits[k].Message, "\n")
 		c := g.commitJSONOf(pa.project, &hits[k])

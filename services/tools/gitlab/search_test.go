@@ -49,6 +49,12 @@ func TestSearch(t *testing.T) {
 			"references": map[string]any{"short": "#" + itoa(f.Issue.IID), "relative": "#" + itoa(f.Issue.IID),
 				"full": "gitlab-org/gitlab-mcp#" + itoa(f.Issue.IID)}})
 		wantFields(t, "issue author", get(t, list[0], "author"), map[string]any{"username": "root"})
+		// A hit's user_notes_count counts its public notes, not system ones.
+		public, err := w.st.Issues.CountUserNotes(t.Context(), models.NoteableIssue, f.Issue.ID, false)
+		if err != nil || public < 6 {
+			t.Fatalf("public notes of the fixture's issue = %d, %v", public, err)
+		}
+		jsonEq(t, "user_notes_count", get(t, list[0], "user_notes_count"), public)
 	})
 
 	t.Run("issues: filters, order, pages", func(t *testing.T) {

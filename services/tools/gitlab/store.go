@@ -102,6 +102,8 @@ type issueStore interface {
 	FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error)
 	CreateIssue(ctx context.Context, i *models.Issue) error
 	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+	// CountUserNotesOf counts the public user notes of many at once (search hits).
+	CountUserNotesOf(ctx context.Context, typ models.NoteableType, noteableIDs []int64) (map[int64]int64, error)
 	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
 	EnsureLabel(ctx context.Context, l *models.Label) error
 	SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error)
