@@ -40,6 +40,12 @@ type Note struct {
 	UpdatedAt    time.Time    `json:"updated_at"`
 	// Position is where a DiffNote sits in the diff; nil for other notes.
 	Position *DiffPosition `gorm:"type:text;serializer:json" json:"position,omitempty"`
+	// OriginalPosition is where a DiffNote was first written (GitLab's
+	// original_position; nil: Position) and LineCode GitLab's line code
+	// of its line ("": none kept); both kept for the project export
+	// archive.
+	OriginalPosition *DiffPosition `gorm:"type:text;serializer:json" json:"-"`
+	LineCode         string        `json:"-"`
 	// ResolvedAt and ResolvedByID are set while the note's discussion is
 	// resolved (merge request discussions only).
 	ResolvedAt   *time.Time `json:"resolved_at,omitempty"`

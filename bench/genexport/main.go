@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha1"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -94,8 +95,12 @@ func run(o opts) error {
 	}
 	labels := []obj{}
 	for k, name := range []string{"bug", "feature", "docs", "performance", "security", "ünïcødé 🚀"} {
+		priorities := []any{}
+		if k < 2 { // bug and feature are prioritized
+			priorities = append(priorities, obj{"project_id": 1, "priority": k, "created_at": at(k), "updated_at": at(k)})
+		}
 		l := obj{"id": 100 + k, "title": name, "color": "#6699cc", "description": "", "type": "ProjectLabel",
-			"created_at": at(k), "updated_at": at(k), "priorities": []any{}}
+			"created_at": at(k), "updated_at": at(k), "priorities": priorities}
 		labels = append(labels, l)
 		rels["labels"].add(l)
 	}
@@ -131,10 +136,16 @@ func run(o opts) error {
 		if i%3 == 0 {
 			state, closed = "closed", at(i+60)
 		}
-		rels["issues"].add(obj{"id": 10000 + i, "iid": i, "title": fmt.Sprintf("Issue %d: something to do", i),
+		// Every seventh issue a task, as GitLab 15 wrote it (issue_type)
+		// and later versions (work_item_type).
+		kind := "issue"
+		if i%7 == 0 {
+			kind = "task"
+		}
+		rels["issues"].add(obj{"id": 10000 + i, "issue_type": kind, "iid": i, "title": fmt.Sprintf("Issue %d: something to do", i),
 			"description": strings.Repeat(fmt.Sprintf("Description of issue %d. ", i), 40), "author_id": user(i),
 			"state": state, "closed_at": closed, "confidential": i%50 == 0, "due_date": nil,
-			"created_at": at(i), "updated_at": at(i + 30), "work_item_type": obj{"base_type": "issue"},
+			"created_at": at(i), "updated_at": at(i + 30), "work_item_type": obj{"base_type": kind},
 			"notes": notes("Issue", i, o.notes), "label_links": link(i, "Issue"), "milestone": milestones[i%len(milestones)],
 			"issue_assignees": []obj{{"user_id": user(i + 1)}}, "award_emoji": []any{},
 			"resource_state_events": []any{obj{"user_id": user(i), "state": "opened", "created_at": at(i)}}, "events": []any{}, "timelogs": []any{}})
@@ -147,17 +158,29 @@ func run(o opts) error {
 		}
 		mrNotes := notes("MergeRequest", m, o.notes)
 		line := 1
+		path := fmt.Sprintf("feature-%d.txt", m)
+		lineCode := fmt.Sprintf("%x_0_%d", sha1.Sum([]byte(path)), line)
+		if m%2 == 0 { // a line code GitLab computed from the diff, not from the lines
+			lineCode = fmt.Sprintf("%x_%d_%d", sha1.Sum([]byte(path)), m, line)
+		}
+		position := obj{"base_sha": shas[len(shas)-1], "start_sha": shas[len(shas)-1], "head_sha": sha, "old_path": nil,
+			"new_path": path, "position_type": "text", "old_line": nil, "new_line": line}
+		original := position
+		if m%3 == 0 { // written on an earlier version of the line
+			original = obj{"base_sha": shas[0], "start_sha": shas[0], "head_sha": shas[1], "old_path": path,
+				"new_path": path, "position_type": "text", "old_line": 2, "new_line": 3}
+		}
 		ids.note++
-		mrNotes = append(mrNotes, obj{"id": ids.note, "note": "Diff note: check this line", "noteable_type": "MergeRequest",
+		mrNotes = append(mrNotes, obj{"id": ids.note, "line_code": lineCode, "original_position": original, "note": "Diff note: check this line", "noteable_type": "MergeRequest",
 			"author_id": user(m), "created_at": at(m), "updated_at": at(m), "system": false, "type": "DiffNote",
 			"discussion_id": fmt.Sprintf("%040x", ids.note), "internal": false, "author": obj{"name": fmt.Sprintf("Gen User %d", user(m))},
-			"position": obj{"base_sha": shas[len(shas)-1], "start_sha": shas[len(shas)-1], "head_sha": sha, "old_path": nil,
-				"new_path": fmt.Sprintf("feature-%d.txt", m), "position_type": "text", "old_line": nil, "new_line": line}})
+			"position": position})
 		rels["merge_requests"].add(obj{"id": 20000 + m, "iid": m, "title": fmt.Sprintf("Merge request %d", m),
 			"description": strings.Repeat("Changes. ", 50), "state": state, "source_branch": fmt.Sprintf("feature-%d", m),
 			"target_branch": "main", "source_project_id": 1, "target_project_id": 1, "author_id": user(m),
 			"merge_status": "can_be_merged", "draft": m%10 == 0, "squash": false, "diff_head_sha": sha,
-			"created_at": at(m), "updated_at": at(m + 10), "notes": mrNotes, "label_links": link(m, "MergeRequest"),
+			"merge_params": obj{"force_remove_source_branch": []string{"0", "1"}[m%2]},
+			"created_at":   at(m), "updated_at": at(m + 10), "notes": mrNotes, "label_links": link(m, "MergeRequest"),
 			"milestone": milestones[m%len(milestones)], "merge_request_assignees": []obj{{"user_id": user(m)}},
 			"merge_request_reviewers": []obj{{"user_id": user(m + 1), "state": "unreviewed"}},
 			"approvals":               []obj{{"user_id": user(m + 2), "created_at": at(m + 5), "updated_at": at(m + 5)}},
@@ -185,7 +208,8 @@ func run(o opts) error {
 	rels["releases"].add(obj{"tag": "v1.0.0", "name": "Version 1.0.0", "description": "The first release — ✨", "author_id": 1,
 		"created_at": at(1), "updated_at": at(1), "released_at": at(1), "sha": shas[len(shas)-1],
 		"links": []obj{{"name": "Binary", "url": "https://example.com/v1.0.0/bin", "link_type": "package", "filepath": nil,
-			"created_at": at(1), "updated_at": at(1)}}})
+			"created_at": at(1), "updated_at": at(1)}},
+		"milestone_releases": []obj{{"milestone": milestones[0]}, {"milestone": milestones[1]}}})
 	rels["protected_branches"].add(obj{"name": "main", "merge_access_levels": []obj{{"access_level": 40}}, "push_access_levels": []obj{{"access_level": 40}}})
 	for _, sp := range rels {
 		if sp.err != nil {

@@ -29,6 +29,8 @@ type converter struct {
 	milestones map[string]bool // the titles of the milestones written
 	maxIID     int64           // the highest milestone iid given
 	usedIIDs   map[int64]bool  // the milestone iids written
+
+	releaseMilestones []releaseMilestone // linked after the merge requests
 }
 
 // recordsPerWrite is how many issues, merge requests or pipelines (with
@@ -51,7 +53,10 @@ func convert(ctx context.Context, a *Archive, um *userMap, sum *Summary, w *stor
 	}
 	c.r.WikiPages = a.WikiPages
 	sum.Imported["wiki pages"] = len(c.r.WikiPages)
-	for _, step := range []func() error{c.flush, c.convertIssues, c.flush, c.convertMergeRequests, c.flush, c.convertPipelines, c.flush} {
+	// The placeholders' source users, made as the relations named them,
+	// go with the last part.
+	sources := func() error { c.r.SourceUsers = um.sources; return nil }
+	for _, step := range []func() error{c.flush, c.convertIssues, c.flush, c.convertMergeRequests, c.flush, c.convertPipelines, c.convertReleaseMilestones, sources, c.flush} {
 		if err := step(); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func (c *converter) convertIssues() error {
 		}
 		c.r.Issues = append(c.r.Issues, store.RecordIssue{Issue: i})
 		c.sum.Imported[relIssues]++
-		if err := c.convertNotes(models.NoteableIssue, x.IID, x.Notes); err != nil {
+		if err := c.convertNotes(models.NoteableIssue, x.IID, x.Notes, nil); err != nil {
 			return err
 		}
 		c.sum.Skipped["award_emoji"] += countArray(x.AwardEmoji)

@@ -23,7 +23,7 @@ func (c *converter) addLabel(l exLabel) {
 		color = "#6699cc"
 	}
 	c.r.Labels = append(c.r.Labels, models.Label{Name: l.Title, Color: color, Description: l.Description,
-		CreatedAt: orNow(l.CreatedAt), UpdatedAt: orNow(l.UpdatedAt)})
+		Priority: labelPriority(&l), CreatedAt: orNow(l.CreatedAt), UpdatedAt: orNow(l.UpdatedAt)})
 }
 
 // labelTitles are the titles of the labels links name; a group label a

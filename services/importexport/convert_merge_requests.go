@@ -66,8 +66,8 @@ func (c *converter) convertMergeRequests() error {
 		if x.AllowMaintainerToPush != nil {
 			m.AllowCollaboration = *x.AllowMaintainerToPush
 		}
-		if x.ForceRemoveSourceBranch != nil {
-			m.ForceRemoveSourceBranch = *x.ForceRemoveSourceBranch
+		if force, ok := forceRemoveSourceBranch(&x); ok {
+			m.ForceRemoveSourceBranch = force
 		}
 		if m.MergeUserID, err = c.um.ptr(c.ctx, x.MergeUserID); err != nil {
 			return err
@@ -84,7 +84,7 @@ func (c *converter) convertMergeRequests() error {
 		c.r.MergeRequests = append(c.r.MergeRequests, store.RecordMergeRequest{MergeRequest: m, MilestoneTitle: c.milestoneTitle(x.Milestone),
 			Diff: keptDiff(x.Diff, m.SHA)})
 		c.sum.Imported[relMergeRequests]++
-		if err := c.convertNotes(models.NoteableMergeRequest, x.IID, x.Notes); err != nil {
+		if err := c.convertNotes(models.NoteableMergeRequest, x.IID, x.Notes, x.Diff); err != nil {
 			return err
 		}
 		approved := map[int64]bool{}

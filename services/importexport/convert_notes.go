@@ -9,8 +9,9 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-// convertNotes writes the notes of the issue or merge request iid.
-func (c *converter) convertNotes(kind models.NoteableType, iid int64, list []exNote) error {
+// convertNotes writes the notes of the issue or merge request iid; d is
+// the merge request's diff, where its diff notes' lines are (nil none).
+func (c *converter) convertNotes(kind models.NoteableType, iid int64, list []exNote, d *exMergeRequestDiff) error {
 	for k, x := range list {
 		author, err := c.um.user(c.ctx, x.AuthorID)
 		if err != nil {
@@ -28,6 +29,7 @@ func (c *converter) convertNotes(kind models.NoteableType, iid int64, list []exN
 					pos.PositionType = "text"
 				}
 				n.Position = &pos
+				diffNoteFields(&x, &n, d)
 			case models.NoteTypeDiscussion:
 				n.Type = models.NoteTypeDiscussion
 			default:

@@ -2,6 +2,7 @@ package importexport
 
 import (
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 )
 
 // convertReleases writes the releases with their links.
@@ -30,7 +31,33 @@ func (c *converter) convertReleases() error {
 			c.sum.Imported["release links"]++
 		}
 		c.r.Releases = append(c.r.Releases, rel)
+		for _, mr := range x.MilestoneReleases {
+			if mr.Milestone != nil {
+				c.releaseMilestones = append(c.releaseMilestones, releaseMilestone{tag: x.Tag, milestone: *mr.Milestone})
+			}
+		}
 	}
 	c.sum.Imported[relReleases] = len(c.r.Releases)
+	return nil
+}
+
+// releaseMilestone is a release's milestone, linked once the issues and
+// merge requests have named theirs.
+type releaseMilestone struct {
+	tag       string
+	milestone exMilestone
+}
+
+// convertReleaseMilestones links the releases to their milestones, with
+// the last part: a milestone only a release names is copied after those
+// the issues and merge requests name, so that theirs keep the iids
+// GitLab gives them.
+func (c *converter) convertReleaseMilestones() error {
+	for _, l := range c.releaseMilestones {
+		if title := c.milestoneTitle(&l.milestone); title != "" {
+			c.r.ReleaseMilestones = append(c.r.ReleaseMilestones, store.RecordReleaseMilestone{Tag: l.tag, MilestoneTitle: title})
+			c.sum.Imported["release milestones"]++
+		}
+	}
 	return nil
 }

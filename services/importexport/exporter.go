@@ -203,6 +203,13 @@ func visibilityLevel(v models.Visibility) int {
 // relation.
 func exportRelations(r *store.ProjectRecords, users map[int64]models.User, projectCreated time.Time, diffs map[int64]*exMergeRequestDiff) (map[string][]any, error) {
 	out := map[string][]any{}
+	// Placeholder users go out as the source users they stand for.
+	src := placeholderSources(r.SourceUsers)
+	named := make(map[int64]models.User, len(users))
+	for id, u := range users {
+		named[id] = sourceIdentity(u, src)
+	}
+	users = named
 	for _, m := range r.Members {
 		u := users[m.UserID]
 		if m.CreatedAt.IsZero() {
@@ -212,10 +219,11 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			UserID: m.UserID, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 			User: &exUser{ID: m.UserID, Username: u.Username}})
 	}
+	out[relMembers] = append(out[relMembers], placeholderMembers(r, users)...)
 	labels := map[string]exLabel{}
 	for _, l := range r.Labels {
 		x := exLabel{ID: l.ID, Title: l.Name, Color: l.Color, Description: l.Description, Type: "ProjectLabel",
-			CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+			CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Priorities: labelPrioritiesOut(&l)}
 		labels[l.Name] = x
 		out[relLabels] = append(out[relLabels], x)
 	}
@@ -262,6 +270,11 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 		if n.Position != nil {
 			pos := exPosition(*n.Position)
 			x.Position = &pos
+			var d *exMergeRequestDiff
+			if n.NoteableType == models.NoteableMergeRequest {
+				d = diffs[n.NoteableIID]
+			}
+			diffNoteOut(&n.Note, &x, d)
 		}
 		notesOf[key] = append(notesOf[key], x)
 	}
@@ -281,7 +294,7 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			Notes:        orEmpty(notesOf[fmt.Sprintf("%s/%d", models.NoteableIssue, i.IID)]),
 			LabelLinks:   labelLinks("Issue", i.Labels), Milestone: milestone(i.Milestone),
 			IssueAssignees: refs(i.Assignees)}
-		out[relIssues] = append(out[relIssues], x)
+		out[relIssues] = append(out[relIssues], issueOut{exIssue: x, IssueType: legacyIssueType(x.WorkItemType.BaseType)})
 	}
 	approvals := map[int64][]exUserRef{}
 	for _, a := range r.Approvals {
@@ -295,7 +308,7 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 		x := exMergeRequest{ID: m.ID, IID: m.IID, Title: m.Title, Description: m.Description, State: string(m.State),
 			SourceBranch: m.SourceBranch, TargetBranch: m.TargetBranch, AuthorID: m.AuthorID, MergeStatus: m.MergeStatus,
 			MergeUserID: m.MergeUserID, MergeCommitSHA: nonEmpty(mcs), SquashCommitSHA: nonEmpty(scs), Squash: m.Squash,
-			Draft: m.Draft, DiscussionLocked: &dl, AllowMaintainerToPush: &ac, ForceRemoveSourceBranch: &fr,
+			Draft: m.Draft, DiscussionLocked: &dl, AllowMaintainerToPush: &ac, MergeParams: mergeParamsOut(fr),
 			DiffHeadSHA: m.SHA, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, MergedAt: m.MergedAt, ClosedAt: m.ClosedAt,
 			Notes:      orEmpty(notesOf[fmt.Sprintf("%s/%d", models.NoteableMergeRequest, m.IID)]),
 			LabelLinks: labelLinks("MergeRequest", m.Labels), Milestone: milestone(rm.MilestoneTitle),
@@ -352,6 +365,11 @@ func exportRelations(r *store.ProjectRecords, users map[int64]models.User, proje
 			CreatedAt: rel.CreatedAt, UpdatedAt: rel.UpdatedAt, ReleasedAt: &released, Links: []exReleaseLink{}}
 		for _, l := range rel.Links {
 			x.Links = append(x.Links, exReleaseLink{Name: l.Name, URL: l.URL, LinkType: l.LinkType, CreatedAt: l.CreatedAt, UpdatedAt: l.CreatedAt})
+		}
+		for _, rm := range r.ReleaseMilestones {
+			if m := milestone(rm.MilestoneTitle); rm.Tag == rel.Tag && m != nil {
+				x.MilestoneReleases = append(x.MilestoneReleases, exMilestoneRelease{Milestone: m})
+			}
 		}
 		out[relReleases] = append(out[relReleases], x)
 	}

@@ -94,6 +94,16 @@ type exLabel struct {
 	Type        string    `json:"type"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// Priorities is the label's priority in the project (GitLab's
+	// label_priorities; one at most).
+	Priorities []exLabelPriority `json:"priorities,omitempty"`
+}
+
+// exLabelPriority is a label's priority.
+type exLabelPriority struct {
+	Priority  int       `json:"priority"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // exLabelLink links an issue or a merge request to a label.
@@ -165,7 +175,11 @@ type exNote struct {
 	Internal     bool            `json:"internal"`
 	Author       *exAuthor       `json:"author,omitempty"`
 	AwardEmoji   json.RawMessage `json:"award_emoji,omitempty"`
-	Suggestions  json.RawMessage `json:"suggestions,omitempty"`
+	// OriginalPosition and LineCode are a DiffNote's first position and
+	// GitLab's code of its line (GitLab's DiffNote requires both).
+	OriginalPosition *exPosition     `json:"original_position,omitempty"`
+	LineCode         *string         `json:"line_code,omitempty"`
+	Suggestions      json.RawMessage `json:"suggestions,omitempty"`
 	// Events and NoteDiffFile are not modelled: counted in the summary.
 	NoteEvents   json.RawMessage `json:"events,omitempty"`
 	NoteDiffFile json.RawMessage `json:"note_diff_file,omitempty"`
@@ -305,6 +319,15 @@ type exMergeRequest struct {
 	Timelogs                json.RawMessage     `json:"timelogs,omitempty"`
 	Metrics                 json.RawMessage     `json:"metrics,omitempty"`
 	exSkippedIssueRelations
+	// MergeParams is where GitLab keeps force_remove_source_branch
+	// ("1"/"0", or a boolean); the top-level field above is glmcp's
+	// older spelling, still read.
+	MergeParams *exMergeParams `json:"merge_params,omitempty"`
+}
+
+// exMergeParams is a merge request's merge_params.
+type exMergeParams struct {
+	ForceRemoveSourceBranch json.RawMessage `json:"force_remove_source_branch,omitempty"`
 }
 
 // exStatus is a job (GitLab's commit status: Ci::Build, Ci::Bridge).
@@ -388,6 +411,13 @@ type exRelease struct {
 	UpdatedAt   time.Time       `json:"updated_at"`
 	ReleasedAt  *time.Time      `json:"released_at"`
 	Links       []exReleaseLink `json:"links"`
+	// MilestoneReleases are the release's milestones.
+	MilestoneReleases []exMilestoneRelease `json:"milestone_releases,omitempty"`
+}
+
+// exMilestoneRelease links a release to a milestone.
+type exMilestoneRelease struct {
+	Milestone *exMilestone `json:"milestone"`
 }
 
 // Failure is a record of the archive the import could not save, as

@@ -84,6 +84,26 @@ func seed(t *testing.T, s *store.Store) *seeded {
 			{Name: "Runbook", URL: "https://example.com/rb", LinkType: "runbook", CreatedAt: at}}}); err != nil {
 		t.Fatal(err)
 	}
+	// What GitLab's export carries and only the archive uses: a label
+	// priority, a release milestone, a diff note's first position and
+	// line code, force_remove_source_branch, a task.
+	db := s.DB().WithContext(ctx)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"UPDATE labels SET priority = 2 WHERE project_id = ? AND name = 'bug'", []any{p.ID}},
+		{"INSERT INTO release_milestones (release_id, milestone_id) SELECT id, ? FROM releases WHERE project_id = ? AND tag = 'v9.9.9-ü'", []any{m.ID, p.ID}},
+		{"UPDATE notes SET line_code = ?, original_position = ? WHERE id = (SELECT min(id) FROM notes WHERE project_id = ? AND type = 'DiffNote')",
+			[]any{"0123456789abcdef0123456789abcdef01234567_4_5", `{"base_sha":"a","start_sha":"a","head_sha":"b","old_path":"old.go","new_path":"old.go","position_type":"text","old_line":4,"new_line":5}`, p.ID}},
+		{"UPDATE merge_requests SET force_remove_source_branch = ? WHERE id = ?", []any{true, mrs[0].ID}},
+		{"UPDATE issues SET work_item_type_id = ? WHERE id = ?", []any{models.TypeTask, i.ID}},
+	} {
+		res := db.Exec(q.sql, q.args...)
+		if res.Error != nil || res.RowsAffected != 1 {
+			t.Fatalf("%s: %v (%d rows)", q.sql, res.Error, res.RowsAffected)
+		}
+	}
 	for _, page := range []models.WikiPage{
 		{Slug: "guides/ünïcødé-page", Title: "ünïcødé page", Content: "# Ünïcødé 🚀\n\n日本語", CreatedAt: at, UpdatedAt: at},
 		{Slug: "rdoc-page", Title: "An RDoc page", Format: "rdoc", Content: "= Title\n", CreatedAt: at, UpdatedAt: at},
@@ -182,13 +202,40 @@ func records(t *testing.T, s *store.Store, projectID int64) string {
 			rel.Links[j].ID, rel.Links[j].ReleaseID = 0, 0
 		}
 	}
+	for k := range r.SourceUsers {
+		u := &r.SourceUsers[k]
+		u.ID, u.ProjectID, u.CreatedAt, u.UpdatedAt = 0, 0, time.Time{}, time.Time{}
+	}
 	for k := range r.WikiPages {
 		// A wiki page's times are its wiki commit's: the export writes
 		// one, at the latest page's time.
 		w := &r.WikiPages[k]
 		w.ID, w.ProjectID, w.CreatedAt, w.UpdatedAt = 0, 0, time.Time{}, time.Time{}
 	}
-	b, err := json.MarshalIndent(r, "", " ")
+	// The fields kept for the archive alone, which the models leave out
+	// of their JSON.
+	type noteExtra struct {
+		LineCode         string
+		OriginalPosition *models.DiffPosition
+	}
+	extra := struct {
+		Records          *store.ProjectRecords
+		LabelPriorities  map[string]*int
+		DiffNoteExtras   []noteExtra
+		ForceRemoveByIID map[int64]bool
+	}{Records: r, LabelPriorities: map[string]*int{}, ForceRemoveByIID: map[int64]bool{}}
+	for _, l := range r.Labels {
+		extra.LabelPriorities[l.Name] = l.Priority
+	}
+	for _, n := range r.Notes {
+		if n.Type == models.NoteTypeDiff {
+			extra.DiffNoteExtras = append(extra.DiffNoteExtras, noteExtra{n.LineCode, n.OriginalPosition})
+		}
+	}
+	for _, m := range r.MergeRequests {
+		extra.ForceRemoveByIID[m.IID] = m.ForceRemoveSourceBranch
+	}
+	b, err := json.MarshalIndent(extra, "", " ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +271,8 @@ func refs(t *testing.T, gitDir string) string {
 // stateTables are the tables an import writes to.
 var stateTables = []string{"users", "namespaces", "projects", "project_members", "labels", "milestones", "issues",
 	"issue_assignees", "merge_requests", "merge_request_assignees", "merge_request_reviewers", "notes", "approvals",
-	"ci_pipelines", "ci_jobs", "releases", "release_links", "internal_ids", "merge_request_diffs", "import_failures"}
+	"ci_pipelines", "ci_jobs", "releases", "release_links", "internal_ids", "merge_request_diffs", "import_failures",
+	"release_milestones", "import_source_users"}
 
 // listing is the files of the repositories directory (names only;
 // whatever the staging directory holds counts).

@@ -273,8 +273,16 @@ func TestImport_milestoneIIDsAndSharedDiscussions(t *testing.T) {
 		for _, m := range r.Milestones {
 			got[m.Title] = m.IID
 		}
-		if len(got) != 2 || got["Another milestone"] != 1 || got["Group-level milestone"] != 2 {
-			t.Errorf("milestones = %v, want Another milestone 1, Group-level milestone 2 (GitLab's spec)", got)
+		// The export's releases still name the seed's milestone
+		// (milestone_releases): copied after those the issues name.
+		others := true
+		for title, iid := range got {
+			if title != "Another milestone" && title != "Group-level milestone" && iid <= 2 {
+				others = false
+			}
+		}
+		if len(got) != 3 || got["Another milestone"] != 1 || got["Group-level milestone"] != 2 || !others {
+			t.Errorf("milestones = %v, want Another milestone 1, Group-level milestone 2 (GitLab's spec), the release's milestone after them", got)
 		}
 		if len(r.Pipelines) != 1 || r.Pipelines[0].Status != "canceled" || len(r.Pipelines[0].Jobs) != 3 ||
 			r.Pipelines[0].Jobs[0].Status != "canceled" || r.Pipelines[0].Jobs[1].Status != "canceled" || r.Pipelines[0].Jobs[2].Status != "success" {

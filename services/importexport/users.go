@@ -27,6 +27,8 @@ type userMap struct {
 
 	mapped, placeholders int
 	memberRows           []models.ProjectMember
+	// sources are the source identities of the placeholders made.
+	sources []models.ImportSourceUser
 }
 
 func newUserMap(tx *store.Store, a *Archive, importer *models.User) *userMap {
@@ -68,7 +70,11 @@ func (um *userMap) mapMembers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if um.isPH[src] || seen[uid] {
+		if um.isPH[src] {
+			um.placeholderRole(src, m.AccessLevel)
+			continue
+		}
+		if seen[uid] {
 			continue
 		}
 		seen[uid] = true
@@ -164,6 +170,7 @@ func (um *userMap) placeholder(ctx context.Context, src int64) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+		um.sources = append(um.sources, um.sourceUser(src, u.ID))
 		return u.ID, nil
 	}
 	return 0, fmt.Errorf("no free placeholder username for source user %d: %w", src, models.ErrConflict)

@@ -27,6 +27,19 @@ type ProjectRecords struct {
 	Pipelines     []RecordPipeline
 	Releases      []models.Release
 	WikiPages     []models.WikiPage
+	// ReleaseMilestones link releases to milestones (GitLab's
+	// milestone_releases), by tag and title.
+	ReleaseMilestones []RecordReleaseMilestone
+	// SourceUsers are the source identities of the placeholder users the
+	// records name (GitLab's import_source_users).
+	SourceUsers []models.ImportSourceUser
+}
+
+// RecordReleaseMilestone links the release Tag to the milestone
+// MilestoneTitle.
+type RecordReleaseMilestone struct {
+	Tag            string
+	MilestoneTitle string
 }
 
 // RecordIssue is an issue (Assignees by ID; Milestone is its title).
@@ -325,6 +338,22 @@ func (w *RecordWriter) Write(ctx context.Context, r *ProjectRecords) error {
 		}
 	}
 
+	if err := s.insertReleaseMilestones(ctx, projectID, r, milestones); err != nil {
+		return fail("release milestones", err)
+	}
+	for k := range r.SourceUsers {
+		u := &r.SourceUsers[k]
+		u.ID, u.ProjectID = 0, projectID
+		if u.Status == "" {
+			u.Status = models.SourceUserPending
+		}
+	}
+	if len(r.SourceUsers) > 0 {
+		if err := ins().CreateInBatches(r.SourceUsers, recordBatch).Error; err != nil {
+			return fail("source users", err)
+		}
+	}
+
 	for k := range r.WikiPages {
 		r.WikiPages[k].ID, r.WikiPages[k].ProjectID = 0, projectID
 		if r.WikiPages[k].Format == "" {
@@ -357,6 +386,42 @@ THEN internal_ids.last_value ELSE excluded.last_value END`, w.projectID, usage, 
 	}
 	w.s.changedViews(projectViews(w.projectID))
 	return nil
+}
+
+// insertReleaseMilestones writes r's release milestone links; the releases
+// are found by tag in the project, the milestones by title among r's
+// (milestones: title → id).
+func (s *Projects) insertReleaseMilestones(ctx context.Context, projectID int64, r *ProjectRecords, milestones map[string]int64) error {
+	if len(r.ReleaseMilestones) == 0 {
+		return nil
+	}
+	releases := map[string]int64{}
+	for _, rel := range r.Releases {
+		releases[rel.Tag] = 0
+	}
+	var rows []struct {
+		ID  int64
+		Tag string
+	}
+	if err := s.conn(ctx).Table("releases").Select("id, tag").Where("project_id = ?", projectID).Find(&rows).Error; err != nil {
+		return translate(err)
+	}
+	for _, row := range rows {
+		releases[row.Tag] = row.ID
+	}
+	var links []map[string]any
+	seen := map[[2]int64]bool{}
+	for _, l := range r.ReleaseMilestones {
+		rid, mid := releases[l.Tag], milestones[l.MilestoneTitle]
+		if rid == 0 || mid == 0 {
+			return fmt.Errorf("release %q and milestone %q must both be among the project's: %w", l.Tag, l.MilestoneTitle, models.ErrInvalidInput)
+		}
+		if key := [2]int64{rid, mid}; !seen[key] {
+			seen[key] = true
+			links = append(links, map[string]any{"release_id": rid, "milestone_id": mid})
+		}
+	}
+	return translate(s.conn(ctx).Table("release_milestones").CreateInBatches(links, recordBatch).Error)
 }
 
 // appendLinks adds the rows linking owner (in column) to each user once.

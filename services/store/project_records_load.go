@@ -135,6 +135,21 @@ func (s *Projects) LoadProjectRecords(ctx context.Context, projectID int64) (*Pr
 	if err := db.Preload("Links", func(q *gorm.DB) *gorm.DB { return q.Order("id") }).Where("project_id = ?", projectID).Order("released_at, id").Find(&r.Releases).Error; err != nil {
 		return fail("releases", err)
 	}
+	var links []struct {
+		Tag   string
+		Title string
+	}
+	if err := db.Table("release_milestones AS rm").Select("r.tag AS tag, m.title AS title").
+		Joins("JOIN releases r ON r.id = rm.release_id").Joins("JOIN milestones m ON m.id = rm.milestone_id").
+		Where("r.project_id = ?", projectID).Order("r.tag, m.iid").Find(&links).Error; err != nil {
+		return fail("release milestones", err)
+	}
+	for _, l := range links {
+		r.ReleaseMilestones = append(r.ReleaseMilestones, RecordReleaseMilestone{Tag: l.Tag, MilestoneTitle: l.Title})
+	}
+	if err := db.Where("project_id = ?", projectID).Order("id").Find(&r.SourceUsers).Error; err != nil {
+		return fail("source users", err)
+	}
 
 	if err := db.Where("project_id = ?", projectID).Order("slug").Find(&r.WikiPages).Error; err != nil {
 		return fail("wiki pages", err)
@@ -181,6 +196,9 @@ func (s *Projects) LoadProjectRecords(ctx context.Context, projectID int64) (*Pr
 	}
 	for k := range r.Releases {
 		add(r.Releases[k].AuthorID)
+	}
+	for k := range r.SourceUsers {
+		add(r.SourceUsers[k].PlaceholderUserID)
 	}
 	users := map[int64]models.User{}
 	if len(ids) > 0 {

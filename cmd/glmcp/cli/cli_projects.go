@@ -103,6 +103,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 		_ = addMember.MarkFlagRequired(f)
 	}
 	cmd.AddCommand(create, addMember, newProjectsImportCommand(a), newProjectsExportCommand(a), newProjectsHousekeepCommand(a))
+	cmd.AddCommand(newProjectsReassignCommand(a))
 	cmd.AddCommand(newProjectsImportFailuresCommand(a))
 	return cmd
 }

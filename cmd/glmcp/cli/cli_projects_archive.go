@@ -90,6 +90,10 @@ func (a *cli) runArchiveImport(cmd *cobra.Command, x archiveImport) error {
 		fmt.Fprintf(a.stderr, "  repository: none in the archive (empty)\n")
 	}
 	fmt.Fprintf(a.stderr, "  users: %d mapped to existing users, %d placeholder users\n", sum.MappedUsers, sum.Placeholders)
+	if sum.Placeholders > 0 {
+		fmt.Fprintf(a.stderr, "  (give a placeholder's contributions to its user with: glmcp projects reassign --path %s --from PLACEHOLDER --to USER)\n",
+			sum.Project.PathWithNamespace)
+	}
 	printCounts(a, "imported", sum.Imported)
 	printCounts(a, "skipped", sum.Skipped)
 	printCounts(a, "failed", sum.Failed)
