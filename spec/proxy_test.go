@@ -322,14 +322,23 @@ func TestProxy_answersArriveWholeAndFramed(t *testing.T) {
 }
 
 // Ensure a listen stream, which glmcp serves on its hijacked connection,
-// goes through a reverse proxy event by event: the acknowledgement at
-// once, a change as it happens, keep-alive comments, and at shutdown the
-// final result followed by the last chunk — so the proxy ends its answer
-// cleanly instead of waiting for more.
-func TestProxy_listenStreamThroughReverseProxy(t *testing.T) {
-	h := startServer(t, withKeepAlive(time.Second))
-	proxy := startTokenProxy(t, h.URL, h.Tokens["alice"], true, nil)
-	listenThrough(t, h, proxy.URL, "")
+// goes to a client event by event, straight and through a reverse proxy:
+// the acknowledgement at once, a change as it happens, keep-alive
+// comments, and at shutdown the final result followed by the last chunk —
+// so a proxy ends its answer cleanly instead of waiting for more. Straight
+// from glmcp the head says Connection: close, and the connection does
+// close after the last chunk: a proxy keeping connections alive must not
+// reuse it.
+func TestProxy_listenStreamEndsCleanly(t *testing.T) {
+	t.Run("direct", func(t *testing.T) {
+		h := startServer(t, withKeepAlive(time.Second))
+		listenThrough(t, h, h.URL, h.Tokens["alice"], true)
+	})
+	t.Run("through httputil.ReverseProxy", func(t *testing.T) {
+		h := startServer(t, withKeepAlive(time.Second))
+		proxy := startTokenProxy(t, h.URL, h.Tokens["alice"], true, nil)
+		listenThrough(t, h, proxy.URL, "", false)
+	})
 }
 
 // listenThrough opens a listen stream at base (a proxy in front of h; the
@@ -337,8 +346,10 @@ func TestProxy_listenStreamThroughReverseProxy(t *testing.T) {
 // sent: the acknowledgement before anything else happens, a change
 // published after it, a keep-alive comment (h's keep-alive must be short),
 // and — after h begins its shutdown — the final result and then the
-// stream's clean end. Nothing but the client timeout bounds a step.
-func listenThrough(t *testing.T, h *harness, base, token string) {
+// stream's clean end. Nothing but the client timeout bounds a step. With
+// direct (base is h itself), the head must say Connection: close and the
+// connection must close after the last chunk.
+func listenThrough(t *testing.T, h *harness, base, token string, direct bool) {
 	t.Helper()
 	rc := dialRaw(t, base)
 	req := h.request(t, context.Background(), listenCall(base+cePath, "", 7, toolsOnly()))
@@ -358,6 +369,9 @@ func listenThrough(t *testing.T, h *harness, base, token string) {
 	}
 	if len(res.TransferEncoding) != 1 || res.TransferEncoding[0] != "chunked" || res.ContentLength != -1 {
 		t.Fatalf("Transfer-Encoding %v Content-Length %d, want chunked only", res.TransferEncoding, res.ContentLength)
+	}
+	if direct && !res.Close {
+		t.Errorf("listen stream head without Connection: close (headers %v): glmcp closes the connection when the stream ends", res.Header)
 	}
 	_ = rc.c.SetDeadline(time.Time{}) // each step below has its own bound
 	events := make(chan sseEvent, 16)
@@ -408,6 +422,12 @@ func listenThrough(t *testing.T, h *harness, base, token string) {
 	if err := <-readErr; err != io.EOF {
 		t.Fatalf("stream ended with %v, want the last chunk (a clean EOF)", err)
 	}
+	if direct {
+		_ = rc.c.SetReadDeadline(time.Now().Add(proxyClientTimeout))
+		if n, err := rc.br.ReadByte(); err != io.EOF {
+			t.Fatalf("after the last chunk the connection gave %q, %v; want it closed (EOF)", n, err)
+		}
+	}
 }
 
 // Ensure the compose scale profile's nginx (deploy/nginx/glmcp.conf, run
@@ -444,7 +464,7 @@ func TestProxy_throughNginx(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	t.Run("listen stream", func(t *testing.T) { listenThrough(t, h, base, token) })
+	t.Run("listen stream", func(t *testing.T) { listenThrough(t, h, base, token, false) })
 }
 
 // lateReadBody is a request body whose reads after its end wait for
