@@ -34,7 +34,8 @@ const proxyClientTimeout = 10 * time.Second
 // upstream: an httputil.ReverseProxy that adds token as a Bearer
 // credential and flushes every write. With buffered, the request body is
 // read whole before it is forwarded (bufferRequestBody); without, the
-// inbound body is forwarded as it is, and slowBody, when not nil, wraps it.
+// inbound body is forwarded as it is. slowBody, when not nil, wraps the
+// body the proxy forwards (the copy, or the inbound body).
 func startTokenProxy(t testing.TB, upstream, token string, buffered bool, slowBody func(io.ReadCloser) io.ReadCloser) *httptest.Server {
 	t.Helper()
 	up, err := url.Parse(upstream)
@@ -66,7 +67,7 @@ func startTokenProxy(t testing.TB, upstream, token string, buffered bool, slowBo
 // bufferRequestBody reads a request's body whole before next forwards it,
 // as nginx does (proxy_request_buffering on): the upstream is sent an
 // in-memory copy, and nothing reads the inbound body once the answer is
-// on its way back (see TestProxy_unbufferedBodyCutsAnswers).
+// on its way back (see TestProxy_unbufferedRequestBodyCutsStreams).
 func bufferRequestBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
