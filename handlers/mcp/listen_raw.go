@@ -82,6 +82,11 @@ func (st *rawStream) wake() {
 // returns errStreamDetached once the connection is taken (the one writer
 // then has nothing to write), or what prevented the stream from starting.
 func (s *Server) serveRaw(x *exchange, st *rawStream, ack []byte) error {
+	// The connection closes when the stream ends: say so in the head, so
+	// that a proxy keeping its connections to glmcp alive does not put
+	// this one back in its pool after the last chunk and send the next
+	// request into the close.
+	x.c.Writer.Header().Set("Connection", "close")
 	if _, err := jsonrpc.NewSSE(x.c.Writer); err != nil {
 		st.close()
 		return fmt.Errorf("open listen stream: %w", err)
