@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"path/filepath"
 	"testing"
 
@@ -37,12 +38,7 @@ func TestImportExport_shippedDemoArchive(t *testing.T) {
 	}
 	// The import cancels the pipelines and jobs that had not finished, as
 	// GitLab's importer does: the demo project is compared as it imports.
-	for _, table := range []string{"ci_pipelines", "ci_jobs"} {
-		if err := st.DB().Exec("UPDATE "+table+" SET status = 'canceled' WHERE project_id = ? AND status NOT IN ('success', 'failed', 'canceled', 'skipped')",
-			src.ID).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.CancelUnfinishedCI(t, st, src.ID)
 	compare := func(tool string, args func(project string) map[string]any) {
 		t.Helper()
 		want := h.toolsRead(t, ce, "root", tool, args(src.PathWithNamespace))

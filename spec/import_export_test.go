@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,12 +64,7 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 
 	// An import cancels the pipelines and jobs that had not finished, as
 	// GitLab's importer does: the source is compared as it imports.
-	for _, table := range []string{"ci_pipelines", "ci_jobs"} {
-		if err := st.DB().Exec("UPDATE "+table+" SET status = 'canceled' WHERE project_id = ? AND status NOT IN ('success', 'failed', 'canceled', 'skipped')",
-			src.ID).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.CancelUnfinishedCI(t, st, src.ID)
 
 	file := filepath.Join(t.TempDir(), "export.tar.gz")
 	f, err := os.Create(file)
