@@ -149,8 +149,13 @@ func (l *Limiter) allowLocalAll(key string, ls Limits) Decision {
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ds := make([]Decision, len(ls))
-	nexts := make([]int64, len(ls))
+	var dsBuf [maxWindows]Decision
+	var nextsBuf [maxWindows]int64
+	ds, nexts := dsBuf[:0], nextsBuf[:0]
+	if len(ls) > maxWindows {
+		ds, nexts = make([]Decision, 0, len(ls)), make([]int64, 0, len(ls))
+	}
+	ds, nexts = ds[:len(ls)], nexts[:len(ls)]
 	refused := false
 	for i, lim := range ls {
 		interval, capacity := gcra(lim)
@@ -294,7 +299,12 @@ func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
 func (l *Limiter) peekLocal(key string, ls Limits) Decision {
 	now := l.now().UnixNano()
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	ds := make([]Decision, len(ls))
+	var dsBuf [maxWindows]Decision
+	ds := dsBuf[:0]
+	if len(ls) > maxWindows {
+		ds = make([]Decision, 0, len(ls))
+	}
+	ds = ds[:len(ls)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, lim := range ls {
