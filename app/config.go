@@ -138,7 +138,7 @@ type Config struct {
 	// Listen (see FollowListener).
 	publicURLGuessed bool
 
-	rateLimit        ratelimit.Limit
+	rateLimit        ratelimit.Limits
 	rateLimitEnabled bool
 	failLimit        ratelimit.Limit
 	failLimitEnabled bool
@@ -243,7 +243,7 @@ func (cfg *Config) Validate() error {
 	if cfg.MaxStreams < 1 || cfg.MaxUserStreams < 1 {
 		bad("GLMCP_MAX_STREAMS / GLMCP_MAX_USER_STREAMS: must be ≥ 1")
 	}
-	l, on, err := ratelimit.ParseLimit(cfg.RateLimit)
+	l, on, err := ratelimit.ParseLimits(cfg.RateLimit)
 	if err != nil {
 		bad("GLMCP_RATE_LIMIT: %v", err)
 	}

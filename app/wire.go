@@ -223,7 +223,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 		deps.RequestContext = store.WithRequestMarks
 	}
 	if cfg.rateLimitEnabled {
-		deps.Limiter = ratelimit.NewLimiter(cfg.rateLimit, nil, limiterOpts...)
+		deps.Limiter = ratelimit.NewLimiters(cfg.rateLimit, nil, limiterOpts...)
 	}
 	var failures *ratelimit.Limiter // shared by both groups: one budget per address
 	if cfg.failLimitEnabled {

@@ -14,6 +14,7 @@ import (
 	"gitlab.com/glmcp/glmcp/handlers/wellknown"
 	"gitlab.com/glmcp/glmcp/middleware"
 	"gitlab.com/glmcp/glmcp/middleware/ratelimit"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 // Route group paths.
@@ -169,17 +170,27 @@ func anonymousKey(path string) func(*gin.Context) string {
 }
 
 // userKey limits an authenticated user per route group, under the user's
-// own limit when an administrator set one (glmcp users set-rate-limit).
-func userKey(path string) func(*gin.Context) (string, ratelimit.Limit) {
-	return func(c *gin.Context) (string, ratelimit.Limit) {
+// own windows when an administrator set them (glmcp users set-rate-limit).
+func userKey(path string) func(*gin.Context) (string, ratelimit.Limits) {
+	return func(c *gin.Context) (string, ratelimit.Limits) {
 		id := middleware.IdentityFrom(c.Request.Context())
 		if id == nil || id.User == nil {
-			return "", ratelimit.Limit{}
+			return "", nil
 		}
-		var own ratelimit.Limit
-		if u := id.User; u.RateLimitRequests > 0 && u.RateLimitPeriodSeconds > 0 {
-			own = ratelimit.Limit{Requests: u.RateLimitRequests, Per: time.Duration(u.RateLimitPeriodSeconds) * time.Second}
-		}
-		return "user:" + strconv.FormatInt(id.User.ID, 10) + ":" + path, own
+		return "user:" + strconv.FormatInt(id.User.ID, 10) + ":" + path, userLimits(id.User)
 	}
+}
+
+// userLimits returns u's own windows (glmcp users set-rate-limit), or none
+// when the server's limit applies.
+func userLimits(u *models.User) ratelimit.Limits {
+	if u.RateLimitWindows != "" {
+		if ls, on, err := ratelimit.ParseLimits(u.RateLimitWindows); err == nil && on {
+			return ls
+		}
+	}
+	if u.RateLimitRequests > 0 && u.RateLimitPeriodSeconds > 0 {
+		return ratelimit.Limits{{Requests: u.RateLimitRequests, Per: time.Duration(u.RateLimitPeriodSeconds) * time.Second}}
+	}
+	return nil
 }

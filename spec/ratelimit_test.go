@@ -253,3 +253,63 @@ func TestRateLimit_userOwnLimit(t *testing.T) {
 		return r.Status == http.StatusOK && r.Header.Get("RateLimit-Limit") == "600" && r.Header.Get("RateLimit-Policy") == "600;w=60"
 	})
 }
+
+// Ensure a list of windows is enforced whole over HTTP: under
+// 100/60s,5/1h the sixth request is refused by the hour window although
+// the minute window has room, and the headers, Retry-After and the 429's
+// data name the hour window, the one closest to running out. A user's own
+// list, set with the CLI, applies the same way.
+func TestRateLimit_windows(t *testing.T) {
+	h := startServer(t, withRateLimit("100/60s,5/1h"))
+	ping := func(user string) *response { return h.send(t, call{User: user, Method: "ping"}) }
+	for i := range 5 {
+		r := ping("alice")
+		if r.Status != http.StatusOK || r.Header.Get("RateLimit-Policy") != "5;w=3600" ||
+			r.Header.Get("RateLimit-Limit") != "5" || r.Header.Get("RateLimit-Remaining") != strconv.Itoa(4-i) {
+			t.Fatalf("request %d: %d, headers %v", i+1, r.Status, r.Header)
+		}
+	}
+	r := ping("alice")
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("RateLimit-Policy") != "5;w=3600" {
+		t.Fatalf("sixth request: %d, headers %v", r.Status, r.Header)
+	}
+	if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 700 || n > 720 {
+		t.Fatalf("Retry-After = %q, want about 720 (one hour-window token)", r.Header.Get("Retry-After"))
+	}
+	if !strings.Contains(string(r.Body), `"windowSeconds":3600`) || !strings.Contains(string(r.Body), `"limit":5`) {
+		t.Fatalf("429 body = %s, want data naming 5 per 3600s", r.Body)
+	}
+
+	// Bob's own list: the minute window is the tighter one.
+	h.runGlmcp(t, "users", "set-rate-limit", "bob", "2/60s,1000/1h")
+	var last *response
+	eventually(t, "bob's own list applies", func() bool {
+		last = ping("bob")
+		return last.Header.Get("RateLimit-Policy") == "2;w=60"
+	})
+	for n := 1; last.Status == http.StatusOK; n++ {
+		if n > 2 {
+			t.Fatalf("%d requests allowed under bob's own 2/60s,1000/1h", n)
+		}
+		last = ping("bob")
+	}
+	if last.Status != http.StatusTooManyRequests || last.Header.Get("RateLimit-Policy") != "2;w=60" {
+		t.Fatalf("bob refused: %d, headers %v", last.Status, last.Header)
+	}
+}
+
+func TestRateLimit_configWindows(t *testing.T) {
+	for _, bad := range []string{"600/60s,", "600/60s,10/1m", "600/60s,0/1h", "600/60s;5000/1h"} {
+		cfg := app.Defaults()
+		cfg.RateLimit = bad
+		err := cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), "GLMCP_RATE_LIMIT") || !strings.Contains(err.Error(), bad) {
+			t.Fatalf("GLMCP_RATE_LIMIT=%q: Validate = %v, want an error naming the variable and the list", bad, err)
+		}
+	}
+	cfg := app.Defaults()
+	cfg.RateLimit = "600/60s,5000/1h"
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("GLMCP_RATE_LIMIT=600/60s,5000/1h: %v", err)
+	}
+}

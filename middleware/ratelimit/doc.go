@@ -11,6 +11,12 @@
 // sweep, so memory tracks the number of recently active keys; a hard cap
 // (100,000 keys by default) evicts the buckets closest to full first.
 //
+// [Limits] is a list of windows ("600/60s,5000/1h", [ParseLimits]), every
+// one enforced: each window has its own bucket per key (the key and the
+// window's length), a request passes only when all have room and is then
+// counted in all, in one atomic step. The headers and a 429 name the window
+// closest to running out ([Decision].Limit).
+//
 // Limits are kept in process memory unless the limiter has a [Shared]
 // store ([Redis]): then every instance of a deployment counts each key in
 // Redis, with the same algorithm on Redis's clock, and the in-process

@@ -81,3 +81,67 @@ func ceilSeconds(d time.Duration) int64 {
 	}
 	return int64((d + time.Second - 1) / time.Second)
 }
+
+// Limits is a list of windows that all apply at once (GLMCP_RATE_LIMIT
+// "600/60s,5000/1h"): a request passes only when every window has room,
+// and a passing request is counted in every window.
+type Limits []Limit
+
+// maxWindows bounds the windows of one list.
+const maxWindows = 8
+
+// ParseLimits reads a comma-separated list of ParseLimit's "N/WINDOW"
+// (GLMCP_RATE_LIMIT, users set-rate-limit): "600/60s,5000/1h". A single
+// window reads as ParseLimit reads it, "0" included (off: enabled is
+// false). In a list of two or more every window needs at least one request
+// and no two windows may have the same length.
+func ParseLimits(s string) (ls Limits, enabled bool, err error) {
+	parts := strings.Split(s, ",")
+	if len(parts) == 1 {
+		l, on, err := ParseLimit(s)
+		if err != nil || !on {
+			return nil, on, err
+		}
+		return Limits{l}, true, nil
+	}
+	if len(parts) > maxWindows {
+		return nil, false, fmt.Errorf("rate limit %q: at most %d windows", s, maxWindows)
+	}
+	for _, p := range parts {
+		l, on, err := ParseLimit(p)
+		if err != nil {
+			return nil, false, fmt.Errorf("rate limit %q: %w", s, err)
+		}
+		if !on {
+			return nil, false, fmt.Errorf("rate limit %q: window %q allows nothing; use 0 alone to turn limiting off", s, strings.TrimSpace(p))
+		}
+		for _, o := range ls {
+			if o.Per == l.Per {
+				return nil, false, fmt.Errorf("rate limit %q: two windows of %ds", s, windowSeconds(l.Per))
+			}
+		}
+		ls = append(ls, l)
+	}
+	return ls, true, nil
+}
+
+// String returns the list as ParseLimits reads it, e.g. "600/60s,5000/3600s".
+func (ls Limits) String() string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = l.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (ls Limits) valid() bool {
+	if len(ls) == 0 {
+		return false
+	}
+	for _, l := range ls {
+		if !l.valid() {
+			return false
+		}
+	}
+	return true
+}

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"hash/maphash"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,9 +34,10 @@ func WithMaxKeys(n int) Option {
 // use. A Limiter built from a Limit with no requests or no window is
 // disabled: it allows everything.
 type Limiter struct {
-	limit    Limit
+	limit    Limit  // the first of limits
+	limits   Limits // every window, each enforced
 	enabled  bool
-	capacity int64 // ns: the bucket of limit, see gcra
+	capacity int64 // ns: the largest bucket of limits, see gcra
 	// shared, when set, counts every key for all instances; this process's
 	// buckets serve while it cannot answer (see Take).
 	shared  Shared
@@ -57,18 +59,29 @@ type shard struct {
 
 // NewLimiter returns a limiter for l; now is the clock (nil: time.Now).
 func NewLimiter(l Limit, now func() time.Time, opts ...Option) *Limiter {
+	return NewLimiters(Limits{l}, now, opts...)
+}
+
+// NewLimiters returns a limiter enforcing every window of ls; now is the
+// clock (nil: time.Now). An empty or invalid ls gives a disabled limiter.
+func NewLimiters(ls Limits, now func() time.Time, opts ...Option) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	lim := &Limiter{limit: l, now: now, maxKeys: DefaultMaxKeys, seed: maphash.MakeSeed()}
+	lim := &Limiter{now: now, maxKeys: DefaultMaxKeys, seed: maphash.MakeSeed()}
 	for _, o := range opts {
 		o(lim)
 	}
-	if !l.valid() {
+	if !ls.valid() {
 		return lim
 	}
+	lim.limits = append(Limits(nil), ls...)
+	lim.limit = ls[0]
 	lim.enabled = true
-	_, lim.capacity = gcra(l)
+	for _, l := range ls {
+		_, c := gcra(l)
+		lim.capacity = max(lim.capacity, c)
+	}
 
 	n := min(maxShards, max(1, lim.maxKeys/minPerShard))
 	lim.shards = make([]shard, n)
@@ -79,12 +92,21 @@ func NewLimiter(l Limit, now func() time.Time, opts ...Option) *Limiter {
 	return lim
 }
 
-// Limit returns the configured limit (zero for a nil limiter).
+// Limit returns the configured limit, the first window of a list (zero
+// for a nil limiter).
 func (l *Limiter) Limit() Limit {
 	if l == nil {
 		return Limit{}
 	}
 	return l.limit
+}
+
+// Limits returns every configured window (nil for a nil limiter).
+func (l *Limiter) Limits() Limits {
+	if l == nil {
+		return nil
+	}
+	return l.limits
 }
 
 // Enabled reports whether l limits anything.
@@ -99,30 +121,91 @@ func (l *Limiter) Allow(key string) (ok bool, remaining int, retryAfter, reset t
 	if !l.Enabled() {
 		return true, 0, 0, 0
 	}
-	d := l.allowLocal(key, l.limit)
+	d := l.allowLocalAll(key, l.limits)
 	return d.OK, d.Remaining, d.RetryAfter, d.Reset
+}
+
+// windowKey names key's bucket for window i of ls: key itself when ls has
+// one window (as before lists), key and the window's length otherwise.
+func windowKey(key string, ls Limits, i int) string {
+	if len(ls) == 1 {
+		return key
+	}
+	return key + "|" + strconv.FormatInt(windowSeconds(ls[i].Per), 10) + "s"
 }
 
 // allowLocal is Allow for lim, kept in this process.
 func (l *Limiter) allowLocal(key string, lim Limit) Decision {
-	interval, capacity := gcra(lim)
+	return l.allowLocalAll(key, Limits{lim})
+}
+
+// allowLocalAll takes one token from key's bucket of every window of ls,
+// in this process, or none when any window is empty. The buckets of one
+// key share a shard, so the check of every window is one atomic step.
+func (l *Limiter) allowLocalAll(key string, ls Limits) Decision {
 	now := l.now().UnixNano()
 	l.maybeSweep(now)
 
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tat, found := s.tat[key]
-	tat = max(tat, now)
-	next := tat + interval
-	if next-now > capacity {
-		return Decision{RetryAfter: time.Duration(next - capacity - now), Reset: time.Duration(tat - now)}
+	var dsBuf [maxWindows]Decision
+	var nextsBuf [maxWindows]int64
+	ds, nexts := dsBuf[:0], nextsBuf[:0]
+	if len(ls) > maxWindows {
+		ds, nexts = make([]Decision, 0, len(ls)), make([]int64, 0, len(ls))
 	}
-	if !found && len(s.tat) >= s.max {
-		s.evict(now)
+	ds, nexts = ds[:len(ls)], nexts[:len(ls)]
+	refused := false
+	for i, lim := range ls {
+		interval, capacity := gcra(lim)
+		tat := max(s.tat[windowKey(key, ls, i)], now)
+		next := tat + interval
+		nexts[i] = next
+		if next-now > capacity {
+			refused = true
+			ds[i] = Decision{RetryAfter: time.Duration(next - capacity - now), Reset: time.Duration(tat - now), Limit: lim}
+			continue
+		}
+		ds[i] = Decision{OK: true, Remaining: int((capacity - (next - now)) / interval), Reset: time.Duration(next - now), Limit: lim}
 	}
-	s.tat[key] = next
-	return Decision{OK: true, Remaining: int((capacity - (next - now)) / interval), Reset: time.Duration(next - now)}
+	if refused {
+		return pick(ds)
+	}
+	for i := range ls {
+		k := windowKey(key, ls, i)
+		if _, found := s.tat[k]; !found && len(s.tat) >= s.max {
+			s.evict(now)
+		}
+		s.tat[k] = nexts[i]
+	}
+	return pick(ds)
+}
+
+// pick returns the decision of the window closest to running out: of
+// refusing windows the one that refuses longest (its RetryAfter is when
+// every window has room again), else the one with fewest requests
+// remaining (on a tie, the one that takes longest to refill).
+func pick(ds []Decision) Decision {
+	best := -1
+	for i, d := range ds {
+		if d.OK {
+			continue
+		}
+		if best < 0 || d.RetryAfter > ds[best].RetryAfter {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return ds[best]
+	}
+	for i, d := range ds {
+		if best < 0 || d.Remaining < ds[best].Remaining ||
+			(d.Remaining == ds[best].Remaining && d.Reset > ds[best].Reset) {
+			best = i
+		}
+	}
+	return ds[best]
 }
 
 // gcra returns lim's emission interval (ns per token) and bucket capacity
@@ -207,25 +290,36 @@ func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
 	if !l.Enabled() {
 		return false, 0
 	}
-	d := l.peekLocal(key, l.limit)
+	d := l.peekLocal(key, l.limits)
 	return !d.OK, d.RetryAfter
 }
 
-// peekLocal looks at key's bucket under lim in this process, spending
-// nothing (see [Limiter.Peek]).
-func (l *Limiter) peekLocal(key string, lim Limit) Decision {
-	interval, capacity := gcra(lim)
+// peekLocal looks at key's buckets under every window of ls in this
+// process, spending nothing (see [Limiter.Peek]).
+func (l *Limiter) peekLocal(key string, ls Limits) Decision {
 	now := l.now().UnixNano()
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	var dsBuf [maxWindows]Decision
+	ds := dsBuf[:0]
+	if len(ls) > maxWindows {
+		ds = make([]Decision, 0, len(ls))
+	}
+	ds = ds[:len(ls)]
 	s.mu.Lock()
-	tat, found := s.tat[key]
-	s.mu.Unlock()
-	if !found {
-		return Decision{OK: true, Remaining: lim.Requests}
+	defer s.mu.Unlock()
+	for i, lim := range ls {
+		interval, capacity := gcra(lim)
+		tat, found := s.tat[windowKey(key, ls, i)]
+		if !found {
+			ds[i] = Decision{OK: true, Remaining: lim.Requests, Limit: lim}
+			continue
+		}
+		tat = max(tat, now)
+		if next := tat + interval; next-now > capacity {
+			ds[i] = Decision{RetryAfter: time.Duration(next - capacity - now), Reset: time.Duration(tat - now), Limit: lim}
+			continue
+		}
+		ds[i] = Decision{OK: true, Remaining: int((capacity - (tat - now)) / interval), Reset: time.Duration(tat - now), Limit: lim}
 	}
-	tat = max(tat, now)
-	if next := tat + interval; next-now > capacity {
-		return Decision{RetryAfter: time.Duration(next - capacity - now), Reset: time.Duration(tat - now)}
-	}
-	return Decision{OK: true, Remaining: int((capacity - (tat - now)) / interval), Reset: time.Duration(tat - now)}
+	return pick(ds)
 }

@@ -36,33 +36,30 @@ func Middleware(l *Limiter, keyFunc func(*gin.Context) string) gin.HandlerFunc {
 	if keyFunc == nil {
 		keyFunc = func(c *gin.Context) string { return "ip:" + c.ClientIP() }
 	}
-	return MiddlewareLimits(l, func(c *gin.Context) (string, Limit) { return keyFunc(c), Limit{} })
+	return MiddlewareLimits(l, func(c *gin.Context) (string, Limits) { return keyFunc(c), nil })
 }
 
-// MiddlewareLimits is Middleware with a limit per request: keyFunc returns
-// the key and the limit that applies to it (a user's own limit), or a zero
-// Limit for the limiter's. The RateLimit headers and a 429's data name the
-// limit that applied.
-func MiddlewareLimits(l *Limiter, keyFunc func(*gin.Context) (string, Limit)) gin.HandlerFunc {
+// MiddlewareLimits is Middleware with limits per request: keyFunc returns
+// the key and the windows that apply to it (a user's own list), or none
+// for the limiter's. Every window is enforced; the RateLimit headers and a
+// 429's data name the window closest to running out.
+func MiddlewareLimits(l *Limiter, keyFunc func(*gin.Context) (string, Limits)) gin.HandlerFunc {
 	if !l.Enabled() {
 		return func(c *gin.Context) { c.Next() }
 	}
 	return func(c *gin.Context) {
-		key, lim := keyFunc(c)
+		key, ls := keyFunc(c)
 		if key == "" {
 			c.Next()
 			return
 		}
-		if !lim.valid() {
-			lim = l.limit
-		}
-		d := l.Take(c.Request.Context(), key, lim)
-		setHeaders(c, lim, d)
+		d := l.TakeAll(c.Request.Context(), key, ls)
+		setHeaders(c, d.Limit, d)
 		if d.OK {
 			c.Next()
 			return
 		}
-		RejectLimit(c, lim, d.RetryAfter)
+		RejectLimit(c, d.Limit, d.RetryAfter)
 	}
 }
 
@@ -72,7 +69,11 @@ func MiddlewareLimits(l *Limiter, keyFunc func(*gin.Context) (string, Limit)) gi
 // limiter sets none.
 func (l *Limiter) SetHeaders(c *gin.Context, d Decision) {
 	if l.Enabled() {
-		setHeaders(c, l.limit, d)
+		lim := d.Limit
+		if !lim.valid() {
+			lim = l.limit
+		}
+		setHeaders(c, lim, d)
 	}
 }
 

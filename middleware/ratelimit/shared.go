@@ -17,6 +17,9 @@ type Decision struct {
 	RetryAfter time.Duration
 	// Reset is the wait until the bucket is full again.
 	Reset time.Duration
+	// Limit is the window the decision is about: of a list, the one
+	// closest to running out (see [Limiter.TakeAll]).
+	Limit Limit
 }
 
 // Shared keeps the buckets outside the process, so that every instance of
@@ -24,11 +27,12 @@ type Decision struct {
 // Limiter, on the shared store's clock. An error means the shared store
 // did not answer (in time): the caller counts in process instead.
 type Shared interface {
-	// Allow takes one token from key's bucket under lim.
-	Allow(ctx context.Context, key string, lim Limit) (Decision, error)
-	// Peek looks at key's bucket under lim, spending nothing: OK when
-	// it holds a token, Remaining the tokens it holds.
-	Peek(ctx context.Context, key string, lim Limit) (Decision, error)
+	// Allow takes one token from key's bucket of every window of ls, or
+	// none when any is empty, and returns each window's decision in turn.
+	Allow(ctx context.Context, key string, ls Limits) ([]Decision, error)
+	// Peek looks at key's buckets under ls, spending nothing: OK when
+	// a bucket holds a token, Remaining the tokens it holds.
+	Peek(ctx context.Context, key string, ls Limits) ([]Decision, error)
 }
 
 // WithShared counts every key in s (see [Shared]); the limiter's own
@@ -38,38 +42,57 @@ func WithShared(s Shared) Option {
 }
 
 // Take takes one token from key's bucket under lim (the limiter's own
-// limit when lim is zero): in the shared store when the limiter has one
-// and it answers, in this process otherwise. A disabled limiter allows
-// everything.
+// limits when lim is zero): see [Limiter.TakeAll].
 func (l *Limiter) Take(ctx context.Context, key string, lim Limit) Decision {
+	if lim.valid() {
+		return l.TakeAll(ctx, key, Limits{lim})
+	}
+	return l.TakeAll(ctx, key, nil)
+}
+
+// TakeAll takes one token from key's bucket of every window of ls (the
+// limiter's own windows when ls is empty), or none when any window is
+// empty: in the shared store when the limiter has one and it answers, in
+// this process otherwise. The decision is the window's closest to running
+// out (the refusing window that refuses longest, else the one with fewest
+// requests remaining), and names it. A disabled limiter allows everything.
+func (l *Limiter) TakeAll(ctx context.Context, key string, ls Limits) Decision {
 	if !l.Enabled() {
 		return Decision{OK: true}
 	}
-	if !lim.valid() {
-		lim = l.limit
+	if !ls.valid() {
+		ls = l.limits
 	}
 	if l.shared != nil {
-		if d, err := l.shared.Allow(ctx, key, lim); err == nil {
-			return d
+		if ds, err := l.shared.Allow(ctx, key, ls); err == nil && len(ds) == len(ls) {
+			return pickNamed(ds, ls)
 		}
 	}
-	return l.allowLocal(key, lim)
+	return l.allowLocalAll(key, ls)
+}
+
+// pickNamed names each decision's window, then picks.
+func pickNamed(ds []Decision, ls Limits) Decision {
+	for i := range ds {
+		ds[i].Limit = ls[i]
+	}
+	return pick(ds)
 }
 
 // Peek is Blocked counted where Take counts, spending nothing: OK when
-// key's bucket holds a token, Remaining the tokens it holds, RetryAfter
-// (when it is empty) the wait until it holds one, Reset the wait until it
+// key's buckets hold a token, Remaining the tokens they hold, RetryAfter
+// (when one is empty) the wait until it holds one, Reset the wait until it
 // is full. A disabled limiter answers OK.
 func (l *Limiter) Peek(ctx context.Context, key string) Decision {
 	if !l.Enabled() {
 		return Decision{OK: true}
 	}
 	if l.shared != nil {
-		if d, err := l.shared.Peek(ctx, key, l.limit); err == nil {
-			return d
+		if ds, err := l.shared.Peek(ctx, key, l.limits); err == nil && len(ds) == len(l.limits) {
+			return pickNamed(ds, l.limits)
 		}
 	}
-	return l.peekLocal(key, l.limit)
+	return l.peekLocal(key, l.limits)
 }
 
 // Redis counts every key in Redis through c (see [Shared]).
@@ -77,12 +100,28 @@ func Redis(c *redislimit.Client) Option { return WithShared(redisShared{c}) }
 
 type redisShared struct{ c *redislimit.Client }
 
-func (r redisShared) Allow(ctx context.Context, key string, lim Limit) (Decision, error) {
-	d, err := r.c.Allow(ctx, key, lim.Requests, lim.Per)
-	return Decision(d), err
+func (r redisShared) Allow(ctx context.Context, key string, ls Limits) ([]Decision, error) {
+	ds, err := r.c.AllowWindows(ctx, key, windows(ls))
+	return decisions(ds), err
 }
 
-func (r redisShared) Peek(ctx context.Context, key string, lim Limit) (Decision, error) {
-	d, err := r.c.Peek(ctx, key, lim.Requests, lim.Per)
-	return Decision(d), err
+func (r redisShared) Peek(ctx context.Context, key string, ls Limits) ([]Decision, error) {
+	ds, err := r.c.PeekWindows(ctx, key, windows(ls))
+	return decisions(ds), err
+}
+
+func windows(ls Limits) []redislimit.Window {
+	ws := make([]redislimit.Window, len(ls))
+	for i, l := range ls {
+		ws[i] = redislimit.Window{Requests: l.Requests, Per: l.Per}
+	}
+	return ws
+}
+
+func decisions(rs []redislimit.Decision) []Decision {
+	ds := make([]Decision, len(rs))
+	for i, d := range rs {
+		ds[i] = Decision{OK: d.OK, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Reset: d.Reset}
+	}
+	return ds
 }

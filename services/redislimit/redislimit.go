@@ -217,27 +217,41 @@ func (c *Client) markDown(err error) {
 }
 
 // gcraScript is one step of the generic cell rate algorithm, the in-process
-// limiter's, in microseconds on Redis's clock. KEYS[1] holds the bucket's
-// theoretical arrival time; ARGV: the emission interval, the capacity,
-// and 1 to spend a token or 0 to look only. It returns {allowed,
-// remaining, retry after, reset}, the durations in microseconds; a look
-// counts as remaining the tokens there are, a spend those left after it.
+// limiter's, in microseconds on Redis's clock, over one bucket per window.
+// KEYS[i] holds window i's theoretical arrival time; ARGV[1] is 1 to spend
+// a token or 0 to look only, then each window's emission interval and
+// capacity. A token is spent in every window or, when any window is empty,
+// in none. It returns {allowed, remaining, retry after, reset} for each
+// window in turn, the durations in microseconds; a look counts as
+// remaining the tokens there are, a spend those left after it.
 var gcraScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local interval = tonumber(ARGV[1])
-local capacity = tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]))
-if tat == nil or tat < now then tat = now end
-local nxt = tat + interval
-if nxt - now > capacity then
-  return {0, 0, nxt - capacity - now, tat - now}
+local out = {}
+local nxts = {}
+local refused = false
+for i, key in ipairs(KEYS) do
+  local interval = tonumber(ARGV[2 * i])
+  local capacity = tonumber(ARGV[2 * i + 1])
+  local tat = tonumber(redis.call('GET', key))
+  if tat == nil or tat < now then tat = now end
+  local nxt = tat + interval
+  nxts[i] = nxt
+  if nxt - now > capacity then
+    refused = true
+    table.insert(out, 0); table.insert(out, 0); table.insert(out, nxt - capacity - now); table.insert(out, tat - now)
+  elseif ARGV[1] == '0' then
+    table.insert(out, 1); table.insert(out, math.floor((capacity - (tat - now)) / interval)); table.insert(out, 0); table.insert(out, tat - now)
+  else
+    table.insert(out, 1); table.insert(out, math.floor((capacity - (nxt - now)) / interval)); table.insert(out, 0); table.insert(out, nxt - now)
+  end
 end
-if ARGV[3] == '0' then
-  return {1, math.floor((capacity - (tat - now)) / interval), 0, tat - now}
+if ARGV[1] == '1' and not refused then
+  for i, key in ipairs(KEYS) do
+    redis.call('SET', key, string.format('%.0f', nxts[i]), 'PX', math.floor((nxts[i] - now) / 1000) + 1)
+  end
 end
-redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.floor((nxt - now) / 1000) + 1)
-return {1, math.floor((capacity - (nxt - now)) / interval), 0, nxt - now}
+return out
 `)
 
 // Decision is one rate-limit check's outcome (the same as the in-process
@@ -253,46 +267,90 @@ type Decision struct {
 	Reset time.Duration
 }
 
-// gcra runs gcraScript for key under requests per per.
-func (c *Client) gcra(ctx context.Context, key string, requests int, per time.Duration, spend bool) (res []int64, err error) {
-	if requests < 1 || per <= 0 {
-		return nil, fmt.Errorf("rate limit %d per %s: not a limit", requests, per)
+// Window is one rate-limit window: Requests per Per.
+type Window struct {
+	Requests int
+	Per      time.Duration
+}
+
+// windowKey names key's bucket for window i of ws in Redis: the key alone
+// when there is one window, the key and the window's length otherwise (the
+// in-process limiter names its buckets alike).
+func (c *Client) windowKey(key string, ws []Window, i int) string {
+	if len(ws) == 1 {
+		return c.prefix + "rl:" + key
 	}
-	interval := max(1, per.Microseconds()/int64(requests))
-	capacity := interval * int64(requests)
-	op := "0"
+	return c.prefix + "rl:" + key + "|" + strconv.FormatInt(max(1, int64((ws[i].Per+time.Second-1)/time.Second)), 10) + "s"
+}
+
+// gcra runs gcraScript for key under every window of ws.
+func (c *Client) gcra(ctx context.Context, key string, ws []Window, spend bool) ([]Decision, error) {
+	if len(ws) == 0 {
+		return nil, fmt.Errorf("rate limit: no window")
+	}
+	keys := make([]string, len(ws))
+	args := make([]any, 1, 1+2*len(ws))
+	args[0] = "0"
 	if spend {
-		op = "1"
+		args[0] = "1"
 	}
-	err = c.do(ctx, func(ctx context.Context) error {
-		res, err = gcraScript.Run(ctx, c.rdb, []string{c.prefix + "rl:" + key}, interval, capacity, op).Int64Slice()
-		if err == nil && len(res) != 4 {
-			err = fmt.Errorf("rate limit script: %d values, want 4", len(res))
+	for i, w := range ws {
+		if w.Requests < 1 || w.Per <= 0 {
+			return nil, fmt.Errorf("rate limit %d per %s: not a limit", w.Requests, w.Per)
+		}
+		interval := max(1, w.Per.Microseconds()/int64(w.Requests))
+		keys[i] = c.windowKey(key, ws, i)
+		args = append(args, interval, interval*int64(w.Requests))
+	}
+	var res []int64
+	err := c.do(ctx, func(ctx context.Context) (err error) {
+		res, err = gcraScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
+		if err == nil && len(res) != 4*len(ws) {
+			err = fmt.Errorf("rate limit script: %d values, want %d", len(res), 4*len(ws))
 		}
 		return err
 	})
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	ds := make([]Decision, len(ws))
+	for i := range ds {
+		ds[i] = decision(res[4*i : 4*i+4])
+	}
+	return ds, nil
 }
 
 // Allow takes one token from key's bucket of requests per per, a bucket
 // every instance on the prefix shares.
 func (c *Client) Allow(ctx context.Context, key string, requests int, per time.Duration) (Decision, error) {
-	res, err := c.gcra(ctx, key, requests, per, true)
+	ds, err := c.gcra(ctx, key, []Window{{requests, per}}, true)
 	if err != nil {
 		return Decision{}, err
 	}
-	return decision(res), nil
+	return ds[0], nil
+}
+
+// AllowWindows takes one token from key's bucket of every window of ws,
+// or none when any of them is empty, in one atomic step; it returns each
+// window's decision, in the order of ws.
+func (c *Client) AllowWindows(ctx context.Context, key string, ws []Window) ([]Decision, error) {
+	return c.gcra(ctx, key, ws, true)
+}
+
+// PeekWindows looks at key's bucket of every window of ws, spending nothing.
+func (c *Client) PeekWindows(ctx context.Context, key string, ws []Window) ([]Decision, error) {
+	return c.gcra(ctx, key, ws, false)
 }
 
 // Peek looks at key's bucket of requests per per, spending nothing: OK
 // when it holds a token, Remaining the tokens it holds, RetryAfter (when
 // empty) the wait until it holds one, Reset the wait until it is full.
 func (c *Client) Peek(ctx context.Context, key string, requests int, per time.Duration) (Decision, error) {
-	res, err := c.gcra(ctx, key, requests, per, false)
+	ds, err := c.gcra(ctx, key, []Window{{requests, per}}, false)
 	if err != nil {
 		return Decision{}, err
 	}
-	return decision(res), nil
+	return ds[0], nil
 }
 
 // Blocked reports whether key's bucket of requests per per is empty, and
@@ -302,7 +360,7 @@ func (c *Client) Blocked(ctx context.Context, key string, requests int, per time
 	return !d.OK && err == nil, d.RetryAfter, err
 }
 
-// decision reads gcraScript's answer.
+// decision reads gcraScript's answer for one window.
 func decision(res []int64) Decision {
 	return Decision{OK: res[0] == 1, Remaining: int(res[1]),
 		RetryAfter: time.Duration(res[2]) * time.Microsecond, Reset: time.Duration(res[3]) * time.Microsecond}

@@ -359,3 +359,33 @@ func TestClose_freesHeldSlots(t *testing.T) {
 		t.Fatalf("Close marked Redis down (up %v, %d outage lines)", c.Up(), log.count("redis unreachable"))
 	}
 }
+
+// Every window of a list is checked in one step: a token is spent in all
+// of them or, when any is empty, in none; each window has its own key.
+func TestAllowWindows_allOrNone(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv, "w:", 0, nil)
+	ctx := context.Background()
+	ws := []redislimit.Window{{Requests: 100, Per: time.Minute}, {Requests: 2, Per: time.Hour}}
+	for i := range 2 {
+		ds, err := c.AllowWindows(ctx, "u", ws)
+		if err != nil || len(ds) != 2 || !ds[0].OK || !ds[1].OK || ds[0].Remaining != 99-i || ds[1].Remaining != 1-i {
+			t.Fatalf("take %d = %+v, %v", i+1, ds, err)
+		}
+	}
+	ds, err := c.AllowWindows(ctx, "u", ws)
+	if err != nil || ds[0].OK != true || ds[1].OK || ds[1].RetryAfter <= 29*time.Minute || ds[1].RetryAfter > 30*time.Minute {
+		t.Fatalf("third take = %+v, %v; want the minute window with room, the hour window refusing ~30min", ds, err)
+	}
+	// The refused take spent nothing in the minute window.
+	ds, err = c.PeekWindows(ctx, "u", ws)
+	if err != nil || ds[0].Remaining != 98 || ds[1].OK {
+		t.Fatalf("peek = %+v, %v; want 98 left in the minute window, the hour window empty", ds, err)
+	}
+	if srv.Int("EXISTS", "w:rl:u|60s") != 1 || srv.Int("EXISTS", "w:rl:u|3600s") != 1 {
+		t.Fatal("want one key per window")
+	}
+	if _, err := c.AllowWindows(ctx, "u", nil); err == nil {
+		t.Fatal("no windows: want an error")
+	}
+}

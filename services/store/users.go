@@ -103,13 +103,42 @@ func validUserState(s models.UserState) bool {
 // models.ErrNotFound. Every instance sees the change at once: it is an
 // identity change (migration 20261201060000).
 func (s *Users) SetUserRateLimit(ctx context.Context, username string, requests, periodSeconds int) error {
-	clear := requests == 0 && periodSeconds == 0
-	if !clear && (requests < 1 || requests > 1_000_000 || periodSeconds < 1 || periodSeconds > 86_400) {
-		return fmt.Errorf("set user %q rate limit %d/%ds: %w", username, requests, periodSeconds, models.ErrInvalidInput)
+	if requests == 0 && periodSeconds == 0 {
+		return s.SetUserRateLimits(ctx, username, nil)
+	}
+	return s.SetUserRateLimits(ctx, username, []models.RateWindow{{Requests: requests, PeriodSeconds: periodSeconds}})
+}
+
+// maxRateWindows bounds a user's list of windows.
+const maxRateWindows = 8
+
+// SetUserRateLimits sets the MCP request limit of the user called username
+// to every window of windows at once (none: the server's limit). Each
+// window must be 1..1,000,000 requests per 1..86,400 seconds, at most 8
+// windows, no two of one length; otherwise models.ErrInvalidInput and
+// nothing is written. The list is stored whole (migration
+// 20261207190000), its first window also in the older columns.
+func (s *Users) SetUserRateLimits(ctx context.Context, username string, windows []models.RateWindow) error {
+	requests, periodSeconds, list := 0, 0, ""
+	if len(windows) > maxRateWindows {
+		return fmt.Errorf("set user %q rate limit: %d windows, at most %d: %w", username, len(windows), maxRateWindows, models.ErrInvalidInput)
+	}
+	parts := make([]string, len(windows))
+	seen := make(map[int]bool, len(windows))
+	for i, w := range windows {
+		if w.Requests < 1 || w.Requests > 1_000_000 || w.PeriodSeconds < 1 || w.PeriodSeconds > 86_400 || seen[w.PeriodSeconds] {
+			return fmt.Errorf("set user %q rate limit %d/%ds: %w", username, w.Requests, w.PeriodSeconds, models.ErrInvalidInput)
+		}
+		seen[w.PeriodSeconds] = true
+		parts[i] = fmt.Sprintf("%d/%ds", w.Requests, w.PeriodSeconds)
+	}
+	if len(windows) > 0 {
+		requests, periodSeconds, list = windows[0].Requests, windows[0].PeriodSeconds, strings.Join(parts, ",")
 	}
 	res := s.conn(ctx).Model(&models.User{}).
 		Where("lower(username) = lower(?)", username).
-		Updates(map[string]any{"mcp_rate_limit_requests": requests, "mcp_rate_limit_period_seconds": periodSeconds, "updated_at": s.clock()})
+		Updates(map[string]any{"mcp_rate_limit_requests": requests, "mcp_rate_limit_period_seconds": periodSeconds,
+			"mcp_rate_limit_windows": list, "updated_at": s.clock()})
 	if res.Error != nil {
 		return fmt.Errorf("set user %q rate limit: %w", username, translate(res.Error))
 	}

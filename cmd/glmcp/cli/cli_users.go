@@ -148,7 +148,9 @@ func newUsersCommand(a *cli) *cobra.Command {
 			fmt.Fprintln(tw, "ID\tUSERNAME\tNAME\tEMAIL\tSTATE\tADMIN\tEE SEAT\tRATE LIMIT")
 			for _, u := range users {
 				limit := "default"
-				if u.RateLimitRequests > 0 {
+				if u.RateLimitWindows != "" {
+					limit = u.RateLimitWindows
+				} else if u.RateLimitRequests > 0 {
 					limit = ratelimit.Limit{Requests: u.RateLimitRequests, Per: time.Duration(u.RateLimitPeriodSeconds) * time.Second}.String()
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%t\t%t\t%s\n", u.ID, u.Username, u.Name, u.Email, u.State, u.Admin, u.EESeat, limit)
@@ -157,30 +159,32 @@ func newUsersCommand(a *cli) *cobra.Command {
 		},
 	}
 	setRateLimit := &cobra.Command{
-		Use:   "set-rate-limit USERNAME N/WINDOW|default",
-		Short: "Give a user their own MCP request limit (e.g. 60/60s), or back the server's (default)",
+		Use:   "set-rate-limit USERNAME N/WINDOW[,N/WINDOW…]|default",
+		Short: "Give a user their own MCP request limit (e.g. 60/60s or 600/60s,5000/1h), or back the server's (default)",
 		Long: "Sets the number of MCP requests USERNAME may make per window on each route group, instead of " +
-			"GLMCP_RATE_LIMIT: N/WINDOW as in GLMCP_RATE_LIMIT (60/60s, 1000/1h), or \"default\" for the server's " +
-			"limit. Every running instance applies it at once.",
+			"GLMCP_RATE_LIMIT: a list of N/WINDOW as in GLMCP_RATE_LIMIT (60/60s, 600/60s,5000/1h), every window " +
+			"enforced, or \"default\" for the server's limit. Every running instance applies it at once.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var requests, period int
+			var windows []models.RateWindow
 			if args[1] != "default" {
-				lim, on, err := ratelimit.ParseLimit(args[1])
+				ls, on, err := ratelimit.ParseLimits(args[1])
 				if err != nil {
 					return err
 				}
 				if !on {
 					return fmt.Errorf("rate limit %q: a user's limit needs at least 1 request; use \"default\" for the server's limit", args[1])
 				}
-				requests, period = lim.Requests, int(lim.Per/time.Second)
+				for _, l := range ls {
+					windows = append(windows, models.RateWindow{Requests: l.Requests, PeriodSeconds: int(l.Per / time.Second)})
+				}
 			}
 			e, err := a.openEnv(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			if err := e.Store.Users.SetUserRateLimit(cmd.Context(), args[0], requests, period); err != nil {
+			if err := e.Store.Users.SetUserRateLimits(cmd.Context(), args[0], windows); err != nil {
 				if errors.Is(err, models.ErrNotFound) {
 					return fmt.Errorf("no user %q", args[0])
 				}

@@ -75,7 +75,7 @@ func bindConfig(fs *pflag.FlagSet, cfg *app.Config, fixtures *bool, getenv func(
 	fs.IntVar(&cfg.MaxStreams, "max-streams", envInt(env("GLMCP_MAX_STREAMS", strconv.Itoa(d.MaxStreams))), "open subscriptions/listen streams per instance [GLMCP_MAX_STREAMS]")
 	fs.IntVar(&cfg.MaxUserStreams, "max-user-streams", envInt(env("GLMCP_MAX_USER_STREAMS", strconv.Itoa(d.MaxUserStreams))), "open listen streams per user [GLMCP_MAX_USER_STREAMS]")
 	fs.StringVar(&cfg.AuthFailureLimit, "auth-failure-limit", env("GLMCP_AUTH_FAILURE_LIMIT", d.AuthFailureLimit), "failed authentications per client address and window before 429, e.g. 30/60s; 0 = off [GLMCP_AUTH_FAILURE_LIMIT]")
-	fs.StringVar(&cfg.RateLimit, "rate-limit", env("GLMCP_RATE_LIMIT", d.RateLimit), "requests per window per user and group, e.g. 600/60s; 0 = off [GLMCP_RATE_LIMIT]")
+	fs.StringVar(&cfg.RateLimit, "rate-limit", env("GLMCP_RATE_LIMIT", d.RateLimit), "requests per window per user and group, e.g. 600/60s, or a list of windows all enforced, e.g. 600/60s,5000/1h; 0 = off [GLMCP_RATE_LIMIT]")
 	fs.StringVar(&cfg.RedisURL, "redis-url", env("GLMCP_REDIS_URL", ""), "Redis (redis:// or rediss://) where every instance counts the rate limits, the failed-authentication ban and the per-user stream cap; empty: each instance counts its own [GLMCP_REDIS_URL]")
 	fs.StringVar(&cfg.RedisPasswordFile, "redis-password-file", env("GLMCP_REDIS_PASSWORD_FILE", ""), "file holding the Redis password (instead of one in the URL) [GLMCP_REDIS_PASSWORD_FILE]")
 	fs.StringVar(&cfg.RedisPrefix, "redis-prefix", env("GLMCP_REDIS_PREFIX", ""), "prefix of glmcp's Redis keys; instances with one prefix share their limits (default: derived from the secret) [GLMCP_REDIS_PREFIX]")

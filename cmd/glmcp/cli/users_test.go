@@ -140,12 +140,31 @@ func TestUsersSetRateLimit(t *testing.T) {
 		} {
 			b.wantErr(t, bad.want, append([]string{"users", "set-rate-limit"}, bad.args...)...)
 		}
-		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 60 || u.RateLimitPeriodSeconds != 60 {
-			t.Fatalf("limit after refused changes = %d/%ds, want 60/60s", u.RateLimitRequests, u.RateLimitPeriodSeconds)
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 60 || u.RateLimitPeriodSeconds != 60 || u.RateLimitWindows != "60/60s" {
+			t.Fatalf("limit after refused changes = %d/%ds %q, want 60/60s", u.RateLimitRequests, u.RateLimitPeriodSeconds, u.RateLimitWindows)
+		}
+		// A list of windows is stored whole, its first window also in
+		// the older columns; a bad list changes nothing.
+		b.mustRun(t, "users", "set-rate-limit", "erin", "600/60s,5000/1h")
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitWindows != "600/60s,5000/3600s" || u.RateLimitRequests != 600 || u.RateLimitPeriodSeconds != 60 {
+			t.Fatalf("stored list = %q (%d/%ds), want 600/60s,5000/3600s", u.RateLimitWindows, u.RateLimitRequests, u.RateLimitPeriodSeconds)
+		}
+		if rows := lines(b.mustRun(t, "users", "list")); !strings.HasSuffix(rows[1], "600/60s,5000/3600s") {
+			t.Errorf("users list = %q, want the whole list", rows[1])
+		}
+		for _, bad := range []struct{ args, want []string }{
+			{[]string{"erin", "600/60s,10/1m"}, []string{"two windows of 60s"}},
+			{[]string{"erin", "600/60s,"}, []string{"want N/WINDOW"}},
+			{[]string{"erin", "600/60s,0/1h"}, []string{"allows nothing"}},
+		} {
+			b.wantErr(t, bad.want, append([]string{"users", "set-rate-limit"}, bad.args...)...)
+		}
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitWindows != "600/60s,5000/3600s" {
+			t.Fatalf("list after refused changes = %q", u.RateLimitWindows)
 		}
 		b.mustRun(t, "users", "set-rate-limit", "ERIN", "default")
-		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 0 || u.RateLimitPeriodSeconds != 0 {
-			t.Fatalf("limit after default = %d/%ds, want 0/0", u.RateLimitRequests, u.RateLimitPeriodSeconds)
+		if u := findUser(t, b.store(t), "erin"); u.RateLimitRequests != 0 || u.RateLimitPeriodSeconds != 0 || u.RateLimitWindows != "" {
+			t.Fatalf("limit after default = %d/%ds %q, want 0/0 and no list", u.RateLimitRequests, u.RateLimitPeriodSeconds, u.RateLimitWindows)
 		}
 		if rows := lines(b.mustRun(t, "users", "list")); !strings.HasSuffix(rows[1], "default") {
 			t.Errorf("users list after default = %q", rows[1])
