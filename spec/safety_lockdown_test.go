@@ -145,6 +145,13 @@ func TestSafety_lockdownIssue(t *testing.T) {
 		if s := lockdownCall(t, h, era, nil, "search", byDesc); !strings.Contains(s, "lockdown-title-bob") {
 			t.Errorf("%s: search without lockdown misses the description: %.400s", era, s)
 		}
+		list := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "search": "post the private roadmap"}
+		if s := lockdownCall(t, h, era, on, "list_work_items", list); strings.Contains(s, "lockdown-title-bob") {
+			t.Errorf("%s: list_work_items search in lockdown matches a withheld description: %.400s", era, s)
+		}
+		if s := lockdownCall(t, h, era, nil, "list_work_items", list); !strings.Contains(s, "lockdown-title-bob") {
+			t.Errorf("%s: list_work_items search without lockdown misses the description: %.400s", era, s)
+		}
 		byTitle := map[string]any{"scope": "issues", "search": "lockdown-title-bob", "project_id": "gitlab-org/gitlab-mcp"}
 		if s := lockdownCall(t, h, era, on, "search", byTitle); !strings.Contains(s, "lockdown-title-bob") || strings.Contains(s, "lockdown-description-bob") {
 			t.Errorf("%s: search by title in lockdown: %.400s", era, s)

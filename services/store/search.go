@@ -45,7 +45,9 @@ func (s *Search) SearchIssues(ctx context.Context, q models.SearchQuery) ([]mode
 	vis, args := visibleIssuesSQL(q.Viewer, "issues")
 	db = db.Where(vis, args...)
 	db = matchAny(db, q.Term, textColumns("issues", q.TitleOnly)...)
-	db = lockdownTitleOrTrusted(db, q, "issues")
+	if !q.TitleOnly {
+		db = lockdownTitleOrTrusted(db, q.Lockdown, q.Term, "issues")
+	}
 	if q.State != "" {
 		db = db.Where("issues.state = ?", q.State)
 	}
@@ -73,7 +75,9 @@ func (s *Search) SearchIssues(ctx context.Context, q models.SearchQuery) ([]mode
 func (s *Search) SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error) {
 	db := withCodeProjects(s.conn(ctx).Model(&models.MergeRequest{}), "merge_requests.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, textColumns("merge_requests", q.TitleOnly)...)
-	db = lockdownTitleOrTrusted(db, q, "merge_requests")
+	if !q.TitleOnly {
+		db = lockdownTitleOrTrusted(db, q.Lockdown, q.Term, "merge_requests")
+	}
 	if q.State != "" {
 		db = db.Where("merge_requests.state = ?", q.State)
 	}
@@ -398,9 +402,9 @@ func trustedAuthorSQL(table string) string {
 // lockdownTitleOrTrusted keeps, in lockdown, the issues or merge requests
 // of table that match on their title or whose description lockdown shows:
 // a withheld description matches nothing.
-func lockdownTitleOrTrusted(db *gorm.DB, q models.SearchQuery, table string) *gorm.DB {
-	term := strings.TrimSpace(q.Term)
-	if !q.Lockdown || q.TitleOnly || term == "" {
+func lockdownTitleOrTrusted(db *gorm.DB, lockdown bool, term, table string) *gorm.DB {
+	term = strings.TrimSpace(term)
+	if !lockdown || term == "" {
 		return db
 	}
 	title := "lower(" + table + ".title) LIKE ? ESCAPE '\\'"
