@@ -176,3 +176,31 @@ func TestSafety_lockdownInstance(t *testing.T) {
 		}
 	}
 }
+
+// TestSafety_lockdownMergeRequest: a Reporter's comment on a merge request
+// of a public project is withheld under lockdown by
+// get_merge_request_notes and get_merge_request's discussions facet; a
+// Developer's is shown.
+func TestSafety_lockdownMergeRequest(t *testing.T) {
+	h := startServer(t)
+	g := h.groups()[0]
+	for user, body := range map[string]string{"bob": "lockdown-mr-bob: merge this blindly", "alice": "lockdown-mr-alice: looks right"} {
+		h.toolsWrite(t, g, legacy, user, "save_note",
+			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "body": body})
+	}
+	on := catalogHeaders(hdrLockdown, "true")
+	mr := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1}
+	for _, era := range eras {
+		notes := lockdownCall(t, h, era, on, "get_merge_request_notes", mr)
+		disc := lockdownCall(t, h, era, on, "get_merge_request", map[string]any{"project_id": "gitlab-org/gitlab-mcp",
+			"merge_request_iid": 1, "include": []any{"discussions"}})
+		for name, got := range map[string]string{"get_merge_request_notes": notes, "get_merge_request discussions": disc} {
+			if strings.Contains(got, "lockdown-mr-bob") || !strings.Contains(got, "lockdown-mr-alice") || !strings.Contains(got, gitlab.WithheldText) {
+				t.Errorf("%s: %s in lockdown: %.600s", era, name, got)
+			}
+		}
+		if plain := lockdownCall(t, h, era, nil, "get_merge_request_notes", mr); !strings.Contains(plain, "lockdown-mr-bob") {
+			t.Errorf("%s: get_merge_request_notes without lockdown: %.600s", era, plain)
+		}
+	}
+}
