@@ -62,7 +62,7 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 		if access.CanReadInternalNote(u, v.Level) {
 			notes = v.Notes
 		}
-		if withheld, err := g.withheldIssue(ctx, &projectAccess{project: v.Project, level: v.Level, lockdown: call.Lockdown}, v.Issue); err != nil || withheld != nil {
+		if withheld, err := withheldIssue(ctx, g.store, &projectAccess{project: v.Project, level: v.Level, lockdown: call.Lockdown}, v.Issue); err != nil || withheld != nil {
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +98,7 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 		return nil, notFound("Issue")
 	}
 	pa.lockdown = call.Lockdown
-	withheld, err := g.withheldIssue(ctx, pa, issue)
+	withheld, err := withheldIssue(ctx, g.store, pa, issue)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +110,8 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 
 // withheldIssue is a copy of i with its description withheld when pa's
 // call withholds its author's text, or nil when nothing is withheld.
-func (g *gitlab) withheldIssue(ctx context.Context, pa *projectAccess, i *models.Issue) (*models.Issue, error) {
-	w, err := g.withholder(ctx, pa, []int64{i.AuthorID})
+func withheldIssue(ctx context.Context, st projectStore, pa *projectAccess, i *models.Issue) (*models.Issue, error) {
+	w, err := newWithholder(ctx, st, pa, []int64{i.AuthorID})
 	if err != nil || !w.withholds(i.AuthorID) {
 		return nil, err
 	}

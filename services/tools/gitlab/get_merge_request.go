@@ -215,7 +215,7 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		return nil, err
 	}
 	p := pa.project
-	w, err := g.withholder(ctx, pa, []int64{mr.AuthorID})
+	w, err := newWithholder(ctx, g.store, pa, []int64{mr.AuthorID})
 	if err != nil {
 		return nil, err
 	}

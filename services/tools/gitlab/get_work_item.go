@@ -213,7 +213,7 @@ func (d *workItemDetailJSON) setWidget(w obj) {
 // development widgets carry only their type; the facets fill them).
 func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (*workItemDetailJSON, error) {
 	p := pa.project
-	w, err := g.withholder(ctx, pa, []int64{i.AuthorID})
+	w, err := newWithholder(ctx, g.store, pa, []int64{i.AuthorID})
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +333,7 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 	if err != nil {
 		return nil, err
 	}
-	if err := g.withholdNotes(ctx, pa, page.Notes); err != nil {
+	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
 		return nil, err
 	}
 	count, err := g.store.CountNotes(ctx, models.NoteableIssue, i.ID, internal)

@@ -80,7 +80,7 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	if err != nil {
 		return nil, err
 	}
-	if err := g.withholdNotes(ctx, pa, page.Notes); err != nil {
+	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
 		return nil, err
 	}
 	items := make([]*noteJSON, 0, len(page.Notes))

@@ -16,14 +16,14 @@ type withholder struct {
 	levels map[int64]models.AccessLevel
 }
 
-// withholder reads, in one statement, the roles in pa's project of the
+// newWithholder reads, in one statement, the roles in pa's project of the
 // authors of a result's texts, when lockdown is on for the call and the
 // project is not private.
-func (g *gitlab) withholder(ctx context.Context, pa *projectAccess, authors []int64) (*withholder, error) {
+func newWithholder(ctx context.Context, st projectStore, pa *projectAccess, authors []int64) (*withholder, error) {
 	if pa == nil || !pa.lockdown || pa.project.Visibility == models.VisibilityPrivate {
 		return nil, nil
 	}
-	levels, err := g.store.ProjectAccessLevels(ctx, pa.project.ID, authors)
+	levels, err := st.ProjectAccessLevels(ctx, pa.project.ID, authors)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (w *withholder) text(author int64, s string) string {
 
 // withholdNotes replaces, in place, the bodies of notes whose authors'
 // text pa's call withholds: one statement for the page.
-func (g *gitlab) withholdNotes(ctx context.Context, pa *projectAccess, notes []models.Note) error {
+func withholdNotes(ctx context.Context, st projectStore, pa *projectAccess, notes []models.Note) error {
 	if pa == nil || !pa.lockdown {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (g *gitlab) withholdNotes(ctx context.Context, pa *projectAccess, notes []m
 	for k := range notes {
 		authors = append(authors, notes[k].AuthorID)
 	}
-	w, err := g.withholder(ctx, pa, authors)
+	w, err := newWithholder(ctx, st, pa, authors)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ type authored struct {
 
 // withholdAcross withholds, in lockdown, the texts of results that span
 // projects: one statement per project on the page.
-func (g *gitlab) withholdAcross(ctx context.Context, projects map[int64]*models.Project, texts []authored) error {
+func withholdAcross(ctx context.Context, st projectStore, projects map[int64]*models.Project, texts []authored) error {
 	byProject := map[int64][]int64{}
 	for _, t := range texts {
 		byProject[t.projectID] = append(byProject[t.projectID], t.authorID)
@@ -83,7 +83,7 @@ func (g *gitlab) withholdAcross(ctx context.Context, projects map[int64]*models.
 		if p == nil {
 			continue
 		}
-		w, err := g.withholder(ctx, &projectAccess{project: p, lockdown: true}, authors)
+		w, err := newWithholder(ctx, st, &projectAccess{project: p, lockdown: true}, authors)
 		if err != nil {
 			return err
 		}

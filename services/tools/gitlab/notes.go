@@ -41,7 +41,7 @@ func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *p
 	if err != nil {
 		return nil, err
 	}
-	if err := g.withholdNotes(ctx, pa, page.Notes); err != nil {
+	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
 		return nil, err
 	}
 	nodes := make([]*gqlNoteJSON, 0, len(page.Notes))
@@ -70,7 +70,7 @@ func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.Use
 		return nil, err
 	}
 	for k := range ds {
-		if err := g.withholdNotes(ctx, pa, ds[k].Notes); err != nil {
+		if err := withholdNotes(ctx, g.store, pa, ds[k].Notes); err != nil {
 			return nil, err
 		}
 	}

@@ -208,7 +208,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			for k := range is {
 				authors[k] = authored{is[k].ProjectID, is[k].AuthorID, &is[k].Description}
 			}
-			if err := g.withholdAcross(ctx, projects, authors); err != nil {
+			if err := withholdAcross(ctx, g.store, projects, authors); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -242,7 +242,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			for k := range mrs {
 				authors[k] = authored{mrs[k].ProjectID, mrs[k].AuthorID, &mrs[k].Description}
 			}
-			if err := g.withholdAcross(ctx, projects, authors); err != nil {
+			if err := withholdAcross(ctx, g.store, projects, authors); err != nil {
 				return nil, 0, err
 			}
 		}
