@@ -105,6 +105,11 @@ type Config struct {
 	// turn it on for itself with X-Gitlab-Mcp-Read-Only: true
 	// (doc/security.md).
 	ReadOnly bool
+	// Lockdown turns lockdown on for every client (GLMCP_LOCKDOWN): on
+	// projects that are not private, text by users below Developer is
+	// withheld from tool results and searches. Off, a client can still
+	// turn it on with X-Gitlab-Mcp-Lockdown: true (doc/security.md).
+	Lockdown bool
 	// Sanitize cleans user-written text in tool results of hidden
 	// characters and HTML comments (GLMCP_SANITIZE, default on).
 	Sanitize bool

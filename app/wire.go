@@ -250,7 +250,7 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
 			MetadataURL: metadataURL(g.path), Logger: logger,
 			Logging: fx.Logging,
-			Safety:  mcp.Safety{ReadOnly: cfg.ReadOnly, Sanitize: cfg.Sanitize},
+			Safety:  mcp.Safety{ReadOnly: cfg.ReadOnly, Lockdown: cfg.Lockdown, Sanitize: cfg.Sanitize},
 		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown, Audit: w.audit.Record})
 		if err != nil {
 			return handlers.Group{}, err

@@ -109,7 +109,10 @@ type MergeRequestQuery struct {
 	// Labels must all be on the merge request.
 	Labels []string
 	// Search matches title or description, case-insensitively.
-	Search   string
+	Search string
+	// Lockdown leaves out matches in withheld descriptions
+	// (SearchQuery.Lockdown).
+	Lockdown bool
 	BeforeID int64
 	Limit    int
 }

@@ -55,6 +55,11 @@ type SearchQuery struct {
 	// Extension its extension without the dot, Path a prefix-free
 	// substring of its path. Term may then be empty.
 	Filename, Extension, Path string
+	// Lockdown leaves out matches in text lockdown withholds
+	// (doc/security.md): note bodies, issue and merge request descriptions
+	// written by users below Developer in a project that is not private.
+	// Titles still match.
+	Lockdown bool
 	// Limit and Offset select the page.
 	Limit, Offset int
 }

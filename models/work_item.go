@@ -156,6 +156,9 @@ type WorkItemQuery struct {
 	GroupPath string // set: the group's projects, subgroups included
 	State     IssueState
 	Search    string // in title and description
+	// Lockdown leaves out matches in withheld descriptions
+	// (SearchQuery.Lockdown).
+	Lockdown bool
 	// AuthorUsername, AssigneeUsernames (all of them) and LabelNames (all
 	// of them) match by name.
 	AuthorUsername    string

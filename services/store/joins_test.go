@@ -358,3 +358,41 @@ func TestStore_FindIssueViewMatchesSeparateLoads(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_ProjectAccessLevels: the roles of several users in one
+// statement are ProjectAccessLevel's, one by one; a user without a role is
+// missing from the map; no users, an empty map.
+func TestStore_ProjectAccessLevels(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		w := joinWorld(t, s)
+		ctx := context.Background()
+		stranger := mustCreateUser(t, s, "stranger")
+		users := append(w.Users(), stranger)
+		ids := make([]int64, len(users))
+		for k, u := range users {
+			ids[k] = u.ID
+		}
+		members := 0
+		for path, p := range w.Projects {
+			got, err := s.Projects.ProjectAccessLevels(ctx, p.ID, ids)
+			wantErr(t, "ProjectAccessLevels", err, nil)
+			for _, u := range users {
+				want, err := s.Projects.ProjectAccessLevel(ctx, p.ID, u.ID)
+				wantErr(t, "ProjectAccessLevel", err, nil)
+				level, ok := got[u.ID]
+				if level != want || ok != (want != models.NoAccess) {
+					t.Errorf("%s: %s: ProjectAccessLevels = %d (present %v), ProjectAccessLevel = %d", path, u.Username, level, ok, want)
+				}
+				if ok {
+					members++
+				}
+			}
+		}
+		if members == 0 {
+			t.Error("no member compared: the test proves nothing")
+		}
+		if got, err := s.Projects.ProjectAccessLevels(ctx, 1, nil); err != nil || len(got) != 0 {
+			t.Errorf("ProjectAccessLevels(no users) = %v, %v", got, err)
+		}
+	})
+}

@@ -42,6 +42,7 @@ func (s *MergeRequests) ListMergeRequests(ctx context.Context, q models.MergeReq
 	}
 	if t := strings.TrimSpace(q.Search); t != "" {
 		db = matchAny(db, t, "merge_requests.title", "merge_requests.description")
+		db = lockdownTitleOrTrusted(db, q.Lockdown, t, "merge_requests")
 	}
 	if q.BeforeID > 0 {
 		db = db.Where("merge_requests.id < ?", q.BeforeID)

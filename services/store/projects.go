@@ -300,6 +300,31 @@ func (s *Projects) ProjectAccessLevel(ctx context.Context, projectID, userID int
 	return levels[0], nil
 }
 
+// ProjectAccessLevels returns the effective roles in projectID of the
+// userIDs that hold one, in one statement (lockdown reads the authors of
+// a page of notes this way); a user missing from the map has none.
+func (s *Projects) ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error) {
+	out := make(map[int64]models.AccessLevel, len(userIDs))
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		UserID      int64
+		AccessLevel models.AccessLevel
+	}
+	err := s.conn(ctx).Table("project_authorizations").Select("user_id, access_level").
+		Where("project_id = ? AND user_id IN ?", projectID, userIDs).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("roles of %d users in project %d: %w", len(userIDs), projectID, translate(err))
+	}
+	for _, r := range rows {
+		if r.AccessLevel > out[r.UserID] {
+			out[r.UserID] = r.AccessLevel
+		}
+	}
+	return out, nil
+}
+
 // FindProjectWithRoleByID returns the project with id together with
 // userID's role in it (direct or inherited from a group) (models.NoAccess for a non-member), read in
 // one statement, or models.ErrNotFound. It does not check permissions.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -44,6 +45,9 @@ func (s *Search) SearchIssues(ctx context.Context, q models.SearchQuery) ([]mode
 	vis, args := visibleIssuesSQL(q.Viewer, "issues")
 	db = db.Where(vis, args...)
 	db = matchAny(db, q.Term, textColumns("issues", q.TitleOnly)...)
+	if !q.TitleOnly {
+		db = lockdownTitleOrTrusted(db, q.Lockdown, q.Term, "issues")
+	}
 	if q.State != "" {
 		db = db.Where("issues.state = ?", q.State)
 	}
@@ -71,6 +75,9 @@ func (s *Search) SearchIssues(ctx context.Context, q models.SearchQuery) ([]mode
 func (s *Search) SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error) {
 	db := withCodeProjects(s.conn(ctx).Model(&models.MergeRequest{}), "merge_requests.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, textColumns("merge_requests", q.TitleOnly)...)
+	if !q.TitleOnly {
+		db = lockdownTitleOrTrusted(db, q.Lockdown, q.Term, "merge_requests")
+	}
 	if q.State != "" {
 		db = db.Where("merge_requests.state = ?", q.State)
 	}
@@ -93,6 +100,9 @@ func (s *Search) SearchNotes(ctx context.Context, q models.SearchQuery) ([]model
 	vis, args := visibleNotesSQL(q.Viewer)
 	db = db.Where("NOT notes.system").Where(vis, args...)
 	db = matchAny(db, q.Term, "notes.body")
+	if q.Lockdown {
+		db = db.Where(trustedAuthorSQL("notes"))
+	}
 	out := []models.Note{}
 	total, err := page(db, q, "notes", &out, func(db *gorm.DB) *gorm.DB { return db.Preload("Author") })
 	if err != nil {
@@ -378,4 +388,28 @@ func matchAnyTerm(db *gorm.DB, terms []string, cols ...string) *gorm.DB {
 		return db
 	}
 	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+}
+
+// trustedAuthorSQL is true for rows of table (with project_id and
+// author_id) whose text lockdown shows: in a private project, or written
+// by a user with Developer or more in the project.
+func trustedAuthorSQL(table string) string {
+	return "(EXISTS (SELECT 1 FROM projects lp WHERE lp.id = " + table + ".project_id AND lp.visibility = 'private')" +
+		" OR EXISTS (SELECT 1 FROM project_authorizations la WHERE la.project_id = " + table + ".project_id" +
+		" AND la.user_id = " + table + ".author_id AND la.access_level >= " + strconv.Itoa(int(models.Developer)) + "))"
+}
+
+// lockdownTitleOrTrusted keeps, in lockdown, the issues or merge requests
+// of table that match on their title or whose description lockdown shows:
+// a withheld description matches nothing.
+func lockdownTitleOrTrusted(db *gorm.DB, lockdown bool, term, table string) *gorm.DB {
+	term = strings.TrimSpace(term)
+	if !lockdown || term == "" {
+		return db
+	}
+	title := "lower(" + table + ".title) LIKE ? ESCAPE '\\'"
+	if db.Dialector.Name() == "postgres" {
+		title = table + ".title ILIKE ? ESCAPE '\\'"
+	}
+	return db.Where("("+title+" OR "+trustedAuthorSQL(table)+")", likeContains(term))
 }

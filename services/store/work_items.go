@@ -342,6 +342,7 @@ func filterWorkItems(db *gorm.DB, q models.WorkItemQuery, now time.Time) *gorm.D
 	}
 	if q.Search != "" {
 		db = matchAny(db, q.Search, "issues.title", "issues.description")
+		db = lockdownTitleOrTrusted(db, q.Lockdown, q.Search, "issues")
 	}
 	if q.AuthorUsername != "" {
 		db = db.Where("issues.author_id IN (SELECT au.id FROM users au WHERE lower(au.username) = lower(?))", q.AuthorUsername)

@@ -214,7 +214,7 @@ func checkArguments(ctx context.Context, inv *Invocation) (*Result, error) {
 		return res, nil
 	}
 	inv.Call = &Call{Name: inv.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: inv.state,
-		ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses}
+		ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses, Lockdown: req.Lockdown}
 	return inv.Next(ctx)
 }
 

@@ -144,6 +144,10 @@ type Call struct {
 	// verified by the server (issued to this user, for this tool, not
 	// expired, untampered); "" when none.
 	RequestState string
+	// Lockdown is the request's lockdown switch (doc/security.md): text
+	// by users below Developer on projects that are not private is
+	// withheld from results.
+	Lockdown bool
 	// Target is the Definition's Target as resolved for this call (nil
 	// when the Definition declares none, or without a user).
 	Target *ResolvedTarget

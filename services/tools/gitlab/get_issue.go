@@ -62,6 +62,12 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 		if access.CanReadInternalNote(u, v.Level) {
 			notes = v.Notes
 		}
+		if withheld, err := withheldIssue(ctx, g.store, &projectAccess{project: v.Project, level: v.Level, lockdown: call.Lockdown}, v.Issue); err != nil || withheld != nil {
+			if err != nil {
+				return nil, err
+			}
+			return jsonResult(g.issue(v.Project, withheld, notes))
+		}
 		// The answer depends on the view and the note count only: a view
 		// from the store's cache keeps it for the next caller.
 		key := issueMemoKey{g: g, notes: notes}
@@ -91,7 +97,27 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 	if !access.CanReadIssue(u, pa.project, issue, pa.level) {
 		return nil, notFound("Issue")
 	}
+	pa.lockdown = call.Lockdown
+	withheld, err := withheldIssue(ctx, g.store, pa, issue)
+	if err != nil {
+		return nil, err
+	}
+	if withheld != nil {
+		issue = withheld
+	}
 	return jsonResult(g.issue(pa.project, issue, notes))
+}
+
+// withheldIssue is a copy of i with its description withheld when pa's
+// call withholds its author's text, or nil when nothing is withheld.
+func withheldIssue(ctx context.Context, st projectStore, pa *projectAccess, i *models.Issue) (*models.Issue, error) {
+	w, err := newWithholder(ctx, st, pa, []int64{i.AuthorID})
+	if err != nil || !w.withholds(i.AuthorID) {
+		return nil, err
+	}
+	c := *i
+	c.Description = WithheldText
+	return &c, nil
 }
 
 // issueMemoKey is what get_issue's answer from a view depends on besides

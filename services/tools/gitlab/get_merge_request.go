@@ -215,8 +215,12 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		return nil, err
 	}
 	p := pa.project
+	w, err := newWithholder(ctx, g.store, pa, []int64{mr.AuthorID})
+	if err != nil {
+		return nil, err
+	}
 	iid := strconv.FormatInt(mr.IID, 10)
-	out := &mrDetailJSON{ID: gid("MergeRequest", mr.ID), IID: iid, Title: mr.Title, Description: mr.Description,
+	out := &mrDetailJSON{ID: gid("MergeRequest", mr.ID), IID: iid, Title: mr.Title, Description: w.text(mr.AuthorID, mr.Description),
 		State: string(mr.State), Draft: mr.Draft, SourceBranch: mr.SourceBranch, TargetBranch: mr.TargetBranch,
 		MergeStatus: mr.MergeStatus, DetailedMergeStatus: strings.ToUpper(detailedMergeStatus(mr)),
 		Conflicts: mr.MergeStatus == models.MergeStatusCannotBeMerged, Squash: mr.Squash,

@@ -213,7 +213,11 @@ func (d *workItemDetailJSON) setWidget(w obj) {
 // development widgets carry only their type; the facets fill them).
 func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (*workItemDetailJSON, error) {
 	p := pa.project
-	out := &workItemDetailJSON{ID: gid("WorkItem", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title, Description: i.Description,
+	w, err := newWithholder(ctx, g.store, pa, []int64{i.AuthorID})
+	if err != nil {
+		return nil, err
+	}
+	out := &workItemDetailJSON{ID: gid("WorkItem", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title, Description: w.text(i.AuthorID, i.Description),
 		State: graphQLState(i.State), Confidential: i.Confidential, CreatedAt: apiTime(i.CreatedAt), UpdatedAt: apiTime(i.UpdatedAt),
 		ClosedAt: apiTimePtr(i.ClosedAt), WebURL: g.workItemURL(p, i.IID), Reference: fmt.Sprintf("%s#%d", p.PathWithNamespace, i.IID),
 		Author:       g.gqlUser(i.Author),
@@ -327,6 +331,9 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 	}
 	page, err := g.store.PageNotes(ctx, q)
 	if err != nil {
+		return nil, err
+	}
+	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
 		return nil, err
 	}
 	count, err := g.store.CountNotes(ctx, models.NoteableIssue, i.ID, internal)

@@ -80,6 +80,9 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	if err != nil {
 		return nil, err
 	}
+	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
+		return nil, err
+	}
 	items := make([]*noteJSON, 0, len(page.Notes))
 	for k := range page.Notes {
 		items = append(items, g.note(&page.Notes[k], issue.IID))

@@ -226,6 +226,8 @@ func isDigits(s string) bool {
 type projectAccess struct {
 	project *models.Project
 	level   models.AccessLevel
+	// lockdown is the call's lockdown switch: see withholder.
+	lockdown bool
 }
 
 // resolveProject finds the project named by ref and checks that u may read

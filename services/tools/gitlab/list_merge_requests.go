@@ -92,7 +92,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 	if err != nil {
 		return nil, err
 	}
-	q := models.MergeRequestQuery{Limit: pageSize(args.First), Search: strings.TrimSpace(args.Search)}
+	q := models.MergeRequestQuery{Limit: pageSize(args.First), Search: strings.TrimSpace(args.Search), Lockdown: call.Lockdown}
 	scope, projects, err := g.listScope(ctx, u, args)
 	if err != nil {
 		return nil, err

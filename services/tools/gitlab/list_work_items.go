@@ -121,7 +121,7 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 	if err != nil {
 		return nil, err
 	}
-	q := models.WorkItemQuery{Viewer: u, Search: args.Search, AuthorUsername: args.AuthorUsername,
+	q := models.WorkItemQuery{Viewer: u, Search: args.Search, Lockdown: call.Lockdown, AuthorUsername: args.AuthorUsername,
 		AssigneeUsernames: args.AssigneeUsernames, LabelNames: args.LabelName, MilestoneTitles: args.MilestoneTitle,
 		MilestoneWildcard: args.MilestoneWildcardID, Sort: models.WorkItemSort(args.Sort), Limit: defaultPerPage}
 	if len(args.MilestoneTitle) > 0 && args.MilestoneWildcardID != "" {

@@ -41,6 +41,9 @@ func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *p
 	if err != nil {
 		return nil, err
 	}
+	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
+		return nil, err
+	}
 	nodes := make([]*gqlNoteJSON, 0, len(page.Notes))
 	for k := range page.Notes {
 		nodes = append(nodes, g.gqlNote(&page.Notes[k]))
@@ -65,6 +68,11 @@ func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.Use
 		IncludeInternal: access.CanReadInternalNote(u, pa.level), AfterNoteID: afterID, Limit: pageSize(first), Filter: filter})
 	if err != nil {
 		return nil, err
+	}
+	for k := range ds {
+		if err := withholdNotes(ctx, g.store, pa, ds[k].Notes); err != nil {
+			return nil, err
+		}
 	}
 	nodes := make([]obj, 0, len(ds))
 	for k := range ds {

@@ -81,7 +81,7 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 		return nil, err
 	}
 	q := models.SearchQuery{Viewer: u, Term: strings.TrimSpace(args.Search), Confidential: args.Confidential,
-		Ascending: args.Sort == "asc", Limit: perPage, Offset: (page - 1) * perPage}
+		Ascending: args.Sort == "asc", Limit: perPage, Offset: (page - 1) * perPage, Lockdown: call.Lockdown}
 	if args.State != "all" {
 		q.State = args.State
 	}
@@ -203,6 +203,15 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		if err != nil {
 			return nil, 0, err
 		}
+		if q.Lockdown {
+			authors := make([]authored, len(is))
+			for k := range is {
+				authors[k] = authored{is[k].ProjectID, is[k].AuthorID, &is[k].Description}
+			}
+			if err := withholdAcross(ctx, g.store, projects, authors); err != nil {
+				return nil, 0, err
+			}
+		}
 		for k := range is {
 			items = append(items, g.issue(projects[is[k].ProjectID], &is[k], notes[is[k].ID]))
 		}
@@ -227,6 +236,15 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		notes, err := g.store.CountUserNotesOf(ctx, models.NoteableMergeRequest, mrIDs)
 		if err != nil {
 			return nil, 0, err
+		}
+		if q.Lockdown {
+			authors := make([]authored, len(mrs))
+			for k := range mrs {
+				authors[k] = authored{mrs[k].ProjectID, mrs[k].AuthorID, &mrs[k].Description}
+			}
+			if err := withholdAcross(ctx, g.store, projects, authors); err != nil {
+				return nil, 0, err
+			}
 		}
 		for k := range mrs {
 			items = append(items, g.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], notes[mrs[k].ID]))

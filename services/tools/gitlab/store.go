@@ -73,6 +73,9 @@ type projectStore interface {
 	// ProjectAccessLevel is userID's effective role in projectID, as
 	// FindProjectWithRoleByID reads it.
 	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
+	// ProjectAccessLevels is ProjectAccessLevel for several users in one
+	// statement; a user without a role is missing from the map.
+	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
 	FindUserByID(ctx context.Context, id int64) (*models.User, error)
 	FindUserByEmail(ctx context.Context, email string) (*models.User, error)
 	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)

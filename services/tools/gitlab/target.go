@@ -232,7 +232,7 @@ func targetOf[T any](call *tools.Call) (*projectAccess, T, error) {
 	if !ok || r.Project == nil {
 		return nil, zero, fmt.Errorf("gitlab: tool %s: the resolved target is a %T, not a %T", call.Name, r.Object, zero)
 	}
-	return &projectAccess{project: r.Project, level: r.Level}, obj, nil
+	return &projectAccess{project: r.Project, level: r.Level, lockdown: call.Lockdown}, obj, nil
 }
 
 // lookupTarget declares a Target found by the tool's own lookup, find:
