@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store"
@@ -119,21 +120,13 @@ func newProjectsHousekeepCommand(a *cli) *cobra.Command {
 			"maintainers of one repository apart.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			e, err := a.openEnv(ctx)
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			p, err := projectNamed(ctx, e, path)
-			if err != nil {
-				return err
-			}
-			if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
-				return fmt.Errorf("housekeeping of %s: %w", p.PathWithNamespace, err)
-			}
-			fmt.Fprintf(a.stderr, "maintained the repository of %s\n", p.PathWithNamespace)
-			return nil
+			return a.onProject(cmd.Context(), path, func(ctx context.Context, e *app.Env, p *models.Project) error {
+				if err := e.Repositories.Housekeeping().Maintain(ctx, p.ID); err != nil {
+					return fmt.Errorf("housekeeping of %s: %w", p.PathWithNamespace, err)
+				}
+				fmt.Fprintf(a.stderr, "maintained the repository of %s\n", p.PathWithNamespace)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/importexport"
 )
@@ -125,25 +127,17 @@ func newProjectsImportFailuresCommand(a *cli) *cobra.Command {
 			"the relation, the line of its ndjson file, and what was wrong. Nothing is printed when there were none.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			e, err := a.openEnv(ctx)
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			p, err := projectNamed(ctx, e, path)
-			if err != nil {
-				return err
-			}
-			fs, err := e.Store.Projects.ListImportFailures(ctx, p.ID)
-			if err != nil {
-				return err
-			}
-			for _, f := range fs {
-				fmt.Fprintln(a.stdout, failureLine(f.RelationKey, f.Line, f.Message))
-			}
-			fmt.Fprintf(a.stderr, "%d import failures of %s\n", len(fs), p.PathWithNamespace)
-			return nil
+			return a.onProject(cmd.Context(), path, func(ctx context.Context, e *app.Env, p *models.Project) error {
+				fs, err := e.Store.Projects.ListImportFailures(ctx, p.ID)
+				if err != nil {
+					return err
+				}
+				for _, f := range fs {
+					fmt.Fprintln(a.stdout, failureLine(f.RelationKey, f.Line, f.Message))
+				}
+				fmt.Fprintf(a.stderr, "%d import failures of %s\n", len(fs), p.PathWithNamespace)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")
@@ -180,44 +174,36 @@ func newProjectsExportCommand(a *cli) *cobra.Command {
 			"`glmcp projects import --file` import it. The file is written whole or not at all.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			e, err := a.openEnv(ctx)
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			p, err := projectNamed(ctx, e, path)
-			if err != nil {
-				return err
-			}
-			abs, err := filepath.Abs(file)
-			if err != nil {
-				return fmt.Errorf("--file %q: %w", file, err)
-			}
-			out, err := os.CreateTemp(filepath.Dir(abs), ".glmcp-export-*.tar.gz")
-			if err != nil {
-				return fmt.Errorf("--file %q: %w", file, err)
-			}
-			defer os.Remove(out.Name())
-			sum, err := importexport.Export(ctx, e.Store, e.Repositories, p, out, "")
-			if err == nil {
-				err = out.Sync()
-			}
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			if err := os.Rename(out.Name(), abs); err != nil {
-				return fmt.Errorf("--file %q: %w", file, err)
-			}
-			fmt.Fprintf(a.stderr, "exported %s to %s\n", p.PathWithNamespace, file)
-			if !sum.Bundle {
-				fmt.Fprintf(a.stderr, "  repository: empty (no project.bundle)\n")
-			}
-			printCounts(a, "written", sum.Written)
-			return nil
+			return a.onProject(cmd.Context(), path, func(ctx context.Context, e *app.Env, p *models.Project) error {
+				abs, err := filepath.Abs(file)
+				if err != nil {
+					return fmt.Errorf("--file %q: %w", file, err)
+				}
+				out, err := os.CreateTemp(filepath.Dir(abs), ".glmcp-export-*.tar.gz")
+				if err != nil {
+					return fmt.Errorf("--file %q: %w", file, err)
+				}
+				defer os.Remove(out.Name())
+				sum, err := importexport.Export(ctx, e.Store, e.Repositories, p, out, "")
+				if err == nil {
+					err = out.Sync()
+				}
+				if cerr := out.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return err
+				}
+				if err := os.Rename(out.Name(), abs); err != nil {
+					return fmt.Errorf("--file %q: %w", file, err)
+				}
+				fmt.Fprintf(a.stderr, "exported %s to %s\n", p.PathWithNamespace, file)
+				if !sum.Bundle {
+					fmt.Fprintf(a.stderr, "  repository: empty (no project.bundle)\n")
+				}
+				printCounts(a, "written", sum.Written)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/models"
 )
 
 func newProjectsReassignCommand(a *cli) *cobra.Command {
@@ -20,32 +23,24 @@ func newProjectsReassignCommand(a *cli) *cobra.Command {
 			"the project.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			e, err := a.openEnv(ctx)
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			p, err := projectNamed(ctx, e, path)
-			if err != nil {
-				return err
-			}
-			r, err := e.Store.Projects.ReassignPlaceholder(ctx, p.ID, from, to)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stderr, "reassigned %s's contributions in %s to %s\n", r.Placeholder.Username, p.PathWithNamespace, r.Target.Username)
-			moved := make(map[string]int, len(r.Moved))
-			for k, v := range r.Moved {
-				moved[k] = int(v)
-			}
-			printCounts(a, "moved", moved)
-			if r.PlaceholderRemoved {
-				fmt.Fprintf(a.stderr, "  placeholder user %s removed\n", r.Placeholder.Username)
-			} else {
-				fmt.Fprintf(a.stderr, "  placeholder user %s kept: other projects name it\n", r.Placeholder.Username)
-			}
-			return nil
+			return a.onProject(cmd.Context(), path, func(ctx context.Context, e *app.Env, p *models.Project) error {
+				r, err := e.Store.Projects.ReassignPlaceholder(ctx, p.ID, from, to)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "reassigned %s's contributions in %s to %s\n", r.Placeholder.Username, p.PathWithNamespace, r.Target.Username)
+				moved := make(map[string]int, len(r.Moved))
+				for k, v := range r.Moved {
+					moved[k] = int(v)
+				}
+				printCounts(a, "moved", moved)
+				if r.PlaceholderRemoved {
+					fmt.Fprintf(a.stderr, "  placeholder user %s removed\n", r.Placeholder.Username)
+				} else {
+					fmt.Fprintf(a.stderr, "  placeholder user %s kept: other projects name it\n", r.Placeholder.Username)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "GROUP/NAME")

@@ -135,6 +135,22 @@ func projectNamed(ctx context.Context, e *app.Env, path string) (*models.Project
 
 // openEnv opens and migrates the configured store, for an administrative
 // command (its logger is commandLogger).
+// onProject runs fn on the project named by path (projectNamed), in an
+// environment opened for it and closed after: what every per-project
+// command (housekeep, export, import-failures, reassign) starts with.
+func (a *cli) onProject(ctx context.Context, path string, fn func(ctx context.Context, e *app.Env, p *models.Project) error) error {
+	e, err := a.openEnv(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	p, err := projectNamed(ctx, e, path)
+	if err != nil {
+		return err
+	}
+	return fn(ctx, e, p)
+}
+
 func (a *cli) openEnv(ctx context.Context) (*app.Env, error) {
 	return app.OpenEnv(ctx, &a.cfg, a.commandLogger())
 }
