@@ -46,14 +46,14 @@ const findTokenByDigestSQL = `SELECT "personal_access_tokens"."id","personal_acc
 	`"User"."id" AS "User__id","User"."username" AS "User__username","User"."name" AS "User__name",` +
 	`"User"."email" AS "User__email","User"."state" AS "User__state","User"."admin" AS "User__admin",` +
 	`"User"."ee_seat" AS "User__ee_seat","User"."mcp_rate_limit_requests" AS "User__mcp_rate_limit_requests",` +
-	`"User"."mcp_rate_limit_period_seconds" AS "User__mcp_rate_limit_period_seconds","User"."created_at" AS "User__created_at","User"."updated_at" AS "User__updated_at" ` +
+	`"User"."mcp_rate_limit_period_seconds" AS "User__mcp_rate_limit_period_seconds","User"."mcp_rate_limit_windows" AS "User__mcp_rate_limit_windows","User"."created_at" AS "User__created_at","User"."updated_at" AS "User__updated_at" ` +
 	`FROM "personal_access_tokens" INNER JOIN "users" "User" ON "personal_access_tokens"."user_id" = "User"."id" ` +
 	`WHERE "personal_access_tokens"."token_digest" = $1 LIMIT $2`
 
 var tokenJoinColumns = []string{
 	"id", "user_id", "name", "token_digest", "scopes", "expires_at", "revoked", "last_used_at", "created_at", "updated_at",
 	"User__id", "User__username", "User__name", "User__email", "User__state", "User__admin", "User__ee_seat",
-	"User__mcp_rate_limit_requests", "User__mcp_rate_limit_period_seconds", "User__created_at", "User__updated_at",
+	"User__mcp_rate_limit_requests", "User__mcp_rate_limit_period_seconds", "User__mcp_rate_limit_windows", "User__created_at", "User__updated_at",
 }
 
 func TestStore_FindTokenByDigest_sqlmock(t *testing.T) {
@@ -65,7 +65,7 @@ func TestStore_FindTokenByDigest_sqlmock(t *testing.T) {
 		mock.ExpectQuery(findTokenByDigestSQL).WithArgs("digest-1", 1).WillReturnRows(
 			sqlmock.NewRows(tokenJoinColumns).AddRow(
 				int64(7), int64(3), "laptop", "digest-1", `["mcp","read_api"]`, nil, false, nil, created, created,
-				int64(3), "alice", "Alice", "alice@example.com", "active", false, true, 0, 0, created, created,
+				int64(3), "alice", "Alice", "alice@example.com", "active", false, true, 0, 0, "", created, created,
 			))
 
 		tok, err := s.Users.FindTokenByDigest(context.Background(), "digest-1")

@@ -189,8 +189,10 @@ func TestPool_recycles(t *testing.T) {
 	if _, err := p.Info(ctx, dir, id); err != nil {
 		t.Fatal(err)
 	}
+	// The reaper takes the idle process off the list, then stops it and
+	// counts it ended: wait for both.
 	deadline := time.Now().Add(5 * time.Second)
-	for p.Stats().Idle != 0 && time.Now().Before(deadline) {
+	for s := p.Stats(); (s.Idle != 0 || s.Ended != 3) && time.Now().Before(deadline); s = p.Stats() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if s := p.Stats(); s.Idle != 0 || s.Ended != 3 {
