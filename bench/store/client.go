@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"time"
+
+	"gitlab.com/glmcp/glmcp/bench/harness"
 )
 
 // client calls glmcp's tools over the 2026-07-28 stateless wire, as
@@ -35,82 +33,27 @@ func (a answer) ok() bool {
 // call sends tools/call name with args; err is a transport failure only,
 // everything the server said is in the answer.
 func (c *client) call(name string, args map[string]any) (answer, error) {
-	params := map[string]any{"name": name, "arguments": args, "_meta": map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "bench-store", "version": "1.0.0"},
-	}}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-	if err != nil {
-		return answer{}, err
-	}
-	req, err := http.NewRequest(http.MethodPost, "http://"+c.addr+"/api/v4/mcp", bytes.NewReader(body))
-	if err != nil {
-		return answer{}, err
-	}
-	for k, v := range map[string]string{
-		"Authorization": "Bearer " + c.token, "Content-Type": "application/json",
-		"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
-		"Mcp-Method": "tools/call", "Mcp-Name": name,
-	} {
-		req.Header.Set(k, v)
-	}
-	began := time.Now()
-	res, err := c.http.Do(req)
-	if err != nil {
-		return answer{}, err
-	}
-	raw, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	a := answer{status: res.StatusCode, took: time.Since(began)}
-	if err != nil {
-		return a, err
-	}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		raw = lastEvent(raw)
-	}
-	var env struct {
-		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-		Result struct {
-			IsError           bool                    `json:"isError"`
-			StructuredContent map[string]any          `json:"structuredContent"`
-			Content           []struct{ Text string } `json:"content"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		a.text = fmt.Sprintf("HTTP %d: %.200s", res.StatusCode, raw)
-		return a, nil
-	}
+	r, err := harness.CallTool(&c.http, c.addr, c.token, "bench-store", name, args)
+	a := answer{status: r.Status, took: r.Took}
 	switch {
-	case env.Error != nil:
-		a.code, a.text = env.Error.Code, fmt.Sprintf("HTTP %d, JSON-RPC %d %s", res.StatusCode, env.Error.Code, env.Error.Message)
-	case env.Result.IsError:
-		a.isError = true
-		a.text = "isError"
-		if len(env.Result.Content) > 0 {
-			a.text = fmt.Sprintf("isError: %.200s", env.Result.Content[0].Text)
+	case err != nil:
+		return a, err
+	case !r.Decoded:
+		a.text = fmt.Sprintf("HTTP %d: %.200s", r.Status, r.Raw)
+	case r.Code != 0:
+		a.code, a.text = r.Code, fmt.Sprintf("HTTP %d, JSON-RPC %d %s", r.Status, r.Code, r.Message)
+	case r.IsError:
+		a.isError, a.text = true, "isError"
+		if r.Text != "" {
+			a.text = fmt.Sprintf("isError: %.200s", r.Text)
 		}
 	default:
-		a.result = env.Result.StructuredContent
+		a.result = r.Structured
 		if a.result == nil {
-			a.text = fmt.Sprintf("no structuredContent: %.200s", raw)
+			a.text = fmt.Sprintf("no structuredContent: %.200s", r.Raw)
 		}
 	}
 	return a, nil
-}
-
-// lastEvent is the data of the last event of an SSE body.
-func lastEvent(raw []byte) []byte {
-	var data []byte
-	for line := range strings.Lines(string(raw)) {
-		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data:"); ok {
-			data = []byte(strings.TrimSpace(d))
-		}
-	}
-	return data
 }
 
 // dig follows keys (strings) and indexes (ints) into decoded JSON; nil
