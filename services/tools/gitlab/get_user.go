@@ -11,10 +11,10 @@ import (
 
 // getUser is GitLab 19.5's get_user (GraphQL-backed: user or currentUser):
 // a small value, getUserTool, with its needs declared (the pattern for a
-// tool that stands alone: its Definition method builds the value from g
+// tool that stands alone: its registration function builds the value from g
 // and registers the value's run; nothing else of the tool hangs from
 // *gitlab).
-func (g *gitlab) getUser() tools.Definition {
+func getUser(g *gitlab) tools.Definition {
 	var t getUserTool
 	if g.store != nil {
 		t = getUserTool{users: g.store, base: g.base}

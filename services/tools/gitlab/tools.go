@@ -4,9 +4,10 @@ package gitlab
 
 import "gitlab.com/glmcp/glmcp/services/tools"
 
-// definitions lists every GitLab tool, one Definition method each, sorted
-// by method name: every method func (g *gitlab) x() tools.Definition of
-// the package (layout_test.go writes this file).
+// definitions lists every GitLab tool, sorted by name: every function
+// func x(g *gitlab) tools.Definition and every method
+// func (g *gitlab) x() tools.Definition of the package (layout_test.go
+// writes this file).
 func (g *gitlab) definitions() []tools.Definition {
 	return []tools.Definition{
 		g.acceptMergeRequest(),
@@ -32,7 +33,7 @@ func (g *gitlab) definitions() []tools.Definition {
 		g.getProject(),
 		g.getRepositoryFile(),
 		g.getSavedViewWorkItems(),
-		g.getUser(),
+		getUser(g),
 		g.getVulnerability(),
 		g.getWorkItem(),
 		g.getWorkItemNotes(),
