@@ -102,7 +102,7 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 		mr = settled
 	}
 	p := pa.project
-	url := g.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)
+	url := g.links.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)
 	if mr.State == models.MergeRequestMerged {
 		return jsonResult(acceptJSON{Status: "already_merged", MergeRequestURL: url})
 	}

@@ -61,11 +61,11 @@ func loadInTarget[T any](ctx context.Context, call *tools.Call, id int64, what s
 }
 
 func (g *gitlab) pipelineURL(p *models.Project, id int64) string {
-	return g.projectURL(p) + "/-/pipelines/" + strconv.FormatInt(id, 10)
+	return g.links.projectURL(p) + "/-/pipelines/" + strconv.FormatInt(id, 10)
 }
 
 func (g *gitlab) jobURL(p *models.Project, id int64) string {
-	return g.projectURL(p) + "/-/jobs/" + strconv.FormatInt(id, 10)
+	return g.links.projectURL(p) + "/-/jobs/" + strconv.FormatInt(id, 10)
 }
 
 // ciJobJSON is a job as get_pipeline and get_job show it.

@@ -43,7 +43,7 @@ func (g *gitlab) commitNode(p *models.Project, c *repository.Commit) commitNodeJ
 	return commitNodeJSON{ID: "gid://gitlab/CommitPresenter/" + c.ID, Sha: c.ID, ShortID: c.ID[:8], Title: c.Title,
 		Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, AuthoredDate: apiTime(c.Author.When),
 		CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email, CommittedDate: apiTime(c.Committer.When),
-		WebURL: g.projectURL(p) + "/-/commit/" + c.ID}
+		WebURL: g.links.projectURL(p) + "/-/commit/" + c.ID}
 }
 
 type diffStatsJSON struct {

@@ -106,5 +106,5 @@ func (g *gitlab) issueResult(ctx context.Context, st issueStore, u *models.User,
 	if err != nil {
 		return nil, err
 	}
-	return jsonResult(g.issue(pa.project, issue, notes))
+	return jsonResult(g.links.issue(pa.project, issue, notes))
 }

@@ -31,7 +31,7 @@ type pager struct {
 // arguments with the ones that name the object and the page ones — after,
 // before, first, last — zeroed, so a filter added later is bound too; nil
 // when there are none).
-func (g *gitlab) pager(call *tools.Call, tool, scope string, filters any) pager {
+func newPager(s *cursor.Signer, call *tools.Call, tool, scope string, filters any) pager {
 	var user int64
 	if call.Identity != nil && call.Identity.User != nil {
 		user = call.Identity.User.ID
@@ -44,7 +44,7 @@ func (g *gitlab) pager(call *tools.Call, tool, scope string, filters any) pager 
 		}
 		list += "\x00" + string(b)
 	}
-	return pager{s: g.cursors, tool: tool, b: cursor.Binding{Verb: tool, User: user, List: list}}
+	return pager{s: s, tool: tool, b: cursor.Binding{Verb: tool, User: user, List: list}}
 }
 
 // mint returns the cursor of integer position pos (an id, an offset).

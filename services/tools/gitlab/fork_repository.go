@@ -188,7 +188,7 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 		}
 		return nil, err
 	}
-	out, err := g.projectJSONOf(ctx, u, p)
+	out, err := projectJSONOf(ctx, g.store, g.links, u, p)
 	if err != nil {
 		return nil, err
 	}

@@ -145,7 +145,7 @@ func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCom
 	case "notes":
 		// glmcp keeps no notes on commits: an empty, well-formed page (a
 		// cursor is still checked, so a foreign one is refused).
-		pages := g.pager(call, "get_commit", "commit:"+strconv.FormatInt(p.ID, 10)+":"+c.ID, nil)
+		pages := newPager(g.cursors, call, "get_commit", "commit:"+strconv.FormatInt(p.ID, 10)+":"+c.ID, nil)
 		if _, err := pages.open("notes_after", args.NotesAfter); err != nil {
 			return nil, err
 		}

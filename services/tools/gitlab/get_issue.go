@@ -66,7 +66,7 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 			if err != nil {
 				return nil, err
 			}
-			return jsonResult(g.issue(v.Project, withheld, notes))
+			return jsonResult(g.links.issue(v.Project, withheld, notes))
 		}
 		// The answer depends on the view and the note count only: a view
 		// from the store's cache keeps it for the next caller.
@@ -75,7 +75,7 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 			r := m.(*tools.Result)
 			return &tools.Result{Text: r.Text, Structured: r.Structured}, nil
 		}
-		res, err := jsonResult(g.issue(v.Project, v.Issue, notes))
+		res, err := jsonResult(g.links.issue(v.Project, v.Issue, notes))
 		if err == nil {
 			v.SetMemo(key, &tools.Result{Text: res.Text, Structured: res.Structured})
 		}
@@ -105,7 +105,7 @@ func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssu
 	if withheld != nil {
 		issue = withheld
 	}
-	return jsonResult(g.issue(pa.project, issue, notes))
+	return jsonResult(g.links.issue(pa.project, issue, notes))
 }
 
 // withheldIssue is a copy of i with its description withheld when pa's

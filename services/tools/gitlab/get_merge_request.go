@@ -162,7 +162,7 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 		return nil, err
 	}
 	// Each facet is its own list.
-	pages := g.pager(call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
+	pages := newPager(g.cursors, call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
 	switch facet {
 	case "diffs":
 		err = g.mrDiffsFacet(ctx, out, pa, mr, args, pages)
@@ -225,7 +225,7 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		MergeStatus: mr.MergeStatus, DetailedMergeStatus: strings.ToUpper(detailedMergeStatus(mr)),
 		Conflicts: mr.MergeStatus == models.MergeStatusCannotBeMerged, Squash: mr.Squash,
 		ShouldRemoveSourceBranch: mr.ForceRemoveSourceBranch, DiscussionLocked: mr.DiscussionLocked,
-		AllowCollaboration: mr.AllowCollaboration, WebURL: g.projectURL(p) + "/-/merge_requests/" + iid,
+		AllowCollaboration: mr.AllowCollaboration, WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
 		Reference: "!" + iid, CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt),
 		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: g.gqlUser(mr.Author),
 		Assignees: g.gqlUsers(mr.Assignees), Reviewers: g.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
@@ -326,7 +326,7 @@ func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *proj
 		nodes = append(nodes, obj{"sha": c.ID, "shortId": shortSHA(c.ID), "title": c.Title, "message": c.Message,
 			"authorName": c.Author.Name, "authorEmail": c.Author.Email, "authoredDate": apiTime(c.Author.When),
 			"committerName": c.Committer.Name, "committedDate": apiTime(c.Committer.When),
-			"webUrl": g.projectURL(pa.project) + "/-/commit/" + c.ID})
+			"webUrl": g.links.projectURL(pa.project) + "/-/commit/" + c.ID})
 	}
 	out.Commits = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(commits), total)}
 	return nil
@@ -362,7 +362,7 @@ func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *pr
 func (g *gitlab) gqlPipeline(proj *models.Project, p *models.Pipeline) obj {
 	return obj{"id": gid("Ci::Pipeline", p.ID), "iid": strconv.FormatInt(p.IID, 10), "status": strings.ToUpper(p.Status),
 		"ref": p.Ref, "sha": p.SHA, "source": p.Source, "name": p.Name, "createdAt": apiTime(p.CreatedAt),
-		"finishedAt": apiTimePtr(p.FinishedAt), "webUrl": g.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
+		"finishedAt": apiTimePtr(p.FinishedAt), "webUrl": g.links.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
 }
 
 func (g *gitlab) mrApprovalsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest) error {

@@ -54,7 +54,7 @@ func (g *gitlab) runGetMergeRequestNotes(ctx context.Context, call *tools.Call, 
 	if err != nil {
 		return nil, err
 	}
-	pages := g.pager(call, "get_merge_request_notes", "mr:"+strconv.FormatInt(mr.ID, 10)+":notes", nil)
+	pages := newPager(g.cursors, call, "get_merge_request_notes", "mr:"+strconv.FormatInt(mr.ID, 10)+":notes", nil)
 	conn, err := g.mrNotes(ctx, pages, u, pa, mr, noteWindow{args.First, args.After, args.Last, args.Before, ""})
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (g *gitlab) getMergeRequestPipelines() tools.Definition {
 			}
 			items := make([]*pipelineJSON, 0, len(pipelines))
 			for k := range pipelines {
-				items = append(items, g.pipeline(c.pa.project, &pipelines[k]))
+				items = append(items, g.links.pipeline(c.pa.project, &pipelines[k]))
 			}
 			return jsonResult(listJSON[*pipelineJSON]{Items: items, PageInfo: newRESTPageInfo(1, maxPerPage, total)})
 		}),

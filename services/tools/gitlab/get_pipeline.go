@@ -73,7 +73,7 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 		return nil, invalidf("first and after apply only with an include facet")
 	}
 	out := g.pipelineData(pa.project, p)
-	pages := g.pager(call, "get_pipeline", "pipeline:"+strconv.FormatInt(p.ID, 10)+":"+facet+":"+args.JobStatus, nil)
+	pages := newPager(g.cursors, call, "get_pipeline", "pipeline:"+strconv.FormatInt(p.ID, 10)+":"+facet+":"+args.JobStatus, nil)
 	after, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err

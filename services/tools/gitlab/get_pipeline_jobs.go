@@ -83,7 +83,7 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 	if pl.UserID != nil {
 		switch pu, err := g.store.FindUserByID(ctx, *pl.UserID); {
 		case err == nil:
-			by = g.user(pu)
+			by = g.links.user(pu)
 		case !errors.Is(err, models.ErrNotFound):
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 	if err != nil {
 		return nil, err
 	}
-	pj := g.pipeline(pa.project, pl)
+	pj := g.links.pipeline(pa.project, pl)
 	short := pl.SHA
 	if len(short) > 8 {
 		short = short[:8]
@@ -107,7 +107,7 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 			ID: j.ID, Status: j.Status, Stage: j.Stage, Name: j.Name, Ref: j.Ref, AllowFailure: j.AllowFailure,
 			CreatedAt: apiTime(j.CreatedAt), StartedAt: apiTimePtr(j.StartedAt), FinishedAt: apiTimePtr(j.FinishedAt),
 			Duration: j.Duration, User: by, Commit: jobCommitJSON{ID: pl.SHA, ShortID: short}, Pipeline: pj,
-			FailureReason: j.FailureReason, WebURL: g.projectURL(pa.project) + "/-/jobs/" + strconv.FormatInt(j.ID, 10),
+			FailureReason: j.FailureReason, WebURL: g.links.projectURL(pa.project) + "/-/jobs/" + strconv.FormatInt(j.ID, 10),
 			Artifacts: []any{}, TagList: []string{},
 		})
 	}

@@ -53,7 +53,7 @@ func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getPr
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.projectJSONOf(ctx, u, pa.project)
+	out, err := projectJSONOf(ctx, g.store, g.links, u, pa.project)
 	if err != nil {
 		return nil, err
 	}

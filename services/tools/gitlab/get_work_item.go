@@ -145,7 +145,7 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 			return nil, invalidf("discussions_filter: %q is not one of %s", name, strings.Join(workItemNotesFilters, ", "))
 		}
 		// Each filter is its own list: a cursor of one does not page another.
-		pages := g.pager(call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":discussions",
+		pages := newPager(g.cursors, call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":discussions",
 			obj{"discussions_filter": name})
 		conn, err := g.discussionsPage(ctx, pages, u, pa, models.NoteableIssue, issue.ID, filter,
 			args.DiscussionsFirst, args.DiscussionsAfter)
@@ -155,7 +155,7 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 		out.setWidget(obj{"type": widgetNotes, "discussions": conn})
 	case "related_merge_requests":
 		// The list is the work item's related merge requests.
-		pages := g.pager(call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":related_merge_requests", nil)
+		pages := newPager(g.cursors, call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":related_merge_requests", nil)
 		afterID, err := pages.open("related_merge_requests_after", after)
 		if err != nil {
 			return nil, err
@@ -295,7 +295,7 @@ func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projec
 	if parent == nil {
 		return nil
 	}
-	full, err := g.readableIssue(ctx, g.store, u, pa, parent.IID, nil)
+	full, err := readableIssue(ctx, g.store, u, pa, parent.IID, nil)
 	switch {
 	case err != nil:
 		return err
@@ -374,7 +374,7 @@ func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, pages pager, u 
 			author = obj{"id": gid("User", mr.Author.ID), "name": mr.Author.Name, "username": mr.Author.Username}
 		}
 		nodes = append(nodes, obj{"id": gid("MergeRequest", mr.ID), "iid": fmt.Sprint(mr.IID), "title": mr.Title,
-			"state": string(mr.State), "draft": mr.Draft, "webUrl": fmt.Sprintf("%s/-/merge_requests/%d", g.projectURL(pa.project), mr.IID),
+			"state": string(mr.State), "draft": mr.Draft, "webUrl": fmt.Sprintf("%s/-/merge_requests/%d", g.links.projectURL(pa.project), mr.IID),
 			"createdAt": apiTime(mr.CreatedAt), "mergedAt": apiTimePtr(mr.MergedAt), "author": author})
 	}
 	var end *string

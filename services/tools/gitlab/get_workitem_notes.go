@@ -85,7 +85,7 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 	}
 	items := make([]*noteJSON, 0, len(page.Notes))
 	for k := range page.Notes {
-		items = append(items, g.note(&page.Notes[k], issue.IID))
+		items = append(items, g.links.note(&page.Notes[k], issue.IID))
 	}
 	pi := cursorPageInfo{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {

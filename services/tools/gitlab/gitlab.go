@@ -55,6 +55,7 @@ type gitlab struct {
 	inTx    InTx
 	version ServerVersion
 	base    string
+	links   links
 	// cursors signs every cursor the tools mint (see pager), with a key
 	// derived from Deps.CursorSecret.
 	cursors *cursor.Signer
@@ -71,6 +72,7 @@ func Tools(d Deps) []tools.Definition {
 func newGitlab(d Deps) *gitlab {
 	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
 		cursors: cursor.New(d.CursorSecret, maxCursorLen), repos: d.Repositories}
+	g.links = links{base: g.base}
 	if g.inTx == nil {
 		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
 	}

@@ -137,7 +137,7 @@ func (l labelsArg) names() ([]string, error) {
 
 // readableIssue loads issue iid of pa's project, or returns missing when it
 // does not exist or u may not read it (confidential).
-func (g *gitlab) readableIssue(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, iid int64, missing error) (*models.Issue, error) {
+func readableIssue(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, iid int64, missing error) (*models.Issue, error) {
 	issue, err := st.LoadIssue(ctx, pa.project.ID, iid)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, missing

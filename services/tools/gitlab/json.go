@@ -31,18 +31,23 @@ type userJSON struct {
 	WebURL    string  `json:"web_url"`
 }
 
-func (g *gitlab) user(u *models.User) *userJSON {
+// links renders the store's objects as GitLab's REST API does, with web
+// URLs under the instance's public base URL (no trailing slash; empty gives
+// root-relative URLs). A tool holds the value, not the tools' shared state.
+type links struct{ base string }
+
+func (l links) user(u *models.User) *userJSON {
 	if u == nil {
 		return nil
 	}
 	return &userJSON{ID: u.ID, Username: u.Username, Name: u.Name, State: string(u.State),
-		Locked: u.State == models.UserBlocked, WebURL: g.base + "/" + u.Username}
+		Locked: u.State == models.UserBlocked, WebURL: l.base + "/" + u.Username}
 }
 
-func (g *gitlab) users(us []models.User) []*userJSON {
+func (l links) users(us []models.User) []*userJSON {
 	out := make([]*userJSON, 0, len(us))
 	for k := range us {
-		out = append(out, g.user(&us[k]))
+		out = append(out, l.user(&us[k]))
 	}
 	return out
 }
@@ -104,17 +109,17 @@ type issueJSON struct {
 }
 
 // issue renders i of project p; notes is the user_notes_count.
-func (g *gitlab) issue(p *models.Project, i *models.Issue, notes int64) *issueJSON {
+func (l links) issue(p *models.Project, i *models.Issue, notes int64) *issueJSON {
 	iid := strconv.FormatInt(i.IID, 10)
-	self := g.base + "/api/v4/projects/" + strconv.FormatInt(p.ID, 10) + "/issues/" + iid
+	self := l.base + "/api/v4/projects/" + strconv.FormatInt(p.ID, 10) + "/issues/" + iid
 	out := &issueJSON{
 		issuableJSON: issuable(i.ID, i.IID, i.ProjectID, i.Title, i.Description, string(i.State), i.CreatedAt, i.UpdatedAt),
-		ClosedAt:     apiTimePtr(i.ClosedAt), Labels: labelNames(i.Labels), Assignees: g.users(i.Assignees),
-		Author: g.user(i.Author), Type: "ISSUE", UserNotesCount: notes, Confidential: i.Confidential,
-		IssueType: "issue", WebURL: g.projectURL(p) + "/-/issues/" + iid,
+		ClosedAt:     apiTimePtr(i.ClosedAt), Labels: labelNames(i.Labels), Assignees: l.users(i.Assignees),
+		Author: l.user(i.Author), Type: "ISSUE", UserNotesCount: notes, Confidential: i.Confidential,
+		IssueType: "issue", WebURL: l.projectURL(p) + "/-/issues/" + iid,
 		References: referencesJSON{Short: "#" + iid, Relative: "#" + iid, Full: p.PathWithNamespace + "#" + iid},
 		Links: issueLinksJSON{Self: self, Notes: self + "/notes", AwardEmoji: self + "/award_emoji",
-			Project: g.base + "/api/v4/projects/" + strconv.FormatInt(p.ID, 10)},
+			Project: l.base + "/api/v4/projects/" + strconv.FormatInt(p.ID, 10)},
 	}
 	if i.Milestone != "" {
 		out.Milestone = &milestoneJSON{Title: i.Milestone}
@@ -148,10 +153,10 @@ type pipelineJSON struct {
 	FinishedAt *string `json:"finished_at,omitempty"`
 }
 
-func (g *gitlab) pipeline(proj *models.Project, p *models.Pipeline) *pipelineJSON {
+func (l links) pipeline(proj *models.Project, p *models.Pipeline) *pipelineJSON {
 	return &pipelineJSON{ID: p.ID, IID: p.IID, ProjectID: p.ProjectID, SHA: p.SHA, Ref: p.Ref,
 		Status: p.Status, Source: p.Source, CreatedAt: apiTime(p.CreatedAt), UpdatedAt: apiTime(p.UpdatedAt),
-		WebURL: g.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
+		WebURL: l.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
 }
 
 type mergeRequestUserJSON struct {
@@ -198,13 +203,13 @@ type mergeRequestJSON struct {
 	User         *mergeRequestUserJSON `json:"user,omitempty"`
 }
 
-func (g *gitlab) mergeRequest(p *models.Project, mr *models.MergeRequest, notes int64) *mergeRequestJSON {
+func (l links) mergeRequest(p *models.Project, mr *models.MergeRequest, notes int64) *mergeRequestJSON {
 	iid := strconv.FormatInt(mr.IID, 10)
 	out := &mergeRequestJSON{
 		issuableJSON: issuable(mr.ID, mr.IID, mr.ProjectID, mr.Title, mr.Description, string(mr.State), mr.CreatedAt, mr.UpdatedAt),
 		MergedAt:     apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt),
 		TargetBranch: mr.TargetBranch, SourceBranch: mr.SourceBranch, UserNotesCount: notes,
-		Author: g.user(mr.Author), Assignees: g.users(mr.Assignees), Reviewers: g.users(mr.Reviewers),
+		Author: l.user(mr.Author), Assignees: l.users(mr.Assignees), Reviewers: l.users(mr.Reviewers),
 		SourceProjectID: mr.ProjectID, TargetProjectID: mr.ProjectID, Labels: labelNames(mr.Labels),
 		Draft: mr.Draft, WorkInProgress: mr.Draft, MergeStatus: mr.MergeStatus,
 		DetailedMergeStatus: detailedMergeStatus(mr), SHA: mr.SHA, Squash: mr.Squash,
@@ -212,7 +217,7 @@ func (g *gitlab) mergeRequest(p *models.Project, mr *models.MergeRequest, notes 
 		HasConflicts: mr.MergeStatus == models.MergeStatusCannotBeMerged,
 		Reference:    "!" + iid,
 		References:   referencesJSON{Short: "!" + iid, Relative: "!" + iid, Full: p.PathWithNamespace + "!" + iid},
-		WebURL:       g.projectURL(p) + "/-/merge_requests/" + iid,
+		WebURL:       l.projectURL(p) + "/-/merge_requests/" + iid,
 	}
 	if len(out.Assignees) > 0 {
 		out.Assignee = out.Assignees[0]
@@ -263,8 +268,8 @@ type noteJSON struct {
 	DiscussionID string    `json:"discussion_id"`
 }
 
-func (g *gitlab) note(n *models.Note, noteableIID int64) *noteJSON {
-	out := &noteJSON{ID: n.ID, Body: n.Body, Author: g.user(n.Author), CreatedAt: apiTime(n.CreatedAt),
+func (l links) note(n *models.Note, noteableIID int64) *noteJSON {
+	out := &noteJSON{ID: n.ID, Body: n.Body, Author: l.user(n.Author), CreatedAt: apiTime(n.CreatedAt),
 		UpdatedAt: apiTime(n.UpdatedAt), System: n.System, NoteableID: n.NoteableID,
 		NoteableType: string(n.NoteableType), NoteableIID: noteableIID, ProjectID: n.ProjectID,
 		Confidential: n.Internal, Internal: n.Internal, DiscussionID: n.DiscussionID}
@@ -332,4 +337,4 @@ type listJSON[T any] struct {
 	PageInfo any `json:"pageInfo"`
 }
 
-func (g *gitlab) projectURL(p *models.Project) string { return p.WebURL(g.base) }
+func (l links) projectURL(p *models.Project) string { return p.WebURL(l.base) }

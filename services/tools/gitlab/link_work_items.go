@@ -106,7 +106,7 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 		missing := &kindError{msg: fmt.Sprintf("Target work item with iid '%d' not found in %s. Use a global ID "+
 			"(gid://gitlab/WorkItem/<id>) for work items in other projects or groups.", iid, pa.project.PathWithNamespace),
 			kind: models.ErrNotFound}
-		target, err := g.readableIssue(ctx, g.store, u, pa, iid, missing)
+		target, err := readableIssue(ctx, g.store, u, pa, iid, missing)
 		if err != nil {
 			return nil, err
 		}

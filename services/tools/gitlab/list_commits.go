@@ -121,7 +121,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	// only shape the page.
 	filters := args
 	filters.repoTarget, filters.After, filters.First, filters.WithStats = repoTarget{}, "", nil, false
-	pages := g.pager(call, "list_commits", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
+	pages := newPager(g.cursors, call, "list_commits", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
 	var pos commitsPosition
 	if args.After != "" {
 		if err := pages.openJSON("after", args.After, &pos); err != nil {

@@ -85,7 +85,7 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	}
 	filters := args
 	filters.GroupID, filters.First, filters.After = nil, 0, ""
-	pages := g.pager(call, "list_groups", "parent:"+strconv.FormatInt(q.ParentID, 10), filters)
+	pages := newPager(g.cursors, call, "list_groups", "parent:"+strconv.FormatInt(q.ParentID, 10), filters)
 	if q.AfterID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	if more {
 		gs = gs[:q.Limit]
 	}
-	names, err := g.groupNames(ctx, gs)
+	names, err := groupNames(ctx, g.store, gs)
 	if err != nil {
 		return nil, err
 	}

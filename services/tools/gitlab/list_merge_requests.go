@@ -102,7 +102,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 	}
 	filters := args
 	filters.URL, filters.ProjectID, filters.GroupID, filters.After, filters.First = "", "", "", "", 0
-	pages := g.pager(call, "list_merge_requests", scope, filters)
+	pages := newPager(g.cursors, call, "list_merge_requests", scope, filters)
 	if q.BeforeID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 		iid := strconv.FormatInt(mr.IID, 10)
 		out.Nodes = append(out.Nodes, mrListItemJSON{ID: gid("MergeRequest", mr.ID), IID: iid, Title: mr.Title,
 			State: string(mr.State), Draft: mr.Draft, SourceBranch: mr.SourceBranch, TargetBranch: mr.TargetBranch,
-			Author: g.gqlUser(mr.Author), Labels: labelNames(mr.Labels), WebURL: g.projectURL(p) + "/-/merge_requests/" + iid,
+			Author: g.gqlUser(mr.Author), Labels: labelNames(mr.Labels), WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
 			CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt), ProjectFullPath: p.PathWithNamespace})
 	}
 	if n := len(mrs); n > 0 {

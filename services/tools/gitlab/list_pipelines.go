@@ -86,7 +86,7 @@ func (g *gitlab) runListPipelines(ctx context.Context, call *tools.Call, args li
 	}
 	items := make([]*pipelineJSON, 0, len(ps))
 	for k := range ps {
-		items = append(items, g.pipeline(pa.project, &ps[k]))
+		items = append(items, g.links.pipeline(pa.project, &ps[k]))
 	}
 	pi := keysetPageJSON{Page: page, PerPage: perPage}
 	if more {

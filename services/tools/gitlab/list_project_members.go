@@ -79,7 +79,7 @@ func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, ar
 	}
 	filters := args
 	filters.ProjectID, filters.First, filters.After = "", 0, ""
-	pages := g.pager(call, "list_project_members", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
+	pages := newPager(g.cursors, call, "list_project_members", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
 	afterID, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err

@@ -99,7 +99,7 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 	}
 	filters := args
 	filters.GroupID, filters.First, filters.After = nil, 0, ""
-	pages := g.pager(call, "list_projects", "group:"+q.GroupPath, filters)
+	pages := newPager(g.cursors, call, "list_projects", "group:"+q.GroupPath, filters)
 	if q.AfterID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 	for k := range ps {
 		spaces[k] = strings.TrimSuffix(ps[k].PathWithNamespace, "/"+ps[k].Path)
 	}
-	groups, err := g.namespaces(ctx, map[string]*models.Group{}, spaces)
+	groups, err := namespaces(ctx, g.store, map[string]*models.Group{}, spaces)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 		p := &ps[k]
 		out.Nodes = append(out.Nodes, projectNodeJSON{ID: p.ID, Name: p.Name, FullPath: p.PathWithNamespace,
 			NameWithNamespace: fullName(groups, spaces[k]) + " / " + p.Name, Description: p.Description,
-			Visibility: string(p.Visibility), Archived: p.Archived, WebURL: g.projectURL(p), CreatedAt: p.CreatedAt.UTC()})
+			Visibility: string(p.Visibility), Archived: p.Archived, WebURL: g.links.projectURL(p), CreatedAt: p.CreatedAt.UTC()})
 	}
 	out.PageInfo = idPageInfo(pages, more, func() int64 { return ps[len(ps)-1].ID })
 	if args.GroupID != nil {

@@ -73,7 +73,7 @@ func (g *gitlab) runListRepositoryTree(ctx context.Context, call *tools.Call, ar
 	defer ra.Close()
 	filters := args
 	filters.repoTarget, filters.After = repoTarget{}, ""
-	pages := g.pager(call, "list_repository_tree", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
+	pages := newPager(g.cursors, call, "list_repository_tree", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
 	after, err := pages.openString("after", args.After)
 	if err != nil {
 		return nil, err

@@ -59,7 +59,7 @@ func (g *gitlab) runListVulnerabilities(ctx context.Context, call *tools.Call, a
 	}
 	filters := args
 	filters.ProjectFullPath, filters.After, filters.First = "", "", 0
-	pages := g.pager(call, "list_vulnerabilities", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
+	pages := newPager(g.cursors, call, "list_vulnerabilities", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
 	before, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err

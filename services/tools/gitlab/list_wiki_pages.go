@@ -73,7 +73,7 @@ func (g *gitlab) runListWikiPages(ctx context.Context, call *tools.Call, args li
 		limit = int(*args.First)
 	}
 	// The list is the project's wiki; the position the last slug.
-	pager := g.pager(call, "list_wiki_pages", "project:"+strconv.FormatInt(pa.project.ID, 10), nil)
+	pager := newPager(g.cursors, call, "list_wiki_pages", "project:"+strconv.FormatInt(pa.project.ID, 10), nil)
 	after, err := pager.openString("after", args.After)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (g *gitlab) runListWikiPages(ctx context.Context, call *tools.Call, args li
 	items := make([]wikiPageJSON, 0, len(pages))
 	for _, p := range pages {
 		items = append(items, wikiPageJSON{Title: p.Title, Slug: p.Slug,
-			WebURL: g.projectURL(pa.project) + "/-/wikis/" + escapeSlug(p.Slug)})
+			WebURL: g.links.projectURL(pa.project) + "/-/wikis/" + escapeSlug(p.Slug)})
 	}
 	// end_cursor is there only when more pages follow (GitLab's "more
 	// pages" signal).

@@ -168,7 +168,7 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 	}
 	filters := args
 	filters.URL, filters.ProjectID, filters.GroupID, filters.First, filters.After = "", nil, nil, nil, ""
-	pages := g.pager(call, "list_work_items", fmt.Sprintf("project:%d group:%s", q.ProjectID, q.GroupPath), filters)
+	pages := newPager(g.cursors, call, "list_work_items", fmt.Sprintf("project:%d group:%s", q.ProjectID, q.GroupPath), filters)
 	if args.After != "" {
 		var c workItemCursor
 		if err := pages.openJSON("after", args.After, &c); err != nil {

@@ -166,7 +166,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	if err != nil {
 		return nil, err
 	}
-	out := g.mergeRequest(pa.project, mr, notes)
+	out := g.links.mergeRequest(pa.project, mr, notes)
 	if mr.MilestoneID != nil {
 		if m, err := st.FindMilestone(ctx, pa.project.ID, *mr.MilestoneID); err == nil {
 			out.Milestone = &milestoneJSON{Title: m.Title}
@@ -177,7 +177,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	// head commit.
 	for k := range pipelines {
 		if p := &pipelines[k]; p.SHA == mr.SHA && mr.SHA != "" {
-			hp := g.pipeline(pa.project, p)
+			hp := g.links.pipeline(pa.project, p)
 			hp.StartedAt, hp.FinishedAt = apiTimePtr(p.StartedAt), apiTimePtr(p.FinishedAt)
 			out.HeadPipeline = hp
 			break

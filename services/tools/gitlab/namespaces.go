@@ -28,25 +28,30 @@ func fullName(groups map[string]*models.Group, path string) string {
 	return strings.Join(names, " / ")
 }
 
+// groupFinder finds a group by its full path (namespaces' one lookup).
+type groupFinder interface {
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+}
+
 // groupNames returns the groups of gs and their ancestors by full path
 // (for full names).
-func (g *gitlab) groupNames(ctx context.Context, gs []models.Group) (map[string]*models.Group, error) {
+func groupNames(ctx context.Context, st groupFinder, gs []models.Group) (map[string]*models.Group, error) {
 	known := map[string]*models.Group{}
 	paths := make([]string, 0, len(gs))
 	for k := range gs {
 		known[gs[k].FullPath] = &gs[k]
 		paths = append(paths, gs[k].FullPath)
 	}
-	return g.namespaces(ctx, known, paths)
+	return namespaces(ctx, st, known, paths)
 }
 
 // namespaces adds to known the groups at paths and all their ancestors,
 // by full path: at most one lookup per distinct group of a page.
-func (g *gitlab) namespaces(ctx context.Context, known map[string]*models.Group, paths []string) (map[string]*models.Group, error) {
+func namespaces(ctx context.Context, st groupFinder, known map[string]*models.Group, paths []string) (map[string]*models.Group, error) {
 	for _, path := range paths {
 		for path != "" {
 			if _, ok := known[path]; !ok {
-				grp, err := g.store.FindGroupByFullPath(ctx, path)
+				grp, err := st.FindGroupByFullPath(ctx, path)
 				if err != nil {
 					return nil, err
 				}

@@ -36,18 +36,25 @@ type forkedFromJSON struct {
 	WebURL            string    `json:"web_url"`
 }
 
+// projectFinder is what projectJSONOf reads: the project a fork comes from,
+// with the caller's role, and its groups' names.
+type projectFinder interface {
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	groupFinder
+}
+
 // projectJSONOf renders p as get_project does, with forked_from_project
 // when p is a fork of a project u may read (GitLab's rule).
-func (g *gitlab) projectJSONOf(ctx context.Context, u *models.User, p *models.Project) (projectJSON, error) {
+func projectJSONOf(ctx context.Context, st projectFinder, l links, u *models.User, p *models.Project) (projectJSON, error) {
 	out := projectJSON{ID: p.ID, PathWithNamespace: p.PathWithNamespace, Visibility: string(p.Visibility),
-		WebURL: g.projectURL(p)}
+		WebURL: l.projectURL(p)}
 	if p.DefaultBranch != "" {
 		out.DefaultBranch = &p.DefaultBranch
 	}
 	if p.ForkedFromProjectID == nil {
 		return out, nil
 	}
-	src, level, err := g.store.FindProjectWithRoleByID(ctx, *p.ForkedFromProjectID, u.ID)
+	src, level, err := st.FindProjectWithRoleByID(ctx, *p.ForkedFromProjectID, u.ID)
 	if errors.Is(err, models.ErrNotFound) {
 		return out, nil
 	}
@@ -58,13 +65,13 @@ func (g *gitlab) projectJSONOf(ctx context.Context, u *models.User, p *models.Pr
 		return out, nil
 	}
 	space := strings.TrimSuffix(src.PathWithNamespace, "/"+src.Path)
-	groups, err := g.namespaces(ctx, map[string]*models.Group{}, []string{space})
+	groups, err := namespaces(ctx, st, map[string]*models.Group{}, []string{space})
 	if err != nil {
 		return out, err
 	}
 	out.ForkedFromProject = &forkedFromJSON{ID: src.ID, Description: src.Description, Name: src.Name,
 		NameWithNamespace: fullName(groups, space) + " / " + src.Name, Path: src.Path,
 		PathWithNamespace: src.PathWithNamespace, CreatedAt: src.CreatedAt.UTC(), DefaultBranch: src.DefaultBranch,
-		Visibility: string(src.Visibility), WebURL: g.projectURL(src)}
+		Visibility: string(src.Visibility), WebURL: l.projectURL(src)}
 	return out, nil
 }

@@ -241,6 +241,6 @@ func (g *gitlab) commitJSONOf(p *models.Project, c *repository.Commit) commitJSO
 		Title: c.Title, Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email,
 		AuthoredDate: apiTime(c.Author.When), CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email,
 		CommittedDate: apiTime(c.Committer.When), Trailers: map[string]string{},
-		WebURL: g.projectURL(p) + "/-/commit/" + c.ID,
+		WebURL: g.links.projectURL(p) + "/-/commit/" + c.ID,
 	}
 }

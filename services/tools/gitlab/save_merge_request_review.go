@@ -434,7 +434,7 @@ func boldVerdict(v string) string {
 func (g *gitlab) approvalResult(c *reviewCall, status string) (*tools.Result, error) {
 	iid := itoa(int(c.mr.IID))
 	return jsonResult(obj{"method": c.args.Method, "status": status,
-		"merge_request_url": g.projectURL(c.pa.project) + "/-/merge_requests/" + iid, "diff_head_sha": c.mr.SHA})
+		"merge_request_url": g.links.projectURL(c.pa.project) + "/-/merge_requests/" + iid, "diff_head_sha": c.mr.SHA})
 }
 
 func (g *gitlab) reviewApprove(ctx context.Context, tx Store, c *reviewCall) (*tools.Result, error) {

@@ -167,7 +167,7 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 		if err != nil {
 			return err
 		}
-		res, err = jsonResult(obj{"note": g.savedNote(stored, g.projectURL(t.pa.project)+webPath), "errors": []string{}})
+		res, err = jsonResult(obj{"note": g.savedNote(stored, g.links.projectURL(t.pa.project)+webPath), "errors": []string{}})
 		return err
 	})
 	if err != nil {
@@ -259,7 +259,7 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 		t.mr = mr
 		return t, err
 	}
-	t.issue, err = g.readableIssue(ctx, g.store, u, pa, wiIID, errNoteWorkItemNotFound(wiIID))
+	t.issue, err = readableIssue(ctx, g.store, u, pa, wiIID, errNoteWorkItemNotFound(wiIID))
 	return t, err
 }
 

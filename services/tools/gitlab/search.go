@@ -176,7 +176,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		if err != nil {
 			return nil, 0, err
 		}
-		names, err := g.groupNames(ctx, gs)
+		names, err := groupNames(ctx, g.store, gs)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -213,7 +213,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			}
 		}
 		for k := range is {
-			items = append(items, g.issue(projects[is[k].ProjectID], &is[k], notes[is[k].ID]))
+			items = append(items, g.links.issue(projects[is[k].ProjectID], &is[k], notes[is[k].ID]))
 		}
 		return items, total, nil
 	case models.SearchMergeRequests:
@@ -247,7 +247,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			}
 		}
 		for k := range mrs {
-			items = append(items, g.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], notes[mrs[k].ID]))
+			items = append(items, g.links.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], notes[mrs[k].ID]))
 		}
 		return items, total, nil
 	case models.SearchMilestones:
@@ -284,7 +284,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			return nil, 0, err
 		}
 		for k := range us {
-			items = append(items, g.user(&us[k]))
+			items = append(items, g.links.user(&us[k]))
 		}
 		return items, total, nil
 	case models.SearchSnippetTitles:
@@ -311,7 +311,7 @@ func (g *gitlab) searchNotes(ctx context.Context, q models.SearchQuery) ([]any, 
 	items := make([]any, 0, len(notes))
 	for k := range notes {
 		n := &notes[k]
-		items = append(items, g.note(n, iids[n.NoteableType][n.NoteableID]))
+		items = append(items, g.links.note(n, iids[n.NoteableType][n.NoteableID]))
 	}
 	return items, total, nil
 }
@@ -371,7 +371,7 @@ func (g *gitlab) projectSummary(p *models.Project) *projectSummaryJSON {
 	return &projectSummaryJSON{ID: p.ID, Description: p.Description, Name: p.Name,
 		NameWithNamespace: strings.ReplaceAll(ns, "/", " / ") + " / " + p.Name, Path: p.Path,
 		PathWithNamespace: p.PathWithNamespace, CreatedAt: apiTime(p.CreatedAt), DefaultBranch: p.DefaultBranch,
-		Visibility: string(p.Visibility), WebURL: g.projectURL(p), NamespaceID: p.NamespaceID}
+		Visibility: string(p.Visibility), WebURL: g.links.projectURL(p), NamespaceID: p.NamespaceID}
 }
 
 // parseBlobFilters pulls GitLab's filename:, extension: and path: filters

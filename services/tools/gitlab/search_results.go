@@ -51,7 +51,7 @@ type milestoneResultJSON struct {
 func (g *gitlab) milestoneResult(p *models.Project, m *models.Milestone) *milestoneResultJSON {
 	out := &milestoneResultJSON{ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title, Description: m.Description,
 		State: string(m.State), CreatedAt: apiTime(m.CreatedAt), UpdatedAt: apiTime(m.UpdatedAt),
-		WebURL: g.projectURL(p) + "/-/milestones/" + itoa(int(m.IID))}
+		WebURL: g.links.projectURL(p) + "/-/milestones/" + itoa(int(m.IID))}
 	if m.DueDate != nil {
 		d := m.DueDate.Time.Format(models.DateLayout)
 		out.DueDate = &d

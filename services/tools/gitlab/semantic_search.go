@@ -135,7 +135,7 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 		score := math.Round(h.Score*1e6) / 1e6
 		items = append(items, codeFileJSON{ProjectID: h.File.ProjectID, Path: h.File.FilePath, Ref: h.File.Ref,
 			BlobID: h.File.BlobID, Score: score,
-			WebURL: fmt.Sprintf("%s/-/blob/%s/%s#L%d-%d", g.projectURL(pa.project), h.File.Ref, h.File.FilePath, start, end),
+			WebURL: fmt.Sprintf("%s/-/blob/%s/%s#L%d-%d", g.links.projectURL(pa.project), h.File.Ref, h.File.FilePath, start, end),
 			Ranges: []codeRangeJSON{{StartLine: start, EndLine: end, Content: snippet, Score: score}}})
 	}
 	return jsonResult(obj{"scope": "code", "results": items})

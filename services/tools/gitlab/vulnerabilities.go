@@ -47,7 +47,7 @@ func (g *gitlab) vulnerabilityJSON(p *models.Project, v *models.Vulnerability, f
 	out := obj{"id": gid("Vulnerability", v.ID), "title": v.Title, "state": strings.ToUpper(v.State),
 		"severity": strings.ToUpper(v.Severity), "reportType": strings.ToUpper(v.ReportType),
 		"detectedAt": apiTime(v.CreatedAt), "updatedAt": apiTime(v.UpdatedAt),
-		"webUrl":  g.projectURL(p) + "/-/security/vulnerabilities/" + strconv.FormatInt(v.ID, 10),
+		"webUrl":  g.links.projectURL(p) + "/-/security/vulnerabilities/" + strconv.FormatInt(v.ID, 10),
 		"scanner": obj{"name": v.ScannerName}, "location": loc, "identifiers": ids,
 		"project": obj{"id": gid("Project", p.ID), "fullPath": p.PathWithNamespace}}
 	if full {

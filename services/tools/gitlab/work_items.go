@@ -82,7 +82,7 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	issue, err := g.readableIssue(ctx, g.store, u, pa, iid, missing)
+	issue, err := readableIssue(ctx, g.store, u, pa, iid, missing)
 	if err != nil {
 		return pa, nil, nil, err
 	}
@@ -192,11 +192,11 @@ func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.W
 }
 
 func (g *gitlab) workItemURL(p *models.Project, iid int64) string {
-	return fmt.Sprintf("%s/-/work_items/%d", g.projectURL(p), iid)
+	return fmt.Sprintf("%s/-/work_items/%d", g.links.projectURL(p), iid)
 }
 
 // workItemNotesPager binds the cursors of a work item's notes (minted here
 // and by get_work_item's notes facet, which continues here).
 func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
-	return g.pager(call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
+	return newPager(g.cursors, call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
 }
