@@ -113,7 +113,7 @@ func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCom
 	out := commitDetailJSON{commitNodeJSON: g.commitNode(p, c), FullTitle: strings.TrimSpace(fullTitle),
 		Description: strings.TrimLeft(description, "\n")}
 	if u, err := g.store.FindUserByEmail(ctx, c.Author.Email); err == nil {
-		out.Author = g.gqlUser(u)
+		out.Author = g.links.gqlUser(u)
 	}
 	switch facet {
 	case "diff":

@@ -227,8 +227,8 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		ShouldRemoveSourceBranch: mr.ForceRemoveSourceBranch, DiscussionLocked: mr.DiscussionLocked,
 		AllowCollaboration: mr.AllowCollaboration, WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
 		Reference: "!" + iid, CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt),
-		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: g.gqlUser(mr.Author),
-		Assignees: g.gqlUsers(mr.Assignees), Reviewers: g.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
+		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: g.links.gqlUser(mr.Author),
+		Assignees: g.links.gqlUsers(mr.Assignees), Reviewers: g.links.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
 		UserNotesCount: notes, Project: mrProjectJSON{ID: gid("Project", p.ID), FullPath: p.PathWithNamespace}}
 	// An open merge request's head is its source branch's, read from git.
 	if sha := g.mrHead(ctx, pa, mr); sha != "" {
@@ -372,7 +372,7 @@ func (g *gitlab) mrApprovalsFacet(ctx context.Context, out *mrDetailJSON, mr *mo
 	}
 	by := userNodesJSON{Nodes: make([]*plainUserJSON, 0, len(as))}
 	for k := range as {
-		by.Nodes = append(by.Nodes, g.gqlUser(as[k].User))
+		by.Nodes = append(by.Nodes, g.links.gqlUser(as[k].User))
 	}
 	approved, zero := len(as) > 0, 0
 	out.Approved, out.ApprovedBy = &approved, &by

@@ -25,7 +25,7 @@ func (g *gitlab) getMergeRequestCommits() tools.Definition {
 				func(c *mrCall, cmp *repository.Comparison) []commitJSON {
 					items := make([]commitJSON, 0, len(cmp.Commits))
 					for k := range cmp.Commits {
-						items = append(items, g.commitJSONOf(c.pa.project, &cmp.Commits[k]))
+						items = append(items, g.links.commitJSONOf(c.pa.project, &cmp.Commits[k]))
 					}
 					return items
 				})

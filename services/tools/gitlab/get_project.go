@@ -74,6 +74,6 @@ func (g *gitlab) getProjectName(raw json.RawMessage) (string, refArg, error) {
 	if !hasURL {
 		return "project_id", *args.ProjectID, nil
 	}
-	path, _, err := g.parseProjectURL(args.URL)
+	path, _, err := g.links.parseProjectURL(args.URL)
 	return "url", refArg(path), err
 }

@@ -219,15 +219,15 @@ func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *project
 	}
 	out := &workItemDetailJSON{ID: gid("WorkItem", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title, Description: w.text(i.AuthorID, i.Description),
 		State: graphQLState(i.State), Confidential: i.Confidential, CreatedAt: apiTime(i.CreatedAt), UpdatedAt: apiTime(i.UpdatedAt),
-		ClosedAt: apiTimePtr(i.ClosedAt), WebURL: g.workItemURL(p, i.IID), Reference: fmt.Sprintf("%s#%d", p.PathWithNamespace, i.IID),
-		Author:       g.gqlUser(i.Author),
+		ClosedAt: apiTimePtr(i.ClosedAt), WebURL: g.links.workItemURL(p, i.IID), Reference: fmt.Sprintf("%s#%d", p.PathWithNamespace, i.IID),
+		Author:       g.links.gqlUser(i.Author),
 		Namespace:    namespaceRef{ID: gid("Namespaces::ProjectNamespace", p.ID), FullPath: p.PathWithNamespace},
 		WorkItemType: workItemTypeRef{ID: gid("WorkItems::Type", int64(i.WorkItemTypeID)), Name: workItemTypeName(i.WorkItemTypeID)}}
 	for _, typ := range workItemWidgets(i.WorkItemTypeID) {
 		w := obj{"type": typ}
 		switch typ {
 		case widgetAssignees:
-			w["assignees"] = g.gqlUsers(i.Assignees)
+			w["assignees"] = g.links.gqlUsers(i.Assignees)
 		case widgetLabels:
 			nodes, err := g.labelNodes(ctx, p.ID, i.Labels)
 			if err != nil {
@@ -301,7 +301,7 @@ func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projec
 		return err
 	case full != nil:
 		w["parent"] = obj{"id": gid("WorkItem", full.ID), "iid": fmt.Sprint(full.IID), "title": full.Title,
-			"webUrl": g.workItemURL(pa.project, full.IID)}
+			"webUrl": g.links.workItemURL(pa.project, full.IID)}
 	}
 	return nil
 }
@@ -345,7 +345,7 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 		n := &page.Notes[k]
 		nodes = append(nodes, obj{"id": gid("Note", n.ID), "body": n.Body, "internal": n.Internal, "system": n.System,
 			"systemNoteIconName": nil, "createdAt": apiTime(n.CreatedAt), "updatedAt": apiTime(n.UpdatedAt),
-			"author": g.gqlUser(n.Author), "discussion": obj{"id": "gid://gitlab/Discussion/" + n.DiscussionID}})
+			"author": g.links.gqlUser(n.Author), "discussion": obj{"id": "gid://gitlab/Discussion/" + n.DiscussionID}})
 	}
 	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {

@@ -73,7 +73,7 @@ func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args lis
 		items = append(items, branchItemJSON{
 			Name: b.Name, Protected: isDefault, Default: isDefault, DevelopersCanPush: !isDefault, DevelopersCanMerge: !isDefault,
 			CanPush: canPush(ra.user, p, ra.pa.level, b.Name) == nil,
-			WebURL:  g.links.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: g.commitJSONOf(p, &b.Commit),
+			WebURL:  g.links.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: g.links.commitJSONOf(p, &b.Commit),
 		})
 	}
 	return pageOf(items, args.Page, args.PerPage)

@@ -165,7 +165,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 		iid := strconv.FormatInt(mr.IID, 10)
 		out.Nodes = append(out.Nodes, mrListItemJSON{ID: gid("MergeRequest", mr.ID), IID: iid, Title: mr.Title,
 			State: string(mr.State), Draft: mr.Draft, SourceBranch: mr.SourceBranch, TargetBranch: mr.TargetBranch,
-			Author: g.gqlUser(mr.Author), Labels: labelNames(mr.Labels), WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
+			Author: g.links.gqlUser(mr.Author), Labels: labelNames(mr.Labels), WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
 			CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt), ProjectFullPath: p.PathWithNamespace})
 	}
 	if n := len(mrs); n > 0 {

@@ -46,7 +46,7 @@ func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *p
 	}
 	nodes := make([]*gqlNoteJSON, 0, len(page.Notes))
 	for k := range page.Notes {
-		nodes = append(nodes, g.gqlNote(&page.Notes[k]))
+		nodes = append(nodes, g.links.gqlNote(&page.Notes[k]))
 	}
 	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {
@@ -76,7 +76,7 @@ func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.Use
 	}
 	nodes := make([]obj, 0, len(ds))
 	for k := range ds {
-		nodes = append(nodes, g.gqlDiscussion(&ds[k]))
+		nodes = append(nodes, g.links.gqlDiscussion(&ds[k]))
 	}
 	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: after != ""}
 	if n := len(ds); n > 0 {
@@ -86,8 +86,8 @@ func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.Use
 	return &connection{Nodes: nodes, PageInfo: pi}, nil
 }
 
-func (g *gitlab) gqlNote(n *models.Note) *gqlNoteJSON {
-	out := &gqlNoteJSON{ID: gid("Note", n.ID), Body: n.Body, Author: g.gqlUser(n.Author), System: n.System,
+func (l links) gqlNote(n *models.Note) *gqlNoteJSON {
+	out := &gqlNoteJSON{ID: gid("Note", n.ID), Body: n.Body, Author: l.gqlUser(n.Author), System: n.System,
 		Internal: n.Internal, CreatedAt: apiTime(n.CreatedAt), UpdatedAt: apiTime(n.UpdatedAt),
 		DiscussionID: "gid://gitlab/Discussion/" + n.DiscussionID, Resolvable: n.Resolvable(),
 		Resolved: n.Resolvable() && n.ResolvedAt != nil}
@@ -98,12 +98,12 @@ func (g *gitlab) gqlNote(n *models.Note) *gqlNoteJSON {
 	return out
 }
 
-func (g *gitlab) gqlDiscussion(d *models.Discussion) obj {
+func (l links) gqlDiscussion(d *models.Discussion) obj {
 	notes := make([]*gqlNoteJSON, 0, len(d.Notes))
 	var resolvedAt *string
 	var resolvedBy *int64
 	for k := range d.Notes {
-		notes = append(notes, g.gqlNote(&d.Notes[k]))
+		notes = append(notes, l.gqlNote(&d.Notes[k]))
 		if n := &d.Notes[k]; n.ResolvedAt != nil {
 			resolvedAt, resolvedBy = apiTimePtr(n.ResolvedAt), n.ResolvedByID
 		}

@@ -206,21 +206,21 @@ type plainUserJSON struct {
 	WebURL   string `json:"webUrl"`
 }
 
-func (g *gitlab) gqlUser(u *models.User) *plainUserJSON {
+func (l links) gqlUser(u *models.User) *plainUserJSON {
 	if u == nil {
 		return nil
 	}
-	return &plainUserJSON{ID: gid("User", u.ID), Username: u.Username, Name: u.Name, WebURL: g.base + "/" + u.Username}
+	return &plainUserJSON{ID: gid("User", u.ID), Username: u.Username, Name: u.Name, WebURL: l.base + "/" + u.Username}
 }
 
 type userNodesJSON struct {
 	Nodes []*plainUserJSON `json:"nodes"`
 }
 
-func (g *gitlab) gqlUsers(us []models.User) userNodesJSON {
+func (l links) gqlUsers(us []models.User) userNodesJSON {
 	out := userNodesJSON{Nodes: make([]*plainUserJSON, 0, len(us))}
 	for k := range us {
-		out.Nodes = append(out.Nodes, g.gqlUser(&us[k]))
+		out.Nodes = append(out.Nodes, l.gqlUser(&us[k]))
 	}
 	return out
 }

@@ -105,7 +105,7 @@ func (g *gitlab) urlOrArg(arg string, byURL repoURL, badURL error) projectName {
 		if !hasURL {
 			return "project_id", rt.ProjectID, nil
 		}
-		path, _, err := g.parseProjectURL(rt.URL)
+		path, _, err := g.links.parseProjectURL(rt.URL)
 		if err != nil && badURL != nil {
 			err = badURL
 		}
@@ -131,7 +131,7 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 	}
 	ra := &repoAccess{user: u, pa: pa}
 	if strings.TrimSpace(t.URL) != "" {
-		if _, ra.rest, err = g.parseProjectURL(t.URL); err != nil {
+		if _, ra.rest, err = g.links.parseProjectURL(t.URL); err != nil {
 			return nil, err
 		}
 	}
@@ -157,13 +157,13 @@ func (g *gitlab) projectRepository(ctx context.Context, p *models.Project) (repo
 
 // parseProjectURL returns the project path of a GitLab URL on this
 // instance and what follows "/-/" in it.
-func (g *gitlab) parseProjectURL(raw string) (string, string, error) {
+func (l links) parseProjectURL(raw string) (string, string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Path == "" {
 		return "", "", invalidf("url %q is not a GitLab URL", raw)
 	}
-	if g.base != "" {
-		if b, err := url.Parse(g.base); err == nil && b.Host != "" && u.Host != "" && !strings.EqualFold(b.Host, u.Host) {
+	if l.base != "" {
+		if b, err := url.Parse(l.base); err == nil && b.Host != "" && u.Host != "" && !strings.EqualFold(b.Host, u.Host) {
 			return "", "", invalidf("url %q is not on this GitLab instance (%s)", raw, b.Host)
 		}
 	}
@@ -227,7 +227,7 @@ func canPush(u *models.User, p *models.Project, level models.AccessLevel, branch
 }
 
 // commitJSONOf renders a commit in GitLab's REST shape.
-func (g *gitlab) commitJSONOf(p *models.Project, c *repository.Commit) commitJSON {
+func (l links) commitJSONOf(p *models.Project, c *repository.Commit) commitJSON {
 	short := c.ID
 	if len(short) > 8 {
 		short = short[:8]
@@ -241,6 +241,6 @@ func (g *gitlab) commitJSONOf(p *models.Project, c *repository.Commit) commitJSO
 		Title: c.Title, Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email,
 		AuthoredDate: apiTime(c.Author.When), CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email,
 		CommittedDate: apiTime(c.Committer.When), Trailers: map[string]string{},
-		WebURL: g.links.projectURL(p) + "/-/commit/" + c.ID,
+		WebURL: l.projectURL(p) + "/-/commit/" + c.ID,
 	}
 }

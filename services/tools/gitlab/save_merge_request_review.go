@@ -257,7 +257,7 @@ func (g *gitlab) noteResult(ctx context.Context, tx Store, method string, n *mod
 	if err != nil {
 		return nil, err
 	}
-	return jsonResult(obj{"method": method, "note": g.gqlNote(stored)})
+	return jsonResult(obj{"method": method, "note": g.links.gqlNote(stored)})
 }
 
 // mrDiff is a merge request's latest diff as positions need it: its
@@ -357,7 +357,7 @@ func (g *gitlab) reviewResolve(ctx context.Context, tx Store, c *reviewCall) (*t
 		return nil, err
 	}
 	d := &models.Discussion{ID: start.DiscussionID, Notes: notes}
-	return jsonResult(obj{"method": "resolve_discussion", "discussion": g.gqlDiscussion(d)})
+	return jsonResult(obj{"method": "resolve_discussion", "discussion": g.links.gqlDiscussion(d)})
 }
 
 func (g *gitlab) reviewSubmit(ctx context.Context, tx Store, c *reviewCall) (*tools.Result, error) {
@@ -415,7 +415,7 @@ func (g *gitlab) reviewSubmit(ctx context.Context, tx Store, c *reviewCall) (*to
 		if err != nil {
 			return nil, err
 		}
-		created = append(created, g.gqlNote(stored))
+		created = append(created, g.links.gqlNote(stored))
 	}
 	out["notes"] = created[:len(c.args.Comments)]
 	if len(created) > len(c.args.Comments) {

@@ -208,7 +208,7 @@ func (g *gitlab) runSaveWorkItem(ctx context.Context, call *tools.Call, args sav
 	}
 	return jsonResult(savedWorkItemJSON{ID: gid("WorkItem", saved.ID), IID: fmt.Sprint(saved.IID),
 		Type: workItemTypeName(saved.WorkItemTypeID), Title: saved.Title, State: graphQLState(saved.State),
-		Confidential: saved.Confidential, WebURL: g.workItemURL(pa.project, saved.IID)})
+		Confidential: saved.Confidential, WebURL: g.links.workItemURL(pa.project, saved.IID)})
 }
 
 // checkParams refuses what GitLab refuses before it resolves anything:

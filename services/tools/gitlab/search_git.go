@@ -205,7 +205,7 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 	}
 	for k := range hits {
 		hits[k].Message = strings.TrimRight(hits[k].Message, "\n")
-		c := g.commitJSONOf(pa.project, &hits[k])
+		c := g.links.commitJSONOf(pa.project, &hits[k])
 		// The search scope keeps git's own times (milliseconds, the
 		// signature's offset).
 		c.CreatedAt, c.AuthoredDate, c.CommittedDate = gitTime(hits[k].Committer.When), gitTime(hits[k].Author.When), gitTime(hits[k].Committer.When)

@@ -191,8 +191,8 @@ func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.W
 	return nil
 }
 
-func (g *gitlab) workItemURL(p *models.Project, iid int64) string {
-	return fmt.Sprintf("%s/-/work_items/%d", g.links.projectURL(p), iid)
+func (l links) workItemURL(p *models.Project, iid int64) string {
+	return fmt.Sprintf("%s/-/work_items/%d", l.projectURL(p), iid)
 }
 
 // workItemNotesPager binds the cursors of a work item's notes (minted here
