@@ -20,7 +20,8 @@ var autoMergeStrategies = []string{"merge_when_checks_pass", "merge_when_pipelin
 
 // acceptMergeRequest is GitLab 19.5's accept_merge_request: merge a
 // merge request in git now, guarded by the head SHA the caller has seen.
-func (g *gitlab) acceptMergeRequest() tools.Definition {
+func acceptMergeRequest(g *gitlab) tools.Definition {
+	t := acceptMRTool{links: g.links, inTx: g.inTx, git: mrGitOf(g), settler: mergeSettlerOf(g)}
 	return tools.Definition{
 		Name:  "accept_merge_request",
 		Title: "Accept merge request",
@@ -28,7 +29,7 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 			"immediately; with strategy, auto-merge is armed and the merge request merges once its checks pass. " +
 			"Identify the merge request by url, or by project_id and merge_request_iid. To approve a merge request " +
 			"instead, use save_merge_request_review.",
-		InputSchema: argsSchema(g.runAcceptMergeRequest, mrRefProps(obj{
+		InputSchema: argsSchema(t.run, mrRefProps(obj{
 			"sha": strProp("Head SHA guard. When it no longer matches the merge request head, the merge is refused "+
 				"instead of merging content you have not seen. Pass the diff_head_sha returned by get_merge_request.", 1, 64),
 			"strategy": enumProp("Auto-merge strategy. When given, arms auto-merge instead of merging immediately.",
@@ -44,8 +45,24 @@ func (g *gitlab) acceptMergeRequest() tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/merge_requests/accept_merge_request_tool.rb",
 		Target:       g.mrRefTarget(),
-		Run:          tools.Typed(g.runAcceptMergeRequest),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// acceptMRTool is accept_merge_request with what it needs: the links it
+// answers with, the transactions it merges in, git, and the settler
+// that finishes a merge a crash left half done.
+type acceptMRTool struct {
+	links   links
+	inTx    InTx
+	git     mrGit
+	settler mergeSettler
+}
+
+// acceptWriteStore is what a merge writes, in its transaction.
+type acceptWriteStore interface {
+	LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error)
 }
 
 type acceptMRArgs struct {
@@ -75,34 +92,30 @@ func notMergeable(format string, args ...any) error {
 	return invalidf("This branch cannot be merged: "+format, args...)
 }
 
-func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, args acceptMRArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t acceptMRTool) run(ctx context.Context, call *tools.Call, args acceptMRArgs) (*tools.Result, error) {
+	if t.git.kept == nil { // a catalog built without a store
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := targetMergeRequest(call)
+	// A merge that reached git but not the store is finished now.
+	pa, mr, mergedMeanwhile, err := t.settler.settledTarget(ctx, call)
 	if err != nil {
 		return nil, err
 	}
-	if mr.State == models.MergeRequestOpened {
-		// A merge that reached git but not the store is finished now.
-		settled, finished, err := g.settleMerge(ctx, pa.project, mr)
-		if err != nil {
-			return nil, err
-		}
-		if settled.State == models.MergeRequestMerged && !finished {
-			// Open when this call read it, merged by another accept that
-			// was running meanwhile (whose record settleMerge found and
-			// waited for): GitLab answers already_merged only to a call
-			// that reads the merge request merged, so this one overlapped
-			// the winner and is told it lost, as one that reaches the
-			// row lock below after the winner is.
-			return nil, conflictf("merge request !%d was merged by another request meanwhile; nothing more was merged", mr.IID)
-		}
-		mr = settled
+	if mergedMeanwhile {
+		// Open when this call read it, merged by another accept that was
+		// running meanwhile (whose record the settler found and waited
+		// for): GitLab answers already_merged only to a call that reads
+		// the merge request merged, so this one overlapped the winner and
+		// is told it lost, as one that reaches the row lock below after
+		// the winner is.
+		return nil, conflictf("merge request !%d was merged by another request meanwhile; nothing more was merged", mr.IID)
 	}
 	p := pa.project
-	url := g.links.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)
+	url := t.links.projectURL(p) + "/-/merge_requests/" + strconv.FormatInt(mr.IID, 10)
 	if mr.State == models.MergeRequestMerged {
 		return jsonResult(acceptJSON{Status: "already_merged", MergeRequestURL: url})
 	}
@@ -132,7 +145,7 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	if args.ShouldRemoveSourceBranch != nil {
 		removeSource = *args.ShouldRemoveSourceBranch
 	}
-	repo, err := g.openMRRepository(ctx, p)
+	repo, err := t.git.open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +154,14 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 	var merged *repository.MergeResult
 	// The merge is recorded beside the repository before the target
 	// moves, and the record dropped once the store has it: a crash in
-	// between is finished by the next read (see settleMerge).
-	intents, moved := g.intents(), false
-	err = g.inTx(ctx, func(tx Store) error {
+	// between is finished by the next read (see mergeSettler.settle).
+	intents, moved := t.settler.intents, false
+	err = t.inTx(ctx, func(tx Store) error {
+		st := acceptWriteStore(tx)
 		// The row lock makes concurrent accepts of one merge request take
 		// turns; git's compare-and-swap of the target branch makes sure
 		// one merge only is ever made, whatever the store.
-		locked, err := tx.LockMergeRequest(ctx, p.ID, mr.IID)
+		locked, err := st.LockMergeRequest(ctx, p.ID, mr.IID)
 		if err != nil {
 			return err
 		}
@@ -199,7 +213,7 @@ func (g *gitlab) runAcceptMergeRequest(ctx context.Context, call *tools.Call, ar
 			return mergeError(locked, err)
 		}
 		moved = true
-		_, err = tx.MergeMergeRequest(ctx, p.ID, mr.IID, record(merged))
+		_, err = st.MergeMergeRequest(ctx, p.ID, mr.IID, record(merged))
 		return err
 	})
 	if intents != nil && (err == nil || !moved) {

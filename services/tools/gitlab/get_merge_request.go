@@ -2,6 +2,8 @@ package gitlab
 
 import (
 	"context"
+
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"strconv"
 	"strings"
 
@@ -15,7 +17,11 @@ var mrFacets = []string{"diffs", "commits", "notes", "pipelines", "discussions",
 
 // getMergeRequest is GitLab 19.5's get_merge_request: the merge request and
 // at most one facet, each paged with its own cursor.
-func (g *gitlab) getMergeRequest() tools.Definition {
+func getMergeRequest(g *gitlab) tools.Definition {
+	t := getMRTool{links: g.links, cursors: g.cursors, git: mrGitOf(g), settler: mergeSettlerOf(g)}
+	if g.store != nil {
+		t.store = g.store
+	}
 	props := mrRefProps(obj{
 		"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": mrFacets}, "maxItems": 1, "uniqueItems": true},
 			"Associated facets to fetch inline, one per call. diffs returns aggregate change stats and a per-file "+
@@ -47,15 +53,38 @@ func (g *gitlab) getMergeRequest() tools.Definition {
 		Description: "Get a merge request and optionally its diffs, commits, notes, pipelines, discussions, approvals, " +
 			"or conflicts. By default only the base merge request metadata is returned; request associated data " +
 			"through the `include` parameter so nothing extra is fetched unless asked for.",
-		InputSchema:  argsSchema(g.runGetMergeRequest, props),
+		InputSchema:  argsSchema(t.run, props),
 		OutputSchema: tools.OutputSchemaOf[mrDetailJSON](),
 		Annotations:  readOnlyTool("Get merge request"),
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_tool.rb",
 		Target:       g.mrRefTarget(),
-		Run:          tools.Typed(g.runGetMergeRequest),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// getMRStore is what get_merge_request reads from the store, beside the
+// merge request the service resolved.
+type getMRStore interface {
+	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, int64, error)
+	MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error)
+	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
+}
+
+// getMRTool is get_merge_request with what it needs: the store, the
+// links it renders, the cursor signer of its facets, git, and the
+// settler that finishes a merge a crash left half done.
+type getMRTool struct {
+	store   getMRStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
+	git     mrGit
+	settler mergeSettler
 }
 
 type getMRArgs struct {
@@ -141,16 +170,19 @@ type approvalState struct {
 	Rules []any `json:"rules"`
 }
 
-func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args getMRArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t getMRTool) run(ctx context.Context, call *tools.Call, args getMRArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
-	pa, mr, err := g.settledTargetMergeRequest(ctx, call)
+	pa, mr, _, err := t.settler.settledTarget(ctx, call)
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.mrDetail(ctx, pa, mr)
+	out, err := t.detail(ctx, pa, mr)
 	if err != nil {
 		return nil, err
 	}
@@ -158,26 +190,27 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 	if len(args.Include) > 0 {
 		facet = args.Include[0]
 	}
-	if err := g.checkFacetParams(args, facet); err != nil {
+	if err := checkFacetParams(args, facet); err != nil {
 		return nil, err
 	}
 	// Each facet is its own list.
-	pages := newPager(g.cursors, call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
+	pages := newPager(t.cursors, call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
 	switch facet {
 	case "diffs":
-		err = g.mrDiffsFacet(ctx, out, pa, mr, args, pages)
+		err = t.diffsFacet(ctx, out, pa, mr, args, pages)
 	case "commits":
-		err = g.mrCommitsFacet(ctx, out, pa, mr, args, pages)
+		err = t.commitsFacet(ctx, out, pa, mr, args, pages)
 	case "notes":
-		out.Notes, err = g.mrNotes(ctx, pages, u, pa, mr, noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"})
+		out.Notes, err = mrNotesPage(ctx, t.store, t.links, pages, u, pa, mr,
+			noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"})
 	case "pipelines":
-		err = g.mrPipelinesFacet(ctx, out, pa, mr, args, pages)
+		err = t.pipelinesFacet(ctx, out, pa, mr, args, pages)
 	case "discussions":
-		out.Discussions, err = g.mrDiscussions(ctx, pages, u, pa, mr, args.DiscussionsFirst, args.DiscussionsAfter)
+		out.Discussions, err = mrDiscussionsPage(ctx, t.store, t.links, pages, u, pa, mr, args.DiscussionsFirst, args.DiscussionsAfter)
 	case "approvals":
-		err = g.mrApprovalsFacet(ctx, out, mr)
+		err = t.approvalsFacet(ctx, out, mr)
 	case "conflicts":
-		err = g.mrConflictsFacet(ctx, out, u, pa, mr)
+		err = t.conflictsFacet(ctx, out, u, pa, mr)
 	}
 	if err != nil {
 		return nil, err
@@ -187,7 +220,7 @@ func (g *gitlab) runGetMergeRequest(ctx context.Context, call *tools.Call, args 
 
 // checkFacetParams refuses pagination parameters of a facet not included,
 // and notes pagination in both directions, as GitLab does.
-func (g *gitlab) checkFacetParams(args getMRArgs, facet string) error {
+func checkFacetParams(args getMRArgs, facet string) error {
 	given := map[string]bool{
 		"diffs":       args.DiffsFirst != 0 || args.DiffsAfter != "",
 		"notes":       args.NotesFirst != 0 || args.NotesAfter != "" || args.NotesLast != 0 || args.NotesBefore != "",
@@ -209,13 +242,14 @@ func (g *gitlab) checkFacetParams(args getMRArgs, facet string) error {
 	return nil
 }
 
-func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.MergeRequest) (*mrDetailJSON, error) {
-	notes, err := g.store.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
+// detail is the merge request without facets.
+func (t getMRTool) detail(ctx context.Context, pa *projectAccess, mr *models.MergeRequest) (*mrDetailJSON, error) {
+	notes, err := t.store.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
 	if err != nil {
 		return nil, err
 	}
 	p := pa.project
-	w, err := newWithholder(ctx, g.store, pa, []int64{mr.AuthorID})
+	w, err := newWithholder(ctx, t.store, pa, []int64{mr.AuthorID})
 	if err != nil {
 		return nil, err
 	}
@@ -225,17 +259,17 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		MergeStatus: mr.MergeStatus, DetailedMergeStatus: strings.ToUpper(detailedMergeStatus(mr)),
 		Conflicts: mr.MergeStatus == models.MergeStatusCannotBeMerged, Squash: mr.Squash,
 		ShouldRemoveSourceBranch: mr.ForceRemoveSourceBranch, DiscussionLocked: mr.DiscussionLocked,
-		AllowCollaboration: mr.AllowCollaboration, WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
+		AllowCollaboration: mr.AllowCollaboration, WebURL: t.links.projectURL(p) + "/-/merge_requests/" + iid,
 		Reference: "!" + iid, CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt),
-		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: g.links.gqlUser(mr.Author),
-		Assignees: g.links.gqlUsers(mr.Assignees), Reviewers: g.links.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
+		MergedAt: apiTimePtr(mr.MergedAt), ClosedAt: apiTimePtr(mr.ClosedAt), Author: t.links.gqlUser(mr.Author),
+		Assignees: t.links.gqlUsers(mr.Assignees), Reviewers: t.links.gqlUsers(mr.Reviewers), Labels: labelNames(mr.Labels),
 		UserNotesCount: notes, Project: mrProjectJSON{ID: gid("Project", p.ID), FullPath: p.PathWithNamespace}}
 	// An open merge request's head is its source branch's, read from git.
-	if sha := g.mrHead(ctx, pa, mr); sha != "" {
+	if sha := t.git.head(ctx, p, mr); sha != "" {
 		out.DiffHeadSha = &sha
 	}
 	if mr.MilestoneID != nil {
-		m, err := g.store.FindMilestone(ctx, p.ID, *mr.MilestoneID)
+		m, err := t.store.FindMilestone(ctx, p.ID, *mr.MilestoneID)
 		if err == nil {
 			out.Milestone = &milestoneJSON{Title: m.Title}
 		}
@@ -243,7 +277,7 @@ func (g *gitlab) mrDetail(ctx context.Context, pa *projectAccess, mr *models.Mer
 	return out, nil
 }
 
-func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
+func (t getMRTool) diffsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
 	detail := args.Detail
 	if detail == "" {
 		detail = "stats"
@@ -252,7 +286,7 @@ func (g *gitlab) mrDiffsFacet(ctx context.Context, out *mrDetailJSON, pa *projec
 		return invalidf("diffs_first and diffs_after apply only when detail is full_patch")
 	}
 	// Summary and per-file stats cover every file.
-	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
+	cmp, err := t.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
 	if err != nil {
 		return err
 	}
@@ -309,12 +343,12 @@ func offsetPageInfo(pages pager, offset int64, n int, total int64) pageInfoJSON 
 	return pi
 }
 
-func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
+func (t getMRTool) commitsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
 	offset, err := pages.open("commits_after", args.CommitsAfter)
 	if err != nil {
 		return err
 	}
-	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true})
+	cmp, err := t.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true})
 	if err != nil {
 		return err
 	}
@@ -326,13 +360,13 @@ func (g *gitlab) mrCommitsFacet(ctx context.Context, out *mrDetailJSON, pa *proj
 		nodes = append(nodes, obj{"sha": c.ID, "shortId": shortSHA(c.ID), "title": c.Title, "message": c.Message,
 			"authorName": c.Author.Name, "authorEmail": c.Author.Email, "authoredDate": apiTime(c.Author.When),
 			"committerName": c.Committer.Name, "committedDate": apiTime(c.Committer.When),
-			"webUrl": g.links.projectURL(pa.project) + "/-/commit/" + c.ID})
+			"webUrl": t.links.projectURL(pa.project) + "/-/commit/" + c.ID})
 	}
 	out.Commits = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(commits), total)}
 	return nil
 }
 
-func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
+func (t getMRTool) pipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
 	offset, err := pages.open("pipelines_after", args.PipelinesAfter)
 	if err != nil {
 		return err
@@ -340,11 +374,11 @@ func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *pr
 	limit := pageSize(args.PipelinesFirst)
 	// At most 100 pipelines of a merge request are shown (the store's
 	// newest-first list); the cursor pages within them.
-	shas, err := g.mrCommitSHAs(ctx, pa.project, mr)
+	shas, err := t.git.commitSHAs(ctx, pa.project, mr)
 	if err != nil {
 		return err
 	}
-	all, total, err := g.store.MergeRequestPipelines(ctx, mr, shas, int(offset)+limit)
+	all, total, err := t.store.MergeRequestPipelines(ctx, mr, shas, int(offset)+limit)
 	if err != nil {
 		return err
 	}
@@ -352,27 +386,27 @@ func (g *gitlab) mrPipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *pr
 	nodes := make([]obj, 0, len(page))
 	for k := range page {
 		p := &page[k]
-		nodes = append(nodes, g.gqlPipeline(pa.project, p))
+		nodes = append(nodes, t.gqlPipeline(pa.project, p))
 	}
 	out.Pipelines = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(page), total)}
 	return nil
 }
 
 // gqlPipeline is a pipeline as GraphQL shows it.
-func (g *gitlab) gqlPipeline(proj *models.Project, p *models.Pipeline) obj {
+func (t getMRTool) gqlPipeline(proj *models.Project, p *models.Pipeline) obj {
 	return obj{"id": gid("Ci::Pipeline", p.ID), "iid": strconv.FormatInt(p.IID, 10), "status": strings.ToUpper(p.Status),
 		"ref": p.Ref, "sha": p.SHA, "source": p.Source, "name": p.Name, "createdAt": apiTime(p.CreatedAt),
-		"finishedAt": apiTimePtr(p.FinishedAt), "webUrl": g.links.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
+		"finishedAt": apiTimePtr(p.FinishedAt), "webUrl": t.links.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
 }
 
-func (g *gitlab) mrApprovalsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest) error {
-	as, err := g.store.MergeRequestApprovals(ctx, mr.ID)
+func (t getMRTool) approvalsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest) error {
+	as, err := t.store.MergeRequestApprovals(ctx, mr.ID)
 	if err != nil {
 		return err
 	}
 	by := userNodesJSON{Nodes: make([]*plainUserJSON, 0, len(as))}
 	for k := range as {
-		by.Nodes = append(by.Nodes, g.links.gqlUser(as[k].User))
+		by.Nodes = append(by.Nodes, t.links.gqlUser(as[k].User))
 	}
 	approved, zero := len(as) > 0, 0
 	out.Approved, out.ApprovedBy = &approved, &by
@@ -381,11 +415,11 @@ func (g *gitlab) mrApprovalsFacet(ctx context.Context, out *mrDetailJSON, mr *mo
 	return nil
 }
 
-// mrConflictsFacet answers the conflicts facet: the conflicted files of
+// conflictsFacet answers the conflicts facet: the conflicted files of
 // the merge request, computed in git, with their conflict markers. A merge
 // request without conflicts is an error, as in GitLab.
-func (g *gitlab) mrConflictsFacet(ctx context.Context, out *mrDetailJSON, u *models.User, pa *projectAccess, mr *models.MergeRequest) error {
-	cs, err := g.mrConflicts(ctx, u, pa, mr)
+func (t getMRTool) conflictsFacet(ctx context.Context, out *mrDetailJSON, u *models.User, pa *projectAccess, mr *models.MergeRequest) error {
+	cs, err := t.git.conflicts(ctx, u, pa, mr)
 	if err != nil {
 		return err
 	}
@@ -398,10 +432,4 @@ func (g *gitlab) mrConflictsFacet(ctx context.Context, out *mrDetailJSON, u *mod
 		out.ConflictFiles = append(out.ConflictFiles, conflictFile{OurPath: c.OurPath, TheirPath: c.TheirPath, Content: conflictContent(c)})
 	}
 	return nil
-}
-
-// mrDiscussions pages a merge request's discussions by their first note
-// (comments only, as GitLab's merge request discussions).
-func (g *gitlab) mrDiscussions(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, first intArg, after string) (*connection, error) {
-	return g.discussionsPage(ctx, pages, u, pa, models.NoteableMergeRequest, mr.ID, models.OnlyComments, first, after)
 }

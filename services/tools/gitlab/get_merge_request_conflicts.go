@@ -11,13 +11,14 @@ import (
 // (superseded in 19.5 by get_merge_request's conflicts facet): the
 // conflicted files of a merge request with git's conflict markers, as
 // plain text.
-func (g *gitlab) getMergeRequestConflicts() tools.Definition {
+func getMergeRequestConflicts(g *gitlab) tools.Definition {
+	t := mrConflictsTool{git: mrGitOf(g)}
 	return tools.Definition{
 		Name:  "get_merge_request_conflicts",
 		Title: "Get merge request conflicts",
 		Description: "Get merge conflict content for a merge request that cannot be merged. Returns raw git conflict " +
 			"markers (<<<<<<, =======, >>>>>>>) exactly as they appear in conflicted files.",
-		InputSchema: inputSchema(obj{
+		InputSchema: argsSchema(t.run, obj{
 			"project_id":        projectRefProp(`Project ID (numeric) or full path (e.g., "gitlab-org/gitlab")`),
 			"merge_request_iid": iidProp("Merge request internal ID"),
 		}, "project_id", "merge_request_iid"),
@@ -26,23 +27,41 @@ func (g *gitlab) getMergeRequestConflicts() tools.Definition {
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/merge_requests/get_merge_request_conflicts_service.rb",
 		Target:      g.mrRefTarget(),
-		Run: tools.Typed(func(ctx context.Context, call *tools.Call, args mrRefArgs) (*tools.Result, error) {
-			u, err := g.viewer(call)
-			if err != nil {
-				return nil, err
-			}
-			pa, mr, err := targetMergeRequest(call)
-			if err != nil {
-				return nil, err
-			}
-			cs, err := g.mrConflicts(ctx, u, pa, mr)
-			if err != nil {
-				return nil, err
-			}
-			if len(cs) == 0 {
-				return nil, invalidf("Merge request does not have conflicts")
-			}
-			return &tools.Result{Text: conflictText(cs)}, nil
-		}),
+		Run:         tools.Typed(t.run),
 	}
+}
+
+// mrConflictsArgs are get_merge_request_conflicts's arguments: the older
+// tool names a merge request by project_id and merge_request_iid only (no
+// url).
+type mrConflictsArgs struct {
+	ProjectID       refArg `json:"project_id"`
+	MergeRequestIID intArg `json:"merge_request_iid"`
+}
+
+// mrConflictsTool is get_merge_request_conflicts with what it needs: git.
+type mrConflictsTool struct {
+	git mrGit
+}
+
+func (t mrConflictsTool) run(ctx context.Context, call *tools.Call, _ mrConflictsArgs) (*tools.Result, error) {
+	if t.git.kept == nil { // a catalog built without a store
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
+	if err != nil {
+		return nil, err
+	}
+	pa, mr, err := targetMergeRequest(call)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := t.git.conflicts(ctx, u, pa, mr)
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 {
+		return nil, invalidf("Merge request does not have conflicts")
+	}
+	return &tools.Result{Text: conflictText(cs)}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -13,7 +14,11 @@ import (
 
 // listMergeRequests is GitLab 19.5's list_merge_requests (GraphQL-backed:
 // first/after).
-func (g *gitlab) listMergeRequests() tools.Definition {
+func listMergeRequests(g *gitlab) tools.Definition {
+	t := listMRTool{links: g.links, cursors: g.cursors}
+	if g.store != nil {
+		t.store = g.store
+	}
 	return tools.Definition{
 		Name:  "list_merge_requests",
 		Title: "List merge requests",
@@ -21,7 +26,7 @@ func (g *gitlab) listMergeRequests() tools.Definition {
 			"state, milestone, labels, or text. Identify the project or group with exactly one of url, project_id " +
 			"or group_id. Returns compact merge request metadata, newest first; use get_merge_request for the full " +
 			"detail of a single merge request, or search for full-text search across resource types.",
-		InputSchema: argsSchema(g.runListMergeRequests, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"url":               urlProp("GitLab URL of the project or group."),
 			"project_id":        projectRefProp("ID or full path of the project."),
 			"group_id":          refProp("ID or full path of the group (its projects and subgroups' projects)."),
@@ -45,8 +50,26 @@ func (g *gitlab) listMergeRequests() tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/merge_requests/list_merge_requests_tool.rb",
 		Aliases:      []string{"gitlab_merge_request_search"},
-		Run:          tools.Typed(g.runListMergeRequests),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// listMRStore is what list_merge_requests reads: the project or group it
+// lists (their family), the users and milestone it filters by, and the
+// merge requests.
+type listMRStore interface {
+	projectStore
+	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+	ListMergeRequests(ctx context.Context, q models.MergeRequestQuery) ([]models.MergeRequest, bool, error)
+}
+
+// listMRTool is list_merge_requests with what it needs: the store, the
+// links its merge requests carry and the cursor signer.
+type listMRTool struct {
+	store   listMRStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
 }
 
 type listMRArgs struct {
@@ -87,13 +110,16 @@ type mrListJSON struct {
 	PageInfo pageInfoJSON     `json:"pageInfo"`
 }
 
-func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, args listMRArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t listMRTool) run(ctx context.Context, call *tools.Call, args listMRArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
 	q := models.MergeRequestQuery{Limit: pageSize(args.First), Search: strings.TrimSpace(args.Search), Lockdown: call.Lockdown}
-	scope, projects, err := g.listScope(ctx, u, args)
+	scope, projects, err := t.scope(ctx, u, args)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +128,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 	}
 	filters := args
 	filters.URL, filters.ProjectID, filters.GroupID, filters.After, filters.First = "", "", "", "", 0
-	pages := newPager(g.cursors, call, "list_merge_requests", scope, filters)
+	pages := newPager(t.cursors, call, "list_merge_requests", scope, filters)
 	if q.BeforeID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
@@ -131,7 +157,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 		if f.name == "" {
 			continue
 		}
-		usr, err := g.store.FindUserByUsername(ctx, strings.TrimPrefix(f.name, "@"))
+		usr, err := t.store.FindUserByUsername(ctx, strings.TrimPrefix(f.name, "@"))
 		if errors.Is(err, models.ErrNotFound) {
 			q.ProjectIDs = nil // GitLab: an unknown username matches nothing
 			continue
@@ -147,14 +173,14 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 		}
 	}
 	if m := strings.TrimSpace(args.Milestone); m != "" && len(q.ProjectIDs) > 0 {
-		if q.MilestoneID, err = g.milestoneFilter(ctx, q.ProjectIDs, m); err != nil {
+		if q.MilestoneID, err = t.milestoneFilter(ctx, q.ProjectIDs, m); err != nil {
 			return nil, err
 		}
 		if q.MilestoneID == 0 {
 			q.ProjectIDs = nil
 		}
 	}
-	mrs, more, err := g.store.ListMergeRequests(ctx, q)
+	mrs, more, err := t.store.ListMergeRequests(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +191,7 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 		iid := strconv.FormatInt(mr.IID, 10)
 		out.Nodes = append(out.Nodes, mrListItemJSON{ID: gid("MergeRequest", mr.ID), IID: iid, Title: mr.Title,
 			State: string(mr.State), Draft: mr.Draft, SourceBranch: mr.SourceBranch, TargetBranch: mr.TargetBranch,
-			Author: g.links.gqlUser(mr.Author), Labels: labelNames(mr.Labels), WebURL: g.links.projectURL(p) + "/-/merge_requests/" + iid,
+			Author: t.links.gqlUser(mr.Author), Labels: labelNames(mr.Labels), WebURL: t.links.projectURL(p) + "/-/merge_requests/" + iid,
 			CreatedAt: apiTime(mr.CreatedAt), UpdatedAt: apiTime(mr.UpdatedAt), ProjectFullPath: p.PathWithNamespace})
 	}
 	if n := len(mrs); n > 0 {
@@ -175,10 +201,10 @@ func (g *gitlab) runListMergeRequests(ctx context.Context, call *tools.Call, arg
 	return jsonResult(out)
 }
 
-// listScope resolves exactly one of url, project_id and group_id to the
+// scope resolves exactly one of url, project_id and group_id to the
 // projects whose merge requests u may read, keyed by id, and a scope name
 // binding cursors to it.
-func (g *gitlab) listScope(ctx context.Context, u *models.User, args listMRArgs) (string, map[int64]*models.Project, error) {
+func (t listMRTool) scope(ctx context.Context, u *models.User, args listMRArgs) (string, map[int64]*models.Project, error) {
 	n := 0
 	for _, set := range []bool{args.URL != "", args.ProjectID != "", args.GroupID != ""} {
 		if set {
@@ -195,9 +221,9 @@ func (g *gitlab) listScope(ctx context.Context, u *models.User, args listMRArgs)
 			// A group URL has one path segment or a /groups/ prefix.
 			path = strings.Trim(strings.TrimPrefix(strings.TrimSpace(args.URL), "/"), "/")
 		}
-		pa, perr := resolveProject(ctx, g.store, u, "url", refArg(path))
+		pa, perr := resolveProject(ctx, t.store, u, "url", refArg(path))
 		if perr == nil {
-			return g.projectScope(u, pa)
+			return projectScope(u, pa)
 		}
 		if !errors.Is(perr, models.ErrNotFound) {
 			return "", nil, perr
@@ -209,28 +235,28 @@ func (g *gitlab) listScope(ctx context.Context, u *models.User, args listMRArgs)
 		groupRef = refArg(gpath)
 	}
 	if args.ProjectID != "" {
-		pa, err := resolveProject(ctx, g.store, u, "project_id", args.ProjectID)
+		pa, err := resolveProject(ctx, t.store, u, "project_id", args.ProjectID)
 		if err != nil {
 			return "", nil, err
 		}
-		return g.projectScope(u, pa)
+		return projectScope(u, pa)
 	}
-	grp, err := resolveGroup(ctx, g.store, u, "group_id", groupRef)
+	grp, err := resolveGroup(ctx, t.store, u, "group_id", groupRef)
 	if err != nil {
 		return "", nil, err
 	}
-	ids, err := g.store.VisibleProjectIDs(ctx, u, grp.FullPath)
+	ids, err := t.store.VisibleProjectIDs(ctx, u, grp.FullPath)
 	if err != nil {
 		return "", nil, err
 	}
-	ps, err := g.store.LoadProjects(ctx, ids)
+	ps, err := t.store.LoadProjects(ctx, ids)
 	if err != nil {
 		return "", nil, err
 	}
 	out := map[int64]*models.Project{}
 	for k := range ps {
 		p := &ps[k]
-		level, err := memberLevel(ctx, g.store, p.ID, u.ID)
+		level, err := memberLevel(ctx, t.store, p.ID, u.ID)
 		if err != nil {
 			return "", nil, err
 		}
@@ -242,7 +268,7 @@ func (g *gitlab) listScope(ctx context.Context, u *models.User, args listMRArgs)
 	return "group:" + strconv.FormatInt(grp.ID, 10), out, nil
 }
 
-func (g *gitlab) projectScope(u *models.User, pa *projectAccess) (string, map[int64]*models.Project, error) {
+func projectScope(u *models.User, pa *projectAccess) (string, map[int64]*models.Project, error) {
 	if !access.CanReadCode(u, pa.project, pa.level) {
 		return "", nil, notFound("Project")
 	}
@@ -274,9 +300,9 @@ func parseGroupURL(raw string) (string, error) {
 
 // milestoneFilter returns the id of the milestone titled title in one of
 // the projects (0 when none has it).
-func (g *gitlab) milestoneFilter(ctx context.Context, projectIDs []int64, title string) (int64, error) {
+func (t listMRTool) milestoneFilter(ctx context.Context, projectIDs []int64, title string) (int64, error) {
 	for _, id := range projectIDs {
-		m, err := g.store.FindMilestoneByTitle(ctx, id, title)
+		m, err := t.store.FindMilestoneByTitle(ctx, id, title)
 		if errors.Is(err, models.ErrNotFound) {
 			continue
 		}

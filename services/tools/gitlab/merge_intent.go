@@ -29,29 +29,55 @@ type mergeIntent struct {
 	Merge   models.MergeRequestMerge `json:"merge"`
 }
 
-func (g *gitlab) intents() mergeIntents {
-	mi, _ := g.repos.(mergeIntents)
+// intentsOf returns the merge intents repos keeps, or nil when it keeps
+// none.
+func intentsOf(repos Repositories) mergeIntents {
+	mi, _ := repos.(mergeIntents)
 	return mi
 }
 
-// settledTargetMergeRequest returns the merge request the service
-// resolved for call (targetMergeRequest), settled: an open one whose merge
-// reached git but not the store is finished first (settleMerge), so the
-// tools that read or merge it see what git has.
-func (g *gitlab) settledTargetMergeRequest(ctx context.Context, call *tools.Call) (*projectAccess, *models.MergeRequest, error) {
-	pa, mr, err := targetMergeRequest(call)
-	if err != nil {
-		return nil, nil, err
-	}
-	if mr.State == models.MergeRequestOpened {
-		if mr, _, err = g.settleMerge(ctx, pa.project, mr); err != nil {
-			return nil, nil, err
-		}
-	}
-	return pa, mr, nil
+// mergeSettler finishes merges that reached git but not the store (see
+// settle): what get_merge_request and accept_merge_request share, and
+// SettleMerges at start.
+type mergeSettler struct {
+	inTx    InTx
+	git     mrGit
+	intents mergeIntents // nil: the repositories record none
 }
 
-// settleMerge finishes the merge of mr recorded by an accept that did not
+// mergeSettlerOf is the settler over g's transactions and repositories.
+func mergeSettlerOf(g *gitlab) mergeSettler {
+	return mergeSettler{inTx: g.inTx, git: mrGitOf(g), intents: intentsOf(g.repos)}
+}
+
+// settleStore is what settling a merge writes, in its transaction.
+type settleStore interface {
+	LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error)
+}
+
+// settledTarget returns the merge request the service resolved for call
+// (targetMergeRequest), settled: an open one whose merge reached git but
+// not the store is finished first (settle), so the tools that read or
+// merge it see what git has. mergedMeanwhile reports that it was open
+// when resolved and was merged by another request (an accept running
+// meanwhile, whose record settle found and waited for), not by this call.
+func (s mergeSettler) settledTarget(ctx context.Context, call *tools.Call) (pa *projectAccess, mr *models.MergeRequest, mergedMeanwhile bool, err error) {
+	pa, mr, err = targetMergeRequest(call)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if mr.State != models.MergeRequestOpened {
+		return pa, mr, false, nil
+	}
+	settled, finished, err := s.settle(ctx, pa.project, mr)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return pa, settled, settled.State == models.MergeRequestMerged && !finished, nil
+}
+
+// settle finishes the merge of mr recorded by an accept that did not
 // reach the store, when the target branch holds it (GitLab marks a merge
 // request merged once its head is in the target), and drops an intent
 // whose merge never reached git. It takes the merge request's row lock
@@ -60,8 +86,8 @@ func (g *gitlab) settledTargetMergeRequest(ctx context.Context, call *tools.Call
 // It also reports whether this call marked the merge request merged
 // (finished a recorded merge) rather than found it merged by another
 // request.
-func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, bool, error) {
-	mi := g.intents()
+func (s mergeSettler) settle(ctx context.Context, p *models.Project, mr *models.MergeRequest) (*models.MergeRequest, bool, error) {
+	mi := s.intents
 	if mi == nil {
 		return mr, false, nil
 	}
@@ -75,8 +101,9 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 		return mr, false, nil
 	}
 	out, finished := mr, false
-	err = g.inTx(ctx, func(tx Store) error {
-		locked, err := tx.LockMergeRequest(ctx, p.ID, mr.IID)
+	err = s.inTx(ctx, func(tx Store) error {
+		st := settleStore(tx)
+		locked, err := st.LockMergeRequest(ctx, p.ID, mr.IID)
 		if err != nil {
 			return err
 		}
@@ -84,7 +111,7 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 		if locked.State != models.MergeRequestOpened {
 			return nil
 		}
-		repo, err := g.openMRRepository(ctx, p)
+		repo, err := s.git.open(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -96,7 +123,7 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 		if err != nil || !merged {
 			return err // never reached git: the intent goes
 		}
-		out, err = tx.MergeMergeRequest(ctx, p.ID, mr.IID, in.Merge)
+		out, err = st.MergeMergeRequest(ctx, p.ID, mr.IID, in.Merge)
 		finished = err == nil
 		return err
 	})
@@ -108,13 +135,14 @@ func (g *gitlab) settleMerge(ctx context.Context, p *models.Project, mr *models.
 }
 
 // SettleMerges finishes the merges a crash left recorded in the
-// repositories of projectIDs (see settleMerge): glmcp runs it at start, so
+// repositories of projectIDs (see mergeSettler.settle): glmcp runs it at start, so
 // such a merge request reads merged in lists too, not only once it is read
 // itself. It returns how many merge requests it marked merged.
 func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) {
 	g := newGitlab(d)
+	s := mergeSettlerOf(g)
 	lister, ok := g.repos.(interface{ MergeIntents(projectID int64) []int64 })
-	mi := g.intents()
+	mi := s.intents
 	if !ok || mi == nil {
 		return 0, nil
 	}
@@ -140,7 +168,7 @@ func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) 
 			if err != nil {
 				return n, err
 			}
-			out, _, err := g.settleMerge(ctx, &ps[0], mr)
+			out, _, err := s.settle(ctx, &ps[0], mr)
 			if err != nil {
 				return n, err
 			}

@@ -16,32 +16,70 @@ import (
 // GitLab shows it); once merged or closed, what its recorded head added to
 // its recorded merge base (diff_base_sha..sha).
 
-// openMRRepository opens the repository of project p.
+// keptDiffStore is what reading a merge request's changes needs from the
+// store: the diff an export archive carried for it.
+type keptDiffStore interface {
+	MergeRequestDiff(ctx context.Context, mrID int64) (*models.MergeRequestDiff, error)
+}
+
+// mrGit reads merge requests' changes from their projects' repositories
+// (and, where git lacks them, from the diff an import kept): the git side
+// every merge request tool shares.
+type mrGit struct {
+	repos Repositories  // nil: no repositories (a catalog built without them)
+	kept  keptDiffStore // nil: no store
+}
+
+// mrGitOf is the merge request tools' git reader over g's repositories
+// and store.
+func mrGitOf(g *gitlab) mrGit {
+	m := mrGit{repos: g.repos}
+	if g.store != nil {
+		m.kept = g.store
+	}
+	return m
+}
+
+// openMRRepository opens the repository of project p (save_pipeline's
+// reader too).
 func (g *gitlab) openMRRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
-	if g.repos == nil {
+	return mrGitOf(g).open(ctx, p)
+}
+
+// open opens project p's repository; a missing one is GitLab's "404
+// Repository Not Found" (the storage's own text names internal ids).
+func (m mrGit) open(ctx context.Context, p *models.Project) (repository.Repository, error) {
+	if m.repos == nil {
 		return nil, errNoRepositories
 	}
-	return g.projectRepository(ctx, p)
+	repo, err := m.repos.Repository(ctx, p.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("Repository")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("repository of %s: %w", p.PathWithNamespace, err)
+	}
+	return repo, nil
 }
 
 // branchRef is the full ref of branch, so that a tag of the same name is
 // never taken for it.
 func branchRef(branch string) string { return "refs/heads/" + branch }
 
-// compareMergeRequest returns what mr changes (see above), with opt's
+// compare returns what mr changes (see above), with opt's
 // bounds. When git lacks what it needs (a missing branch of an open merge
 // request, the commits of a closed one), the diff an export archive
 // carried for mr answers instead, if it had one; else it is a not-found
 // error naming what is missing.
-func (g *gitlab) compareMergeRequest(ctx context.Context, p *models.Project, mr *models.MergeRequest, opt repository.CompareOptions) (*repository.Comparison, error) {
-	repo, err := g.openMRRepository(ctx, p)
+func (m mrGit) compare(ctx context.Context, p *models.Project, mr *models.MergeRequest, opt repository.CompareOptions) (*repository.Comparison, error) {
+	repo, err := m.open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	defer repo.Close()
 	cmp, err := compareMR(ctx, repo, mr, opt)
 	if errors.Is(err, models.ErrNotFound) {
-		d, kerr := g.store.MergeRequestDiff(ctx, mr.ID)
+		d, kerr := m.kept.MergeRequestDiff(ctx, mr.ID)
 		if kerr == nil {
 			return keptComparison(d, opt), nil
 		}
@@ -117,15 +155,14 @@ func compareMR(ctx context.Context, repo repository.Repository, mr *models.Merge
 	return cmp, err
 }
 
-// mrHead is the head commit of mr: its source branch's for an open merge
+// head is the head commit of mr: its source branch's for an open merge
 // request (so a push made with git is seen at once), the recorded one
 // otherwise, or when the branch cannot be read.
-func (g *gitlab) mrHead(ctx context.Context, pa *projectAccess, mr *models.MergeRequest) string {
-	p := pa.project
-	if mr.State != models.MergeRequestOpened || g.repos == nil {
+func (m mrGit) head(ctx context.Context, p *models.Project, mr *models.MergeRequest) string {
+	if mr.State != models.MergeRequestOpened || m.repos == nil {
 		return mr.SHA
 	}
-	repo, err := g.openMRRepository(ctx, p)
+	repo, err := m.open(ctx, p)
 	if err != nil {
 		return mr.SHA
 	}
@@ -136,11 +173,11 @@ func (g *gitlab) mrHead(ctx context.Context, pa *projectAccess, mr *models.Merge
 	return mr.SHA
 }
 
-// mrCommitSHAs returns the ids of mr's commits, whose branch pipelines
+// commitSHAs returns the ids of mr's commits, whose branch pipelines
 // are its pipelines too; none when its commits cannot be read (a deleted
 // branch).
-func (g *gitlab) mrCommitSHAs(ctx context.Context, p *models.Project, mr *models.MergeRequest) ([]string, error) {
-	cmp, err := g.compareMergeRequest(ctx, p, mr, repository.CompareOptions{SkipDiffs: true})
+func (m mrGit) commitSHAs(ctx context.Context, p *models.Project, mr *models.MergeRequest) ([]string, error) {
+	cmp, err := m.compare(ctx, p, mr, repository.CompareOptions{SkipDiffs: true})
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil
 	}
@@ -163,8 +200,8 @@ func shortSHA(sha string) string {
 
 // checkBranches checks that every branch exists in p's repository: a
 // missing one is GitLab's validation error naming its field.
-func (g *gitlab) checkBranches(ctx context.Context, p *models.Project, branches ...[2]string) error {
-	repo, err := g.openMRRepository(ctx, p)
+func (m mrGit) checkBranches(ctx context.Context, p *models.Project, branches ...[2]string) error {
+	repo, err := m.open(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -185,11 +222,11 @@ func (g *gitlab) checkBranches(ctx context.Context, p *models.Project, branches 
 	return nil
 }
 
-// mrConflicts lists the files merging mr would leave conflicted, computed
+// conflicts lists the files merging mr would leave conflicted, computed
 // in git now (nothing is written). As in GitLab, only a user who may push
 // to the source branch sees them, and "ours" is the source branch,
 // "theirs" the target branch.
-func (g *gitlab) mrConflicts(ctx context.Context, u *models.User, pa *projectAccess, mr *models.MergeRequest) ([]repository.Conflict, error) {
+func (m mrGit) conflicts(ctx context.Context, u *models.User, pa *projectAccess, mr *models.MergeRequest) ([]repository.Conflict, error) {
 	if err := canPush(u, pa.project, pa.level, mr.SourceBranch); err != nil {
 		return nil, forbiddenf("you are not allowed to push to the source branch '%s' of merge request !%d; "+
 			"conflicts are shown to those who can resolve them", mr.SourceBranch, mr.IID)
@@ -197,7 +234,7 @@ func (g *gitlab) mrConflicts(ctx context.Context, u *models.User, pa *projectAcc
 	if mr.State != models.MergeRequestOpened {
 		return nil, invalidf("merge request !%d is %s: only an open merge request has conflicts", mr.IID, mr.State)
 	}
-	repo, err := g.openMRRepository(ctx, pa.project)
+	repo, err := m.open(ctx, pa.project)
 	if err != nil {
 		return nil, err
 	}

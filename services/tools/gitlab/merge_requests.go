@@ -32,37 +32,18 @@ func mrSchema(paged bool, items string) obj {
 	return props
 }
 
-// mrCall is a merge request tool's call resolved: the caller, the
-// arguments, the project and the merge request.
-type mrCall struct {
-	user *models.User
-	args mrArgs
-	pa   *projectAccess
-	mr   *models.MergeRequest
+// mrLocateStore is what finding a merge request by its project and iid
+// reads: the project (with the caller's role) and the merge request.
+type mrLocateStore interface {
+	projectStore
+	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
 }
 
-// readableMergeRequest is a merge request tool's call with the merge
-// request the service resolved (the Definition's Target: kind
-// tools.TargetMergeRequest, ability access.ReadMergeRequest): a missing or
-// hidden merge request (Guests of private projects see none) is "404 Merge
-// Request Not Found".
-func (g *gitlab) readableMergeRequest(call *tools.Call, args mrArgs) (*mrCall, error) {
-	u, err := g.viewer(call)
-	if err != nil {
-		return nil, err
-	}
-	c := &mrCall{user: u, args: args}
-	c.pa, c.mr, err = targetMergeRequest(call)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// findReadableMergeRequest finds the merge request args name that u may
-// read, for a tool that touches one beside its own target (save_note).
-func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
-	pa, mr, err := g.locateMergeRequest(ctx, u, args)
+// readableMergeRequest finds the merge request args name that u may
+// read, for a reader that touches one beside a tool's own target (the
+// resources' patches).
+func readableMergeRequest(ctx context.Context, st mrLocateStore, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+	pa, mr, err := findMergeRequest(ctx, st, u, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,19 +53,25 @@ func (g *gitlab) findReadableMergeRequest(ctx context.Context, u *models.User, a
 	return pa, mr, nil
 }
 
-// locateMergeRequest finds the merge request args name: its project as u
+// locateMergeRequest is findMergeRequest over g's store (the target
+// resolver's).
+func (g *gitlab) locateMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+	return findMergeRequest(ctx, g.store, u, args)
+}
+
+// findMergeRequest finds the merge request args name: its project as u
 // sees it (pa, also when the merge request is missing or hidden) and the
 // merge request, which the caller checks u may read. A project whose code
 // u may not read has no merge request for u.
-func (g *gitlab) locateMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
-	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
+func findMergeRequest(ctx context.Context, st mrLocateStore, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
+	pa, err := resolveProject(ctx, st, u, "id", args.ID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !access.CanReadCode(u, pa.project, pa.level) {
 		return pa, nil, notFound("Merge Request")
 	}
-	mr, err := g.store.LoadMergeRequest(ctx, pa.project.ID, int64(args.MergeRequestIID))
+	mr, err := st.LoadMergeRequest(ctx, pa.project.ID, int64(args.MergeRequestIID))
 	if errors.Is(err, models.ErrNotFound) {
 		return pa, nil, notFound("Merge Request")
 	}
@@ -95,24 +82,33 @@ func (g *gitlab) locateMergeRequest(ctx context.Context, u *models.User, args *m
 }
 
 // mrPage is the body of the REST list tools of a merge request's git data
-// (get_merge_request_commits, get_merge_request_diffs): resolve the
-// merge request, check the page, compare it in git with opt, and render
-// page page of what list makes of the comparison.
-func mrPage[T any](ctx context.Context, g *gitlab, call *tools.Call, args mrArgs, opt repository.CompareOptions,
-	list func(c *mrCall, cmp *repository.Comparison) []T) (*tools.Result, error) {
-	c, err := g.readableMergeRequest(call, args)
+// (get_merge_request_commits, get_merge_request_diffs): take the merge
+// request the service resolved (the Definition's Target: kind
+// tools.TargetMergeRequest, ability access.ReadMergeRequest; a missing or
+// hidden one is "404 Merge Request Not Found"), check the page, compare
+// it in git with opt, and render page page of what list makes of the
+// comparison.
+func mrPage[T any](ctx context.Context, git mrGit, call *tools.Call, args mrArgs, opt repository.CompareOptions,
+	list func(pa *projectAccess, cmp *repository.Comparison) []T) (*tools.Result, error) {
+	if git.kept == nil { // a catalog built without a store
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
+		return nil, err
+	}
+	pa, mr, err := targetMergeRequest(call)
 	if err != nil {
 		return nil, err
 	}
-	page, perPage, err := paging(c.args.Page, c.args.PerPage)
+	page, perPage, err := paging(args.Page, args.PerPage)
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := g.compareMergeRequest(ctx, c.pa.project, c.mr, opt)
+	cmp, err := git.compare(ctx, pa.project, mr, opt)
 	if err != nil {
 		return nil, err
 	}
-	all := list(c, cmp)
+	all := list(pa, cmp)
 	from := min((page-1)*perPage, len(all))
 	to := min(from+perPage, len(all))
 	return jsonResult(listJSON[T]{Items: all[from:to:to], PageInfo: newRESTPageInfo(page, perPage, int64(len(all)))})
@@ -142,8 +138,23 @@ func paging(page, perPage intArg) (int, int, error) {
 	return int(p), int(pp), nil
 }
 
-// mergeRequestResult renders the single merge request view.
-func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.User, pa *projectAccess, mr *models.MergeRequest) (*tools.Result, error) {
+// mrWriter opens merge requests and renders the single merge request
+// view a write answers with (save_merge_request).
+type mrWriter struct {
+	inTx  InTx
+	links links
+	git   mrGit
+}
+
+// mrResultStore is what the single merge request view reads.
+type mrResultStore interface {
+	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+}
+
+// result renders the single merge request view.
+func (w mrWriter) result(ctx context.Context, st mrResultStore, u *models.User, pa *projectAccess, mr *models.MergeRequest) (*tools.Result, error) {
 	notes, err := st.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
 	if err != nil {
 		return nil, err
@@ -151,7 +162,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	// The file list of its diff, and its live head, from git.
 	// (A merge request whose branch is gone has no changes count.)
 	var count *string
-	cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipPatches: true, SkipCommits: true})
+	cmp, err := w.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipPatches: true, SkipCommits: true})
 	switch {
 	case err == nil:
 		n := strconv.Itoa(len(cmp.Files))
@@ -166,7 +177,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	if err != nil {
 		return nil, err
 	}
-	out := g.links.mergeRequest(pa.project, mr, notes)
+	out := w.links.mergeRequest(pa.project, mr, notes)
 	if mr.MilestoneID != nil {
 		if m, err := st.FindMilestone(ctx, pa.project.ID, *mr.MilestoneID); err == nil {
 			out.Milestone = &milestoneJSON{Title: m.Title}
@@ -177,7 +188,7 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	// head commit.
 	for k := range pipelines {
 		if p := &pipelines[k]; p.SHA == mr.SHA && mr.SHA != "" {
-			hp := g.links.pipeline(pa.project, p)
+			hp := w.links.pipeline(pa.project, p)
 			hp.StartedAt, hp.FinishedAt = apiTimePtr(p.StartedAt), apiTimePtr(p.FinishedAt)
 			out.HeadPipeline = hp
 			break
@@ -188,19 +199,25 @@ func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.Use
 	return jsonResult(out)
 }
 
+// milestoneStore finds a project's milestones.
+type milestoneStore interface {
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+}
+
 // milestoneArg resolves milestone (a title) or milestone_id to a
 // milestone of project p; nil clears (milestone_id 0 or nothing given).
-func (g *gitlab) milestoneArg(ctx context.Context, p *models.Project, title *string, id *intArg) (*int64, error) {
+func milestoneArg(ctx context.Context, st milestoneStore, p *models.Project, title *string, id *intArg) (*int64, error) {
 	var m *models.Milestone
 	var err error
 	switch {
 	case title != nil:
-		m, err = g.store.FindMilestoneByTitle(ctx, p.ID, strings.TrimSpace(*title))
+		m, err = st.FindMilestoneByTitle(ctx, p.ID, strings.TrimSpace(*title))
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, invalidf("milestone: no milestone titled %q in project %s", *title, p.PathWithNamespace)
 		}
 	case id != nil && *id > 0:
-		m, err = g.store.FindMilestone(ctx, p.ID, int64(*id))
+		m, err = st.FindMilestone(ctx, p.ID, int64(*id))
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, invalidf("milestone_id: milestone %d not found in project %s", *id, p.PathWithNamespace)
 		}
@@ -225,9 +242,22 @@ type newMRSpec struct {
 	Squash, RemoveSourceBranch        bool
 }
 
-// openMergeRequest checks and creates a merge request in pa's project as
-// u, in one transaction, and renders it.
-func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, spec newMRSpec) (*tools.Result, error) {
+// mrOpenStore is what opening a merge request reads and writes, in its
+// transaction: the members and labels it checks (their families), the
+// merge request, and what its view shows.
+type mrOpenStore interface {
+	projectStore
+	issueStore
+	FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error)
+	CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error
+	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+}
+
+// open checks and creates a merge request in pa's project as u, in one
+// transaction, and renders it.
+func (w mrWriter) open(ctx context.Context, u *models.User, pa *projectAccess, spec newMRSpec) (*tools.Result, error) {
 	p := pa.project
 	if !access.CanCreateMergeRequest(u, p, pa.level) {
 		return nil, forbiddenf("you need at least the Developer role in project %s to create merge requests", p.PathWithNamespace)
@@ -248,32 +278,33 @@ func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *proje
 	labels := spec.Labels
 	// Both branches must exist in git (GitLab's rule); the merge request
 	// records the head and merge base it was opened on.
-	if err := g.checkBranches(ctx, p, [2]string{"source_branch", source}, [2]string{"target_branch", target}); err != nil {
+	if err := w.git.checkBranches(ctx, p, [2]string{"source_branch", source}, [2]string{"target_branch", target}); err != nil {
 		return nil, err
 	}
-	cmp, err := g.compareMergeRequest(ctx, p, &models.MergeRequest{State: models.MergeRequestOpened,
+	cmp, err := w.git.compare(ctx, p, &models.MergeRequest{State: models.MergeRequestOpened,
 		SourceBranch: source, TargetBranch: target}, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1})
 	if err != nil {
 		return nil, err
 	}
 	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
-		open, err := tx.FindOpenMergeRequest(ctx, p.ID, source, target)
+	err = w.inTx(ctx, func(tx Store) error {
+		st := mrOpenStore(tx)
+		open, err := st.FindOpenMergeRequest(ctx, p.ID, source, target)
 		switch {
 		case err == nil:
 			return &models.OpenMergeRequestExistsError{IID: open.IID}
 		case !errors.Is(err, models.ErrNotFound):
 			return err
 		}
-		assignees, err := projectUsers(ctx, tx, p, "assignee_ids", spec.AssigneeIDs)
+		assignees, err := projectUsers(ctx, st, p, "assignee_ids", spec.AssigneeIDs)
 		if err != nil {
 			return err
 		}
-		reviewers, err := projectUsers(ctx, tx, p, "reviewer_ids", spec.ReviewerIDs)
+		reviewers, err := projectUsers(ctx, st, p, "reviewer_ids", spec.ReviewerIDs)
 		if err != nil {
 			return err
 		}
-		if err := ensureLabels(ctx, tx, p.ID, labels); err != nil {
+		if err := ensureLabels(ctx, st, p.ID, labels); err != nil {
 			return err
 		}
 		mr := &models.MergeRequest{ProjectID: p.ID, Title: title, Description: spec.Description,
@@ -282,14 +313,14 @@ func (g *gitlab) openMergeRequest(ctx context.Context, u *models.User, pa *proje
 			Assignees: assignees, Reviewers: reviewers, MilestoneID: spec.MilestoneID,
 			SHA: cmp.HeadSHA, DiffBaseSHA: cmp.MergeBaseSHA,
 			Squash: spec.Squash, ForceRemoveSourceBranch: spec.RemoveSourceBranch}
-		if err := tx.CreateMergeRequest(ctx, mr); err != nil {
+		if err := st.CreateMergeRequest(ctx, mr); err != nil {
 			return err
 		}
-		created, err := tx.LoadMergeRequest(ctx, p.ID, mr.IID)
+		created, err := st.LoadMergeRequest(ctx, p.ID, mr.IID)
 		if err != nil {
 			return err
 		}
-		res, err = g.mergeRequestResult(ctx, tx, u, pa, created)
+		res, err = w.result(ctx, st, u, pa, created)
 		return err
 	})
 	// The check above and the database's unique index (two agents at

@@ -12,10 +12,20 @@ import (
 // git, for the resources service (the merge request resource and the
 // review_merge_request prompt), with get_merge_request_diffs's access
 // rules.
-type Patches struct{ g *gitlab }
+type Patches struct {
+	store mrLocateStore
+	git   mrGit
+}
 
 // NewPatches returns the reader over d's store and repositories.
-func NewPatches(d Deps) *Patches { return &Patches{g: newGitlab(d)} }
+func NewPatches(d Deps) *Patches {
+	g := newGitlab(d)
+	p := &Patches{git: mrGitOf(g)}
+	if g.store != nil {
+		p.store = g.store
+	}
+	return p
+}
 
 // MergeRequestPatch returns merge request iid of project (an id or a
 // full path) as u may read it: per changed file "--- a/old" and "+++ b/new"
@@ -26,11 +36,11 @@ func (p *Patches) MergeRequestPatch(ctx context.Context, u *models.User, project
 	if u == nil {
 		return "", false, notFound("Merge Request")
 	}
-	pa, mr, err := p.g.findReadableMergeRequest(ctx, u, &mrArgs{ID: refArg(project), MergeRequestIID: intArg(iid)})
+	pa, mr, err := readableMergeRequest(ctx, p.store, u, &mrArgs{ID: refArg(project), MergeRequestIID: intArg(iid)})
 	if err != nil {
 		return "", false, err
 	}
-	cmp, err := p.g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
+	cmp, err := p.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
 	if err != nil {
 		return "", false, err
 	}

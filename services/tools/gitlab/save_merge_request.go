@@ -13,7 +13,12 @@ import (
 
 // saveMergeRequest is GitLab 19.5's save_merge_request: create (no
 // merge_request_iid) or update a merge request, REST-backed.
-func (g *gitlab) saveMergeRequest() tools.Definition {
+func saveMergeRequest(g *gitlab) tools.Definition {
+	git := mrGitOf(g)
+	t := saveMRTool{inTx: g.inTx, git: git, writer: mrWriter{inTx: g.inTx, links: g.links, git: git}}
+	if g.store != nil {
+		t.store = g.store
+	}
 	usernames := func(d string) obj {
 		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 255}, "maxItems": 100}, d)
 	}
@@ -26,7 +31,7 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Description: "Create or update a merge request in a GitLab project. The presence of merge_request_iid selects " +
 			"the operation: omit it to create a merge request (title, source_branch and target_branch required), or " +
 			"provide it to update an existing one. Send only the fields you intend to set.",
-		InputSchema: argsSchema(g.runSaveMergeRequest, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"project_id":           projectRefProp("ID or full path of the project."),
 			"merge_request_iid":    iidProp("Internal ID of the merge request. Provide to update an existing merge request; omit to create one."),
 			"title":                strProp("Title of the merge request. Required when creating.", 1, maxTitleLength),
@@ -56,8 +61,36 @@ func (g *gitlab) saveMergeRequest() tools.Definition {
 		Aliases:     []string{"update_merge_request", "create_merge_request"},
 		// The project, looked up once: the tool rules and the tool read it.
 		Target: g.projectTarget("project_id", access.ReadProject, nil),
-		Run:    tools.Typed(g.runSaveMergeRequest),
+		Run:    tools.Typed(t.run),
 	}
+}
+
+// saveMRStore is what save_merge_request reads outside its transaction:
+// the users and milestones its arguments name.
+type saveMRStore interface {
+	milestoneStore
+	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+}
+
+// saveMRWriteStore is what an update reads and writes in its
+// transaction: the members and labels it checks (their families), the
+// merge request, and what its view shows.
+type saveMRWriteStore interface {
+	projectStore
+	issueStore
+	mrResultStore
+	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error)
+}
+
+// saveMRTool is save_merge_request with what it needs: the store, its
+// transactions, git, and the writer that opens merge requests and
+// renders the answer.
+type saveMRTool struct {
+	store  saveMRStore // nil: no store (a catalog built without one)
+	inTx   InTx
+	git    mrGit
+	writer mrWriter
 }
 
 type saveMRArgs struct {
@@ -84,8 +117,11 @@ type saveMRArgs struct {
 	AllowCollaboration *bool     `json:"allow_collaboration"`
 }
 
-func (g *gitlab) runSaveMergeRequest(ctx context.Context, call *tools.Call, args saveMRArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t saveMRTool) run(ctx context.Context, call *tools.Call, args saveMRArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +138,12 @@ func (g *gitlab) runSaveMergeRequest(ctx context.Context, call *tools.Call, args
 		return nil, err
 	}
 	if args.MergeRequestIID == 0 {
-		return g.createSavedMergeRequest(ctx, u, pa, args)
+		return t.create(ctx, u, pa, args)
 	}
-	return g.updateSavedMergeRequest(ctx, u, pa, args)
+	return t.update(ctx, u, pa, args)
 }
 
-func (g *gitlab) createSavedMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, args saveMRArgs) (*tools.Result, error) {
+func (t saveMRTool) create(ctx context.Context, u *models.User, pa *projectAccess, args saveMRArgs) (*tools.Result, error) {
 	for name, set := range map[string]bool{"add_labels": args.AddLabels != nil, "remove_labels": args.RemoveLabels != nil,
 		"state_event": args.StateEvent != "", "discussion_locked": args.DiscussionLocked != nil,
 		"allow_collaboration": args.AllowCollaboration != nil} {
@@ -127,19 +163,19 @@ func (g *gitlab) createSavedMergeRequest(ctx context.Context, u *models.User, pa
 		spec.Labels = *args.Labels
 	}
 	var err error
-	if spec.AssigneeIDs, err = g.userIDArgs(ctx, "assignees", args.Assignees, args.AssigneeIDs); err != nil {
+	if spec.AssigneeIDs, err = t.userIDArgs(ctx, "assignees", args.Assignees, args.AssigneeIDs); err != nil {
 		return nil, err
 	}
-	if spec.ReviewerIDs, err = g.userIDArgs(ctx, "reviewers", args.Reviewers, args.ReviewerIDs); err != nil {
+	if spec.ReviewerIDs, err = t.userIDArgs(ctx, "reviewers", args.Reviewers, args.ReviewerIDs); err != nil {
 		return nil, err
 	}
-	if spec.MilestoneID, err = g.milestoneArg(ctx, pa.project, args.Milestone, args.MilestoneID); err != nil {
+	if spec.MilestoneID, err = milestoneArg(ctx, t.store, pa.project, args.Milestone, args.MilestoneID); err != nil {
 		return nil, err
 	}
-	return g.openMergeRequest(ctx, u, pa, spec)
+	return t.writer.open(ctx, u, pa, spec)
 }
 
-func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa *projectAccess, args saveMRArgs) (*tools.Result, error) {
+func (t saveMRTool) update(ctx context.Context, u *models.User, pa *projectAccess, args saveMRArgs) (*tools.Result, error) {
 	switch {
 	case args.SourceBranch != nil:
 		return nil, invalidf("source_branch cannot be changed; it applies only when creating")
@@ -153,8 +189,9 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 	}
 	iid := int64(args.MergeRequestIID)
 	var res *tools.Result
-	err := g.inTx(ctx, func(tx Store) error {
-		mr, err := tx.LoadMergeRequest(ctx, pa.project.ID, iid)
+	err := t.inTx(ctx, func(tx Store) error {
+		st := saveMRWriteStore(tx)
+		mr, err := st.LoadMergeRequest(ctx, pa.project.ID, iid)
 		if errors.Is(err, models.ErrNotFound) {
 			return notFound("Merge Request")
 		}
@@ -172,27 +209,27 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 			Squash: args.Squash, RemoveSourceBranch: args.RemoveSourceBranch, DiscussionLocked: args.DiscussionLocked,
 			AllowCollaboration: args.AllowCollaboration, AddLabels: trimAll(args.AddLabels), RemoveLabels: trimAll(args.RemoveLabels)}
 		if args.Title != nil {
-			t, err := checkTitle(*args.Title)
+			title, err := checkTitle(*args.Title)
 			if err != nil {
 				return err
 			}
-			upd.Title = &t
-			d := isDraftTitle(t)
+			upd.Title = &title
+			d := isDraftTitle(title)
 			upd.Draft = &d
 		}
 		if args.TargetBranch != nil {
-			t := strings.TrimSpace(*args.TargetBranch)
-			if t == mr.SourceBranch { // create's words; the store's name internal ids
-				return invalidf("source_branch and target_branch must be different (both are %q)", t)
+			target := strings.TrimSpace(*args.TargetBranch)
+			if target == mr.SourceBranch { // create's words; the store's name internal ids
+				return invalidf("source_branch and target_branch must be different (both are %q)", target)
 			}
-			if err := g.checkBranches(ctx, pa.project, [2]string{"target_branch", t}); err != nil {
+			if err := t.git.checkBranches(ctx, pa.project, [2]string{"target_branch", target}); err != nil {
 				return err
 			}
-			upd.TargetBranch = &t
+			upd.TargetBranch = &target
 		}
 		if args.StateEvent == "close" && mr.State == models.MergeRequestOpened {
 			// A closed merge request keeps the diff it had: record its refs.
-			if cmp, err := g.compareMergeRequest(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1}); err == nil {
+			if cmp, err := t.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true, MaxCommits: 1}); err == nil {
 				upd.HeadSHA, upd.DiffBaseSHA = &cmp.HeadSHA, &cmp.MergeBaseSHA
 			}
 		}
@@ -202,7 +239,7 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 				upd.Labels = []string{}
 			}
 		}
-		if err := ensureLabels(ctx, tx, pa.project.ID, append(append([]string{}, upd.Labels...), upd.AddLabels...)); err != nil {
+		if err := ensureLabels(ctx, st, pa.project.ID, append(append([]string{}, upd.Labels...), upd.AddLabels...)); err != nil {
 			return err
 		}
 		for _, f := range []struct {
@@ -211,14 +248,14 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 			ids   *[]intArg
 			dst   *[]int64
 		}{{"assignees", args.Assignees, args.AssigneeIDs, &upd.AssigneeIDs}, {"reviewers", args.Reviewers, args.ReviewerIDs, &upd.ReviewerIDs}} {
-			ids, err := g.userIDArgs(ctx, f.field, f.names, f.ids)
+			ids, err := t.userIDArgs(ctx, f.field, f.names, f.ids)
 			if err != nil {
 				return err
 			}
 			if ids == nil {
 				continue
 			}
-			users, err := projectUsers(ctx, tx, pa.project, f.field, ids)
+			users, err := projectUsers(ctx, st, pa.project, f.field, ids)
 			if err != nil {
 				return err
 			}
@@ -228,17 +265,17 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 			}
 		}
 		if args.Milestone != nil || args.MilestoneID != nil {
-			mid, err := g.milestoneArg(ctx, pa.project, args.Milestone, args.MilestoneID)
+			mid, err := milestoneArg(ctx, t.store, pa.project, args.Milestone, args.MilestoneID)
 			if err != nil {
 				return err
 			}
 			upd.MilestoneID = &mid
 		}
-		updated, err := tx.UpdateMergeRequest(ctx, pa.project.ID, iid, upd)
+		updated, err := st.UpdateMergeRequest(ctx, pa.project.ID, iid, upd)
 		if err != nil {
 			return err
 		}
-		res, err = g.mergeRequestResult(ctx, tx, u, pa, updated)
+		res, err = t.writer.result(ctx, st, u, pa, updated)
 		return err
 	})
 	if dup := (*models.OpenMergeRequestExistsError)(nil); errors.As(err, &dup) {
@@ -252,7 +289,7 @@ func (g *gitlab) updateSavedMergeRequest(ctx context.Context, u *models.User, pa
 
 // userIDArgs turns usernames (or ids) into ids; nil when neither is given.
 // Unknown usernames are a validation error.
-func (g *gitlab) userIDArgs(ctx context.Context, field string, names *[]string, ids *[]intArg) ([]intArg, error) {
+func (t saveMRTool) userIDArgs(ctx context.Context, field string, names *[]string, ids *[]intArg) ([]intArg, error) {
 	if ids != nil {
 		out := append([]intArg{}, (*ids)...)
 		return out, nil
@@ -262,7 +299,7 @@ func (g *gitlab) userIDArgs(ctx context.Context, field string, names *[]string, 
 	}
 	out := []intArg{}
 	for _, n := range *names {
-		usr, err := g.store.FindUserByUsername(ctx, strings.TrimPrefix(strings.TrimSpace(n), "@"))
+		usr, err := t.store.FindUserByUsername(ctx, strings.TrimPrefix(strings.TrimSpace(n), "@"))
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, invalidf("%s: user %q not found", field, n)
 		}
