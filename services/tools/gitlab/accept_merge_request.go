@@ -93,8 +93,8 @@ func notMergeable(format string, args ...any) error {
 }
 
 func (t acceptMRTool) run(ctx context.Context, call *tools.Call, args acceptMRArgs) (*tools.Result, error) {
-	if t.git.kept == nil { // a catalog built without a store
-		return nil, errNoStore
+	if err := t.git.storeMissing(); err != nil {
+		return nil, err
 	}
 	u, err := callerOf(call)
 	if err != nil {

@@ -45,8 +45,8 @@ type mrConflictsTool struct {
 }
 
 func (t mrConflictsTool) run(ctx context.Context, call *tools.Call, _ mrConflictsArgs) (*tools.Result, error) {
-	if t.git.kept == nil { // a catalog built without a store
-		return nil, errNoStore
+	if err := t.git.storeMissing(); err != nil {
+		return nil, err
 	}
 	u, err := callerOf(call)
 	if err != nil {

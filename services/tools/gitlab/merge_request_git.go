@@ -40,6 +40,16 @@ func mrGitOf(g *gitlab) mrGit {
 	return m
 }
 
+// storeMissing is errNoStore in a catalog built without a store (Deps{}):
+// the merge request tools whose only store is the one mrGit reads kept
+// diffs from answer so there, as every tool does.
+func (m mrGit) storeMissing() error {
+	if m.kept == nil {
+		return errNoStore
+	}
+	return nil
+}
+
 // openMRRepository opens the repository of project p (save_pipeline's
 // reader too).
 func (g *gitlab) openMRRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {

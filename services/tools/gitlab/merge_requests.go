@@ -90,8 +90,8 @@ func findMergeRequest(ctx context.Context, st mrLocateStore, u *models.User, arg
 // comparison.
 func mrPage[T any](ctx context.Context, git mrGit, call *tools.Call, args mrArgs, opt repository.CompareOptions,
 	list func(pa *projectAccess, cmp *repository.Comparison) []T) (*tools.Result, error) {
-	if git.kept == nil { // a catalog built without a store
-		return nil, errNoStore
+	if err := git.storeMissing(); err != nil {
+		return nil, err
 	}
 	if _, err := callerOf(call); err != nil {
 		return nil, err

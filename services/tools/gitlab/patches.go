@@ -20,11 +20,7 @@ type Patches struct {
 // NewPatches returns the reader over d's store and repositories.
 func NewPatches(d Deps) *Patches {
 	g := newGitlab(d)
-	p := &Patches{git: mrGitOf(g)}
-	if g.store != nil {
-		p.store = g.store
-	}
-	return p
+	return &Patches{store: g.store, git: mrGitOf(g)}
 }
 
 // MergeRequestPatch returns merge request iid of project (an id or a

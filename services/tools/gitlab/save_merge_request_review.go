@@ -125,8 +125,8 @@ func (t reviewTool) run(ctx context.Context, call *tools.Call, args reviewArgs) 
 	if len(extra) > 0 {
 		return nil, invalidf("Parameters not valid for method '%s': %s", args.Method, strings.Join(extra, ", "))
 	}
-	if t.git.kept == nil { // a catalog built without a store
-		return nil, errNoStore
+	if err := t.git.storeMissing(); err != nil {
+		return nil, err
 	}
 	u, err := callerOf(call)
 	if err != nil {
