@@ -16,10 +16,16 @@ type withholder struct {
 	levels map[int64]models.AccessLevel
 }
 
+// authorRoles reads the roles of several users in a project in one
+// statement (what a withholder needs).
+type authorRoles interface {
+	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
+}
+
 // newWithholder reads, in one statement, the roles in pa's project of the
 // authors of a result's texts, when lockdown is on for the call and the
 // project is not private.
-func newWithholder(ctx context.Context, st projectStore, pa *projectAccess, authors []int64) (*withholder, error) {
+func newWithholder(ctx context.Context, st authorRoles, pa *projectAccess, authors []int64) (*withholder, error) {
 	if pa == nil || !pa.lockdown || pa.project.Visibility == models.VisibilityPrivate {
 		return nil, nil
 	}
@@ -45,7 +51,7 @@ func (w *withholder) text(author int64, s string) string {
 
 // withholdNotes replaces, in place, the bodies of notes whose authors'
 // text pa's call withholds: one statement for the page.
-func withholdNotes(ctx context.Context, st projectStore, pa *projectAccess, notes []models.Note) error {
+func withholdNotes(ctx context.Context, st authorRoles, pa *projectAccess, notes []models.Note) error {
 	if pa == nil || !pa.lockdown {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -34,10 +35,19 @@ func workItemProps() obj {
 
 var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues|epics)/(\d+)/?$`)
 
+// workItemFinder is what findWorkItem reads: the project or group the
+// arguments name and the issue there.
+type workItemFinder interface {
+	projectLookup
+	groupLookup
+	issueLoader
+}
+
 // findWorkItem finds the work item a names that u may read, and where it
 // lives when the caller can see that project (pa) or group, whether or not
-// the work item is there: the place the tool rules govern.
-func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
+// the work item is there: the place the tool rules govern. base is the
+// instance's public URL, whose path a URL argument may start with.
+func findWorkItem(ctx context.Context, st workItemFinder, base string, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
 	var (
 		group   bool
 		ref     refArg
@@ -48,7 +58,7 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 	case a.URL != "" && (a.GroupID != nil || a.ProjectID != nil || a.WorkItemIID != nil):
 		return nil, nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
 	case a.URL != "":
-		path, n, isGroup, err := g.parseWorkItemURL(a.URL)
+		path, n, isGroup, err := parseWorkItemURL(base, a.URL)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -72,17 +82,17 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 		if a.URL == "" {
 			field = "group_id"
 		}
-		grp, err := resolveGroup(ctx, g.store, u, field, ref)
+		grp, err := resolveGroup(ctx, st, u, field, ref)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		return nil, grp, nil, missing // no group-level work items
 	}
-	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	pa, err := resolveProject(ctx, st, u, field, ref)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	issue, err := readableIssue(ctx, g.store, u, pa, iid, missing)
+	issue, err := readableIssue(ctx, st, u, pa, iid, missing)
 	if err != nil {
 		return pa, nil, nil, err
 	}
@@ -91,15 +101,15 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 
 // parseWorkItemURL returns the project (or group) path and iid of a work
 // item URL. As in GitLab, the host is not checked; a relative URL root of
-// the public URL ("/gitlab") is stripped.
-func (g *gitlab) parseWorkItemURL(raw string) (path string, iid int64, group bool, err error) {
+// the public URL base ("/gitlab") is stripped.
+func parseWorkItemURL(base, raw string) (path string, iid int64, group bool, err error) {
 	u, perr := url.Parse(strings.TrimSpace(raw))
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", 0, false, invalidf("url: %q is not an http(s) URL", raw)
 	}
 	p := u.Path
-	if base, berr := url.Parse(g.base); berr == nil && base.Path != "" && base.Path != "/" {
-		root := strings.TrimRight(base.Path, "/")
+	if bu, berr := url.Parse(base); berr == nil && bu.Path != "" && bu.Path != "/" {
+		root := strings.TrimRight(bu.Path, "/")
 		if p == root || strings.HasPrefix(p, root+"/") {
 			p = strings.TrimPrefix(p, root)
 		}
@@ -145,9 +155,16 @@ type workItemTypeRef struct {
 	Name string `json:"name"`
 }
 
+// namespaceFinder finds the project or group a namespace argument names
+// (scopeWorkItems).
+type namespaceFinder interface {
+	projectLookup
+	groupLookup
+}
+
 // scopeWorkItems points q at the project or group named by exactly one of
 // url, project_id and group_id, checking the viewer may see it.
-func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
+func scopeWorkItems(ctx context.Context, st namespaceFinder, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
 	given := 0
 	for _, set := range []bool{rawURL != "", projectID != nil, groupID != nil} {
 		if set {
@@ -168,7 +185,7 @@ func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.W
 			groupID = &ref
 		} else {
 			ref := refArg(path)
-			if _, err := resolveProject(ctx, g.store, u, "url", ref); err == nil {
+			if _, err := resolveProject(ctx, st, u, "url", ref); err == nil {
 				projectID = &ref
 			} else {
 				groupID = &ref
@@ -176,14 +193,14 @@ func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.W
 		}
 	}
 	if projectID != nil {
-		pa, err := resolveProject(ctx, g.store, u, "project_id", *projectID)
+		pa, err := resolveProject(ctx, st, u, "project_id", *projectID)
 		if err != nil {
 			return err
 		}
 		q.ProjectID = pa.project.ID
 		return nil
 	}
-	grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupID)
+	grp, err := resolveGroup(ctx, st, u, "group_id", *groupID)
 	if err != nil {
 		return err
 	}
@@ -197,6 +214,6 @@ func (l links) workItemURL(p *models.Project, iid int64) string {
 
 // workItemNotesPager binds the cursors of a work item's notes (minted here
 // and by get_work_item's notes facet, which continues here).
-func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
-	return newPager(g.cursors, call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
+func workItemNotesPager(cursors *cursor.Signer, call *tools.Call, issue *models.Issue) pager {
+	return newPager(cursors, call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
 }
