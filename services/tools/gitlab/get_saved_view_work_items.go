@@ -11,8 +11,8 @@ import (
 // (GitLab 18.11, work_item_saved_views) do not exist in glmcp's domain, so
 // the tool is unlisted and a call answers that it is not available, as the
 // duo_agent_platform tools do; its schema is GitLab's, so a client that
-// calls it by name gets GitLab's argument checks first.
-// It needs nothing of g: no store, no links.
+// calls it by name gets GitLab's argument checks first. It needs nothing
+// the tools share.
 func getSavedViewWorkItems(*gitlab) tools.Definition {
 	return tools.Definition{
 		Name:        "get_saved_view_work_items",

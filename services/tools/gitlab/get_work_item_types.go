@@ -28,12 +28,14 @@ func getWorkItemTypes(g *gitlab) tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/get_work_item_types_service.rb",
-		Run:          tools.Typed(wt.run),
+		// The namespace, looked up once.
+		Target: g.lookupTarget(findNamespace(wt.store)),
+		Run:    tools.Typed(wt.run),
 	}
 }
 
 // getWorkItemTypesStore is what get_work_item_types reads: the namespace
-// the arguments name and the edition's types.
+// the arguments name (its lookup target) and the edition's types.
 type getWorkItemTypesStore interface {
 	namespaceFinder
 	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
@@ -45,10 +47,9 @@ type getWorkItemTypesTool struct {
 	store getWorkItemTypesStore // nil: no store (a catalog built without one)
 }
 
+// getWorkItemTypesArgs are the namespace findNamespace reads.
 type getWorkItemTypesArgs struct {
-	URL       string  `json:"url"`
-	GroupID   *refArg `json:"group_id"`
-	ProjectID *refArg `json:"project_id"`
+	namespaceArgs
 }
 
 type workItemTypeJSON struct {
@@ -62,18 +63,16 @@ type widgetTypeRef struct {
 	Type string `json:"type"`
 }
 
-func (wt getWorkItemTypesTool) run(ctx context.Context, call *tools.Call, args getWorkItemTypesArgs) (*tools.Result, error) {
+func (wt getWorkItemTypesTool) run(ctx context.Context, call *tools.Call, _ getWorkItemTypesArgs) (*tools.Result, error) {
 	if wt.store == nil {
 		return nil, errNoStore
 	}
-	u, err := callerOf(call)
-	if err != nil {
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	// The namespace only has to be visible: glmcp's types are the same in
 	// every namespace of an edition (no custom types).
-	var q models.WorkItemQuery
-	if err := scopeWorkItems(ctx, wt.store, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+	if _, err := lookedUp[*workItemScope](call); err != nil {
 		return nil, err
 	}
 	types, err := wt.store.ListWorkItemTypes(ctx, call.Edition)

@@ -64,7 +64,9 @@ func listWorkItems(g *gitlab) tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/list_work_items_service.rb",
-		Run:          tools.Typed(lw.run),
+		// The project or group it lists in, looked up once.
+		Target: g.lookupTarget(findNamespace(lw.store)),
+		Run:    tools.Typed(lw.run),
 	}
 }
 
@@ -77,7 +79,8 @@ func cloneObj(o obj) obj {
 }
 
 // listWorkItemsStore is what list_work_items reads: the project or group
-// it lists in, the page of work items and their projects' paths.
+// it lists in (its lookup target), the page of work items and their
+// projects' paths.
 type listWorkItemsStore interface {
 	namespaceFinder
 	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
@@ -93,9 +96,7 @@ type listWorkItemsTool struct {
 }
 
 type listWorkItemsArgs struct {
-	URL                 string   `json:"url"`
-	GroupID             *refArg  `json:"group_id"`
-	ProjectID           *refArg  `json:"project_id"`
+	namespaceArgs
 	State               string   `json:"state"`
 	Search              string   `json:"search"`
 	AuthorUsername      string   `json:"author_username"`
@@ -184,9 +185,11 @@ func (lw listWorkItemsTool) run(ctx context.Context, call *tools.Call, args list
 			*d.dst = &models.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}
 		}
 	}
-	if err := scopeWorkItems(ctx, lw.store, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+	ns, err := lookedUp[*workItemScope](call)
+	if err != nil {
 		return nil, err
 	}
+	ns.scope(&q)
 	filters := args
 	filters.URL, filters.ProjectID, filters.GroupID, filters.First, filters.After = "", nil, nil, nil, ""
 	pages := newPager(lw.cursors, call, "list_work_items", fmt.Sprintf("project:%d group:%s", q.ProjectID, q.GroupPath), filters)

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -156,28 +157,54 @@ type workItemTypeRef struct {
 }
 
 // namespaceFinder finds the project or group a namespace argument names
-// (scopeWorkItems).
+// (findNamespace).
 type namespaceFinder interface {
 	projectLookup
 	groupLookup
 }
 
-// scopeWorkItems points q at the project or group named by exactly one of
-// url, project_id and group_id, checking the viewer may see it.
-func scopeWorkItems(ctx context.Context, st namespaceFinder, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
+// namespaceArgs name the project or group a work item listing reads, as
+// GitLab's work item tools do: exactly one of url, project_id and
+// group_id.
+type namespaceArgs struct {
+	URL       string  `json:"url"`
+	GroupID   *refArg `json:"group_id"`
+	ProjectID *refArg `json:"project_id"`
+}
+
+// findNamespace is the lookupFunc of the tools that read a project's or a
+// group's work items (list_work_items, get_work_item_types): the project
+// (with u's role) or the group a names, checking u may see it. A URL names
+// a project when u can see one at its path, else a group.
+func findNamespace(st namespaceFinder) lookupFunc {
+	return func(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+		var a namespaceArgs
+		if err := tools.DecodeArgs(raw, &a); err != nil {
+			return nil, nil, nil, err
+		}
+		pa, grp, err := a.find(ctx, st, u)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return &workItemScope{pa: pa, group: grp}, pa, grp, nil
+	}
+}
+
+func (a *namespaceArgs) find(ctx context.Context, st namespaceFinder, u *models.User) (*projectAccess, *models.Group, error) {
+	projectID, groupID := a.ProjectID, a.GroupID
 	given := 0
-	for _, set := range []bool{rawURL != "", projectID != nil, groupID != nil} {
+	for _, set := range []bool{a.URL != "", projectID != nil, groupID != nil} {
 		if set {
 			given++
 		}
 	}
 	if given != 1 {
-		return invalidf("Provide exactly one of url, project_id, or group_id")
+		return nil, nil, invalidf("Provide exactly one of url, project_id, or group_id")
 	}
-	if rawURL != "" {
-		pu, err := url.Parse(strings.TrimSpace(rawURL))
+	if a.URL != "" {
+		pu, err := url.Parse(strings.TrimSpace(a.URL))
 		if err != nil || pu.Host == "" {
-			return invalidf("url: %q is not an http(s) URL", rawURL)
+			return nil, nil, invalidf("url: %q is not an http(s) URL", a.URL)
 		}
 		path, _, _ := strings.Cut(strings.Trim(pu.Path, "/"), "/-/")
 		if grp, ok := strings.CutPrefix(path, "groups/"); ok {
@@ -185,27 +212,39 @@ func scopeWorkItems(ctx context.Context, st namespaceFinder, u *models.User, q *
 			groupID = &ref
 		} else {
 			ref := refArg(path)
-			if _, err := resolveProject(ctx, st, u, "url", ref); err == nil {
-				projectID = &ref
-			} else {
-				groupID = &ref
+			if pa, err := resolveProject(ctx, st, u, "url", ref); err == nil {
+				return pa, nil, nil
 			}
+			groupID = &ref
 		}
 	}
 	if projectID != nil {
 		pa, err := resolveProject(ctx, st, u, "project_id", *projectID)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		q.ProjectID = pa.project.ID
-		return nil
+		return pa, nil, nil
 	}
 	grp, err := resolveGroup(ctx, st, u, "group_id", *groupID)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	q.GroupPath = grp.FullPath
-	return nil
+	return nil, grp, nil
+}
+
+// workItemScope is the project or the group findNamespace found.
+type workItemScope struct {
+	pa    *projectAccess
+	group *models.Group
+}
+
+// scope points q at the project or group.
+func (s *workItemScope) scope(q *models.WorkItemQuery) {
+	if s.pa != nil {
+		q.ProjectID = s.pa.project.ID
+		return
+	}
+	q.GroupPath = s.group.FullPath
 }
 
 func (l links) workItemURL(p *models.Project, iid int64) string {
