@@ -9,13 +9,14 @@ import (
 )
 
 // createIssue is GitLab's create_issue: POST /projects/:id/issues.
-func (g *gitlab) createIssue() tools.Definition {
+func createIssue(g *gitlab) tools.Definition {
+	ci := createIssueTool{links: g.links, inTx: g.inTx, hasStore: g.store != nil}
 	return tools.Definition{
 		Name:  "create_issue",
 		Title: "Create issue",
 		Description: "Create a new issue in a GitLab project. Needs at least the Reporter role. " +
 			"Labels that do not exist yet are created; assignees must be members of the project.",
-		InputSchema: argsSchema(g.runCreateIssue, obj{
+		InputSchema: argsSchema(ci.run, obj{
 			"id":           projectIDProp(),
 			"title":        strProp("Title of the issue (at most 255 characters).", 1, maxTitleLength),
 			"description":  strProp("Description of the issue, in Markdown.", 0, maxDescriptionLength),
@@ -32,8 +33,28 @@ func (g *gitlab) createIssue() tools.Definition {
 		Source:      "lib/api/issues.rb",
 		// The project, looked up once: the tool rules and the tool read it.
 		Target: g.projectTarget("id", access.ReadProject, nil),
-		Run:    tools.Typed(g.runCreateIssue),
+		Run:    tools.Typed(ci.run),
 	}
+}
+
+// createIssueWriteStore is what create_issue reads and writes in its
+// transaction: the assignees and their roles, the labels, the issue and
+// its note count.
+type createIssueWriteStore interface {
+	memberFinder
+	labelEnsurer
+	CreateIssue(ctx context.Context, i *models.Issue) error
+	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+}
+
+// createIssueTool is create_issue with what it needs: the store's
+// transactions (its project is its target) and the links of its answer.
+type createIssueTool struct {
+	links links
+	inTx  InTx
+	// hasStore is false in a catalog built without a store.
+	hasStore bool
 }
 
 type createIssueArgs struct {
@@ -47,8 +68,11 @@ type createIssueArgs struct {
 	EpicID       *intArg   `json:"epic_id"`
 }
 
-func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args createIssueArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (ci createIssueTool) run(ctx context.Context, call *tools.Call, args createIssueArgs) (*tools.Result, error) {
+	if !ci.hasStore {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -74,25 +98,26 @@ func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args crea
 		return nil, invalidf("epic_id: epic %d not found", *args.EpicID)
 	}
 	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
-		assignees, err := projectUsers(ctx, tx, pa.project, "assignee_ids", args.AssigneeIDs)
+	err = ci.inTx(ctx, func(tx Store) error {
+		st := createIssueWriteStore(tx)
+		assignees, err := projectUsers(ctx, st, pa.project, "assignee_ids", args.AssigneeIDs)
 		if err != nil {
 			return err
 		}
-		if err := ensureLabels(ctx, tx, pa.project.ID, labels); err != nil {
+		if err := ensureLabels(ctx, st, pa.project.ID, labels); err != nil {
 			return err
 		}
 		issue := &models.Issue{ProjectID: pa.project.ID, Title: title, Description: args.Description,
 			State: models.IssueOpened, Labels: models.StringList(labels), Confidential: args.Confidential,
 			AuthorID: u.ID, Assignees: assignees}
-		if err := tx.CreateIssue(ctx, issue); err != nil {
+		if err := st.CreateIssue(ctx, issue); err != nil {
 			return err
 		}
-		created, err := tx.LoadIssue(ctx, pa.project.ID, issue.IID)
+		created, err := st.LoadIssue(ctx, pa.project.ID, issue.IID)
 		if err != nil {
 			return err
 		}
-		res, err = g.issueResult(ctx, tx, u, pa, created)
+		res, err = ci.issueResult(ctx, st, u, pa, created)
 		return err
 	})
 	if err != nil {
@@ -101,10 +126,10 @@ func (g *gitlab) runCreateIssue(ctx context.Context, call *tools.Call, args crea
 	return res, nil
 }
 
-func (g *gitlab) issueResult(ctx context.Context, st issueStore, u *models.User, pa *projectAccess, issue *models.Issue) (*tools.Result, error) {
+func (ci createIssueTool) issueResult(ctx context.Context, st createIssueWriteStore, u *models.User, pa *projectAccess, issue *models.Issue) (*tools.Result, error) {
 	notes, err := st.CountUserNotes(ctx, models.NoteableIssue, issue.ID, access.CanReadInternalNote(u, pa.level))
 	if err != nil {
 		return nil, err
 	}
-	return jsonResult(g.links.issue(pa.project, issue, notes))
+	return jsonResult(ci.links.issue(pa.project, issue, notes))
 }

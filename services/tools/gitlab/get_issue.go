@@ -2,20 +2,22 @@ package gitlab
 
 import (
 	"context"
-	"errors"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
-// getIssue is GitLab's get_issue: GET /projects/:id/issues/:issue_iid.
-func (g *gitlab) getIssue() tools.Definition {
+// getIssue is GitLab's get_issue: GET /projects/:id/issues/:issue_iid. Its
+// Target (targetIssue) reads the project, the issue and its people once,
+// for the tool rules and the tool.
+func getIssue(g *gitlab) tools.Definition {
+	gi := getIssueTool{store: g.store, links: g.links}
 	return tools.Definition{
 		Name:        "get_issue",
 		Title:       "Get issue",
 		Description: "Get a single issue of a GitLab project by its internal ID (the number after # in the project), with its labels, assignees, author and web URL.",
-		InputSchema: argsSchema(g.runGetIssue, obj{
+		InputSchema: argsSchema(gi.run, obj{
 			"id":        projectIDProp(),
 			"issue_iid": iidProp("Internal ID of the issue (the number after #)."),
 		}, "id", "issue_iid"),
@@ -25,92 +27,67 @@ func (g *gitlab) getIssue() tools.Definition {
 		Unlisted:     true, // GitLab 19.5: unlisted: true (pending removal); callable by name
 		Edition:      models.EditionCE,
 		Source:       "lib/api/issues.rb",
-		Run:          tools.Typed(g.runGetIssue),
+		Target:       g.target(targetIssue, access.ReadWorkItem),
+		Run:          tools.Typed(gi.run),
 	}
 }
 
+// getIssueStore is what get_issue reads besides its target: in lockdown,
+// the role of the issue's author.
+type getIssueStore interface {
+	projectRolesStore
+}
+
+// getIssueTool is get_issue with what it needs: the store and the links
+// of its answer.
+type getIssueTool struct {
+	store getIssueStore // nil: no store (a catalog built without one)
+	links links
+}
+
+// getIssueArgs are the arguments targetIssue reads.
 type getIssueArgs struct {
-	ID       refArg `json:"id"`
-	IssueIID intArg `json:"issue_iid"`
+	issueRef
 }
 
-func (g *gitlab) runGetIssue(ctx context.Context, call *tools.Call, args getIssueArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (gi getIssueTool) run(ctx context.Context, call *tools.Call, _ getIssueArgs) (*tools.Result, error) {
+	if gi.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
+		return nil, err
+	}
+	pa, found, err := targetOf[*foundIssue](call)
 	if err != nil {
 		return nil, err
 	}
-	// The usual case in one statement: the project with u's role, the
-	// issue with its author, assignees and note counts. The same checks
-	// as below decide what u sees of it.
-	id, path, err := parseRef("id", args.ID)
-	if err != nil {
-		return nil, err
-	}
-	iid := int64(args.IssueIID)
-	v, ok, err := g.store.FindIssueView(ctx, id, path, iid, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		if !access.CanReadProject(u, v.Project, v.Level) {
-			return nil, notFound("Project")
-		}
-		if !access.CanReadIssue(u, v.Project, v.Issue, v.Level) {
-			return nil, notFound("Issue")
-		}
-		notes := v.PublicNotes
-		if access.CanReadInternalNote(u, v.Level) {
-			notes = v.Notes
-		}
-		if withheld, err := withheldIssue(ctx, g.store, &projectAccess{project: v.Project, level: v.Level, lockdown: call.Lockdown}, v.Issue); err != nil || withheld != nil {
-			if err != nil {
-				return nil, err
-			}
-			return jsonResult(g.links.issue(v.Project, withheld, notes))
-		}
-		// The answer depends on the view and the note count only: a view
-		// from the store's cache keeps it for the next caller.
-		key := issueMemoKey{g: g, notes: notes}
-		if m, ok := v.Memo(key); ok {
-			r := m.(*tools.Result)
-			return &tools.Result{Text: r.Text, Structured: r.Structured}, nil
-		}
-		res, err := jsonResult(g.links.issue(v.Project, v.Issue, notes))
-		if err == nil {
-			v.SetMemo(key, &tools.Result{Text: res.Text, Structured: res.Structured})
-		}
-		return res, err
-	}
-	// No view: the project or the issue is missing (or the author is):
-	// statement by statement, which tells them apart.
-	pa, err := resolveProject(ctx, g.store, u, "id", args.ID)
-	if err != nil {
-		return nil, err
-	}
-	issue, notes, err := g.store.LoadIssueCountingNotes(ctx, pa.project.ID, iid, access.CanReadInternalNote(u, pa.level))
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, notFound("Issue")
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !access.CanReadIssue(u, pa.project, issue, pa.level) {
-		return nil, notFound("Issue")
-	}
-	pa.lockdown = call.Lockdown
-	withheld, err := withheldIssue(ctx, g.store, pa, issue)
+	withheld, err := withheldIssue(ctx, gi.store, pa, found.issue)
 	if err != nil {
 		return nil, err
 	}
 	if withheld != nil {
-		issue = withheld
+		return jsonResult(gi.links.issue(pa.project, withheld, found.notes))
 	}
-	return jsonResult(g.links.issue(pa.project, issue, notes))
+	if found.view == nil {
+		return jsonResult(gi.links.issue(pa.project, found.issue, found.notes))
+	}
+	// The answer depends on the view and the note count only: a view
+	// from the store's cache keeps it for the next caller.
+	key := issueMemoKey{links: gi.links, notes: found.notes}
+	if m, ok := found.view.Memo(key); ok {
+		r := m.(*tools.Result)
+		return &tools.Result{Text: r.Text, Structured: r.Structured}, nil
+	}
+	res, err := jsonResult(gi.links.issue(pa.project, found.issue, found.notes))
+	if err == nil {
+		found.view.SetMemo(key, &tools.Result{Text: res.Text, Structured: res.Structured})
+	}
+	return res, err
 }
 
 // withheldIssue is a copy of i with its description withheld when pa's
 // call withholds its author's text, or nil when nothing is withheld.
-func withheldIssue(ctx context.Context, st projectStore, pa *projectAccess, i *models.Issue) (*models.Issue, error) {
+func withheldIssue(ctx context.Context, st projectRolesStore, pa *projectAccess, i *models.Issue) (*models.Issue, error) {
 	w, err := newWithholder(ctx, st, pa, []int64{i.AuthorID})
 	if err != nil || !w.withholds(i.AuthorID) {
 		return nil, err
@@ -121,8 +98,8 @@ func withheldIssue(ctx context.Context, st projectStore, pa *projectAccess, i *m
 }
 
 // issueMemoKey is what get_issue's answer from a view depends on besides
-// the view: the tools (their base URL) and the note count shown.
+// the view: the links (their base URL) and the note count shown.
 type issueMemoKey struct {
-	g     *gitlab
+	links links
 	notes int64
 }

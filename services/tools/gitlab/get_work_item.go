@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -29,7 +30,8 @@ var notesFilters = map[string]models.NotesFilter{"all_notes": models.AllNotes, "
 
 // getWorkItem is GitLab's get_work_item (GraphQL workItem, with the notes
 // and development widgets as facets).
-func (g *gitlab) getWorkItem() tools.Definition {
+func getWorkItem(g *gitlab) tools.Definition {
+	t := getWorkItemTool{store: g.store, links: g.links, cursors: g.cursors}
 	props := workItemProps()
 	props["include"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": workItemFacets},
 		"maxItems": 1}, "Associated data to return with the work item, one facet per call. notes returns the first 100 notes "+
@@ -59,15 +61,39 @@ func (g *gitlab) getWorkItem() tools.Definition {
 		Description: "Get a single work item (issue, task, incident, …) with its type, dates, assignees, labels, milestone, " +
 			"and parent. Optionally include its notes or the merge requests related to it. Identify the work item by url, " +
 			"or by work_item_iid plus project_id. Widgets the work item type does not support are omitted.",
-		InputSchema:  argsSchema(g.runGetWorkItem, props),
+		InputSchema:  argsSchema(t.run, props),
 		OutputSchema: tools.OutputSchemaOf[workItemDetailJSON](),
 		Annotations:  readOnlyTool("Get work item"),
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/get_work_item_service.rb",
 		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
-		Run:          tools.Typed(g.runGetWorkItem),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// getWorkItemStore is what get_work_item reads besides its target: the
+// work item's labels, milestone, hierarchy, notes, discussions and
+// related merge requests, and the roles lockdown reads.
+type getWorkItemStore interface {
+	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	WorkItemHasChildren(ctx context.Context, id int64) (bool, error)
+	WorkItemParent(ctx context.Context, id int64) (*models.Issue, error)
+	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+	CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
+	RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error)
+	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
+}
+
+// getWorkItemTool is get_work_item with what it needs: the store, the
+// links its answers carry and the cursor signer of its facets' pages.
+type getWorkItemTool struct {
+	store   getWorkItemStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
 }
 
 type getWorkItemArgs struct {
@@ -86,8 +112,11 @@ type getWorkItemArgs struct {
 	DiscussionsFilter         string   `json:"discussions_filter"`
 }
 
-func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getWorkItemArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t getWorkItemTool) run(ctx context.Context, call *tools.Call, args getWorkItemArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -124,13 +153,13 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.workItemDetail(ctx, u, pa, issue)
+	out, err := t.workItemDetail(ctx, u, pa, issue)
 	if err != nil {
 		return nil, err
 	}
 	switch facet {
 	case "notes":
-		w, err := g.workItemNotesWidget(ctx, call, u, pa, issue, notes)
+		w, err := t.workItemNotesWidget(ctx, call, u, pa, issue, notes)
 		if err != nil {
 			return nil, err
 		}
@@ -145,9 +174,9 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 			return nil, invalidf("discussions_filter: %q is not one of %s", name, strings.Join(workItemNotesFilters, ", "))
 		}
 		// Each filter is its own list: a cursor of one does not page another.
-		pages := newPager(g.cursors, call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":discussions",
+		pages := newPager(t.cursors, call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":discussions",
 			obj{"discussions_filter": name})
-		conn, err := g.discussionsPage(ctx, pages, u, pa, models.NoteableIssue, issue.ID, filter,
+		conn, err := discussionsPageOf(ctx, t.store, t.links, pages, u, pa, models.NoteableIssue, issue.ID, filter,
 			args.DiscussionsFirst, args.DiscussionsAfter)
 		if err != nil {
 			return nil, err
@@ -155,7 +184,7 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 		out.setWidget(obj{"type": widgetNotes, "discussions": conn})
 	case "related_merge_requests":
 		// The list is the work item's related merge requests.
-		pages := newPager(g.cursors, call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":related_merge_requests", nil)
+		pages := newPager(t.cursors, call, "get_work_item", "issue:"+strconv.FormatInt(issue.ID, 10)+":related_merge_requests", nil)
 		afterID, err := pages.open("related_merge_requests_after", after)
 		if err != nil {
 			return nil, err
@@ -164,7 +193,7 @@ func (g *gitlab) runGetWorkItem(ctx context.Context, call *tools.Call, args getW
 		if first != nil {
 			limit = int(*first)
 		}
-		w, err := g.relatedMergeRequestsWidget(ctx, pages, u, pa, issue, afterID, limit)
+		w, err := t.relatedMergeRequestsWidget(ctx, pages, u, pa, issue, afterID, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -211,25 +240,25 @@ func (d *workItemDetailJSON) setWidget(w obj) {
 
 // workItemDetail builds the work item with its widgets (the notes and
 // development widgets carry only their type; the facets fill them).
-func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (*workItemDetailJSON, error) {
+func (t getWorkItemTool) workItemDetail(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue) (*workItemDetailJSON, error) {
 	p := pa.project
-	w, err := newWithholder(ctx, g.store, pa, []int64{i.AuthorID})
+	w, err := newWithholder(ctx, t.store, pa, []int64{i.AuthorID})
 	if err != nil {
 		return nil, err
 	}
 	out := &workItemDetailJSON{ID: gid("WorkItem", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title, Description: w.text(i.AuthorID, i.Description),
 		State: graphQLState(i.State), Confidential: i.Confidential, CreatedAt: apiTime(i.CreatedAt), UpdatedAt: apiTime(i.UpdatedAt),
-		ClosedAt: apiTimePtr(i.ClosedAt), WebURL: g.links.workItemURL(p, i.IID), Reference: fmt.Sprintf("%s#%d", p.PathWithNamespace, i.IID),
-		Author:       g.links.gqlUser(i.Author),
+		ClosedAt: apiTimePtr(i.ClosedAt), WebURL: t.links.workItemURL(p, i.IID), Reference: fmt.Sprintf("%s#%d", p.PathWithNamespace, i.IID),
+		Author:       t.links.gqlUser(i.Author),
 		Namespace:    namespaceRef{ID: gid("Namespaces::ProjectNamespace", p.ID), FullPath: p.PathWithNamespace},
 		WorkItemType: workItemTypeRef{ID: gid("WorkItems::Type", int64(i.WorkItemTypeID)), Name: workItemTypeName(i.WorkItemTypeID)}}
 	for _, typ := range workItemWidgets(i.WorkItemTypeID) {
 		w := obj{"type": typ}
 		switch typ {
 		case widgetAssignees:
-			w["assignees"] = g.links.gqlUsers(i.Assignees)
+			w["assignees"] = t.links.gqlUsers(i.Assignees)
 		case widgetLabels:
-			nodes, err := g.labelNodes(ctx, p.ID, i.Labels)
+			nodes, err := t.labelNodes(ctx, p.ID, i.Labels)
 			if err != nil {
 				return nil, err
 			}
@@ -237,7 +266,7 @@ func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *project
 		case widgetMilestone:
 			w["milestone"] = nil
 			if i.MilestoneID != nil {
-				m, err := g.store.FindMilestone(ctx, p.ID, *i.MilestoneID)
+				m, err := t.store.FindMilestone(ctx, p.ID, *i.MilestoneID)
 				if err != nil && !errors.Is(err, models.ErrNotFound) {
 					return nil, err
 				}
@@ -248,7 +277,7 @@ func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *project
 		case widgetStartAndDueDate:
 			w["dueDate"], w["startDate"] = i.DueDate, i.StartDate
 		case widgetHierarchy:
-			if err := g.hierarchyWidget(ctx, u, pa, i, w); err != nil {
+			if err := t.hierarchyWidget(ctx, u, pa, i, w); err != nil {
 				return nil, err
 			}
 		}
@@ -257,12 +286,12 @@ func (g *gitlab) workItemDetail(ctx context.Context, u *models.User, pa *project
 	return out, nil
 }
 
-func (g *gitlab) labelNodes(ctx context.Context, projectID int64, names models.StringList) ([]obj, error) {
+func (t getWorkItemTool) labelNodes(ctx context.Context, projectID int64, names models.StringList) ([]obj, error) {
 	nodes := make([]obj, 0, len(names))
 	if len(names) == 0 {
 		return nodes, nil
 	}
-	labels, err := g.store.FindLabelsByName(ctx, projectID, names)
+	labels, err := t.store.FindLabelsByName(ctx, projectID, names)
 	if err != nil {
 		return nil, err
 	}
@@ -282,12 +311,12 @@ func (g *gitlab) labelNodes(ctx context.Context, projectID int64, names models.S
 
 // hierarchyWidget fills the hierarchy widget: the parent when u may read
 // it, and whether children exist.
-func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue, w obj) error {
-	children, err := g.store.WorkItemHasChildren(ctx, i.ID)
+func (t getWorkItemTool) hierarchyWidget(ctx context.Context, u *models.User, pa *projectAccess, i *models.Issue, w obj) error {
+	children, err := t.store.WorkItemHasChildren(ctx, i.ID)
 	if err != nil {
 		return err
 	}
-	parent, err := g.store.WorkItemParent(ctx, i.ID)
+	parent, err := t.store.WorkItemParent(ctx, i.ID)
 	if err != nil {
 		return err
 	}
@@ -295,13 +324,13 @@ func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projec
 	if parent == nil {
 		return nil
 	}
-	full, err := readableIssue(ctx, g.store, u, pa, parent.IID, nil)
+	full, err := readableIssue(ctx, t.store, u, pa, parent.IID, nil)
 	switch {
 	case err != nil:
 		return err
 	case full != nil:
 		w["parent"] = obj{"id": gid("WorkItem", full.ID), "iid": fmt.Sprint(full.IID), "title": full.Title,
-			"webUrl": g.links.workItemURL(pa.project, full.IID)}
+			"webUrl": t.links.workItemURL(pa.project, full.IID)}
 	}
 	return nil
 }
@@ -309,9 +338,9 @@ func (g *gitlab) hierarchyWidget(ctx context.Context, u *models.User, pa *projec
 // workItemNotesWidget is the notes facet: a page of the notes u may read,
 // oldest first, the first 100 by default. Its cursors are
 // get_workitem_notes' too, so the listing can continue there.
-func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *models.User, pa *projectAccess, i *models.Issue, w noteWindow) (obj, error) {
+func (t getWorkItemTool) workItemNotesWidget(ctx context.Context, call *tools.Call, u *models.User, pa *projectAccess, i *models.Issue, w noteWindow) (obj, error) {
 	internal := access.CanReadInternalNote(u, pa.level)
-	pages := g.workItemNotesPager(call, i)
+	pages := workItemNotesPager(t.cursors, call, i)
 	q := models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: i.ID, IncludeInternal: internal,
 		Limit: workItemNotesFacet}
 	var err error
@@ -329,14 +358,14 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 	case q.BeforeID > 0:
 		q.FromEnd = true
 	}
-	page, err := g.store.PageNotes(ctx, q)
+	page, err := t.store.PageNotes(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
+	if err := withholdNotes(ctx, t.store, pa, page.Notes); err != nil {
 		return nil, err
 	}
-	count, err := g.store.CountNotes(ctx, models.NoteableIssue, i.ID, internal)
+	count, err := t.store.CountNotes(ctx, models.NoteableIssue, i.ID, internal)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +374,7 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 		n := &page.Notes[k]
 		nodes = append(nodes, obj{"id": gid("Note", n.ID), "body": n.Body, "internal": n.Internal, "system": n.System,
 			"systemNoteIconName": nil, "createdAt": apiTime(n.CreatedAt), "updatedAt": apiTime(n.UpdatedAt),
-			"author": g.links.gqlUser(n.Author), "discussion": obj{"id": "gid://gitlab/Discussion/" + n.DiscussionID}})
+			"author": t.links.gqlUser(n.Author), "discussion": obj{"id": "gid://gitlab/Discussion/" + n.DiscussionID}})
 	}
 	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {
@@ -357,13 +386,13 @@ func (g *gitlab) workItemNotesWidget(ctx context.Context, call *tools.Call, u *m
 
 // relatedMergeRequestsWidget is the development facet: the project's merge
 // requests that reference the work item, when u may read merge requests.
-func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, pages pager, u *models.User, pa *projectAccess, i *models.Issue, afterID int64, limit int) (obj, error) {
+func (t getWorkItemTool) relatedMergeRequestsWidget(ctx context.Context, pages pager, u *models.User, pa *projectAccess, i *models.Issue, afterID int64, limit int) (obj, error) {
 	nodes := []obj{}
 	more := false
 	var mrs []models.MergeRequest
 	if access.CanReadCode(u, pa.project, pa.level) {
 		var err error
-		if mrs, more, err = g.store.RelatedMergeRequests(ctx, pa.project.ID, i.IID, afterID, limit); err != nil {
+		if mrs, more, err = t.store.RelatedMergeRequests(ctx, pa.project.ID, i.IID, afterID, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -374,7 +403,7 @@ func (g *gitlab) relatedMergeRequestsWidget(ctx context.Context, pages pager, u 
 			author = obj{"id": gid("User", mr.Author.ID), "name": mr.Author.Name, "username": mr.Author.Username}
 		}
 		nodes = append(nodes, obj{"id": gid("MergeRequest", mr.ID), "iid": fmt.Sprint(mr.IID), "title": mr.Title,
-			"state": string(mr.State), "draft": mr.Draft, "webUrl": fmt.Sprintf("%s/-/merge_requests/%d", g.links.projectURL(pa.project), mr.IID),
+			"state": string(mr.State), "draft": mr.Draft, "webUrl": fmt.Sprintf("%s/-/merge_requests/%d", t.links.projectURL(pa.project), mr.IID),
 			"createdAt": apiTime(mr.CreatedAt), "mergedAt": apiTimePtr(mr.MergedAt), "author": author})
 	}
 	var end *string

@@ -9,7 +9,8 @@ import (
 
 // getWorkItemTypes is GitLab's get_work_item_types (GraphQL
 // namespace.workItemTypes).
-func (g *gitlab) getWorkItemTypes() tools.Definition {
+func getWorkItemTypes(g *gitlab) tools.Definition {
+	wt := getWorkItemTypesTool{store: g.store}
 	return tools.Definition{
 		Name:  "get_work_item_types",
 		Title: "Get work item types",
@@ -17,7 +18,7 @@ func (g *gitlab) getWorkItemTypes() tools.Definition {
 			"(Issue, Task, Incident, …; Objective, Key Result, Test Case and Requirement on the EE endpoint). Each type has " +
 			"its global ID, name, icon, and the widget types enabled on it, so you can avoid setting fields the type " +
 			"does not support. Give exactly one of url, project_id or group_id.",
-		InputSchema: argsSchema(g.runGetWorkItemTypes, obj{
+		InputSchema: argsSchema(wt.run, obj{
 			"url":        urlProp("GitLab URL for the namespace (project or group)."),
 			"group_id":   refProp("ID or path of the group. Required if url and project_id are not provided."),
 			"project_id": refProp("ID or path of the project. Required if url and group_id are not provided."),
@@ -27,14 +28,28 @@ func (g *gitlab) getWorkItemTypes() tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/get_work_item_types_service.rb",
-		Run:          tools.Typed(g.runGetWorkItemTypes),
+		// The namespace, looked up once.
+		Target: g.lookupTarget(findNamespace(wt.store)),
+		Run:    tools.Typed(wt.run),
 	}
 }
 
+// getWorkItemTypesStore is what get_work_item_types reads: the namespace
+// the arguments name (its lookup target) and the edition's types.
+type getWorkItemTypesStore interface {
+	namespaceFinder
+	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+}
+
+// getWorkItemTypesTool is get_work_item_types with what it needs: the
+// store.
+type getWorkItemTypesTool struct {
+	store getWorkItemTypesStore // nil: no store (a catalog built without one)
+}
+
+// getWorkItemTypesArgs are the namespace findNamespace reads.
 type getWorkItemTypesArgs struct {
-	URL       string  `json:"url"`
-	GroupID   *refArg `json:"group_id"`
-	ProjectID *refArg `json:"project_id"`
+	namespaceArgs
 }
 
 type workItemTypeJSON struct {
@@ -48,18 +63,19 @@ type widgetTypeRef struct {
 	Type string `json:"type"`
 }
 
-func (g *gitlab) runGetWorkItemTypes(ctx context.Context, call *tools.Call, args getWorkItemTypesArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
+func (wt getWorkItemTypesTool) run(ctx context.Context, call *tools.Call, _ getWorkItemTypesArgs) (*tools.Result, error) {
+	if wt.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	// The namespace only has to be visible: glmcp's types are the same in
 	// every namespace of an edition (no custom types).
-	var q models.WorkItemQuery
-	if err := g.scopeWorkItems(ctx, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+	if _, err := lookedUp[*workItemScope](call); err != nil {
 		return nil, err
 	}
-	types, err := g.store.ListWorkItemTypes(ctx, call.Edition)
+	types, err := wt.store.ListWorkItemTypes(ctx, call.Edition)
 	if err != nil {
 		return nil, err
 	}

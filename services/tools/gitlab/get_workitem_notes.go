@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -12,7 +13,8 @@ import (
 const defaultNotesPage = 100
 
 // getWorkItemNotes is GitLab's get_workitem_notes.
-func (g *gitlab) getWorkItemNotes() tools.Definition {
+func getWorkItemNotes(g *gitlab) tools.Definition {
+	wn := getWorkItemNotesTool{store: g.store, links: g.links, cursors: g.cursors}
 	props := workItemProps()
 	props["first"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
 		"Number of notes to return after the cursor (forward pagination). Default 100, max 100.")
@@ -26,7 +28,7 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Description: "Get the notes (comments and system notes) of a GitLab work item (issue), oldest first, with " +
 			"cursor pagination (first/after forward, last/before backward). Internal notes are included only for " +
 			"members with at least the Reporter role.",
-		InputSchema:  argsSchema(g.runGetWorkItemNotes, props),
+		InputSchema:  argsSchema(wn.run, props),
 		OutputSchema: tools.OutputSchemaOf[listJSON[*noteJSON]](),
 		Annotations:  readOnlyTool("Get work item notes"),
 		Toolset:      models.ToolsetWorkItems,
@@ -35,8 +37,23 @@ func (g *gitlab) getWorkItemNotes() tools.Definition {
 		Source:       "app/services/mcp/tools/work_items/get_work_item_notes_service.rb",
 		Aliases:      []string{"get_work_item_notes"},
 		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
-		Run:          tools.Typed(g.runGetWorkItemNotes),
+		Run:          tools.Typed(wn.run),
 	}
+}
+
+// getWorkItemNotesStore is what get_workitem_notes reads besides its
+// target: a page of the work item's notes and, in lockdown, the roles of
+// their authors.
+type getWorkItemNotesStore interface {
+	notePager
+}
+
+// getWorkItemNotesTool is get_workitem_notes with what it needs: the
+// store, the links of its notes and the cursor signer of its pages.
+type getWorkItemNotesTool struct {
+	store   getWorkItemNotesStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
 }
 
 type getWorkItemNotesArgs struct {
@@ -47,8 +64,11 @@ type getWorkItemNotesArgs struct {
 	Before string  `json:"before"`
 }
 
-func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args getWorkItemNotesArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (wn getWorkItemNotesTool) run(ctx context.Context, call *tools.Call, args getWorkItemNotesArgs) (*tools.Result, error) {
+	if wn.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +80,7 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 		return nil, err
 	}
 	q := models.NotePageQuery{NoteableType: models.NoteableIssue, NoteableID: issue.ID, Limit: defaultNotesPage}
-	pages := g.workItemNotesPager(call, issue)
+	pages := workItemNotesPager(wn.cursors, call, issue)
 	if q.AfterID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
@@ -76,16 +96,16 @@ func (g *gitlab) runGetWorkItemNotes(ctx context.Context, call *tools.Call, args
 		q.FromEnd = true
 	}
 	q.IncludeInternal = access.CanReadInternalNote(u, pa.level)
-	page, err := g.store.PageNotes(ctx, q)
+	page, err := wn.store.PageNotes(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
+	if err := withholdNotes(ctx, wn.store, pa, page.Notes); err != nil {
 		return nil, err
 	}
 	items := make([]*noteJSON, 0, len(page.Notes))
 	for k := range page.Notes {
-		items = append(items, g.links.note(&page.Notes[k], issue.IID))
+		items = append(items, wn.links.note(&page.Notes[k], issue.IID))
 	}
 	pi := cursorPageInfo{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {

@@ -232,9 +232,16 @@ type projectAccess struct {
 	lockdown bool
 }
 
+// projectLookup finds a project with a user's role in it, by id or by
+// path: what resolveProject reads.
+type projectLookup interface {
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
+}
+
 // resolveProject finds the project named by ref and checks that u may read
 // it; a missing or hidden project is "404 Project Not Found".
-func resolveProject(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*projectAccess, error) {
+func resolveProject(ctx context.Context, st projectLookup, u *models.User, field string, ref refArg) (*projectAccess, error) {
 	id, path, err := parseRef(field, ref)
 	if err != nil {
 		return nil, err
@@ -262,14 +269,27 @@ func resolveProject(ctx context.Context, st projectStore, u *models.User, field 
 // inherited from the project's group and its ancestors, the highest of
 // them; NoAccess for a non-member): the role every permission rule reads,
 // as resolveProject's is.
-func memberLevel(ctx context.Context, st projectStore, projectID, userID int64) (models.AccessLevel, error) {
+func memberLevel(ctx context.Context, st roleReader, projectID, userID int64) (models.AccessLevel, error) {
 	return st.ProjectAccessLevel(ctx, projectID, userID)
+}
+
+// roleReader reads a user's effective role in a project (memberLevel).
+type roleReader interface {
+	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
+}
+
+// groupLookup finds a group by id or full path and whether a user is a
+// member of it: what resolveGroup reads.
+type groupLookup interface {
+	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 }
 
 // resolveGroup finds the group named by ref and checks that u may see it:
 // public and internal groups are visible to every active user, private
 // ones to administrators and members of one of their projects.
-func resolveGroup(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*models.Group, error) {
+func resolveGroup(ctx context.Context, st groupLookup, u *models.User, field string, ref refArg) (*models.Group, error) {
 	id, path, err := parseRef(field, ref)
 	if err != nil {
 		return nil, err

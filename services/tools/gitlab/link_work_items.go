@@ -18,7 +18,8 @@ const maxLinkTargets = 10
 // linkWorkItems is GitLab's link_work_items (GraphQL
 // workItemAddLinkedItems). relates_to everywhere; blocks and blocked_by
 // are GitLab Premium link types, so only the EE endpoint accepts them.
-func (g *gitlab) linkWorkItems() tools.Definition {
+func linkWorkItems(g *gitlab) tools.Definition {
+	lk := linkWorkItemsTool{store: g.store, inTx: g.inTx}
 	props := workItemProps()
 	props["url"] = urlProp("GitLab URL for the source work item. Required if project_id (or group_id) and work_item_iid are missing.")
 	props["work_item_iid"] = iidProp("Internal ID of the source work item. Required if url is not provided.")
@@ -35,7 +36,7 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 		Description: "Link a work item to other work items with a relationship type (relates_to; blocks and blocked_by on " +
 			"the EE endpoint). Needs at least the Reporter role in the source work item's project, and read access to " +
 			"every target.",
-		InputSchema: argsSchema(g.runLinkWorkItems, props, "work_items_ids"),
+		InputSchema: argsSchema(lk.run, props, "work_items_ids"),
 		Annotations: writeTool("Link work items"),
 		Toolset:     models.ToolsetWorkItems,
 		Edition:     models.EditionCE,
@@ -46,8 +47,30 @@ func (g *gitlab) linkWorkItems() tools.Definition {
 		// projects are written to as well as the source's: the strictest
 		// of their rules governs the call.
 		WriteTarget: []tools.TargetArg{{Name: "work_items_ids", Kind: tools.TargetWorkItems}},
-		Run:         tools.Typed(g.runLinkWorkItems),
+		Run:         tools.Typed(lk.run),
 	}
+}
+
+// linkWorkItemsStore is what link_work_items reads besides its target:
+// the work items named by iid in the source's project.
+type linkWorkItemsStore interface {
+	issueLoader
+}
+
+// linkWorkItemsWriteStore is what link_work_items reads and writes in its
+// transaction: each target, with its project, and the links.
+type linkWorkItemsWriteStore interface {
+	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+	LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error
+}
+
+// linkWorkItemsTool is link_work_items with what it needs: the store and
+// its transactions.
+type linkWorkItemsTool struct {
+	store linkWorkItemsStore // nil: no store (a catalog built without one)
+	inTx  InTx
 }
 
 type linkWorkItemsArgs struct {
@@ -61,8 +84,11 @@ type linkWorkItemsArgs struct {
 var errNoMatchingWorkItem = &kindError{msg: "No matching work item found. Make sure you are adding a valid ID and you have " +
 	"access to the item.", kind: models.ErrNotFound}
 
-func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args linkWorkItemsArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (lk linkWorkItemsTool) run(ctx context.Context, call *tools.Call, args linkWorkItemsArgs) (*tools.Result, error) {
+	if lk.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +132,7 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 		missing := &kindError{msg: fmt.Sprintf("Target work item with iid '%d' not found in %s. Use a global ID "+
 			"(gid://gitlab/WorkItem/<id>) for work items in other projects or groups.", iid, pa.project.PathWithNamespace),
 			kind: models.ErrNotFound}
-		target, err := readableIssue(ctx, g.store, u, pa, iid, missing)
+		target, err := readableIssue(ctx, lk.store, u, pa, iid, missing)
 		if err != nil {
 			return nil, err
 		}
@@ -117,13 +143,14 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 			return nil, invalidf("a work item cannot be linked to itself (%s)", gid("WorkItem", id))
 		}
 	}
-	err = g.inTx(ctx, func(tx Store) error {
+	err = lk.inTx(ctx, func(tx Store) error {
+		st := linkWorkItemsWriteStore(tx)
 		for _, id := range targetIDs {
-			if err := g.readableTarget(ctx, tx, u, id); err != nil {
+			if err := readableTarget(ctx, st, u, id); err != nil {
 				return err
 			}
 		}
-		err := tx.LinkWorkItems(ctx, source.ID, targetIDs, linkType)
+		err := st.LinkWorkItems(ctx, source.ID, targetIDs, linkType)
 		if errors.Is(err, models.ErrConflict) {
 			return conflictf("%s#%d is already linked to one of these work items; nothing was linked",
 				pa.project.PathWithNamespace, source.IID)
@@ -146,7 +173,7 @@ func (g *gitlab) runLinkWorkItems(ctx context.Context, call *tools.Call, args li
 
 // readableTarget checks that work item id exists and u may read it; any
 // other case is GitLab's "No matching work item found".
-func (g *gitlab) readableTarget(ctx context.Context, st Store, u *models.User, id int64) error {
+func readableTarget(ctx context.Context, st linkWorkItemsWriteStore, u *models.User, id int64) error {
 	found, err := st.FindIssueByID(ctx, id)
 	if errors.Is(err, models.ErrNotFound) {
 		return errNoMatchingWorkItem

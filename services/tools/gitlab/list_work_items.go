@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -20,7 +21,8 @@ var workItemTypeEnum = map[string]models.WorkItemTypeID{
 var workItemTypeNames = []string{"ISSUE", "INCIDENT", "TEST_CASE", "REQUIREMENT", "TASK", "OBJECTIVE", "KEY_RESULT", "EPIC", "TICKET"}
 
 // listWorkItems is GitLab's list_work_items (GraphQL-backed: first/after).
-func (g *gitlab) listWorkItems() tools.Definition {
+func listWorkItems(g *gitlab) tools.Definition {
+	lw := listWorkItemsTool{store: g.store, links: g.links, cursors: g.cursors}
 	names := obj{"type": "array", "items": obj{"type": "string", "minLength": 1}, "maxItems": 100}
 	date := func(d string) obj {
 		return strProp(d+" (ISO 8601; date-only means start of day, offsets honored).", 1, 64)
@@ -33,7 +35,7 @@ func (g *gitlab) listWorkItems() tools.Definition {
 			"work items of descendant projects and subgroups. Each row carries only compact identifying fields: id, " +
 			"iid, title, state, web URL, reference, created and updated timestamps, and work item type. Use " +
 			"get_work_item for full details of one work item.",
-		InputSchema: argsSchema(g.runListWorkItems, obj{
+		InputSchema: argsSchema(lw.run, obj{
 			"url":                   strProp("GitLab URL for the project or group.", 1, 2048),
 			"group_id":              refProp("ID or path of the group. Required if URL and project_id are not provided."),
 			"project_id":            refProp("ID or path of the project. Required if URL and group_id are not provided."),
@@ -62,7 +64,9 @@ func (g *gitlab) listWorkItems() tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/list_work_items_service.rb",
-		Run:          tools.Typed(g.runListWorkItems),
+		// The project or group it lists in, looked up once.
+		Target: g.lookupTarget(findNamespace(lw.store)),
+		Run:    tools.Typed(lw.run),
 	}
 }
 
@@ -74,10 +78,25 @@ func cloneObj(o obj) obj {
 	return c
 }
 
+// listWorkItemsStore is what list_work_items reads: the project or group
+// it lists in (its lookup target), the page of work items and their
+// projects' paths.
+type listWorkItemsStore interface {
+	namespaceFinder
+	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
+	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// listWorkItemsTool is list_work_items with what it needs: the store, the
+// links of its rows and the cursor signer of its pages.
+type listWorkItemsTool struct {
+	store   listWorkItemsStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
+}
+
 type listWorkItemsArgs struct {
-	URL                 string   `json:"url"`
-	GroupID             *refArg  `json:"group_id"`
-	ProjectID           *refArg  `json:"project_id"`
+	namespaceArgs
 	State               string   `json:"state"`
 	Search              string   `json:"search"`
 	AuthorUsername      string   `json:"author_username"`
@@ -116,8 +135,11 @@ type workItemRow struct {
 	WorkItemType workItemTypeRef `json:"workItemType"`
 }
 
-func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args listWorkItemsArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (lw listWorkItemsTool) run(ctx context.Context, call *tools.Call, args listWorkItemsArgs) (*tools.Result, error) {
+	if lw.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -163,12 +185,14 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 			*d.dst = &models.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}
 		}
 	}
-	if err := g.scopeWorkItems(ctx, u, &q, args.URL, args.ProjectID, args.GroupID); err != nil {
+	ns, err := lookedUp[*workItemScope](call)
+	if err != nil {
 		return nil, err
 	}
+	ns.scope(&q)
 	filters := args
 	filters.URL, filters.ProjectID, filters.GroupID, filters.First, filters.After = "", nil, nil, nil, ""
-	pages := newPager(g.cursors, call, "list_work_items", fmt.Sprintf("project:%d group:%s", q.ProjectID, q.GroupPath), filters)
+	pages := newPager(lw.cursors, call, "list_work_items", fmt.Sprintf("project:%d group:%s", q.ProjectID, q.GroupPath), filters)
 	if args.After != "" {
 		var c workItemCursor
 		if err := pages.openJSON("after", args.After, &c); err != nil {
@@ -179,11 +203,11 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 		}
 		q.AfterKey, q.AfterID = c.Key, c.ID
 	}
-	page, err := g.store.ListWorkItems(ctx, q)
+	page, err := lw.store.ListWorkItems(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	projects, err := g.projectPaths(ctx, page.Items)
+	projects, err := lw.projectPaths(ctx, page.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +216,7 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 		path := projects[i.ProjectID]
 		rows = append(rows, workItemRow{
 			ID: fmt.Sprintf("gid://gitlab/WorkItem/%d", i.ID), IID: fmt.Sprint(i.IID), Title: i.Title,
-			State: graphQLState(i.State), WebURL: g.base + "/" + path + "/-/work_items/" + fmt.Sprint(i.IID),
+			State: graphQLState(i.State), WebURL: lw.links.base + "/" + path + "/-/work_items/" + fmt.Sprint(i.IID),
 			Reference: fmt.Sprintf("%s#%d", path, i.IID), CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt,
 			WorkItemType: workItemTypeRef{ID: fmt.Sprintf("gid://gitlab/WorkItems::Type/%d", i.WorkItemTypeID),
 				Name: workItemTypeName(i.WorkItemTypeID)},
@@ -209,12 +233,12 @@ func (g *gitlab) runListWorkItems(ctx context.Context, call *tools.Call, args li
 	return jsonResult(workItemsJSON{PageInfo: pi, WorkItems: rows})
 }
 
-func (g *gitlab) projectPaths(ctx context.Context, items []models.Issue) (map[int64]string, error) {
+func (lw listWorkItemsTool) projectPaths(ctx context.Context, items []models.Issue) (map[int64]string, error) {
 	var ids []int64
 	for _, i := range items {
 		ids = append(ids, i.ProjectID)
 	}
-	ps, err := g.store.LoadProjects(ctx, ids)
+	ps, err := lw.store.LoadProjects(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -82,3 +82,50 @@ func projectLookup(q string) bool {
 	return strings.HasPrefix(strings.TrimSpace(q), "select") &&
 		(strings.Contains(q, `from "projects"`) || strings.Contains(q, "from `projects`") || strings.Contains(q, "from projects "))
 }
+
+// TestReadTools_oneProjectLookup counts the project lookups of a read tool
+// whose Target is the project or group it reads in: get_work_item_types by
+// url looked its project up twice (once to tell a project's URL from a
+// group's, once to scope the types) before that lookup became its Target.
+// (get_issue's one statement is counted in statements_test.go.)
+func TestReadTools_oneProjectLookup(t *testing.T) {
+	w := newWorld(t)
+	svc, err := tools.NewService(w.st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(w.st), InTx: gitlab.Transactions(w.st),
+		PublicURL: publicURL, Version: gitlab.ServerVersion{Version: "18.8.0"}}), tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stmts := storetest.CountStatements(t, w.st)
+	tests := []struct {
+		name, tool, args string
+	}{
+		{"get_work_item_types by url", "get_work_item_types", `{"url":"` + publicURL + `/gitlab-org/gitlab-mcp"}`},
+		{"get_work_item_types by project_id", "get_work_item_types", `{"project_id":"gitlab-org/gitlab-mcp"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stmts.Reset()
+			res, err := svc.Call(stmts.Context(context.Background()), tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
+				Identity: &models.Identity{User: w.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
+				Name: tt.tool, Arguments: json.RawMessage(tt.args)})
+			if err != nil {
+				t.Fatalf("server error: %v", err)
+			}
+			if res.IsError {
+				t.Fatalf("isError: %s", res.Text)
+			}
+			var lookups []string
+			for _, q := range stmts.SQL() {
+				if projectLookup(q) {
+					lookups = append(lookups, q)
+				}
+			}
+			if len(lookups) != 1 {
+				t.Errorf("%d project lookups, want 1:\n%s", len(lookups), strings.Join(stmts.SQL(), "\n"))
+			}
+		})
+	}
+}

@@ -22,9 +22,34 @@ type noteWindow struct {
 	prefix string
 }
 
-// mrNotes pages a merge request's notes (oldest first), internal notes
-// only for those who may read them.
+// notePager reads a page of notes and their authors' roles (mrNotesPage).
+type notePager interface {
+	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+	projectRolesStore
+}
+
+// discussionPager reads a page of discussions and their authors' roles
+// (discussionsPageOf).
+type discussionPager interface {
+	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
+	projectRolesStore
+}
+
+// mrNotes is mrNotesPage over the tools' store, for the merge request
+// tools that still hang from *gitlab.
 func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
+	return mrNotesPage(ctx, g.store, g.links, pages, u, pa, mr, w)
+}
+
+// discussionsPage is discussionsPageOf over the tools' store, for the
+// merge request tools that still hang from *gitlab.
+func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.User, pa *projectAccess, typ models.NoteableType, id int64, filter models.NotesFilter, first intArg, after string) (*connection, error) {
+	return discussionsPageOf(ctx, g.store, g.links, pages, u, pa, typ, id, filter, first, after)
+}
+
+// mrNotesPage pages a merge request's notes (oldest first), internal notes
+// only for those who may read them.
+func mrNotesPage(ctx context.Context, st notePager, l links, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
 	q := models.NotePageQuery{NoteableType: models.NoteableMergeRequest, NoteableID: mr.ID,
 		IncludeInternal: access.CanReadInternalNote(u, pa.level), Limit: pageSize(w.first)}
 	var err error
@@ -37,16 +62,16 @@ func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *p
 	if w.last != 0 || w.before != "" {
 		q.FromEnd, q.Limit = true, pageSize(w.last)
 	}
-	page, err := g.store.PageNotes(ctx, q)
+	page, err := st.PageNotes(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if err := withholdNotes(ctx, g.store, pa, page.Notes); err != nil {
+	if err := withholdNotes(ctx, st, pa, page.Notes); err != nil {
 		return nil, err
 	}
 	nodes := make([]*gqlNoteJSON, 0, len(page.Notes))
 	for k := range page.Notes {
-		nodes = append(nodes, g.links.gqlNote(&page.Notes[k]))
+		nodes = append(nodes, l.gqlNote(&page.Notes[k]))
 	}
 	pi := pageInfoJSON{HasNextPage: page.HasNext, HasPreviousPage: page.HasPrevious}
 	if n := len(page.Notes); n > 0 {
@@ -56,27 +81,27 @@ func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *p
 	return &connection{Nodes: nodes, PageInfo: pi}, nil
 }
 
-// discussionsPage pages the discussions of a noteable of pa's project by
+// discussionsPageOf pages the discussions of a noteable of pa's project by
 // their first note, made of the notes filter chooses, internal notes only
 // for those who may read them.
-func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.User, pa *projectAccess, typ models.NoteableType, id int64, filter models.NotesFilter, first intArg, after string) (*connection, error) {
+func discussionsPageOf(ctx context.Context, st discussionPager, l links, pages pager, u *models.User, pa *projectAccess, typ models.NoteableType, id int64, filter models.NotesFilter, first intArg, after string) (*connection, error) {
 	afterID, err := pages.open("discussions_after", after)
 	if err != nil {
 		return nil, err
 	}
-	ds, more, err := g.store.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: typ, NoteableID: id,
+	ds, more, err := st.PageDiscussions(ctx, models.DiscussionPageQuery{NoteableType: typ, NoteableID: id,
 		IncludeInternal: access.CanReadInternalNote(u, pa.level), AfterNoteID: afterID, Limit: pageSize(first), Filter: filter})
 	if err != nil {
 		return nil, err
 	}
 	for k := range ds {
-		if err := withholdNotes(ctx, g.store, pa, ds[k].Notes); err != nil {
+		if err := withholdNotes(ctx, st, pa, ds[k].Notes); err != nil {
 			return nil, err
 		}
 	}
 	nodes := make([]obj, 0, len(ds))
 	for k := range ds {
-		nodes = append(nodes, g.links.gqlDiscussion(&ds[k]))
+		nodes = append(nodes, l.gqlDiscussion(&ds[k]))
 	}
 	pi := pageInfoJSON{HasNextPage: more, HasPreviousPage: after != ""}
 	if n := len(ds); n > 0 {

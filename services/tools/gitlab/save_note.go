@@ -21,13 +21,14 @@ import (
 // and create_workitem_note (the 18.x tool's name, whose arguments
 // project_id, work_item_iid, body, internal and discussion_id are
 // save_note's too).
-func (g *gitlab) saveNote() tools.Definition {
+func saveNote(g *gitlab) tools.Definition {
+	sn := saveNoteTool{store: g.store, links: g.links, inTx: g.inTx}
 	return tools.Definition{
 		Name:  "save_note",
 		Title: "Save note",
 		Description: "Add a comment to a GitLab merge request or work item, or reply to an existing discussion thread. " +
 			"Identify the target with url, or with merge_request_iid or work_item_iid plus its project_id or group_id",
-		InputSchema: argsSchema(g.runSaveNote, obj{
+		InputSchema: argsSchema(sn.run, obj{
 			"url": strProp("GitLab URL of the merge request or work item. The URL determines the target type, so no "+
 				"other identifier is needed", 1, 2048),
 			"project_id": refProp("ID or path of the project. Required with merge_request_iid, and with work_item_iid " +
@@ -49,9 +50,33 @@ func (g *gitlab) saveNote() tools.Definition {
 		Aliases:     []string{"create_merge_request_note", "create_work_item_note", "create_workitem_note"},
 		// The merge request or work item, looked up once (noteTarget):
 		// the tool rules and the tool read it.
-		Target: g.lookupTarget(g.findNoteTarget),
-		Run:    tools.Typed(g.runSaveNote),
+		Target: g.lookupTarget(sn.findNoteTarget),
+		Run:    tools.Typed(sn.run),
 	}
+}
+
+// saveNoteStore is what save_note reads to find what it comments on (its
+// lookup target): the project or group, and the merge request or work
+// item there.
+type saveNoteStore interface {
+	workItemFinder
+	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+}
+
+// saveNoteWriteStore is what save_note reads and writes in its
+// transaction: the thread it replies in and the note.
+type saveNoteWriteStore interface {
+	FindDiscussionStart(ctx context.Context, id string) (*models.Note, error)
+	CreateNote(ctx context.Context, n *models.Note) error
+	LoadNote(ctx context.Context, id int64) (*models.Note, error)
+}
+
+// saveNoteTool is save_note with what it needs: the store to look up and
+// its transactions to write in, and the links of its answer.
+type saveNoteTool struct {
+	store saveNoteStore // nil: no store (a catalog built without one)
+	links links
+	inTx  InTx
 }
 
 type saveNoteArgs struct {
@@ -77,12 +102,12 @@ type noteTarget struct {
 }
 
 // findNoteTarget is save_note's lookupFunc: noteTarget.
-func (g *gitlab) findNoteTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+func (sn saveNoteTool) findNoteTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
 	var args saveNoteArgs
 	if err := tools.DecodeArgs(raw, &args); err != nil {
 		return nil, nil, nil, err
 	}
-	t, err := g.noteTarget(ctx, u, &args)
+	t, err := sn.noteTarget(ctx, u, &args)
 	if t == nil {
 		return nil, nil, nil, err
 	}
@@ -116,8 +141,11 @@ func errNoteWorkItemNotFound(iid int64) error {
 // noteURLPath matches the path of a merge request or work item URL.
 var noteURLPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(merge_requests|work_items)/(\d+)(?:/.*)?$`)
 
-func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNoteArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (sn saveNoteTool) run(ctx context.Context, call *tools.Call, args saveNoteArgs) (*tools.Result, error) {
+	if sn.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -143,9 +171,10 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 	n := &models.Note{NoteableType: typ, NoteableID: id, ProjectID: t.pa.project.ID, AuthorID: u.ID,
 		Body: args.Body, Internal: args.Internal}
 	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
+	err = sn.inTx(ctx, func(tx Store) error {
+		st := saveNoteWriteStore(tx)
 		if args.DiscussionID != "" {
-			start, err := tx.FindDiscussionStart(ctx, bareDiscussionID(args.DiscussionID))
+			start, err := st.FindDiscussionStart(ctx, bareDiscussionID(args.DiscussionID))
 			switch {
 			case errors.Is(err, models.ErrNotFound):
 				return notFound("Discussion")
@@ -160,14 +189,14 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 			}
 			n.DiscussionID = start.DiscussionID
 		}
-		if err := tx.CreateNote(ctx, n); err != nil {
+		if err := st.CreateNote(ctx, n); err != nil {
 			return err
 		}
-		stored, err := tx.LoadNote(ctx, n.ID)
+		stored, err := st.LoadNote(ctx, n.ID)
 		if err != nil {
 			return err
 		}
-		res, err = jsonResult(obj{"note": g.savedNote(stored, g.links.projectURL(t.pa.project)+webPath), "errors": []string{}})
+		res, err = jsonResult(obj{"note": sn.savedNote(stored, sn.links.projectURL(t.pa.project)+webPath), "errors": []string{}})
 		return err
 	})
 	if err != nil {
@@ -180,7 +209,7 @@ func (g *gitlab) runSaveNote(ctx context.Context, call *tools.Call, args saveNot
 // as GitLab's save_note does: a URL decides alone; otherwise exactly one
 // iid with its parent. With an error it may still return the place it
 // looked in.
-func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs) (*noteTarget, error) {
+func (sn saveNoteTool) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs) (*noteTarget, error) {
 	var (
 		projectRef, groupRef *refArg
 		mrIID, wiIID         int64
@@ -192,7 +221,7 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 			return nil, errNoteBadURL
 		}
 		p := pu.Path
-		if base, berr := url.Parse(g.base); berr == nil && base.Path != "" && base.Path != "/" {
+		if base, berr := url.Parse(sn.links.base); berr == nil && base.Path != "" && base.Path != "/" {
 			p = strings.TrimPrefix(p, strings.TrimRight(base.Path, "/"))
 		}
 		m := noteURLPath.FindStringSubmatch(strings.Trim(p, "/"))
@@ -230,7 +259,7 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 		return nil, errNoteNoTarget
 	}
 	if projectRef == nil { // a group's work item: glmcp has none
-		grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupRef)
+		grp, err := resolveGroup(ctx, sn.store, u, "group_id", *groupRef)
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, errGroupNotFound
 		} else if err != nil {
@@ -238,7 +267,7 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 		}
 		return &noteTarget{group: grp}, errNoteWorkItemNotFound(wiIID)
 	}
-	pa, err := resolveProject(ctx, g.store, u, "project_id", *projectRef)
+	pa, err := resolveProject(ctx, sn.store, u, "project_id", *projectRef)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, errNoteProjectNotFound
 	}
@@ -252,14 +281,14 @@ func (g *gitlab) noteTarget(ctx context.Context, u *models.User, a *saveNoteArgs
 		if !access.CanReadCode(u, pa.project, pa.level) {
 			return t, errNoteMRNotFound
 		}
-		mr, err := g.store.LoadMergeRequest(ctx, pa.project.ID, mrIID)
+		mr, err := sn.store.LoadMergeRequest(ctx, pa.project.ID, mrIID)
 		if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanOnMergeRequest(access.ReadMergeRequest, u, pa.project, mr, pa.level)) {
 			return t, errNoteMRNotFound
 		}
 		t.mr = mr
 		return t, err
 	}
-	t.issue, err = readableIssue(ctx, g.store, u, pa, wiIID, errNoteWorkItemNotFound(wiIID))
+	t.issue, err = readableIssue(ctx, sn.store, u, pa, wiIID, errNoteWorkItemNotFound(wiIID))
 	return t, err
 }
 
@@ -286,7 +315,7 @@ type savedNoteDiscussion struct {
 	ID string `json:"id"`
 }
 
-func (g *gitlab) savedNote(n *models.Note, noteableURL string) *savedNoteJSON {
+func (sn saveNoteTool) savedNote(n *models.Note, noteableURL string) *savedNoteJSON {
 	out := &savedNoteJSON{ID: gid("Note", n.ID), Body: n.Body, Internal: n.Internal, CreatedAt: apiTime(n.CreatedAt),
 		UpdatedAt: apiTime(n.UpdatedAt), URL: noteableURL + "#note_" + strconv.FormatInt(n.ID, 10),
 		Discussion: savedNoteDiscussion{ID: "gid://gitlab/Discussion/" + n.DiscussionID}}

@@ -15,7 +15,8 @@ import (
 
 // saveWorkItem is GitLab's save_work_item (GraphQL workItemCreate or
 // workItemUpdate; aliases create_work_item and update_work_item).
-func (g *gitlab) saveWorkItem() tools.Definition {
+func saveWorkItem(g *gitlab) tools.Definition {
+	sw := saveWorkItemTool{store: g.store, links: g.links, inTx: g.inTx}
 	strs := func(desc string) obj {
 		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": maxTitleLength},
 			"maxItems": 100}, desc)
@@ -26,7 +27,7 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 		Description: "Create or update a GitLab work item, such as an issue, task or incident. Omit work_item_iid to create " +
 			"a new work item; provide work_item_iid or a work item URL to update an existing one. Send only the fields you " +
 			"intend to set, and omit the rest. Needs at least the Reporter role in the project.",
-		InputSchema: argsSchema(g.runSaveWorkItem, obj{
+		InputSchema: argsSchema(sw.run, obj{
 			"url": urlProp("GitLab URL for the project, group, or work item. Provide exactly one of url, project_id, or group_id."),
 			"group_id": refProp("ID or path of the group. Required if url and project_id are not provided (group-level work " +
 				"items are not available on this instance)."),
@@ -64,9 +65,40 @@ func (g *gitlab) saveWorkItem() tools.Definition {
 		// The project or group to create in, or the work item to update,
 		// looked up once (findSaveWorkItemTarget): the tool rules and the
 		// tool read it.
-		Target: g.lookupTarget(g.findSaveWorkItemTarget),
-		Run:    tools.Typed(g.runSaveWorkItem),
+		Target: g.lookupTarget(sw.findSaveWorkItemTarget),
+		Run:    tools.Typed(sw.run),
 	}
+}
+
+// saveWorkItemStore is what save_work_item reads outside its
+// transaction: the project, group or work item it acts on (its lookup
+// target) and the work item types.
+type saveWorkItemStore interface {
+	workItemFinder
+	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+}
+
+// saveWorkItemWriteStore is what save_work_item reads and writes in its
+// transaction.
+type saveWorkItemWriteStore interface {
+	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
+	FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error)
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
+	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
+	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+	CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error
+	UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error)
+}
+
+// saveWorkItemTool is save_work_item with what it needs: the store to
+// look up and its transactions to write in, and the links of its answer.
+type saveWorkItemTool struct {
+	store saveWorkItemStore // nil: no store (a catalog built without one)
+	links links
+	inTx  InTx
 }
 
 // saveWorkItemTarget is where save_work_item acts: the project it creates
@@ -78,7 +110,7 @@ type saveWorkItemTarget struct {
 
 // findSaveWorkItemTarget is save_work_item's lookupFunc: the lookups
 // createWorkItem and updateWorkItem made themselves, in their words.
-func (g *gitlab) findSaveWorkItemTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+func (sw saveWorkItemTool) findSaveWorkItemTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
 	var args saveWorkItemArgs
 	if err := tools.DecodeArgs(raw, &args); err != nil {
 		return nil, nil, nil, err
@@ -88,13 +120,13 @@ func (g *gitlab) findSaveWorkItemTarget(ctx context.Context, u *models.User, raw
 		if ref.URL != "" {
 			ref.WorkItemIID = nil // the URL names the work item
 		}
-		pa, grp, issue, err := g.findWorkItem(ctx, u, &ref)
+		pa, grp, issue, err := findWorkItem(ctx, sw.store, sw.links.base, u, &ref)
 		return &saveWorkItemTarget{pa: pa, issue: issue}, pa, grp, err
 	}
 	ref, field, group := refArg(""), "project_id", false
 	switch {
 	case args.URL != "":
-		path, isGroup, err := g.parseNamespaceURL(args.URL)
+		path, isGroup, err := parseNamespaceURL(sw.links.base, args.URL)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -107,13 +139,13 @@ func (g *gitlab) findSaveWorkItemTarget(ctx context.Context, u *models.User, raw
 		return nil, nil, nil, invalidf("Must provide either project_id or group_id")
 	}
 	if group {
-		grp, err := resolveGroup(ctx, g.store, u, field, ref)
+		grp, err := resolveGroup(ctx, sw.store, u, field, ref)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		return nil, nil, grp, invalidf("group-level work items (epics) are not available on this instance: create the work item in a project (project_id)")
 	}
-	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	pa, err := resolveProject(ctx, sw.store, u, field, ref)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -167,8 +199,11 @@ type savedWorkItemJSON struct {
 	WebURL       string `json:"web_url"`
 }
 
-func (g *gitlab) runSaveWorkItem(ctx context.Context, call *tools.Call, args saveWorkItemArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (sw saveWorkItemTool) run(ctx context.Context, call *tools.Call, args saveWorkItemArgs) (*tools.Result, error) {
+	if sw.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -199,16 +234,16 @@ func (g *gitlab) runSaveWorkItem(ctx context.Context, call *tools.Call, args sav
 	var saved *models.Issue
 	var pa *projectAccess
 	if update {
-		pa, saved, err = g.updateWorkItem(ctx, call, u, args, start, due)
+		pa, saved, err = sw.updateWorkItem(ctx, call, u, args, start, due)
 	} else {
-		pa, saved, err = g.createWorkItem(ctx, call, u, args, start, due)
+		pa, saved, err = sw.createWorkItem(ctx, call, u, args, start, due)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return jsonResult(savedWorkItemJSON{ID: gid("WorkItem", saved.ID), IID: fmt.Sprint(saved.IID),
 		Type: workItemTypeName(saved.WorkItemTypeID), Title: saved.Title, State: graphQLState(saved.State),
-		Confidential: saved.Confidential, WebURL: g.links.workItemURL(pa.project, saved.IID)})
+		Confidential: saved.Confidential, WebURL: sw.links.workItemURL(pa.project, saved.IID)})
 }
 
 // checkParams refuses what GitLab refuses before it resolves anything:
@@ -259,7 +294,7 @@ func (a *saveWorkItemArgs) checkParams(update bool) error {
 }
 
 // createWorkItem creates the work item in the project the arguments name.
-func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
+func (sw saveWorkItemTool) createWorkItem(ctx context.Context, call *tools.Call, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
 	t, err := lookedUp[*saveWorkItemTarget](call)
 	if err != nil {
 		return nil, nil, err
@@ -268,7 +303,7 @@ func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models
 	if !access.CanCreateIssue(u, pa.project, pa.level) {
 		return nil, nil, forbiddenf("you need at least the Reporter role in project %s to create work items", pa.project.PathWithNamespace)
 	}
-	typ, err := g.workItemTypeByName(ctx, call.Edition, *args.TypeName)
+	typ, err := sw.workItemTypeByName(ctx, call.Edition, *args.TypeName)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,36 +323,37 @@ func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models
 		i.Confidential = *args.Confidential
 	}
 	var saved *models.Issue
-	err = g.inTx(ctx, func(tx Store) error {
-		labels, err := resolveLabels(ctx, tx, pa.project, "label_ids", listArg(args.LabelIDs), listArg(args.Labels))
+	err = sw.inTx(ctx, func(tx Store) error {
+		st := saveWorkItemWriteStore(tx)
+		labels, err := resolveLabels(ctx, st, pa.project, "label_ids", listArg(args.LabelIDs), listArg(args.Labels))
 		if err != nil {
 			return err
 		}
 		i.Labels = models.StringList(labels)
 		if args.MilestoneID != nil || args.Milestone != nil {
-			id, err := resolveMilestone(ctx, tx, pa.project, args.MilestoneID, args.Milestone)
+			id, err := resolveMilestone(ctx, st, pa.project, args.MilestoneID, args.Milestone)
 			if err != nil {
 				return err
 			}
 			i.MilestoneID = &id
 		}
 		if args.AssigneeIDs != nil {
-			if i.Assignees, err = projectUsers(ctx, tx, pa.project, "assignee_ids", *args.AssigneeIDs); err != nil {
+			if i.Assignees, err = projectUsers(ctx, st, pa.project, "assignee_ids", *args.AssigneeIDs); err != nil {
 				return err
 			}
 		}
 		var parentID *int64
 		if args.ParentID != nil && strings.TrimSpace(*args.ParentID) != "" {
-			parent, err := resolveParentItem(ctx, tx, u, pa, *args.ParentID, typ)
+			parent, err := resolveParentItem(ctx, st, u, pa, *args.ParentID, typ)
 			if err != nil {
 				return err
 			}
 			parentID = &parent.ID
 		}
-		if err := tx.CreateWorkItem(ctx, i, parentID); err != nil {
+		if err := st.CreateWorkItem(ctx, i, parentID); err != nil {
 			return err
 		}
-		saved, err = tx.LoadIssue(ctx, pa.project.ID, i.IID)
+		saved, err = st.LoadIssue(ctx, pa.project.ID, i.IID)
 		return err
 	})
 	if err != nil {
@@ -327,7 +363,7 @@ func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models
 }
 
 // updateWorkItem applies the arguments to the work item they name.
-func (g *gitlab) updateWorkItem(ctx context.Context, call *tools.Call, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
+func (sw saveWorkItemTool) updateWorkItem(ctx context.Context, call *tools.Call, u *models.User, args saveWorkItemArgs, start, due *models.Date) (*projectAccess, *models.Issue, error) {
 	t, err := lookedUp[*saveWorkItemTarget](call)
 	if err != nil {
 		return nil, nil, err
@@ -363,23 +399,24 @@ func (g *gitlab) updateWorkItem(ctx context.Context, call *tools.Call, u *models
 		return nil, nil, err
 	}
 	var saved *models.Issue
-	err = g.inTx(ctx, func(tx Store) error {
+	err = sw.inTx(ctx, func(tx Store) error {
+		st := saveWorkItemWriteStore(tx)
 		var err error
-		if upd.AddLabels, err = resolveLabels(ctx, tx, pa.project, "add_label_ids", listArg(args.AddLabelIDs), listArg(args.AddLabels)); err != nil {
+		if upd.AddLabels, err = resolveLabels(ctx, st, pa.project, "add_label_ids", listArg(args.AddLabelIDs), listArg(args.AddLabels)); err != nil {
 			return err
 		}
-		if upd.RemoveLabels, err = resolveLabels(ctx, tx, pa.project, "remove_label_ids", listArg(args.RemoveLabelIDs), listArg(args.RemoveLabels)); err != nil {
+		if upd.RemoveLabels, err = resolveLabels(ctx, st, pa.project, "remove_label_ids", listArg(args.RemoveLabelIDs), listArg(args.RemoveLabels)); err != nil {
 			return err
 		}
 		if args.MilestoneID != nil || args.Milestone != nil {
-			id, err := resolveMilestone(ctx, tx, pa.project, args.MilestoneID, args.Milestone)
+			id, err := resolveMilestone(ctx, st, pa.project, args.MilestoneID, args.Milestone)
 			if err != nil {
 				return err
 			}
 			upd.SetMilestone, upd.MilestoneID = true, &id
 		}
 		if args.AssigneeIDs != nil {
-			users, err := projectUsers(ctx, tx, pa.project, "assignee_ids", *args.AssigneeIDs)
+			users, err := projectUsers(ctx, st, pa.project, "assignee_ids", *args.AssigneeIDs)
 			if err != nil {
 				return err
 			}
@@ -389,7 +426,7 @@ func (g *gitlab) updateWorkItem(ctx context.Context, call *tools.Call, u *models
 		if args.ParentID != nil {
 			upd.SetParent = true
 			if strings.TrimSpace(*args.ParentID) != "" {
-				parent, err := resolveParentItem(ctx, tx, u, pa, *args.ParentID, issue.WorkItemTypeID)
+				parent, err := resolveParentItem(ctx, st, u, pa, *args.ParentID, issue.WorkItemTypeID)
 				if err != nil {
 					return err
 				}
@@ -399,10 +436,10 @@ func (g *gitlab) updateWorkItem(ctx context.Context, call *tools.Call, u *models
 				upd.ParentID = &parent.ID
 			}
 		}
-		if _, err := tx.UpdateWorkItem(ctx, issue.ID, upd); err != nil {
+		if _, err := st.UpdateWorkItem(ctx, issue.ID, upd); err != nil {
 			return err
 		}
-		saved, err = tx.LoadIssue(ctx, pa.project.ID, issue.IID)
+		saved, err = st.LoadIssue(ctx, pa.project.ID, issue.IID)
 		return err
 	})
 	if err != nil {
@@ -413,8 +450,8 @@ func (g *gitlab) updateWorkItem(ctx context.Context, call *tools.Call, u *models
 
 // workItemTypeByName finds a project-level type of the edition by name,
 // case-insensitively, or lists the valid ones.
-func (g *gitlab) workItemTypeByName(ctx context.Context, edition models.Edition, name string) (models.WorkItemTypeID, error) {
-	types, err := g.store.ListWorkItemTypes(ctx, edition)
+func (sw saveWorkItemTool) workItemTypeByName(ctx context.Context, edition models.Edition, name string) (models.WorkItemTypeID, error) {
+	types, err := sw.store.ListWorkItemTypes(ctx, edition)
 	if err != nil {
 		return 0, err
 	}

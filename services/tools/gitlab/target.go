@@ -136,11 +136,21 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 		var a workItemArgs
 		var issue *models.Issue
 		if err = tools.DecodeArgs(args, &a); err == nil {
-			pa, r.Group, issue, err = g.findWorkItem(ctx, u, &a)
+			pa, r.Group, issue, err = findWorkItem(ctx, g.store, g.base, u, &a)
 		}
 		obj = issue
 		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, issue, pa.level) }
 		refused = func() error { return workItemForbidden(t.Ability, pa.project) }
+	case targetIssue:
+		var a issueRef
+		var found *foundIssue
+		if err = tools.DecodeArgs(args, &a); err == nil {
+			pa, found, err = findIssue(ctx, g.store, u, &a)
+		}
+		obj = found
+		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, found.issue, pa.level) }
+		// An issue the caller may not read is not there.
+		refused = func() error { return notFound("Issue") }
 	case tools.TargetMergeRequest:
 		var a mrArgs
 		var mr *models.MergeRequest

@@ -19,15 +19,15 @@ import (
 
 // parseNamespaceURL returns the project or group path of a GitLab URL
 // (".../-/anything" is cut; "groups/" marks a group), with the public
-// URL's relative root stripped, as GitLab's UrlParser does.
-func (g *gitlab) parseNamespaceURL(raw string) (path string, group bool, err error) {
+// URL's (base's) relative root stripped, as GitLab's UrlParser does.
+func parseNamespaceURL(base, raw string) (path string, group bool, err error) {
 	u, perr := url.Parse(strings.TrimSpace(raw))
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", false, invalidf("url: %q is not an http(s) URL", raw)
 	}
 	p := u.Path
-	if base, berr := url.Parse(g.base); berr == nil && base.Path != "" && base.Path != "/" {
-		root := strings.TrimRight(base.Path, "/")
+	if bu, berr := url.Parse(base); berr == nil && bu.Path != "" && bu.Path != "/" {
+		root := strings.TrimRight(bu.Path, "/")
 		if p == root || strings.HasPrefix(p, root+"/") {
 			p = strings.TrimPrefix(p, root)
 		}
@@ -61,10 +61,16 @@ func parseGID(field, raw string, typeNames ...string) (int64, error) {
 	return id, nil
 }
 
+// labelFinder finds a project's labels by name or id (resolveLabels).
+type labelFinder interface {
+	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
+	FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error)
+}
+
 // resolveLabels returns the names of the project's labels named by names
 // and by ids (numbers or label global ids), without duplicates, in the
 // order given; any that does not exist is a validation error naming it.
-func resolveLabels(ctx context.Context, st Store, p *models.Project, idsField string, ids []string, names []string) ([]string, error) {
+func resolveLabels(ctx context.Context, st labelFinder, p *models.Project, idsField string, ids []string, names []string) ([]string, error) {
 	var out []string
 	if len(names) > 0 {
 		var trimmed []string
@@ -119,9 +125,16 @@ func resolveLabels(ctx context.Context, st Store, p *models.Project, idsField st
 	return out, nil
 }
 
+// milestoneFinder finds a project's milestone by id or title
+// (resolveMilestone).
+type milestoneFinder interface {
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+}
+
 // resolveMilestone returns the id of the project milestone named by
 // milestone_id (which wins) or by its title.
-func resolveMilestone(ctx context.Context, st Store, p *models.Project, idArg, title *string) (int64, error) {
+func resolveMilestone(ctx context.Context, st milestoneFinder, p *models.Project, idArg, title *string) (int64, error) {
 	if idArg != nil && strings.TrimSpace(*idArg) != "" {
 		id, err := parseGID("milestone_id", *idArg, "Milestone")
 		if err != nil {
@@ -150,11 +163,17 @@ func resolveMilestone(ctx context.Context, st Store, p *models.Project, idArg, t
 	return m.ID, nil
 }
 
+// parentFinder finds a work item by id and loads it (resolveParentItem).
+type parentFinder interface {
+	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
+	issueLoader
+}
+
 // resolveParentItem returns the work item parent_id names when it is a
 // work item of pa's project that u may read and whose type may hold a
 // child of type child; anything else is a validation error that does not
 // tell a hidden item from a missing one.
-func resolveParentItem(ctx context.Context, st Store, u *models.User, pa *projectAccess, raw string, child models.WorkItemTypeID) (*models.Issue, error) {
+func resolveParentItem(ctx context.Context, st parentFinder, u *models.User, pa *projectAccess, raw string, child models.WorkItemTypeID) (*models.Issue, error) {
 	id, err := parseGID("parent_id", raw, "WorkItem", "Issue")
 	if err != nil {
 		return nil, err

@@ -2,12 +2,14 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -34,10 +36,19 @@ func workItemProps() obj {
 
 var workItemPath = regexp.MustCompile(`^(groups/)?(.+?)/-/(?:work_items|issues|epics)/(\d+)/?$`)
 
+// workItemFinder is what findWorkItem reads: the project or group the
+// arguments name and the issue there.
+type workItemFinder interface {
+	projectLookup
+	groupLookup
+	issueLoader
+}
+
 // findWorkItem finds the work item a names that u may read, and where it
 // lives when the caller can see that project (pa) or group, whether or not
-// the work item is there: the place the tool rules govern.
-func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
+// the work item is there: the place the tool rules govern. base is the
+// instance's public URL, whose path a URL argument may start with.
+func findWorkItem(ctx context.Context, st workItemFinder, base string, u *models.User, a *workItemArgs) (*projectAccess, *models.Group, *models.Issue, error) {
 	var (
 		group   bool
 		ref     refArg
@@ -48,7 +59,7 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 	case a.URL != "" && (a.GroupID != nil || a.ProjectID != nil || a.WorkItemIID != nil):
 		return nil, nil, nil, invalidf("provide either url, or project_id (or group_id) and work_item_iid, not both")
 	case a.URL != "":
-		path, n, isGroup, err := g.parseWorkItemURL(a.URL)
+		path, n, isGroup, err := parseWorkItemURL(base, a.URL)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -72,17 +83,17 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 		if a.URL == "" {
 			field = "group_id"
 		}
-		grp, err := resolveGroup(ctx, g.store, u, field, ref)
+		grp, err := resolveGroup(ctx, st, u, field, ref)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		return nil, grp, nil, missing // no group-level work items
 	}
-	pa, err := resolveProject(ctx, g.store, u, field, ref)
+	pa, err := resolveProject(ctx, st, u, field, ref)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	issue, err := readableIssue(ctx, g.store, u, pa, iid, missing)
+	issue, err := readableIssue(ctx, st, u, pa, iid, missing)
 	if err != nil {
 		return pa, nil, nil, err
 	}
@@ -91,15 +102,15 @@ func (g *gitlab) findWorkItem(ctx context.Context, u *models.User, a *workItemAr
 
 // parseWorkItemURL returns the project (or group) path and iid of a work
 // item URL. As in GitLab, the host is not checked; a relative URL root of
-// the public URL ("/gitlab") is stripped.
-func (g *gitlab) parseWorkItemURL(raw string) (path string, iid int64, group bool, err error) {
+// the public URL base ("/gitlab") is stripped.
+func parseWorkItemURL(base, raw string) (path string, iid int64, group bool, err error) {
 	u, perr := url.Parse(strings.TrimSpace(raw))
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", 0, false, invalidf("url: %q is not an http(s) URL", raw)
 	}
 	p := u.Path
-	if base, berr := url.Parse(g.base); berr == nil && base.Path != "" && base.Path != "/" {
-		root := strings.TrimRight(base.Path, "/")
+	if bu, berr := url.Parse(base); berr == nil && bu.Path != "" && bu.Path != "/" {
+		root := strings.TrimRight(bu.Path, "/")
 		if p == root || strings.HasPrefix(p, root+"/") {
 			p = strings.TrimPrefix(p, root)
 		}
@@ -145,22 +156,55 @@ type workItemTypeRef struct {
 	Name string `json:"name"`
 }
 
-// scopeWorkItems points q at the project or group named by exactly one of
-// url, project_id and group_id, checking the viewer may see it.
-func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.WorkItemQuery, rawURL string, projectID, groupID *refArg) error {
+// namespaceFinder finds the project or group a namespace argument names
+// (findNamespace).
+type namespaceFinder interface {
+	projectLookup
+	groupLookup
+}
+
+// namespaceArgs name the project or group a work item listing reads, as
+// GitLab's work item tools do: exactly one of url, project_id and
+// group_id.
+type namespaceArgs struct {
+	URL       string  `json:"url"`
+	GroupID   *refArg `json:"group_id"`
+	ProjectID *refArg `json:"project_id"`
+}
+
+// findNamespace is the lookupFunc of the tools that read a project's or a
+// group's work items (list_work_items, get_work_item_types): the project
+// (with u's role) or the group a names, checking u may see it. A URL names
+// a project when u can see one at its path, else a group.
+func findNamespace(st namespaceFinder) lookupFunc {
+	return func(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+		var a namespaceArgs
+		if err := tools.DecodeArgs(raw, &a); err != nil {
+			return nil, nil, nil, err
+		}
+		pa, grp, err := a.find(ctx, st, u)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return &workItemScope{pa: pa, group: grp}, pa, grp, nil
+	}
+}
+
+func (a *namespaceArgs) find(ctx context.Context, st namespaceFinder, u *models.User) (*projectAccess, *models.Group, error) {
+	projectID, groupID := a.ProjectID, a.GroupID
 	given := 0
-	for _, set := range []bool{rawURL != "", projectID != nil, groupID != nil} {
+	for _, set := range []bool{a.URL != "", projectID != nil, groupID != nil} {
 		if set {
 			given++
 		}
 	}
 	if given != 1 {
-		return invalidf("Provide exactly one of url, project_id, or group_id")
+		return nil, nil, invalidf("Provide exactly one of url, project_id, or group_id")
 	}
-	if rawURL != "" {
-		pu, err := url.Parse(strings.TrimSpace(rawURL))
+	if a.URL != "" {
+		pu, err := url.Parse(strings.TrimSpace(a.URL))
 		if err != nil || pu.Host == "" {
-			return invalidf("url: %q is not an http(s) URL", rawURL)
+			return nil, nil, invalidf("url: %q is not an http(s) URL", a.URL)
 		}
 		path, _, _ := strings.Cut(strings.Trim(pu.Path, "/"), "/-/")
 		if grp, ok := strings.CutPrefix(path, "groups/"); ok {
@@ -168,27 +212,39 @@ func (g *gitlab) scopeWorkItems(ctx context.Context, u *models.User, q *models.W
 			groupID = &ref
 		} else {
 			ref := refArg(path)
-			if _, err := resolveProject(ctx, g.store, u, "url", ref); err == nil {
-				projectID = &ref
-			} else {
-				groupID = &ref
+			if pa, err := resolveProject(ctx, st, u, "url", ref); err == nil {
+				return pa, nil, nil
 			}
+			groupID = &ref
 		}
 	}
 	if projectID != nil {
-		pa, err := resolveProject(ctx, g.store, u, "project_id", *projectID)
+		pa, err := resolveProject(ctx, st, u, "project_id", *projectID)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		q.ProjectID = pa.project.ID
-		return nil
+		return pa, nil, nil
 	}
-	grp, err := resolveGroup(ctx, g.store, u, "group_id", *groupID)
+	grp, err := resolveGroup(ctx, st, u, "group_id", *groupID)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	q.GroupPath = grp.FullPath
-	return nil
+	return nil, grp, nil
+}
+
+// workItemScope is the project or the group findNamespace found.
+type workItemScope struct {
+	pa    *projectAccess
+	group *models.Group
+}
+
+// scope points q at the project or group.
+func (s *workItemScope) scope(q *models.WorkItemQuery) {
+	if s.pa != nil {
+		q.ProjectID = s.pa.project.ID
+		return
+	}
+	q.GroupPath = s.group.FullPath
 }
 
 func (l links) workItemURL(p *models.Project, iid int64) string {
@@ -197,6 +253,6 @@ func (l links) workItemURL(p *models.Project, iid int64) string {
 
 // workItemNotesPager binds the cursors of a work item's notes (minted here
 // and by get_work_item's notes facet, which continues here).
-func (g *gitlab) workItemNotesPager(call *tools.Call, issue *models.Issue) pager {
-	return newPager(g.cursors, call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
+func workItemNotesPager(cursors *cursor.Signer, call *tools.Call, issue *models.Issue) pager {
+	return newPager(cursors, call, "get_workitem_notes", "issue:"+strconv.FormatInt(issue.ID, 10), nil)
 }
