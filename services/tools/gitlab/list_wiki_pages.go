@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,7 +31,9 @@ func listWikiPages(g *gitlab) tools.Definition {
 		Toolset:      models.ToolsetWikis,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/wikis/list_wiki_pages_tool.rb",
-		Run:          tools.Typed(t.run),
+		// The project whose wiki it lists, looked up once (find).
+		Target: g.lookupTarget(t.find),
+		Run:    tools.Typed(t.run),
 	}
 }
 
@@ -68,24 +71,39 @@ type wikiPageJSON struct {
 var errWikiUnavailable = tools.Errorf("This wiki isn't available. It may be disabled, not available on the current plan, " +
 	"or you don't have permission to view it. If you expected access, check the wiki's settings or contact an administrator.")
 
+// find is list_wiki_pages' lookupFunc: the project whose wiki it lists.
+// A group named is looked up for its answer (not found, or a group wiki
+// this instance does not have) and for the place it names.
+func (t listWikiPagesTool) find(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+	var args listWikiPagesArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return nil, nil, nil, err
+	}
+	if (args.ProjectID == nil) == (args.GroupID == nil) {
+		return nil, nil, nil, invalidf("Provide exactly one of project_id or group_id.")
+	}
+	if args.GroupID != nil {
+		grp, err := resolveGroup(ctx, t.store, u, "group_id", *args.GroupID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, nil, grp, errWikiUnavailable
+	}
+	pa, err := resolveProject(ctx, t.store, u, "project_id", *args.ProjectID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return pa, pa, nil, nil
+}
+
 func (t listWikiPagesTool) run(ctx context.Context, call *tools.Call, args listWikiPagesArgs) (*tools.Result, error) {
 	if t.store == nil {
 		return nil, errNoStore
 	}
-	u, err := callerOf(call)
-	if err != nil {
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
-	if (args.ProjectID == nil) == (args.GroupID == nil) {
-		return nil, invalidf("Provide exactly one of project_id or group_id.")
-	}
-	if args.GroupID != nil {
-		if _, err := resolveGroup(ctx, t.store, u, "group_id", *args.GroupID); err != nil {
-			return nil, err
-		}
-		return nil, errWikiUnavailable
-	}
-	pa, err := resolveProject(ctx, t.store, u, "project_id", *args.ProjectID)
+	pa, err := lookedUp[*projectAccess](call)
 	if err != nil {
 		return nil, err
 	}
