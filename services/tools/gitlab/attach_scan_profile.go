@@ -16,7 +16,8 @@ import (
 // securityScanProfileAttach): a root group's security scan profile, or the
 // GitLab-recommended default of a scan type, attached to projects and to
 // every project of groups, all in one root group.
-func (g *gitlab) attachScanProfile() tools.Definition {
+func attachScanProfile(g *gitlab) tools.Definition {
+	t := attachScanProfileTool{store: g.store, inTx: g.inTx}
 	ids := func(desc string) obj {
 		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 255},
 			"minItems": 1, "maxItems": 1000}, desc)
@@ -26,7 +27,7 @@ func (g *gitlab) attachScanProfile() tools.Definition {
 		Title: "Attach scan profile",
 		Description: "Attach a given security scan profile to the given groups and projects. Everything named must " +
 			"be in one top-level group, at most 100 items, and needs at least the Maintainer role.",
-		InputSchema: argsSchema(g.runAttachScanProfile, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"security_scan_profile_id": withDesc(obj{"type": "string", "minLength": 1, "maxLength": 255},
 				"Global ID of the security scan profile to attach: gid://gitlab/Security::ScanProfile/<id>, or "+
 					"gid://gitlab/Security::ScanProfile/<scan type> for the GitLab-recommended default profile of "+
@@ -43,8 +44,34 @@ func (g *gitlab) attachScanProfile() tools.Definition {
 		// their rules governs the call.
 		WriteTarget: []tools.TargetArg{{Name: "project_ids", Kind: tools.TargetProjects},
 			{Name: "group_ids", Kind: tools.TargetGroups}},
-		Run: tools.Typed(g.runAttachScanProfile),
+		Run: tools.Typed(t.run),
 	}
+}
+
+// attachScanProfileStore is what attach_scan_profile reads before its
+// transaction: the projects and groups named, with the caller's roles.
+type attachScanProfileStore interface {
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
+	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
+}
+
+// attachScanProfileWriteStore is what attach_scan_profile writes with, in
+// its transaction.
+type attachScanProfileWriteStore interface {
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	FindScanProfile(ctx context.Context, id int64) (*models.ScanProfile, error)
+	DefaultScanProfile(ctx context.Context, namespaceID int64, scanType string) (*models.ScanProfile, error)
+	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+	AttachScanProfile(ctx context.Context, profileID int64, projectIDs []int64) (full []int64, err error)
+	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// attachScanProfileTool is attach_scan_profile with what it needs: the
+// projects and groups it checks, and the store's transactions.
+type attachScanProfileTool struct {
+	store attachScanProfileStore // nil: no store (a catalog built without one)
+	inTx  InTx
 }
 
 type attachScanProfileArgs struct {
@@ -67,8 +94,11 @@ const maxScanProfileItems = 100
 var errScanProfileAccess = &kindError{msg: "The resource that you are attempting to access does not exist or you " +
 	"don't have permission to perform this action", kind: models.ErrNotFound}
 
-func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, args attachScanProfileArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t attachScanProfileTool) run(ctx context.Context, call *tools.Call, args attachScanProfileArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +127,7 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 	}
 	projects := make([]*models.Project, 0, len(projectIDs))
 	for _, id := range projectIDs {
-		p, level, err := g.store.FindProjectWithRoleByID(ctx, id, u.ID)
+		p, level, err := t.store.FindProjectWithRoleByID(ctx, id, u.ID)
 		if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanApplyScanProfiles(u, p, level)) {
 			return nil, errScanProfileAccess
 		}
@@ -109,14 +139,14 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 	}
 	groups := make([]*models.Group, 0, len(groupIDs))
 	for _, id := range groupIDs {
-		grp, err := g.store.FindGroupByID(ctx, id)
+		grp, err := t.store.FindGroupByID(ctx, id)
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, errScanProfileAccess
 		}
 		if err != nil {
 			return nil, err
 		}
-		level, err := g.store.GroupAccessLevel(ctx, grp.ID, u.ID)
+		level, err := t.store.GroupAccessLevel(ctx, grp.ID, u.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -130,12 +160,13 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 		return nil, invalidf("All items should belong to the same root namespace")
 	}
 	var out attachScanProfileJSON
-	err = g.inTx(ctx, func(tx Store) error {
-		rootGroup, err := tx.FindGroupByFullPath(ctx, root)
+	err = t.inTx(ctx, func(tx Store) error {
+		st := attachScanProfileWriteStore(tx)
+		rootGroup, err := st.FindGroupByFullPath(ctx, root)
 		if err != nil {
 			return err
 		}
-		profile, err := findScanProfile(ctx, tx, rootGroup.ID, profileID, scanType)
+		profile, err := findScanProfile(ctx, st, rootGroup.ID, profileID, scanType)
 		if err != nil {
 			return err
 		}
@@ -149,7 +180,7 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 		// A group's projects: every project below it (GitLab attaches them
 		// in the background; here in the same transaction).
 		for _, grp := range groups {
-			ids, err := tx.VisibleProjectIDs(ctx, u, grp.FullPath)
+			ids, err := st.VisibleProjectIDs(ctx, u, grp.FullPath)
 			if err != nil {
 				return err
 			}
@@ -160,13 +191,13 @@ func (g *gitlab) runAttachScanProfile(ctx context.Context, call *tools.Call, arg
 				}
 			}
 		}
-		full, err := tx.AttachScanProfile(ctx, profile.ID, targets)
+		full, err := st.AttachScanProfile(ctx, profile.ID, targets)
 		if err != nil {
 			return err
 		}
 		out.Errors = make([]string, 0, len(full))
 		if len(full) > 0 {
-			ps, err := tx.LoadProjects(ctx, full)
+			ps, err := st.LoadProjects(ctx, full)
 			if err != nil {
 				return err
 			}
@@ -223,7 +254,7 @@ func parseGIDs(field string, raw []string, typeName string) ([]int64, error) {
 
 // findScanProfile is profile id of root group rootID, or the default
 // profile of scanType there; anything else is errScanProfileAccess.
-func findScanProfile(ctx context.Context, tx Store, rootID, id int64, scanType string) (*models.ScanProfile, error) {
+func findScanProfile(ctx context.Context, tx attachScanProfileWriteStore, rootID, id int64, scanType string) (*models.ScanProfile, error) {
 	var (
 		p   *models.ScanProfile
 		err error

@@ -24,23 +24,33 @@ var pipelineSources = []string{"unknown", "push", "web", "trigger", "schedule", 
 
 // ciTarget declares that argument arg names a CI tool's project (name,
 // when set, reads it instead), whose code the caller must read: a hidden
-// one's object (what: "Pipeline", "Job") reads as missing.
-func (g *gitlab) ciTarget(arg string, name projectName, what string) *tools.Target {
+// one's object (what: "Pipeline", "Job") reads as missing. It builds the
+// Target at registration, so it takes what the tools share.
+func ciTarget(g *gitlab, arg string, name projectName, what string) *tools.Target {
 	if name == nil {
 		name = argProject(arg)
 	}
 	return g.namedProject(access.ReadCode, name, nil, func(*models.Project) error { return notFound(what) })
 }
 
+// pipelineLoadStore and jobLoadStore load a CI tool's object.
+type pipelineLoadStore interface {
+	LoadPipeline(ctx context.Context, projectID, id int64) (*models.Pipeline, error)
+}
+
+type jobLoadStore interface {
+	LoadJob(ctx context.Context, projectID, id int64) (*models.CIJob, error)
+}
+
 // targetPipeline and targetJob load object id of the project the service
 // resolved for call (its ciTarget), or return the failure of that
 // resolution; a missing one is not found.
-func (g *gitlab) targetPipeline(ctx context.Context, call *tools.Call, id int64) (*projectAccess, *models.Pipeline, error) {
-	return loadInTarget(ctx, call, id, "Pipeline", g.store.LoadPipeline)
+func targetPipeline(ctx context.Context, st pipelineLoadStore, call *tools.Call, id int64) (*projectAccess, *models.Pipeline, error) {
+	return loadInTarget(ctx, call, id, "Pipeline", st.LoadPipeline)
 }
 
-func (g *gitlab) targetJob(ctx context.Context, call *tools.Call, id int64) (*projectAccess, *models.CIJob, error) {
-	return loadInTarget(ctx, call, id, "Job", g.store.LoadJob)
+func targetJob(ctx context.Context, st jobLoadStore, call *tools.Call, id int64) (*projectAccess, *models.CIJob, error) {
+	return loadInTarget(ctx, call, id, "Job", st.LoadJob)
 }
 
 func loadInTarget[T any](ctx context.Context, call *tools.Call, id int64, what string,
@@ -60,12 +70,13 @@ func loadInTarget[T any](ctx context.Context, call *tools.Call, id int64, what s
 	return pa, obj, nil
 }
 
-func (g *gitlab) pipelineURL(p *models.Project, id int64) string {
-	return g.links.projectURL(p) + "/-/pipelines/" + strconv.FormatInt(id, 10)
+// pipelineURL and jobURL read only the base URL: links renders them.
+func (l links) pipelineURL(p *models.Project, id int64) string {
+	return l.projectURL(p) + "/-/pipelines/" + strconv.FormatInt(id, 10)
 }
 
-func (g *gitlab) jobURL(p *models.Project, id int64) string {
-	return g.links.projectURL(p) + "/-/jobs/" + strconv.FormatInt(id, 10)
+func (l links) jobURL(p *models.Project, id int64) string {
+	return l.projectURL(p) + "/-/jobs/" + strconv.FormatInt(id, 10)
 }
 
 // ciJobJSON is a job as get_pipeline and get_job show it.
@@ -78,8 +89,8 @@ type ciJobJSON struct {
 	WebURL       string `json:"web_url"`
 }
 
-func (g *gitlab) ciJob(p *models.Project, j *models.CIJob) ciJobJSON {
-	return ciJobJSON{ID: j.ID, Name: j.Name, Status: j.Status, Stage: j.Stage, AllowFailure: j.AllowFailure, WebURL: g.jobURL(p, j.ID)}
+func (l links) ciJob(p *models.Project, j *models.CIJob) ciJobJSON {
+	return ciJobJSON{ID: j.ID, Name: j.Name, Status: j.Status, Stage: j.Stage, AllowFailure: j.AllowFailure, WebURL: l.jobURL(p, j.ID)}
 }
 
 // artifactJSON is an artifact as get_job and get_pipeline list it.
@@ -94,7 +105,7 @@ type artifactJSON struct {
 	JobName  string  `json:"job_name,omitempty"`
 }
 
-func (g *gitlab) artifact(a *models.JobArtifact) artifactJSON {
+func artifactOf(a *models.JobArtifact) artifactJSON {
 	return artifactJSON{ID: a.ID, Name: a.FileName, Size: a.Size, FileType: a.FileType,
 		ExpireAt: apiTimePtr(a.ExpireAt), Expired: a.Expired(time.Now())}
 }
@@ -116,10 +127,15 @@ type byteRangeJSON struct {
 	End   int64 `json:"end"`
 }
 
+// artifactRangeStore reads a byte range of an artifact.
+type artifactRangeStore interface {
+	ReadArtifactRange(ctx context.Context, a *models.JobArtifact, offset, limit int64) ([]byte, error)
+}
+
 // readWindow reads limit bytes of a from offset and describes the window;
 // the content is made valid UTF-8 (a window can split a character).
-func (g *gitlab) readWindow(ctx context.Context, a *models.JobArtifact, offset, limit int64, what string) (obj, error) {
-	data, err := g.store.ReadArtifactRange(ctx, a, offset, limit)
+func readWindow(ctx context.Context, st artifactRangeStore, a *models.JobArtifact, offset, limit int64, what string) (obj, error) {
+	data, err := st.ReadArtifactRange(ctx, a, offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +155,10 @@ func destructiveTool(title string) models.ToolAnnotations {
 }
 
 // pipelineData is a pipeline as get_pipeline shows it.
-func (g *gitlab) pipelineData(proj *models.Project, p *models.Pipeline) obj {
+func (l links) pipelineData(proj *models.Project, p *models.Pipeline) obj {
 	out := obj{"id": p.ID, "iid": p.IID, "status": p.Status, "ref": p.Ref, "sha": p.SHA, "source": p.Source,
 		"name": nilIfEmpty(p.Name), "created_at": apiTime(p.CreatedAt), "updated_at": apiTime(p.UpdatedAt),
 		"started_at": apiTimePtr(p.StartedAt), "finished_at": apiTimePtr(p.FinishedAt),
-		"web_url": g.pipelineURL(proj, p.ID)}
+		"web_url": l.pipelineURL(proj, p.ID)}
 	return out
 }

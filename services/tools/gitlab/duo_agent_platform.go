@@ -1,6 +1,8 @@
 package gitlab
 
 import (
+	"context"
+
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -14,15 +16,26 @@ import (
 
 const toolsetDuoAgentPlatform = "duo_agent_platform"
 
-func duoTool(name, source, title, desc string, ann models.ToolAnnotations, props obj, aliases []string, required ...string) tools.Definition {
+// duoTool is a Duo Agent Platform tool whose arguments are A: its schema
+// is tied to A (argsSchema) as every tool's is, though no call decodes
+// them (each answers that the platform is not available).
+func duoTool[A any](name, source, title, desc string, ann models.ToolAnnotations, props obj, aliases []string, required ...string) tools.Definition {
+	var run func(context.Context, *tools.Call, A) (*tools.Result, error) // never runs: the schema's type
 	return tools.Definition{Name: name, Title: title, Description: desc + " Not available on glmcp.",
-		InputSchema: inputSchema(props, required...), Annotations: ann,
+		InputSchema: argsSchema(run, props, required...), Annotations: ann,
 		Toolset: toolsetDuoAgentPlatform, Edition: models.EditionCE, Aliases: aliases, Unlisted: true, Unavailable: true, Source: source,
 		Run: notAvailable(name)}
 }
 
-func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
-	return duoTool("list_duo_agents_and_flows", "list_tools_spec.rb (EE)",
+type listDuoAgentsAndFlowsArgs struct {
+	ProjectID refArg `json:"project_id"`
+	ItemType  string `json:"item_type"`
+	After     string `json:"after"`
+	First     intArg `json:"first"`
+}
+
+func listDuoAgentsAndFlows(*gitlab) tools.Definition {
+	return duoTool[listDuoAgentsAndFlowsArgs]("list_duo_agents_and_flows", "list_tools_spec.rb (EE)",
 		"List Duo agents and flows",
 		"List the GitLab Duo agents and flows enabled in a project.", readOnlyTool("List Duo agents and flows"), obj{
 			"project_id": projectRefProp("Numeric ID or full path of the project."),
@@ -32,8 +45,14 @@ func (g *gitlab) listDuoAgentsAndFlows() tools.Definition {
 		}, nil, "project_id")
 }
 
-func (g *gitlab) startDuoSession() tools.Definition {
-	return duoTool("start_duo_session", "ee/app/services/mcp/tools/duo_workflows/start_duo_session_service.rb",
+type startDuoSessionArgs struct {
+	ProjectID               string `json:"project_id"`
+	AICatalogItemConsumerID intArg `json:"ai_catalog_item_consumer_id"`
+	Goal                    string `json:"goal"`
+}
+
+func startDuoSession(*gitlab) tools.Definition {
+	return duoTool[startDuoSessionArgs]("start_duo_session", "ee/app/services/mcp/tools/duo_workflows/start_duo_session_service.rb",
 		"Start Duo session",
 		"Start a GitLab Duo Agent Platform session that runs a flow from the AI Catalog, and return its session id.",
 		// GitLab's annotations: it starts a CI job that can push commits.
@@ -45,8 +64,17 @@ func (g *gitlab) startDuoSession() tools.Definition {
 		}, nil, "project_id", "ai_catalog_item_consumer_id", "goal")
 }
 
-func (g *gitlab) listDuoSessions() tools.Definition {
-	return duoTool("list_duo_sessions", "list_tools_spec.rb (EE)",
+type listDuoSessionsArgs struct {
+	URL         string   `json:"url"`
+	ProjectID   refArg   `json:"project_id"`
+	StatusGroup string   `json:"status_group"`
+	Statuses    []string `json:"statuses"`
+	After       string   `json:"after"`
+	First       intArg   `json:"first"`
+}
+
+func listDuoSessions(*gitlab) tools.Definition {
+	return duoTool[listDuoSessionsArgs]("list_duo_sessions", "list_tools_spec.rb (EE)",
 		"List Duo sessions",
 		"List your GitLab Duo Agent Platform sessions.", readOnlyTool("List Duo sessions"), obj{
 			"url":          urlProp("GitLab URL of the project to filter sessions by."),
@@ -59,16 +87,26 @@ func (g *gitlab) listDuoSessions() tools.Definition {
 		}, nil)
 }
 
-func (g *gitlab) getDuoSession() tools.Definition {
-	return duoTool("get_duo_session", "list_tools_spec.rb (EE)",
+type getDuoSessionArgs struct {
+	WorkflowID intArg `json:"workflow_id"`
+}
+
+func getDuoSession(*gitlab) tools.Definition {
+	return duoTool[getDuoSessionArgs]("get_duo_session", "list_tools_spec.rb (EE)",
 		"Get Duo session",
 		"Check the status of a GitLab Duo Agent Platform session.", readOnlyTool("Get Duo session"), obj{
 			"workflow_id": iidProp("The workflow ID of the session."),
 		}, []string{"get_duo_workflow_status"}, "workflow_id")
 }
 
-func (g *gitlab) sendDuoSessionInput() tools.Definition {
-	return duoTool("send_duo_session_input", "list_tools_spec.rb (EE)",
+type sendDuoSessionInputArgs struct {
+	WorkflowID    intArg `json:"workflow_id"`
+	HumanApproval bool   `json:"human_approval"`
+	HumanMessage  string `json:"human_message"`
+}
+
+func sendDuoSessionInput(*gitlab) tools.Definition {
+	return duoTool[sendDuoSessionInputArgs]("send_duo_session_input", "list_tools_spec.rb (EE)",
 		"Send Duo session input",
 		"Answer a GitLab Duo Agent Platform session that is waiting for input.", writeTool("Send Duo session input"), obj{
 			"workflow_id":    iidProp("ID of the Duo session."),

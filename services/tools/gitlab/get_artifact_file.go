@@ -23,14 +23,17 @@ const (
 	listedArchivePaths = 20
 )
 
-func (g *gitlab) getArtifactFile() tools.Definition {
+// getArtifactFile is GitLab's get_artifact_file (GetArtifactFileService):
+// a text file of a job's artifacts archive, a byte window at a time.
+func getArtifactFile(g *gitlab) tools.Definition {
+	t := getArtifactFileTool{store: g.store, links: g.links}
 	return tools.Definition{
 		Name:  "get_artifact_file",
 		Title: "Get artifact file",
 		Description: "Read a file from inside the artifacts archive of a CI/CD job as text. To discover what a job or " +
 			"pipeline produced, use get_job or get_pipeline with include: artifacts. For large files, page through " +
 			"with byte_offset and byte_limit.",
-		InputSchema: argsSchema(g.runGetArtifactFile, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"url":           urlProp("GitLab URL of the job, for example https://gitlab.com/gitlab-org/gitlab/-/jobs/123. Provide this, or project_id and job_id."),
 			"project_id":    projectRefProp("ID or full path of the project. Required if url is not provided."),
 			"job_id":        iidProp("ID of the job. Required if url is not provided."),
@@ -42,9 +45,23 @@ func (g *gitlab) getArtifactFile() tools.Definition {
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/jobs/get_artifact_file_service.rb",
-		Target:      g.ciTarget("project_id", artifactJobProject, "Job"),
-		Run:         tools.Typed(g.runGetArtifactFile),
+		Target:      ciTarget(g, "project_id", artifactJobProject, "Job"),
+		Run:         tools.Typed(t.run),
 	}
+}
+
+// getArtifactFileStore is what get_artifact_file needs from the store.
+type getArtifactFileStore interface {
+	jobLoadStore
+	FindJobArtifact(ctx context.Context, jobID int64, fileType string) (*models.JobArtifact, error)
+	OpenArtifact(ctx context.Context, a *models.JobArtifact) io.ReaderAt
+}
+
+// getArtifactFileTool is get_artifact_file with what it needs: the jobs
+// and their archives, and the instance URL its answers link to.
+type getArtifactFileTool struct {
+	store getArtifactFileStore // nil: no store (a catalog built without one)
+	links links
 }
 
 type artifactFileArgs struct {
@@ -56,8 +73,11 @@ type artifactFileArgs struct {
 	ByteLimit    intArg `json:"byte_limit"`
 }
 
-func (g *gitlab) runGetArtifactFile(ctx context.Context, call *tools.Call, args artifactFileArgs) (*tools.Result, error) {
-	if _, err := g.viewer(call); err != nil {
+func (t getArtifactFileTool) run(ctx context.Context, call *tools.Call, args artifactFileArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	jobID := int64(args.JobID)
@@ -82,22 +102,22 @@ func (g *gitlab) runGetArtifactFile(ctx context.Context, call *tools.Call, args 
 	case path.Clean(name) != name || strings.HasPrefix(name, "../") || name == "..":
 		return nil, invalidf("artifact_path must not contain a path traversal sequence: '%s'", name)
 	}
-	pa, job, err := g.targetJob(ctx, call, jobID)
+	pa, job, err := targetJob(ctx, t.store, call, jobID)
 	if err != nil {
 		return nil, err
 	}
-	arch, err := g.store.FindJobArtifact(ctx, job.ID, models.ArtifactArchive)
+	arch, err := t.store.FindJobArtifact(ctx, job.ID, models.ArtifactArchive)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, invalidf("Job %d has no artifacts archive.", job.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	download := g.jobURL(pa.project, job.ID) + "/artifacts/download"
+	download := t.links.jobURL(pa.project, job.ID) + "/artifacts/download"
 	if arch.Size > maxArchiveBytes {
 		return nil, invalidf("The artifacts archive of job %d is %d bytes, which exceeds the %d bytes this tool reads. Download it from %s instead.", job.ID, arch.Size, maxArchiveBytes, download)
 	}
-	zr, err := zip.NewReader(g.store.OpenArtifact(ctx, arch), arch.Size)
+	zr, err := zip.NewReader(t.store.OpenArtifact(ctx, arch), arch.Size)
 	if err != nil {
 		return nil, invalidf("Could not read the artifacts archive of job %d. Download it from %s instead.", job.ID, download)
 	}
@@ -138,7 +158,7 @@ func (g *gitlab) runGetArtifactFile(ctx context.Context, call *tools.Call, args 
 	}
 	if content == nil {
 		return nil, invalidf("Artifact file '%s' in job %d is binary and cannot be returned as text. Size: %d bytes. It can be viewed at %s.",
-			name, job.ID, total, g.jobURL(pa.project, job.ID)+"/artifacts/raw/"+name)
+			name, job.ID, total, t.links.jobURL(pa.project, job.ID)+"/artifacts/raw/"+name)
 	}
 	start := min(offset, total)
 	end := start + int64(len(content))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -13,7 +14,8 @@ var pipelineFacets = []string{"jobs", "downstream_pipelines", "bridge_jobs", "ar
 
 // getPipeline is GitLab 19.5's get_pipeline (GraphQL-backed, one facet,
 // first/after with page_info in snake case).
-func (g *gitlab) getPipeline() tools.Definition {
+func getPipeline(g *gitlab) tools.Definition {
+	t := getPipelineTool{store: g.store, links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "get_pipeline",
 		Title: "Get pipeline",
@@ -21,7 +23,7 @@ func (g *gitlab) getPipeline() tools.Definition {
 			"(trigger) jobs, or the artifacts its jobs produced. A bridge job's downstream pipeline is omitted if you " +
 			"do not have access to it. The artifacts facet pages over the pipeline's jobs; read one artifact file with " +
 			"the get_artifact_file tool. To list pipelines, use the list_pipelines tool instead.",
-		InputSchema: argsSchema(g.runGetPipeline, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"id":          projectIDProp(),
 			"pipeline_id": iidProp("ID of the pipeline"),
 			"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": pipelineFacets}, "maxItems": 1, "uniqueItems": true},
@@ -34,9 +36,29 @@ func (g *gitlab) getPipeline() tools.Definition {
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/pipelines/get_pipeline_tool.rb",
-		Target:      g.ciTarget("id", nil, "Pipeline"),
-		Run:         tools.Typed(g.runGetPipeline),
+		Target:      ciTarget(g, "id", nil, "Pipeline"),
+		Run:         tools.Typed(t.run),
 	}
+}
+
+// getPipelineStore is what get_pipeline needs from the store.
+type getPipelineStore interface {
+	pipelineLoadStore
+	PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob, bool, error)
+	DownstreamPipelines(ctx context.Context, id, afterID int64, limit int) ([]models.Pipeline, bool, error)
+	PipelinesTriggeredBy(ctx context.Context, jobIDs []int64) (map[int64]models.Pipeline, error)
+	JobArtifacts(ctx context.Context, jobIDs []int64) ([]models.JobArtifact, error)
+	// FindProjectWithRoleByID reads a downstream pipeline's project (it
+	// can be another project).
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+}
+
+// getPipelineTool is get_pipeline with what it needs: the pipelines, the
+// instance URL its answers link to and the cursor signer of its facets.
+type getPipelineTool struct {
+	store   getPipelineStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
 }
 
 type getPipelineArgs struct {
@@ -53,12 +75,15 @@ type snakePageInfo struct {
 	EndCursor   *string `json:"end_cursor"`
 }
 
-func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getPipelineArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t getPipelineTool) run(ctx context.Context, call *tools.Call, args getPipelineArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
-	pa, p, err := g.targetPipeline(ctx, call, int64(args.PipelineID))
+	pa, p, err := targetPipeline(ctx, t.store, call, int64(args.PipelineID))
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +97,8 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 	if facet == "" && (args.First != 0 || args.After != "") {
 		return nil, invalidf("first and after apply only with an include facet")
 	}
-	out := g.pipelineData(pa.project, p)
-	pages := newPager(g.cursors, call, "get_pipeline", "pipeline:"+strconv.FormatInt(p.ID, 10)+":"+facet+":"+args.JobStatus, nil)
+	out := t.links.pipelineData(pa.project, p)
+	pages := newPager(t.cursors, call, "get_pipeline", "pipeline:"+strconv.FormatInt(p.ID, 10)+":"+facet+":"+args.JobStatus, nil)
 	after, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err
@@ -87,7 +112,7 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 		if facet == "bridge_jobs" {
 			typ = models.JobTypeBridge
 		}
-		jobs, m, err := g.store.PageJobs(ctx, models.JobQuery{PipelineID: p.ID, Type: typ, Status: args.JobStatus, AfterID: after, Limit: limit})
+		jobs, m, err := t.store.PageJobs(ctx, models.JobQuery{PipelineID: p.ID, Type: typ, Status: args.JobStatus, AfterID: after, Limit: limit})
 		if err != nil {
 			return nil, err
 		}
@@ -99,27 +124,27 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 		case "jobs":
 			list := make([]ciJobJSON, 0, len(jobs))
 			for k := range jobs {
-				list = append(list, g.ciJob(pa.project, &jobs[k]))
+				list = append(list, t.links.ciJob(pa.project, &jobs[k]))
 			}
 			out["jobs"] = list
 		case "artifacts":
-			if err := g.pipelineArtifacts(ctx, out, jobs); err != nil {
+			if err := t.pipelineArtifacts(ctx, out, jobs); err != nil {
 				return nil, err
 			}
 		case "bridge_jobs":
-			if err := g.bridgeJobs(ctx, u, out, jobs); err != nil {
+			if err := t.bridgeJobs(ctx, u, out, jobs); err != nil {
 				return nil, err
 			}
 		}
 	case "downstream_pipelines":
-		ds, m, err := g.store.DownstreamPipelines(ctx, p.ID, after, limit)
+		ds, m, err := t.store.DownstreamPipelines(ctx, p.ID, after, limit)
 		if err != nil {
 			return nil, err
 		}
 		more = m
 		list := make([]obj, 0, len(ds))
 		for k := range ds {
-			dp, ok, err := g.visibleDownstream(ctx, u, &ds[k])
+			dp, ok, err := t.visibleDownstream(ctx, u, &ds[k])
 			if err != nil {
 				return nil, err
 			}
@@ -145,25 +170,25 @@ func (g *gitlab) runGetPipeline(ctx context.Context, call *tools.Call, args getP
 
 // visibleDownstream renders a downstream pipeline if u may read its
 // project (it can be another project's).
-func (g *gitlab) visibleDownstream(ctx context.Context, u *models.User, p *models.Pipeline) (obj, bool, error) {
-	proj, level, err := g.store.FindProjectWithRoleByID(ctx, p.ProjectID, u.ID)
+func (t getPipelineTool) visibleDownstream(ctx context.Context, u *models.User, p *models.Pipeline) (obj, bool, error) {
+	proj, level, err := t.store.FindProjectWithRoleByID(ctx, p.ProjectID, u.ID)
 	if err != nil {
 		return nil, false, err
 	}
 	if !access.CanReadCode(u, proj, level) {
 		return nil, false, nil
 	}
-	out := g.pipelineData(proj, p)
+	out := t.links.pipelineData(proj, p)
 	out["project_full_path"] = proj.PathWithNamespace
 	return out, true, nil
 }
 
-func (g *gitlab) bridgeJobs(ctx context.Context, u *models.User, out obj, jobs []models.CIJob) error {
+func (t getPipelineTool) bridgeJobs(ctx context.Context, u *models.User, out obj, jobs []models.CIJob) error {
 	ids := make([]int64, len(jobs))
 	for k := range jobs {
 		ids[k] = jobs[k].ID
 	}
-	triggered, err := g.store.PipelinesTriggeredBy(ctx, ids)
+	triggered, err := t.store.PipelinesTriggeredBy(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -172,7 +197,7 @@ func (g *gitlab) bridgeJobs(ctx context.Context, u *models.User, out obj, jobs [
 		j := &jobs[k]
 		b := obj{"id": j.ID, "name": j.Name, "status": j.Status, "downstream_pipeline": nil}
 		if dp, ok := triggered[j.ID]; ok {
-			rendered, visible, err := g.visibleDownstream(ctx, u, &dp)
+			rendered, visible, err := t.visibleDownstream(ctx, u, &dp)
 			if err != nil {
 				return err
 			}
@@ -186,20 +211,20 @@ func (g *gitlab) bridgeJobs(ctx context.Context, u *models.User, out obj, jobs [
 	return nil
 }
 
-func (g *gitlab) pipelineArtifacts(ctx context.Context, out obj, jobs []models.CIJob) error {
+func (t getPipelineTool) pipelineArtifacts(ctx context.Context, out obj, jobs []models.CIJob) error {
 	ids := make([]int64, len(jobs))
 	names := map[int64]string{}
 	for k := range jobs {
 		ids[k] = jobs[k].ID
 		names[jobs[k].ID] = jobs[k].Name
 	}
-	arts, err := g.store.JobArtifacts(ctx, ids)
+	arts, err := t.store.JobArtifacts(ctx, ids)
 	if err != nil {
 		return err
 	}
 	list := make([]artifactJSON, 0, len(arts))
 	for k := range arts {
-		a := g.artifact(&arts[k])
+		a := artifactOf(&arts[k])
 		a.JobID, a.JobName = arts[k].JobID, names[arts[k].JobID]
 		list = append(list, a)
 	}

@@ -3,7 +3,6 @@ package gitlab
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -41,13 +40,14 @@ type jobJSON struct {
 
 // getPipelineJobs is GitLab's get_pipeline_jobs:
 // GET /projects/:id/pipelines/:pipeline_id/jobs.
-func (g *gitlab) getPipelineJobs() tools.Definition {
+func getPipelineJobs(g *gitlab) tools.Definition {
+	t := getPipelineJobsTool{store: g.store, links: g.links}
 	return tools.Definition{
 		Name:  "get_pipeline_jobs",
 		Title: "Get pipeline jobs",
 		Description: "List the jobs of a GitLab CI/CD pipeline (name, stage, status, duration, failure reason), " +
 			"a page at a time. pipeline_id is the pipeline's ID, as in its URL (/-/pipelines/<id>), not its IID.",
-		InputSchema: argsSchema(g.runGetPipelineJobs, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"id":          projectIDProp(),
 			"pipeline_id": iidProp("ID of the pipeline."),
 			"per_page":    perPageProp("jobs"),
@@ -59,9 +59,23 @@ func (g *gitlab) getPipelineJobs() tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "lib/api/ci/jobs.rb",
 		// Guests of private projects see no pipelines.
-		Target: g.ciTarget("id", nil, "Pipeline"),
-		Run:    tools.Typed(g.runGetPipelineJobs),
+		Target: ciTarget(g, "id", nil, "Pipeline"),
+		Run:    tools.Typed(t.run),
 	}
+}
+
+// getPipelineJobsStore is what get_pipeline_jobs needs from the store.
+type getPipelineJobsStore interface {
+	pipelineLoadStore
+	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	PagePipelineJobs(ctx context.Context, pipelineID int64, limit, offset int) ([]models.CIJob, int64, error)
+}
+
+// getPipelineJobsTool is get_pipeline_jobs with what it needs: the
+// pipelines and jobs, and the instance URL its answers link to.
+type getPipelineJobsTool struct {
+	store getPipelineJobsStore // nil: no store (a catalog built without one)
+	links links
 }
 
 type getPipelineJobsArgs struct {
@@ -71,19 +85,22 @@ type getPipelineJobsArgs struct {
 	Page       intArg `json:"page"`
 }
 
-func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args getPipelineJobsArgs) (*tools.Result, error) {
-	if _, err := g.viewer(call); err != nil {
+func (t getPipelineJobsTool) run(ctx context.Context, call *tools.Call, args getPipelineJobsArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
-	pa, pl, err := g.targetPipeline(ctx, call, int64(args.PipelineID))
+	pa, pl, err := targetPipeline(ctx, t.store, call, int64(args.PipelineID))
 	if err != nil {
 		return nil, err
 	}
 	var by *userJSON
 	if pl.UserID != nil {
-		switch pu, err := g.store.FindUserByID(ctx, *pl.UserID); {
+		switch pu, err := t.store.FindUserByID(ctx, *pl.UserID); {
 		case err == nil:
-			by = g.links.user(pu)
+			by = t.links.user(pu)
 		case !errors.Is(err, models.ErrNotFound):
 			return nil, err
 		}
@@ -92,11 +109,11 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 	if err != nil {
 		return nil, err
 	}
-	jobs, total, err := g.store.PagePipelineJobs(ctx, pl.ID, perPage, (page-1)*perPage)
+	jobs, total, err := t.store.PagePipelineJobs(ctx, pl.ID, perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, err
 	}
-	pj := g.links.pipeline(pa.project, pl)
+	pj := t.links.pipeline(pa.project, pl)
 	short := pl.SHA
 	if len(short) > 8 {
 		short = short[:8]
@@ -107,7 +124,7 @@ func (g *gitlab) runGetPipelineJobs(ctx context.Context, call *tools.Call, args 
 			ID: j.ID, Status: j.Status, Stage: j.Stage, Name: j.Name, Ref: j.Ref, AllowFailure: j.AllowFailure,
 			CreatedAt: apiTime(j.CreatedAt), StartedAt: apiTimePtr(j.StartedAt), FinishedAt: apiTimePtr(j.FinishedAt),
 			Duration: j.Duration, User: by, Commit: jobCommitJSON{ID: pl.SHA, ShortID: short}, Pipeline: pj,
-			FailureReason: j.FailureReason, WebURL: g.links.projectURL(pa.project) + "/-/jobs/" + strconv.FormatInt(j.ID, 10),
+			FailureReason: j.FailureReason, WebURL: t.links.jobURL(pa.project, j.ID),
 			Artifacts: []any{}, TagList: []string{},
 		})
 	}

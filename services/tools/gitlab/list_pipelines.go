@@ -11,13 +11,14 @@ import (
 
 // listPipelines is GitLab 19.5's list_pipelines (REST: GET
 // /projects/:id/pipelines, page/per_page).
-func (g *gitlab) listPipelines() tools.Definition {
+func listPipelines(g *gitlab) tools.Definition {
+	t := listPipelinesTool{store: g.store, links: g.links}
 	return tools.Definition{
 		Name:  "list_pipelines",
 		Title: "List pipelines",
 		Description: "List pipelines in a GitLab project, with optional filters. Child pipelines are excluded unless " +
 			"source is parent_pipeline. The default order (id, desc) returns the highest pipeline IDs first.",
-		InputSchema: argsSchema(g.runListPipelines, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"id":             projectIDProp(),
 			"ref":            strProp("Branch or tag name. Filters pipelines by ref.", 1, 255),
 			"status":         enumProp("Filters pipelines by status.", ciStatuses...),
@@ -35,8 +36,20 @@ func (g *gitlab) listPipelines() tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "lib/api/ci/pipelines.rb",
 		Target:       g.projectTarget("id", access.ReadCode, func(*models.Project) error { return notFound("Project") }),
-		Run:          tools.Typed(g.runListPipelines),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// listPipelinesStore is what list_pipelines needs from the store.
+type listPipelinesStore interface {
+	ListPipelines(ctx context.Context, q models.PipelineQuery) ([]models.Pipeline, bool, error)
+}
+
+// listPipelinesTool is list_pipelines with what it needs: the pipelines
+// and the instance URL its answers link to.
+type listPipelinesTool struct {
+	store listPipelinesStore // nil: no store (a catalog built without one)
+	links links
 }
 
 type listPipelinesArgs struct {
@@ -52,8 +65,11 @@ type listPipelinesArgs struct {
 	PerPage       intArg `json:"per_page"`
 }
 
-func (g *gitlab) runListPipelines(ctx context.Context, call *tools.Call, args listPipelinesArgs) (*tools.Result, error) {
-	if _, err := g.viewer(call); err != nil {
+func (t listPipelinesTool) run(ctx context.Context, call *tools.Call, args listPipelinesArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	pa, err := targetProject(call)
@@ -80,13 +96,13 @@ func (g *gitlab) runListPipelines(ctx context.Context, call *tools.Call, args li
 		v = v.UTC()
 		*t.dst = &v
 	}
-	ps, more, err := g.store.ListPipelines(ctx, q)
+	ps, more, err := t.store.ListPipelines(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	items := make([]*pipelineJSON, 0, len(ps))
 	for k := range ps {
-		items = append(items, g.links.pipeline(pa.project, &ps[k]))
+		items = append(items, t.links.pipeline(pa.project, &ps[k]))
 	}
 	pi := keysetPageJSON{Page: page, PerPage: perPage}
 	if more {

@@ -43,7 +43,8 @@ type releaseLinksJSON struct {
 
 // listReleases is GitLab 19.5's list_releases: a project's releases, most
 // recently released first, with their first asset links.
-func (g *gitlab) listReleases() tools.Definition {
+func listReleases(g *gitlab) tools.Definition {
+	t := listReleasesTool{store: g.store}
 	props := repoProps("GitLab URL of the project.", "ID or full path of the project.")
 	props["page"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxOffset}, "Page number to retrieve. Default is 1.")
 	props["per_page"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": releasesMaxPerPage},
@@ -57,7 +58,7 @@ func (g *gitlab) listReleases() tools.Definition {
 			"one of url or project_id. Returns release metadata and asset links, not release assets themselves. " +
 			"Releases scheduled for a future date are omitted unless state is upcoming or all, and carry upcoming " +
 			"true when returned.",
-		InputSchema:  argsSchema(g.runListReleases, props),
+		InputSchema:  argsSchema(t.run, props),
 		Annotations:  readOnlyTool("List releases"),
 		OutputSchema: tools.OutputSchemaOf[releasesJSON](),
 		Toolset:      models.ToolsetRepository,
@@ -65,12 +66,26 @@ func (g *gitlab) listReleases() tools.Definition {
 		Source:       "app/services/mcp/tools/releases/list_releases_service.rb",
 		Target: g.namedProject(access.ReadProject, g.urlOrArg("project_id", urlOrID, invalidf("The url must point to a project, not a group")),
 			func(string) error { return errProjectInaccessible }, nil),
-		Run: tools.Typed(g.runListReleases),
+		Run: tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runListReleases(ctx context.Context, call *tools.Call, args listReleasesArgs) (*tools.Result, error) {
-	if _, err := g.viewer(call); err != nil {
+// listReleasesStore is what list_releases needs from the store.
+type listReleasesStore interface {
+	ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error)
+}
+
+// listReleasesTool is list_releases with what it needs: the releases (its
+// answers carry the asset links as stored, no instance URL).
+type listReleasesTool struct {
+	store listReleasesStore // nil: no store (a catalog built without one)
+}
+
+func (t listReleasesTool) run(ctx context.Context, call *tools.Call, args listReleasesArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	// Releases are read by whoever reads the project (GitLab's
@@ -91,7 +106,7 @@ func (g *gitlab) runListReleases(ctx context.Context, call *tools.Call, args lis
 		state = models.ReleasesReleased
 	}
 	now := time.Now().UTC()
-	rs, more, err := g.store.ListReleases(ctx, models.ReleaseQuery{ProjectID: pa.project.ID, State: state, Now: now,
+	rs, more, err := t.store.ListReleases(ctx, models.ReleaseQuery{ProjectID: pa.project.ID, State: state, Now: now,
 		Offset: (page - 1) * perPage, Limit: perPage, MaxLinks: releaseMaxAssetLinks})
 	if err != nil {
 		return nil, err

@@ -11,7 +11,8 @@ import (
 
 // managePipeline is GitLab 19.5's manage_pipeline: rename (name given) or
 // delete (pipeline_id alone) a pipeline.
-func (g *gitlab) managePipeline() tools.Definition {
+func managePipeline(g *gitlab) tools.Definition {
+	t := managePipelineTool{inTx: g.inTx, links: g.links}
 	return tools.Definition{
 		Name:  "manage_pipeline",
 		Title: "Manage pipeline",
@@ -19,7 +20,7 @@ func (g *gitlab) managePipeline() tools.Definition {
 			"with pipeline_id alone, delete the pipeline and all its jobs, logs and artifacts (needs the Owner role). " +
 			"To create, retry, or cancel a pipeline, use the save_pipeline tool instead. To list pipelines, use the " +
 			"list_pipelines tool instead.",
-		InputSchema: argsSchema(g.runManagePipeline, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"id":          projectIDProp(),
 			"pipeline_id": iidProp("ID of the pipeline to update or delete."),
 			"name":        strProp("New name for the pipeline (for update operation)", 1, 255),
@@ -28,9 +29,25 @@ func (g *gitlab) managePipeline() tools.Definition {
 		Toolset:     models.ToolsetCI,
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/pipelines/pipeline_service.rb",
-		Target:      g.ciTarget("id", nil, "Pipeline"),
-		Run:         tools.Typed(g.runManagePipeline),
+		Target:      ciTarget(g, "id", nil, "Pipeline"),
+		Run:         tools.Typed(t.run),
 	}
+}
+
+// managePipelineStore is what manage_pipeline writes with, in its
+// transaction.
+type managePipelineStore interface {
+	pipelineLoadStore
+	RenamePipeline(ctx context.Context, id int64, name string) (*models.Pipeline, error)
+	DeletePipeline(ctx context.Context, id int64) error
+}
+
+// managePipelineTool is manage_pipeline with what it needs: the store's
+// transactions (its Target, resolved before it runs, fails without a
+// store) and the instance URL its answers link to.
+type managePipelineTool struct {
+	inTx  InTx
+	links links
 }
 
 type managePipelineArgs struct {
@@ -39,14 +56,15 @@ type managePipelineArgs struct {
 	Name       *string `json:"name"`
 }
 
-func (g *gitlab) runManagePipeline(ctx context.Context, call *tools.Call, args managePipelineArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t managePipelineTool) run(ctx context.Context, call *tools.Call, args managePipelineArgs) (*tools.Result, error) {
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
 	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
-		pa, p, err := loadInTarget(ctx, call, int64(args.PipelineID), "Pipeline", tx.LoadPipeline)
+	err = t.inTx(ctx, func(tx Store) error {
+		st := managePipelineStore(tx)
+		pa, p, err := targetPipeline(ctx, st, call, int64(args.PipelineID))
 		if err != nil {
 			return err
 		}
@@ -58,11 +76,11 @@ func (g *gitlab) runManagePipeline(ctx context.Context, call *tools.Call, args m
 			if !access.CanUpdatePipeline(u, pa.project, pa.level) {
 				return forbiddenf("you need at least the Developer role in project %s to update pipelines", pa.project.PathWithNamespace)
 			}
-			changed, err := tx.RenamePipeline(ctx, p.ID, name)
+			changed, err := st.RenamePipeline(ctx, p.ID, name)
 			if err != nil {
 				return err
 			}
-			out := g.pipelineData(pa.project, changed)
+			out := t.links.pipelineData(pa.project, changed)
 			out["message"] = "Pipeline updated successfully via manage_pipeline."
 			res, err = jsonResult(out)
 			return err
@@ -70,7 +88,7 @@ func (g *gitlab) runManagePipeline(ctx context.Context, call *tools.Call, args m
 		if !access.CanDeletePipeline(u, pa.project, pa.level) {
 			return forbiddenf("you need the Owner role in project %s to delete pipelines", pa.project.PathWithNamespace)
 		}
-		if err := tx.DeletePipeline(ctx, p.ID); err != nil {
+		if err := st.DeletePipeline(ctx, p.ID); err != nil {
 			return err
 		}
 		res, err = jsonResult(obj{"id": p.ID, "status": "deleted",

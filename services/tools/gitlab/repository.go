@@ -145,7 +145,16 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 // GitLab's "404 Repository Not Found" (the storage's own text names
 // internal ids).
 func (g *gitlab) projectRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
-	repo, err := g.repos.Repository(ctx, p.ID)
+	return openProjectRepository(ctx, g.repos, p)
+}
+
+// openProjectRepository is projectRepository for a tool value that holds
+// the repositories itself; without them it is errNoRepositories.
+func openProjectRepository(ctx context.Context, repos Repositories, p *models.Project) (repository.Repository, error) {
+	if repos == nil {
+		return nil, errNoRepositories
+	}
+	repo, err := repos.Repository(ctx, p.ID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound("Repository")
 	}

@@ -14,7 +14,8 @@ import (
 
 // savePipeline is GitLab 19.5's save_pipeline: run a pipeline for a ref,
 // or retry, cancel or rename one.
-func (g *gitlab) savePipeline() tools.Definition {
+func savePipeline(g *gitlab) tools.Definition {
+	t := savePipelineTool{inTx: g.inTx, links: g.links, repos: g.repos}
 	return tools.Definition{
 		Name:  "save_pipeline",
 		Title: "Save pipeline",
@@ -22,7 +23,7 @@ func (g *gitlab) savePipeline() tools.Definition {
 			"ref to run a new pipeline, and identify the project with exactly one of url or project_id. Pass " +
 			"pipeline_id with action to retry, cancel, or update an existing pipeline; update renames it and requires " +
 			"name. glmcp has no runners: a new pipeline stays created, retried jobs stay pending.",
-		InputSchema: argsSchema(g.runSavePipeline, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"url":         urlProp("GitLab URL of the project. Used only when creating a pipeline."),
 			"project_id":  projectRefProp("ID or full path of the project. Required with pipeline_id; or use url when creating."),
 			"pipeline_id": iidProp("ID of an existing pipeline to target. When set, requires action. Omit to create a new pipeline."),
@@ -44,7 +45,7 @@ func (g *gitlab) savePipeline() tools.Definition {
 		Source:      "app/services/mcp/tools/pipelines/save_pipeline_tool.rb",
 		// The project, looked up once: the tool rules and the tool read it.
 		Target: g.namedProject(access.ReadProject, savePipelineProject, nil, nil),
-		Run:    tools.Typed(g.runSavePipeline),
+		Run:    tools.Typed(t.run),
 	}
 }
 
@@ -70,6 +71,26 @@ func savePipelineProject(raw json.RawMessage) (string, refArg, error) {
 	return "", "", invalidf("provide exactly one of url or project_id")
 }
 
+// savePipelineStore is what save_pipeline writes with, in its
+// transaction.
+type savePipelineStore interface {
+	pipelineLoadStore
+	CreatePipeline(ctx context.Context, p *models.Pipeline) error
+	RetryPipeline(ctx context.Context, id, userID int64) (*models.Pipeline, error)
+	CancelPipeline(ctx context.Context, id int64) (*models.Pipeline, error)
+	RenamePipeline(ctx context.Context, id int64, name string) (*models.Pipeline, error)
+}
+
+// savePipelineTool is save_pipeline with what it needs: the store's
+// transactions (its Target, resolved before it runs, fails without a
+// store), the instance URL its answers link to and the repositories a new
+// pipeline's ref is read from.
+type savePipelineTool struct {
+	inTx  InTx
+	links links
+	repos Repositories
+}
+
 type pipelineVariableArg struct {
 	Key          string `json:"key"`
 	Value        string `json:"value"`
@@ -87,8 +108,8 @@ type savePipelineArgs struct {
 	Inputs     map[string]json.RawMessage `json:"inputs"`
 }
 
-func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args savePipelineArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t savePipelineTool) run(ctx context.Context, call *tools.Call, args savePipelineArgs) (*tools.Result, error) {
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +117,7 @@ func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args sav
 		if args.Action != "" || args.Name != "" {
 			return nil, invalidf("action and name apply only with pipeline_id")
 		}
-		return g.createPipeline(ctx, call, u, args)
+		return t.createPipeline(ctx, call, u, args)
 	}
 	switch {
 	case args.Action == "":
@@ -111,7 +132,8 @@ func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args sav
 		return nil, invalidf("name applies only to action update")
 	}
 	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
+	err = t.inTx(ctx, func(tx Store) error {
+		st := savePipelineStore(tx)
 		pa, err := targetProject(call)
 		if err != nil {
 			return err
@@ -119,7 +141,7 @@ func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args sav
 		if !access.CanReadCode(u, pa.project, pa.level) {
 			return notFound("Pipeline")
 		}
-		p, err := tx.LoadPipeline(ctx, pa.project.ID, int64(args.PipelineID))
+		p, err := st.LoadPipeline(ctx, pa.project.ID, int64(args.PipelineID))
 		if errors.Is(err, models.ErrNotFound) {
 			return notFound("Pipeline")
 		}
@@ -133,27 +155,27 @@ func (g *gitlab) runSavePipeline(ctx context.Context, call *tools.Call, args sav
 		var changed *models.Pipeline
 		switch args.Action {
 		case "retry":
-			changed, err = tx.RetryPipeline(ctx, p.ID, u.ID)
+			changed, err = st.RetryPipeline(ctx, p.ID, u.ID)
 		case "cancel":
-			changed, err = tx.CancelPipeline(ctx, p.ID)
+			changed, err = st.CancelPipeline(ctx, p.ID)
 		case "update":
-			changed, err = tx.RenamePipeline(ctx, p.ID, strings.TrimSpace(args.Name))
+			changed, err = st.RenamePipeline(ctx, p.ID, strings.TrimSpace(args.Name))
 		}
 		if err != nil {
 			return err
 		}
-		res, err = g.pipelineActionResult(args.Action, pa.project, changed)
+		res, err = t.pipelineActionResult(args.Action, pa.project, changed)
 		return err
 	})
 	return res, err
 }
 
-func (g *gitlab) pipelineActionResult(action string, proj *models.Project, p *models.Pipeline) (*tools.Result, error) {
+func (t savePipelineTool) pipelineActionResult(action string, proj *models.Project, p *models.Pipeline) (*tools.Result, error) {
 	return jsonResult(obj{"action": action, "id": p.ID, "iid": p.IID, "name": nilIfEmpty(p.Name), "status": p.Status,
-		"ref": p.Ref, "sha": p.SHA, "web_url": g.pipelineURL(proj, p.ID)})
+		"ref": p.Ref, "sha": p.SHA, "web_url": t.links.pipelineURL(proj, p.ID)})
 }
 
-func (g *gitlab) createPipeline(ctx context.Context, call *tools.Call, u *models.User, args savePipelineArgs) (*tools.Result, error) {
+func (t savePipelineTool) createPipeline(ctx context.Context, call *tools.Call, u *models.User, args savePipelineArgs) (*tools.Result, error) {
 	ref := strings.TrimSpace(args.Ref)
 	if ref == "" {
 		return nil, invalidf("ref is required to create a pipeline")
@@ -183,19 +205,20 @@ func (g *gitlab) createPipeline(ctx context.Context, call *tools.Call, u *models
 	if len(args.Inputs) > 0 {
 		return nil, invalidf("inputs: this project's CI configuration declares no inputs")
 	}
-	sha, err := g.branchOrTagHead(ctx, pa.project, ref)
+	sha, err := t.branchOrTagHead(ctx, pa.project, ref)
 	if err != nil {
 		return nil, err
 	}
 	var res *tools.Result
-	err = g.inTx(ctx, func(tx Store) error {
+	err = t.inTx(ctx, func(tx Store) error {
+		st := savePipelineStore(tx)
 		uid := u.ID
 		p := &models.Pipeline{ProjectID: pa.project.ID, Ref: ref, SHA: sha, Status: models.StatusCreated,
 			Source: "api", UserID: &uid, Variables: vars}
-		if err := tx.CreatePipeline(ctx, p); err != nil {
+		if err := st.CreatePipeline(ctx, p); err != nil {
 			return err
 		}
-		res, err = g.pipelineActionResult("create", pa.project, p)
+		res, err = t.pipelineActionResult("create", pa.project, p)
 		return err
 	})
 	if errors.Is(err, models.ErrConflict) {
@@ -210,13 +233,13 @@ func (g *gitlab) createPipeline(ctx context.Context, call *tools.Call, u *models
 
 // branchOrTagHead returns the commit branch or tag ref of project p
 // points at, read from git; anything else is GitLab's validation error.
-func (g *gitlab) branchOrTagHead(ctx context.Context, p *models.Project, ref string) (string, error) {
+func (t savePipelineTool) branchOrTagHead(ctx context.Context, p *models.Project, ref string) (string, error) {
 	// Only a name: the lookups below resolve revisions, and "main~1" or
 	// "main^{tree}" would resolve under refs/heads/ without being a branch.
 	if repository.ValidateBranchName(ref) != nil {
 		return "", invalidf("ref: %q is not a branch or tag of project %s", ref, p.PathWithNamespace)
 	}
-	repo, err := g.openMRRepository(ctx, p)
+	repo, err := openProjectRepository(ctx, t.repos, p)
 	if err != nil {
 		return "", err
 	}

@@ -168,7 +168,7 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 		if err = tools.DecodeArgs(args, &a); err == nil {
 			// pa only when the caller may read the vulnerability: its
 			// project's rules are never shown to anyone else.
-			pa, obj, err = g.readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
+			pa, obj, err = readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
 		}
 		allowed = func() bool { return access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) }
 		refused = func() error {

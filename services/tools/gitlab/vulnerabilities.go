@@ -32,7 +32,7 @@ func lowerAll(in []string) []string {
 }
 
 // vulnerabilityJSON is a vulnerability (GraphQL field names).
-func (g *gitlab) vulnerabilityJSON(p *models.Project, v *models.Vulnerability, full bool) obj {
+func (l links) vulnerabilityJSON(p *models.Project, v *models.Vulnerability, full bool) obj {
 	ids := make([]obj, 0, len(v.Identifiers))
 	for _, i := range v.Identifiers {
 		ids = append(ids, obj{"externalType": i.ExternalType, "externalId": i.ExternalID, "name": i.Name, "url": nilIfEmpty(i.URL)})
@@ -47,7 +47,7 @@ func (g *gitlab) vulnerabilityJSON(p *models.Project, v *models.Vulnerability, f
 	out := obj{"id": gid("Vulnerability", v.ID), "title": v.Title, "state": strings.ToUpper(v.State),
 		"severity": strings.ToUpper(v.Severity), "reportType": strings.ToUpper(v.ReportType),
 		"detectedAt": apiTime(v.CreatedAt), "updatedAt": apiTime(v.UpdatedAt),
-		"webUrl":  g.links.projectURL(p) + "/-/security/vulnerabilities/" + strconv.FormatInt(v.ID, 10),
+		"webUrl":  l.projectURL(p) + "/-/security/vulnerabilities/" + strconv.FormatInt(v.ID, 10),
 		"scanner": obj{"name": v.ScannerName}, "location": loc, "identifiers": ids,
 		"project": obj{"id": gid("Project", p.ID), "fullPath": p.PathWithNamespace}}
 	if full {
@@ -65,9 +65,15 @@ func (g *gitlab) vulnerabilityJSON(p *models.Project, v *models.Vulnerability, f
 	return out
 }
 
+// vulnerabilityLookupStore is what finding a readable vulnerability reads.
+type vulnerabilityLookupStore interface {
+	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+}
+
 // readableVulnerability loads vulnerability id (a numeric string) if u may
 // see its project's vulnerabilities; anything else reads as missing.
-func (g *gitlab) readableVulnerability(ctx context.Context, st Store, u *models.User, id string) (*projectAccess, *models.Vulnerability, error) {
+func readableVulnerability(ctx context.Context, st vulnerabilityLookupStore, u *models.User, id string) (*projectAccess, *models.Vulnerability, error) {
 	n, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(id), "gid://gitlab/Vulnerability/"), 10, 64)
 	if err != nil || n <= 0 {
 		return nil, nil, invalidf("vulnerability_id: %q is not a numeric vulnerability ID (for example 567)", id)
