@@ -15,7 +15,7 @@ func (g *gitlab) definitions() []tools.Definition {
 		addCommit(g),
 		g.attachScanProfile(),
 		g.createIssue(),
-		g.forkRepository(),
+		forkRepository(g),
 		g.getArtifactFile(),
 		getCommit(g),
 		g.getDuoSession(),
@@ -63,7 +63,7 @@ func (g *gitlab) definitions() []tools.Definition {
 		g.saveWorkItem(),
 		g.search(),
 		g.searchLabels(),
-		g.semanticSearch(),
+		semanticSearch(g),
 		g.sendDuoSessionInput(),
 		g.startDuoSession(),
 	}
