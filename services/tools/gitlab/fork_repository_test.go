@@ -172,17 +172,17 @@ func TestForkRepository_targetGroupOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(path string) *tools.Result {
+	call := func(args string) *tools.Result {
 		t.Helper()
 		res, err := svc.Call(ctx, tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
 			Identity: &models.Identity{User: dw.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
-			Name: "fork_repository", Arguments: []byte(`{"id":"gitlab-org/gitlab-mcp","namespace_id":` + itoa(acme.ID) + `,"path":"` + path + `"}`)})
+			Name: "fork_repository", Arguments: []byte(args)})
 		if err != nil {
 			t.Fatalf("server error: %v", err)
 		}
 		return res
 	}
-	if res := call("counted"); res.IsError {
+	if res := call(`{"id":"gitlab-org/gitlab-mcp","namespace_id":` + itoa(acme.ID) + `,"path":"counted"}`); res.IsError {
 		t.Fatalf("isError: %s", res.Text)
 	}
 	if n := lookups.Load(); n != 1 {
@@ -191,7 +191,17 @@ func TestForkRepository_targetGroupOnce(t *testing.T) {
 	if err := st.Tools.SetToolRule(ctx, &models.ToolRule{NamespaceID: &acme.ID, Tool: "fork_repository", Rule: models.RuleDeny}); err != nil {
 		t.Fatal(err)
 	}
-	if res := call("denied"); !res.IsError || !strings.Contains(res.Text, "acme") {
-		t.Errorf("a deny on the target group: isError %v, %q, want a refusal naming acme", res.IsError, res.Text)
+	for name, args := range map[string]string{
+		"by id": `{"id":"gitlab-org/gitlab-mcp","namespace_id":` + itoa(acme.ID) + `,"path":"denied"}`,
+		// Both named: namespace_path's group governs, before the tool
+		// refuses the pair (as when the rules read the arguments).
+		"by path beside an id": `{"id":"gitlab-org/gitlab-mcp","namespace_path":"acme","namespace_id":1,"path":"denied"}`,
+		// A missing source is still a call into acme.
+		"missing source": `{"id":"acme/nope","namespace_path":"acme"}`,
+	} {
+		if res := call(args); !res.IsError || !strings.Contains(res.Text, "acme") || strings.Contains(res.Text, "Not Found") ||
+			strings.Contains(res.Text, "exactly one") {
+			t.Errorf("%s, a deny on the target group: isError %v, %q, want the rule's refusal naming acme", name, res.IsError, res.Text)
+		}
 	}
 }
