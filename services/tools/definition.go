@@ -50,11 +50,10 @@ type Definition struct {
 	// argument names point at (id, project_id, group_id, url, full_path).
 	// Tool rules (Allow / Ask / Deny) are those of the place written to:
 	// with WriteTarget set, the first of its single-target arguments
-	// present in a call names it, and the usual names are not read
-	// (fork_repository reads its source from project_id but writes into
-	// namespace_path or namespace_id; save_vulnerability names only
-	// vulnerability_id, so its target is looked up: the vulnerability's
-	// project). An argument of a list kind (TargetWorkItems) names more
+	// present in a call names it, and the usual names are not read (a
+	// tool that reads one place and writes another, as fork_repository
+	// does, may instead declare a Target returning the place written to).
+	// An argument of a list kind (TargetWorkItems) names more
 	// targets, one per element, whatever else is present: a call that
 	// writes to several places (link_work_items: the source work item's
 	// project and each linked item's) is governed by the strictest rule of

@@ -25,7 +25,10 @@ type addBranchJSON struct {
 	Errors []string   `json:"errors"`
 }
 
-func (g *gitlab) addBranch() tools.Definition {
+// addBranch is GitLab 19.5's add_branch: addBranchTool, which needs only
+// the project's repository (its Target resolves the project).
+func addBranch(g *gitlab) tools.Definition {
+	t := addBranchTool{repo: newRepoOpener(g)}
 	props := repoProps("GitLab URL of the project. Provide this, or project_id.", "ID or path of the project. Required if url is not provided.")
 	props["branch"] = strProp("Name of the new branch", 1, 255)
 	props["ref"] = strProp("Branch name or commit SHA to create the new branch from", 1, 1024)
@@ -34,7 +37,7 @@ func (g *gitlab) addBranch() tools.Definition {
 		Title: "Add branch",
 		Description: "Add a branch to a GitLab project from a source ref.\n\nExamples:\n" +
 			"- Use branch and ref to create a new branch from an existing branch or commit SHA",
-		InputSchema:  argsSchema(g.runAddBranch, props, "branch", "ref"),
+		InputSchema:  argsSchema(t.run, props, "branch", "ref"),
 		OutputSchema: tools.OutputSchemaOf[addBranchJSON](),
 		Annotations:  writeTool("Add branch"),
 		Toolset:      models.ToolsetRepository,
@@ -42,15 +45,20 @@ func (g *gitlab) addBranch() tools.Definition {
 		Source:       "app/services/mcp/tools/repositories/branches/add_branch_tool.rb",
 		Aliases:      []string{"create_branch"},
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
-		Run:          tools.Typed(g.runAddBranch),
+		Run:          tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runAddBranch(ctx context.Context, call *tools.Call, args addBranchArgs) (*tools.Result, error) {
+// addBranchTool is add_branch with what it needs.
+type addBranchTool struct {
+	repo repoOpener
+}
+
+func (t addBranchTool) run(ctx context.Context, call *tools.Call, args addBranchArgs) (*tools.Result, error) {
 	if err := repository.ValidateBranchName(args.Branch); err != nil {
 		return nil, invalidf("Branch name is invalid: %s", trimSentinel(err))
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget)
+	ra, err := t.repo.open(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -68,5 +76,5 @@ func (g *gitlab) runAddBranch(ctx context.Context, call *tools.Call, args addBra
 		}
 		return nil, repoError(err)
 	}
-	return jsonResult(addBranchJSON{Branch: branchJSON{Name: b.Name, Commit: g.commitNode(ra.pa.project, &b.Commit)}, Errors: []string{}})
+	return jsonResult(addBranchJSON{Branch: branchJSON{Name: b.Name, Commit: t.repo.links.commitNode(ra.pa.project, &b.Commit)}, Errors: []string{}})
 }

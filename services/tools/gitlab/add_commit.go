@@ -40,7 +40,14 @@ type addCommitJSON struct {
 	Errors []string       `json:"errors"`
 }
 
-func (g *gitlab) addCommit() tools.Definition {
+// addCommit is GitLab 19.5's add_commit: addCommitTool, which needs the
+// project's repository and, for start_project, the projects it was forked
+// from.
+func addCommit(g *gitlab) tools.Definition {
+	var t addCommitTool
+	if g.store != nil {
+		t = addCommitTool{store: g.store, repo: newRepoOpener(g)}
+	}
 	props := repoProps("GitLab URL of the project. Provide this or project_id.", "ID or path of the project. Provide this or url.")
 	props["branch"] = strProp("Name of the branch to commit into.", 1, 255)
 	props["start_branch"] = strProp("Name of the branch from which to create a new branch. Required when branch does not exist yet.", 0, 255)
@@ -70,7 +77,7 @@ func (g *gitlab) addCommit() tools.Definition {
 		Name:         "add_commit",
 		Title:        "Add commit",
 		Description:  "Add a commit with one or more file actions to a project branch.",
-		InputSchema:  argsSchema(g.runAddCommit, props, "branch", "commit_message", "actions"),
+		InputSchema:  argsSchema(t.run, props, "branch", "commit_message", "actions"),
 		Annotations:  models.ToolAnnotations{Title: "Add commit", ReadOnlyHint: false, DestructiveHint: ptr(true)},
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
@@ -78,11 +85,23 @@ func (g *gitlab) addCommit() tools.Definition {
 		Aliases:      []string{"create_commit"},
 		OutputSchema: tools.OutputSchemaOf[addCommitJSON](),
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
-		Run:          tools.Typed(g.runAddCommit),
+		Run:          tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCommitArgs) (*tools.Result, error) {
+// addCommitStore is what add_commit reads from the store: start_project
+// and the chain of projects its project was forked from.
+type addCommitStore interface {
+	projectStore
+}
+
+// addCommitTool is add_commit with what it needs.
+type addCommitTool struct {
+	store addCommitStore // nil: no store (a catalog built without one)
+	repo  repoOpener
+}
+
+func (t addCommitTool) run(ctx context.Context, call *tools.Call, args addCommitArgs) (*tools.Result, error) {
 	if args.StartBranch != "" && args.StartSHA != "" {
 		return nil, invalidf("start_branch and start_sha are mutually exclusive")
 	}
@@ -90,7 +109,10 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 	if err != nil {
 		return nil, err
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget)
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	ra, err := t.repo.open(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +122,7 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 	// rule (GitLab's order).
 	var start *models.Project
 	if sp := strings.Trim(args.StartProject, "/"); sp != "" && sp != p.PathWithNamespace && sp != fmt.Sprint(p.ID) {
-		if start, err = g.startProject(ctx, ra.user, p, sp); err != nil {
+		if start, err = startProject(ctx, t.store, ra.user, p, sp); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +135,7 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 		Author: repository.Signature{Name: ra.user.Name, Email: ra.user.Email},
 	}
 	if start != nil {
-		repo, err := g.projectRepository(ctx, start)
+		repo, err := openProjectRepository(ctx, t.repo.repos, start)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +151,7 @@ func (g *gitlab) runAddCommit(ctx context.Context, call *tools.Call, args addCom
 	if err != nil {
 		return nil, repoError(err)
 	}
-	return jsonResult(addCommitJSON{Commit: g.commitNode(p, c), Errors: []string{}})
+	return jsonResult(addCommitJSON{Commit: t.repo.links.commitNode(p, c), Errors: []string{}})
 }
 
 // maxForkDepth bounds the walk up a fork chain (a guard against a cycle
@@ -144,8 +166,8 @@ const maxForkDepth = 100
 // history p's upstream holds. The caller must be able to read its code; a
 // project they cannot is missing to them. nil means ref resolved to p
 // itself (its id or path written otherwise).
-func (g *gitlab) startProject(ctx context.Context, u *models.User, p *models.Project, ref string) (*models.Project, error) {
-	spa, err := resolveProject(ctx, g.store, u, "start_project", refArg(ref))
+func startProject(ctx context.Context, st addCommitStore, u *models.User, p *models.Project, ref string) (*models.Project, error) {
+	spa, err := resolveProject(ctx, st, u, "start_project", refArg(ref))
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +190,7 @@ func (g *gitlab) startProject(ctx context.Context, u *models.User, p *models.Pro
 		seen[up] = true
 		// An ancestor the caller cannot see still links the chain; only
 		// its id is used, never shown.
-		next, _, err := g.store.FindProjectWithRoleByID(ctx, up, u.ID)
+		next, _, err := st.FindProjectWithRoleByID(ctx, up, u.ID)
 		if errors.Is(err, models.ErrNotFound) {
 			break
 		}

@@ -39,11 +39,11 @@ type commitNodeJSON struct {
 }
 
 // commitNode renders a commit in the GraphQL shape of the repository tools.
-func (g *gitlab) commitNode(p *models.Project, c *repository.Commit) commitNodeJSON {
+func (l links) commitNode(p *models.Project, c *repository.Commit) commitNodeJSON {
 	return commitNodeJSON{ID: "gid://gitlab/CommitPresenter/" + c.ID, Sha: c.ID, ShortID: c.ID[:8], Title: c.Title,
 		Message: c.Message, AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, AuthoredDate: apiTime(c.Author.When),
 		CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email, CommittedDate: apiTime(c.Committer.When),
-		WebURL: g.links.projectURL(p) + "/-/commit/" + c.ID}
+		WebURL: l.projectURL(p) + "/-/commit/" + c.ID}
 }
 
 type diffStatsJSON struct {

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,7 +19,11 @@ import (
 // /projects/:id/fork (lib/api/projects.rb, Projects::ForkService) as a
 // tool, with its parameters, defaults and errors. glmcp has no personal
 // namespaces, so the target is always a group.
-func (g *gitlab) forkRepository() tools.Definition {
+func forkRepository(g *gitlab) tools.Definition {
+	var t forkRepositoryTool
+	if g.store != nil {
+		t = forkRepositoryTool{store: g.store, repos: g.repos, links: g.links, inTx: g.inTx}
+	}
 	return tools.Definition{
 		Name:  "fork_repository",
 		Title: "Fork repository",
@@ -27,7 +32,7 @@ func (g *gitlab) forkRepository() tools.Definition {
 			"returned with forked_from_project.\n\nExamples:\n" +
 			"- Use id and namespace_path to fork a project into a group where you have at least the Developer role\n" +
 			"- Add path and name to fork into a group that already has a project with the source's path",
-		InputSchema: argsSchema(g.runForkRepository, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"id":             refProp("The ID or URL-encoded path of the project to fork."),
 			"namespace_path": strProp("Full path of the group to fork the project into. Provide this, or namespace_id.", 1, 1024),
 			"namespace_id":   withDesc(obj{"type": "integer", "minimum": 1}, "ID of the group to fork the project into. Provide this, or namespace_path."),
@@ -44,10 +49,11 @@ func (g *gitlab) forkRepository() tools.Definition {
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
 		Source:       "lib/api/projects.rb",
-		// A fork writes into the target group, not the source project:
-		// the group's tool rules govern it.
-		WriteTarget: []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}},
-		Run:         tools.Typed(g.runForkRepository),
+		// A fork reads the source project and writes into the target
+		// group: the Target finds both, and the group's tool rules govern
+		// the call, not the source's.
+		Target: g.lookupTarget(t.find),
+		Run:    tools.Typed(t.run),
 	}
 }
 
@@ -66,61 +72,117 @@ type forkRepositoryArgs struct {
 // create projects in (not_found!('Target Namespace')).
 var errTargetNamespace = notFound("Target Namespace")
 
-func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args forkRepositoryArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
-	if err != nil {
-		return nil, err
-	}
-	if g.repos == nil {
-		return nil, errNoRepositories
+// forkRepositoryStore is what fork_repository reads: the source project,
+// the target group and the caller's role there, the source a fork shows
+// (projectJSONOf).
+type forkRepositoryStore interface {
+	projectStore
+	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
+}
+
+// forkWriteStore is what fork_repository writes, in its transaction.
+type forkWriteStore interface {
+	CreateProject(ctx context.Context, p *models.Project) error
+	SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error
+}
+
+// forkRepositoryTool is fork_repository with what it needs: the store, the
+// repositories it copies and removes, its transactions and the links its
+// answer renders.
+type forkRepositoryTool struct {
+	store forkRepositoryStore // nil: no store (a catalog built without one)
+	repos Repositories
+	links links
+	inTx  InTx
+}
+
+// forkPlan is what fork_repository's Target finds: a source whose code
+// the caller may read and a group they may create projects in.
+type forkPlan struct {
+	source *models.Project
+	group  *models.Group
+}
+
+// find checks a fork's arguments, source and target group in GitLab's
+// order, with its texts. The group the call names, when the caller can
+// see it, is returned whatever else fails: its tool rules govern the call
+// (namespace_path's when both are given, as the rules read the arguments
+// of a tool without a Target).
+func (t forkRepositoryTool) find(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+	var args forkRepositoryArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return nil, nil, nil, err
 	}
 	hasPath, hasID := strings.TrimSpace(args.NamespacePath) != "", args.NamespaceID != 0
+	field, ref := "namespace_path", refArg(strings.TrimSpace(args.NamespacePath))
+	if !hasPath {
+		field, ref = "namespace_id", refArg(fmt.Sprint(int64(args.NamespaceID)))
+	}
+	var grp *models.Group
+	var grpErr error
+	if hasPath || hasID {
+		grp, grpErr = resolveGroup(ctx, t.store, u, field, ref)
+		if grpErr != nil {
+			if _, ok := tools.ErrorResult(grpErr); !ok {
+				return nil, nil, nil, grpErr // a server failure
+			}
+		}
+	}
 	if hasPath == hasID {
-		return nil, invalidf("Provide exactly one of: namespace_path or namespace_id (glmcp has no personal namespaces: a fork goes into a group)")
+		return nil, nil, grp, invalidf("Provide exactly one of: namespace_path or namespace_id (glmcp has no personal namespaces: a fork goes into a group)")
 	}
 	if args.Branches != "" {
 		if err := repository.ValidateBranchName(args.Branches); err != nil {
-			return nil, invalidf("branches: %s", trimSentinel(err))
+			return nil, nil, grp, invalidf("branches: %s", trimSentinel(err))
 		}
 	}
 	// The source: the caller must be able to read its code (GitLab's
 	// fork_project ability); a hidden project reads as a missing one.
-	spa, err := resolveProject(ctx, g.store, u, "id", args.ProjectID)
+	spa, err := resolveProject(ctx, t.store, u, "id", args.ProjectID)
 	if err != nil {
-		return nil, err
+		return nil, nil, grp, err
 	}
-	src := spa.project
-	if !access.CanReadCode(u, src, spa.level) {
-		return nil, notFound("Project")
+	if !access.CanReadCode(u, spa.project, spa.level) {
+		return nil, nil, grp, notFound("Project")
 	}
 	// The target group: visible, and the caller may create projects in it
 	// (GitLab's default project_creation_level: Developers and above).
-	ref := refArg(strings.TrimSpace(args.NamespacePath))
-	if hasID {
-		ref = refArg(fmt.Sprint(int64(args.NamespaceID)))
+	if errors.Is(grpErr, models.ErrNotFound) {
+		return nil, nil, grp, notFound("Namespace")
 	}
-	field := "namespace_path"
-	if hasID {
-		field = "namespace_id"
+	if grpErr != nil {
+		return nil, nil, grp, grpErr
 	}
-	grp, err := resolveGroup(ctx, g.store, u, field, ref)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, notFound("Namespace")
+	if !u.Admin {
+		level, err := t.store.GroupAccessLevel(ctx, grp.ID, u.ID)
+		if err != nil {
+			return nil, nil, grp, err
+		}
+		if level < models.Developer {
+			return nil, nil, grp, errTargetNamespace
+		}
 	}
+	return &forkPlan{source: spa.project, group: grp}, nil, grp, nil
+}
+
+func (t forkRepositoryTool) run(ctx context.Context, call *tools.Call, args forkRepositoryArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
-	if !u.Admin {
-		level, err := g.store.GroupAccessLevel(ctx, grp.ID, u.ID)
-		if err != nil {
-			return nil, err
-		}
-		if level < models.Developer {
-			return nil, errTargetNamespace
-		}
+	if t.repos == nil {
+		return nil, errNoRepositories
 	}
+	plan, err := lookedUp[*forkPlan](call)
+	if err != nil {
+		return nil, err
+	}
+	src, grp := plan.source, plan.group
 	if args.Branches != "" {
-		if ok, err := g.branchExists(ctx, src.ID, args.Branches); err != nil {
+		if ok, err := branchExists(ctx, t.repos, src.ID, args.Branches); err != nil {
 			return nil, forkError(src, args.Branches, err)
 		} else if !ok {
 			return nil, notFound("Source Branch")
@@ -145,9 +207,10 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 	// forked is the new project's id once the transaction's work is done:
 	// if the commit then fails, its repository goes too.
 	var forked int64
-	err = g.inTx(ctx, func(tx Store) (err error) {
+	err = t.inTx(ctx, func(tx Store) (err error) {
+		st := forkWriteStore(tx)
 		forked = 0
-		if err := tx.CreateProject(ctx, p); err != nil {
+		if err := st.CreateProject(ctx, p); err != nil {
 			var taken *models.TakenError
 			switch {
 			case errors.As(err, &taken):
@@ -165,15 +228,15 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 			if err != nil {
 				// Removed before the rollback, while no other project
 				// can have the row's id (SQLite may hand it out again).
-				_ = g.repos.Remove(p.ID)
+				_ = t.repos.Remove(p.ID)
 			}
 		}()
-		res, err := g.repos.CreateFork(ctx, src.ID, p.ID, args.Branches)
+		res, err := t.repos.CreateFork(ctx, src.ID, p.ID, args.Branches)
 		if err != nil {
 			return forkError(src, args.Branches, err)
 		}
 		if res.DefaultBranch != "" && res.DefaultBranch != p.DefaultBranch {
-			if err := tx.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
+			if err := st.SetProjectDefaultBranch(ctx, p.ID, res.DefaultBranch); err != nil {
 				return err
 			}
 			p.DefaultBranch = res.DefaultBranch
@@ -184,11 +247,11 @@ func (g *gitlab) runForkRepository(ctx context.Context, call *tools.Call, args f
 	if err != nil {
 		if forked > 0 {
 			// The commit failed: the row is gone, so is its repository.
-			_ = g.repos.Remove(forked)
+			_ = t.repos.Remove(forked)
 		}
 		return nil, err
 	}
-	out, err := projectJSONOf(ctx, g.store, g.links, u, p)
+	out, err := projectJSONOf(ctx, t.store, t.links, u, p)
 	if err != nil {
 		return nil, err
 	}
@@ -214,8 +277,8 @@ func forkError(src *models.Project, branch string, err error) error {
 }
 
 // branchExists reports whether project id's repository has branch.
-func (g *gitlab) branchExists(ctx context.Context, projectID int64, branch string) (bool, error) {
-	repo, err := g.repos.Repository(ctx, projectID)
+func branchExists(ctx context.Context, repos repoSource, projectID int64, branch string) (bool, error) {
+	repo, err := repos.Repository(ctx, projectID)
 	if err != nil {
 		return false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -117,5 +118,90 @@ func TestForkRepository_atomic(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// groupCounter counts FindGroupByID, the lookup of a group named by
+// namespace_id, wherever the tool service or the tools make it.
+type groupCounter struct {
+	gitlab.Store
+	n *atomic.Int32
+}
+
+func (c groupCounter) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
+	c.n.Add(1)
+	return c.Store.FindGroupByID(ctx, id)
+}
+
+// ruleGroupCounter is ruleStore counting its FindGroupByID (the tool
+// rules' own lookup of a group an argument names).
+type ruleGroupCounter struct {
+	ruleStore
+	n *atomic.Int32
+}
+
+func (c ruleGroupCounter) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
+	c.n.Add(1)
+	return c.ruleStore.FindGroupByID(ctx, id)
+}
+
+// TestForkRepository_targetGroupOnce: fork_repository's Target finds the
+// target group once, for the tool rules and the tool both (before it had
+// one, the rules looked namespace_id's group up and then the tool again),
+// and the group's rules govern the fork.
+func TestForkRepository_targetGroupOnce(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t)
+	dw, err := demo.Seed(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lookups atomic.Int32
+	repos, _ := st.Projects.Repositories().(gitlab.Repositories)
+	rules := ruleGroupCounter{ruleStore{st.Tools, st.Projects, st.Issues, st.Vulnerabilities}, &lookups}
+	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: groupCounter{gitlab.FamiliesOf(st), &lookups},
+		InTx: gitlab.Transactions(st), PublicURL: publicURL, Repositories: repos}),
+		tools.Options{Rules: rules, DefaultWriteRule: models.RuleAllow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	acme, err := st.Projects.FindGroupByFullPath(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(args string) *tools.Result {
+		t.Helper()
+		res, err := svc.Call(ctx, tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
+			Identity: &models.Identity{User: dw.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
+			Name: "fork_repository", Arguments: []byte(args)})
+		if err != nil {
+			t.Fatalf("server error: %v", err)
+		}
+		return res
+	}
+	if res := call(`{"id":"gitlab-org/gitlab-mcp","namespace_id":` + itoa(acme.ID) + `,"path":"counted"}`); res.IsError {
+		t.Fatalf("isError: %s", res.Text)
+	}
+	if n := lookups.Load(); n != 1 {
+		t.Errorf("%d lookups of the target group by id, want 1", n)
+	}
+	if err := st.Tools.SetToolRule(ctx, &models.ToolRule{NamespaceID: &acme.ID, Tool: "fork_repository", Rule: models.RuleDeny}); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string]string{
+		"by id": `{"id":"gitlab-org/gitlab-mcp","namespace_id":` + itoa(acme.ID) + `,"path":"denied"}`,
+		// Both named: namespace_path's group governs, before the tool
+		// refuses the pair (as when the rules read the arguments).
+		"by path beside an id": `{"id":"gitlab-org/gitlab-mcp","namespace_path":"acme","namespace_id":1,"path":"denied"}`,
+		// A missing source is still a call into acme.
+		"missing source": `{"id":"acme/nope","namespace_path":"acme"}`,
+	} {
+		if res := call(args); !res.IsError || !strings.Contains(res.Text, "acme") || strings.Contains(res.Text, "Not Found") ||
+			strings.Contains(res.Text, "exactly one") {
+			t.Errorf("%s, a deny on the target group: isError %v, %q, want the rule's refusal naming acme", name, res.IsError, res.Text)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -41,7 +42,11 @@ type notesConnJSON struct {
 
 // getCommit is GitLab 19.5's get_commit: one commit's metadata and,
 // optionally, its diff (stats or patch) or notes.
-func (g *gitlab) getCommit() tools.Definition {
+func getCommit(g *gitlab) tools.Definition {
+	var t getCommitTool
+	if g.store != nil {
+		t = getCommitTool{users: g.store, repo: newRepoOpener(g), cursors: g.cursors}
+	}
 	props := repoProps("GitLab URL of the commit. Provide this, or project_id and commit_sha.",
 		"ID or path of the project. Required if url is not provided.")
 	props["commit_sha"] = strProp("Commit to look up. Accepts a full or short SHA, branch name, or tag name. "+
@@ -60,18 +65,33 @@ func (g *gitlab) getCommit() tools.Definition {
 		Title: "Get commit",
 		Description: "Get a single commit's metadata, optionally including its diff or notes. " +
 			"Identify the commit with either url, or project_id and commit_sha.",
-		InputSchema:  argsSchema(g.runGetCommit, props),
+		InputSchema:  argsSchema(t.run, props),
 		OutputSchema: tools.OutputSchemaOf[commitDetailJSON](),
 		Annotations:  readOnlyTool("Get commit"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/commits/get_commit_tool.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
-		Run:          tools.Typed(g.runGetCommit),
+		Run:          tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCommitArgs) (*tools.Result, error) {
+// getCommitStore is what get_commit reads from the store: the user a
+// commit's author email belongs to.
+type getCommitStore interface {
+	FindUserByEmail(ctx context.Context, email string) (*models.User, error)
+}
+
+// getCommitTool is get_commit with what it needs: the commit's author
+// among the users, the project's repository and the signer of its notes
+// cursors.
+type getCommitTool struct {
+	users   getCommitStore // nil: no store (a catalog built without one)
+	repo    repoOpener
+	cursors *cursor.Signer
+}
+
+func (t getCommitTool) run(ctx context.Context, call *tools.Call, args getCommitArgs) (*tools.Result, error) {
 	hasURL := strings.TrimSpace(args.URL) != ""
 	switch {
 	case hasURL && (args.ProjectID != "" || args.CommitSHA != ""):
@@ -89,7 +109,10 @@ func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCom
 	case (args.NotesAfter != "" || args.NotesFirst != 0) && facet != "notes":
 		return nil, invalidf(`notes_after and notes_first apply only when include is ["notes"]`)
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget)
+	if t.users == nil {
+		return nil, errNoStore
+	}
+	ra, err := t.repo.open(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +133,10 @@ func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCom
 	}
 	p := ra.pa.project
 	fullTitle, description, _ := strings.Cut(strings.TrimRight(c.Message, "\n"), "\n")
-	out := commitDetailJSON{commitNodeJSON: g.commitNode(p, c), FullTitle: strings.TrimSpace(fullTitle),
+	out := commitDetailJSON{commitNodeJSON: t.repo.links.commitNode(p, c), FullTitle: strings.TrimSpace(fullTitle),
 		Description: strings.TrimLeft(description, "\n")}
-	if u, err := g.store.FindUserByEmail(ctx, c.Author.Email); err == nil {
-		out.Author = g.links.gqlUser(u)
+	if u, err := t.users.FindUserByEmail(ctx, c.Author.Email); err == nil {
+		out.Author = t.repo.links.gqlUser(u)
 	}
 	switch facet {
 	case "diff":
@@ -145,7 +168,7 @@ func (g *gitlab) runGetCommit(ctx context.Context, call *tools.Call, args getCom
 	case "notes":
 		// glmcp keeps no notes on commits: an empty, well-formed page (a
 		// cursor is still checked, so a foreign one is refused).
-		pages := newPager(g.cursors, call, "get_commit", "commit:"+strconv.FormatInt(p.ID, 10)+":"+c.ID, nil)
+		pages := newPager(t.cursors, call, "get_commit", "commit:"+strconv.FormatInt(p.ID, 10)+":"+c.ID, nil)
 		if _, err := pages.open("notes_after", args.NotesAfter); err != nil {
 			return nil, err
 		}

@@ -206,7 +206,8 @@ func (t getMRTool) run(ctx context.Context, call *tools.Call, args getMRArgs) (*
 	case "pipelines":
 		err = t.pipelinesFacet(ctx, out, pa, mr, args, pages)
 	case "discussions":
-		out.Discussions, err = mrDiscussionsPage(ctx, t.store, t.links, pages, u, pa, mr, args.DiscussionsFirst, args.DiscussionsAfter)
+		out.Discussions, err = discussionsPageOf(ctx, t.store, t.links, pages, u, pa, models.NoteableMergeRequest, mr.ID, models.OnlyComments,
+			args.DiscussionsFirst, args.DiscussionsAfter)
 	case "approvals":
 		err = t.approvalsFacet(ctx, out, mr)
 	case "conflicts":

@@ -42,7 +42,7 @@ func getMergeRequestNotes(g *gitlab) tools.Definition {
 // mrNotesTool is get_merge_request_notes with what it needs: the notes,
 // the links they carry and the cursor signer.
 type mrNotesTool struct {
-	store   mrNotesStore // nil: no store (a catalog built without one)
+	store   notePager // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

@@ -50,7 +50,8 @@ type fileJSON struct {
 	SystemInstruction string           `json:"system_instruction,omitempty"`
 }
 
-func (g *gitlab) getRepositoryFile() tools.Definition {
+func getRepositoryFile(g *gitlab) tools.Definition {
+	t := getRepositoryFileTool{repo: newRepoOpener(g)}
 	props := repoProps("GitLab URL of the file, for example https://gitlab.com/gitlab-org/gitlab/-/blob/master/app/models/user.rb. "+
 		"Provide this, or project_id, file_path, and ref.",
 		"ID or full path of the project. Required if url is not provided. If url is also provided, both must refer to the same project.")
@@ -67,7 +68,7 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 			"limit to read in windows; when the response is partial, system_instruction gives the next offset.",
 		// GitLab declares required: [] (url, or project_id, file_path and
 		// ref: checked when called).
-		InputSchema:  argsSchemaRequired(g.runGetRepositoryFile, props, []string{}),
+		InputSchema:  argsSchemaRequired(t.run, props, []string{}),
 		OutputSchema: tools.OutputSchemaOf[fileJSON](),
 		Annotations:  readOnlyTool("Get repository file"),
 		Toolset:      models.ToolsetRepository,
@@ -76,11 +77,17 @@ func (g *gitlab) getRepositoryFile() tools.Definition {
 		Target: g.repoProject("project_id", urlWins, func(id string) error {
 			return &kindError{msg: fmt.Sprintf("Project '%s' not found or inaccessible", id), kind: models.ErrNotFound}
 		}),
-		Run: tools.Typed(g.runGetRepositoryFile),
+		Run: tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runGetRepositoryFile(ctx context.Context, call *tools.Call, args getRepositoryFileArgs) (*tools.Result, error) {
+// getRepositoryFileTool is get_repository_file with what it needs: the
+// project's repository.
+type getRepositoryFileTool struct {
+	repo repoOpener
+}
+
+func (t getRepositoryFileTool) run(ctx context.Context, call *tools.Call, args getRepositoryFileArgs) (*tools.Result, error) {
 	target := args.repoTarget
 	if target.URL != "" && target.ProjectID != "" {
 		// GitLab accepts both when they agree; the URL names the project.
@@ -89,7 +96,7 @@ func (g *gitlab) runGetRepositoryFile(ctx context.Context, call *tools.Call, arg
 	if target.URL == "" && (strings.TrimSpace(args.FilePath) == "" || strings.TrimSpace(args.Ref) == "" || target.ProjectID == "") {
 		return nil, invalidf("Provide either url, or project_id, file_path, and ref")
 	}
-	ra, err := g.openRepository(ctx, call, target)
+	ra, err := t.repo.open(ctx, call, target)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +134,7 @@ func (g *gitlab) runGetRepositoryFile(ctx context.Context, call *tools.Call, arg
 		FromLine: offset + 1, Lines: limit, MaxBytes: fileWindowBytes, ScanBytes: fileReadBytes,
 	})
 	if err != nil {
-		return nil, g.blobError(ctx, ra, ref, path, err)
+		return nil, blobError(ctx, ra, ref, path, err)
 	}
 	if blob.Binary {
 		return binaryFileResult(path, ref, blob)
@@ -136,7 +143,7 @@ func (g *gitlab) runGetRepositoryFile(ctx context.Context, call *tools.Call, arg
 }
 
 // blobError says whether the ref or the file is missing, as GitLab does.
-func (g *gitlab) blobError(ctx context.Context, ra *repoAccess, ref, path string, err error) error {
+func blobError(ctx context.Context, ra *repoAccess, ref, path string, err error) error {
 	if !errors.Is(err, models.ErrNotFound) {
 		if errors.Is(err, models.ErrInvalidInput) && strings.Contains(err.Error(), "is a directory") {
 			return invalidf("file_path must be a file, not a directory: '%s'", path)

@@ -30,7 +30,8 @@ type branchItemJSON struct {
 	Commit             commitJSON `json:"commit"`
 }
 
-func (g *gitlab) listBranches() tools.Definition {
+func listBranches(g *gitlab) tools.Definition {
+	t := listBranchesTool{repo: newRepoOpener(g)}
 	props := obj{
 		"id":       strProp("The ID or URL-encoded path of the project.", 1, 1024),
 		"search":   strProp("Return branches whose name contains this text.", 0, 255),
@@ -41,19 +42,24 @@ func (g *gitlab) listBranches() tools.Definition {
 		Name:         "list_branches",
 		Title:        "List branches",
 		Description:  "List the branches of a GitLab project's repository, by name, a page at a time.",
-		InputSchema:  argsSchema(g.runListBranches, props, "id"),
+		InputSchema:  argsSchema(t.run, props, "id"),
 		OutputSchema: tools.OutputSchemaOf[listJSON[branchItemJSON]](),
 		Annotations:  readOnlyTool("List branches"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
 		Source:       "lib/api/branches.rb",
 		Target:       g.repoProject("id", noURL, func(string) error { return notFound("Project") }),
-		Run:          tools.Typed(g.runListBranches),
+		Run:          tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args listBranchesArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, repoTarget{ProjectID: args.ID})
+// listBranchesTool is list_branches with what it needs: the project's repository.
+type listBranchesTool struct {
+	repo repoOpener
+}
+
+func (t listBranchesTool) run(ctx context.Context, call *tools.Call, args listBranchesArgs) (*tools.Result, error) {
+	ra, err := t.repo.open(ctx, call, repoTarget{ProjectID: args.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +79,7 @@ func (g *gitlab) runListBranches(ctx context.Context, call *tools.Call, args lis
 		items = append(items, branchItemJSON{
 			Name: b.Name, Protected: isDefault, Default: isDefault, DevelopersCanPush: !isDefault, DevelopersCanMerge: !isDefault,
 			CanPush: canPush(ra.user, p, ra.pa.level, b.Name) == nil,
-			WebURL:  g.links.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: g.links.commitJSONOf(p, &b.Commit),
+			WebURL:  t.repo.links.projectURL(p) + "/-/tree/" + url.PathEscape(b.Name), Commit: t.repo.links.commitJSONOf(p, &b.Commit),
 		})
 	}
 	return pageOf(items, args.Page, args.PerPage)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -49,7 +50,8 @@ type commitsPosition struct {
 	Offset int    `json:"o"`
 }
 
-func (g *gitlab) listCommits() tools.Definition {
+func listCommits(g *gitlab) tools.Definition {
+	t := listCommitsTool{repo: newRepoOpener(g), cursors: g.cursors}
 	props := repoProps("GitLab URL of the project.", "ID or full path of the project.")
 	props["ref_name"] = strProp("Branch or tag to list commits from. Defaults to the project default branch.", 0, 1024)
 	props["author"] = strProp("Filter by commit author name or email.", 0, 255)
@@ -69,14 +71,14 @@ func (g *gitlab) listCommits() tools.Definition {
 		Description: "List commits in a GitLab project, filtered by ref, author, path, or date. " +
 			"Identify the project with exactly one of url or project_id. Returns compact commit " +
 			"metadata; use get_commit for a single commit's diff or notes.",
-		InputSchema:  argsSchema(g.runListCommits, props),
+		InputSchema:  argsSchema(t.run, props),
 		OutputSchema: tools.OutputSchemaOf[commitsJSON](),
 		Annotations:  readOnlyTool("List commits"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/commits/list_commits_tool.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return errProjectInaccessible }),
-		Run:          tools.Typed(g.runListCommits),
+		Run:          tools.Typed(t.run),
 	}
 }
 
@@ -93,7 +95,14 @@ func parseAPITime(field, s string) (time.Time, error) {
 	return time.Time{}, invalidf("%s: %q is not an ISO 8601 date or time", field, s)
 }
 
-func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args listCommitsArgs) (*tools.Result, error) {
+// listCommitsTool is list_commits with what it needs: the project's
+// repository and the signer of its cursors.
+type listCommitsTool struct {
+	repo    repoOpener
+	cursors *cursor.Signer
+}
+
+func (t listCommitsTool) run(ctx context.Context, call *tools.Call, args listCommitsArgs) (*tools.Result, error) {
 	first := commitsDefaultFirst
 	if args.WithStats {
 		first = commitsStatsMax
@@ -112,7 +121,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	if err != nil {
 		return nil, err
 	}
-	ra, err := g.openRepository(ctx, call, args.repoTarget)
+	ra, err := t.repo.open(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +130,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	// only shape the page.
 	filters := args
 	filters.repoTarget, filters.After, filters.First, filters.WithStats = repoTarget{}, "", nil, false
-	pages := newPager(g.cursors, call, "list_commits", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
+	pages := newPager(t.cursors, call, "list_commits", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
 	var pos commitsPosition
 	if args.After != "" {
 		if err := pages.openJSON("after", args.After, &pos); err != nil {
@@ -169,7 +178,7 @@ func (g *gitlab) runListCommits(ctx context.Context, call *tools.Call, args list
 	}
 	for i := range page.Commits {
 		c := &page.Commits[i]
-		n := g.commitNode(ra.pa.project, c)
+		n := t.repo.links.commitNode(ra.pa.project, c)
 		if args.WithStats {
 			diffs, err := ra.repo.CommitDiff(ctx, c.ID, repository.CompareOptions{})
 			if err != nil {

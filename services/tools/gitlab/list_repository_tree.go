@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -38,7 +39,8 @@ type treeJSON struct {
 	PageInfo graphPageInfoJSON `json:"pageInfo"`
 }
 
-func (g *gitlab) listRepositoryTree() tools.Definition {
+func listRepositoryTree(g *gitlab) tools.Definition {
+	t := listRepositoryTreeTool{repo: newRepoOpener(g), cursors: g.cursors}
 	props := repoProps("GitLab URL of the project. Provide exactly one of url or project_id.",
 		"Project ID or full path. Provide exactly one of url or project_id.")
 	props["path"] = strProp("Path of the directory to list, relative to the repository root. Defaults to the root.", 0, 4096)
@@ -52,7 +54,7 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 			"Identify the project with exactly one of url or project_id. Returns entry metadata only, " +
 			"never file contents; use get_repository_file to read a file. Each call returns up to 100 " +
 			"entries; when pageInfo.hasNextPage is true, pass pageInfo.endCursor as after to fetch the next page.",
-		InputSchema:  argsSchema(g.runListRepositoryTree, props),
+		InputSchema:  argsSchema(t.run, props),
 		OutputSchema: tools.OutputSchemaOf[treeJSON](),
 		Annotations:  readOnlyTool("List repository tree"),
 		Toolset:      models.ToolsetRepository,
@@ -61,19 +63,26 @@ func (g *gitlab) listRepositoryTree() tools.Definition {
 		Target: g.repoProject("project_id", urlOrID, func(string) error {
 			return &kindError{msg: "Project not found: it does not exist or you do not have access to it.", kind: models.ErrNotFound}
 		}),
-		Run: tools.Typed(g.runListRepositoryTree),
+		Run: tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runListRepositoryTree(ctx context.Context, call *tools.Call, args listRepositoryTreeArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, args.repoTarget)
+// listRepositoryTreeTool is list_repository_tree with what it needs: the
+// project's repository and the signer of its cursors.
+type listRepositoryTreeTool struct {
+	repo    repoOpener
+	cursors *cursor.Signer
+}
+
+func (t listRepositoryTreeTool) run(ctx context.Context, call *tools.Call, args listRepositoryTreeArgs) (*tools.Result, error) {
+	ra, err := t.repo.open(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}
 	defer ra.Close()
 	filters := args
 	filters.repoTarget, filters.After = repoTarget{}, ""
-	pages := newPager(g.cursors, call, "list_repository_tree", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
+	pages := newPager(t.cursors, call, "list_repository_tree", "project:"+strconv.FormatInt(ra.pa.project.ID, 10), filters)
 	after, err := pages.openString("after", args.After)
 	if err != nil {
 		return nil, err

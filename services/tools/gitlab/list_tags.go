@@ -46,7 +46,8 @@ type listTagsJSON struct {
 	Metadata tagsMetadataJSON `json:"metadata"`
 }
 
-func (g *gitlab) listTags() tools.Definition {
+func listTags(g *gitlab) tools.Definition {
+	t := listTagsTool{repo: newRepoOpener(g)}
 	props := repoProps("GitLab URL of the project.", "ID or full path of the project.")
 	props["search"] = strProp("Filter tags by name. Supports ^ to anchor the start, $ to anchor the end, and * as a wildcard.", 0, 255)
 	props["after"] = strProp("Cursor for forward pagination. Use metadata.end_cursor from the previous response.", 1, 1024)
@@ -59,19 +60,24 @@ func (g *gitlab) listTags() tools.Definition {
 			"url or project_id. When search is given, a tag whose name matches it exactly is listed first. Returns each " +
 			"tag name and its tip commit, not the tag message, commit diff, or file contents. When " +
 			"metadata.has_next_page is true, pass metadata.end_cursor as after to fetch the next page.",
-		InputSchema:  argsSchema(g.runListTags, props),
+		InputSchema:  argsSchema(t.run, props),
 		OutputSchema: tools.OutputSchemaOf[listTagsJSON](),
 		Annotations:  readOnlyTool("List tags"),
 		Toolset:      models.ToolsetRepository,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/repositories/tags/list_tags_service.rb",
 		Target:       g.repoProject("project_id", urlOrID, func(string) error { return notFound("Project") }),
-		Run:          tools.Typed(g.runListTags),
+		Run:          tools.Typed(t.run),
 	}
 }
 
-func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTagsArgs) (*tools.Result, error) {
-	ra, err := g.openRepository(ctx, call, args.repoTarget)
+// listTagsTool is list_tags with what it needs: the project's repository.
+type listTagsTool struct {
+	repo repoOpener
+}
+
+func (t listTagsTool) run(ctx context.Context, call *tools.Call, args listTagsArgs) (*tools.Result, error) {
+	ra, err := t.repo.open(ctx, call, args.repoTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +88,9 @@ func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTag
 	}
 	match := tagMatcher(args.Search)
 	kept := tags[:0:0]
-	for _, t := range tags {
-		if match(t.Name) {
-			kept = append(kept, t)
+	for _, tag := range tags {
+		if match(tag.Name) {
+			kept = append(kept, tag)
 		}
 	}
 	slices.SortStableFunc(kept, func(a, b repository.Tag) int {
@@ -100,7 +106,7 @@ func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTag
 		return strings.Compare(a.Name, b.Name)
 	})
 	if args.After != "" {
-		i := slices.IndexFunc(kept, func(t repository.Tag) bool { return t.Name == args.After })
+		i := slices.IndexFunc(kept, func(tag repository.Tag) bool { return tag.Name == args.After })
 		if i < 0 {
 			return nil, tools.Errorf("Invalid after cursor: '%s'", clip(args.After, 64))
 		}
@@ -108,10 +114,10 @@ func (g *gitlab) runListTags(ctx context.Context, call *tools.Call, args listTag
 	}
 	first := pageSize(args.First)
 	out := listTagsJSON{Tags: []tagItemJSON{}}
-	for _, t := range kept[:min(first, len(kept))] {
-		item := tagItemJSON{Name: t.Name}
-		if t.Commit.ID != "" {
-			item.Commit = &tagCommitJSON{SHA: t.Commit.ID, Title: t.Commit.Title}
+	for _, tag := range kept[:min(first, len(kept))] {
+		item := tagItemJSON{Name: tag.Name}
+		if tag.Commit.ID != "" {
+			item.Commit = &tagCommitJSON{SHA: tag.Commit.ID, Title: tag.Commit.Title}
 		}
 		out.Tags = append(out.Tags, item)
 	}

@@ -35,18 +35,6 @@ type discussionPager interface {
 	projectRolesStore
 }
 
-// mrNotes is mrNotesPage over the tools' store, for the merge request
-// tools that still hang from *gitlab.
-func (g *gitlab) mrNotes(ctx context.Context, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {
-	return mrNotesPage(ctx, g.store, g.links, pages, u, pa, mr, w)
-}
-
-// discussionsPage is discussionsPageOf over the tools' store, for the
-// merge request tools that still hang from *gitlab.
-func (g *gitlab) discussionsPage(ctx context.Context, pages pager, u *models.User, pa *projectAccess, typ models.NoteableType, id int64, filter models.NotesFilter, first intArg, after string) (*connection, error) {
-	return discussionsPageOf(ctx, g.store, g.links, pages, u, pa, typ, id, filter, first, after)
-}
-
 // mrNotesPage pages a merge request's notes (oldest first), internal notes
 // only for those who may read them.
 func mrNotesPage(ctx context.Context, st notePager, l links, pages pager, u *models.User, pa *projectAccess, mr *models.MergeRequest, w noteWindow) (*connection, error) {

@@ -76,9 +76,16 @@ func mrRefProps(props obj) obj {
 	return props
 }
 
+// mrRefStore is what mergeRequestByRef reads: the project and the merge
+// request.
+type mrRefStore interface {
+	projectStore
+	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+}
+
 // mergeRequestByRef resolves r to a merge request u may read (a hidden one
 // reads as missing).
-func (g *gitlab) mergeRequestByRef(ctx context.Context, st Store, u *models.User, r mrRefArgs) (*projectAccess, *models.MergeRequest, error) {
+func mergeRequestByRef(ctx context.Context, st mrRefStore, u *models.User, r mrRefArgs) (*projectAccess, *models.MergeRequest, error) {
 	ref, iid := r.ProjectID, int64(r.MergeRequestIID)
 	switch {
 	case r.URL != "" && (r.ProjectID != "" || r.MergeRequestIID != 0):
@@ -114,14 +121,16 @@ func (g *gitlab) mergeRequestByRef(ctx context.Context, st Store, u *models.User
 // call needs to read it: the tool service resolves it with
 // mergeRequestByRef, so its texts are the tool's.
 func (g *gitlab) mrRefTarget() *tools.Target {
-	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{g}}
+	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{store: g.store}}
 }
 
 // mrRefResolver resolves an mrRefTarget.
-type mrRefResolver struct{ g *gitlab }
+type mrRefResolver struct {
+	store mrRefStore // nil: no store (a catalog built without one)
+}
 
 func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
-	if rr.g.store == nil {
+	if rr.store == nil {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
@@ -130,7 +139,7 @@ func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *to
 	var mr *models.MergeRequest
 	err := tools.DecodeArgs(args, &a)
 	if err == nil {
-		pa, mr, err = rr.g.mergeRequestByRef(ctx, rr.g.store, u, a)
+		pa, mr, err = mergeRequestByRef(ctx, rr.store, u, a)
 	}
 	if pa != nil {
 		r.Project, r.Level = pa.project, pa.level

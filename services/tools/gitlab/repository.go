@@ -113,16 +113,36 @@ func (g *gitlab) urlOrArg(arg string, byURL repoURL, badURL error) projectName {
 	}
 }
 
-// openRepository opens the repository of the project the service resolved
-// for call (its Definition's repoProject), or returns the tool-level
-// failure of that resolution; t is the call's url and project_id, read
-// for what follows "/-/" in the url.
-func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTarget) (*repoAccess, error) {
-	u, err := g.viewer(call)
+// repoSource opens a project's git repository: the half of Repositories
+// the reading tools use.
+type repoSource interface {
+	Repository(ctx context.Context, projectID int64) (repository.Repository, error)
+}
+
+// repoOpener is what every repository tool holds to reach its project's
+// repository: the repositories and the instance URL its url argument is
+// read against.
+type repoOpener struct {
+	repos repoSource // nil: no repositories configured
+	links links
+}
+
+// newRepoOpener is g's repoOpener.
+func newRepoOpener(g *gitlab) repoOpener {
+	return repoOpener{repos: g.repos, links: g.links}
+}
+
+// open opens the repository of the project the service resolved for call
+// (its Definition's repoProject), or returns the tool-level failure of
+// that resolution; t is the call's url and project_id, read for what
+// follows "/-/" in the url. A catalog built without a store never gets
+// here: the Target's resolution fails first.
+func (o repoOpener) open(ctx context.Context, call *tools.Call, t repoTarget) (*repoAccess, error) {
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
-	if g.repos == nil {
+	if o.repos == nil {
 		return nil, errNoRepositories
 	}
 	pa, err := targetProject(call)
@@ -131,26 +151,26 @@ func (g *gitlab) openRepository(ctx context.Context, call *tools.Call, t repoTar
 	}
 	ra := &repoAccess{user: u, pa: pa}
 	if strings.TrimSpace(t.URL) != "" {
-		if _, ra.rest, err = g.links.parseProjectURL(t.URL); err != nil {
+		if _, ra.rest, err = o.links.parseProjectURL(t.URL); err != nil {
 			return nil, err
 		}
 	}
-	if ra.repo, err = g.projectRepository(ctx, pa.project); err != nil {
+	if ra.repo, err = openProjectRepository(ctx, o.repos, pa.project); err != nil {
 		return nil, err
 	}
 	return ra, nil
 }
 
-// projectRepository opens project p's repository; a missing one is
-// GitLab's "404 Repository Not Found" (the storage's own text names
-// internal ids).
+// projectRepository is openProjectRepository with g's repositories (the
+// merge request tools' form until they hold a repoSource).
 func (g *gitlab) projectRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
 	return openProjectRepository(ctx, g.repos, p)
 }
 
-// openProjectRepository is projectRepository for a tool value that holds
-// the repositories itself; without them it is errNoRepositories.
-func openProjectRepository(ctx context.Context, repos Repositories, p *models.Project) (repository.Repository, error) {
+// openProjectRepository opens project p's repository; a missing one is
+// GitLab's "404 Repository Not Found" (the storage's own text names
+// internal ids).
+func openProjectRepository(ctx context.Context, repos repoSource, p *models.Project) (repository.Repository, error) {
 	if repos == nil {
 		return nil, errNoRepositories
 	}

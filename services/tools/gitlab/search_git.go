@@ -28,18 +28,34 @@ const (
 	commitSearchCountLimit = 100
 )
 
-// openSearchRepository opens pa's repository for a code search, or
-// returns nil when the caller may not read the project's code (a Guest of
-// a private project: nothing matches) or the repository has no default
-// branch yet.
-func (g *gitlab) openSearchRepository(ctx context.Context, pa *projectAccess, u *models.User) (repository.Repository, string, error) {
+// gitSearch is the search scopes that read git: what the search tool
+// holds for its blobs and commits scopes.
+type gitSearch struct {
+	repos repoSource // nil: no repositories configured
+	links links
+}
+
+// searchGitBlobs and searchGitCommits are gitSearch's scopes with g's
+// repositories (the search tool's form until it holds a gitSearch).
+func (g *gitlab) searchGitBlobs(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
+	return gitSearch{repos: g.repos, links: g.links}.blobs(ctx, pa, q)
+}
+
+func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
+	return gitSearch{repos: g.repos, links: g.links}.commits(ctx, pa, q)
+}
+
+// open opens pa's repository for a code search, or returns nil when the
+// caller may not read the project's code (a Guest of a private project:
+// nothing matches) or the repository has no default branch yet.
+func (gs gitSearch) open(ctx context.Context, pa *projectAccess, u *models.User) (repository.Repository, string, error) {
 	if !access.CanReadCode(u, pa.project, pa.level) {
 		return nil, "", nil
 	}
-	if g.repos == nil {
+	if gs.repos == nil {
 		return nil, "", errNoRepositories
 	}
-	repo, err := g.projectRepository(ctx, pa.project)
+	repo, err := openProjectRepository(ctx, gs.repos, pa.project)
 	if err != nil {
 		return nil, "", err
 	}
@@ -55,12 +71,12 @@ func (g *gitlab) openSearchRepository(ctx context.Context, pa *projectAccess, u 
 	return repo, c.ID, nil
 }
 
-// searchGitBlobs searches the paths and contents of the files on the
-// default branch of pa's project, in the repository's tree order: the
-// file list and git grep's matches run side by side.
-func (g *gitlab) searchGitBlobs(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
+// blobs searches the paths and contents of the files on the default
+// branch of pa's project, in the repository's tree order: the file list
+// and git grep's matches run side by side.
+func (gs gitSearch) blobs(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
 	items := []any{}
-	repo, sha, err := g.openSearchRepository(ctx, pa, q.Viewer)
+	repo, sha, err := gs.open(ctx, pa, q.Viewer)
 	if err != nil || repo == nil {
 		return items, 0, err
 	}
@@ -161,13 +177,13 @@ type restCommitJSON struct {
 	ProjectID        int64             `json:"project_id"`
 }
 
-// searchGitCommits matches the messages of the default branch's commits
-// of pa's project, newest first (oldest first with sort asc), with git log
+// commits matches the messages of the default branch's commits of pa's
+// project, newest first (oldest first with sort asc), with git log
 // --grep; a term of 7 or more hex digits that abbreviates a commit of the
 // branch finds that commit first, as GitLab's commit search does.
-func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
+func (gs gitSearch) commits(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
 	items := []any{}
-	repo, sha, err := g.openSearchRepository(ctx, pa, q.Viewer)
+	repo, sha, err := gs.open(ctx, pa, q.Viewer)
 	if err != nil || repo == nil {
 		return items, 0, err
 	}
@@ -205,7 +221,7 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 	}
 	for k := range hits {
 		hits[k].Message = strings.TrimRight(hits[k].Message, "\n")
-		c := g.links.commitJSONOf(pa.project, &hits[k])
+		c := gs.links.commitJSONOf(pa.project, &hits[k])
 		// The search scope keeps git's own times (milliseconds, the
 		// signature's offset).
 		c.CreatedAt, c.AuthoredDate, c.CommittedDate = gitTime(hits[k].Committer.When), gitTime(hits[k].Author.When), gitTime(hits[k].Committer.When)
@@ -215,15 +231,6 @@ func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q mode
 		total++
 	}
 	return items, int64(total), nil
-}
-
-// logCommits is one page of repo's log.
-func logCommits(ctx context.Context, repo repository.Repository, opt repository.LogOptions) ([]repository.Commit, error) {
-	lp, err := repo.Log(ctx, opt)
-	if err != nil {
-		return nil, err
-	}
-	return lp.Commits, nil
 }
 
 // commitByPrefix returns the commit of the branch at head that term, 7 to

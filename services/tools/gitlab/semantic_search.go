@@ -26,7 +26,11 @@ const (
 // the files of the code index — the default branch in git, re-indexed when
 // it moved (services/codeindex) — with PostgreSQL full-text search (a plain
 // term-frequency fallback on the embedded SQLite store).
-func (g *gitlab) semanticSearch() tools.Definition {
+func semanticSearch(g *gitlab) tools.Definition {
+	var t semanticSearchTool
+	if g.store != nil {
+		t = semanticSearchTool{store: g.store, index: g.index, links: g.links}
+	}
 	return tools.Definition{
 		Name:  "semantic_search",
 		Title: "Semantic search",
@@ -34,7 +38,7 @@ func (g *gitlab) semanticSearch() tools.Definition {
 			"when you do not know the exact symbol or file names, or to discover how a behaviour is implemented " +
 			"across the codebase. Results are grouped by file; each file has merged line ranges with content and a " +
 			"relevance score. Describe the functionality or behaviour you are interested in.",
-		InputSchema: argsSchema(g.runSemanticSearch, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"scope":      enumProp("Type of content to search. Only code is supported.", "code"),
 			"q":          strProp("Natural language search query.", 1, 1000),
 			"project_id": projectRefProp("ID or full path of the project."),
@@ -53,7 +57,7 @@ func (g *gitlab) semanticSearch() tools.Definition {
 		Target: g.projectTarget("project_id", access.ReadCode, func(p *models.Project) error {
 			return forbiddenf("you need at least the Reporter role in project %s to read its code", p.PathWithNamespace)
 		}),
-		Run: tools.Typed(g.runSemanticSearch),
+		Run: tools.Typed(t.run),
 	}
 }
 
@@ -83,8 +87,25 @@ type codeFileJSON struct {
 	Ranges    []codeRangeJSON `json:"ranges"`
 }
 
-func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args semanticSearchArgs) (*tools.Result, error) {
-	if _, err := g.viewer(call); err != nil {
+// semanticSearchStore is what semantic_search reads: the code index's
+// ranking.
+type semanticSearchStore interface {
+	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
+}
+
+// semanticSearchTool is semantic_search with what it needs: the ranking,
+// the index it brings up to date first and the links of its answers.
+type semanticSearchTool struct {
+	store semanticSearchStore // nil: no store (a catalog built without one)
+	index CodeIndex           // nil: no repositories to index
+	links links
+}
+
+func (t semanticSearchTool) run(ctx context.Context, call *tools.Call, args semanticSearchArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	terms := queryTerms(args.Query)
@@ -109,12 +130,12 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 	if dir = strings.Trim(dir, "/"); dir != "" {
 		dir += "/"
 	}
-	if g.index == nil {
+	if t.index == nil {
 		return nil, errNoRepositories
 	}
 	// The index is of the default branch at its head in git, re-read
 	// here when the branch moved (a push with plain git included).
-	st, err := g.index.Ensure(ctx, pa.project.ID, pa.project.DefaultBranch)
+	st, err := t.index.Ensure(ctx, pa.project.ID, pa.project.DefaultBranch)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound("Repository") // not the storage's text, which names internal ids
 	}
@@ -125,7 +146,7 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 	if st == nil || st.LastCommit == "" { // an empty repository
 		return jsonResult(obj{"scope": "code", "results": items})
 	}
-	hits, err := g.store.SearchCode(ctx, models.CodeSearchQuery{ProjectID: pa.project.ID,
+	hits, err := t.store.SearchCode(ctx, models.CodeSearchQuery{ProjectID: pa.project.ID,
 		Ref: st.Ref, Directory: dir, Terms: terms, Limit: min(limit, knn)})
 	if err != nil {
 		return nil, err
@@ -135,7 +156,7 @@ func (g *gitlab) runSemanticSearch(ctx context.Context, call *tools.Call, args s
 		score := math.Round(h.Score*1e6) / 1e6
 		items = append(items, codeFileJSON{ProjectID: h.File.ProjectID, Path: h.File.FilePath, Ref: h.File.Ref,
 			BlobID: h.File.BlobID, Score: score,
-			WebURL: fmt.Sprintf("%s/-/blob/%s/%s#L%d-%d", g.links.projectURL(pa.project), h.File.Ref, h.File.FilePath, start, end),
+			WebURL: fmt.Sprintf("%s/-/blob/%s/%s#L%d-%d", t.links.projectURL(pa.project), h.File.Ref, h.File.FilePath, start, end),
 			Ranges: []codeRangeJSON{{StartLine: start, EndLine: end, Content: snippet, Score: score}}})
 	}
 	return jsonResult(obj{"scope": "code", "results": items})
