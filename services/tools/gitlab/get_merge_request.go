@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
-	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -18,9 +17,11 @@ var mrFacets = []string{"diffs", "commits", "notes", "pipelines", "discussions",
 // getMergeRequest is GitLab 19.5's get_merge_request: the merge request and
 // at most one facet, each paged with its own cursor.
 func getMergeRequest(g *gitlab) tools.Definition {
-	t := getMRTool{links: g.links, cursors: g.cursors, git: mrGitOf(g), settler: mergeSettlerOf(g)}
+	git := mrGitOf(g)
+	t := getMRTool{links: g.links, cursors: g.cursors, git: git, settler: mergeSettlerOf(g),
+		facets: mrFacetReader{links: g.links, git: git}}
 	if g.store != nil {
-		t.store = g.store
+		t.store, t.facets.store = g.store, g.store
 	}
 	props := mrRefProps(obj{
 		"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": mrFacets}, "maxItems": 1, "uniqueItems": true},
@@ -64,27 +65,26 @@ func getMergeRequest(g *gitlab) tools.Definition {
 	}
 }
 
-// getMRStore is what get_merge_request reads from the store, beside the
-// merge request the service resolved.
+// getMRStore is what get_merge_request reads from the store itself,
+// beside the merge request the service resolved and its facets'.
 type getMRStore interface {
 	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
 	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
 	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
-	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, int64, error)
-	MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error)
 	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
 	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
 }
 
 // getMRTool is get_merge_request with what it needs: the store, the
-// links it renders, the cursor signer of its facets, git, and the
-// settler that finishes a merge a crash left half done.
+// links it renders, the cursor signer of its facets, git, the settler
+// that finishes a merge a crash left half done, and the facets.
 type getMRTool struct {
 	store   getMRStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 	git     mrGit
 	settler mergeSettler
+	facets  mrFacetReader
 }
 
 type getMRArgs struct {
@@ -103,71 +103,6 @@ type getMRArgs struct {
 	PipelinesAfter   string   `json:"pipelines_after"`
 	DiscussionsFirst intArg   `json:"discussions_first"`
 	DiscussionsAfter string   `json:"discussions_after"`
-}
-
-// mrDetailJSON is get_merge_request's merge request (GitLab's GraphQL
-// MergeRequest fields the tool selects).
-type mrDetailJSON struct {
-	ID                       string         `json:"id"`
-	IID                      string         `json:"iid"`
-	Title                    string         `json:"title"`
-	Description              string         `json:"description"`
-	State                    string         `json:"state"`
-	Draft                    bool           `json:"draft"`
-	SourceBranch             string         `json:"sourceBranch"`
-	TargetBranch             string         `json:"targetBranch"`
-	DiffHeadSha              *string        `json:"diffHeadSha"`
-	MergeStatus              string         `json:"mergeStatus"`
-	DetailedMergeStatus      string         `json:"detailedMergeStatus"`
-	Conflicts                bool           `json:"conflicts"`
-	Squash                   bool           `json:"squash"`
-	ShouldRemoveSourceBranch bool           `json:"shouldRemoveSourceBranch"`
-	DiscussionLocked         bool           `json:"discussionLocked"`
-	AllowCollaboration       bool           `json:"allowCollaboration"`
-	WebURL                   string         `json:"webUrl"`
-	Reference                string         `json:"reference"`
-	CreatedAt                string         `json:"createdAt"`
-	UpdatedAt                string         `json:"updatedAt"`
-	MergedAt                 *string        `json:"mergedAt"`
-	ClosedAt                 *string        `json:"closedAt"`
-	Author                   *plainUserJSON `json:"author"`
-	Assignees                userNodesJSON  `json:"assignees"`
-	Reviewers                userNodesJSON  `json:"reviewers"`
-	Labels                   []string       `json:"labels"`
-	Milestone                *milestoneJSON `json:"milestone"`
-	UserNotesCount           int64          `json:"userNotesCount"`
-	Project                  mrProjectJSON  `json:"project"`
-	DiffStatsSummary         *diffSummary   `json:"diffStatsSummary,omitempty"`
-	DiffStats                []fileStatJSON `json:"diffStats,omitempty"`
-	Diffs                    *connection    `json:"diffs,omitempty"`
-	Commits                  *connection    `json:"commits,omitempty"`
-	Notes                    *connection    `json:"notes,omitempty"`
-	Pipelines                *connection    `json:"pipelines,omitempty"`
-	Discussions              *connection    `json:"discussions,omitempty"`
-	Approved                 *bool          `json:"approved,omitempty"`
-	ApprovedBy               *userNodesJSON `json:"approvedBy,omitempty"`
-	ApprovalsRequired        *int           `json:"approvalsRequired,omitempty"`
-	ApprovalsLeft            *int           `json:"approvalsLeft,omitempty"`
-	ApprovalState            *approvalState `json:"approvalState,omitempty"`
-	ConflictStatus           *string        `json:"conflictStatus,omitempty"`
-	ConflictFiles            []conflictFile `json:"conflictFiles,omitempty"`
-}
-
-// conflictFile is one file of the conflicts facet (GitLab's
-// MergeRequest.conflictFiles).
-type conflictFile struct {
-	OurPath   string `json:"ourPath"`
-	TheirPath string `json:"theirPath"`
-	Content   string `json:"content"`
-}
-
-type mrProjectJSON struct {
-	ID       string `json:"id"`
-	FullPath string `json:"fullPath"`
-}
-
-type approvalState struct {
-	Rules []any `json:"rules"`
 }
 
 func (t getMRTool) run(ctx context.Context, call *tools.Call, args getMRArgs) (*tools.Result, error) {
@@ -197,21 +132,21 @@ func (t getMRTool) run(ctx context.Context, call *tools.Call, args getMRArgs) (*
 	pages := newPager(t.cursors, call, "get_merge_request", "mr:"+strconv.FormatInt(mr.ID, 10)+":"+facet, nil)
 	switch facet {
 	case "diffs":
-		err = t.diffsFacet(ctx, out, pa, mr, args, pages)
+		err = t.facets.diffs(ctx, out, pa, mr, args.Detail, args.DiffsFirst, args.DiffsAfter, pages)
 	case "commits":
-		err = t.commitsFacet(ctx, out, pa, mr, args, pages)
+		err = t.facets.commits(ctx, out, pa, mr, args.CommitsFirst, args.CommitsAfter, pages)
 	case "notes":
 		out.Notes, err = mrNotesPage(ctx, t.store, t.links, pages, u, pa, mr,
 			noteWindow{args.NotesFirst, args.NotesAfter, args.NotesLast, args.NotesBefore, "notes_"})
 	case "pipelines":
-		err = t.pipelinesFacet(ctx, out, pa, mr, args, pages)
+		err = t.facets.pipelines(ctx, out, pa, mr, args.PipelinesFirst, args.PipelinesAfter, pages)
 	case "discussions":
 		out.Discussions, err = discussionsPageOf(ctx, t.store, t.links, pages, u, pa, models.NoteableMergeRequest, mr.ID, models.OnlyComments,
 			args.DiscussionsFirst, args.DiscussionsAfter)
 	case "approvals":
-		err = t.approvalsFacet(ctx, out, mr)
+		err = t.facets.approvals(ctx, out, mr)
 	case "conflicts":
-		err = t.conflictsFacet(ctx, out, u, pa, mr)
+		err = t.facets.conflicts(ctx, out, u, pa, mr)
 	}
 	if err != nil {
 		return nil, err
@@ -276,161 +211,4 @@ func (t getMRTool) detail(ctx context.Context, pa *projectAccess, mr *models.Mer
 		}
 	}
 	return out, nil
-}
-
-func (t getMRTool) diffsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
-	detail := args.Detail
-	if detail == "" {
-		detail = "stats"
-	}
-	if detail != "full_patch" && (args.DiffsFirst != 0 || args.DiffsAfter != "") {
-		return invalidf("diffs_first and diffs_after apply only when detail is full_patch")
-	}
-	// Summary and per-file stats cover every file.
-	cmp, err := t.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipCommits: true})
-	if err != nil {
-		return err
-	}
-	sum := &diffSummary{FileCount: len(cmp.Files)}
-	var stats []fileStatJSON
-	for k := range cmp.Files {
-		f := &cmp.Files[k]
-		sum.Additions += f.Additions
-		sum.Deletions += f.Deletions
-		if detail != "none" {
-			stats = append(stats, fileStatJSON{Path: f.NewPath, Additions: f.Additions, Deletions: f.Deletions})
-		}
-	}
-	sum.Changes = sum.Additions + sum.Deletions
-	out.DiffStatsSummary = sum
-	if detail != "none" {
-		if stats == nil {
-			stats = []fileStatJSON{}
-		}
-		out.DiffStats = stats
-	}
-	if detail != "full_patch" {
-		return nil
-	}
-	offset, err := pages.open("diffs_after", args.DiffsAfter)
-	if err != nil {
-		return err
-	}
-	files := window(cmp.Files, offset, pageSize(args.DiffsFirst))
-	nodes := make([]obj, 0, len(files))
-	for k := range files {
-		f := &files[k]
-		nodes = append(nodes, obj{"oldPath": f.OldPath, "newPath": f.NewPath, "aMode": f.AMode, "bMode": f.BMode,
-			"newFile": f.NewFile, "renamedFile": f.RenamedFile, "deletedFile": f.DeletedFile, "diff": f.Diff})
-	}
-	out.Diffs = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(files), int64(len(cmp.Files)))}
-	return nil
-}
-
-// window returns at most n items of all from offset.
-func window[T any](all []T, offset int64, n int) []T {
-	from := min(int(max(offset, 0)), len(all))
-	return all[from:min(from+n, len(all))]
-}
-
-// offsetPageInfo is the page info of an offset-paged facet: n items from
-// offset of total.
-func offsetPageInfo(pages pager, offset int64, n int, total int64) pageInfoJSON {
-	pi := pageInfoJSON{HasPreviousPage: offset > 0, HasNextPage: offset+int64(n) < total}
-	if n > 0 {
-		start, end := pages.mint(offset), pages.mint(offset+int64(n))
-		pi.StartCursor, pi.EndCursor = &start, &end
-	}
-	return pi
-}
-
-func (t getMRTool) commitsFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
-	offset, err := pages.open("commits_after", args.CommitsAfter)
-	if err != nil {
-		return err
-	}
-	cmp, err := t.git.compare(ctx, pa.project, mr, repository.CompareOptions{SkipDiffs: true})
-	if err != nil {
-		return err
-	}
-	commits := window(cmp.Commits, offset, pageSize(args.CommitsFirst))
-	total := int64(len(cmp.Commits))
-	nodes := make([]obj, 0, len(commits))
-	for k := range commits {
-		c := &commits[k]
-		nodes = append(nodes, obj{"sha": c.ID, "shortId": shortSHA(c.ID), "title": c.Title, "message": c.Message,
-			"authorName": c.Author.Name, "authorEmail": c.Author.Email, "authoredDate": apiTime(c.Author.When),
-			"committerName": c.Committer.Name, "committedDate": apiTime(c.Committer.When),
-			"webUrl": t.links.projectURL(pa.project) + "/-/commit/" + c.ID})
-	}
-	out.Commits = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(commits), total)}
-	return nil
-}
-
-func (t getMRTool) pipelinesFacet(ctx context.Context, out *mrDetailJSON, pa *projectAccess, mr *models.MergeRequest, args getMRArgs, pages pager) error {
-	offset, err := pages.open("pipelines_after", args.PipelinesAfter)
-	if err != nil {
-		return err
-	}
-	limit := pageSize(args.PipelinesFirst)
-	// At most 100 pipelines of a merge request are shown (the store's
-	// newest-first list); the cursor pages within them.
-	shas, err := t.git.commitSHAs(ctx, pa.project, mr)
-	if err != nil {
-		return err
-	}
-	all, total, err := t.store.MergeRequestPipelines(ctx, mr, shas, int(offset)+limit)
-	if err != nil {
-		return err
-	}
-	page := all[min(int(offset), len(all)):]
-	nodes := make([]obj, 0, len(page))
-	for k := range page {
-		p := &page[k]
-		nodes = append(nodes, t.gqlPipeline(pa.project, p))
-	}
-	out.Pipelines = &connection{Nodes: nodes, PageInfo: offsetPageInfo(pages, offset, len(page), total)}
-	return nil
-}
-
-// gqlPipeline is a pipeline as GraphQL shows it.
-func (t getMRTool) gqlPipeline(proj *models.Project, p *models.Pipeline) obj {
-	return obj{"id": gid("Ci::Pipeline", p.ID), "iid": strconv.FormatInt(p.IID, 10), "status": strings.ToUpper(p.Status),
-		"ref": p.Ref, "sha": p.SHA, "source": p.Source, "name": p.Name, "createdAt": apiTime(p.CreatedAt),
-		"finishedAt": apiTimePtr(p.FinishedAt), "webUrl": t.links.projectURL(proj) + "/-/pipelines/" + strconv.FormatInt(p.ID, 10)}
-}
-
-func (t getMRTool) approvalsFacet(ctx context.Context, out *mrDetailJSON, mr *models.MergeRequest) error {
-	as, err := t.store.MergeRequestApprovals(ctx, mr.ID)
-	if err != nil {
-		return err
-	}
-	by := userNodesJSON{Nodes: make([]*plainUserJSON, 0, len(as))}
-	for k := range as {
-		by.Nodes = append(by.Nodes, t.links.gqlUser(as[k].User))
-	}
-	approved, zero := len(as) > 0, 0
-	out.Approved, out.ApprovedBy = &approved, &by
-	out.ApprovalsRequired, out.ApprovalsLeft = &zero, &zero
-	out.ApprovalState = &approvalState{Rules: []any{}}
-	return nil
-}
-
-// conflictsFacet answers the conflicts facet: the conflicted files of
-// the merge request, computed in git, with their conflict markers. A merge
-// request without conflicts is an error, as in GitLab.
-func (t getMRTool) conflictsFacet(ctx context.Context, out *mrDetailJSON, u *models.User, pa *projectAccess, mr *models.MergeRequest) error {
-	cs, err := t.git.conflicts(ctx, u, pa, mr)
-	if err != nil {
-		return err
-	}
-	if len(cs) == 0 {
-		return invalidf("Merge request does not have conflicts")
-	}
-	status := "CONFLICTS"
-	out.ConflictStatus, out.Conflicts = &status, true
-	for _, c := range cs {
-		out.ConflictFiles = append(out.ConflictFiles, conflictFile{OurPath: c.OurPath, TheirPath: c.TheirPath, Content: conflictContent(c)})
-	}
-	return nil
 }

@@ -33,7 +33,7 @@ const maxReviewComments = 20
 // merge_request_approvals.go).
 func saveMergeRequestReview(g *gitlab) tools.Definition {
 	git := mrGitOf(g)
-	t := reviewTool{inTx: g.inTx, git: git, review: mrReview{links: g.links, git: git}}
+	t := reviewTool{inTx: g.inTx, review: mrReview{links: g.links, git: git}}
 	methods := make([]string, 0, len(reviewMethods))
 	for m := range reviewMethods {
 		methods = append(methods, m)
@@ -91,7 +91,6 @@ func saveMergeRequestReview(g *gitlab) tools.Definition {
 // transactions and the review writer (git and links).
 type reviewTool struct {
 	inTx   InTx
-	git    mrGit
 	review mrReview
 }
 
@@ -125,7 +124,7 @@ func (t reviewTool) run(ctx context.Context, call *tools.Call, args reviewArgs) 
 	if len(extra) > 0 {
 		return nil, invalidf("Parameters not valid for method '%s': %s", args.Method, strings.Join(extra, ", "))
 	}
-	if err := t.git.storeMissing(); err != nil {
+	if err := t.review.git.storeMissing(); err != nil {
 		return nil, err
 	}
 	u, err := callerOf(call)
