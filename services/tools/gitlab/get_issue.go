@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -17,7 +18,7 @@ func getIssue(g *gitlab) tools.Definition {
 		Name:        "get_issue",
 		Title:       "Get issue",
 		Description: "Get a single issue of a GitLab project by its internal ID (the number after # in the project), with its labels, assignees, author and web URL.",
-		InputSchema: argsSchema(gi.run, obj{
+		InputSchema: issueRefSchema(obj{
 			"id":        projectIDProp(),
 			"issue_iid": iidProp("Internal ID of the issue (the number after #)."),
 		}, "id", "issue_iid"),
@@ -28,7 +29,7 @@ func getIssue(g *gitlab) tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "lib/api/issues.rb",
 		Target:       g.target(targetIssue, access.ReadWorkItem),
-		Run:          tools.Typed(gi.run),
+		Run:          gi.run,
 	}
 }
 
@@ -45,12 +46,15 @@ type getIssueTool struct {
 	links links
 }
 
-// getIssueArgs are the arguments targetIssue reads.
-type getIssueArgs struct {
-	issueRef
+// issueRefSchema is get_issue's input schema, tied to issueRef: its
+// arguments are what targetIssue decodes, and the tool reads only the
+// resolved target, so they are decoded once, by the resolver.
+func issueRefSchema(props obj, required ...string) json.RawMessage {
+	checkArgsProps[issueRef](props, required)
+	return inputSchema(props, required...)
 }
 
-func (gi getIssueTool) run(ctx context.Context, call *tools.Call, _ getIssueArgs) (*tools.Result, error) {
+func (gi getIssueTool) run(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 	if gi.store == nil {
 		return nil, errNoStore
 	}
