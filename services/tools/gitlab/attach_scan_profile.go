@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -44,7 +45,10 @@ func attachScanProfile(g *gitlab) tools.Definition {
 		// their rules governs the call.
 		WriteTarget: []tools.TargetArg{{Name: "project_ids", Kind: tools.TargetProjects},
 			{Name: "group_ids", Kind: tools.TargetGroups}},
-		Run: tools.Typed(t.run),
+		// What it attaches and where, looked up once (find). Its lookup
+		// names no single place: the WriteTarget lists name the rules'.
+		Target: g.lookupTarget(t.find),
+		Run:    tools.Typed(t.run),
 	}
 }
 
@@ -94,7 +98,85 @@ const maxScanProfileItems = 100
 var errScanProfileAccess = &kindError{msg: "The resource that you are attempting to access does not exist or you " +
 	"don't have permission to perform this action", kind: models.ErrNotFound}
 
-func (t attachScanProfileTool) run(ctx context.Context, call *tools.Call, args attachScanProfileArgs) (*tools.Result, error) {
+// scanProfilePlan is what attach_scan_profile's lookup found: the profile
+// named (its id, or the scan type of a default profile), and the projects
+// and groups to attach it to, every one there, writable by the caller and
+// in the root group root.
+type scanProfilePlan struct {
+	profileID int64
+	scanType  string
+	projects  []*models.Project
+	groups    []*models.Group
+	root      string
+}
+
+// find is attach_scan_profile's lookupFunc: its scanProfilePlan.
+func (t attachScanProfileTool) find(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
+	var args attachScanProfileArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return nil, nil, nil, err
+	}
+	profileID, scanType, err := parseScanProfileID(args.SecurityScanProfileID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	projectIDs, err := parseGIDs("project_ids", args.ProjectIDs, "Project")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	groupIDs, err := parseGIDs("group_ids", args.GroupIDs, "Group")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(args.ProjectIDs)+len(args.GroupIDs) > maxScanProfileItems {
+		return nil, nil, nil, invalidf("Too many ids (maximum: %d)", maxScanProfileItems)
+	}
+	// Everything named must be there and writable before anything else is
+	// said about it, so a hidden project reads as a missing one.
+	plan := &scanProfilePlan{profileID: profileID, scanType: scanType,
+		projects: make([]*models.Project, 0, len(projectIDs)), groups: make([]*models.Group, 0, len(groupIDs))}
+	mixed := false
+	inRoot := func(fullPath string) {
+		r := rootPath(fullPath)
+		mixed = mixed || (plan.root != "" && r != plan.root)
+		plan.root = r
+	}
+	for _, id := range projectIDs {
+		p, level, err := t.store.FindProjectWithRoleByID(ctx, id, u.ID)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanApplyScanProfiles(u, p, level)) {
+			return nil, nil, nil, errScanProfileAccess
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		plan.projects = append(plan.projects, p)
+		inRoot(p.PathWithNamespace)
+	}
+	for _, id := range groupIDs {
+		grp, err := t.store.FindGroupByID(ctx, id)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, nil, nil, errScanProfileAccess
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		level, err := t.store.GroupAccessLevel(ctx, grp.ID, u.ID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !access.CanApplyScanProfilesInGroup(u, level) {
+			return nil, nil, nil, errScanProfileAccess
+		}
+		plan.groups = append(plan.groups, grp)
+		inRoot(grp.FullPath)
+	}
+	if plan.root == "" || mixed {
+		return nil, nil, nil, invalidf("All items should belong to the same root namespace")
+	}
+	return plan, nil, nil, nil
+}
+
+func (t attachScanProfileTool) run(ctx context.Context, call *tools.Call, _ attachScanProfileArgs) (*tools.Result, error) {
 	if t.store == nil {
 		return nil, errNoStore
 	}
@@ -102,63 +184,11 @@ func (t attachScanProfileTool) run(ctx context.Context, call *tools.Call, args a
 	if err != nil {
 		return nil, err
 	}
-	profileID, scanType, err := parseScanProfileID(args.SecurityScanProfileID)
+	plan, err := lookedUp[*scanProfilePlan](call)
 	if err != nil {
 		return nil, err
 	}
-	projectIDs, err := parseGIDs("project_ids", args.ProjectIDs, "Project")
-	if err != nil {
-		return nil, err
-	}
-	groupIDs, err := parseGIDs("group_ids", args.GroupIDs, "Group")
-	if err != nil {
-		return nil, err
-	}
-	if len(args.ProjectIDs)+len(args.GroupIDs) > maxScanProfileItems {
-		return nil, invalidf("Too many ids (maximum: %d)", maxScanProfileItems)
-	}
-	// Everything named must be there and writable before anything else is
-	// said about it, so a hidden project reads as a missing one.
-	root, mixed := "", false
-	inRoot := func(fullPath string) {
-		r := rootPath(fullPath)
-		mixed = mixed || (root != "" && r != root)
-		root = r
-	}
-	projects := make([]*models.Project, 0, len(projectIDs))
-	for _, id := range projectIDs {
-		p, level, err := t.store.FindProjectWithRoleByID(ctx, id, u.ID)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && !access.CanApplyScanProfiles(u, p, level)) {
-			return nil, errScanProfileAccess
-		}
-		if err != nil {
-			return nil, err
-		}
-		projects = append(projects, p)
-		inRoot(p.PathWithNamespace)
-	}
-	groups := make([]*models.Group, 0, len(groupIDs))
-	for _, id := range groupIDs {
-		grp, err := t.store.FindGroupByID(ctx, id)
-		if errors.Is(err, models.ErrNotFound) {
-			return nil, errScanProfileAccess
-		}
-		if err != nil {
-			return nil, err
-		}
-		level, err := t.store.GroupAccessLevel(ctx, grp.ID, u.ID)
-		if err != nil {
-			return nil, err
-		}
-		if !access.CanApplyScanProfilesInGroup(u, level) {
-			return nil, errScanProfileAccess
-		}
-		groups = append(groups, grp)
-		inRoot(grp.FullPath)
-	}
-	if root == "" || mixed {
-		return nil, invalidf("All items should belong to the same root namespace")
-	}
+	root, projects, groups := plan.root, plan.projects, plan.groups
 	var out attachScanProfileJSON
 	err = t.inTx(ctx, func(tx Store) error {
 		st := attachScanProfileWriteStore(tx)
@@ -166,7 +196,7 @@ func (t attachScanProfileTool) run(ctx context.Context, call *tools.Call, args a
 		if err != nil {
 			return err
 		}
-		profile, err := findScanProfile(ctx, st, rootGroup.ID, profileID, scanType)
+		profile, err := findScanProfile(ctx, st, rootGroup.ID, plan.profileID, plan.scanType)
 		if err != nil {
 			return err
 		}

@@ -227,10 +227,6 @@ func (t savePipelineTool) createPipeline(ctx context.Context, call *tools.Call, 
 	return res, err
 }
 
-// refHead is the commit a new pipeline on ref runs on: the latest SHA the
-// store knows for it (its newest pipeline or merge request), or 40 zeros
-// when none is known (glmcp keeps no git refs for tables-only projects).
-
 // branchOrTagHead returns the commit branch or tag ref of project p
 // points at, read from git; anything else is GitLab's validation error.
 func (t savePipelineTool) branchOrTagHead(ctx context.Context, p *models.Project, ref string) (string, error) {
