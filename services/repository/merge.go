@@ -93,7 +93,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 	if req.ExpectedSourceSHA != "" && !strings.EqualFold(req.ExpectedSourceSHA, sc.Hash.String()) {
 		return nil, fmt.Errorf("SHA does not match HEAD of source branch: %s: %w", sc.Hash, models.ErrConflict)
 	}
-	base, err := mergeBase(tc, sc)
+	base, err := l.mergeBase(tc, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ type merger struct {
 }
 
 func (m *merger) mergeCommits(ours, theirs *object.Commit) (plumbing.Hash, error) {
-	base, err := mergeBase(ours, theirs)
+	base, err := m.l.mergeBase(ours, theirs)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
