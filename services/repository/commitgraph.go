@@ -71,7 +71,10 @@ func openCommitGraph(dir string) *commitGraph {
 	return &commitGraph{idx: idx}
 }
 
-// mapped is a file mapped read-only into memory.
+// mapped is a file mapped read-only into memory. git replaces a
+// commit-graph file by renaming a new one over it and deletes the layers
+// a merge of the chain made obsolete, but never rewrites one in place, so
+// a mapping reads the same bytes for the walk it serves.
 type mapped struct {
 	b []byte
 	*bytes.Reader
