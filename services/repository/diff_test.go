@@ -87,3 +87,63 @@ func TestCommitDiff_everyKindOfChange(t *testing.T) {
 		t.Errorf("CommitDiff(main:edit.txt) = %v", err)
 	}
 }
+
+func TestCompareMatchesGit(t *testing.T) {
+	f := mergeFixture(t, map[string]string{"main.txt": "m\n"},
+		map[string]string{"shared.txt": "1\n2\nthree\n4\n5\n6\n7\n8\n9\n", "new.txt": "n\n"})
+	f.git(f.work, "checkout", "-q", "feature")
+	f.git(f.work, "mv", "keep.txt", "kept.txt")
+	f.commit("rename", "2026-01-04T00:00:00Z", nil)
+	f.push()
+	ctx := context.Background()
+	cmp, err := f.open().Compare(ctx, "main", "feature", repository.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.git("", "merge-base", "main", "feature"); cmp.MergeBaseSHA != want {
+		t.Fatalf("merge base %s, want %s", cmp.MergeBaseSHA, want)
+	}
+	var ids []string
+	for _, c := range cmp.Commits {
+		ids = append(ids, c.ID)
+	}
+	if want := f.git("", "log", "--format=%H", "main..feature"); strings.Join(ids, "\n") != want {
+		t.Fatalf("commits %v, want %s", ids, want)
+	}
+	byPath := map[string]repository.FileDiff{}
+	for _, d := range cmp.Files {
+		byPath[d.NewPath] = d
+	}
+	if want := f.git("", "diff", "--name-only", "main...feature"); len(byPath) != 3 || !strings.Contains(want, "new.txt") {
+		t.Fatalf("files %+v, git: %s", cmp.Files, want)
+	}
+	sh := byPath["shared.txt"]
+	gitHunks := f.git("", "diff", "main...feature", "--", "shared.txt")
+	gitHunks = gitHunks[strings.Index(gitHunks, "@@"):]
+	if strings.TrimSpace(sh.Diff) != gitHunks || sh.Additions != 1 || sh.Deletions != 1 {
+		t.Fatalf("shared.txt diff = %q (+%d -%d)\nwant %q", sh.Diff, sh.Additions, sh.Deletions, gitHunks)
+	}
+	if n := byPath["new.txt"]; !n.NewFile || n.AMode != "0" || n.BMode != "100644" || n.Diff != "@@ -0,0 +1 @@\n+n\n" {
+		t.Fatalf("new.txt = %+v", n)
+	}
+	if r := byPath["kept.txt"]; !r.RenamedFile || r.OldPath != "keep.txt" {
+		t.Fatalf("kept.txt = %+v", r)
+	}
+	// The diff alone: the same files, no commits.
+	only, err := f.open().Compare(ctx, "main", "feature", repository.CompareOptions{SkipCommits: true})
+	if err != nil || len(only.Commits) != 0 || only.Commits == nil || len(only.Files) != len(cmp.Files) || only.MergeBaseSHA != cmp.MergeBaseSHA {
+		t.Fatalf("Compare(SkipCommits) = %+v, %v", only, err)
+	}
+	for k := range only.Files {
+		if only.Files[k].NewPath != cmp.Files[k].NewPath || only.Files[k].Diff != cmp.Files[k].Diff {
+			t.Fatalf("Compare(SkipCommits) file %d = %+v, want %+v", k, only.Files[k], cmp.Files[k])
+		}
+	}
+	diffs, err := f.open().CommitDiff(ctx, "feature~1", repository.CompareOptions{})
+	if err != nil || len(diffs) != 2 {
+		t.Fatalf("CommitDiff = %+v, %v", diffs, err)
+	}
+	if _, err := f.open().Compare(ctx, "main", "nope", repository.CompareOptions{}); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("Compare(missing) = %v", err)
+	}
+}

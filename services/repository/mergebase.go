@@ -1,7 +1,6 @@
 package repository
 
 import (
-	"container/heap"
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -15,12 +14,28 @@ import (
 // (git's paint_down_to_common). Only the commits between the tips and the
 // merge base are read, so the cost follows how far the branches diverged,
 // not the length of the history (go-git's Commit.MergeBase indexes every
-// ancestor). When the walk finds several candidates (criss-cross merges),
-// go-git's exhaustive MergeBase picks among them.
-func mergeBase(a, b *object.Commit) (*object.Commit, error) {
+// ancestor); they are read from the commit-graph where it has them
+// (commitgraph.go). When the walk finds several candidates (criss-cross
+// merges), go-git's exhaustive MergeBase picks among them.
+func (l *Local) mergeBase(a, b *object.Commit) (*object.Commit, error) {
 	if a.Hash == b.Hash {
 		return a, nil
 	}
+	if g := openCommitGraph(l.dir); g != nil {
+		base, err := l.paintDown(g, a, b)
+		g.Close()
+		if err == nil {
+			return base, nil
+		}
+		// A commit-graph that cannot be read says nothing the objects
+		// do not: walk them instead.
+	}
+	return l.paintDown(nil, a, b)
+}
+
+// paintDown is mergeBase's walk, reading commits through g (nil: from
+// the objects).
+func (l *Local) paintDown(g *commitGraph, a, b *object.Commit) (*object.Commit, error) {
 	const (
 		side1  = 1
 		side2  = 2
@@ -28,39 +43,37 @@ func mergeBase(a, b *object.Commit) (*object.Commit, error) {
 		result = 8
 	)
 	flags := map[plumbing.Hash]uint8{}
-	var q commitQueue
-	push := func(c *object.Commit, f uint8) {
-		flags[c.Hash] |= f
-		q.seq++
-		heap.Push(&q, queued{c: c, seq: q.seq})
+	var q dateQueue[graphCommit]
+	push := func(c graphCommit, f uint8) {
+		flags[c.hash] |= f
+		q.push(c, c.when)
 	}
-	push(a, side1)
-	push(b, side2)
-	var found []*object.Commit
+	push(objectNode(a), side1)
+	push(objectNode(b), side2)
+	var found []graphCommit
 	nonStale := func() bool {
 		for _, it := range q.items {
-			if flags[it.c.Hash]&stale == 0 {
+			if flags[it.v.hash]&stale == 0 {
 				return true
 			}
 		}
 		return false
 	}
 	for q.Len() > 0 && nonStale() {
-		c := heap.Pop(&q).(queued).c
-		f := flags[c.Hash] & (side1 | side2 | stale)
+		c := q.pop()
+		f := flags[c.hash] & (side1 | side2 | stale)
 		if f == side1|side2 {
-			if flags[c.Hash]&result == 0 {
-				flags[c.Hash] |= result
+			if flags[c.hash]&result == 0 {
+				flags[c.hash] |= result
 				found = append(found, c)
 			}
 			f |= stale
 		}
-		for i := range c.ParentHashes {
-			ph := c.ParentHashes[i]
+		for _, ph := range c.parents {
 			if flags[ph]&f == f {
 				continue
 			}
-			p, err := c.Parent(i)
+			p, err := l.commitNode(g, ph)
 			if err != nil {
 				return nil, fmt.Errorf("merge base of %s and %s: parent %s: %w", a.Hash, b.Hash, ph, err)
 			}
@@ -68,9 +81,9 @@ func mergeBase(a, b *object.Commit) (*object.Commit, error) {
 		}
 	}
 	// A candidate reached again from another one is not a best base.
-	var bases []*object.Commit
+	var bases []graphCommit
 	for _, c := range found {
-		if flags[c.Hash]&stale == 0 {
+		if flags[c.hash]&stale == 0 {
 			bases = append(bases, c)
 		}
 	}
@@ -78,7 +91,11 @@ func mergeBase(a, b *object.Commit) (*object.Commit, error) {
 	case len(found) == 0:
 		return nil, nil
 	case len(bases) == 1:
-		return bases[0], nil
+		base, err := l.commit(bases[0])
+		if err != nil {
+			return nil, fmt.Errorf("merge base of %s and %s: %w", a.Hash, b.Hash, err)
+		}
+		return base, nil
 	}
 	all, err := a.MergeBase(b)
 	if err != nil {

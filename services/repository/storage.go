@@ -10,25 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/repository/catfile"
 	"gitlab.com/glmcp/glmcp/services/repository/gitcmd"
 )
-
-// largeObjectThreshold is the size above which a packed, undeltified blob
-// is streamed from the pack instead of being inflated into memory.
-const largeObjectThreshold = 1 << 20
 
 // Storage is the directory holding every project's repository. It is safe
 // for concurrent use.
@@ -68,12 +59,6 @@ func (s *Storage) refWatcher() func(int64, string) {
 	defer s.mu.Unlock()
 	return s.onRefMove
 }
-
-// Bounds of the idle pool.
-const (
-	maxIdlePerRepository = 2
-	maxIdle              = 16
-)
 
 // StorageOptions configure a Storage.
 type StorageOptions struct {
@@ -276,54 +261,6 @@ func (s *Storage) Remove(projectID int64) error {
 	return nil
 }
 
-// dropIdle closes the idle Locals of project id (its directory is about
-// to go or to be replaced).
-func (s *Storage) dropIdle(projectID int64) {
-	s.mu.Lock()
-	idle := s.idle[projectID]
-	delete(s.idle, projectID)
-	s.nIdle -= len(idle)
-	s.mu.Unlock()
-	for _, l := range idle {
-		l.st.Close()
-	}
-}
-
-// Open returns project id's repository, read fresh from disk. A project
-// without a repository is models.ErrNotFound. Close it when done.
-func (s *Storage) Open(ctx context.Context, projectID int64) (*Local, error) {
-	if !s.Exists(projectID) {
-		return nil, fmt.Errorf("repository of project %d: %w", projectID, models.ErrNotFound)
-	}
-	dir := s.Path(projectID)
-	packs, err := packSet(dir)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	var l *Local
-	if list := s.idle[projectID]; len(list) > 0 {
-		l = list[len(list)-1]
-		s.idle[projectID] = list[:len(list)-1]
-		s.nIdle--
-	}
-	s.mu.Unlock()
-	if l != nil && l.packs != packs {
-		l.st.Close()
-		l = nil
-	}
-	if l == nil {
-		if l, err = openLocal(dir); err != nil {
-			return nil, err
-		}
-		l.git, l.cat = s.git, s.cat
-		l.packs, l.pool, l.projectID = packs, s, projectID
-		s.hk.noteOpen(projectID, dir)
-	}
-	l.open, l.ctx = true, ctx
-	return l, nil
-}
-
 // Close releases every idle repository. Repositories in use stay valid and
 // are closed, not pooled, when their user closes them.
 func (s *Storage) Close() error {
@@ -339,199 +276,4 @@ func (s *Storage) Close() error {
 		}
 	}
 	return nil
-}
-
-// Repository is Open as the Repository interface (what the tools use).
-func (s *Storage) Repository(ctx context.Context, projectID int64) (Repository, error) {
-	l, err := s.Open(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-// release takes back a closed Local into the idle pool, or closes it.
-func (s *Storage) release(l *Local) error {
-	s.mu.Lock()
-	if len(s.idle[l.projectID]) < maxIdlePerRepository && s.nIdle < maxIdle {
-		s.idle[l.projectID] = append(s.idle[l.projectID], l)
-		s.nIdle++
-		s.mu.Unlock()
-		return nil
-	}
-	s.mu.Unlock()
-	return l.st.Close()
-}
-
-// packSet names the repository's pack files (content-addressed, so the
-// names identify the contents).
-func packSet(dir string) (string, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, "objects", "pack"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("list packs: %w", err)
-	}
-	var b strings.Builder
-	for _, e := range entries { // sorted by name
-		if strings.HasSuffix(e.Name(), ".idx") || strings.HasSuffix(e.Name(), ".pack") {
-			b.WriteString(e.Name())
-			b.WriteByte(0)
-		}
-	}
-	return b.String(), nil
-}
-
-// openLocal opens the bare repository in dir.
-func openLocal(dir string) (*Local, error) {
-	fsys := objectFS{Filesystem: osfs.New(dir), temps: &tempFiles{}}
-	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(4*cache.MiByte), filesystem.Options{
-		LargeObjectThreshold: largeObjectThreshold,
-		// Keep pack files open for the life of the Local (one request):
-		// otherwise every object read reopens its pack.
-		KeepDescriptors: true,
-	})
-	l := &Local{dir: dir, st: st}
-	repo, err := git.Open(objectStore{Storage: st, l: l}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
-	}
-	l.repo = repo
-	return l, nil
-}
-
-// objectFS is the repository's file system for go-git, which writes a
-// loose object into a temporary file and renames it to
-// objects/<xx>/<rest>. Housekeeping (git repack -d, prune-packed) removes
-// the objects/<xx> directories it empties, so a rename can find its
-// directory gone between go-git's mkdir and the rename; git itself
-// retries then, and so does this rename.
-type objectFS struct {
-	billy.Filesystem
-	temps *tempFiles
-}
-
-func (f objectFS) Rename(from, to string) (err error) {
-	defer func() {
-		if err != nil && strings.HasPrefix(filepath.Base(from), "tmp_") {
-			_ = f.Filesystem.Remove(from) // a temporary object nobody will rename
-		}
-		f.temps.done(from)
-	}()
-	err = f.Filesystem.Rename(from, to)
-	for range 5 {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if _, serr := f.Filesystem.Stat(from); serr != nil {
-			return err // the source is what is missing
-		}
-		if merr := f.Filesystem.MkdirAll(filepath.Dir(to), 0o755); merr != nil {
-			return err
-		}
-		err = f.Filesystem.Rename(from, to)
-	}
-	return err
-}
-
-// TempFile is the file go-git writes a new object or pack into before
-// renaming it into place. It is flocked from its creation until it is
-// renamed or removed (go-git closes it before the rename), so that the
-// sweep after a crash (see Storage.Recover) tells a dead writer's file
-// from a live one's. go-git leaves it behind when a write fails (a full
-// disk): it removes itself then, so a failed write leaves nothing.
-func (f objectFS) TempFile(dir, prefix string) (billy.File, error) {
-	for {
-		t, err := f.Filesystem.TempFile(dir, prefix)
-		if err != nil {
-			return nil, storageError(err)
-		}
-		err = t.Lock()
-		for errors.Is(err, syscall.EINTR) {
-			err = t.Lock()
-		}
-		// A sweep may have taken the fresh file for a dead writer's and
-		// removed it before the lock: then take another.
-		if _, serr := f.Filesystem.Lstat(t.Name()); err != nil || serr != nil {
-			t.Close()
-			if err != nil {
-				_ = f.Filesystem.Remove(t.Name())
-				return nil, err
-			}
-			continue
-		}
-		o := &tempObject{File: t, fs: f.Filesystem, reg: f.temps}
-		f.temps.add(t.Name(), o)
-		return o, nil
-	}
-}
-
-func (f objectFS) Remove(name string) error {
-	err := f.Filesystem.Remove(name)
-	f.temps.done(name)
-	return err
-}
-
-// tempFiles are the temporary files of a repository being written, by
-// name.
-type tempFiles struct {
-	mu    sync.Mutex
-	files map[string]*tempObject
-}
-
-func (r *tempFiles) add(name string, o *tempObject) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.files == nil {
-		r.files = map[string]*tempObject{}
-	}
-	r.files[name] = o
-}
-
-// done releases the temporary file name, renamed or removed.
-func (r *tempFiles) done(name string) {
-	r.mu.Lock()
-	o := r.files[name]
-	delete(r.files, name)
-	r.mu.Unlock()
-	if o != nil {
-		o.release()
-	}
-}
-
-// tempObject is a temporary object file. Its Close keeps the descriptor
-// (and the flock) until the file is renamed or removed; a failed write
-// removes it.
-type tempObject struct {
-	billy.File
-	fs  billy.Filesystem
-	reg *tempFiles
-
-	mu       sync.Mutex
-	released bool
-}
-
-func (t *tempObject) Write(p []byte) (int, error) {
-	n, err := t.File.Write(p)
-	if err != nil {
-		t.discard()
-		return n, storageError(err)
-	}
-	return n, nil
-}
-
-// Close is deferred to release; the data is in the kernel already.
-func (t *tempObject) Close() error { return nil }
-
-func (t *tempObject) release() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.released {
-		t.released = true
-		_ = t.File.Close()
-	}
-}
-
-// discard closes and removes the file.
-func (t *tempObject) discard() {
-	_ = t.fs.Remove(t.File.Name())
-	t.reg.done(t.File.Name())
 }

@@ -1,7 +1,6 @@
 package repository
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 
@@ -62,7 +61,7 @@ func (l *Local) walkLog(ctx context.Context, opt LogOptions) (*LogPage, error) {
 type walker struct {
 	l    *Local
 	seen map[plumbing.Hash]bool
-	q    commitQueue
+	q    dateQueue[*object.Commit]
 }
 
 func newWalker(l *Local) *walker {
@@ -76,11 +75,10 @@ func (w *walker) push(c *object.Commit) {
 		return
 	}
 	w.seen[c.Hash] = true
-	w.q.seq++
-	heap.Push(&w.q, queued{c: c, seq: w.q.seq})
+	w.q.push(c, c.Committer.When.Unix())
 }
 
-func (w *walker) pop() *object.Commit { return heap.Pop(&w.q).(queued).c }
+func (w *walker) pop() *object.Commit { return w.q.pop() }
 
 // parents loads c's parents (only the first with firstParent).
 func (w *walker) parents(c *object.Commit, firstParent bool) ([]*object.Commit, error) {

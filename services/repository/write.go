@@ -144,7 +144,7 @@ func (l *Local) branchExists(req CommitFilesRequest, head plumbing.Hash, start *
 	if err1 != nil || err2 != nil {
 		return refusal
 	}
-	if base, err := mergeBase(hc, sc); err != nil || base == nil || base.Hash != sc.Hash {
+	if base, err := l.mergeBase(hc, sc); err != nil || base == nil || base.Hash != sc.Hash {
 		return refusal
 	}
 	return fmt.Errorf("a branch called %q was created from the same start meanwhile (it is at %s); "+
