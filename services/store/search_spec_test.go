@@ -10,6 +10,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // The search semantics, pinned on both stores with the same fixture and
@@ -267,5 +268,27 @@ func testSearchCappedCount(t *testing.T, s *store.Store) {
 	}
 	if n := counts("bulk", models.SearchCountCap+1); n != 1 {
 		t.Errorf("SearchIssues(bulk), a full page: %d count statements, want 1", n)
+	}
+}
+
+// On SQLite the FTS5 index is chosen when one of the term's trigrams is in
+// few rows (counted through the index, up to the threshold), or in none.
+func TestFTSSelective_sqlite(t *testing.T) {
+	s := storetest.OpenSQLite(t)
+	searchFixture(t, s)
+	t.Cleanup(store.SetFTSSelectiveDocs(2))
+	for _, c := range []struct {
+		term string
+		want bool
+	}{
+		{"nebula", false},     // every trigram in 3 issues
+		{"nebula deck", true}, // "dec" in one
+		{"Board", true},       // "boa" in one
+		{"zzzz", true},        // in none: no match, found at once
+		{`"hi"`, true},        // quotes in a trigram
+	} {
+		if got := store.FTSSelective(s, "issues", c.term); got != c.want {
+			t.Errorf("FTSSelective(issues, %q) = %v, want %v", c.term, got, c.want)
+		}
 	}
 }
