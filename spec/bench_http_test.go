@@ -57,3 +57,16 @@ func BenchmarkGetIssue(b *testing.B) {
 		benchRun(b, newBenchRequest(h.CE, body, hd, `"structuredContent":{"id":2,"iid":2`))
 	})
 }
+
+// BenchmarkSearchIssues is a rare-term search of the instance through the
+// whole stack: on the demo data the query is a few rows, so what it
+// measures is the fixed cost a search pays around its query (profiled in
+// doc/performance.md, "Where a search's time goes").
+func BenchmarkSearchIssues(b *testing.B) {
+	benchBackends(b, func(b *testing.B, opts ...option) {
+		h := startServer(b, opts...)
+		body, hd := h.parts(b, call{Era: modern, User: "alice", Method: "tools/call", Params: map[string]any{
+			"name": "search", "arguments": map[string]any{"scope": "issues", "search": "nebula"}}})
+		benchRun(b, newBenchRequest(h.CE, body, hd, `Nebula`))
+	})
+}

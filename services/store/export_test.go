@@ -20,3 +20,6 @@ func SetFTSSelectiveDocs(n int64) func() {
 	old := ftsSelectiveDocs.Swap(n)
 	return func() { ftsSelectiveDocs.Store(old) }
 }
+
+// FTSSelective is ftsSelective on s's database.
+func FTSSelective(s *Store, table, term string) bool { return ftsSelective(s.DB(), table, term) }

@@ -240,7 +240,7 @@ func TestSearchScale(t *testing.T) {
 func testSearchScalePlans(t *testing.T, f *scaleFixture) {
 	s := f.s
 	ctx := context.Background()
-	for setting, want := range map[string]string{"jit": "off", "plan_cache_mode": "force_custom_plan"} {
+	for setting, want := range map[string]string{"jit": "off", "plan_cache_mode": "force_custom_plan", "random_page_cost": "1.1"} {
 		var got string
 		if err := s.DB().WithContext(ctx).Raw("SHOW " + setting).Scan(&got).Error; err != nil || got != want {
 			t.Errorf("SHOW %s = %q, %v; want %q", setting, got, err, want)

@@ -463,9 +463,17 @@ func scanTimestamptzInUTC(_ context.Context, conn *pgx.Conn) error {
 //     plan fit for the largest project (or a rare search term) is reused
 //     for the smallest (or a common one). Planning each run with its
 //     parameters costs well under a millisecond.
+//   - random_page_cost 1.1: the default (4) prices a page read at random
+//     as a disk seek. glmcp's tables live in memory or on SSDs, where it
+//     costs little more than a page read in sequence; at 4 the planner
+//     scanned a 5,000-row merge request table matching ILIKE on every
+//     description (128 ms) rather than read the 112 rows the trigram index
+//     named (EXPLAIN in doc/performance.md, "Planner costs"). The value is
+//     what PostgreSQL's documentation suggests for SSDs.
 var sessionDefaults = map[string]string{
-	"jit":             "off",
-	"plan_cache_mode": "force_custom_plan",
+	"jit":              "off",
+	"plan_cache_mode":  "force_custom_plan",
+	"random_page_cost": "1.1",
 }
 
 func setSessionDefaults(params map[string]string) {
