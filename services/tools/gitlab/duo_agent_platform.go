@@ -17,8 +17,8 @@ import (
 const toolsetDuoAgentPlatform = "duo_agent_platform"
 
 // duoTool is a Duo Agent Platform tool whose arguments are A: its schema
-// is tied to A (argsSchema) as every tool's is, though no call decodes
-// them (each answers that the platform is not available).
+// is tied to A (argsSchema), so the two cannot drift apart, though no call
+// decodes them (each answers that the platform is not available).
 func duoTool[A any](name, source, title, desc string, ann models.ToolAnnotations, props obj, aliases []string, required ...string) tools.Definition {
 	var run func(context.Context, *tools.Call, A) (*tools.Result, error) // never runs: the schema's type
 	return tools.Definition{Name: name, Title: title, Description: desc + " Not available on glmcp.",
