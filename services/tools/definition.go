@@ -151,6 +151,10 @@ type Call struct {
 	// Target is the Definition's Target as resolved for this call (nil
 	// when the Definition declares none, or without a user).
 	Target *ResolvedTarget
+
+	// parsed is Arguments parsed once, shared with the chain's links,
+	// and the tool's own decoded arguments (Args).
+	parsed *parsedArgs
 }
 
 // Result is a tool's outcome: Text becomes the text content, Structured the

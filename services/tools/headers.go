@@ -45,3 +45,29 @@ func collectMirrored(schema map[string]any, path []string, out []MirroredParam) 
 	}
 	return out
 }
+
+// Argument returns the value at path (property names from the top) in r's
+// arguments, as the chain parsed them once (objects map[string]any,
+// numbers json.Number), and whether it is there: the transport's check of
+// mirrored Mcp-Param headers reads the arguments through it rather than
+// parsing them again.
+func (r *CallRequest) Argument(path []string) (any, bool) { return r.args().at(path) }
+
+// Argument returns the value at path in c's arguments, from the parse the
+// chain made once (see CallRequest.Argument): a Target's resolver reading
+// one argument reads it here rather than decoding the arguments again.
+func (c *Call) Argument(path []string) (any, bool) { return c.args().at(path) }
+
+func (p *parsedArgs) at(path []string) (any, bool) {
+	v := p.value
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}

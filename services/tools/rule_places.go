@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,20 +186,16 @@ func validRef(ref string) bool {
 // GitLab's argument names: id or project_id (a project), group_id (a
 // group), url (a GitLab URL of a project's or group's object), full_path
 // (a project). A reference is an id or a path.
-func callTarget(args json.RawMessage, declared []TargetArg) (kind TargetKind, ref string) {
-	var a map[string]json.RawMessage
-	if json.Unmarshal(args, &a) != nil {
-		return "", ""
-	}
+func callTarget(a map[string]any, declared []TargetArg) (kind TargetKind, ref string) {
 	str := func(k string) string {
-		v := bytes.TrimSpace(a[k])
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			s, _ = url.PathUnescape(strings.TrimSpace(s))
+		switch v := a[k].(type) {
+		case string:
+			s, _ := url.PathUnescape(strings.TrimSpace(v))
 			return strings.Trim(s, "/")
-		}
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n > 0 {
-			return strconv.FormatInt(n, 10)
+		case json.Number:
+			if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n > 0 {
+				return strconv.FormatInt(n, 10)
+			}
 		}
 		return ""
 	}
@@ -265,28 +260,26 @@ type listRef struct {
 
 // listTargets reads the declared arguments of a list kind: each element
 // (a string or a positive integer; the argument may also be one value) is
-// one more target, in argument order.
-func listTargets(args json.RawMessage, declared []TargetArg) []listRef {
+// one more target, in argument order. a is the arguments as parsed.
+func listTargets(a map[string]any, declared []TargetArg) []listRef {
 	var out []listRef
-	var a map[string]json.RawMessage
 	for _, t := range declared {
 		if !t.Kind.list() {
 			continue
 		}
-		if a == nil && json.Unmarshal(args, &a) != nil {
-			return nil
-		}
-		v := bytes.TrimSpace(a[t.Name])
-		var elems []json.RawMessage
-		if json.Unmarshal(v, &elems) != nil {
-			elems = []json.RawMessage{v}
+		elems, ok := a[t.Name].([]any)
+		if !ok {
+			elems = []any{a[t.Name]}
 		}
 		for _, el := range elems {
 			var s string
-			if json.Unmarshal(el, &s) == nil {
-				s = strings.TrimSpace(s)
-			} else if n, err := strconv.ParseInt(string(bytes.TrimSpace(el)), 10, 64); err == nil && n > 0 {
-				s = strconv.FormatInt(n, 10)
+			switch v := el.(type) {
+			case string:
+				s = strings.TrimSpace(v)
+			case json.Number:
+				if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n > 0 {
+					s = strconv.FormatInt(n, 10)
+				}
 			}
 			if s != "" && validRef(s) {
 				out = append(out, listRef{t.Kind, s})

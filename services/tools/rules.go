@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,7 +98,7 @@ type ruleTarget struct {
 // A tool whose Definition declares a Target is governed where that target
 // resolved (resolved's project or group, nil: none), the place the tool
 // acts on, not by reading the arguments again.
-func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args json.RawMessage, resolved *ResolvedTarget) (ruleDecision, error) {
+func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args *parsedArgs, resolved *ResolvedTarget) (ruleDecision, error) {
 	d := ruleDecision{rule: s.opts.DefaultWriteRule}
 	if d.rule == "" {
 		d.rule = models.RuleAllow
@@ -115,7 +114,7 @@ func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, arg
 			targets = append(targets, t)
 		}
 	} else {
-		kind, ref := callTarget(args, declared)
+		kind, ref := callTarget(args.object(), declared)
 		t, ok, err := s.resolveTarget(ctx, u, kind, ref)
 		if err != nil {
 			return d, err
@@ -124,7 +123,7 @@ func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, arg
 			targets = append(targets, t)
 		}
 	}
-	for _, lt := range listTargets(args, declared) {
+	for _, lt := range listTargets(args.object(), declared) {
 		t, ok, err := s.resolveTarget(ctx, u, lt.kind, lt.ref)
 		if err != nil {
 			return d, err

@@ -163,7 +163,7 @@ func checkDecisions(t *testing.T, s *Service, e *Entry, edition models.Edition, 
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := models.Scope{Edition: edition, Identity: &models.Identity{User: tt.user}}
-			d, err := s.decideRule(context.Background(), sc, e, json.RawMessage(tt.args), nil)
+			d, err := s.decideRule(context.Background(), sc, e, parseArgs(json.RawMessage(tt.args)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

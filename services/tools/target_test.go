@@ -19,7 +19,7 @@ type fixedResolver struct {
 	calls int
 }
 
-func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, json.RawMessage) (*ResolvedTarget, error) {
+func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, *Call) (*ResolvedTarget, error) {
 	f.calls++
 	return f.r, f.err
 }
@@ -35,7 +35,7 @@ func TestDecideRule_target(t *testing.T) {
 	// The arguments name open/tools (Allow); the resolution says
 	// secret/open, whose group denies every write tool.
 	args := json.RawMessage(`{"project_id":"open/tools"}`)
-	d, err := s.decideRule(context.Background(), sc, e, args, &ResolvedTarget{Project: visProjects["secret/open"]})
+	d, err := s.decideRule(context.Background(), sc, e, parseArgs(args), &ResolvedTarget{Project: visProjects["secret/open"]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestDecideRule_target(t *testing.T) {
 		t.Errorf("rule %q on %q for %q, want deny on secret for secret/open", d.rule, d.where, d.target)
 	}
 	for _, r := range []*ResolvedTarget{nil, {Err: errors.New("404 Work Item Not Found")}} {
-		d, err := s.decideRule(context.Background(), sc, e, args, r)
+		d, err := s.decideRule(context.Background(), sc, e, parseArgs(args), r)
 		if err != nil {
 			t.Fatal(err)
 		}

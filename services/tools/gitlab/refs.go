@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -114,21 +113,24 @@ func (g *gitlab) mergeRequestByRef(ctx context.Context, st Store, u *models.User
 // call needs to read it: the tool service resolves it with
 // mergeRequestByRef, so its texts are the tool's.
 func (g *gitlab) mrRefTarget() *tools.Target {
-	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{g}}
+	return mrRefTargetOf[mrRefArgs](g)
 }
 
-// mrRefResolver resolves an mrRefTarget.
-type mrRefResolver struct{ g *gitlab }
+// mrRefResolver resolves an mrRefTarget; args reads the tool's arguments
+// (tools.Args of its run's struct, see mrRefTargetOf).
+type mrRefResolver struct {
+	g    *gitlab
+	args func(call *tools.Call) (mrRefArgs, error)
+}
 
-func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
 	if rr.g.store == nil {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
-	var a mrRefArgs
 	var pa *projectAccess
 	var mr *models.MergeRequest
-	err := tools.DecodeArgs(args, &a)
+	a, err := rr.args(call)
 	if err == nil {
 		pa, mr, err = rr.g.mergeRequestByRef(ctx, rr.g.store, u, a)
 	}
