@@ -232,9 +232,31 @@ type projectAccess struct {
 	lockdown bool
 }
 
+// projectLookup finds a project with the caller's role in it
+// (resolveProject's lookups).
+type projectLookup interface {
+	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
+}
+
+// groupLookup finds a group and whether a user may see a private one
+// (resolveGroup's lookups).
+type groupLookup interface {
+	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
+}
+
+// placeLookup is both: a tool that reads a project or a group by its
+// arguments.
+type placeLookup interface {
+	projectLookup
+	groupLookup
+}
+
 // resolveProject finds the project named by ref and checks that u may read
 // it; a missing or hidden project is "404 Project Not Found".
-func resolveProject(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*projectAccess, error) {
+func resolveProject(ctx context.Context, st projectLookup, u *models.User, field string, ref refArg) (*projectAccess, error) {
 	id, path, err := parseRef(field, ref)
 	if err != nil {
 		return nil, err
@@ -269,7 +291,7 @@ func memberLevel(ctx context.Context, st projectStore, projectID, userID int64) 
 // resolveGroup finds the group named by ref and checks that u may see it:
 // public and internal groups are visible to every active user, private
 // ones to administrators and members of one of their projects.
-func resolveGroup(ctx context.Context, st projectStore, u *models.User, field string, ref refArg) (*models.Group, error) {
+func resolveGroup(ctx context.Context, st groupLookup, u *models.User, field string, ref refArg) (*models.Group, error) {
 	id, path, err := parseRef(field, ref)
 	if err != nil {
 		return nil, err
