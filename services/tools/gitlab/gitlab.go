@@ -46,8 +46,13 @@ type Deps struct {
 	PublicURL string
 }
 
-// gitlab holds what the GitLab tools share: the store, its transactions,
-// the server version and the instance's public URL (no trailing slash).
+// gitlab is the registration kit of the GitLab tools: what they are built
+// from (the store, its transactions, the repositories, the server version,
+// the instance's public URL without a trailing slash, the cursor signer)
+// and the Target declarations (target.go). A tool's registration function
+// (func toolName(g *gitlab) tools.Definition) builds the tool's own small
+// value from these fields, handing it only what it declares; the tool
+// value never holds *gitlab or the whole Store.
 type gitlab struct {
 	repos   Repositories
 	index   CodeIndex
