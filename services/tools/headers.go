@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -70,4 +72,16 @@ func (p *parsedArgs) at(path []string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// ArgumentNames returns the names of c's top-level arguments, sorted, from
+// the chain's one parse; ok is false when the arguments are not an object.
+// A tool whose valid arguments depend on one of them (a method argument)
+// checks the others by name here rather than decoding the arguments again.
+func (c *Call) ArgumentNames() (names []string, ok bool) {
+	m, ok := c.args().value.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	return slices.Sorted(maps.Keys(m)), true
 }

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -79,7 +78,7 @@ func (g *gitlab) saveMergeRequestReview() tools.Definition {
 		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_review_tool.rb",
 		// The merge request, its project looked up once: the tool rules and
 		// the tool read it.
-		Target: g.mrRefTarget(),
+		Target: mrRefTargetOf[reviewArgs](g),
 		Run:    g.runSaveMergeRequestReview,
 	}
 }
@@ -119,12 +118,12 @@ type reviewCall struct {
 }
 
 func (g *gitlab) runSaveMergeRequestReview(ctx context.Context, call *tools.Call) (*tools.Result, error) {
-	var args reviewArgs
-	if err := tools.DecodeArgs(call.Arguments, &args); err != nil {
+	args, err := tools.Args[reviewArgs](call)
+	if err != nil {
 		return nil, err
 	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(call.Arguments, &keys); err != nil {
+	keys, ok := call.ArgumentNames()
+	if !ok {
 		return nil, invalidf("arguments must be an object")
 	}
 	rules, ok := reviewMethods[args.Method]
@@ -133,11 +132,11 @@ func (g *gitlab) runSaveMergeRequestReview(ctx context.Context, call *tools.Call
 	}
 	var missing, extra []string
 	for _, r := range rules.required {
-		if _, ok := keys[r]; !ok {
+		if !slices.Contains(keys, r) {
 			missing = append(missing, r)
 		}
 	}
-	for k := range keys {
+	for _, k := range keys {
 		if !slices.Contains([]string{"url", "project_id", "merge_request_iid", "method"}, k) &&
 			!slices.Contains(rules.required, k) && !slices.Contains(rules.optional, k) {
 			extra = append(extra, k)
