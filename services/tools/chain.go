@@ -248,7 +248,7 @@ func (s *Service) applyRules(ctx context.Context, inv *Invocation) (*Result, err
 	if s.opts.Rules == nil || e.ReadOnly() || userOf(req.Scope) == 0 {
 		return inv.Next(ctx)
 	}
-	d, err := s.decideRule(ctx, req.Scope, e, req.args(), inv.Call.Target)
+	d, err := s.decideRule(ctx, req.Scope, e, inv.Call, inv.Call.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,11 @@ type Definition struct {
 	// the targets the caller can see. Empty: the usual names. See
 	// doc/auth.md, "Tool rules and visibility", and doc/tool-rules.md.
 	WriteTarget []TargetArg
+	// Places finds where a call of the tool writes, for the tool rules
+	// (see Places): the tool package's reading of its arguments. Nil: the
+	// rules read no place from the arguments (the instance default, or
+	// the Target's place).
+	Places Places
 	// Target, when set, is the object the arguments name and the ability
 	// the call needs on it (see Target). The service resolves it once,
 	// before the tool rules, which then read its project or group instead

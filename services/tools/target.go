@@ -72,15 +72,15 @@ type ResolvedTarget struct {
 }
 
 // rulePlace is the project or group of r the tool rules read, if any.
-func (r *ResolvedTarget) rulePlace() (ruleTarget, bool) {
+func (r *ResolvedTarget) rulePlace() (Place, bool) {
 	switch {
 	case r == nil:
 	case r.Project != nil:
-		return ruleTarget{r.Project.ID, r.Project.NamespaceID, r.Project.PathWithNamespace}, true
+		return Place{r.Project.ID, r.Project.NamespaceID, r.Project.PathWithNamespace}, true
 	case r.Group != nil:
-		return ruleTarget{0, r.Group.ID, r.Group.FullPath}, true
+		return Place{0, r.Group.ID, r.Group.FullPath}, true
 	}
-	return ruleTarget{}, false
+	return Place{}, false
 }
 
 // resolveTarget resolves e's Target for call once (a no-op when e declares

@@ -68,7 +68,14 @@ type gitlab struct {
 
 // Tools returns every GitLab tool (the list in tools.go), ordered by name.
 func Tools(d Deps) []tools.Definition {
-	out := newGitlab(d).definitions()
+	g := newGitlab(d)
+	out := g.definitions()
+	// Where a call writes, for the tool rules, is read as GitLab reads
+	// its arguments (rule_places.go).
+	places := rulePlaces{st: g.store}
+	for i := range out {
+		out[i].Places = places
+	}
 	slices.SortFunc(out, func(a, b tools.Definition) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -215,6 +215,9 @@ type ciStore interface {
 // vulnerabilityStore serves the code_security toolset.
 type vulnerabilityStore interface {
 	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
+	// VulnerabilityProjectID returns the project of vulnerability id, or
+	// models.ErrNotFound (where save_vulnerability writes, for the rules).
+	VulnerabilityProjectID(ctx context.Context, id int64) (int64, error)
 	ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error)
 	ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error)
 	FindScanProfile(ctx context.Context, id int64) (*models.ScanProfile, error)
