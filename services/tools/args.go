@@ -39,7 +39,7 @@ func (e *Entry) checkArgs(args *parsedArgs) string {
 	if !utf8.Valid(args.raw) {
 		// encoding/json replaces invalid UTF-8 with U+FFFD when decoding:
 		// name the argument from the raw bytes (the rare path).
-		return invalidUTF8(args.members)
+		return invalidUTF8(args.texts())
 	}
 	if args.err != nil {
 		return "arguments are not valid JSON"
@@ -52,20 +52,21 @@ func (e *Entry) checkArgs(args *parsedArgs) string {
 
 // parsedArgs is a call's arguments parsed once, for every generic link
 // that reads them (the Mcp-Param header check, the text and schema
-// checks, the tool rules' targets and approval question): each used to
-// parse them again. The tool's own struct is decoded once more, from the
-// same bytes, by Args, and kept here too so a Target's namer and the
-// handler share it.
+// checks, the tool rules' places): each used to parse them again. The
+// tool's own struct is decoded once more, from the same bytes, by Args,
+// and kept here too so a Target's resolver and the handler share it.
 type parsedArgs struct {
 	raw json.RawMessage
 	// value is the arguments as the schema validator reads them (objects
 	// map[string]any, numbers json.Number); nil when err is set.
 	value any
-	// members is each top-level member's text as sent (an object's
-	// only), for the texts that show an argument as the client wrote it.
-	members map[string]json.RawMessage
 	// err is why raw is not one JSON value.
 	err error
+
+	// members is each top-level member's text as sent, found on first
+	// use (see texts).
+	members     map[string]json.RawMessage
+	membersDone bool
 
 	// typed is the value Args decoded last (with typedErr), nil before.
 	typed    any
@@ -75,54 +76,56 @@ type parsedArgs struct {
 // errTrailing is the parse error of arguments with text after the value.
 var errTrailing = errors.New("invalid character after top-level value")
 
-// parseArgs parses raw once: the whole value, and the text of each
-// top-level member beside it (one pass of the decoder, which records
-// where each member's value starts and ends).
+// parseArgs parses raw once.
 func parseArgs(raw json.RawMessage) *parsedArgs {
 	p := &parsedArgs{raw: raw}
-	p.value, p.members, p.err = parseValue(raw)
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if p.err = d.Decode(&p.value); p.err == nil {
+		p.err = atEOF(d)
+	}
 	if p.err != nil {
-		p.value, p.members = nil, nil
+		p.value = nil
 	}
 	return p
 }
 
-func parseValue(raw json.RawMessage) (any, map[string]json.RawMessage, error) {
+// texts returns each top-level member's text as the client sent it (nil
+// when the arguments are not a valid object): for the two texts that show
+// an argument as written, the approval question and the name of an
+// argument that is not valid UTF-8, both off the common path. It walks
+// the bytes once, on first use, recording where each member's value
+// starts and ends.
+func (p *parsedArgs) texts() map[string]json.RawMessage {
+	if !p.membersDone {
+		p.members, p.membersDone = memberTexts(p.raw), true
+	}
+	return p.members
+}
+
+func memberTexts(raw json.RawMessage) map[string]json.RawMessage {
 	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return nil, nil, err
-		}
-		return v, nil, atEOF(d)
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
 	}
-	if _, err := d.Token(); err != nil { // {
-		return nil, nil, err
-	}
-	obj := map[string]any{}
 	members := map[string]json.RawMessage{}
 	for d.More() {
 		tok, err := d.Token()
 		if err != nil {
-			return nil, members, err
+			return nil
 		}
-		name, ok := tok.(string)
-		if !ok {
-			return nil, members, errors.New("object key is not a string")
-		}
+		name, _ := tok.(string)
 		start := d.InputOffset()
-		var v any
+		var v json.RawMessage
 		if err := d.Decode(&v); err != nil {
-			return nil, members, err
+			return nil
 		}
-		obj[name] = v
 		members[name] = bytes.TrimLeft(raw[start:d.InputOffset()], " \t\r\n:")
 	}
-	if _, err := d.Token(); err != nil { // }
-		return nil, members, err
+	if _, err := d.Token(); err != nil || atEOF(d) != nil { // }
+		return nil
 	}
-	return obj, members, atEOF(d)
+	return members
 }
 
 // atEOF refuses text after the value d decoded.

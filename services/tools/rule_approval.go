@@ -55,7 +55,7 @@ func (s *Service) applyRule(ctx context.Context, req *CallRequest, e *Entry, d r
 		return nil, fmt.Errorf("approval nonce: %w", err)
 	}
 	return &Result{
-		InputRequests: map[string]InputRequest{approvalKey: ElicitInput(approvalMessage(e.Tool.Name, d, req.args().members),
+		InputRequests: map[string]InputRequest{approvalKey: ElicitInput(approvalMessage(e.Tool.Name, d, req.args().texts()),
 			json.RawMessage(`{"type":"object","properties":{}}`))},
 		RequestState: approvalPrefix + base64.RawURLEncoding.EncodeToString(nonce),
 	}, nil

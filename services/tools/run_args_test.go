@@ -35,7 +35,7 @@ func TestArgumentText(t *testing.T) {
 		{"{\"b\":\"ok\",\"a\":\"\xff\"}", "/a: is not valid UTF-8 text"},
 		{"{\"\xff\":\"x\"}", "argument names must be valid UTF-8 text"},
 	} {
-		if got := invalidUTF8(parseArgs([]byte(tc.args)).members); got != tc.want {
+		if got := invalidUTF8(parseArgs([]byte(tc.args)).texts()); got != tc.want {
 			t.Errorf("invalidUTF8(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
@@ -59,17 +59,18 @@ func TestParseArgs(t *testing.T) {
 	}
 	p := parseArgs([]byte(` { "a" : "x" , "b":[1, 2.50,{"c":null}]}`))
 	want := map[string]string{"a": `"x"`, "b": `[1, 2.50,{"c":null}]`}
-	if len(p.members) != len(want) {
-		t.Errorf("members %q, want %q", p.members, want)
+	texts := p.texts()
+	if len(texts) != len(want) {
+		t.Errorf("member texts %q, want %q", texts, want)
 	}
 	for k, v := range want {
-		if string(p.members[k]) != v {
-			t.Errorf("member %s = %q, want %q", k, p.members[k], v)
+		if string(texts[k]) != v {
+			t.Errorf("member %s = %q, want %q", k, texts[k], v)
 		}
 	}
 	for _, raw := range []string{``, `{`, `{"a":1,}`, `{"a" 1}`, `{"a":1} {}`, `{"a":1}x`, `{1:2}`, `[1] 2`} {
-		if p := parseArgs([]byte(raw)); p.err == nil || p.value != nil || p.members != nil {
-			t.Errorf("parseArgs(%q) = %#v, %q, %v; want an error only", raw, p.value, p.members, p.err)
+		if p := parseArgs([]byte(raw)); p.err == nil || p.value != nil || p.texts() != nil {
+			t.Errorf("parseArgs(%q) = %#v, %q, %v; want an error only", raw, p.value, p.texts(), p.err)
 		}
 	}
 }
