@@ -30,7 +30,7 @@ func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.
 	defs := gitlab.Tools(gitlabDeps(cfg, e))
 	opts := tools.Options{Logger: logger, Transient: transient,
 		Secret: []byte(e.Secret), PageSize: cfg.PageSize, ReloadTimeout: cfg.DBStatementTimeout,
-		Rules: ruleStore{e.Store.Tools, e.Store.Projects, e.Store.Issues, e.Store.Vulnerabilities}, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL}
+		Rules: e.Store.Tools, DefaultWriteRule: models.ToolRuleKind(cfg.DefaultWriteRule), StateTTL: cfg.RequestStateTTL}
 	if serving && cfg.SecretDetection {
 		scan, err := secretScan(cfg)
 		if err != nil {

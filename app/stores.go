@@ -5,15 +5,6 @@ import "gitlab.com/glmcp/glmcp/services/store"
 // The services whose interface spans more than one of the store's
 // families get the families they use put together here.
 
-// ruleStore is tools.RuleStore: tool rules resolve the project or group
-// of their target (a work item, a vulnerability).
-type ruleStore struct {
-	*store.Tools
-	*store.Projects
-	*store.Issues
-	*store.Vulnerabilities
-}
-
 // resourceStore is resources.Store: completions and the member's projects.
 type resourceStore struct {
 	*store.Resources

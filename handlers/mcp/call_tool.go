@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -150,7 +149,7 @@ func (t *callTransport) CheckTool(e *tools.Entry, req *tools.CallRequest) error 
 	x := t.x
 	x.fields.Tool = e.Tool.Name
 	if x.modern {
-		if je := checkParamHeaders(x, e, t.p.Arguments); je != nil {
+		if je := checkParamHeaders(x, e, req); je != nil {
 			return je
 		}
 	}
@@ -219,20 +218,15 @@ func (s *Server) renderResult(x *exchange, res *tools.Result, meta map[string]an
 }
 
 // checkParamHeaders validates Mcp-Param-{Name} headers declared by the
-// tool's x-mcp-header annotations against the arguments (-32020).
-func checkParamHeaders(x *exchange, entry *tools.Entry, args json.RawMessage) *jsonrpc.Error {
+// tool's x-mcp-header annotations against the arguments (-32020), as the
+// tools/call chain parsed them once (req.Argument).
+func checkParamHeaders(x *exchange, entry *tools.Entry, req *tools.CallRequest) *jsonrpc.Error {
 	params := entry.MirroredParams()
 	if len(params) == 0 {
 		return nil
 	}
-	var root any
-	if len(args) > 0 {
-		d := json.NewDecoder(bytes.NewReader(args))
-		d.UseNumber()
-		_ = d.Decode(&root)
-	}
 	for _, mp := range params {
-		val, present := lookupPath(root, mp.Path)
+		val, present := req.Argument(mp.Path)
 		header := HeaderParamPrefix + mp.Header
 		values := x.c.Request.Header.Values(header)
 		if !present || val == nil {
@@ -255,19 +249,6 @@ func checkParamHeaders(x *exchange, entry *tools.Entry, args json.RawMessage) *j
 		}
 	}
 	return nil
-}
-
-func lookupPath(v any, path []string) (any, bool) {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // headerEquals compares a header value with a body value: strings exactly,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -18,9 +19,8 @@ import (
 
 // check returns the IsError result refusing args, or nil when e can run
 // with them: its text is valid (no invalid UTF-8, no NUL) and it meets e's
-// input schema. The arguments are decoded once for both checks (the tool
-// decodes them once more, into its own type).
-func (e *Entry) check(args json.RawMessage) *Result {
+// input schema. Both checks read the call's one parse (parsedArgs).
+func (e *Entry) check(args *parsedArgs) *Result {
 	if e.Def == nil || e.Def.Run == nil {
 		return &Result{Text: fmt.Sprintf("Tool %q is not available on this server", e.Tool.Name), IsError: true, ErrorClass: "not_implemented"}
 	}
@@ -35,31 +35,120 @@ func (e *Entry) check(args json.RawMessage) *Result {
 // text check before its schema: no text a database or a git command
 // cannot hold gets further (PostgreSQL refuses NUL and invalid UTF-8 with
 // its own error text).
-func (e *Entry) checkArgs(args json.RawMessage) string {
-	if !utf8.Valid(args) {
+func (e *Entry) checkArgs(args *parsedArgs) string {
+	if !utf8.Valid(args.raw) {
 		// encoding/json replaces invalid UTF-8 with U+FFFD when decoding:
 		// name the argument from the raw bytes (the rare path).
-		return invalidUTF8(args)
+		return invalidUTF8(args.texts())
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
+	if args.err != nil {
 		return "arguments are not valid JSON"
 	}
-	if msg := nulIn(inst); msg != "" {
+	if msg := nulIn(args.value); msg != "" {
 		return msg
 	}
-	return e.validate(inst)
+	return e.validate(args.value)
 }
 
-// invalidUTF8 names the first argument (in name order) whose raw text is
-// not valid UTF-8, or says the names are not; args are not valid UTF-8.
-func invalidUTF8(args json.RawMessage) string {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(args, &top) == nil {
-		for _, name := range slices.Sorted(maps.Keys(top)) {
-			if !utf8.Valid(top[name]) {
-				return fmt.Sprintf("/%s: is not valid UTF-8 text", pointerToken(name))
-			}
+// parsedArgs is a call's arguments parsed once, for every generic link
+// that reads them (the Mcp-Param header check, the text and schema
+// checks, the tool rules' places): each used to parse them again. The
+// tool's own struct is decoded once more, from the same bytes, by Args,
+// and kept here too so a Target's resolver and the handler share it.
+type parsedArgs struct {
+	raw json.RawMessage
+	// value is the arguments as the schema validator reads them (objects
+	// map[string]any, numbers json.Number); nil when err is set.
+	value any
+	// err is why raw is not one JSON value.
+	err error
+
+	// members is each top-level member's text as sent, found on first
+	// use (see texts).
+	members     map[string]json.RawMessage
+	membersDone bool
+
+	// typed is the value Args decoded last (with typedErr), nil before.
+	typed    any
+	typedErr error
+}
+
+// errTrailing is the parse error of arguments with text after the value.
+var errTrailing = errors.New("invalid character after top-level value")
+
+// parseArgs parses raw once.
+func parseArgs(raw json.RawMessage) *parsedArgs {
+	p := &parsedArgs{raw: raw}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if p.err = d.Decode(&p.value); p.err == nil {
+		p.err = atEOF(d)
+	}
+	if p.err != nil {
+		p.value = nil
+	}
+	return p
+}
+
+// texts returns each top-level member's text as the client sent it (nil
+// when the arguments are not a valid object): for the two texts that show
+// an argument as written, the approval question and the name of an
+// argument that is not valid UTF-8, both off the common path. It walks
+// the bytes once, on first use, recording where each member's value
+// starts and ends.
+func (p *parsedArgs) texts() map[string]json.RawMessage {
+	if !p.membersDone {
+		p.members, p.membersDone = memberTexts(p.raw), true
+	}
+	return p.members
+}
+
+func memberTexts(raw json.RawMessage) map[string]json.RawMessage {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	members := map[string]json.RawMessage{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := tok.(string)
+		start := d.InputOffset()
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil
+		}
+		members[name] = bytes.TrimLeft(raw[start:d.InputOffset()], " \t\r\n:")
+	}
+	if _, err := d.Token(); err != nil || atEOF(d) != nil { // }
+		return nil
+	}
+	return members
+}
+
+// atEOF refuses text after the value d decoded.
+func atEOF(d *json.Decoder) error {
+	if _, err := d.Token(); err != io.EOF {
+		return errTrailing
+	}
+	return nil
+}
+
+// object returns the arguments' members (nil when they are not an object).
+func (p *parsedArgs) object() map[string]any {
+	m, _ := p.value.(map[string]any)
+	return m
+}
+
+// invalidUTF8 names the first argument (in name order) whose raw text
+// (members) is not valid UTF-8, or says the names are not; the arguments
+// are not valid UTF-8.
+func invalidUTF8(members map[string]json.RawMessage) string {
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if !utf8.Valid(members[name]) {
+			return fmt.Sprintf("/%s: is not valid UTF-8 text", pointerToken(name))
 		}
 	}
 	return "argument names must be valid UTF-8 text"

@@ -37,6 +37,34 @@ type CallRequest struct {
 	// Transport is what the caller's protocol adds to the call (nil:
 	// nothing); see the chain in chain.go.
 	Transport Transport
+
+	// parsed is Arguments parsed once for the whole chain (see
+	// parsedArgs); the links reach it through args.
+	parsed *parsedArgs
+}
+
+// args returns r's arguments parsed, parsing them on first use (again only
+// when Arguments was replaced by other bytes since).
+func (r *CallRequest) args() *parsedArgs {
+	if r.parsed == nil || !sameBytes(r.parsed.raw, r.Arguments) {
+		r.parsed = parseArgs(r.Arguments)
+	}
+	return r.parsed
+}
+
+// args returns c's arguments parsed: the chain's parse, or one made on
+// first use for a Call built without the chain (tests, benchmarks).
+func (c *Call) args() *parsedArgs {
+	if c.parsed == nil || !sameBytes(c.parsed.raw, c.Arguments) {
+		c.parsed = parseArgs(c.Arguments)
+	}
+	return c.parsed
+}
+
+// sameBytes reports whether a and b are the same bytes in memory (the
+// same slice), which says a parse of a is one of b without reading them.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // CallJSON calls the tool name with args (a JSON object) as sc's caller,
@@ -69,7 +97,7 @@ func (s *Service) CallJSON(ctx context.Context, sc models.Scope, name string, ar
 // and tool-level failures come back as IsError results. Callers other
 // than Service.Call (tests, benchmarks) skip the rest of the chain.
 func (e *Entry) Run(ctx context.Context, call *Call) (*Result, error) {
-	if res := e.check(call.Arguments); res != nil {
+	if res := e.check(call.args()); res != nil {
 		return res, nil
 	}
 	return e.execute(ctx, call)
@@ -104,17 +132,34 @@ func (e *Entry) execute(ctx context.Context, call *Call) (*Result, error) {
 type Handler func(ctx context.Context, call *Call) (*Result, error)
 
 // Typed adapts a tool function taking its arguments decoded into A (a
-// struct with json tags). The arguments were validated against the input
-// schema before; a value the schema admits but A cannot hold is a
-// validation error result.
+// struct with json tags), by Args. The arguments were validated against
+// the input schema before; a value the schema admits but A cannot hold is
+// a validation error result.
 func Typed[A any](run func(ctx context.Context, call *Call, args A) (*Result, error)) Handler {
 	return func(ctx context.Context, call *Call) (*Result, error) {
-		var args A
-		if err := DecodeArgs(call.Arguments, &args); err != nil {
+		args, err := Args[A](call)
+		if err != nil {
 			return nil, err
 		}
 		return run(ctx, call, args)
 	}
+}
+
+// Args returns call's arguments decoded into A, decoding them once per
+// call: the Target's resolver of a tool (its namer) and the tool's run
+// (Typed) ask for the same A and share the one value, so no argument is
+// decoded twice. The value is shared, not copied: neither may change what
+// its slices, maps or pointers reach. Asking for another type decodes
+// again (and keeps that value instead).
+func Args[A any](call *Call) (A, error) {
+	p := call.args()
+	if a, ok := p.typed.(A); ok {
+		return a, p.typedErr
+	}
+	var a A
+	err := DecodeArgs(call.Arguments, &a)
+	p.typed, p.typedErr = a, err
+	return a, err
 }
 
 // DecodeArgs unmarshals validated arguments into dst; a failure wraps

@@ -210,11 +210,11 @@ func (s *Service) openState(ctx context.Context, inv *Invocation) (*Result, erro
 // target and the rules, so no lookup reads text the store cannot hold.
 func checkArguments(ctx context.Context, inv *Invocation) (*Result, error) {
 	req := &inv.Request
-	if res := inv.Entry.check(req.Arguments); res != nil {
+	if res := inv.Entry.check(req.args()); res != nil {
 		return res, nil
 	}
 	inv.Call = &Call{Name: inv.name, Identity: req.Identity, Edition: req.Edition, Arguments: req.Arguments, RequestState: inv.state,
-		ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses, Lockdown: req.Lockdown}
+		ClientCapabilities: req.Capabilities, InputResponses: req.InputResponses, Lockdown: req.Lockdown, parsed: req.args()}
 	return inv.Next(ctx)
 }
 
@@ -248,7 +248,7 @@ func (s *Service) applyRules(ctx context.Context, inv *Invocation) (*Result, err
 	if s.opts.Rules == nil || e.ReadOnly() || userOf(req.Scope) == 0 {
 		return inv.Next(ctx)
 	}
-	d, err := s.decideRule(ctx, req.Scope, e, req.Arguments, inv.Call.Target)
+	d, err := s.decideRule(ctx, req.Scope, e, inv.Call, inv.Call.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,11 @@ type Definition struct {
 	// the targets the caller can see. Empty: the usual names. See
 	// doc/auth.md, "Tool rules and visibility", and doc/tool-rules.md.
 	WriteTarget []TargetArg
+	// Places finds where a call of the tool writes, for the tool rules
+	// (see Places): the tool package's reading of its arguments. Nil: the
+	// rules read no place from the arguments (the instance default, or
+	// the Target's place).
+	Places Places
 	// Target, when set, is the object the arguments name and the ability
 	// the call needs on it (see Target). The service resolves it once,
 	// before the tool rules, which then read its project or group instead
@@ -150,6 +155,10 @@ type Call struct {
 	// Target is the Definition's Target as resolved for this call (nil
 	// when the Definition declares none, or without a user).
 	Target *ResolvedTarget
+
+	// parsed is Arguments parsed once, shared with the chain's links,
+	// and the tool's own decoded arguments (Args).
+	parsed *parsedArgs
 }
 
 // Result is a tool's outcome: Text becomes the text content, Structured the

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -44,4 +46,42 @@ func collectMirrored(schema map[string]any, path []string, out []MirroredParam) 
 		out = collectMirrored(sub, p, out)
 	}
 	return out
+}
+
+// Argument returns the value at path (property names from the top) in r's
+// arguments, as the chain parsed them once (objects map[string]any,
+// numbers json.Number), and whether it is there: the transport's check of
+// mirrored Mcp-Param headers reads the arguments through it rather than
+// parsing them again.
+func (r *CallRequest) Argument(path []string) (any, bool) { return r.args().at(path) }
+
+// Argument returns the value at path in c's arguments, from the parse the
+// chain made once (see CallRequest.Argument): a Target's resolver reading
+// one argument reads it here rather than decoding the arguments again.
+func (c *Call) Argument(path []string) (any, bool) { return c.args().at(path) }
+
+func (p *parsedArgs) at(path []string) (any, bool) {
+	v := p.value
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// ArgumentNames returns the names of c's top-level arguments, sorted, from
+// the chain's one parse; ok is false when the arguments are not an object.
+// A tool whose valid arguments depend on one of them (a method argument)
+// checks the others by name here rather than decoding the arguments again.
+func (c *Call) ArgumentNames() (names []string, ok bool) {
+	m, ok := c.args().value.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	return slices.Sorted(maps.Keys(m)), true
 }

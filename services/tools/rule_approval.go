@@ -55,7 +55,7 @@ func (s *Service) applyRule(ctx context.Context, req *CallRequest, e *Entry, d r
 		return nil, fmt.Errorf("approval nonce: %w", err)
 	}
 	return &Result{
-		InputRequests: map[string]InputRequest{approvalKey: ElicitInput(approvalMessage(e.Tool.Name, d, req.Arguments),
+		InputRequests: map[string]InputRequest{approvalKey: ElicitInput(approvalMessage(e.Tool.Name, d, req.args().texts()),
 			json.RawMessage(`{"type":"object","properties":{}}`))},
 		RequestState: approvalPrefix + base64.RawURLEncoding.EncodeToString(nonce),
 	}, nil
@@ -92,16 +92,15 @@ func (s *Service) answerApproval(ctx context.Context, req *CallRequest, e *Entry
 	return nil, nil
 }
 
-// approvalMessage shows the person exactly what will be written.
-func approvalMessage(tool string, d ruleDecision, args json.RawMessage) string {
+// approvalMessage shows the person exactly what will be written: a holds
+// each argument as the client wrote it.
+func approvalMessage(tool string, d ruleDecision, a map[string]json.RawMessage) string {
 	var b strings.Builder
 	target := d.target
 	if target == "" {
 		target = "(no project or group named)"
 	}
 	fmt.Fprintf(&b, "Approve a write by %s on %s? (%s asks for approval.)\n", tool, target, d.describe())
-	var a map[string]json.RawMessage
-	_ = json.Unmarshal(args, &a)
 	keys := make([]string, 0, len(a))
 	for k := range a {
 		keys = append(keys, k)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,26 +9,12 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 )
 
-// RuleStore is what tool rules need from the store.
+// RuleStore is what tool rules need from the store (where a call writes
+// is the tool package's to find: Definition.Places).
 type RuleStore interface {
-	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
-	FindProjectWithRoleByPath(ctx context.Context, path string, userID int64) (*models.Project, models.AccessLevel, error)
-	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
-	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
-	// HasMembershipInGroup reports whether userID is a member of the group
-	// at fullPath, of a group above or below it, or of a project in it.
-	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 	// ToolRulesFor returns the rules for tool that apply in the project
 	// (0: none) inside the group (0: none), nearest first.
 	ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error)
-	// FindIssueByID returns work item id (no people loaded) and
-	// LoadIssue one with its author and assignees, or models.ErrNotFound
-	// (a TargetWorkItems write target).
-	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
-	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
-	// VulnerabilityProjectID returns the project of vulnerability id, or
-	// models.ErrNotFound (a TargetVulnerability write target).
-	VulnerabilityProjectID(ctx context.Context, id int64) (int64, error)
 	// UseApproval records an answered approval; a nonce already recorded
 	// is models.ErrConflict.
 	UseApproval(ctx context.Context, a *models.UsedApproval) error
@@ -71,13 +56,6 @@ func strictness(r models.ToolRuleKind) int {
 	return 0
 }
 
-// ruleTarget is a project or group a call writes to, which the caller
-// can see.
-type ruleTarget struct {
-	projectID, groupID int64
-	path               string
-}
-
 // decideRule finds the rule for a call of the write tool e: for each
 // target the arguments name, the nearest rule on its project or group or a
 // group above it, else the instance default; with several targets
@@ -85,8 +63,10 @@ type ruleTarget struct {
 // items), the strictest of those rules (Deny, then Ask, then Allow; among
 // equals the first target's).
 //
-// Visibility (doc/auth.md, "Rules and visibility"): a project or group
-// the call names must be one the caller can see, or its rules read as none
+// The targets are the Definition's Places' (the tool package reads its
+// arguments). Visibility (doc/auth.md, "Rules and visibility"): a project
+// or group the call names must be one the caller can see, or its rules
+// read as none
 // and the instance default applies, as for one that does not exist. That
 // is safe: a caller who cannot see a project or group cannot write there
 // (the tool answers not found, as it does for a missing one), so a Deny
@@ -99,51 +79,47 @@ type ruleTarget struct {
 // A tool whose Definition declares a Target is governed where that target
 // resolved (resolved's project or group, nil: none), the place the tool
 // acts on, not by reading the arguments again.
-func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, args json.RawMessage, resolved *ResolvedTarget) (ruleDecision, error) {
+func (s *Service) decideRule(ctx context.Context, sc models.Scope, e *Entry, call *Call, resolved *ResolvedTarget) (ruleDecision, error) {
 	d := ruleDecision{rule: s.opts.DefaultWriteRule}
 	if d.rule == "" {
 		d.rule = models.RuleAllow
 	}
-	u := sc.Identity.User
-	var declared []TargetArg
-	if e.Def != nil {
-		declared = e.Def.WriteTarget
-	}
-	var targets []ruleTarget
-	if e.Def != nil && e.Def.Target != nil {
-		if t, ok := resolved.rulePlace(); ok {
-			targets = append(targets, t)
+	var targets []Place
+	if def := e.Def; def != nil {
+		if def.Target != nil {
+			if t, ok := resolved.rulePlace(); ok {
+				targets = append(targets, t)
+			}
 		}
-	} else {
-		kind, ref := callTarget(args, declared)
-		t, ok, err := s.resolveTarget(ctx, u, kind, ref)
-		if err != nil {
-			return d, err
-		}
-		if ok {
-			targets = append(targets, t)
-		}
-	}
-	for _, lt := range listTargets(args, declared) {
-		t, ok, err := s.resolveTarget(ctx, u, lt.kind, lt.ref)
-		if err != nil {
-			return d, err
-		}
-		if ok && !slices.Contains(targets, t) {
-			targets = append(targets, t)
+		if def.Places != nil {
+			places, err := def.Places.WritePlaces(ctx, sc.Identity.User, call, def.WriteTarget, def.Target == nil)
+			if err != nil {
+				return d, err
+			}
+			for _, t := range places {
+				if !slices.Contains(targets, t) {
+					targets = append(targets, t)
+				}
+			}
 		}
 	}
+	return s.decide(ctx, e, d, targets)
+}
+
+// decide is the decision over targets (d: the instance default): the
+// strictest of their nearest rules.
+func (s *Service) decide(ctx context.Context, e *Entry, d ruleDecision, targets []Place) (ruleDecision, error) {
 	var (
 		best  ruleDecision
 		found bool
 		paths []string
 	)
 	for _, t := range targets {
-		if !slices.Contains(paths, t.path) {
-			paths = append(paths, t.path)
+		if !slices.Contains(paths, t.Path) {
+			paths = append(paths, t.Path)
 		}
 		td := ruleDecision{rule: d.rule}
-		rules, err := s.opts.Rules.ToolRulesFor(ctx, t.projectID, t.groupID, e.Tool.Name)
+		rules, err := s.opts.Rules.ToolRulesFor(ctx, t.ProjectID, t.GroupID, e.Tool.Name)
 		if err != nil {
 			return d, err
 		}

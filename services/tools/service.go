@@ -51,8 +51,9 @@ type Options struct {
 	// catalog.DefaultPageSize).
 	PageSize int
 	// Rules, when set, holds the Allow / Ask / Deny tool rules checked on
-	// every call of a write tool; DefaultWriteRule applies where no rule
-	// does (default allow, GitLab's behaviour).
+	// every call of a write tool, at the places the tool's Definition.Places
+	// finds; DefaultWriteRule applies where no rule does (default allow,
+	// GitLab's behaviour).
 	Rules            RuleStore
 	DefaultWriteRule models.ToolRuleKind
 	// Wrappers are cross-cutting links of the tools/call chain, run in

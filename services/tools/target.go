@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -46,11 +45,12 @@ const (
 
 // Resolver resolves a Definition's Target for one call.
 type Resolver interface {
-	// ResolveTarget finds the object t names in args for u and checks
-	// t.Ability. Whatever the caller can act on (missing, hidden,
-	// forbidden, an argument naming nothing) is ResolvedTarget.Err; the
-	// error is a server failure only.
-	ResolveTarget(ctx context.Context, u *models.User, t *Target, args json.RawMessage) (*ResolvedTarget, error)
+	// ResolveTarget finds the object t names in call's arguments for u
+	// and checks t.Ability. It reads the arguments with Args, as the
+	// tool's run does (the same type: one decode per call). Whatever the
+	// caller can act on (missing, hidden, forbidden, an argument naming
+	// nothing) is ResolvedTarget.Err; the error is a server failure only.
+	ResolveTarget(ctx context.Context, u *models.User, t *Target, call *Call) (*ResolvedTarget, error)
 }
 
 // ResolvedTarget is a Target as one call resolved it.
@@ -72,15 +72,15 @@ type ResolvedTarget struct {
 }
 
 // rulePlace is the project or group of r the tool rules read, if any.
-func (r *ResolvedTarget) rulePlace() (ruleTarget, bool) {
+func (r *ResolvedTarget) rulePlace() (Place, bool) {
 	switch {
 	case r == nil:
 	case r.Project != nil:
-		return ruleTarget{r.Project.ID, r.Project.NamespaceID, r.Project.PathWithNamespace}, true
+		return Place{r.Project.ID, r.Project.NamespaceID, r.Project.PathWithNamespace}, true
 	case r.Group != nil:
-		return ruleTarget{0, r.Group.ID, r.Group.FullPath}, true
+		return Place{0, r.Group.ID, r.Group.FullPath}, true
 	}
-	return ruleTarget{}, false
+	return Place{}, false
 }
 
 // resolveTarget resolves e's Target for call once (a no-op when e declares
@@ -96,7 +96,7 @@ func (e *Entry) resolveTarget(ctx context.Context, call *Call) error {
 	if u == nil {
 		return nil // the tool refuses a call without a user itself
 	}
-	r, err := e.Def.Target.Resolver.ResolveTarget(ctx, u, e.Def.Target, call.Arguments)
+	r, err := e.Def.Target.Resolver.ResolveTarget(ctx, u, e.Def.Target, call)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ type fixedResolver struct {
 	calls int
 }
 
-func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, json.RawMessage) (*ResolvedTarget, error) {
+func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, *Call) (*ResolvedTarget, error) {
 	f.calls++
 	return f.r, f.err
 }
@@ -28,14 +28,14 @@ func (f *fixedResolver) ResolveTarget(context.Context, *models.User, *Target, js
 // resolved, whatever its arguments say; a target that resolved to no place
 // the caller can see reads as none (the instance default).
 func TestDecideRule_target(t *testing.T) {
-	s := &Service{opts: Options{Rules: visibilityRules{members: map[int64][]string{1: {"secret"}}}, DefaultWriteRule: models.RuleAllow}}
+	s := &Service{opts: Options{Rules: visibilityRules{}, DefaultWriteRule: models.RuleAllow}}
 	e := &Entry{Tool: models.Tool{Name: "link_work_items"}, Def: &Definition{Name: "link_work_items",
 		Target: &Target{Kind: TargetWorkItem, Ability: access.LinkWorkItem, Resolver: &fixedResolver{}}}}
 	sc := models.Scope{Edition: models.EditionCE, Identity: &models.Identity{User: &models.User{ID: 2, State: models.UserActive}}}
 	// The arguments name open/tools (Allow); the resolution says
 	// secret/open, whose group denies every write tool.
 	args := json.RawMessage(`{"project_id":"open/tools"}`)
-	d, err := s.decideRule(context.Background(), sc, e, args, &ResolvedTarget{Project: visProjects["secret/open"]})
+	d, err := s.decideRule(context.Background(), sc, e, &Call{Arguments: args}, &ResolvedTarget{Project: visProjects["secret/open"]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestDecideRule_target(t *testing.T) {
 		t.Errorf("rule %q on %q for %q, want deny on secret for secret/open", d.rule, d.where, d.target)
 	}
 	for _, r := range []*ResolvedTarget{nil, {Err: errors.New("404 Work Item Not Found")}} {
-		d, err := s.decideRule(context.Background(), sc, e, args, r)
+		d, err := s.decideRule(context.Background(), sc, e, &Call{Arguments: args}, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,18 +89,19 @@ func TestEntry_resolveTarget(t *testing.T) {
 func TestNewService_target(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"project_id":{"type":"string"},"ids":{"type":"array"}}}`)
 	ok := &Target{Kind: TargetWorkItem, Ability: access.ReadWorkItem, Resolver: &fixedResolver{}}
+	places := fixedPlaces{new(bool), new([]TargetArg)}
 	for _, d := range []Definition{
 		{Name: "w", InputSchema: schema, Target: &Target{Kind: TargetWorkItem, Ability: access.ReadWorkItem}},
 		{Name: "w", InputSchema: schema, Target: &Target{Kind: TargetWorkItem, Resolver: &fixedResolver{}}},
 		{Name: "w", InputSchema: schema, Target: &Target{Ability: access.ReadWorkItem, Resolver: &fixedResolver{}}},
-		{Name: "w", InputSchema: schema, Target: ok, WriteTarget: []TargetArg{{Name: "project_id", Kind: TargetProject}}},
+		{Name: "w", InputSchema: schema, Target: ok, WriteTarget: []TargetArg{{Name: "project_id", Kind: TargetProject}}, Places: places},
 	} {
 		if _, err := NewService(nil, []Definition{d}, Options{}); err == nil || !strings.Contains(err.Error(), `tool "w"`) {
 			t.Errorf("target %+v, write target %v: err = %v, want a refusal", d.Target, d.WriteTarget, err)
 		}
 	}
 	if _, err := NewService(nil, []Definition{{Name: "w", InputSchema: schema, Target: ok,
-		WriteTarget: []TargetArg{{Name: "ids", Kind: TargetWorkItems}}}}, Options{}); err != nil {
+		WriteTarget: []TargetArg{{Name: "ids", Kind: TargetWorkItems}}, Places: places}}, Options{}); err != nil {
 		t.Errorf("a Target with a list WriteTarget: %v", err)
 	}
 }

@@ -44,7 +44,7 @@ func acceptMergeRequest(g *gitlab) tools.Definition {
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/merge_requests/accept_merge_request_tool.rb",
-		Target:       g.mrRefTarget(),
+		Target:       mrRefTargetOf[acceptMRArgs](g),
 		Run:          tools.Typed(t.run),
 	}
 }

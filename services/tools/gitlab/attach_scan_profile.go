@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -111,9 +110,9 @@ type scanProfilePlan struct {
 }
 
 // find is attach_scan_profile's lookupFunc: its scanProfilePlan.
-func (t attachScanProfileTool) find(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
-	var args attachScanProfileArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func (t attachScanProfileTool) find(ctx context.Context, u *models.User, call *tools.Call) (any, *projectAccess, *models.Group, error) {
+	args, err := tools.Args[attachScanProfileArgs](call)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	profileID, scanType, err := parseScanProfileID(args.SecurityScanProfileID)

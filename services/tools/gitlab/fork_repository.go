@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -108,9 +107,9 @@ type forkPlan struct {
 // see it, is returned whatever else fails: its tool rules govern the call
 // (namespace_path's when both are given, as the rules read the arguments
 // of a tool without a Target).
-func (t forkRepositoryTool) find(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
-	var args forkRepositoryArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func (t forkRepositoryTool) find(ctx context.Context, u *models.User, call *tools.Call) (any, *projectAccess, *models.Group, error) {
+	args, err := tools.Args[forkRepositoryArgs](call)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	hasPath, hasID := strings.TrimSpace(args.NamespacePath) != "", args.NamespaceID != 0

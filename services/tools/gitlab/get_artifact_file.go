@@ -3,7 +3,6 @@ package gitlab
 import (
 	"archive/zip"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"path"
@@ -206,9 +205,9 @@ func readEntryWindow(f *zip.File, offset, limit int64) ([]byte, error) {
 // artifactJobProject names the project of get_artifact_file's job: the
 // url's, or project_id (the tool refuses both, or neither, before it
 // reads the resolution).
-func artifactJobProject(raw json.RawMessage) (string, refArg, error) {
-	var args artifactFileArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func artifactJobProject(call *tools.Call) (string, refArg, error) {
+	args, err := tools.Args[artifactFileArgs](call)
+	if err != nil {
 		return "", "", err
 	}
 	if args.URL == "" {

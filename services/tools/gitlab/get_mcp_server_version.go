@@ -9,8 +9,9 @@ import (
 )
 
 // getMCPServerVersion is the meta tool that reports the server's version,
-// like GitLab's get_mcp_server_version.
-func (g *gitlab) getMCPServerVersion() tools.Definition {
+// like GitLab's get_mcp_server_version. It needs only the version.
+func getMCPServerVersion(g *gitlab) tools.Definition {
+	version := g.version
 	return tools.Definition{
 		Name:         "get_mcp_server_version",
 		Title:        "Get MCP server version",
@@ -21,8 +22,8 @@ func (g *gitlab) getMCPServerVersion() tools.Definition {
 		Toolset:      models.ToolsetMeta,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/get_server_version_service.rb",
-		Run: func(ctx context.Context, call *tools.Call) (*tools.Result, error) {
-			out := g.version
+		Run: func(_ context.Context, call *tools.Call) (*tools.Result, error) {
+			out := version
 			out.Edition = string(call.Edition)
 			return &tools.Result{Text: out.Version, Structured: out}, nil
 		},

@@ -60,7 +60,7 @@ func getMergeRequest(g *gitlab) tools.Definition {
 		Toolset:      models.ToolsetMergeRequests,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_tool.rb",
-		Target:       g.mrRefTarget(),
+		Target:       mrRefTargetOf[getMRArgs](g),
 		Run:          tools.Typed(t.run),
 	}
 }

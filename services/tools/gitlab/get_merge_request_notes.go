@@ -34,7 +34,7 @@ func getMergeRequestNotes(g *gitlab) tools.Definition {
 		Aliases:      []string{"list_all_merge_request_notes"},
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/merge_requests/get_merge_request_notes_tool.rb",
-		Target:       g.mrRefTarget(),
+		Target:       mrRefTargetOf[mrNotesArgs](g),
 		Run:          tools.Typed(t.run),
 	}
 }

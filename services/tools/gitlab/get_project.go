@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -12,14 +11,15 @@ import (
 
 // getProject is GitLab 19.5's get_project (GraphQL-backed: the project's
 // id, full path, default branch, visibility and web URL).
-func (g *gitlab) getProject() tools.Definition {
+func getProject(g *gitlab) tools.Definition {
+	t := getProjectTool{store: g.store, links: g.links}
 	return tools.Definition{
 		Name:  "get_project",
 		Title: "Get project",
 		Description: "Get metadata for a single GitLab project: numeric ID, full path, default branch, visibility, " +
 			"and web URL. Identify the project with exactly one of url or project_id. Use search with scope " +
 			"projects to find a project you cannot name yet.",
-		InputSchema: argsSchema(g.runGetProject, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"url":        strProp("GitLab URL of the project.", 1, 2048),
 			"project_id": refProp("Project ID or full path. Provide exactly one of url or project_id."),
 		}),
@@ -28,10 +28,17 @@ func (g *gitlab) getProject() tools.Definition {
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/projects/get_project_tool.rb",
-		Target: g.namedProject(access.ReadProject, g.getProjectName,
+		Target: g.namedProject(access.ReadProject, t.projectName,
 			func(string) error { return errProjectNotFound }, nil),
-		Run: tools.Typed(g.runGetProject),
+		Run: tools.Typed(t.run),
 	}
+}
+
+// getProjectTool is get_project with what it needs: the project's fork
+// source and groups (projectJSONOf) and the instance URL.
+type getProjectTool struct {
+	store projectFinder // nil: no store (a catalog built without one)
+	links links
 }
 
 type getProjectArgs struct {
@@ -44,8 +51,11 @@ type getProjectArgs struct {
 var errProjectNotFound = &kindError{msg: "Project not found: it does not exist or you do not have access to it.",
 	kind: models.ErrNotFound}
 
-func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getProjectArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t getProjectTool) run(ctx context.Context, call *tools.Call, _ getProjectArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -53,18 +63,19 @@ func (g *gitlab) runGetProject(ctx context.Context, call *tools.Call, args getPr
 	if err != nil {
 		return nil, err
 	}
-	out, err := projectJSONOf(ctx, g.store, g.links, u, pa.project)
+	out, err := projectJSONOf(ctx, t.store, t.links, u, pa.project)
 	if err != nil {
 		return nil, err
 	}
 	return jsonResult(out)
 }
 
-// getProjectName names get_project's project: exactly one of url (the
-// project of a GitLab URL) and project_id.
-func (g *gitlab) getProjectName(raw json.RawMessage) (string, refArg, error) {
-	var args getProjectArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+// projectName names get_project's project: exactly one of url (the
+// project of a GitLab URL) and project_id, read from the arguments the
+// run decodes.
+func (t getProjectTool) projectName(call *tools.Call) (string, refArg, error) {
+	args, err := tools.Args[getProjectArgs](call)
+	if err != nil {
 		return "", "", err
 	}
 	hasURL := strings.TrimSpace(args.URL) != ""
@@ -74,6 +85,6 @@ func (g *gitlab) getProjectName(raw json.RawMessage) (string, refArg, error) {
 	if !hasURL {
 		return "project_id", *args.ProjectID, nil
 	}
-	path, _, err := g.links.parseProjectURL(args.URL)
+	path, _, err := t.links.parseProjectURL(args.URL)
 	return "url", refArg(path), err
 }

@@ -67,7 +67,7 @@ func getWorkItem(g *gitlab) tools.Definition {
 		Toolset:      models.ToolsetWorkItems,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/get_work_item_service.rb",
-		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
+		Target:       workItemTarget[getWorkItemArgs](g, access.ReadWorkItem),
 		Run:          tools.Typed(t.run),
 	}
 }

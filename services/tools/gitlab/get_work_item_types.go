@@ -29,7 +29,7 @@ func getWorkItemTypes(g *gitlab) tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/get_work_item_types_service.rb",
 		// The namespace, looked up once.
-		Target: g.lookupTarget(findNamespace(wt.store)),
+		Target: g.lookupTarget(findNamespace[getWorkItemTypesArgs](wt.store)),
 		Run:    tools.Typed(wt.run),
 	}
 }

@@ -36,7 +36,7 @@ func getWorkItemNotes(g *gitlab) tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/get_work_item_notes_service.rb",
 		Aliases:      []string{"get_work_item_notes"},
-		Target:       g.target(tools.TargetWorkItem, access.ReadWorkItem),
+		Target:       workItemTarget[getWorkItemNotesArgs](g, access.ReadWorkItem),
 		Run:          tools.Typed(wn.run),
 	}
 }

@@ -46,8 +46,13 @@ type Deps struct {
 	PublicURL string
 }
 
-// gitlab holds what the GitLab tools share: the store, its transactions,
-// the server version and the instance's public URL (no trailing slash).
+// gitlab is the registration kit of the GitLab tools: what they are built
+// from (the store, its transactions, the repositories, the server version,
+// the instance's public URL without a trailing slash, the cursor signer)
+// and the Target declarations (target.go). A tool's registration function
+// (func toolName(g *gitlab) tools.Definition) builds the tool's own small
+// value from these fields, handing it only what it declares; the tool
+// value never holds *gitlab or the whole Store.
 type gitlab struct {
 	repos   Repositories
 	index   CodeIndex
@@ -63,7 +68,14 @@ type gitlab struct {
 
 // Tools returns every GitLab tool (the list in tools.go), ordered by name.
 func Tools(d Deps) []tools.Definition {
-	out := newGitlab(d).definitions()
+	g := newGitlab(d)
+	out := g.definitions()
+	// Where a call writes, for the tool rules, is read as GitLab reads
+	// its arguments (rule_places.go).
+	places := rulePlaces{st: g.store}
+	for i := range out {
+		out[i].Places = places
+	}
 	slices.SortFunc(out, func(a, b tools.Definition) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
@@ -124,15 +136,6 @@ func forbiddenf(format string, args ...any) error {
 
 func conflictf(format string, args ...any) error {
 	return &kindError{msg: fmt.Sprintf(format, args...), kind: models.ErrConflict}
-}
-
-// viewer returns the calling user, or an error when the call carries none
-// (the transport authenticates every call, so this is a server bug).
-func (g *gitlab) viewer(call *tools.Call) (*models.User, error) {
-	if g.store == nil {
-		return nil, errNoStore
-	}
-	return callerOf(call)
 }
 
 // callerOf is the user a call runs as (the caller of a tool that checks
@@ -232,11 +235,26 @@ type projectAccess struct {
 	lockdown bool
 }
 
-// projectLookup finds a project with a user's role in it, by id or by
-// path: what resolveProject reads.
+// projectLookup finds a project with the caller's role in it
+// (resolveProject's lookups).
 type projectLookup interface {
 	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
 	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
+}
+
+// groupLookup finds a group and whether a user may see a private one
+// (resolveGroup's lookups).
+type groupLookup interface {
+	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
+	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
+}
+
+// placeLookup is both: a tool that reads a project or a group by its
+// arguments.
+type placeLookup interface {
+	projectLookup
+	groupLookup
 }
 
 // resolveProject finds the project named by ref and checks that u may read
@@ -276,14 +294,6 @@ func memberLevel(ctx context.Context, st roleReader, projectID, userID int64) (m
 // roleReader reads a user's effective role in a project (memberLevel).
 type roleReader interface {
 	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
-}
-
-// groupLookup finds a group by id or full path and whether a user is a
-// member of it: what resolveGroup reads.
-type groupLookup interface {
-	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
-	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
-	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 }
 
 // resolveGroup finds the group named by ref and checks that u may see it:

@@ -338,3 +338,6 @@ type listJSON[T any] struct {
 }
 
 func (l links) projectURL(p *models.Project) string { return p.WebURL(l.base) }
+
+// groupURL is a group's web URL.
+func (l links) groupURL(grp *models.Group) string { return l.base + "/groups/" + grp.FullPath }

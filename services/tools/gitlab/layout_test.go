@@ -355,7 +355,7 @@ func registrationList(t *testing.T, src pkgSource) []string {
 // value with its needs declared (get_user.go: getUserTool and its
 // getUserStore), whose methods are its own, so converting a tool lowers
 // the count here and a new tool may not raise it.
-const maxGitlabMethods = 35
+const maxGitlabMethods = 8
 
 // maxToolStoreMethods bounds the store interface a tool value declares.
 const maxToolStoreMethods = 15

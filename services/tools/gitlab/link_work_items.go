@@ -42,7 +42,7 @@ func linkWorkItems(g *gitlab) tools.Definition {
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/work_items/link_work_items_service.rb",
 		// The source work item, which the caller must be able to link from.
-		Target: g.target(tools.TargetWorkItem, access.LinkWorkItem),
+		Target: workItemTarget[linkWorkItemsArgs](g, access.LinkWorkItem),
 		// GitLab writes the link on both sides, so the linked items'
 		// projects are written to as well as the source's: the strictest
 		// of their rules governs the call.

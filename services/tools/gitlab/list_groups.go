@@ -6,13 +6,15 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // listGroups is GitLab 19.5's list_groups (GraphQL-backed: first/after
 // over Query.groups).
-func (g *gitlab) listGroups() tools.Definition {
+func listGroups(g *gitlab) tools.Definition {
+	t := listGroupsTool{store: g.store, links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_groups",
 		Title: "List groups",
@@ -21,7 +23,7 @@ func (g *gitlab) listGroups() tools.Definition {
 			"true to recurse into all descendant subgroups (with no group_id, this lists your groups at any depth). " +
 			"Archived groups and groups pending deletion are excluded. Useful for discovering group IDs and full " +
 			"paths for other tools.",
-		InputSchema: argsSchema(g.runListGroups, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"group_id": refProp("ID or full path of a parent group to list subgroups of. Omit to list top-level " +
 				"groups where you are a member."),
 			"search":            strProp("Search groups by name or full path.", 0, 1000),
@@ -35,8 +37,22 @@ func (g *gitlab) listGroups() tools.Definition {
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/groups/list_groups_tool.rb",
-		Run:          tools.Typed(g.runListGroups),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// listGroupsStore is what list_groups reads: the page of groups, the
+// parent group named and the groups of their full names.
+type listGroupsStore interface {
+	ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error)
+	groupLookup
+}
+
+// listGroupsTool is list_groups with what it needs.
+type listGroupsTool struct {
+	store   listGroupsStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
 }
 
 type listGroupsArgs struct {
@@ -66,15 +82,18 @@ type groupParentJSON struct {
 	FullPath string `json:"fullPath"`
 }
 
-func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listGroupsArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t listGroupsTool) run(ctx context.Context, call *tools.Call, args listGroupsArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
 	q := models.GroupQuery{Viewer: u, IncludeSubgroups: args.IncludeSubgroups, Search: strings.TrimSpace(args.Search),
 		Visibility: models.Visibility(args.Visibility), Limit: pageSize(args.First)}
 	if args.GroupID != nil {
-		parent, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
+		parent, err := resolveGroup(ctx, t.store, u, "group_id", *args.GroupID)
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, errGroupNotFound
 		}
@@ -85,11 +104,11 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	}
 	filters := args
 	filters.GroupID, filters.First, filters.After = nil, 0, ""
-	pages := newPager(g.cursors, call, "list_groups", "parent:"+strconv.FormatInt(q.ParentID, 10), filters)
+	pages := newPager(t.cursors, call, "list_groups", "parent:"+strconv.FormatInt(q.ParentID, 10), filters)
 	if q.AfterID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
-	gs, err := g.store.ListGroups(ctx, q)
+	gs, err := t.store.ListGroups(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +116,7 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	if more {
 		gs = gs[:q.Limit]
 	}
-	names, err := groupNames(ctx, g.store, gs)
+	names, err := groupNames(ctx, t.store, gs)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +124,7 @@ func (g *gitlab) runListGroups(ctx context.Context, call *tools.Call, args listG
 	for k := range gs {
 		grp := &gs[k]
 		n := groupNodeJSON{ID: grp.ID, Name: grp.Name, FullPath: grp.FullPath, Description: grp.Description,
-			Visibility: string(grp.Visibility), WebURL: g.base + "/groups/" + grp.FullPath}
+			Visibility: string(grp.Visibility), WebURL: t.links.groupURL(grp)}
 		n.FullName = fullName(names, grp.FullPath)
 		if grp.ParentID != nil {
 			parentPath := grp.FullPath[:strings.LastIndex(grp.FullPath, "/")]

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/tools"
@@ -12,13 +13,14 @@ import (
 
 // listProjectMembers is GitLab 19.5's list_project_members (GraphQL-backed:
 // first/after over Project.projectMembers).
-func (g *gitlab) listProjectMembers() tools.Definition {
+func listProjectMembers(g *gitlab) tools.Definition {
+	t := listProjectMembersTool{store: g.store, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_project_members",
 		Title: "List project members",
 		Description: "List the members of a GitLab project with their role and access level. Direct members only, " +
 			"unless include_inherited is true.",
-		InputSchema: argsSchema(g.runListProjectMembers, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"project_id":        refProp("ID or full path of the project"),
 			"include_inherited": boolProp("Include members inherited from parent groups. Defaults to false."),
 			"query":             strProp("Filter by name or username.", 0, 255),
@@ -33,8 +35,20 @@ func (g *gitlab) listProjectMembers() tools.Definition {
 		Source:       "app/services/mcp/tools/projects/list_project_members_tool.rb",
 		Target: g.namedProject(access.ReadProject, argProject("project_id"),
 			func(string) error { return errProjectInaccessible }, nil),
-		Run: tools.Typed(g.runListProjectMembers),
+		Run: tools.Typed(t.run),
 	}
+}
+
+// listProjectMembersStore is what list_project_members reads (its
+// project is the call's Target).
+type listProjectMembersStore interface {
+	ListProjectMembers(ctx context.Context, projectID int64, inherited bool, query string, afterUserID int64, limit int) ([]models.Member, error)
+}
+
+// listProjectMembersTool is list_project_members with what it needs.
+type listProjectMembersTool struct {
+	store   listProjectMembersStore // nil: no store (a catalog built without one)
+	cursors *cursor.Signer
 }
 
 type listProjectMembersArgs struct {
@@ -68,8 +82,11 @@ func humanAccess(l models.AccessLevel) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, args listProjectMembersArgs) (*tools.Result, error) {
-	if _, err := g.viewer(call); err != nil {
+func (t listProjectMembersTool) run(ctx context.Context, call *tools.Call, args listProjectMembersArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	if _, err := callerOf(call); err != nil {
 		return nil, err
 	}
 	limit := pageSize(args.First)
@@ -79,12 +96,12 @@ func (g *gitlab) runListProjectMembers(ctx context.Context, call *tools.Call, ar
 	}
 	filters := args
 	filters.ProjectID, filters.First, filters.After = "", 0, ""
-	pages := newPager(g.cursors, call, "list_project_members", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
+	pages := newPager(t.cursors, call, "list_project_members", "project:"+strconv.FormatInt(pa.project.ID, 10), filters)
 	afterID, err := pages.open("after", args.After)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := g.store.ListProjectMembers(ctx, pa.project.ID, args.IncludeInherited, strings.TrimSpace(args.Query), afterID, limit)
+	ms, err := t.store.ListProjectMembers(ctx, pa.project.ID, args.IncludeInherited, strings.TrimSpace(args.Query), afterID, limit)
 	if err != nil {
 		return nil, err
 	}

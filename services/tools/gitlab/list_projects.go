@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/internal/cursor"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
@@ -21,7 +22,8 @@ var minAccessLevels = map[string]models.AccessLevel{
 
 // listProjects is GitLab 19.5's list_projects (GraphQL-backed:
 // first/after over Query.projects, or Group.projects with its subgroups).
-func (g *gitlab) listProjects() tools.Definition {
+func listProjects(g *gitlab) tools.Definition {
+	t := listProjectsTool{store: g.store, links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_projects",
 		Title: "List projects",
@@ -30,7 +32,7 @@ func (g *gitlab) listProjects() tools.Definition {
 			"subgroups regardless of access level; adding min_access_level or visibility narrows the listing to that " +
 			"group only, not its subgroups. When group_id is given, the response includes subgroupsIncluded so you " +
 			"know which case applied.",
-		InputSchema: argsSchema(g.runListProjects, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"group_id": refProp("ID or full path of a group."),
 			"min_access_level": enumProp("Minimum access level a project must grant you to be included.",
 				"guest", "planner", "reporter", "developer", "maintainer", "owner"),
@@ -46,8 +48,22 @@ func (g *gitlab) listProjects() tools.Definition {
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/projects/list_projects_tool.rb",
-		Run:          tools.Typed(g.runListProjects),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// listProjectsStore is what list_projects reads: the page of projects,
+// the group named and the groups of the projects' full names.
+type listProjectsStore interface {
+	ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error)
+	groupLookup
+}
+
+// listProjectsTool is list_projects with what it needs.
+type listProjectsTool struct {
+	store   listProjectsStore // nil: no store (a catalog built without one)
+	links   links
+	cursors *cursor.Signer
 }
 
 type listProjectsArgs struct {
@@ -80,15 +96,18 @@ type projectsConnectionJSON struct {
 	SubgroupsIncluded *bool             `json:"subgroupsIncluded,omitempty"`
 }
 
-func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args listProjectsArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t listProjectsTool) run(ctx context.Context, call *tools.Call, args listProjectsArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
 	q := models.ProjectQuery{Viewer: u, MinAccess: minAccessLevels[args.MinAccessLevel], Search: strings.TrimSpace(args.Search),
 		Visibility: models.Visibility(args.Visibility), Archived: args.Archived, Limit: pageSize(args.First)}
 	if args.GroupID != nil {
-		grp, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
+		grp, err := resolveGroup(ctx, t.store, u, "group_id", *args.GroupID)
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, errGroupNotFound
 		}
@@ -99,11 +118,11 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 	}
 	filters := args
 	filters.GroupID, filters.First, filters.After = nil, 0, ""
-	pages := newPager(g.cursors, call, "list_projects", "group:"+q.GroupPath, filters)
+	pages := newPager(t.cursors, call, "list_projects", "group:"+q.GroupPath, filters)
 	if q.AfterID, err = pages.open("after", args.After); err != nil {
 		return nil, err
 	}
-	ps, err := g.store.ListProjects(ctx, q)
+	ps, err := t.store.ListProjects(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +135,7 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 	for k := range ps {
 		spaces[k] = strings.TrimSuffix(ps[k].PathWithNamespace, "/"+ps[k].Path)
 	}
-	groups, err := namespaces(ctx, g.store, map[string]*models.Group{}, spaces)
+	groups, err := namespaces(ctx, t.store, map[string]*models.Group{}, spaces)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +143,7 @@ func (g *gitlab) runListProjects(ctx context.Context, call *tools.Call, args lis
 		p := &ps[k]
 		out.Nodes = append(out.Nodes, projectNodeJSON{ID: p.ID, Name: p.Name, FullPath: p.PathWithNamespace,
 			NameWithNamespace: fullName(groups, spaces[k]) + " / " + p.Name, Description: p.Description,
-			Visibility: string(p.Visibility), Archived: p.Archived, WebURL: g.links.projectURL(p), CreatedAt: p.CreatedAt.UTC()})
+			Visibility: string(p.Visibility), Archived: p.Archived, WebURL: t.links.projectURL(p), CreatedAt: p.CreatedAt.UTC()})
 	}
 	out.PageInfo = idPageInfo(pages, more, func() int64 { return ps[len(ps)-1].ID })
 	if args.GroupID != nil {

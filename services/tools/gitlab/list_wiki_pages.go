@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -74,9 +73,9 @@ var errWikiUnavailable = tools.Errorf("This wiki isn't available. It may be disa
 // find is list_wiki_pages' lookupFunc: the project whose wiki it lists.
 // A group named is looked up for its answer (not found, or a group wiki
 // this instance does not have) and for the place it names.
-func (t listWikiPagesTool) find(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
-	var args listWikiPagesArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func (t listWikiPagesTool) find(ctx context.Context, u *models.User, call *tools.Call) (any, *projectAccess, *models.Group, error) {
+	args, err := tools.Args[listWikiPagesArgs](call)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	if (args.ProjectID == nil) == (args.GroupID == nil) {

@@ -65,7 +65,7 @@ func listWorkItems(g *gitlab) tools.Definition {
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/work_items/list_work_items_service.rb",
 		// The project or group it lists in, looked up once.
-		Target: g.lookupTarget(findNamespace(lw.store)),
+		Target: g.lookupTarget(findNamespace[listWorkItemsArgs](lw.store)),
 		Run:    tools.Typed(lw.run),
 	}
 }

@@ -50,26 +50,10 @@ func (m mrGit) storeMissing() error {
 	return nil
 }
 
-// openMRRepository opens the repository of project p (save_pipeline's
-// reader too).
-func (g *gitlab) openMRRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
-	return mrGitOf(g).open(ctx, p)
-}
-
 // open opens project p's repository; a missing one is GitLab's "404
 // Repository Not Found" (the storage's own text names internal ids).
 func (m mrGit) open(ctx context.Context, p *models.Project) (repository.Repository, error) {
-	if m.repos == nil {
-		return nil, errNoRepositories
-	}
-	repo, err := m.repos.Repository(ctx, p.ID)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, notFound("Repository")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("repository of %s: %w", p.PathWithNamespace, err)
-	}
-	return repo, nil
+	return openProjectRepository(ctx, m.repos, p)
 }
 
 // branchRef is the full ref of branch, so that a tag of the same name is

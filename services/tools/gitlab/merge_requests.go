@@ -53,12 +53,6 @@ func readableMergeRequest(ctx context.Context, st mrLocateStore, u *models.User,
 	return pa, mr, nil
 }
 
-// locateMergeRequest is findMergeRequest over g's store (the target
-// resolver's).
-func (g *gitlab) locateMergeRequest(ctx context.Context, u *models.User, args *mrArgs) (*projectAccess, *models.MergeRequest, error) {
-	return findMergeRequest(ctx, g.store, u, args)
-}
-
 // findMergeRequest finds the merge request args name: its project as u
 // sees it (pa, also when the merge request is missing or hidden) and the
 // merge request, which the caller checks u may read. A project whose code

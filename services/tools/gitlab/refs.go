@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -121,23 +120,24 @@ func mergeRequestByRef(ctx context.Context, st mrRefStore, u *models.User, r mrR
 // call needs to read it: the tool service resolves it with
 // mergeRequestByRef, so its texts are the tool's.
 func (g *gitlab) mrRefTarget() *tools.Target {
-	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{store: g.store}}
+	return mrRefTargetOf[mrRefArgs](g)
 }
 
-// mrRefResolver resolves an mrRefTarget.
+// mrRefResolver resolves an mrRefTarget; args reads the tool's arguments
+// (tools.Args of its run's struct, see mrRefTargetOf).
 type mrRefResolver struct {
 	store mrRefStore // nil: no store (a catalog built without one)
+	args  func(call *tools.Call) (mrRefArgs, error)
 }
 
-func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+func (rr mrRefResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
 	if rr.store == nil {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
-	var a mrRefArgs
 	var pa *projectAccess
 	var mr *models.MergeRequest
-	err := tools.DecodeArgs(args, &a)
+	a, err := rr.args(call)
 	if err == nil {
 		pa, mr, err = mergeRequestByRef(ctx, rr.store, u, a)
 	}

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -85,13 +84,13 @@ const (
 // argument arg, as byURL says; badURL, when set, is the tool's answer to
 // a url naming no project (nil: parseProjectURL's).
 func (g *gitlab) urlOrArg(arg string, byURL repoURL, badURL error) projectName {
-	return func(args json.RawMessage) (string, refArg, error) {
+	return func(call *tools.Call) (string, refArg, error) {
 		var rt repoTarget
-		if err := decodeArg(args, arg, &rt.ProjectID); err != nil {
+		if err := decodeArg(call, arg, &rt.ProjectID); err != nil {
 			return "", "", err
 		}
 		if byURL != noURL {
-			if err := decodeArg(args, "url", &rt.URL); err != nil {
+			if err := decodeArg(call, "url", &rt.URL); err != nil {
 				return "", "", err
 			}
 		}
@@ -159,12 +158,6 @@ func (o repoOpener) open(ctx context.Context, call *tools.Call, t repoTarget) (*
 		return nil, err
 	}
 	return ra, nil
-}
-
-// projectRepository is openProjectRepository with g's repositories (the
-// merge request tools' form until they hold a repoSource).
-func (g *gitlab) projectRepository(ctx context.Context, p *models.Project) (repository.Repository, error) {
-	return openProjectRepository(ctx, g.repos, p)
 }
 
 // openProjectRepository opens project p's repository; a missing one is

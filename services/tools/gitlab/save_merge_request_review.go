@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"sort"
@@ -82,7 +81,7 @@ func saveMergeRequestReview(g *gitlab) tools.Definition {
 		Source:      "app/services/mcp/tools/merge_requests/save_merge_request_review_tool.rb",
 		// The merge request, its project looked up once: the tool rules and
 		// the tool read it.
-		Target: g.mrRefTarget(),
+		Target: mrRefTargetOf[reviewArgs](g),
 		Run:    tools.Typed(t.run),
 	}
 }
@@ -97,8 +96,8 @@ type reviewTool struct {
 func (t reviewTool) run(ctx context.Context, call *tools.Call, args reviewArgs) (*tools.Result, error) {
 	// Which parameters were given, not only their values: each method
 	// allows its own.
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(call.Arguments, &keys); err != nil {
+	keys, ok := call.ArgumentNames()
+	if !ok {
 		return nil, invalidf("arguments must be an object")
 	}
 	rules, ok := reviewMethods[args.Method]
@@ -107,11 +106,11 @@ func (t reviewTool) run(ctx context.Context, call *tools.Call, args reviewArgs) 
 	}
 	var missing, extra []string
 	for _, r := range rules.required {
-		if _, ok := keys[r]; !ok {
+		if !slices.Contains(keys, r) {
 			missing = append(missing, r)
 		}
 	}
-	for k := range keys {
+	for _, k := range keys {
 		if !slices.Contains([]string{"url", "project_id", "merge_request_iid", "method"}, k) &&
 			!slices.Contains(rules.required, k) && !slices.Contains(rules.optional, k) {
 			extra = append(extra, k)

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -102,9 +101,9 @@ type noteTarget struct {
 }
 
 // findNoteTarget is save_note's lookupFunc: noteTarget.
-func (sn saveNoteTool) findNoteTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
-	var args saveNoteArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func (sn saveNoteTool) findNoteTarget(ctx context.Context, u *models.User, call *tools.Call) (any, *projectAccess, *models.Group, error) {
+	args, err := tools.Args[saveNoteArgs](call)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	t, err := sn.noteTarget(ctx, u, &args)

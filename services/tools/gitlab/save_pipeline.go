@@ -51,9 +51,9 @@ func savePipeline(g *gitlab) tools.Definition {
 
 // savePipelineProject names save_pipeline's project: url or project_id
 // (exactly one) to create a pipeline, project_id with pipeline_id.
-func savePipelineProject(raw json.RawMessage) (string, refArg, error) {
-	var args savePipelineArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func savePipelineProject(call *tools.Call) (string, refArg, error) {
+	args, err := tools.Args[savePipelineArgs](call)
+	if err != nil {
 		return "", "", err
 	}
 	if args.PipelineID != 0 {

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -110,9 +109,9 @@ type saveWorkItemTarget struct {
 
 // findSaveWorkItemTarget is save_work_item's lookupFunc: the lookups
 // createWorkItem and updateWorkItem made themselves, in their words.
-func (sw saveWorkItemTool) findSaveWorkItemTarget(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
-	var args saveWorkItemArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+func (sw saveWorkItemTool) findSaveWorkItemTarget(ctx context.Context, u *models.User, call *tools.Call) (any, *projectAccess, *models.Group, error) {
+	args, err := tools.Args[saveWorkItemArgs](call)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	if args.update() {

@@ -19,7 +19,8 @@ var searchScopes = []string{"projects", "groups", "issues", "work_items", "merge
 
 // search is GitLab's search tool (alias gitlab_search): the search API at
 // instance, group or project level, chosen by group_id / project_id.
-func (g *gitlab) search() tools.Definition {
+func search(g *gitlab) tools.Definition {
+	t := searchTool{projects: g.store, hits: g.store, links: g.links, git: gitSearch{repos: g.repos, links: g.links}}
 	return tools.Definition{
 		Name:  "search",
 		Title: "Search GitLab",
@@ -30,7 +31,7 @@ func (g *gitlab) search() tools.Definition {
 			"(instance only), and, within a project (project_id), blobs (file paths and contents on the default " +
 			"branch; supports filename:*.go, extension:go and path:internal/ filters) and commits (messages on the " +
 			"default branch). Only what you may read is searched.",
-		InputSchema: argsSchema(g.runSearch, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"scope":  enumProp("What to search for.", searchScopes...),
 			"search": strProp("The term to search for.", 1, 1000),
 			"group_id": refProp("Search within this group and its subgroups: ID or URL-encoded path of the group. " +
@@ -51,8 +52,40 @@ func (g *gitlab) search() tools.Definition {
 		Edition:     models.EditionCE,
 		Source:      "app/services/mcp/tools/search/search_service.rb",
 		Aliases:     []string{"gitlab_search"},
-		Run:         tools.Typed(g.runSearch),
+		Run:         tools.Typed(t.run),
 	}
+}
+
+// searchTool is search with what it needs: the places a search is within
+// and the projects of its hits (projectStore, which lockdown reads too),
+// the store's searches, and the code search of the project's repository.
+type searchTool struct {
+	projects projectStore // nil: no store (a catalog built without one)
+	hits     searchHitsStore
+	links    links
+	git      gitSearcher
+}
+
+// searchHitsStore is the store's searches search runs, each applying the
+// viewer's read rules in the query, and what renders their hits.
+type searchHitsStore interface {
+	SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error)
+	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
+	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
+	SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error)
+	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
+	SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error)
+	SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error)
+	SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error)
+	CountUserNotesOf(ctx context.Context, typ models.NoteableType, noteableIDs []int64) (map[int64]int64, error)
+	NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error)
+}
+
+// gitSearcher searches a project's git repository (the blobs and commits
+// scopes, search_git.go).
+type gitSearcher interface {
+	blobs(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error)
+	commits(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error)
 }
 
 type searchArgs struct {
@@ -71,8 +104,11 @@ type searchArgs struct {
 
 const searchSteps = 3
 
-func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t searchTool) run(ctx context.Context, call *tools.Call, args searchArgs) (*tools.Result, error) {
+	if t.projects == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -113,12 +149,12 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	var pa *projectAccess
 	switch {
 	case args.ProjectID != nil:
-		if pa, err = resolveProject(ctx, g.store, u, "project_id", *args.ProjectID); err != nil {
+		if pa, err = resolveProject(ctx, t.projects, u, "project_id", *args.ProjectID); err != nil {
 			return nil, err
 		}
 		q.ProjectID, where = pa.project.ID, "project "+pa.project.PathWithNamespace
 	case args.GroupID != nil:
-		grp, err := resolveGroup(ctx, g.store, u, "group_id", *args.GroupID)
+		grp, err := resolveGroup(ctx, t.projects, u, "group_id", *args.GroupID)
 		if err != nil {
 			return nil, err
 		}
@@ -129,15 +165,15 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 	var total int64
 	switch scope {
 	case models.SearchBlobs:
-		items, total, err = g.searchGitBlobs(ctx, pa, q)
+		items, total, err = t.git.blobs(ctx, pa, q)
 	case models.SearchCommits:
-		items, total, err = g.searchGitCommits(ctx, pa, q)
+		items, total, err = t.git.commits(ctx, pa, q)
 	default:
 		var project *models.Project
 		if pa != nil {
 			project = pa.project
 		}
-		items, total, err = g.searchScope(ctx, scope, q, project)
+		items, total, err = t.searchScope(ctx, scope, q, project)
 	}
 	if err != nil {
 		return nil, err
@@ -159,37 +195,37 @@ func (g *gitlab) runSearch(ctx context.Context, call *tools.Call, args searchArg
 
 // searchScope runs one scope's query on the store and renders its REST
 // entities.
-func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q models.SearchQuery, project *models.Project) ([]any, int64, error) {
+func (t searchTool) searchScope(ctx context.Context, scope models.SearchScope, q models.SearchQuery, project *models.Project) ([]any, int64, error) {
 	items := []any{}
 	switch scope {
 	case models.SearchProjects:
-		ps, total, err := g.store.SearchProjects(ctx, q)
+		ps, total, err := t.hits.SearchProjects(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
 		for k := range ps {
-			items = append(items, g.projectSummary(&ps[k]))
+			items = append(items, t.links.projectSummary(&ps[k]))
 		}
 		return items, total, nil
 	case models.SearchGroups:
-		gs, total, err := g.store.SearchGroups(ctx, q)
+		gs, total, err := t.hits.SearchGroups(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
-		names, err := groupNames(ctx, g.store, gs)
+		names, err := groupNames(ctx, t.projects, gs)
 		if err != nil {
 			return nil, 0, err
 		}
 		for k := range gs {
-			items = append(items, g.groupSummary(&gs[k], fullName(names, gs[k].FullPath)))
+			items = append(items, t.links.groupSummary(&gs[k], fullName(names, gs[k].FullPath)))
 		}
 		return items, total, nil
 	case models.SearchIssues:
-		is, total, err := g.store.SearchIssues(ctx, q)
+		is, total, err := t.hits.SearchIssues(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
-		projects, err := g.projectsByID(ctx, project, issueProjectIDs(is))
+		projects, err := t.projectsByID(ctx, project, issueProjectIDs(is))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -199,7 +235,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		}
 		// user_notes_count of a hit counts its public notes: a search
 		// lists issues of many projects, whatever the viewer's role.
-		notes, err := g.store.CountUserNotesOf(ctx, models.NoteableIssue, ids)
+		notes, err := t.hits.CountUserNotesOf(ctx, models.NoteableIssue, ids)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -208,16 +244,16 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			for k := range is {
 				authors[k] = authored{is[k].ProjectID, is[k].AuthorID, &is[k].Description}
 			}
-			if err := withholdAcross(ctx, g.store, projects, authors); err != nil {
+			if err := withholdAcross(ctx, t.projects, projects, authors); err != nil {
 				return nil, 0, err
 			}
 		}
 		for k := range is {
-			items = append(items, g.links.issue(projects[is[k].ProjectID], &is[k], notes[is[k].ID]))
+			items = append(items, t.links.issue(projects[is[k].ProjectID], &is[k], notes[is[k].ID]))
 		}
 		return items, total, nil
 	case models.SearchMergeRequests:
-		mrs, total, err := g.store.SearchMergeRequests(ctx, q)
+		mrs, total, err := t.hits.SearchMergeRequests(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -225,7 +261,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		for k := range mrs {
 			ids[k] = mrs[k].ProjectID
 		}
-		projects, err := g.projectsByID(ctx, project, ids)
+		projects, err := t.projectsByID(ctx, project, ids)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -233,7 +269,7 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		for k := range mrs {
 			mrIDs[k] = mrs[k].ID
 		}
-		notes, err := g.store.CountUserNotesOf(ctx, models.NoteableMergeRequest, mrIDs)
+		notes, err := t.hits.CountUserNotesOf(ctx, models.NoteableMergeRequest, mrIDs)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -242,16 +278,16 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 			for k := range mrs {
 				authors[k] = authored{mrs[k].ProjectID, mrs[k].AuthorID, &mrs[k].Description}
 			}
-			if err := withholdAcross(ctx, g.store, projects, authors); err != nil {
+			if err := withholdAcross(ctx, t.projects, projects, authors); err != nil {
 				return nil, 0, err
 			}
 		}
 		for k := range mrs {
-			items = append(items, g.links.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], notes[mrs[k].ID]))
+			items = append(items, t.links.mergeRequest(projects[mrs[k].ProjectID], &mrs[k], notes[mrs[k].ID]))
 		}
 		return items, total, nil
 	case models.SearchMilestones:
-		ms, total, err := g.store.SearchMilestones(ctx, q)
+		ms, total, err := t.hits.SearchMilestones(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -259,18 +295,18 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		for k := range ms {
 			ids[k] = ms[k].ProjectID
 		}
-		projects, err := g.projectsByID(ctx, project, ids)
+		projects, err := t.projectsByID(ctx, project, ids)
 		if err != nil {
 			return nil, 0, err
 		}
 		for k := range ms {
-			items = append(items, g.milestoneResult(projects[ms[k].ProjectID], &ms[k]))
+			items = append(items, t.links.milestoneResult(projects[ms[k].ProjectID], &ms[k]))
 		}
 		return items, total, nil
 	case models.SearchNotes:
-		return g.searchNotes(ctx, q)
+		return t.searchNotes(ctx, q)
 	case models.SearchWikiBlobs:
-		pages, total, err := g.store.SearchWikiPages(ctx, q)
+		pages, total, err := t.hits.SearchWikiPages(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -279,12 +315,12 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 		}
 		return items, total, nil
 	case models.SearchUsers:
-		us, total, err := g.store.SearchUsers(ctx, q)
+		us, total, err := t.hits.SearchUsers(ctx, q)
 		if err != nil {
 			return nil, 0, err
 		}
 		for k := range us {
-			items = append(items, g.links.user(&us[k]))
+			items = append(items, t.links.user(&us[k]))
 		}
 		return items, total, nil
 	case models.SearchSnippetTitles:
@@ -293,8 +329,8 @@ func (g *gitlab) searchScope(ctx context.Context, scope models.SearchScope, q mo
 	return nil, 0, invalidf("scope: %q is not supported", scope)
 }
 
-func (g *gitlab) searchNotes(ctx context.Context, q models.SearchQuery) ([]any, int64, error) {
-	notes, total, err := g.store.SearchNotes(ctx, q)
+func (t searchTool) searchNotes(ctx context.Context, q models.SearchQuery) ([]any, int64, error) {
+	notes, total, err := t.hits.SearchNotes(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -304,20 +340,20 @@ func (g *gitlab) searchNotes(ctx context.Context, q models.SearchQuery) ([]any, 
 	}
 	iids := map[models.NoteableType]map[int64]int64{}
 	for typ, ids := range byType {
-		if iids[typ], err = g.store.NoteableIIDs(ctx, typ, ids); err != nil {
+		if iids[typ], err = t.hits.NoteableIIDs(ctx, typ, ids); err != nil {
 			return nil, 0, err
 		}
 	}
 	items := make([]any, 0, len(notes))
 	for k := range notes {
 		n := &notes[k]
-		items = append(items, g.links.note(n, iids[n.NoteableType][n.NoteableID]))
+		items = append(items, t.links.note(n, iids[n.NoteableType][n.NoteableID]))
 	}
 	return items, total, nil
 }
 
 // projectsByID loads the projects of search hits (known is already loaded).
-func (g *gitlab) projectsByID(ctx context.Context, known *models.Project, ids []int64) (map[int64]*models.Project, error) {
+func (t searchTool) projectsByID(ctx context.Context, known *models.Project, ids []int64) (map[int64]*models.Project, error) {
 	out := map[int64]*models.Project{}
 	if known != nil {
 		out[known.ID] = known
@@ -329,7 +365,7 @@ func (g *gitlab) projectsByID(ctx context.Context, known *models.Project, ids []
 			out[id] = nil
 		}
 	}
-	ps, err := g.store.LoadProjects(ctx, missing)
+	ps, err := t.projects.LoadProjects(ctx, missing)
 	if err != nil {
 		return nil, err
 	}
@@ -366,12 +402,12 @@ type projectSummaryJSON struct {
 	NamespaceID       int64  `json:"namespace_id"`
 }
 
-func (g *gitlab) projectSummary(p *models.Project) *projectSummaryJSON {
+func (l links) projectSummary(p *models.Project) *projectSummaryJSON {
 	ns := strings.TrimSuffix(p.PathWithNamespace, "/"+p.Path)
 	return &projectSummaryJSON{ID: p.ID, Description: p.Description, Name: p.Name,
 		NameWithNamespace: strings.ReplaceAll(ns, "/", " / ") + " / " + p.Name, Path: p.Path,
 		PathWithNamespace: p.PathWithNamespace, CreatedAt: apiTime(p.CreatedAt), DefaultBranch: p.DefaultBranch,
-		Visibility: string(p.Visibility), WebURL: g.links.projectURL(p), NamespaceID: p.NamespaceID}
+		Visibility: string(p.Visibility), WebURL: l.projectURL(p), NamespaceID: p.NamespaceID}
 }
 
 // parseBlobFilters pulls GitLab's filename:, extension: and path: filters

@@ -35,16 +35,6 @@ type gitSearch struct {
 	links links
 }
 
-// searchGitBlobs and searchGitCommits are gitSearch's scopes with g's
-// repositories (the search tool's form until it holds a gitSearch).
-func (g *gitlab) searchGitBlobs(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
-	return gitSearch{repos: g.repos, links: g.links}.blobs(ctx, pa, q)
-}
-
-func (g *gitlab) searchGitCommits(ctx context.Context, pa *projectAccess, q models.SearchQuery) ([]any, int64, error) {
-	return gitSearch{repos: g.repos, links: g.links}.commits(ctx, pa, q)
-}
-
 // open opens pa's repository for a code search, or returns nil when the
 // caller may not read the project's code (a Guest of a private project:
 // nothing matches) or the repository has no default branch yet.

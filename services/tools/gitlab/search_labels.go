@@ -15,13 +15,14 @@ const maxLabels = 100
 
 // searchLabels is GitLab's search_labels (version 0.2.0: search is a term
 // or up to 10 terms).
-func (g *gitlab) searchLabels() tools.Definition {
+func searchLabels(g *gitlab) tools.Definition {
+	t := searchLabelsTool{store: g.store}
 	return tools.Definition{
 		Name:  "search_labels",
 		Title: "Search labels",
 		Description: "Search the labels of a GitLab project, or of the projects of a group and its subgroups " +
 			"(glmcp has no group-level labels), by name. Omit search to list them (at most 100).",
-		InputSchema: argsSchema(g.runSearchLabels, obj{
+		InputSchema: argsSchema(t.run, obj{
 			"full_path":  strProp("Full path of the project or group (for example gitlab-org/gitlab).", 1, 1000),
 			"is_project": boolProp("Whether full_path is a project (true) or a group (false)."),
 			"search": withDesc(obj{"oneOf": []obj{
@@ -34,8 +35,21 @@ func (g *gitlab) searchLabels() tools.Definition {
 		Toolset:      models.ToolsetCore,
 		Edition:      models.EditionCE,
 		Source:       "app/services/mcp/tools/labels/search_tool.rb",
-		Run:          tools.Typed(g.runSearchLabels),
+		Run:          tools.Typed(t.run),
 	}
+}
+
+// searchLabelsStore is what search_labels reads: the project or group
+// named, a group's projects the caller may read, and their labels.
+type searchLabelsStore interface {
+	placeLookup
+	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+	SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error)
+}
+
+// searchLabelsTool is search_labels with what it needs.
+type searchLabelsTool struct {
+	store searchLabelsStore // nil: no store (a catalog built without one)
 }
 
 type labelJSON struct {
@@ -53,8 +67,11 @@ type searchLabelsArgs struct {
 	Search    termsArg `json:"search"`
 }
 
-func (g *gitlab) runSearchLabels(ctx context.Context, call *tools.Call, args searchLabelsArgs) (*tools.Result, error) {
-	u, err := g.viewer(call)
+func (t searchLabelsTool) run(ctx context.Context, call *tools.Call, args searchLabelsArgs) (*tools.Result, error) {
+	if t.store == nil {
+		return nil, errNoStore
+	}
+	u, err := callerOf(call)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +82,7 @@ func (g *gitlab) runSearchLabels(ctx context.Context, call *tools.Call, args sea
 	hidden := &kindError{msg: kind + " '" + args.FullPath + "' not found or inaccessible", kind: models.ErrNotFound}
 	var ids []int64
 	if args.IsProject {
-		pa, err := resolveProject(ctx, g.store, u, "full_path", refArg(args.FullPath))
+		pa, err := resolveProject(ctx, t.store, u, "full_path", refArg(args.FullPath))
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, hidden
 		}
@@ -74,18 +91,18 @@ func (g *gitlab) runSearchLabels(ctx context.Context, call *tools.Call, args sea
 		}
 		ids = []int64{pa.project.ID}
 	} else {
-		grp, err := resolveGroup(ctx, g.store, u, "full_path", refArg(args.FullPath))
+		grp, err := resolveGroup(ctx, t.store, u, "full_path", refArg(args.FullPath))
 		if errors.Is(err, models.ErrNotFound) {
 			return nil, hidden
 		}
 		if err != nil {
 			return nil, err
 		}
-		if ids, err = g.store.VisibleProjectIDs(ctx, u, grp.FullPath); err != nil {
+		if ids, err = t.store.VisibleProjectIDs(ctx, u, grp.FullPath); err != nil {
 			return nil, err
 		}
 	}
-	labels, err := g.store.SearchLabels(ctx, ids, args.Search, maxLabels*len(ids))
+	labels, err := t.store.SearchLabels(ctx, ids, args.Search, maxLabels*len(ids))
 	if err != nil {
 		return nil, err
 	}

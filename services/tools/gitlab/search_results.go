@@ -26,8 +26,8 @@ type groupSummaryJSON struct {
 	ParentID    *int64 `json:"parent_id"`
 }
 
-func (g *gitlab) groupSummary(grp *models.Group, fullName string) *groupSummaryJSON {
-	return &groupSummaryJSON{ID: grp.ID, WebURL: g.base + "/groups/" + grp.FullPath, Name: grp.Name, Path: grp.Path,
+func (l links) groupSummary(grp *models.Group, fullName string) *groupSummaryJSON {
+	return &groupSummaryJSON{ID: grp.ID, WebURL: l.groupURL(grp), Name: grp.Name, Path: grp.Path,
 		Description: grp.Description, Visibility: string(grp.Visibility), FullName: fullName, FullPath: grp.FullPath,
 		CreatedAt: apiTime(grp.CreatedAt), ParentID: grp.ParentID}
 }
@@ -48,10 +48,10 @@ type milestoneResultJSON struct {
 	WebURL      string  `json:"web_url"`
 }
 
-func (g *gitlab) milestoneResult(p *models.Project, m *models.Milestone) *milestoneResultJSON {
+func (l links) milestoneResult(p *models.Project, m *models.Milestone) *milestoneResultJSON {
 	out := &milestoneResultJSON{ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title, Description: m.Description,
 		State: string(m.State), CreatedAt: apiTime(m.CreatedAt), UpdatedAt: apiTime(m.UpdatedAt),
-		WebURL: g.links.projectURL(p) + "/-/milestones/" + itoa(int(m.IID))}
+		WebURL: l.projectURL(p) + "/-/milestones/" + itoa(int(m.IID))}
 	if m.DueDate != nil {
 		d := m.DueDate.Time.Format(models.DateLayout)
 		out.DueDate = &d

@@ -8,9 +8,12 @@ import (
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-// Store is what the GitLab tools need from the data store, declared here
-// (consumer side) by tool family; Families satisfies it. A tool or helper
-// takes the smallest family it uses.
+// Store is every store method the GitLab tools use, declared here
+// (consumer side) by tool family; Families satisfies it. It is the binding
+// of Deps.Store and of a transaction (InTx), not what a tool sees: a tool's
+// registration function hands its value only the narrow interface the
+// tool declares (getUserStore, listProjectsStore, …), and a write tool
+// narrows the transaction's Store to its own write interface at once.
 type Store interface {
 	projectStore
 	issueStore
@@ -58,7 +61,9 @@ type Families struct {
 
 // InTx runs fn in one store transaction with a Store bound to it; fn's
 // error rolls the transaction back. Every write tool runs its checks and
-// writes through tx, so a failing call changes nothing.
+// writes through tx, so a failing call changes nothing. The tool narrows
+// tx to its own write interface on the first line of fn
+// (st := xWriteStore(tx)) and uses only that.
 type InTx func(ctx context.Context, fn func(tx Store) error) error
 
 // projectStore resolves projects, groups, members and users (every tool).
@@ -210,6 +215,9 @@ type ciStore interface {
 // vulnerabilityStore serves the code_security toolset.
 type vulnerabilityStore interface {
 	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
+	// VulnerabilityProjectID returns the project of vulnerability id, or
+	// models.ErrNotFound (where save_vulnerability writes, for the rules).
+	VulnerabilityProjectID(ctx context.Context, id int64) (int64, error)
 	ListVulnerabilities(ctx context.Context, q models.VulnerabilityQuery) ([]models.Vulnerability, bool, error)
 	ChangeVulnerability(ctx context.Context, id int64, c models.VulnerabilityChange) (*models.Vulnerability, error)
 	FindScanProfile(ctx context.Context, id int64) (*models.ScanProfile, error)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
@@ -13,10 +14,54 @@ import (
 
 // target declares that a tool's arguments name an object of kind and that
 // the call needs ability on it (tools.Definition.Target): the tool service
-// resolves it through g before the tool rules and the tool.
+// resolves it before the tool rules and the tool. The arguments are read
+// as the kind's own struct (workItemArgs, mrArgs; a vulnerability's id
+// from the parsed arguments): a tool whose run decodes another struct
+// declares its target with workItemTarget instead, so its arguments are
+// decoded once.
 func (g *gitlab) target(kind tools.TargetKind, ability access.Ability) *tools.Target {
-	return &tools.Target{Kind: kind, Ability: ability, Resolver: g}
+	r := kindResolver{g: g}
+	switch kind {
+	case tools.TargetWorkItem:
+		r.args = func(call *tools.Call) (any, error) { return tools.Args[workItemArgs](call) }
+	case tools.TargetMergeRequest:
+		r.args = func(call *tools.Call) (any, error) { return tools.Args[mrArgs](call) }
+	}
+	return &tools.Target{Kind: kind, Ability: ability, Resolver: r}
 }
+
+// workItemTarget declares a tools.TargetWorkItem named by the tool's
+// arguments A, the struct its run decodes (embedding workItemArgs): the
+// resolver and the run share one decode (tools.Args).
+func workItemTarget[A namesWorkItem](g *gitlab, ability access.Ability) *tools.Target {
+	return &tools.Target{Kind: tools.TargetWorkItem, Ability: ability,
+		Resolver: kindResolver{g: g, args: func(call *tools.Call) (any, error) { return tools.Args[A](call) }}}
+}
+
+// mrRefTargetOf declares an mrRefTarget named by the tool's arguments A,
+// the struct its run decodes (embedding mrRefArgs): the resolver and the
+// run share one decode.
+func mrRefTargetOf[A namesMRRef](g *gitlab) *tools.Target {
+	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{store: g.store,
+		args: func(call *tools.Call) (mrRefArgs, error) {
+			a, err := tools.Args[A](call)
+			return a.mrRef(), err
+		}}}
+}
+
+// namesWorkItem is a tool's arguments that name a work item (they embed
+// workItemArgs); namesMergeRequest one that names a merge request by
+// project and iid (mrArgs); namesMRRef one that names it by url, or by
+// project and iid (mrRefArgs).
+type (
+	namesWorkItem     interface{ workItemRef() workItemArgs }
+	namesMergeRequest interface{ mergeRequestRef() mrArgs }
+	namesMRRef        interface{ mrRef() mrRefArgs }
+)
+
+func (a workItemArgs) workItemRef() workItemArgs { return a }
+func (a mrArgs) mergeRequestRef() mrArgs         { return a }
+func (a mrRefArgs) mrRef() mrRefArgs             { return a }
 
 // projectTarget declares that argument arg names a tool's project (by id
 // or full path) and that the call needs ability there; refused is the
@@ -36,29 +81,49 @@ func (g *gitlab) namedProject(ability access.Ability, name projectName, missing 
 }
 
 // projectName reads which project a tool's arguments name, as the tool
-// reads them: the field resolveProject's texts name and its reference, or
-// the tool's own answer to arguments that name none.
-type projectName func(args json.RawMessage) (field string, ref refArg, err error)
+// reads them (tools.Args of the struct its run decodes, or an argument of
+// the parsed arguments): the field resolveProject's texts name and its
+// reference, or the tool's own answer to arguments that name none.
+type projectName func(call *tools.Call) (field string, ref refArg, err error)
 
 // argProject names the project argument arg gives (absent: resolveProject
 // says it is empty).
 func argProject(arg string) projectName {
-	return func(args json.RawMessage) (string, refArg, error) {
+	return func(call *tools.Call) (string, refArg, error) {
 		var ref refArg
-		return arg, ref, decodeArg(args, arg, &ref)
+		return arg, ref, decodeArg(call, arg, &ref)
 	}
 }
 
-// decodeArg decodes argument name of args into dst, when it is there.
-func decodeArg(args json.RawMessage, name string, dst any) error {
-	var a map[string]json.RawMessage
-	if err := tools.DecodeArgs(args, &a); err != nil {
-		return err
+// decodeArg reads argument name of call into dst (a *refArg or a
+// *string), when it is there, from the arguments as the tool service
+// parsed them once: no decode of its own.
+func decodeArg(call *tools.Call, name string, dst any) error {
+	v, ok := call.Argument([]string{name})
+	if !ok || v == nil {
+		return nil
 	}
-	if raw, ok := a[name]; ok {
-		return tools.DecodeArgs(raw, dst)
+	switch d := dst.(type) {
+	case *string:
+		if s, ok := v.(string); ok {
+			*d = s
+			return nil
+		}
+	case *refArg:
+		switch t := v.(type) {
+		case string:
+			*d = refArg(t)
+			return nil
+		case json.Number:
+			var n intArg
+			if err := n.UnmarshalJSON([]byte(t)); err != nil {
+				return tools.Errorf("Validation error: %v", err)
+			}
+			*d = refArg(strconv.FormatInt(int64(n), 10))
+			return nil
+		}
 	}
-	return nil
+	return tools.Errorf("Validation error: %s has the wrong type", name)
 }
 
 // errProjectInaccessible is the answer of several tools (GitLab's words)
@@ -74,12 +139,12 @@ type projectResolver struct {
 	refused func(p *models.Project) error
 }
 
-func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
 	if pr.g.store == nil {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
-	field, ref, err := pr.name(args)
+	field, ref, err := pr.name(call)
 	var pa *projectAccess
 	if err == nil {
 		pa, err = resolveProject(ctx, pr.g.store, u, field, ref)
@@ -114,10 +179,17 @@ func targetProject(call *tools.Call) (*projectAccess, error) {
 	return pa, err
 }
 
-// ResolveTarget resolves a Target the GitLab tools declare, with the
-// lookups the tools used to make themselves, so the texts of not found,
-// forbidden and invalid arguments are theirs (tools.Resolver).
-func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+// kindResolver resolves a Target the GitLab tools declare by kind, with
+// the lookups the tools used to make themselves, so the texts of not
+// found, forbidden and invalid arguments are theirs (tools.Resolver). args
+// decodes the tool's arguments (tools.Args of its run's struct).
+type kindResolver struct {
+	g    *gitlab
+	args func(call *tools.Call) (any, error)
+}
+
+func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
+	g := kr.g
 	if g.store == nil {
 		return nil, errNoStore
 	}
@@ -133,9 +205,10 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 	)
 	switch t.Kind {
 	case tools.TargetWorkItem:
-		var a workItemArgs
+		var v any
 		var issue *models.Issue
-		if err = tools.DecodeArgs(args, &a); err == nil {
+		if v, err = kr.args(call); err == nil {
+			a := v.(namesWorkItem).workItemRef()
 			pa, r.Group, issue, err = findWorkItem(ctx, g.store, g.base, u, &a)
 		}
 		obj = issue
@@ -144,7 +217,7 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 	case targetIssue:
 		var a issueRef
 		var found *foundIssue
-		if err = tools.DecodeArgs(args, &a); err == nil {
+		if a, err = tools.Args[issueRef](call); err == nil {
 			pa, found, err = findIssue(ctx, g.store, u, &a)
 		}
 		obj = found
@@ -152,23 +225,22 @@ func (g *gitlab) ResolveTarget(ctx context.Context, u *models.User, t *tools.Tar
 		// An issue the caller may not read is not there.
 		refused = func() error { return notFound("Issue") }
 	case tools.TargetMergeRequest:
-		var a mrArgs
+		var v any
 		var mr *models.MergeRequest
-		if err = tools.DecodeArgs(args, &a); err == nil {
-			pa, mr, err = g.locateMergeRequest(ctx, u, &a)
+		if v, err = kr.args(call); err == nil {
+			a := v.(namesMergeRequest).mergeRequestRef()
+			pa, mr, err = findMergeRequest(ctx, g.store, u, &a)
 		}
 		obj = mr
 		allowed = func() bool { return access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) }
 		// A merge request the caller may not read is not there.
 		refused = func() error { return notFound("Merge Request") }
 	case tools.TargetVulnerability:
-		var a struct {
-			VulnerabilityID string `json:"vulnerability_id"`
-		}
-		if err = tools.DecodeArgs(args, &a); err == nil {
+		var id string
+		if err = decodeArg(call, "vulnerability_id", &id); err == nil {
 			// pa only when the caller may read the vulnerability: its
 			// project's rules are never shown to anyone else.
-			pa, obj, err = readableVulnerability(ctx, g.store, u, a.VulnerabilityID)
+			pa, obj, err = readableVulnerability(ctx, g.store, u, id)
 		}
 		allowed = func() bool { return access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) }
 		refused = func() error {
@@ -260,18 +332,20 @@ func (g *gitlab) lookupTarget(find lookupFunc) *tools.Target {
 // lookupFunc finds what a call's arguments name for u: the object, the
 // project (with u's role) or group it lives in when u can see that place,
 // and the tool's answer when there is no object to act on.
-type lookupFunc func(ctx context.Context, u *models.User, args json.RawMessage) (found any, pa *projectAccess, grp *models.Group, err error)
+// It reads the arguments with tools.Args of the struct the tool's run
+// decodes, so they are decoded once.
+type lookupFunc func(ctx context.Context, u *models.User, call *tools.Call) (found any, pa *projectAccess, grp *models.Group, err error)
 
 type lookupResolver struct {
 	g    *gitlab
 	find lookupFunc
 }
 
-func (lr lookupResolver) ResolveTarget(ctx context.Context, u *models.User, _ *tools.Target, args json.RawMessage) (*tools.ResolvedTarget, error) {
+func (lr lookupResolver) ResolveTarget(ctx context.Context, u *models.User, _ *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
 	if lr.g.store == nil {
 		return nil, errNoStore
 	}
-	found, pa, grp, err := lr.find(ctx, u, args)
+	found, pa, grp, err := lr.find(ctx, u, call)
 	r := &tools.ResolvedTarget{Group: grp}
 	if pa != nil {
 		r.Project, r.Level = pa.project, pa.level

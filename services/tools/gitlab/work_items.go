@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -176,12 +175,15 @@ type namespaceArgs struct {
 // group's work items (list_work_items, get_work_item_types): the project
 // (with u's role) or the group a names, checking u may see it. A URL names
 // a project when u can see one at its path, else a group.
-func findNamespace(st namespaceFinder) lookupFunc {
-	return func(ctx context.Context, u *models.User, raw json.RawMessage) (any, *projectAccess, *models.Group, error) {
-		var a namespaceArgs
-		if err := tools.DecodeArgs(raw, &a); err != nil {
+// A is the tool's own arguments (embedding namespaceArgs), so the lookup
+// and the run share one decode (tools.Args).
+func findNamespace[A namesNamespace](st namespaceFinder) lookupFunc {
+	return func(ctx context.Context, u *models.User, call *tools.Call) (any, *projectAccess, *models.Group, error) {
+		args, err := tools.Args[A](call)
+		if err != nil {
 			return nil, nil, nil, err
 		}
+		a := args.namespace()
 		pa, grp, err := a.find(ctx, st, u)
 		if err != nil {
 			return nil, nil, nil, err
@@ -189,6 +191,12 @@ func findNamespace(st namespaceFinder) lookupFunc {
 		return &workItemScope{pa: pa, group: grp}, pa, grp, nil
 	}
 }
+
+// namesNamespace is a tool's arguments that name a project or a group
+// (they embed namespaceArgs).
+type namesNamespace interface{ namespace() namespaceArgs }
+
+func (a namespaceArgs) namespace() namespaceArgs { return a }
 
 func (a *namespaceArgs) find(ctx context.Context, st namespaceFinder, u *models.User) (*projectAccess, *models.Group, error) {
 	projectID, groupID := a.ProjectID, a.GroupID
