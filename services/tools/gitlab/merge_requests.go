@@ -240,13 +240,12 @@ type newMRSpec struct {
 // transaction: the members and labels it checks (their families), the
 // merge request, and what its view shows.
 type mrOpenStore interface {
-	projectStore
-	issueStore
+	memberFinder // projectUsers
+	labelEnsurer // ensureLabels
 	FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error)
 	CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error
 	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
-	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
-	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	mrResultStore // the view it answers with
 }
 
 // open checks and creates a merge request in pa's project as u, in one

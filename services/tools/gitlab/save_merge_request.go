@@ -76,8 +76,8 @@ type saveMRStore interface {
 // transaction: the members and labels it checks (their families), the
 // merge request, and what its view shows.
 type saveMRWriteStore interface {
-	projectStore
-	issueStore
+	memberFinder // projectUsers
+	labelEnsurer // ensureLabels
 	mrResultStore
 	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
 	UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error)
