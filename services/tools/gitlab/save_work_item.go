@@ -265,7 +265,7 @@ func (g *gitlab) createWorkItem(ctx context.Context, call *tools.Call, u *models
 		return nil, nil, err
 	}
 	pa := t.pa
-	if !access.CanCreateIssue(u, pa.project, pa.level) {
+	if !access.CanCreateWorkItem(u, pa.project, pa.level) {
 		return nil, nil, forbiddenf("you need at least the Reporter role in project %s to create work items", pa.project.PathWithNamespace)
 	}
 	typ, err := g.workItemTypeByName(ctx, call.Edition, *args.TypeName)
