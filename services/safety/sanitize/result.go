@@ -1,10 +1,10 @@
-package mcp
+package sanitize
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 
-	"gitlab.com/glmcp/glmcp/services/safety/sanitize"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -26,20 +26,45 @@ type hiddenInCode struct {
 	BidiControls        int `json:"bidiControls"`
 }
 
-// sanitizeResult is the SAFETY HOOK of the sanitiser: it returns tool's
-// result with its user-written text cleaned (structured content, text and
-// text blocks alike, so they stay consistent; a copy when anything
-// changes: in is never modified, a tool may share it) and repository
-// content as it is, and the _meta entries saying what it removed and
-// flagged (nil: nothing).
-func sanitizeResult(tool string, in *tools.Result) (*tools.Result, map[string]any) {
-	keep, whole := sanitize.Code(tool)
+// Link is the sanitize link of the tools/call chain (a Wrappers link,
+// doc/security.md "Sanitised text"): the handler's result comes back with
+// its user-written text cleaned and what was removed or flagged in its
+// Meta. A client's tools/call and a resources/read reading through a tool
+// alike pass it. A result asking for input is glmcp's own and passes as
+// it is, as does a refusal.
+func Link() tools.Link {
+	return tools.Link{Name: "sanitize", Run: func(ctx context.Context, inv *tools.Invocation) (*tools.Result, error) {
+		res, err := inv.Next(ctx)
+		if err != nil || res == nil || len(res.InputRequests) > 0 || res.RequestState != "" {
+			return res, err
+		}
+		out, meta := Result(inv.Entry.Tool.Name, res)
+		if meta != nil {
+			// out is a copy here; its Meta map may still be the tool's.
+			for k, v := range out.Meta {
+				if _, ok := meta[k]; !ok {
+					meta[k] = v
+				}
+			}
+			out.Meta = meta
+		}
+		return out, nil
+	}}
+}
+
+// Result returns tool's result with its user-written text cleaned
+// (structured content, text and text blocks alike, so they stay
+// consistent; a copy when anything changes: in is never modified, a tool
+// may share it) and repository content as it is, and the _meta entries
+// saying what it removed and flagged (nil: nothing).
+func Result(tool string, in *tools.Result) (*tools.Result, map[string]any) {
+	keep, whole := Code(tool)
 	cp := *in
 	res := &cp
 	if len(in.Content) > 0 {
 		res.Content = append([]tools.Content(nil), in.Content...)
 	}
-	var removed, flagged sanitize.Counts
+	var removed, flagged Counts
 	var before []byte
 	switch sc := res.Structured.(type) {
 	case nil:
@@ -54,7 +79,7 @@ func sanitizeResult(tool string, in *tools.Result) (*tools.Result, map[string]an
 	}
 	structured := before != nil
 	if structured {
-		after, r, f := sanitize.JSON(before, keep)
+		after, r, f := JSON(before, keep)
 		removed, flagged = r, f
 		if r.Total() > 0 {
 			res.Structured = tools.CompactJSON(after)
@@ -67,7 +92,7 @@ func sanitizeResult(tool string, in *tools.Result) (*tools.Result, map[string]an
 			res.Text, _, _ = cleanText(res.Text, keep, whole)
 		}
 	} else {
-		var r, f sanitize.Counts
+		var r, f Counts
 		res.Text, r, f = cleanText(res.Text, keep, whole)
 		removed.Add(r)
 		flagged.Add(f)
@@ -102,36 +127,17 @@ func sanitizeResult(tool string, in *tools.Result) (*tools.Result, map[string]an
 
 // cleanText cleans a text: a JSON document string by string, code only
 // counted, anything else as prose.
-func cleanText(s string, keep func(string) bool, whole bool) (string, sanitize.Counts, sanitize.Counts) {
+func cleanText(s string, keep func(string) bool, whole bool) (string, Counts, Counts) {
 	if s == "" {
-		return s, sanitize.Counts{}, sanitize.Counts{}
+		return s, Counts{}, Counts{}
 	}
 	if t := bytes.TrimSpace([]byte(s)); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
-		out, r, f := sanitize.JSON([]byte(s), keep)
+		out, r, f := JSON([]byte(s), keep)
 		return string(out), r, f
 	}
 	if whole {
-		return s, sanitize.Counts{}, sanitize.Scan([]byte(s))
+		return s, Counts{}, Scan([]byte(s))
 	}
-	out, r := sanitize.String(s)
-	return out, r, sanitize.Counts{}
-}
-
-// withMeta returns the result _meta base (nil or an encoded object) with
-// extra's entries added.
-func withMeta(base json.RawMessage, extra map[string]any) json.RawMessage {
-	if len(extra) == 0 {
-		return base
-	}
-	add, err := json.Marshal(extra)
-	if err != nil {
-		return base
-	}
-	if len(base) < 2 || string(base) == "{}" {
-		return add
-	}
-	out := make([]byte, 0, len(base)+len(add))
-	out = append(out, base[:len(base)-1]...)
-	out = append(out, ',')
-	return append(out, add[1:]...)
+	out, r := String(s)
+	return out, r, Counts{}
 }

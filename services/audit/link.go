@@ -1,0 +1,128 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/tools"
+)
+
+// Link is the audit link of the tools/call chain (an Outer link, first of
+// all): once a client's tools/call has come back up the chain, whatever
+// it ended with, it hands record its event (GitLab's ai_tool_invoked): the
+// caller, token and client, the tool, the project or group the call
+// acted on, the outcome, the duration and the request id. Of the
+// arguments only the names are kept. A call without a Caller (a
+// resources/read reading through a tool) is not a tools/call and is not
+// recorded.
+func Link(record func(models.AuditEvent)) tools.Link {
+	return tools.Link{Name: "audit", Run: func(ctx context.Context, inv *tools.Invocation) (*tools.Result, error) {
+		if inv.Request.Caller == nil {
+			return inv.Next(ctx)
+		}
+		start := time.Now()
+		res, err := inv.Next(ctx)
+		record(event(inv, start, res, err))
+		return res, err
+	}}
+}
+
+// event is the audit event of inv, which ended with res or err.
+func event(inv *tools.Invocation, start time.Time, res *tools.Result, err error) models.AuditEvent {
+	req := &inv.Request
+	e := models.AuditEvent{
+		CreatedAt:     start,
+		ClientName:    req.Caller.ClientName,
+		ClientVersion: req.Caller.ClientVersion,
+		Tool:          truncateRunes(req.Name, 255),
+		DurationMs:    time.Since(start).Milliseconds(),
+		CorrelationID: req.Caller.RequestID,
+	}
+	if inv.Entry != nil {
+		e.Tool = inv.Entry.Tool.Name // aliases resolved
+	}
+	if id := req.Identity; id != nil && id.User != nil {
+		e.UserID, e.Username, e.TokenID = id.User.ID, id.User.Username, id.TokenID
+	}
+	e.ArgumentNames, e.Target, e.TargetType = arguments(req.Arguments)
+	// Where the target link resolved the call's project or group, that
+	// is the target: canonical, whatever argument (an id, a path, a URL
+	// of an object inside it) named it.
+	if inv.Call != nil && inv.Call.Target != nil {
+		switch t := inv.Call.Target; {
+		case t.Project != nil:
+			e.Target, e.TargetType = truncateRunes(t.Project.PathWithNamespace, 255), "project"
+		case t.Group != nil:
+			e.Target, e.TargetType = truncateRunes(t.Group.FullPath, 255), "group"
+		}
+	}
+	switch {
+	case err != nil || res == nil:
+		e.Outcome = models.AuditFailed
+	case res.Refused:
+		e.Outcome = models.AuditRefused
+	case res.IsError:
+		e.Outcome = models.AuditToolError
+	default:
+		e.Outcome = models.AuditSuccess
+	}
+	return e
+}
+
+// arguments returns the sorted argument names and the target the
+// arguments name: project_id (or a project's full_path), else group_id,
+// as written; values are read for nothing else.
+func arguments(raw json.RawMessage) (names, target, targetType string) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "", "", ""
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return "", "", ""
+	}
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, truncateRunes(k, 64))
+	}
+	sort.Strings(keys)
+	names = truncateRunes(strings.Join(keys, ","), 2000)
+	ref := func(k string) string {
+		var v any
+		if json.Unmarshal(args[k], &v) != nil {
+			return ""
+		}
+		switch t := v.(type) {
+		case string:
+			return truncateRunes(t, 255)
+		case float64:
+			b, _ := json.Marshal(t)
+			return string(b)
+		}
+		return ""
+	}
+	switch {
+	case ref("project_id") != "":
+		return names, ref("project_id"), "project"
+	case ref("full_path") != "":
+		return names, ref("full_path"), "namespace"
+	case ref("group_id") != "":
+		return names, ref("group_id"), "group"
+	}
+	return names, "", ""
+}
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > n {
+		r = r[:n]
+	}
+	return string(r)
+}
