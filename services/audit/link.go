@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,44 +77,146 @@ func event(inv *tools.Invocation, start time.Time, res *tools.Result, err error)
 
 // arguments returns the sorted argument names and the target the
 // arguments name: project_id (or a project's full_path), else group_id,
-// as written; values are read for nothing else.
+// as written; values are read for nothing else. It walks the top level of
+// the object once, skipping every value but those three (decoding the
+// arguments into a map cost a call more than the rest of its event).
 func arguments(raw json.RawMessage) (names, target, targetType string) {
-	if len(bytes.TrimSpace(raw)) == 0 {
+	keys, refs, ok := topLevel(raw)
+	if !ok {
 		return "", "", ""
-	}
-	var args map[string]json.RawMessage
-	if json.Unmarshal(raw, &args) != nil {
-		return "", "", ""
-	}
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, truncateRunes(k, 64))
 	}
 	sort.Strings(keys)
+	keys = slices.Compact(keys) // a repeated member is one argument
 	names = truncateRunes(strings.Join(keys, ","), 2000)
-	ref := func(k string) string {
-		var v any
-		if json.Unmarshal(args[k], &v) != nil {
-			return ""
-		}
-		switch t := v.(type) {
-		case string:
-			return truncateRunes(t, 255)
-		case float64:
-			b, _ := json.Marshal(t)
-			return string(b)
-		}
-		return ""
-	}
 	switch {
-	case ref("project_id") != "":
-		return names, ref("project_id"), "project"
-	case ref("full_path") != "":
-		return names, ref("full_path"), "namespace"
-	case ref("group_id") != "":
-		return names, ref("group_id"), "group"
+	case refs[0] != "":
+		return names, refs[0], "project"
+	case refs[1] != "":
+		return names, refs[1], "namespace"
+	case refs[2] != "":
+		return names, refs[2], "group"
 	}
 	return names, "", ""
+}
+
+// refKeys are the arguments that name a target, in arguments' order.
+var refKeys = [3]string{"project_id", "full_path", "group_id"}
+
+// topLevel reads the members of the JSON object raw: their names
+// (truncated), and the values of refKeys that are a non-empty string
+// (truncated) or a number. ok is false when raw is not a valid object.
+func topLevel(raw []byte) (keys []string, refs [3]string, ok bool) {
+	if !json.Valid(raw) {
+		return nil, refs, false
+	}
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, refs, false
+	}
+	i++
+	for {
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == '}' {
+			return keys, refs, true
+		}
+		end := stringEnd(raw, i)
+		key := string(raw[i : end+1])
+		if bytes.IndexByte(raw[i:end+1], '\\') >= 0 {
+			_ = json.Unmarshal(raw[i:end+1], &key)
+		} else {
+			key = key[1 : len(key)-1]
+		}
+		keys = append(keys, truncateRunes(key, 64))
+		i = skipSpace(raw, end+1) + 1 // the colon
+		i = skipSpace(raw, i)
+		vend := valueEnd(raw, i)
+		for k, name := range refKeys {
+			if key == name {
+				refs[k] = refValue(raw[i:vend])
+			}
+		}
+		i = skipSpace(raw, vend)
+		if i < len(raw) && raw[i] == ',' {
+			i++
+		}
+	}
+}
+
+// refValue is a target argument's value as written: a string's text, a
+// number's digits; "" for anything else.
+func refValue(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	switch c := v[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return ""
+		}
+		return truncateRunes(s, 255)
+	case c == '-' || c >= '0' && c <= '9':
+		var f float64
+		if json.Unmarshal(v, &f) != nil {
+			return ""
+		}
+		b, _ := json.Marshal(f)
+		return string(b)
+	}
+	return ""
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index of the quote closing the string at b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return len(b) - 1
+}
+
+// valueEnd is the index just after the value starting at b[i] (valid
+// JSON).
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i) + 1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j)
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 func truncateRunes(s string, n int) string {

@@ -81,6 +81,28 @@ func TestLink_callerOnly(t *testing.T) {
 	}
 }
 
+// TestArguments: the names of the top-level members, sorted, each once;
+// the target argument's value as written; nothing for what is not an
+// object.
+func TestArguments(t *testing.T) {
+	for _, c := range []struct{ raw, names, target, kind string }{
+		{`{"project_id":"g/p","body":"x"}`, "body,project_id", "g/p", "project"},
+		{` { "b" : {"project_id":"nested","x":[1,{"y":"}"}]} , "a\u0041":1, "project_id" : 42 } `, "aA,b,project_id", "42", "project"},
+		{`{"full_path":"g","group_id":"h"}`, "full_path,group_id", "g", "namespace"},
+		{`{"group_id":7,"group_id":8}`, "group_id", "8", "group"},
+		{`{"project_id":"","group_id":true,"q":"\"project_id\":1"}`, "group_id,project_id,q", "", ""},
+		{`{}`, "", "", ""},
+		{`[{"project_id":1}]`, "", "", ""},
+		{`{"project_id":`, "", "", ""},
+		{``, "", "", ""},
+	} {
+		names, target, kind := arguments(json.RawMessage(c.raw))
+		if names != c.names || target != c.target || kind != c.kind {
+			t.Errorf("arguments(%s) = %q, %q, %q; want %q, %q, %q", c.raw, names, target, kind, c.names, c.target, c.kind)
+		}
+	}
+}
+
 // BenchmarkArguments: what the audit link reads of a call's arguments.
 func BenchmarkArguments(b *testing.B) {
 	args := json.RawMessage(`{"project_id":"gitlab-org/gitlab-mcp","work_item_iid":1,"body":"` + strings.Repeat("text ", 200) + `"}`)

@@ -58,6 +58,9 @@ func Link() tools.Link {
 // may share it) and repository content as it is, and the _meta entries
 // saying what it removed and flagged (nil: nothing).
 func Result(tool string, in *tools.Result) (*tools.Result, map[string]any) {
+	if quiet(in) {
+		return in, nil // the common case: no copy, no allocation
+	}
 	keep, whole := Code(tool)
 	cp := *in
 	res := &cp
@@ -123,6 +126,14 @@ func Result(tool string, in *tools.Result) (*tools.Result, map[string]any) {
 		meta[MetaHiddenInCode] = hiddenInCode{flagged.TagCharacters, flagged.ZeroWidthCharacters, flagged.BidiControls}
 	}
 	return res, meta
+}
+
+// quiet reports whether in holds nothing to remove or flag, as the fast
+// byte searches of suspicious tell: a JSON result whose text is its
+// structured content (what glmcp's tools return), without text blocks.
+func quiet(in *tools.Result) bool {
+	sc, ok := in.Structured.(tools.CompactJSON)
+	return ok && len(in.Content) == 0 && in.Text == string(sc) && !suspicious(sc)
 }
 
 // cleanText cleans a text: a JSON document string by string, code only
