@@ -104,11 +104,10 @@ var refKeys = [3]string{"project_id", "full_path", "group_id"}
 
 // topLevel reads the members of the JSON object raw: their names
 // (truncated), and the values of refKeys that are a non-empty string
-// (truncated) or a number. ok is false when raw is not a valid object.
+// (truncated) or a number. ok is false when raw is not an object. The
+// arguments come from a decoded envelope, so they are valid JSON; a
+// malformed document ends the walk (ok false), never a panic.
 func topLevel(raw []byte) (keys []string, refs [3]string, ok bool) {
-	if !json.Valid(raw) {
-		return nil, refs, false
-	}
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, refs, false
@@ -116,20 +115,38 @@ func topLevel(raw []byte) (keys []string, refs [3]string, ok bool) {
 	i++
 	for {
 		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == '}' {
+		if i >= len(raw) {
+			return nil, refs, false
+		}
+		if raw[i] == '}' {
 			return keys, refs, true
 		}
+		if raw[i] != '"' {
+			return nil, refs, false
+		}
 		end := stringEnd(raw, i)
-		key := string(raw[i : end+1])
-		if bytes.IndexByte(raw[i:end+1], '\\') >= 0 {
-			_ = json.Unmarshal(raw[i:end+1], &key)
+		if end <= i {
+			return nil, refs, false
+		}
+		quoted := raw[i : end+1]
+		var key string
+		if bytes.IndexByte(quoted, '\\') >= 0 {
+			if json.Unmarshal(quoted, &key) != nil {
+				return nil, refs, false
+			}
 		} else {
-			key = key[1 : len(key)-1]
+			key = string(quoted[1 : len(quoted)-1])
 		}
 		keys = append(keys, truncateRunes(key, 64))
-		i = skipSpace(raw, end+1) + 1 // the colon
-		i = skipSpace(raw, i)
+		i = skipSpace(raw, end+1)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, refs, false
+		}
+		i = skipSpace(raw, i+1)
 		vend := valueEnd(raw, i)
+		if vend <= i {
+			return nil, refs, false
+		}
 		for k, name := range refKeys {
 			if key == name {
 				refs[k] = refValue(raw[i:vend])

@@ -95,12 +95,28 @@ func TestArguments(t *testing.T) {
 		{`[{"project_id":1}]`, "", "", ""},
 		{`{"project_id":`, "", "", ""},
 		{``, "", "", ""},
+		{`{"a"`, "", "", ""},
+		{`{"a":`, "", "", ""},
+		{`{"a" 1}`, "", "", ""},
+		{`{a:1}`, "", "", ""},
+		{`{"a":"unterminated`, "", "", ""},
+		{`{"a":[1,2`, "", "", ""},
 	} {
 		names, target, kind := arguments(json.RawMessage(c.raw))
 		if names != c.names || target != c.target || kind != c.kind {
 			t.Errorf("arguments(%s) = %q, %q, %q; want %q, %q, %q", c.raw, names, target, kind, c.names, c.target, c.kind)
 		}
 	}
+}
+
+// FuzzArguments: whatever the bytes, arguments answers without a panic.
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{`{"project_id":"g/p","body":"x"}`, `{"a":[1,{"b":"}"}],"c":"\\""}`, `{"a"`, `{`, `[`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		arguments(json.RawMessage(s))
+	})
 }
 
 // BenchmarkArguments: what the audit link reads of a call's arguments.
