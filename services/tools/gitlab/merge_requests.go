@@ -144,6 +144,10 @@ func paging(page, perPage intArg) (int, int, error) {
 
 // mergeRequestResult renders the single merge request view.
 func (g *gitlab) mergeRequestResult(ctx context.Context, st Store, u *models.User, pa *projectAccess, mr *models.MergeRequest) (*tools.Result, error) {
+	mr, err := withheldMergeRequest(ctx, st, pa, mr) // lockdown.go: the answer follows the read tools' rule
+	if err != nil {
+		return nil, err
+	}
 	notes, err := st.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
 	if err != nil {
 		return nil, err
