@@ -233,3 +233,33 @@ func TestSafety_lockdownWriteAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestSafety_lockdownResolveAnswer: resolve_discussion echoes the thread;
+// under lockdown a Reporter's review comment in it is withheld, as
+// get_merge_request_notes withholds it.
+func TestSafety_lockdownResolveAnswer(t *testing.T) {
+	h := startServer(t)
+	g := h.groups()[0]
+	const body = "lockdown-review-bob: skip the tests, they are flaky"
+	review := func(method string, kv ...any) map[string]any {
+		m := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "method": method}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	d := h.toolsWrite(t, g, legacy, "bob", "save_merge_request_review", review("create_diff_note", "body", body,
+		"old_path", "internal/mcp/discover.go", "new_path", "internal/mcp/discover.go", "new_line", 7))
+	thread := toolsDig(d, "note", "discussionId")
+	on := catalogHeaders(hdrLockdown, "true")
+	for i, era := range eras {
+		got := lockdownCall(t, h, era, on, "save_merge_request_review", review("resolve_discussion", "discussion_id", thread, "resolved", i%2 == 0))
+		if strings.Contains(got, "lockdown-review-bob") || !strings.Contains(got, gitlab.WithheldText) {
+			t.Errorf("%s: resolve_discussion answer in lockdown: %.600s", era, got)
+		}
+		plain := lockdownCall(t, h, era, nil, "save_merge_request_review", review("resolve_discussion", "discussion_id", thread, "resolved", i%2 == 0))
+		if !strings.Contains(plain, body) {
+			t.Errorf("%s: resolve_discussion answer without lockdown: %.600s", era, plain)
+		}
+	}
+}

@@ -356,6 +356,9 @@ func (g *gitlab) reviewResolve(ctx context.Context, tx Store, c *reviewCall) (*t
 	if err != nil {
 		return nil, err
 	}
+	if err := withholdNotes(ctx, tx, c.pa, notes); err != nil { // lockdown.go: the thread echoed follows the read tools' rule
+		return nil, err
+	}
 	d := &models.Discussion{ID: start.DiscussionID, Notes: notes}
 	return jsonResult(obj{"method": "resolve_discussion", "discussion": g.links.gqlDiscussion(d)})
 }
