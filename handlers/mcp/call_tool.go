@@ -152,7 +152,10 @@ func (s *Server) refuseCall(x *exchange, err error) error {
 	if p, ok := x.params.(*callToolParams); ok && p != nil {
 		req.Name, req.Arguments = p.mcpName(), p.Arguments
 	}
-	_, err = s.tools.Call(x.ctx, req)
+	// The chain ends at its tool link with the refusal; the outer links
+	// have seen it. The answer is the refusal as it came, whatever a
+	// ToolService returns for it.
+	_, _ = s.tools.Call(x.ctx, req)
 	return err
 }
 
