@@ -9,8 +9,8 @@ import (
 )
 
 // The result _meta keys of the sanitiser (doc/security.md, "Sanitised
-// text"): reverse-DNS prefixed, as MetaObject asks of keys that are not
-// MCP's own.
+// text"): reverse-DNS prefixed, as MCP's _meta rules ask of keys that
+// are not its own (handlers/mcp adds them to the result's _meta).
 const (
 	// MetaSanitized counts what was removed from user-written text.
 	MetaSanitized = "com.gitlab/sanitized"
