@@ -80,15 +80,32 @@ func copyAuditEvents(ctx context.Context, db *sql.DB, events []models.AuditEvent
 		if !ok {
 			return fmt.Errorf("audit: the PostgreSQL connection is a %T, not pgx's", driverConn)
 		}
-		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"audit_events"}, auditColumnList,
-			pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
-				e := &events[i]
-				return []any{e.CreatedAt.UTC(), e.EventName, e.UserID, e.Username, e.TokenID, e.ClientName, e.ClientVersion,
-					e.Tool, e.Target, e.TargetType, string(e.Outcome), e.DurationMs, e.CorrelationID, e.ArgumentNames}, nil
-			}))
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"audit_events"}, auditColumnList, &auditRows{events: events})
 		return err
 	})
 }
+
+// auditRows is events as COPY reads them, a row at a time: the values are
+// pointers into the events and the row slice is reused, so a row costs no
+// allocation (COPY encodes each row before it asks for the next).
+type auditRows struct {
+	events  []models.AuditEvent
+	i       int
+	row     []any
+	outcome string
+}
+
+func (r *auditRows) Next() bool { r.i++; return r.i <= len(r.events) }
+
+func (r *auditRows) Values() ([]any, error) {
+	e := &r.events[r.i-1]
+	r.outcome = string(e.Outcome)
+	r.row = append(r.row[:0], &e.CreatedAt, &e.EventName, &e.UserID, &e.Username, &e.TokenID, &e.ClientName,
+		&e.ClientVersion, &e.Tool, &e.Target, &e.TargetType, &r.outcome, &e.DurationMs, &e.CorrelationID, &e.ArgumentNames)
+	return r.row, nil
+}
+
+func (r *auditRows) Err() error { return nil }
 
 // auditColumnList is auditColumns as COPY names them.
 var auditColumnList = strings.Split(strings.ReplaceAll(auditColumns, " ", ""), ",")
