@@ -116,6 +116,9 @@ type Config struct {
 	// SecretDetection refuses writes whose arguments hold a secret
 	// (GLMCP_SECRET_DETECTION, default on).
 	SecretDetection bool
+	// Audit records an audit event for every tools/call (GLMCP_AUDIT,
+	// default on); off is for measuring what the trail costs.
+	Audit bool
 	// AuditRetention is how long audit events are kept
 	// (GLMCP_AUDIT_RETENTION: a Go duration or N days as "90d"; "0" keeps
 	// them for ever).
@@ -188,6 +191,7 @@ func Defaults() Config {
 		Sanitize:            true,
 		SecretDetection:     true,
 		AuditRetention:      "90d",
+		Audit:               true,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/audit"
+	"gitlab.com/glmcp/glmcp/services/safety/sanitize"
 	"gitlab.com/glmcp/glmcp/services/secrets"
 	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/subscriptions"
@@ -20,13 +22,15 @@ import (
 // conformance fixtures are never part of it; New adds them (see
 // WithFixtures) as transient tools.
 func NewToolService(cfg *Config, e *Env, logger *slog.Logger) (*tools.Service, error) {
-	return newToolService(cfg, e, logger, nil, false)
+	return newToolService(cfg, e, logger, nil, false, nil)
 }
 
 // newToolService is NewToolService plus transient definitions and, for
-// the server (serving), secret push protection when it is on: the CLI's
-// catalog commands never call a tool and do not build its rules.
-func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition, serving bool) (*tools.Service, error) {
+// the server (serving), the safety links of the tools/call chain: the
+// audit event of every call to record (nil: none), sanitised results and
+// secret push protection when they are on. The CLI's catalog commands
+// never call a tool and build none of them.
+func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.Definition, serving bool, record func(models.AuditEvent)) (*tools.Service, error) {
 	defs := gitlab.Tools(gitlabDeps(cfg, e))
 	opts := tools.Options{Logger: logger, Transient: transient,
 		Secret: []byte(e.Secret), PageSize: cfg.PageSize, ReloadTimeout: cfg.DBStatementTimeout,
@@ -37,6 +41,14 @@ func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.
 			return nil, err
 		}
 		opts.SecretScan = scan
+	}
+	if serving {
+		if record != nil {
+			opts.Outer = []tools.Link{audit.Link(record)}
+		}
+		if cfg.Sanitize {
+			opts.Wrappers = []tools.Link{sanitize.Link()}
+		}
 	}
 	return tools.NewService(e.Store.Tools, defs, opts)
 }

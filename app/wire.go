@@ -98,7 +98,11 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 	if err != nil {
 		return nil, err
 	}
-	ts, err := newToolService(cfg, e, logger, fixtures, true)
+	var record func(models.AuditEvent)
+	if cfg.Audit {
+		record = w.audit.Record
+	}
+	ts, err := newToolService(cfg, e, logger, fixtures, true, record)
 	if err != nil {
 		return nil, err
 	}
@@ -250,8 +254,8 @@ func New(ctx context.Context, cfg *Config, e *Env, logger *slog.Logger) (*Server
 			KeepAlive: cfg.KeepAlive, Scopes: g.scopes,
 			MetadataURL: metadataURL(g.path), Logger: logger,
 			Logging: fx.Logging,
-			Safety:  mcp.Safety{ReadOnly: cfg.ReadOnly, Lockdown: cfg.Lockdown, Sanitize: cfg.Sanitize},
-		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown, Audit: w.audit.Record})
+			Safety:  mcp.Safety{ReadOnly: cfg.ReadOnly, Lockdown: cfg.Lockdown},
+		}, mcp.Deps{Tools: ts, Context: ctxs, Hub: w.hub, Shutdown: w.shutdown})
 		if err != nil {
 			return handlers.Group{}, err
 		}

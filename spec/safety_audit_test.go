@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
@@ -140,4 +141,22 @@ func TestSafety_auditShutdownUnderLoad(t *testing.T) {
 		t.Errorf("audit events = %d, calls answered = %d (sent %d): events lost or invented", got, answered.Load(), sent.Load())
 	}
 	t.Logf("%d calls answered before and during shutdown, %d events", answered.Load(), got)
+}
+
+// TestSafety_auditOff: GLMCP_AUDIT=false (what scripts/bench compares
+// against) leaves the audit link out: calls of every outcome record
+// nothing.
+func TestSafety_auditOff(t *testing.T) {
+	h := startServer(t, func(c *app.Config) { c.Audit = false })
+	for i := range 8 {
+		if !safetyAuditCall(t, h, i) {
+			t.Fatalf("call %d not answered", i)
+		}
+	}
+	h.Server.BeginShutdown()
+	h.HTTP.Close()
+	h.Server.Stop()
+	if got := storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM audit_events"); got != 0 {
+		t.Errorf("audit events with GLMCP_AUDIT=false: %d, want 0", got)
+	}
 }

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -152,6 +154,46 @@ func TestSafety_fileFlagged(t *testing.T) {
 			map[string]any{"project_id": "gitlab-org/gitlab-mcp", "first": 3}))
 		if text := toolsText(t, commits); !strings.Contains(text, "Add check") || strings.Contains(text, "hidden") || strings.Contains(text, "\u200b") {
 			t.Errorf("%s: list_commits does not show the cleaned message: %.300s", era, text)
+		}
+	}
+}
+
+// TestSafety_resourceSanitizedAndLockedDown: resources/read reads through
+// the same tools and chain as tools/call, so an outsider's issue read as a
+// resource comes back sanitised, and withheld under lockdown (the header
+// reaches the tool as it does on tools/call). Both eras.
+func TestSafety_resourceSanitizedAndLockedDown(t *testing.T) {
+	h := startServer(t)
+	g := h.groups()[0]
+	// carol, a Guest of the public project, opens an issue (GitLab's
+	// create_issue is guest_access).
+	sc := h.toolsWrite(t, g, legacy, "carol", "create_issue",
+		map[string]any{"id": "gitlab-org/gitlab-mcp", "title": "From outside", "description": safetyPayload})
+	iid := toolsDig(sc, "iid")
+	uri := fmt.Sprintf("%s/gitlab-org/gitlab-mcp/-/issues/%v", h.Cfg.PublicURL, iid)
+	description := func(era string, hdr http.Header) string {
+		r := h.send(t, call{Era: era, URL: g.URL, User: "alice", ID: 7, Method: "resources/read", Header: hdr,
+			Params: map[string]any{"uri": uri}})
+		r.expectStatus(t, http.StatusOK)
+		contents := toolsArray(t, r.result(t)["contents"])
+		if len(contents) != 1 {
+			t.Fatalf("%s: %d contents, want 1", era, len(contents))
+		}
+		text, _ := contents[0].(map[string]any)["text"].(string)
+		var issue map[string]any
+		if err := json.Unmarshal([]byte(text), &issue); err != nil {
+			t.Fatalf("%s: contents text is not the issue: %v", era, err)
+		}
+		d, _ := issue["description"].(string)
+		return d
+	}
+	for _, era := range eras {
+		if got := description(era, nil); got != safetyVisible {
+			t.Errorf("%s: resources/read description = %q, want the sanitised %q", era, got, safetyVisible)
+		}
+		got := description(era, http.Header{hdrLockdown: {"true"}})
+		if strings.Contains(got, "Thanks") || !strings.Contains(got, "withheld in lockdown") {
+			t.Errorf("%s: under lockdown resources/read description = %q, want it withheld", era, got)
 		}
 	}
 }

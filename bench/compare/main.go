@@ -89,8 +89,9 @@ const (
 	srvBare  = "bare net/http"
 	srvSDK   = "go-sdk v1.8.0"
 	// srvPlain is a second glmcp on the same database with sanitising
-	// off (GLMCP_SANITIZE=false): what sanitising costs a tools/call.
-	srvPlain = "glmcp, GLMCP_SANITIZE=false"
+	// and the audit trail off (GLMCP_SANITIZE=false, GLMCP_AUDIT=false):
+	// what the two cost a tools/call.
+	srvPlain = "glmcp, sanitize+audit off"
 )
 
 // scenario is one request, sent to each server that can answer it.
@@ -121,8 +122,8 @@ func compare(ctx context.Context, o options) error {
 	defer g.Proc.Stop()
 
 	plainG := *g.Glmcp
-	plainG.Env = append(append([]string(nil), g.Env...), "GLMCP_SANITIZE=false")
-	plainG.Dir = filepath.Join(dir, "sanitize-off") // its own log; the store and repositories are shared
+	plainG.Env = append(append([]string(nil), g.Env...), "GLMCP_SANITIZE=false", "GLMCP_AUDIT=false")
+	plainG.Dir = filepath.Join(dir, "safety-off") // its own log; the store and repositories are shared
 	if err := os.MkdirAll(plainG.Dir, 0o700); err != nil {
 		return err
 	}
@@ -178,6 +179,12 @@ func compare(ctx context.Context, o options) error {
 	plainIssue := modernTarget(plainG.Addr, g.token, "tools/call", map[string]any{
 		"name": "get_issue", "arguments": map[string]any{"id": "gitlab-org/gitlab-mcp", "issue_iid": 2}})
 	plainIssue.Want = getIssue.Want
+	listArgs := map[string]any{"name": "list_work_items", "arguments": map[string]any{"project_id": "gitlab-org/gitlab-mcp", "first": 20}}
+	listItems := glmcpReq("tools/call", listArgs)
+	listItems.Want = []byte(`"structuredContent":{`)
+	plainList := modernTarget(plainG.Addr, g.token, "tools/call", map[string]any{"name": "list_work_items",
+		"arguments": map[string]any{"project_id": "gitlab-org/gitlab-mcp", "first": 20}})
+	plainList.Want = listItems.Want
 	echo := sdkReq("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}})
 	echo.Want = []byte(`{\"text\":\"hello\"}`)
 
@@ -185,6 +192,7 @@ func compare(ctx context.Context, o options) error {
 		{fmt.Sprintf("Modern tools/list (%d tools)", len(tools)), map[string]load.Target{srvGlmcp: list, srvBare: bareList, srvSDK: sdkList}},
 		{"Modern server/discover", map[string]load.Target{srvGlmcp: discover, srvSDK: sdkDiscover}},
 		{"Modern tools/call get_issue (go-sdk: echo)", map[string]load.Target{srvGlmcp: getIssue, srvPlain: plainIssue, srvSDK: echo}},
+		{"Modern tools/call list_work_items (20)", map[string]load.Target{srvGlmcp: listItems, srvPlain: plainList}},
 	}
 	if o.only != "" {
 		scenarios = filterScenarios(scenarios, o.only)

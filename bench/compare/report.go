@@ -97,9 +97,11 @@ func (r *report) print(w io.Writer, env reportEnv) {
 			ratio("tools/list p99, glmcp / bare", sc.name, srvGlmcp, srvBare, p99, "≤ 3×")
 		case strings.Contains(sc.name, "server/discover"):
 			ratio("server/discover req/s, glmcp / go-sdk", sc.name, srvGlmcp, srvSDK, rate, "—")
-		case strings.Contains(sc.name, "tools/call"):
+		case strings.Contains(sc.name, "tools/call get_issue"):
 			ratio("get_issue req/s, glmcp / go-sdk echo", sc.name, srvGlmcp, srvSDK, rate, "≥ 2×")
-			ratio("get_issue req/s, glmcp / sanitising off", sc.name, srvGlmcp, srvPlain, rate, "≥ 0.95×")
+			ratio("get_issue req/s, glmcp / sanitize+audit off", sc.name, srvGlmcp, srvPlain, rate, "≥ 0.95×")
+		case strings.Contains(sc.name, "tools/call list_work_items"):
+			ratio("list_work_items req/s, glmcp / sanitize+audit off", sc.name, srvGlmcp, srvPlain, rate, "≥ 0.95×")
 		}
 	}
 	var sess []float64

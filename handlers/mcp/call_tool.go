@@ -118,20 +118,44 @@ func (s *Server) callTool(x *exchange, p *callToolParams) (any, error) {
 		return nil, jsonrpc.InvalidParams("name is required")
 	}
 	x.call = callTransport{s: s, x: x, p: p}
-	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments, Transport: &x.call}
+	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Name: *p.Name, Arguments: p.Arguments, Transport: &x.call,
+		Caller: x.caller()}
 	if x.modern {
 		req.Capabilities = x.meta.Capabilities
 	}
+	x.chained = true
 	res, err := s.tools.Call(x.ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	recordOutcome(x.fields, res)
-	var meta map[string]any
-	if s.cfg.Safety.Sanitize && len(res.InputRequests) == 0 && res.RequestState == "" {
-		res, meta = sanitizeResult(x.fields.Tool, res) // SAFETY HOOK: sanitised text
+	return s.renderResult(x, res, res.Meta), nil
+}
+
+// caller is what the chain's audit link records of this request.
+func (x *exchange) caller() *tools.Caller {
+	return &tools.Caller{ClientName: x.fields.ClientName, ClientVersion: x.fields.ClientVersion, RequestID: x.fields.RequestID}
+}
+
+// refuseCall hands a tools/call refused before it went down the chain
+// (params that do not fit the method, the Modern checks, no name) to the
+// chain with its refusal (tools.CallRequest.Refused), so the chain's outer
+// links, the audit event among them, see every tools/call; the refusal
+// comes back as it went. Any other request's error is returned as it is.
+func (s *Server) refuseCall(x *exchange, err error) error {
+	if x.req.Method != MethodCallTool || x.req.IsNotification() || x.chained {
+		return err
 	}
-	return s.renderResult(x, res, meta), nil
+	x.chained = true
+	req := tools.CallRequest{Scope: x.scope(s.cfg.Edition), Caller: x.caller(), Refused: err}
+	if p, ok := x.params.(*callToolParams); ok && p != nil {
+		req.Name, req.Arguments = p.mcpName(), p.Arguments
+	}
+	// The chain ends at its tool link with the refusal; the outer links
+	// have seen it. The answer is the refusal as it came, whatever a
+	// ToolService returns for it.
+	_, _ = s.tools.Call(x.ctx, req)
+	return err
 }
 
 // callTransport is the tools/call chain's Transport for one exchange.

@@ -64,11 +64,10 @@ type Config struct {
 }
 
 // Safety are the instance's safety switches (GLMCP_READ_ONLY,
-// GLMCP_LOCKDOWN) and defences (GLMCP_SANITIZE).
+// GLMCP_LOCKDOWN). The defences that need no request header (sanitised
+// text, the audit event) are links of the tool service's chain.
 type Safety struct {
 	ReadOnly, Lockdown bool
-	// Sanitize cleans user-written text in tool results.
-	Sanitize bool
 }
 
 // Server serves one route group.
@@ -82,7 +81,6 @@ type Server struct {
 	// ({serverInfo}), built once.
 	modernMeta json.RawMessage
 	shutdown   <-chan struct{}
-	audit      func(models.AuditEvent)
 	decoder    *jsonrpc.Decoder
 	// served are the rows of the methods this server serves, by era.
 	served map[jsonrpc.Era]map[string]*method
@@ -98,10 +96,6 @@ type Deps struct {
 	// Shutdown is closed when the server begins a graceful shutdown; open
 	// listen streams then end with their final result.
 	Shutdown <-chan struct{}
-	// Audit, when set, receives the audit event of every tools/call once
-	// it is answered (services/audit's Writer.Record: it must not block
-	// the request for long).
-	Audit func(models.AuditEvent)
 }
 
 // New returns a Server.
@@ -128,7 +122,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, tools: deps.Tools, context: deps.Context, hub: deps.Hub,
-		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown, audit: deps.Audit,
+		info: info, modernMeta: modernMeta, shutdown: deps.Shutdown,
 		decoder: jsonrpc.NewDecoder(MethodNames()),
 	}
 	s.served = map[jsonrpc.Era]map[string]*method{
@@ -161,8 +155,10 @@ type exchange struct {
 	// streamTimeout bounds one write on the event stream (see events).
 	streamTimeout time.Duration
 	// call is the tools/call chain's Transport (callTool), kept here so
-	// a call allocates none of its own.
-	call callTransport
+	// a call allocates none of its own; chained is set once the call has
+	// gone down the chain (callTool, refuseCall).
+	call    callTransport
+	chained bool
 	// instance are the instance's safety switches (Config.Safety).
 	instance Safety
 }
@@ -194,7 +190,6 @@ func (x *exchange) scope(edition models.Edition) models.Scope {
 // Handle serves a POST to the MCP endpoint (the router answers other
 // methods with 405).
 func (s *Server) Handle(c *gin.Context) {
-	start := time.Now()
 	ctx := c.Request.Context()
 	fields := middleware.Fields(ctx)
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
@@ -227,9 +222,8 @@ func (s *Server) Handle(c *gin.Context) {
 	m := methods[req.Method]
 	x := &exchange{c: c, ctx: ctx, req: req, id: middleware.IdentityFrom(ctx), fields: fields,
 		method: m, streamTimeout: s.writeTimeout(m), instance: s.cfg.Safety}
-	defer s.auditCall(x, start) // SAFETY HOOK: the audit trail
 	if perr := x.readParams(m); perr != nil {
-		s.answer(x, nil, perr)
+		s.answer(x, nil, s.refuseCall(x, perr))
 		return
 	}
 	if x.modern {
@@ -244,6 +238,9 @@ func (s *Server) Handle(c *gin.Context) {
 		return
 	}
 	result, err := s.dispatch(x)
+	if err != nil {
+		err = s.refuseCall(x, err)
+	}
 	s.answer(x, result, err)
 }
 

@@ -54,9 +54,32 @@ func CanReadCode(u *models.User, p *models.Project, level models.AccessLevel) bo
 	return u.Admin || level >= models.Reporter || p.Visibility != models.VisibilityPrivate
 }
 
-// CanCreateIssue reports whether u may open issues in p: Reporter or above
-// (or an administrator).
+// CanCreateIssue reports whether u may open issues in p, GitLab's
+// create_issue on a project (ProjectPolicy enables it with guest_access,
+// as create_note): every member from Guest up, on a public or internal
+// project every signed-in user (public_user_access), and an
+// administrator: exactly who can read p. What a caller below Reporter may
+// set on the new issue is CanSetIssueMetadata's.
 func CanCreateIssue(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return CanReadProject(u, p, level)
+}
+
+// CanSetIssueMetadata reports whether u may set the metadata of an issue
+// of p (GitLab's set_issue_metadata: labels, assignees, milestone):
+// Reporter or above (or an administrator). GitLab drops the metadata a
+// caller below that sends when creating an issue, silently, and keeps
+// the rest (confidential included, so an outsider can report a security
+// issue confidentially); create_issue does the same.
+func CanSetIssueMetadata(u *models.User, p *models.Project, level models.AccessLevel) bool {
+	return hasRole(u, p, level, models.Reporter)
+}
+
+// CanCreateWorkItem reports whether u may create a work item in p with
+// save_work_item: Reporter or above (or an administrator). GitLab's
+// create_work_item follows create_issue (Guest); glmcp asks Reporter for
+// every work item write, as its widgets set metadata in the same call
+// (doc/tools.md, save_work_item).
+func CanCreateWorkItem(u *models.User, p *models.Project, level models.AccessLevel) bool {
 	return hasRole(u, p, level, models.Reporter)
 }
 
@@ -65,7 +88,7 @@ func CanCreateIssue(u *models.User, p *models.Project, level models.AccessLevel)
 // confidentiality): u must read i and be a Reporter or above (or an
 // administrator). GitLab also lets a Guest author edit the title and
 // description of their own work item; glmcp asks Reporter for every edit,
-// as it does to create one (CanCreateIssue).
+// as it does to create one (CanCreateWorkItem).
 func CanUpdateWorkItem(u *models.User, p *models.Project, i *models.Issue, level models.AccessLevel) bool {
 	return CanReadIssue(u, p, i, level) && hasRole(u, p, level, models.Reporter)
 }

@@ -24,20 +24,22 @@ func project(v models.Visibility) *models.Project {
 
 // TestProjectMatrix walks every user kind × visibility × level.
 func TestProjectMatrix(t *testing.T) {
-	type want struct{ read, code, issue, note, mr bool }
+	type want struct{ read, code, issue, note, meta, work, mr bool }
 	expect := func(u *models.User, v models.Visibility, l models.AccessLevel) want {
 		switch {
 		case u.State != models.UserActive:
 			return want{}
 		case u.Admin:
-			return want{true, true, true, true, true}
+			return want{true, true, true, true, true, true, true}
 		}
 		read := l != models.NoAccess || v != models.VisibilityPrivate
 		return want{
 			read:  read,
 			code:  read && (v != models.VisibilityPrivate || l >= models.Reporter),
-			issue: read && l >= models.Reporter,
-			note:  read, // GitLab's create_note: Guest and up, any signed-in user on a public or internal project
+			issue: read, // GitLab's create_issue: Guest and up, any signed-in user on a public or internal project
+			note:  read, // GitLab's create_note, the same
+			meta:  read && l >= models.Reporter,
+			work:  read && l >= models.Reporter,
 			mr:    read && l >= models.Developer,
 		}
 	}
@@ -49,13 +51,13 @@ func TestProjectMatrix(t *testing.T) {
 		want want
 	}{
 		{alice, models.VisibilityPrivate, models.NoAccess, want{}},
-		{alice, models.VisibilityInternal, models.NoAccess, want{read: true, code: true, note: true}},
-		{alice, models.VisibilityPublic, models.NoAccess, want{read: true, code: true, note: true}},
-		{alice, models.VisibilityPrivate, models.Guest, want{read: true, note: true}},
-		{alice, models.VisibilityPrivate, models.Reporter, want{true, true, true, true, false}},
-		{alice, models.VisibilityPublic, models.Developer, want{true, true, true, true, true}},
-		{alice, models.VisibilityPublic, models.Guest, want{read: true, code: true, note: true}},
-		{root, models.VisibilityPrivate, models.NoAccess, want{true, true, true, true, true}},
+		{alice, models.VisibilityInternal, models.NoAccess, want{read: true, code: true, issue: true, note: true}},
+		{alice, models.VisibilityPublic, models.NoAccess, want{read: true, code: true, issue: true, note: true}},
+		{alice, models.VisibilityPrivate, models.Guest, want{read: true, issue: true, note: true}},
+		{alice, models.VisibilityPrivate, models.Reporter, want{true, true, true, true, true, true, false}},
+		{alice, models.VisibilityPublic, models.Developer, want{true, true, true, true, true, true, true}},
+		{alice, models.VisibilityPublic, models.Guest, want{read: true, code: true, issue: true, note: true}},
+		{root, models.VisibilityPrivate, models.NoAccess, want{true, true, true, true, true, true, true}},
 		{blocked, models.VisibilityPublic, models.Owner, want{}},
 		{gone, models.VisibilityPublic, models.Owner, want{}},
 		{blockedAdmin, models.VisibilityPrivate, models.NoAccess, want{}},
@@ -76,6 +78,8 @@ func TestProjectMatrix(t *testing.T) {
 						code:  access.CanReadCode(u, p, l),
 						issue: access.CanCreateIssue(u, p, l),
 						note:  access.CanCreateNote(u, p, l),
+						meta:  access.CanSetIssueMetadata(u, p, l),
+						work:  access.CanCreateWorkItem(u, p, l),
 						mr:    access.CanCreateMergeRequest(u, p, l),
 					}
 					if got != w {

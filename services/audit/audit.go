@@ -38,12 +38,21 @@ type Options struct {
 }
 
 // Writer queues and writes audit events. Safe for concurrent use.
+//
+// Record appends to a buffer under a mutex held for the append only, and
+// wakes the worker only when the buffer reaches a batch: a call costs no
+// goroutine hand-off (a channel send per event woke the worker for every
+// call); the ticker writes a partial batch.
 type Writer struct {
 	st   Store
 	opts Options
-	q    chan models.AuditEvent
-	mu   sync.RWMutex // held for reading by Record, for writing when closing
-	done bool
+	mu   sync.Mutex
+	buf  []models.AuditEvent // queued, at most opts.Queue
+	// space is signalled when the worker takes the buffer (a Record
+	// waiting on a full queue goes on) and when the writer is done.
+	space *sync.Cond
+	wake  chan struct{} // a full batch waits (capacity 1)
+	done  bool          // Run has returned: Record writes itself
 }
 
 // New returns a Writer over st; call Run to write.
@@ -57,13 +66,18 @@ func New(st Store, o Options) *Writer {
 	if o.Queue <= 0 {
 		o.Queue = 10000
 	}
+	if o.Queue < o.Batch {
+		o.Batch = o.Queue
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Writer{st: st, opts: o, q: make(chan models.AuditEvent, o.Queue)}
+	w := &Writer{st: st, opts: o, wake: make(chan struct{}, 1)}
+	w.space = sync.NewCond(&w.mu)
+	return w
 }
 
 // Record queues e (its time and event name filled when empty). It blocks
@@ -76,18 +90,41 @@ func (w *Writer) Record(e models.AuditEvent) {
 	if e.EventName == "" {
 		e.EventName = models.AuditEventToolInvoked
 	}
-	w.mu.RLock()
-	if !w.done {
-		w.q <- e
-		w.mu.RUnlock()
+	w.mu.Lock()
+	for !w.done && len(w.buf) >= w.opts.Queue {
+		w.space.Wait()
+	}
+	if w.done {
+		w.mu.Unlock()
+		w.write(context.Background(), []models.AuditEvent{e})
 		return
 	}
-	w.mu.RUnlock()
-	w.write(context.Background(), []models.AuditEvent{e})
+	w.buf = append(w.buf, e)
+	full := len(w.buf) == w.opts.Batch // the one Record that fills a batch wakes the worker
+	w.mu.Unlock()
+	if full {
+		select {
+		case w.wake <- struct{}{}:
+		default: // already woken
+		}
+	}
+}
+
+// take returns the queued events and leaves spare (emptied) as the
+// buffer, so two buffers take turns and a busy writer allocates none.
+func (w *Writer) take(spare []models.AuditEvent, done bool) []models.AuditEvent {
+	w.mu.Lock()
+	b := w.buf
+	w.buf = spare[:0]
+	w.done = w.done || done
+	w.space.Broadcast()
+	w.mu.Unlock()
+	return b
 }
 
 // Run writes queued events in batches until ctx ends, then writes every
-// event still queued and returns.
+// event still queued and returns; a Record after that writes itself, and
+// one waiting on a full queue then goes on.
 func (w *Writer) Run(ctx context.Context) {
 	tick := time.NewTicker(w.opts.Interval)
 	defer tick.Stop()
@@ -98,58 +135,28 @@ func (w *Writer) Run(ctx context.Context) {
 		defer t.Stop()
 		prune = t.C
 	}
-	batch := make([]models.AuditEvent, 0, w.opts.Batch)
-	flush := func(c context.Context) {
-		if len(batch) > 0 {
-			w.write(c, batch)
-			batch = batch[:0]
+	var spare []models.AuditEvent
+	flush := func(c context.Context, done bool) {
+		b := w.take(spare, done)
+		for rest := b; len(rest) > 0; {
+			n := min(len(rest), w.opts.Batch)
+			w.write(c, rest[:n])
+			rest = rest[n:]
 		}
+		clear(b) // drop the events' strings
+		spare = b[:0]
 	}
 	for {
 		select {
-		case e := <-w.q:
-			batch = append(batch, e)
-			if len(batch) >= w.opts.Batch {
-				flush(ctx)
-			}
+		case <-w.wake:
+			flush(ctx, false)
 		case <-tick.C:
-			flush(ctx)
+			flush(ctx, false)
 		case <-prune:
 			w.prune(ctx)
 		case <-ctx.Done():
-			// No more queueing: later Records write themselves. Drain
-			// while taking the lock, so a Record blocked on a full queue
-			// gets its event in and lets go.
-			final := context.WithoutCancel(ctx)
-			closed := make(chan struct{})
-			go func() {
-				w.mu.Lock()
-				w.done = true
-				w.mu.Unlock()
-				close(closed)
-			}()
-			for {
-				select {
-				case e := <-w.q:
-					batch = append(batch, e)
-					if len(batch) >= w.opts.Batch {
-						flush(final)
-					}
-				case <-closed:
-					for {
-						select {
-						case e := <-w.q:
-							batch = append(batch, e)
-							if len(batch) >= w.opts.Batch {
-								flush(final)
-							}
-						default:
-							flush(final)
-							return
-						}
-					}
-				}
-			}
+			flush(context.WithoutCancel(ctx), true)
+			return
 		}
 	}
 }

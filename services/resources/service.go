@@ -209,7 +209,7 @@ func (s *Service) callTool(ctx context.Context, sc models.Scope, uri, name strin
 	}
 	// No filter headers: a resource does not depend on which tools the
 	// client chose to list.
-	out, ok, err := s.tools.CallJSON(ctx, models.Scope{Edition: sc.Edition, Identity: sc.Identity}, name, raw)
+	out, ok, err := s.tools.CallJSON(ctx, models.Scope{Edition: sc.Edition, Identity: sc.Identity, Lockdown: sc.Lockdown}, name, raw) // lockdown withholds here too
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,16 @@ type CallRequest struct {
 	// Transport is what the caller's protocol adds to the call (nil:
 	// nothing); see the chain in chain.go.
 	Transport Transport
+	// Caller is the client's request the call came in (handlers/mcp's
+	// tools/call), for the audit link; nil for a call made on the
+	// server's own behalf (resources/read reading through a tool), which
+	// is not audited.
+	Caller *Caller
+	// Refused is the transport's refusal of a tools/call it could not
+	// read (params that do not fit, no name): the tool link ends the call
+	// with it, so the links before it see every tools/call (an audit
+	// event for each).
+	Refused error
 
 	// parsed is Arguments parsed once for the whole chain (see
 	// parsedArgs); the links reach it through args.
@@ -65,6 +75,13 @@ func (c *Call) args() *parsedArgs {
 // same slice), which says a parse of a is one of b without reading them.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// Caller is what the audit link records of the client's request.
+type Caller struct {
+	ClientName, ClientVersion string
+	// RequestID is the request's correlation id (X-Request-Id).
+	RequestID string
 }
 
 // CallJSON calls the tool name with args (a JSON object) as sc's caller,

@@ -19,8 +19,9 @@ import (
 // chain, and TestCallChain_shape checks both.
 //
 //	(Options.Outer)  links that see every call and how it ended, refusals
-//	                 included (an audit event per call)
-//	tool             the tool the call names: arguments an object, filter
+//	                 included: audit, an event per call (services/audit)
+//	tool             a call the transport refused ends here with its
+//	                 refusal; the tool the call names: arguments an object, filter
 //	                 headers, prefix, alias, edition (else an unknown tool)
 //	transport        the transport's own rules on that tool
 //	                 (Transport.CheckTool: mirrored Mcp-Param headers, the
@@ -35,8 +36,9 @@ import (
 //	target           the Definition's Target, resolved once (lookup and
 //	                 access): the rules and the handler read it
 //	rules            Allow / Ask / Deny for a write tool
-//	(Options.Wrappers) cross-cutting links around the handler (result
-//	                 sanitising, secret scanning of write arguments)
+//	(Options.Wrappers) cross-cutting links around the handler: sanitize,
+//	                 the result's user-written text cleaned
+//	                 (services/safety/sanitize)
 //	input            a result asking for input is checked and sealed
 //	plumbing         progress and log messages (Transport.Plumb)
 //	handler          the tool's Definition.Run; failures the caller can
@@ -129,12 +131,16 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	return inv.Next(ctx)
 }
 
-// findTool is the tool link: the arguments must be an object
+// findTool is the tool link: a call the transport refused ends with its
+// refusal (CallRequest.Refused); the arguments must be an object
 // (ErrInvalidInput), the headers must parse (ErrInvalidInput), the name
 // (prefix stripped, alias resolved) must name a tool the edition serves
 // (*UnknownToolError).
 func (s *Service) findTool(ctx context.Context, inv *Invocation) (*Result, error) {
 	req := &inv.Request
+	if req.Refused != nil {
+		return nil, req.Refused
+	}
 	if a := bytes.TrimSpace(req.Arguments); len(a) == 0 || bytes.Equal(a, []byte("null")) {
 		req.Arguments = json.RawMessage(`{}`)
 	} else if a[0] != '{' {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/audit"
+	"gitlab.com/glmcp/glmcp/services/safety/sanitize"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
@@ -36,6 +38,19 @@ func TestCallChain_shape(t *testing.T) {
 		t.Errorf("chain with wrappers = %v\nwant %v", got, want)
 	}
 
+	// The server's chain (app/helpers.go newToolService): the audit link
+	// outermost, the sanitiser around the handler; that is the list
+	// doc/architecture.md gives.
+	served, err := tools.NewService(&memStore{}, svcDefs(), tools.Options{
+		Outer: []tools.Link{audit.Link(func(models.AuditEvent) {})}, Wrappers: []tools.Link{sanitize.Link()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servedChain := served.Chain()
+	if want := []string{"audit", "tool", "transport", "capabilities", "state", "arguments", "secrets", "target", "rules", "sanitize", "input", "plumbing", "handler"}; !slices.Equal(servedChain, want) {
+		t.Errorf("served chain = %v\nwant %v", servedChain, want)
+	}
+
 	doc, err := os.ReadFile("../../doc/architecture.md")
 	if err != nil {
 		t.Fatal(err)
@@ -46,8 +61,8 @@ func TestCallChain_shape(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?m)^\\d+\\. `([a-z]+)`").FindAllStringSubmatch(section, -1) {
 		listed = append(listed, m[1])
 	}
-	if !ok || !slices.Equal(listed, baseChain) {
-		t.Errorf("doc/architecture.md's \"The tools/call chain\" lists %v, want %v", listed, baseChain)
+	if !ok || !slices.Equal(listed, servedChain) {
+		t.Errorf("doc/architecture.md's \"The tools/call chain\" lists %v, want %v", listed, servedChain)
 	}
 }
 

@@ -187,6 +187,9 @@ type Result struct {
 	// a tool rule denied the call, or its approval was declined or could
 	// not be asked for. The tool did not run.
 	Refused bool
+	// Meta are entries a link adds to the result's _meta (the
+	// sanitiser's counts); the caller merges them in, nil adds none.
+	Meta map[string]any
 }
 
 // CompactJSON is a JSON document that is valid and compact, as

@@ -60,14 +60,14 @@ type Options struct {
 	// this order after the tool rules and before the handler (chain.go):
 	// each sees the tool, the validated arguments (Invocation.Call), the
 	// resolved target, and the result coming back (the handler's, before
-	// input requests are sealed), and may end the call. Result
-	// sanitising, lockdown, secret scanning of write arguments and an
-	// audit event per call belong here.
+	// input requests are sealed), and may end the call: the sanitiser
+	// (services/safety/sanitize.Link).
 	Wrappers []Link
 	// Outer are links run first, before the tool is looked up: they see
-	// every call and how it ended, refusals included (an audit event per
-	// call, lockdown of the whole endpoint). Invocation.Entry is nil
-	// until they call Next.
+	// every call and how it ended, refusals included: the audit event
+	// of every call (services/audit.Link). Invocation.Entry and Call are
+	// nil until they call Next, and stay nil when the call ended before
+	// the tool link or the arguments link set them.
 	Outer []Link
 	// StateTTL is how long a requestState (an approval among them) stays
 	// valid (default 15 minutes).

@@ -14,8 +14,8 @@ func createIssue(g *gitlab) tools.Definition {
 	return tools.Definition{
 		Name:  "create_issue",
 		Title: "Create issue",
-		Description: "Create a new issue in a GitLab project. Needs at least the Reporter role. " +
-			"Labels that do not exist yet are created; assignees must be members of the project.",
+		Description: "Create a new issue in a GitLab project. Needs at least the Guest role (any signed-in user on a public or internal project). " +
+			"Labels that do not exist yet are created; assignees must be members of the project. Labels, assignees and milestone need the Reporter role and are ignored below it.",
 		InputSchema: argsSchema(ci.run, obj{
 			"id":           projectIDProp(),
 			"title":        strProp("Title of the issue (at most 255 characters).", 1, maxTitleLength),
@@ -81,7 +81,10 @@ func (ci createIssueTool) run(ctx context.Context, call *tools.Call, args create
 		return nil, err
 	}
 	if !access.CanCreateIssue(u, pa.project, pa.level) {
-		return nil, forbiddenf("you need at least the Reporter role in project %s to create issues", pa.project.PathWithNamespace)
+		return nil, forbiddenf("you need at least the Guest role in project %s to create issues", pa.project.PathWithNamespace)
+	}
+	if !access.CanSetIssueMetadata(u, pa.project, pa.level) { // GitLab's filter_params: dropped, not refused
+		args.Labels, args.AssigneeIDs, args.MilestoneID = labelsArg{}, nil, nil
 	}
 	title, err := checkTitle(args.Title)
 	if err != nil {

@@ -100,3 +100,21 @@ func withholdAcross(ctx context.Context, st projectStore, projects map[int64]*mo
 	}
 	return nil
 }
+
+// withheldMergeRequest is mr, or a copy with its description withheld
+// when pa's call withholds its author's text: what a write tool's answer
+// echoes of a merge request (save_merge_request) follows the rule the
+// read tools follow, since an update by the agent (labels, a reviewer)
+// brings back a description someone else wrote.
+func withheldMergeRequest(ctx context.Context, st projectRolesStore, pa *projectAccess, mr *models.MergeRequest) (*models.MergeRequest, error) {
+	if pa == nil || !pa.lockdown {
+		return mr, nil
+	}
+	w, err := newWithholder(ctx, st, pa, []int64{mr.AuthorID})
+	if err != nil || !w.withholds(mr.AuthorID) {
+		return mr, err
+	}
+	c := *mr
+	c.Description = WithheldText
+	return &c, nil
+}

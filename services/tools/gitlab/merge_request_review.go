@@ -66,6 +66,7 @@ type reviewWriteStore interface {
 	MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error)
 	ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
 	UnapproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
+	projectRolesStore // lockdown of the thread resolve_discussion echoes
 }
 
 // checkNoteBody refuses quick-action lines, as GitLab does.
@@ -144,6 +145,9 @@ func (r mrReview) resolve(ctx context.Context, st reviewWriteStore, c *reviewCal
 	}
 	notes, err := st.ResolveDiscussion(ctx, c.mr.ID, start.DiscussionID, c.u.ID, *c.args.Resolved)
 	if err != nil {
+		return nil, err
+	}
+	if err := withholdNotes(ctx, st, c.pa, notes); err != nil { // lockdown.go: the thread echoed follows the read tools' rule
 		return nil, err
 	}
 	d := &models.Discussion{ID: start.DiscussionID, Notes: notes}

@@ -145,10 +145,15 @@ type mrResultStore interface {
 	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
 	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
 	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	projectRolesStore // lockdown: the description's author's role
 }
 
 // result renders the single merge request view.
 func (w mrWriter) result(ctx context.Context, st mrResultStore, u *models.User, pa *projectAccess, mr *models.MergeRequest) (*tools.Result, error) {
+	mr, err := withheldMergeRequest(ctx, st, pa, mr) // lockdown.go: the answer follows the read tools' rule
+	if err != nil {
+		return nil, err
+	}
 	notes, err := st.CountUserNotes(ctx, models.NoteableMergeRequest, mr.ID, false)
 	if err != nil {
 		return nil, err

@@ -299,7 +299,7 @@ func (sw saveWorkItemTool) createWorkItem(ctx context.Context, call *tools.Call,
 		return nil, nil, err
 	}
 	pa := t.pa
-	if !access.CanCreateIssue(u, pa.project, pa.level) {
+	if !access.CanCreateWorkItem(u, pa.project, pa.level) {
 		return nil, nil, forbiddenf("you need at least the Reporter role in project %s to create work items", pa.project.PathWithNamespace)
 	}
 	typ, err := sw.workItemTypeByName(ctx, call.Edition, *args.TypeName)
