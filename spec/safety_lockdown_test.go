@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -218,9 +219,7 @@ func TestSafety_lockdownWriteAnswer(t *testing.T) {
 		map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "description": desc})
 	bob := authUser(t, h, "bob")
 	project := toolsProject(t, h, "gitlab-org/gitlab-mcp")
-	if err := h.Env.Store.DB().Exec("UPDATE merge_requests SET author_id = ? WHERE project_id = ? AND iid = 1", bob.ID, project.ID).Error; err != nil {
-		t.Fatal(err)
-	}
+	storetest.SetMergeRequestAuthor(t, h.Env.Store, project.ID, 1, bob.ID)
 	on := catalogHeaders(hdrLockdown, "true")
 	for _, era := range eras {
 		args := map[string]any{"project_id": "gitlab-org/gitlab-mcp", "merge_request_iid": 1, "add_labels": []any{"lockdown-" + era}}

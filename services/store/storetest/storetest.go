@@ -364,3 +364,15 @@ func Ints(tb testing.TB, st *store.Store, query string, args ...any) []int64 {
 	}
 	return out
 }
+
+// SetMergeRequestAuthor makes userID the author of merge request iid of
+// projectID, a state no tool can reach (a merge request's author is who
+// opened it), for specs of what an author's role changes.
+func SetMergeRequestAuthor(tb testing.TB, st *store.Store, projectID, iid, userID int64) {
+	tb.Helper()
+	res := st.DB().WithContext(context.Background()).
+		Exec("UPDATE merge_requests SET author_id = ? WHERE project_id = ? AND iid = ?", userID, projectID, iid)
+	if res.Error != nil || res.RowsAffected != 1 {
+		tb.Fatalf("set the author of !%d in project %d: %v (%d rows)", iid, projectID, res.Error, res.RowsAffected)
+	}
+}
