@@ -1,12 +1,12 @@
 package spec
 
 import (
-	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"net/http"
 	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/app"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
