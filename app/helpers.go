@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/url"
 	"time"
@@ -55,7 +54,7 @@ func newToolService(cfg *Config, e *Env, logger *slog.Logger, transient []tools.
 
 // secretScan is secret push protection over the instance's token
 // prefixes (doc/security.md).
-func secretScan(cfg *Config) (func(json.RawMessage) []string, error) {
+func secretScan(cfg *Config) (func(any) []string, error) {
 	prefixes := []string{cfg.TokenPrefix}
 	if cfg.InstanceTokenPrefix != "" {
 		prefixes = append(prefixes, cfg.InstanceTokenPrefix+"-"+cfg.TokenPrefix)
@@ -64,8 +63,8 @@ func secretScan(cfg *Config) (func(json.RawMessage) []string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(args json.RawMessage) []string {
-		found := sc.Arguments(args)
+	return func(args any) []string {
+		found := sc.Value(args)
 		out := make([]string, len(found))
 		for i, f := range found {
 			out[i] = f.String()

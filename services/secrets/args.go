@@ -31,8 +31,15 @@ func (s *Scanner) Arguments(args json.RawMessage) []Finding {
 	if err := d.Decode(&root); err != nil {
 		return nil
 	}
+	return s.Value(root)
+}
+
+// Value is Arguments over arguments already decoded (objects
+// map[string]any, strings string, as encoding/json decodes them): the
+// tool service's one parse of a call's arguments, read, never changed.
+func (s *Scanner) Value(args any) []Finding {
 	var out []Finding
-	s.walk(root, "", &out)
+	s.walk(args, "", &out)
 	return out
 }
 

@@ -230,7 +230,7 @@ func checkArguments(ctx context.Context, inv *Invocation) (*Result, error) {
 // the rules ask anyone or the tool writes anything.
 func (s *Service) scanSecrets(ctx context.Context, inv *Invocation) (*Result, error) {
 	if s.opts.SecretScan != nil && !inv.Entry.ReadOnly() {
-		if found := s.opts.SecretScan(inv.Request.Arguments); len(found) > 0 {
+		if found := s.opts.SecretScan(inv.Request.args().value); len(found) > 0 {
 			return secretRefusal(inv.Entry.Tool.Name, found), nil
 		}
 	}

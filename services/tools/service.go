@@ -75,8 +75,10 @@ type Options struct {
 	// SecretScan, when set, is secret push protection (doc/security.md):
 	// it returns where a write tool's arguments hold a secret (each
 	// "<rule> in <where>", never the secret); a call with any is refused
-	// before anything is written.
-	SecretScan func(args json.RawMessage) []string
+	// before anything is written. args is the call's arguments as the
+	// chain parsed them once (objects map[string]any, numbers
+	// json.Number), to be read, never changed.
+	SecretScan func(args any) []string
 }
 
 // Service owns the tool definitions and the cached catalog snapshot.
