@@ -65,7 +65,7 @@ func (l *Local) ChangedFiles(ctx context.Context, from, to string, opt ChangedFi
 		var f *File
 		switch ch.To.TreeEntry.Mode {
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
-			if f, err = l.readFile(ch.To.TreeEntry, ch.To.Name, fopt); err != nil {
+			if f, err = l.objects.readFile(ch.To.TreeEntry, ch.To.Name, fopt); err != nil {
 				return err
 			}
 		}

@@ -120,7 +120,7 @@ type graphCommit struct {
 
 // commitNode reads commit h from g when it holds it, else from the
 // objects (a commit newer than the last housekeeping).
-func (l *Local) commitNode(g *commitGraph, h plumbing.Hash) (graphCommit, error) {
+func (an ancestry) commitNode(g *commitGraph, h plumbing.Hash) (graphCommit, error) {
 	if g != nil {
 		if i, err := g.idx.GetIndexByHash(h); err == nil {
 			d, err := g.idx.GetCommitDataByIndex(i)
@@ -132,7 +132,7 @@ func (l *Local) commitNode(g *commitGraph, h plumbing.Hash) (graphCommit, error)
 			}
 		}
 	}
-	c, err := l.repo.CommitObject(h)
+	c, err := an.repo.CommitObject(h)
 	if err != nil {
 		return graphCommit{}, err
 	}
@@ -144,9 +144,9 @@ func objectNode(c *object.Commit) graphCommit {
 }
 
 // commit is n as a commit object.
-func (l *Local) commit(n graphCommit) (*object.Commit, error) {
+func (an ancestry) commit(n graphCommit) (*object.Commit, error) {
 	if n.obj != nil {
 		return n.obj, nil
 	}
-	return l.repo.CommitObject(n.hash)
+	return an.repo.CommitObject(n.hash)
 }

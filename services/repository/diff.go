@@ -42,7 +42,7 @@ func (l *Local) Compare(ctx context.Context, base, head string, opt CompareOptio
 	from := out.BaseSHA
 	// The merge base in-process: its walk reads only the commits since
 	// the two sides diverged (mergebase.go).
-	if mb, err := l.mergeBase(bc, hc); err != nil {
+	if mb, err := l.ancestry.mergeBase(bc, hc); err != nil {
 		return nil, err
 	} else if mb != nil {
 		out.MergeBaseSHA = mb.Hash.String()

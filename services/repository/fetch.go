@@ -36,7 +36,7 @@ func (l *Local) startCommit(ctx context.Context, req CommitFilesRequest, old plu
 		if err := ValidateBranchName(req.StartBranch); err != nil {
 			return nil, err
 		}
-		if h, err = src.branchHead(req.StartBranch); err != nil {
+		if h, err = src.refs.branchHead(req.StartBranch); err != nil {
 			return nil, err
 		}
 		if h.IsZero() {
@@ -45,14 +45,14 @@ func (l *Local) startCommit(ctx context.Context, req CommitFilesRequest, old plu
 	default:
 		return nil, fmt.Errorf("a start in another project needs start_branch or start_sha: %w", models.ErrInvalidInput)
 	}
-	c, err := src.peel(h)
+	c, err := src.objects.peel(h)
 	if err != nil {
 		return nil, err
 	}
 	if err := l.copyCommit(ctx, src, c.Hash); err != nil {
 		return nil, err
 	}
-	return l.peel(c.Hash)
+	return l.objects.peel(c.Hash)
 }
 
 // copyCommit copies commit h of src, with its history, trees and blobs,

@@ -46,13 +46,13 @@ func (l *Local) Files(ctx context.Context, rev string, opt FilesOptions, fn func
 	if err != nil {
 		return "", err
 	}
-	if err := l.walkFiles(ctx, tree, "", opt, fn); err != nil {
+	if err := l.objects.walkFiles(ctx, tree, "", opt, fn); err != nil {
 		return "", err
 	}
 	return c.Hash.String(), nil
 }
 
-func (l *Local) walkFiles(ctx context.Context, tree *object.Tree, prefix string, opt FilesOptions, fn func(*File) error) error {
+func (ob objectIO) walkFiles(ctx context.Context, tree *object.Tree, prefix string, opt FilesOptions, fn func(*File) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -60,11 +60,11 @@ func (l *Local) walkFiles(ctx context.Context, tree *object.Tree, prefix string,
 		p := prefix + e.Name
 		switch e.Mode {
 		case filemode.Dir:
-			sub, err := l.repo.TreeObject(e.Hash)
+			sub, err := ob.repo.TreeObject(e.Hash)
 			if err != nil {
 				return fmt.Errorf("tree %s: %w", e.Hash, err)
 			}
-			if err := l.walkFiles(ctx, sub, p+"/", opt, fn); err != nil {
+			if err := ob.walkFiles(ctx, sub, p+"/", opt, fn); err != nil {
 				return err
 			}
 			continue
@@ -72,7 +72,7 @@ func (l *Local) walkFiles(ctx context.Context, tree *object.Tree, prefix string,
 		default:
 			continue // symbolic links and submodules are not files
 		}
-		f, err := l.readFile(e, p, opt)
+		f, err := ob.readFile(e, p, opt)
 		if err != nil {
 			return err
 		}
@@ -84,8 +84,8 @@ func (l *Local) walkFiles(ctx context.Context, tree *object.Tree, prefix string,
 }
 
 // readFile reads the blob of tree entry e (at path p) within opt's bound.
-func (l *Local) readFile(e object.TreeEntry, p string, opt FilesOptions) (*File, error) {
-	blob, err := l.repo.BlobObject(e.Hash)
+func (ob objectIO) readFile(e object.TreeEntry, p string, opt FilesOptions) (*File, error) {
+	blob, err := ob.repo.BlobObject(e.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("blob %s of %q: %w", e.Hash, p, err)
 	}

@@ -34,6 +34,12 @@ type Local struct {
 	projectID int64
 	packs     string
 	open      bool
+
+	// What Local's operations are built from, each holding only what it
+	// needs (set up with the Local, see openLocal and Storage.Open).
+	refs     refStore // ref reads and compare-and-swap updates
+	objects  objectIO // object reads and writes, tree walks
+	ancestry ancestry // merge bases over the commit-graph
 }
 
 var _ Repository = (*Local)(nil)
@@ -69,27 +75,6 @@ func (l *Local) DefaultBranch(context.Context) (string, error) {
 	return "", fmt.Errorf("HEAD is detached (%q)", s)
 }
 
-// setHead points HEAD at branch, under HEAD.lock as git does: HEAD is
-// replaced whole or not at all (a full disk never leaves it empty).
-func (l *Local) setHead(branch string) error {
-	head := filepath.Join(l.dir, "HEAD")
-	lock, err := lockFile(l.dir, head+".lock")
-	if errors.Is(err, errLocked) {
-		return fmt.Errorf("set HEAD: HEAD %w: %w", errRefLocked, models.ErrConflict)
-	}
-	if err != nil {
-		return fmt.Errorf("set HEAD: %w", storageError(err))
-	}
-	defer lock.release()
-	if err := lock.write([]byte("ref: " + plumbing.NewBranchReferenceName(branch).String() + "\n")); err != nil {
-		return fmt.Errorf("set HEAD: %w", storageError(err))
-	}
-	if err := lock.commit(head); err != nil {
-		return fmt.Errorf("set HEAD: %w", storageError(err))
-	}
-	return nil
-}
-
 // resolve returns the commit rev names: a branch, a tag (peeled), a full or
 // abbreviated commit id, or git revision syntax (main~2). "" is the
 // default branch.
@@ -118,33 +103,11 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 	if err != nil {
 		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
 	}
-	c, err := l.peel(*h)
+	c, err := l.objects.peel(*h)
 	if err != nil {
 		return nil, fmt.Errorf("ref %q: %w", rev, err)
 	}
 	return c, nil
-}
-
-// peel follows tags from h to a commit.
-func (l *Local) peel(h plumbing.Hash) (*object.Commit, error) {
-	for range 10 {
-		obj, err := l.repo.Object(plumbing.AnyObject, h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("object %s: %w", h, models.ErrNotFound)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("object %s: %w", h, err)
-		}
-		switch o := obj.(type) {
-		case *object.Commit:
-			return o, nil
-		case *object.Tag:
-			h = o.Target
-		default:
-			return nil, fmt.Errorf("object %s is a %s, not a commit: %w", h, obj.Type(), models.ErrNotFound)
-		}
-	}
-	return nil, fmt.Errorf("object %s: tag chain too long: %w", h, models.ErrInvalidInput)
 }
 
 // Commit returns the commit rev names.
@@ -201,7 +164,7 @@ func (l *Local) Branches(context.Context) ([]Branch, error) {
 	}
 	var out []Branch
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		c, err := l.peel(ref.Hash())
+		c, err := l.objects.peel(ref.Hash())
 		if err != nil {
 			return fmt.Errorf("branch %s: %w", ref.Name().Short(), err)
 		}
@@ -228,7 +191,7 @@ func (l *Local) Tags(context.Context) ([]Tag, error) {
 			t.Message = to.Message
 			t.Tagger = &Signature{Name: to.Tagger.Name, Email: to.Tagger.Email, When: to.Tagger.When}
 		}
-		c, err := l.peel(ref.Hash())
+		c, err := l.objects.peel(ref.Hash())
 		if err != nil {
 			return nil // a tag of a tree or blob: not listed, as GitLab
 		}
@@ -253,7 +216,7 @@ func (l *Local) CreateBranch(ctx context.Context, name, start string) (*Branch, 
 	if err != nil {
 		return nil, err
 	}
-	if err := l.updateRef(plumbing.NewBranchReferenceName(name), plumbing.ZeroHash, c.Hash); err != nil {
+	if err := l.refs.updateRef(plumbing.NewBranchReferenceName(name), plumbing.ZeroHash, c.Hash); err != nil {
 		return nil, fmt.Errorf("create branch: %w", err)
 	}
 	return &Branch{Name: name, Commit: toCommit(c)}, nil
@@ -266,7 +229,7 @@ func (l *Local) DeleteBranch(_ context.Context, name, expectedSHA string) error 
 		return err
 	}
 	ref := plumbing.NewBranchReferenceName(name)
-	cur, err := l.readRef(ref)
+	cur, err := l.refs.readRef(ref)
 	if err != nil {
 		return err
 	}
@@ -279,16 +242,10 @@ func (l *Local) DeleteBranch(_ context.Context, name, expectedSHA string) error 
 		}
 		cur = plumbing.NewHash(expectedSHA)
 	}
-	if err := l.updateRef(ref, cur, plumbing.ZeroHash); err != nil {
+	if err := l.refs.updateRef(ref, cur, plumbing.ZeroHash); err != nil {
 		return fmt.Errorf("delete branch: %w", err)
 	}
 	return nil
-}
-
-// branchHead returns the commit branch points at, or nil when it does
-// not exist (read from disk, not through a cache).
-func (l *Local) branchHead(name string) (plumbing.Hash, error) {
-	return l.readRef(plumbing.NewBranchReferenceName(name))
 }
 
 // CreateTag creates tag req.Name at the commit req.Target names (the
@@ -324,7 +281,7 @@ func (l *Local) CreateTag(ctx context.Context, req TagRequest) (*Tag, error) {
 		out.TargetID, out.Message = target.String(), to.Message
 		out.Tagger = &Signature{Name: tagger.Name, Email: tagger.Email, When: tagger.When}
 	}
-	if err := l.updateRef(plumbing.NewTagReferenceName(req.Name), plumbing.ZeroHash, target); err != nil {
+	if err := l.refs.updateRef(plumbing.NewTagReferenceName(req.Name), plumbing.ZeroHash, target); err != nil {
 		return nil, fmt.Errorf("create tag: %w", err)
 	}
 	return out, nil

@@ -63,7 +63,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 		return nil, fmt.Errorf("merge author needs a name and an e-mail: %w", models.ErrInvalidInput)
 	}
 	targetRef := plumbing.NewBranchReferenceName(req.Target)
-	old, err := l.readRef(targetRef)
+	old, err := l.refs.readRef(targetRef)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 	if req.ExpectedTargetSHA != "" && !strings.EqualFold(req.ExpectedTargetSHA, old.String()) {
 		return nil, fmt.Errorf("target branch %q moved: %w", req.Target, models.ErrConflict)
 	}
-	tc, err := l.peel(old)
+	tc, err := l.objects.peel(old)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 	if req.ExpectedSourceSHA != "" && !strings.EqualFold(req.ExpectedSourceSHA, sc.Hash.String()) {
 		return nil, fmt.Errorf("SHA does not match HEAD of source branch: %s: %w", sc.Hash, models.ErrConflict)
 	}
-	base, err := l.mergeBase(tc, sc)
+	base, err := l.ancestry.mergeBase(tc, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 			Committer: committer, Message: ensureNewline(msg), TreeHash: sc.TreeHash,
 			ParentHashes: []plumbing.Hash{base.Hash},
 		}
-		h, err := l.writeCommit(squash)
+		h, err := l.objects.writeCommit(squash)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +143,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 			Author: sig(now), Committer: committer, Message: ensureNewline(msg), TreeHash: tree,
 			ParentHashes: []plumbing.Hash{tc.Hash, head.Hash},
 		}
-		if newHead, err = l.writeCommit(mc); err != nil {
+		if newHead, err = l.objects.writeCommit(mc); err != nil {
 			return nil, err
 		}
 	}
@@ -153,7 +153,7 @@ func (l *Local) Merge(ctx context.Context, req MergeRequest) (*MergeResult, erro
 			return nil, err
 		}
 	}
-	if err := l.updateRef(targetRef, old, newHead); err != nil {
+	if err := l.refs.updateRef(targetRef, old, newHead); err != nil {
 		return nil, fmt.Errorf("merge into %s: %w", req.Target, err)
 	}
 	return res, nil

@@ -23,7 +23,7 @@ type merger struct {
 }
 
 func (m *merger) mergeCommits(ours, theirs *object.Commit) (plumbing.Hash, error) {
-	base, err := m.l.mergeBase(ours, theirs)
+	base, err := m.l.ancestry.mergeBase(ours, theirs)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -186,13 +186,13 @@ func (m *merger) mergeFile(path string, b, o, t object.TreeEntry, bok bool) (obj
 	var baseText []byte
 	var err error
 	if bok {
-		if baseText, err = m.l.readBlob(b.Hash, maxMergeFileBytes); err != nil {
+		if baseText, err = m.l.objects.readBlob(b.Hash, maxMergeFileBytes); err != nil {
 			m.conflict(path, reason, b, o, t, bok, true, true)
 			return object.TreeEntry{}, false, nil
 		}
 	}
-	ours, err1 := m.l.readBlob(o.Hash, maxMergeFileBytes)
-	theirs, err2 := m.l.readBlob(t.Hash, maxMergeFileBytes)
+	ours, err1 := m.l.objects.readBlob(o.Hash, maxMergeFileBytes)
+	theirs, err2 := m.l.objects.readBlob(t.Hash, maxMergeFileBytes)
 	if err1 != nil || err2 != nil || isBinary(ours) || isBinary(theirs) || isBinary(baseText) {
 		m.conflict(path, reason, b, o, t, bok, true, true)
 		return object.TreeEntry{}, false, nil
@@ -235,7 +235,7 @@ func (m *merger) conflict(path, reason string, b, o, t object.TreeEntry, bok, oo
 			if !ok || !isBlob(e.Mode) {
 				return ""
 			}
-			data, err := m.l.readBlob(e.Hash, maxMergeFileBytes)
+			data, err := m.l.objects.readBlob(e.Hash, maxMergeFileBytes)
 			if err != nil || isBinary(data) {
 				return ""
 			}

@@ -3,9 +3,17 @@ package repository
 import (
 	"fmt"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
+
+// ancestry answers questions about a repository's history graph (merge
+// bases), reading commits from the commit-graph file where it has them.
+type ancestry struct {
+	dir  string
+	repo *git.Repository
+}
 
 // mergeBase returns the best common ancestor of a and b (nil when they
 // share no history), as git merge-base does: both sides are walked newest
@@ -17,12 +25,12 @@ import (
 // ancestor); they are read from the commit-graph where it has them
 // (commitgraph.go). When the walk finds several candidates (criss-cross
 // merges), go-git's exhaustive MergeBase picks among them.
-func (l *Local) mergeBase(a, b *object.Commit) (*object.Commit, error) {
+func (an ancestry) mergeBase(a, b *object.Commit) (*object.Commit, error) {
 	if a.Hash == b.Hash {
 		return a, nil
 	}
-	if g := openCommitGraph(l.dir); g != nil {
-		base, err := l.paintDown(g, a, b)
+	if g := openCommitGraph(an.dir); g != nil {
+		base, err := an.paintDown(g, a, b)
 		g.Close()
 		if err == nil {
 			return base, nil
@@ -30,12 +38,12 @@ func (l *Local) mergeBase(a, b *object.Commit) (*object.Commit, error) {
 		// A commit-graph that cannot be read says nothing the objects
 		// do not: walk them instead.
 	}
-	return l.paintDown(nil, a, b)
+	return an.paintDown(nil, a, b)
 }
 
 // paintDown is mergeBase's walk, reading commits through g (nil: from
 // the objects).
-func (l *Local) paintDown(g *commitGraph, a, b *object.Commit) (*object.Commit, error) {
+func (an ancestry) paintDown(g *commitGraph, a, b *object.Commit) (*object.Commit, error) {
 	const (
 		side1  = 1
 		side2  = 2
@@ -73,7 +81,7 @@ func (l *Local) paintDown(g *commitGraph, a, b *object.Commit) (*object.Commit, 
 			if flags[ph]&f == f {
 				continue
 			}
-			p, err := l.commitNode(g, ph)
+			p, err := an.commitNode(g, ph)
 			if err != nil {
 				return nil, fmt.Errorf("merge base of %s and %s: parent %s: %w", a.Hash, b.Hash, ph, err)
 			}
@@ -91,7 +99,7 @@ func (l *Local) paintDown(g *commitGraph, a, b *object.Commit) (*object.Commit, 
 	case len(found) == 0:
 		return nil, nil
 	case len(bases) == 1:
-		base, err := l.commit(bases[0])
+		base, err := an.commit(bases[0])
 		if err != nil {
 			return nil, fmt.Errorf("merge base of %s and %s: %w", a.Hash, b.Hash, err)
 		}

@@ -35,6 +35,9 @@ func openLocal(dir string) (*Local, error) {
 		return nil, fmt.Errorf("open repository %s: %w", filepath.Base(dir), err)
 	}
 	l.repo = repo
+	l.refs = refStore{dir: dir}
+	l.objects = objectIO{st: st, repo: repo}
+	l.ancestry = ancestry{dir: dir, repo: repo}
 	return l, nil
 }
 

@@ -60,6 +60,7 @@ func (s *Storage) Open(ctx context.Context, projectID int64) (*Local, error) {
 		}
 		l.git, l.cat = s.git, s.cat
 		l.packs, l.pool, l.projectID = packs, s, projectID
+		l.refs.pool, l.refs.projectID = s, projectID
 		s.hk.noteOpen(projectID, dir)
 	}
 	l.open, l.ctx = true, ctx

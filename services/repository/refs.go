@@ -29,6 +29,15 @@ import (
 // rewrites it in place: a reader can see it empty, and git's rename-based
 // writers do not see that lock. Hence this file.
 
+// refStore reads and updates a repository's refs on disk (loose files,
+// then packed-refs) and tells the storage's ref watcher what moved. pool
+// is nil for a Local opened outside a Storage.
+type refStore struct {
+	dir       string
+	pool      *Storage
+	projectID int64
+}
+
 // errRefLocked is returned when another writer holds a ref's lock file.
 var errRefLocked = errors.New("is being updated by another writer")
 
@@ -36,17 +45,17 @@ var errRefLocked = errors.New("is being updated by another writer")
 // oldHash zero means the ref must not exist (create); newHash zero deletes
 // it. A ref that is not at oldHash, or whose lock is held, is
 // models.ErrConflict and nothing changes.
-func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing.Hash) (err error) {
+func (rs refStore) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing.Hash) (err error) {
 	defer func() {
 		if err == nil {
-			l.moved(name)
+			rs.moved(name)
 		}
 	}()
-	refPath := filepath.Join(l.dir, filepath.FromSlash(name.String()))
+	refPath := filepath.Join(rs.dir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return fmt.Errorf("update %s: a ref with a prefix of this name exists: %w", name.Short(), models.ErrConflict)
 	}
-	lock, err := lockFile(l.dir, refPath+".lock")
+	lock, err := lockFile(rs.dir, refPath+".lock")
 	if errors.Is(err, errLocked) {
 		return fmt.Errorf("update %s: the ref %w: %w", name.Short(), errRefLocked, models.ErrConflict)
 	}
@@ -55,7 +64,7 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 	}
 	defer lock.release()
 
-	cur, err := l.readRef(name)
+	cur, err := rs.readRef(name)
 	if err != nil {
 		return err
 	}
@@ -73,7 +82,7 @@ func (l *Local) updateRef(name plumbing.ReferenceName, oldHash, newHash plumbing
 	if newHash.IsZero() {
 		// packed-refs first, as git does: if that fails the ref is
 		// untouched, never back at an older packed value.
-		if err := l.removePackedRef(name); err != nil {
+		if err := rs.removePackedRef(name); err != nil {
 			return err
 		}
 		if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -100,8 +109,8 @@ const refLockTimeout = time.Second
 
 // readRef returns the hash ref name holds on disk now (loose ref first,
 // then packed-refs), or the zero hash when it does not exist.
-func (l *Local) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(name.String())))
+func (rs refStore) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(rs.dir, filepath.FromSlash(name.String())))
 	switch {
 	case err == nil:
 		s := strings.TrimSpace(string(b))
@@ -117,7 +126,7 @@ func (l *Local) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
 		}
 		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name.Short(), err)
 	}
-	f, err := os.Open(filepath.Join(l.dir, "packed-refs"))
+	f, err := os.Open(filepath.Join(rs.dir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return plumbing.ZeroHash, nil
 	}
@@ -137,12 +146,12 @@ func (l *Local) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
 }
 
 // removePackedRef rewrites packed-refs without name, under packed-refs.lock.
-func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
-	path := filepath.Join(l.dir, "packed-refs")
+func (rs refStore) removePackedRef(name plumbing.ReferenceName) error {
+	path := filepath.Join(rs.dir, "packed-refs")
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	lock, err := lockFile(l.dir, path+".lock")
+	lock, err := lockFile(rs.dir, path+".lock")
 	if errors.Is(err, errLocked) {
 		return fmt.Errorf("delete %s: packed-refs %w: %w", name.Short(), errRefLocked, models.ErrConflict)
 	}
@@ -181,13 +190,40 @@ func (l *Local) removePackedRef(name plumbing.ReferenceName) error {
 }
 
 // moved tells the storage's ref watcher (see [Storage.OnRefUpdate]) that
-// ref name of l's project moved.
-func (l *Local) moved(name plumbing.ReferenceName) {
-	if l.pool == nil || l.projectID <= 0 {
+// ref name of the repository's project moved.
+func (rs refStore) moved(name plumbing.ReferenceName) {
+	if rs.pool == nil || rs.projectID <= 0 {
 		return
 	}
-	l.pool.hk.noteWrite(l.projectID)
-	if fn := l.pool.refWatcher(); fn != nil {
-		fn(l.projectID, name.Short())
+	rs.pool.hk.noteWrite(rs.projectID)
+	if fn := rs.pool.refWatcher(); fn != nil {
+		fn(rs.projectID, name.Short())
 	}
+}
+
+// setHead points HEAD at branch, under HEAD.lock as git does: HEAD is
+// replaced whole or not at all (a full disk never leaves it empty).
+func (rs refStore) setHead(branch string) error {
+	head := filepath.Join(rs.dir, "HEAD")
+	lock, err := lockFile(rs.dir, head+".lock")
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("set HEAD: HEAD %w: %w", errRefLocked, models.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("set HEAD: %w", storageError(err))
+	}
+	defer lock.release()
+	if err := lock.write([]byte("ref: " + plumbing.NewBranchReferenceName(branch).String() + "\n")); err != nil {
+		return fmt.Errorf("set HEAD: %w", storageError(err))
+	}
+	if err := lock.commit(head); err != nil {
+		return fmt.Errorf("set HEAD: %w", storageError(err))
+	}
+	return nil
+}
+
+// branchHead returns the commit branch points at, or nil when it does
+// not exist (read from disk, not through a cache).
+func (rs refStore) branchHead(name string) (plumbing.Hash, error) {
+	return rs.readRef(plumbing.NewBranchReferenceName(name))
 }

@@ -192,7 +192,7 @@ func (s *Storage) Create(ctx context.Context, projectID int64, defaultBranch str
 		if len(branches) > 0 {
 			return fmt.Errorf("create repository for project %d: %s already has branches: %w", projectID, HashedPath(projectID), models.ErrConflict)
 		}
-		return r.setHead(defaultBranch)
+		return r.refs.setHead(defaultBranch)
 	}
 	// Made whole in the staging directory and renamed into place: a
 	// failure (a full disk) or a crash leaves nothing in @hashed.

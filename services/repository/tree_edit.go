@@ -2,14 +2,17 @@ package repository
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -19,7 +22,7 @@ import (
 // of one file in a 10,000-file repository reads and writes a handful of
 // trees.
 type treeEditor struct {
-	l    *Local
+	ob   objectIO
 	root *treeNode
 }
 
@@ -28,8 +31,8 @@ type treeNode struct {
 	children map[string]*treeNode // subtrees loaded for editing
 }
 
-func (l *Local) newTreeEditor(tree *object.Tree) *treeEditor {
-	return &treeEditor{l: l, root: nodeOf(tree)}
+func (ob objectIO) newTreeEditor(tree *object.Tree) *treeEditor {
+	return &treeEditor{ob: ob, root: nodeOf(tree)}
 }
 
 func nodeOf(tree *object.Tree) *treeNode {
@@ -65,7 +68,7 @@ func (t *treeEditor) dir(path string, segs []string, create bool) (*treeNode, er
 			return nil, fmt.Errorf("%q is a file, so it cannot hold %q: %w",
 				strings.Join(segs[:i+1], "/"), path, models.ErrInvalidInput)
 		default:
-			sub, err := t.l.repo.TreeObject(e.Hash)
+			sub, err := t.ob.repo.TreeObject(e.Hash)
 			if err != nil {
 				return nil, fmt.Errorf("tree %s: %w", e.Hash, err)
 			}
@@ -148,20 +151,49 @@ func (t *treeEditor) writeNode(n *treeNode) (plumbing.Hash, error) {
 		a, b := tree.Entries[i], tree.Entries[j]
 		return sortKey(a.Name, a.Mode) < sortKey(b.Name, b.Mode)
 	})
-	obj := t.l.st.NewEncodedObject()
+	obj := t.ob.st.NewEncodedObject()
 	if err := tree.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	h, err := t.l.st.SetEncodedObject(obj)
+	h, err := t.ob.st.SetEncodedObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 	}
 	return h, nil
 }
 
+// objectIO reads and writes a repository's objects through go-git: blobs,
+// trees and commits, and walks of a tree's files.
+type objectIO struct {
+	st   *filesystem.Storage
+	repo *git.Repository
+}
+
+// peel follows tags from h to a commit.
+func (ob objectIO) peel(h plumbing.Hash) (*object.Commit, error) {
+	for range 10 {
+		obj, err := ob.repo.Object(plumbing.AnyObject, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, fmt.Errorf("object %s: %w", h, models.ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", h, err)
+		}
+		switch o := obj.(type) {
+		case *object.Commit:
+			return o, nil
+		case *object.Tag:
+			h = o.Target
+		default:
+			return nil, fmt.Errorf("object %s is a %s, not a commit: %w", h, obj.Type(), models.ErrNotFound)
+		}
+	}
+	return nil, fmt.Errorf("object %s: tag chain too long: %w", h, models.ErrInvalidInput)
+}
+
 // writeBlob stores content and returns its id.
-func (l *Local) writeBlob(content []byte) (plumbing.Hash, error) {
-	obj := l.st.NewEncodedObject()
+func (ob objectIO) writeBlob(content []byte) (plumbing.Hash, error) {
+	obj := ob.st.NewEncodedObject()
 	obj.SetType(plumbing.BlobObject)
 	obj.SetSize(int64(len(content)))
 	w, err := obj.Writer()
@@ -174,7 +206,7 @@ func (l *Local) writeBlob(content []byte) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
-	h, err := l.st.SetEncodedObject(obj)
+	h, err := ob.st.SetEncodedObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
@@ -182,8 +214,8 @@ func (l *Local) writeBlob(content []byte) (plumbing.Hash, error) {
 }
 
 // readBlob returns a whole blob, refusing one above max bytes.
-func (l *Local) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
-	b, err := l.repo.BlobObject(h)
+func (ob objectIO) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
+	b, err := ob.repo.BlobObject(h)
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
 	}
@@ -203,12 +235,12 @@ func (l *Local) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
 }
 
 // writeCommit stores a commit object and returns its id.
-func (l *Local) writeCommit(c *object.Commit) (plumbing.Hash, error) {
-	obj := l.st.NewEncodedObject()
+func (ob objectIO) writeCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := ob.st.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	h, err := l.st.SetEncodedObject(obj)
+	h, err := ob.st.SetEncodedObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}

@@ -41,7 +41,7 @@ func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commi
 		return nil, fmt.Errorf("commit author needs a name and an e-mail: %w", models.ErrInvalidInput)
 	}
 	ref := plumbing.NewBranchReferenceName(req.Branch)
-	old, err := l.readRef(ref)
+	old, err := l.refs.readRef(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commi
 			return nil, fmt.Errorf("tree of %s: %w", parent.Hash, err)
 		}
 	}
-	ed := l.newTreeEditor(tree)
+	ed := l.objects.newTreeEditor(tree)
 	for i, a := range req.Actions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -96,11 +96,11 @@ func (l *Local) CommitFiles(ctx context.Context, req CommitFilesRequest) (*Commi
 	if parent != nil {
 		c.ParentHashes = []plumbing.Hash{parent.Hash}
 	}
-	h, err := l.writeCommit(c)
+	h, err := l.objects.writeCommit(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.updateRef(ref, old, h); err != nil {
+	if err := l.refs.updateRef(ref, old, h); err != nil {
 		return nil, fmt.Errorf("commit to %s: %w", req.Branch, err)
 	}
 	c.Hash = h
@@ -131,7 +131,7 @@ func (l *Local) branchExists(req CommitFilesRequest, head plumbing.Hash, start *
 		}
 		from = h
 	case req.StartBranch != "":
-		h, err := start.branchHead(req.StartBranch)
+		h, err := start.refs.branchHead(req.StartBranch)
 		if err != nil || h.IsZero() {
 			return refusal
 		}
@@ -139,12 +139,12 @@ func (l *Local) branchExists(req CommitFilesRequest, head plumbing.Hash, start *
 	default:
 		return refusal
 	}
-	sc, err1 := l.peel(from)
-	hc, err2 := l.peel(head)
+	sc, err1 := l.objects.peel(from)
+	hc, err2 := l.objects.peel(head)
 	if err1 != nil || err2 != nil {
 		return refusal
 	}
-	if base, err := l.mergeBase(hc, sc); err != nil || base == nil || base.Hash != sc.Hash {
+	if base, err := l.ancestry.mergeBase(hc, sc); err != nil || base == nil || base.Hash != sc.Hash {
 		return refusal
 	}
 	return fmt.Errorf("a branch called %q was created from the same start meanwhile (it is at %s); "+
@@ -160,7 +160,7 @@ func (l *Local) commitParent(ctx context.Context, req CommitFilesRequest, old pl
 		if startGiven && (req.StartSHA == "" || !strings.EqualFold(req.StartSHA, old.String())) {
 			return nil, l.branchExists(req, old, l)
 		}
-		return l.peel(old)
+		return l.objects.peel(old)
 	}
 	switch {
 	case req.StartSHA != "":
@@ -168,19 +168,19 @@ func (l *Local) commitParent(ctx context.Context, req CommitFilesRequest, old pl
 		if err != nil {
 			return nil, err
 		}
-		return l.peel(h)
+		return l.objects.peel(h)
 	case req.StartBranch != "" && req.StartBranch != req.Branch:
 		if err := ValidateBranchName(req.StartBranch); err != nil {
 			return nil, err
 		}
-		h, err := l.branchHead(req.StartBranch)
+		h, err := l.refs.branchHead(req.StartBranch)
 		if err != nil {
 			return nil, err
 		}
 		if h.IsZero() {
 			return nil, fmt.Errorf("start branch %q: %w", req.StartBranch, models.ErrNotFound)
 		}
-		return l.peel(h)
+		return l.objects.peel(h)
 	}
 	branches, err := l.Branches(ctx)
 	if err != nil {
@@ -225,7 +225,7 @@ func (l *Local) apply(ctx context.Context, ed *treeEditor, parent *object.Commit
 		if exists {
 			return fmt.Errorf("a file with the name %q already exists: %w", path, models.ErrInvalidInput)
 		}
-		h, err := l.writeBlob(a.Content)
+		h, err := l.objects.writeBlob(a.Content)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (l *Local) apply(ctx context.Context, ed *treeEditor, parent *object.Commit
 				return err
 			}
 		}
-		h, err := l.writeBlob(content)
+		h, err := l.objects.writeBlob(content)
 		if err != nil {
 			return err
 		}
@@ -268,7 +268,7 @@ func (l *Local) apply(ctx context.Context, ed *treeEditor, parent *object.Commit
 		}
 		h := prev.Hash
 		if a.HasContent {
-			if h, err = l.writeBlob(a.Content); err != nil {
+			if h, err = l.objects.writeBlob(a.Content); err != nil {
 				return err
 			}
 		}
@@ -295,7 +295,7 @@ func (l *Local) editContent(h plumbing.Hash, path string, a Action) ([]byte, err
 	if *a.OldStr == "" {
 		return nil, fmt.Errorf("old_str is empty: %w", models.ErrInvalidInput)
 	}
-	data, err := l.readBlob(h, maxEditBytes)
+	data, err := l.objects.readBlob(h, maxEditBytes)
 	if err != nil {
 		return nil, err
 	}
