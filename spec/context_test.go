@@ -151,7 +151,7 @@ func TestContext_resourcesListPaging(t *testing.T) {
 	ctx := context.Background()
 	ce := h.groups()[0]
 	u := toolsAddUser(t, h, "pager")
-	grp, err := h.Env.Store.Projects.FindGroupByFullPath(ctx, "gitlab-org")
+	grp, err := h.Env.Store.Groups.FindGroupByFullPath(ctx, "gitlab-org")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestContext_resourcesListPaging(t *testing.T) {
 			continue // not a member: never listed
 		}
 		now := time.Now().UTC()
-		if err := h.Env.Store.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
+		if err := h.Env.Store.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, h.Cfg.PublicURL+"/"+p.PathWithNamespace)

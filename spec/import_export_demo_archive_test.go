@@ -47,7 +47,7 @@ func TestImportExport_shippedDemoArchive(t *testing.T) {
 			t.Errorf("%s %v: the imported archive answers differently:\n%s", tool, args("P"), firstDifference(w, g))
 		}
 	}
-	r, _, err := st.Projects.LoadProjectRecords(ctx, src.ID)
+	r, _, err := st.Imports.LoadProjectRecords(ctx, src.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

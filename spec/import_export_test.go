@@ -105,7 +105,7 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 		t.Helper()
 		return compareAs("root", tool, args)
 	}
-	r, _, err := st.Projects.LoadProjectRecords(ctx, src.ID)
+	r, _, err := st.Imports.LoadProjectRecords(ctx, src.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestImportExport_roundTripThroughTheTools(t *testing.T) {
 // specCreateProject creates p in the top-level group groupPath (which
 // must exist).
 func specCreateProject(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
-	g, err := tx.Projects.FindGroupByFullPath(ctx, groupPath)
+	g, err := tx.Groups.FindGroupByFullPath(ctx, groupPath)
 	if err != nil {
 		return nil, err
 	}

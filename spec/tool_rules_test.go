@@ -25,7 +25,7 @@ func setRule(t testing.TB, h *harness, path, tool string, rule models.ToolRuleKi
 	r := &models.ToolRule{Tool: tool, Rule: rule}
 	if p, err := h.Env.Store.Projects.FindProjectByPath(ctx, path); err == nil {
 		r.ProjectID = &p.ID
-	} else if g, err := h.Env.Store.Projects.FindGroupByFullPath(ctx, path); err == nil {
+	} else if g, err := h.Env.Store.Groups.FindGroupByFullPath(ctx, path); err == nil {
 		r.NamespaceID = &g.ID
 	} else {
 		t.Fatalf("no project or group %s", path)
@@ -289,7 +289,7 @@ func TestToolRules_fork(t *testing.T) {
 		h.toolsFailWith(t, ce, "alice", "fork_repository", args("denied"),
 			`The tool fork_repository is not allowed here: the "deny" rule for fork_repository on forks forbids it. `+
 				"An administrator can change the rule with `glmcp tool-rules set`.")
-		g, err := h.Env.Store.Projects.FindGroupByFullPath(context.Background(), "forks")
+		g, err := h.Env.Store.Groups.FindGroupByFullPath(context.Background(), "forks")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ func TestToolRules_groupVisibility(t *testing.T) {
 	h := startServer(t)
 	ce := h.groups()[0]
 	setRule(t, h, "acme", "", models.RuleDeny) // every write tool, on the private group
-	acme, err := h.Env.Store.Projects.FindGroupByFullPath(context.Background(), "acme")
+	acme, err := h.Env.Store.Groups.FindGroupByFullPath(context.Background(), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}

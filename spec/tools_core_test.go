@@ -22,11 +22,11 @@ func TestTools_effectiveRole(t *testing.T) {
 	h := startServer(t, withEE())
 	ctx := context.Background()
 	gm := toolsAddUser(t, h, "groupie")
-	acme, err := h.Env.Store.Projects.FindGroupByFullPath(ctx, "acme")
+	acme, err := h.Env.Store.Groups.FindGroupByFullPath(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Env.Store.Projects.AddGroupMember(ctx, &models.GroupMember{NamespaceID: acme.ID, UserID: gm.ID, AccessLevel: models.Reporter}); err != nil {
+	if err := h.Env.Store.Groups.AddGroupMember(ctx, &models.GroupMember{NamespaceID: acme.ID, UserID: gm.ID, AccessLevel: models.Reporter}); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range h.groups() {
@@ -41,7 +41,7 @@ func TestTools_effectiveRole(t *testing.T) {
 	}
 	// A Guest of the group is still a Guest: no issues in a private project.
 	guest := toolsAddUser(t, h, "groupguest")
-	if err := h.Env.Store.Projects.AddGroupMember(ctx, &models.GroupMember{NamespaceID: acme.ID, UserID: guest.ID, AccessLevel: models.Guest}); err != nil {
+	if err := h.Env.Store.Groups.AddGroupMember(ctx, &models.GroupMember{NamespaceID: acme.ID, UserID: guest.ID, AccessLevel: models.Guest}); err != nil {
 		t.Fatal(err)
 	}
 	text := h.toolsFail(t, h.groups()[0], "groupguest", "create_issue", map[string]any{"id": "acme/secret-plans", "title": "t"})
@@ -330,7 +330,7 @@ func TestTools_listGroups(t *testing.T) {
 	h := startServer(t, withEE())
 	ce := h.groups()[0]
 	toolsAddUser(t, h, "outsider")
-	gitlabOrg, err := h.Env.Store.Projects.FindGroupByFullPath(context.Background(), "gitlab-org")
+	gitlabOrg, err := h.Env.Store.Groups.FindGroupByFullPath(context.Background(), "gitlab-org")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func forkGroup(t testing.TB, h *harness) *models.Group {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	g := &models.Group{Name: "Forks", Path: "forks", Visibility: models.VisibilityPublic, CreatedAt: now, UpdatedAt: now}
-	if err := h.Env.Store.Projects.CreateGroup(ctx, g); err != nil {
+	if err := h.Env.Store.Groups.CreateGroup(ctx, g); err != nil {
 		t.Fatalf("create group forks: %v", err)
 	}
 	for username, level := range map[string]models.AccessLevel{"alice": models.Developer, "bob": models.Reporter} {
@@ -37,7 +37,7 @@ func forkGroup(t testing.TB, h *harness) *models.Group {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h.Env.Store.Projects.AddGroupMember(ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
+		if err := h.Env.Store.Groups.AddGroupMember(ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatalf("add %s to forks: %v", username, err)
 		}
@@ -272,7 +272,7 @@ func TestTools_fork(t *testing.T) {
 		h.toolsFailWith(t, ce, "alice", "add_commit", refused("forks/feature-only"),
 			"Validation error: start_project forks/feature-only is not in the fork network of forks/fork-source: "+
 				"it must be the project itself or a project it was forked from")
-		acme, err := h.Env.Store.Projects.FindGroupByFullPath(context.Background(), "acme")
+		acme, err := h.Env.Store.Groups.FindGroupByFullPath(context.Background(), "acme")
 		if err != nil {
 			t.Fatal(err)
 		}

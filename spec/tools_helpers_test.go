@@ -251,7 +251,7 @@ func toolsProject(t testing.TB, h *harness, path string) *models.Project {
 func toolsAddProject(t testing.TB, h *harness, group, name string) *models.Project {
 	t.Helper()
 	ctx := context.Background()
-	g, err := h.Env.Store.Projects.FindGroupByFullPath(ctx, group)
+	g, err := h.Env.Store.Groups.FindGroupByFullPath(ctx, group)
 	if err != nil {
 		t.Fatalf("find group %s: %v", group, err)
 	}
@@ -267,7 +267,7 @@ func toolsAddProject(t testing.TB, h *harness, group, name string) *models.Proje
 		if err != nil {
 			t.Fatalf("find user %s: %v", username, err)
 		}
-		if err := h.Env.Store.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
+		if err := h.Env.Store.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatalf("add %s to %s: %v", username, p.PathWithNamespace, err)
 		}

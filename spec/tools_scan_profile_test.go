@@ -39,7 +39,7 @@ func TestTools_attachScanProfile(t *testing.T) {
 		return ids
 	}
 	profileOf := func(scanType string) *models.ScanProfile {
-		root, err := st.Projects.FindGroupByFullPath(ctx, "gitlab-org")
+		root, err := st.Groups.FindGroupByFullPath(ctx, "gitlab-org")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestTools_attachScanProfile(t *testing.T) {
 	})
 
 	t.Run("a group: every project below it", func(t *testing.T) {
-		g, err := st.Projects.FindGroupByFullPath(ctx, "gitlab-org")
+		g, err := st.Groups.FindGroupByFullPath(ctx, "gitlab-org")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestTools_attachScanProfile(t *testing.T) {
 		// another root group, a missing one.
 		h.toolsFailWith(t, ee, "root", "attach_scan_profile", attach("gid://gitlab/Security::ScanProfile/container_scanning", mcp), noAccess)
 		h.toolsFailWith(t, ee, "root", "attach_scan_profile", attach("gid://gitlab/Security::ScanProfile/nope", mcp), noAccess)
-		acme, err := st.Projects.FindGroupByFullPath(ctx, "acme")
+		acme, err := st.Groups.FindGroupByFullPath(ctx, "acme")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestTools_attachScanProfile(t *testing.T) {
 	})
 
 	t.Run("a project at the profile limit is named and skipped", func(t *testing.T) {
-		root, _ := st.Projects.FindGroupByFullPath(ctx, "gitlab-org")
+		root, _ := st.Groups.FindGroupByFullPath(ctx, "gitlab-org")
 		for i := 0; storetest.Int(t, st, "SELECT COUNT(*) FROM security_scan_profiles_projects WHERE project_id = ?", mcp.ID) < models.MaxScanProfilesPerProject; i++ {
 			p := &models.ScanProfile{NamespaceID: root.ID, ScanType: "dast", Name: fmt.Sprintf("filler %d", i)}
 			if err := st.Vulnerabilities.CreateScanProfile(ctx, p); err != nil {

@@ -131,7 +131,7 @@ func importArchive(t *testing.T, s *store.Store, repos *gitrepo.Storage, file st
 	sum, err := importexport.Import(ctx, s, repos, a, importexport.ImportOptions{GroupPath: "gen", ProjectPath: "small",
 		CreateProject: func(ctx context.Context, tx *store.Store, group string, p *models.Project) (*models.Project, error) {
 			g := &models.Group{Name: group, Path: group, Visibility: models.VisibilityPrivate}
-			if err := tx.Projects.CreateGroup(ctx, g); err != nil && !errors.Is(err, models.ErrConflict) {
+			if err := tx.Groups.CreateGroup(ctx, g); err != nil && !errors.Is(err, models.ErrConflict) {
 				return nil, err
 			}
 			p.NamespaceID = g.ID

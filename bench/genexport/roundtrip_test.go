@@ -30,10 +30,10 @@ func importArchiveAs(t *testing.T, s *store.Store, repos *reposPkg.Storage, file
 	defer a.Close()
 	sum, err := importexport.Import(ctx, s, repos, a, importexport.ImportOptions{GroupPath: group, ProjectPath: name,
 		CreateProject: func(ctx context.Context, tx *store.Store, group string, p *models.Project) (*models.Project, error) {
-			g, err := tx.Projects.FindGroupByFullPath(ctx, group)
+			g, err := tx.Groups.FindGroupByFullPath(ctx, group)
 			if errors.Is(err, models.ErrNotFound) {
 				g = &models.Group{Name: group, Path: group, Visibility: models.VisibilityPrivate}
-				err = tx.Projects.CreateGroup(ctx, g)
+				err = tx.Groups.CreateGroup(ctx, g)
 			}
 			if err != nil {
 				return nil, err
@@ -53,7 +53,7 @@ func importArchiveAs(t *testing.T, s *store.Store, repos *reposPkg.Storage, file
 // read the same.
 func canonical(t *testing.T, s *store.Store, projectID int64) string {
 	t.Helper()
-	r, users, err := s.Projects.LoadProjectRecords(context.Background(), projectID)
+	r, users, err := s.Imports.LoadProjectRecords(context.Background(), projectID)
 	if err != nil {
 		t.Fatal(err)
 	}

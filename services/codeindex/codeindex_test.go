@@ -22,7 +22,7 @@ func project(tb testing.TB, s *store.Store) *models.Project {
 	tb.Helper()
 	ctx := context.Background()
 	g := &models.Group{Name: "g", Path: "g", Visibility: models.VisibilityPublic}
-	if err := s.Projects.CreateGroup(ctx, g); err != nil {
+	if err := s.Groups.CreateGroup(ctx, g); err != nil {
 		tb.Fatal(err)
 	}
 	p := &models.Project{Name: "p", Path: "p", NamespaceID: g.ID, Visibility: models.VisibilityPublic, DefaultBranch: "main"}
@@ -224,7 +224,7 @@ func projects(tb testing.TB, s *store.Store, n int) []*models.Project {
 	tb.Helper()
 	ctx := context.Background()
 	g := &models.Group{Name: "many", Path: "many", Visibility: models.VisibilityPublic}
-	if err := s.Projects.CreateGroup(ctx, g); err != nil {
+	if err := s.Groups.CreateGroup(ctx, g); err != nil {
 		tb.Fatal(err)
 	}
 	out := make([]*models.Project, n)

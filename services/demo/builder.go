@@ -70,7 +70,7 @@ func (b *demoBuilder) subgroup(parent *models.Group, name, path, description str
 	g := &models.Group{Name: name, Path: path, Description: description, Visibility: v, ParentID: &parent.ID,
 		CreatedAt: at(-20, 0, 0), UpdatedAt: at(-20, 0, 0)}
 	if b.err == nil {
-		b.err = b.s.Projects.CreateGroup(b.ctx, g)
+		b.err = b.s.Groups.CreateGroup(b.ctx, g)
 		b.w.Groups[g.FullPath] = g
 	}
 	return g
@@ -78,7 +78,7 @@ func (b *demoBuilder) subgroup(parent *models.Group, name, path, description str
 
 func (b *demoBuilder) groupMember(g *models.Group, u *models.User, level models.AccessLevel) {
 	if b.err == nil {
-		b.err = b.s.Projects.AddGroupMember(b.ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
+		b.err = b.s.Groups.AddGroupMember(b.ctx, &models.GroupMember{NamespaceID: g.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: at(-20, 0, 0), UpdatedAt: at(-20, 0, 0)})
 	}
 }
@@ -98,7 +98,7 @@ func (b *demoBuilder) group(name, path, description string, v models.Visibility)
 	g := &models.Group{Name: name, Path: path, Description: description, Visibility: v,
 		CreatedAt: at(-29, 0, 0), UpdatedAt: at(-29, 0, 0)}
 	if b.err == nil {
-		b.err = b.s.Projects.CreateGroup(b.ctx, g)
+		b.err = b.s.Groups.CreateGroup(b.ctx, g)
 		b.w.Groups[path] = g
 	}
 	return g
@@ -116,7 +116,7 @@ func (b *demoBuilder) project(ns *models.Group, name, path, description string, 
 
 func (b *demoBuilder) member(p *models.Project, u *models.User, level models.AccessLevel) {
 	if b.err == nil {
-		b.err = b.s.Projects.AddProjectMember(b.ctx, &models.ProjectMember{
+		b.err = b.s.Groups.AddProjectMember(b.ctx, &models.ProjectMember{
 			ProjectID: p.ID, UserID: u.ID, AccessLevel: level,
 			CreatedAt: at(-27, 0, 0), UpdatedAt: at(-27, 0, 0),
 		})

@@ -195,7 +195,7 @@ func takenByOthers(ctx context.Context, s *store.Store) ([]string, error) {
 		}
 	}
 	for _, path := range demoGroups {
-		_, err := s.Projects.FindGroupByFullPath(ctx, path)
+		_, err := s.Groups.FindGroupByFullPath(ctx, path)
 		if err := found(fmt.Sprintf("group %q", path), err); err != nil {
 			return nil, err
 		}
@@ -233,7 +233,7 @@ func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 		}
 	}
 	for _, path := range demoGroups {
-		if w.Groups[path], err = s.Projects.FindGroupByFullPath(ctx, path); err != nil {
+		if w.Groups[path], err = s.Groups.FindGroupByFullPath(ctx, path); err != nil {
 			return incomplete(err)
 		}
 	}
@@ -243,7 +243,7 @@ func loadDemo(ctx context.Context, s *store.Store) (*World, error) {
 		}
 	}
 	// Added later: a demo seeded before them lacks them, and is complete.
-	if g, err := s.Projects.FindGroupByFullPath(ctx, GroupLabs); err == nil {
+	if g, err := s.Groups.FindGroupByFullPath(ctx, GroupLabs); err == nil {
 		w.Groups[GroupLabs] = g
 	}
 	if p, err := s.Projects.FindProjectByPath(ctx, ProjectInspector); err == nil {

@@ -98,7 +98,7 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 	if labs, inspector := w.Groups[demo.GroupLabs], w.Projects[demo.ProjectInspector]; labs == nil || labs.ParentID == nil ||
 		*labs.ParentID != w.Groups["gitlab-org"].ID || inspector == nil || !inspector.Archived {
 		t.Errorf("subgroup %+v and archived project %+v", labs, inspector)
-	} else if level, err := s.Projects.ProjectAccessLevel(ctx, inspector.ID, w.Bob.ID); err != nil || level != models.Reporter {
+	} else if level, err := s.Groups.ProjectAccessLevel(ctx, inspector.ID, w.Bob.ID); err != nil || level != models.Reporter {
 		t.Errorf("bob in %s (inherited from gitlab-org) = %v, %v; want reporter", demo.ProjectInspector, level, err)
 	}
 	for path, v := range wantVisibility {
@@ -144,12 +144,12 @@ func checkDemoWorld(t *testing.T, s *store.Store, w *demo.World) {
 	mcp := w.Projects[demo.ProjectMCP]
 	wantLevels := map[*models.User]models.AccessLevel{w.Alice: models.Developer, w.Bob: models.Reporter, w.Carol: models.Guest}
 	for u, level := range wantLevels {
-		m, err := s.Projects.FindProjectMember(ctx, mcp.ID, u.ID)
+		m, err := s.Groups.FindProjectMember(ctx, mcp.ID, u.ID)
 		if err != nil || m.AccessLevel != level {
 			t.Errorf("%s in gitlab-mcp = %+v, %v; want %s", u.Username, m, err, level)
 		}
 	}
-	if _, err := s.Projects.FindProjectMember(ctx, secret.ID, w.Carol.ID); !errors.Is(err, models.ErrNotFound) {
+	if _, err := s.Groups.FindProjectMember(ctx, secret.ID, w.Carol.ID); !errors.Is(err, models.ErrNotFound) {
 		t.Errorf("carol in secret-plans: %v, want ErrNotFound", err)
 	}
 
@@ -347,7 +347,7 @@ func TestSeed_besideExistingData(t *testing.T) {
 			return s.Users.CreateUser(ctx, &models.User{Username: "alice2", Name: "Alice", Email: "alice@example.com"})
 		}},
 		{"group", `group "acme"`, func(ctx context.Context, s *store.Store) error {
-			return s.Projects.CreateGroup(ctx, &models.Group{Name: "acme", Path: "acme", Visibility: models.VisibilityPrivate})
+			return s.Groups.CreateGroup(ctx, &models.Group{Name: "acme", Path: "acme", Visibility: models.VisibilityPrivate})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,7 @@ func Export(ctx context.Context, st *store.Store, repos *repository.Storage, p *
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	recs, users, err := st.Projects.LoadProjectRecords(ctx, p.ID)
+	recs, users, err := st.Imports.LoadProjectRecords(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -162,7 +162,7 @@ func TestImport_mergeParams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _, err := s.Projects.LoadProjectRecords(context.Background(), sum.Project.ID)
+		r, _, err := s.Imports.LoadProjectRecords(context.Background(), sum.Project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestExport_placeholdersAsSourceUsers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _, err := s.Projects.LoadProjectRecords(ctx, first.Project.ID)
+		r, _, err := s.Imports.LoadProjectRecords(ctx, first.Project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,11 +215,11 @@ func TestExport_placeholdersAsSourceUsers(t *testing.T) {
 		if second.Placeholders != 0 {
 			t.Errorf("placeholders = %d, want every author mapped back by username", second.Placeholders)
 		}
-		src, _, err := s.Projects.LoadProjectRecords(ctx, x.p.ID)
+		src, _, err := s.Imports.LoadProjectRecords(ctx, x.p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, _, err := s.Projects.LoadProjectRecords(ctx, second.Project.ID)
+		back, _, err := s.Imports.LoadProjectRecords(ctx, second.Project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,10 +25,10 @@ import (
 // createProject creates p in the top-level group groupPath, making the
 // group when it is missing (what the CLI passes as CreateProject).
 func createProject(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
-	g, err := tx.Projects.FindGroupByFullPath(ctx, groupPath)
+	g, err := tx.Groups.FindGroupByFullPath(ctx, groupPath)
 	if errors.Is(err, models.ErrNotFound) {
 		g = &models.Group{Name: groupPath, Path: groupPath, Visibility: models.VisibilityPublic}
-		err = tx.Projects.CreateGroup(ctx, g)
+		err = tx.Groups.CreateGroup(ctx, g)
 	}
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (x *seeded) importFile(t *testing.T, file, path string, lim importexport.Li
 // the same.
 func records(t *testing.T, s *store.Store, projectID int64) string {
 	t.Helper()
-	r, _, err := s.Projects.LoadProjectRecords(context.Background(), projectID)
+	r, _, err := s.Imports.LoadProjectRecords(context.Background(), projectID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 		vis := opt.Visibility
 		if vis == "" {
 			vis = archiveVisibility(a.Project.VisibilityLevel)
-			if g, err := tx.Projects.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && g.Visibility.Rank() < vis.Rank() {
+			if g, err := tx.Groups.FindGroupByFullPath(ctx, opt.GroupPath); err == nil && g.Visibility.Rank() < vis.Rank() {
 				vis = g.Visibility
 			}
 		}
@@ -119,12 +119,12 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 			return err
 		}
 		progress("writing %d issues, %d merge requests, %d pipelines", a.Issues.Len(), a.MergeRequests.Len(), a.Pipelines.Len())
-		w := tx.Projects.NewRecordWriter(p.ID)
+		w := tx.Imports.NewRecordWriter(p.ID)
 		if err := convert(ctx, a, um, sum, w, &diffKeeper{git: repos.Git(), repo: a.Repository}); err != nil {
 			return err
 		}
 		sum.MappedUsers, sum.Placeholders = um.mapped, um.placeholders
-		if err := tx.Projects.InsertImportFailures(ctx, p.ID, importFailures(a.Failures)); err != nil {
+		if err := tx.Imports.InsertImportFailures(ctx, p.ID, importFailures(a.Failures)); err != nil {
 			return err
 		}
 		if staged != nil {
@@ -151,7 +151,7 @@ func Import(ctx context.Context, st *store.Store, repos *repository.Storage, a *
 	}
 	// The planner's statistics still describe the tables without these
 	// rows: refresh them now rather than when autovacuum gets to it.
-	if err := st.Projects.AnalyzeBulkWrite(ctx); err != nil {
+	if err := st.Imports.AnalyzeBulkWrite(ctx); err != nil {
 		progress("warning: %v", err)
 	}
 	sum.Project = p

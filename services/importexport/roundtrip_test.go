@@ -51,7 +51,7 @@ func TestExportImport_roundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		var maxIID int64
-		r, _, _ := s.Projects.LoadProjectRecords(ctx, x.p.ID)
+		r, _, _ := s.Imports.LoadProjectRecords(ctx, x.p.ID)
 		for _, is := range r.Issues {
 			maxIID = max(maxIID, is.IID)
 		}
@@ -76,14 +76,14 @@ func TestImport_placeholderUsers(t *testing.T) {
 		if sum.MappedUsers != 0 || sum.Placeholders == 0 {
 			t.Errorf("mapped %d, placeholders %d; want 0 mapped, some placeholders", sum.MappedUsers, sum.Placeholders)
 		}
-		r, users, err := s.Projects.LoadProjectRecords(ctx, sum.Project.ID)
+		r, users, err := s.Imports.LoadProjectRecords(ctx, sum.Project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(r.Members) != 1 || r.Members[0].UserID != x.w.Bob.ID || r.Members[0].AccessLevel != models.AccessLevel(40) {
 			t.Errorf("members = %+v, want only bob as maintainer", r.Members)
 		}
-		src, srcUsers, err := s.Projects.LoadProjectRecords(ctx, x.p.ID)
+		src, srcUsers, err := s.Imports.LoadProjectRecords(ctx, x.p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestImport_gitlabShapes(t *testing.T) {
 		if sum.Placeholders != 0 || sum.MappedUsers == 0 {
 			t.Errorf("placeholders %d, mapped %d: want every author mapped through user_contributions", sum.Placeholders, sum.MappedUsers)
 		}
-		r, _, err := s.Projects.LoadProjectRecords(context.Background(), sum.Project.ID)
+		r, _, err := s.Imports.LoadProjectRecords(context.Background(), sum.Project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

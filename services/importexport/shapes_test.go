@@ -90,11 +90,11 @@ func TestImport_shapesAndFailures(t *testing.T) {
 			t.Fatalf("import: %v", err)
 		}
 		pid := sum.Project.ID
-		r, _, err := s.Projects.LoadProjectRecords(ctx, pid)
+		r, _, err := s.Imports.LoadProjectRecords(ctx, pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, _, _ := s.Projects.LoadProjectRecords(ctx, x.p.ID)
+		src, _, _ := s.Imports.LoadProjectRecords(ctx, x.p.ID)
 		var maxIssue int64
 		for _, i := range src.Issues {
 			maxIssue = max(maxIssue, i.IID)
@@ -187,7 +187,7 @@ func TestImport_shapesAndFailures(t *testing.T) {
 				t.Errorf("failed %s = %d, want %d (%v)", rel, sum.Failed[rel], n, sum.Failures)
 			}
 		}
-		stored, err := s.Projects.ListImportFailures(ctx, pid)
+		stored, err := s.Imports.ListImportFailures(ctx, pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func TestImport_milestoneIIDsAndSharedDiscussions(t *testing.T) {
 		if err != nil {
 			t.Fatalf("import: %v", err)
 		}
-		r, _, err := s.Projects.LoadProjectRecords(t.Context(), sum.Project.ID)
+		r, _, err := s.Imports.LoadProjectRecords(t.Context(), sum.Project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,8 +2,10 @@
 // an embedded pure-Go SQLite.
 //
 // [Store] is the root: Open, Migrate, Ping, Close, WithTx, At, and one
-// field per family of methods — [Projects] (projects, groups, members),
-// [Issues] (issues and work items, labels, milestones, links, get_issue's
+// field per family of methods — [Projects] (projects, their settings and
+// repositories), [Groups] (groups, memberships, effective roles),
+// [Imports] (a project's records in bulk, import failures, placeholder
+// reassignment), [Issues] (issues and work items, labels, milestones, links, get_issue's
 // view), [MergeRequests] (diffs, reviews, approvals, discussions), [Notes],
 // [CI] (pipelines, jobs, artifacts), [Search], [Users] (personal access and
 // OAuth tokens, identity versions), [Tools] (the catalog and tool rules),

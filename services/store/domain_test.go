@@ -19,9 +19,9 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		org := &models.Group{Name: "GitLab.org", Path: "gitlab-org", Visibility: models.VisibilityInternal}
-		wantErr(t, "CreateGroup", s.Projects.CreateGroup(ctx, org), nil)
+		wantErr(t, "CreateGroup", s.Groups.CreateGroup(ctx, org), nil)
 		sub := &models.Group{Name: "AI", Path: "ai", ParentID: &org.ID}
-		wantErr(t, "CreateGroup(sub)", s.Projects.CreateGroup(ctx, sub), nil)
+		wantErr(t, "CreateGroup(sub)", s.Groups.CreateGroup(ctx, sub), nil)
 		if sub.FullPath != "gitlab-org/ai" || sub.Visibility != models.VisibilityPrivate {
 			t.Errorf("subgroup full path %q visibility %q, want gitlab-org/ai private", sub.FullPath, sub.Visibility)
 		}
@@ -33,7 +33,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 		if got, err := s.Projects.FindProjectByPath(ctx, "GitLab-Org/AI/Duo"); err != nil || got.ID != proj.ID {
 			t.Errorf("FindProjectByPath(mixed case) = %+v, %v", got, err)
 		}
-		if got, err := s.Projects.FindGroupByFullPath(ctx, "gitlab-org/ai"); err != nil || got.ID != sub.ID {
+		if got, err := s.Groups.FindGroupByFullPath(ctx, "gitlab-org/ai"); err != nil || got.ID != sub.ID {
 			t.Errorf("FindGroupByFullPath = %+v, %v", got, err)
 		}
 		if got := proj.WebURL("https://gitlab.example.com/"); got != "https://gitlab.example.com/gitlab-org/ai/duo" {
@@ -54,7 +54,7 @@ func TestStore_GroupsAndProjects(t *testing.T) {
 			{"unknown visibility", models.Group{Name: "x", Path: "x", Visibility: "secret"}, models.ErrInvalidInput},
 		}
 		for _, tt := range groupTests {
-			wantErr(t, "CreateGroup("+tt.name+")", s.Projects.CreateGroup(ctx, &tt.group), tt.want)
+			wantErr(t, "CreateGroup("+tt.name+")", s.Groups.CreateGroup(ctx, &tt.group), tt.want)
 		}
 		projectTests := []struct {
 			name    string
@@ -123,16 +123,16 @@ func TestStore_MembersAndLabels(t *testing.T) {
 		ctx := context.Background()
 		u := mustCreateUser(t, s, "alice")
 		p := mustCreateProject(t, s, "g", "p")
-		wantErr(t, "AddProjectMember", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer}), nil)
-		m, err := s.Projects.FindProjectMember(ctx, p.ID, u.ID)
+		wantErr(t, "AddProjectMember", s.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Developer}), nil)
+		m, err := s.Groups.FindProjectMember(ctx, p.ID, u.ID)
 		if err != nil || m.AccessLevel != models.Developer {
 			t.Errorf("FindProjectMember = %+v, %v; want developer", m, err)
 		}
-		_, err = s.Projects.FindProjectMember(ctx, p.ID, 999)
+		_, err = s.Groups.FindProjectMember(ctx, p.ID, 999)
 		wantErr(t, "FindProjectMember(non-member)", err, models.ErrNotFound)
-		wantErr(t, "AddProjectMember(again)", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Owner}), models.ErrConflict)
-		wantErr(t, "AddProjectMember(level 0)", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID}), models.ErrInvalidInput)
-		wantErr(t, "AddProjectMember(unknown user)", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: 999, AccessLevel: models.Guest}), models.ErrInvalidInput)
+		wantErr(t, "AddProjectMember(again)", s.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Owner}), models.ErrConflict)
+		wantErr(t, "AddProjectMember(level 0)", s.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID}), models.ErrInvalidInput)
+		wantErr(t, "AddProjectMember(unknown user)", s.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: 999, AccessLevel: models.Guest}), models.ErrInvalidInput)
 
 		l := &models.Label{ProjectID: p.ID, Name: "bug"}
 		wantErr(t, "CreateLabel", s.Issues.CreateLabel(ctx, l), nil)

@@ -15,7 +15,7 @@ import (
 // taken (ignoring case) is models.ErrConflict; a missing parent, an empty
 // name or path, a path with "/" or an unknown visibility is
 // models.ErrInvalidInput.
-func (s *Projects) CreateGroup(ctx context.Context, g *models.Group) error {
+func (s *Groups) CreateGroup(ctx context.Context, g *models.Group) error {
 	if err := s.prepareGroup(ctx, g); err != nil {
 		return fmt.Errorf("create group %q: %w", g.Path, err)
 	}
@@ -28,7 +28,7 @@ func (s *Projects) CreateGroup(ctx context.Context, g *models.Group) error {
 }
 
 // FindGroupByID returns the group with id, or models.ErrNotFound.
-func (s *Projects) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
+func (s *Groups) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
 	var g models.Group
 	if err := s.conn(ctx).Where("id = ?", id).Take(&g).Error; err != nil {
 		return nil, fmt.Errorf("find group %d: %w", id, translate(err))
@@ -38,7 +38,7 @@ func (s *Projects) FindGroupByID(ctx context.Context, id int64) (*models.Group, 
 
 // FindGroupByFullPath returns the group at fullPath ("gitlab-org/ai"),
 // ignoring case, or models.ErrNotFound.
-func (s *Projects) FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error) {
+func (s *Groups) FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error) {
 	var g models.Group
 	if err := s.conn(ctx).Where("lower(full_path) = lower(?)", fullPath).Take(&g).Error; err != nil {
 		return nil, fmt.Errorf("find group %q: %w", fullPath, translate(err))
@@ -46,7 +46,7 @@ func (s *Projects) FindGroupByFullPath(ctx context.Context, fullPath string) (*m
 	return &g, nil
 }
 
-func (s *Projects) prepareGroup(ctx context.Context, g *models.Group) error {
+func (s *Groups) prepareGroup(ctx context.Context, g *models.Group) error {
 	if strings.TrimSpace(g.Name) == "" || !validPathSegment(g.Path) {
 		return fmt.Errorf("name and a path without \"/\" are required: %w", models.ErrInvalidInput)
 	}
@@ -110,7 +110,7 @@ func groupMemberSQL(alias string, viewer *models.User) (string, []any) {
 // ListGroups returns one page of groups (see models.GroupQuery) ordered by
 // id, after q.AfterID, at most q.Limit+1 (the extra row tells the caller
 // that more follow).
-func (s *Projects) ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error) {
+func (s *Groups) ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error) {
 	out := []models.Group{}
 	if !q.Viewer.Active() {
 		return out, nil
@@ -140,45 +140,6 @@ func (s *Projects) ListGroups(ctx context.Context, q models.GroupQuery) ([]model
 	db = matchAny(db, q.Search, "namespaces.name", "namespaces.full_path")
 	if err := db.Select("namespaces.*").Order("namespaces.id").Limit(q.Limit + 1).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("list groups: %w", translate(err))
-	}
-	return out, nil
-}
-
-// ListProjects returns one page of projects (see models.ProjectQuery)
-// ordered by id, after q.AfterID, at most q.Limit+1 (the extra row tells
-// the caller that more follow). Only projects q.Viewer may read are listed.
-func (s *Projects) ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error) {
-	out := []models.Project{}
-	vis, vargs := visibleProjectsSQL(q.Viewer)
-	db := s.conn(ctx).Table("projects").Where(vis, vargs...).Where("projects.id > ?", q.AfterID)
-	switch {
-	case q.SubgroupsIncluded():
-		scope, args := scopeProjectsSQL(0, q.GroupPath)
-		db = db.Where(scope, args...)
-	case q.GroupPath != "":
-		db = db.Where("projects.namespace_id IN (SELECT pn.id FROM namespaces pn WHERE lower(pn.full_path) = lower(?))", q.GroupPath)
-	}
-	min := q.MinAccess
-	if min == models.NoAccess && q.GroupPath == "" {
-		min = models.Guest
-	}
-	if min != models.NoAccess {
-		db = db.Where("projects.id IN (SELECT lpa.project_id FROM project_authorizations lpa WHERE lpa.user_id = ? AND lpa.access_level >= ?)",
-			q.Viewer.ID, min)
-	}
-	if q.Visibility != "" {
-		db = db.Where("projects.visibility = ?", q.Visibility)
-	}
-	switch q.Archived {
-	case "only":
-		db = db.Where("projects.archived")
-	case "include":
-	default:
-		db = db.Where("NOT projects.archived")
-	}
-	db = matchAny(db, q.Search, "projects.name", "projects.path", "projects.description")
-	if err := db.Order("projects.id").Limit(q.Limit + 1).Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("list projects: %w", translate(err))
 	}
 	return out, nil
 }

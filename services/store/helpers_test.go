@@ -31,10 +31,10 @@ func mustCreateUser(t *testing.T, s *store.Store, username string) *models.User 
 func mustCreateProject(t *testing.T, s *store.Store, group, project string) *models.Project {
 	t.Helper()
 	ctx := context.Background()
-	g, err := s.Projects.FindGroupByFullPath(ctx, group)
+	g, err := s.Groups.FindGroupByFullPath(ctx, group)
 	if errors.Is(err, models.ErrNotFound) {
 		g = &models.Group{Name: group, Path: group, Visibility: models.VisibilityPublic}
-		err = s.Projects.CreateGroup(ctx, g)
+		err = s.Groups.CreateGroup(ctx, g)
 	}
 	if err != nil {
 		t.Fatalf("group %q: %v", group, err)

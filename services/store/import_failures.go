@@ -10,7 +10,7 @@ import (
 // InsertImportFailures records the archive records project projectID's
 // import could not save, stamped with the store's clock. Call it in the
 // import's transaction.
-func (s *Projects) InsertImportFailures(ctx context.Context, projectID int64, fs []models.ImportFailure) error {
+func (s *Imports) InsertImportFailures(ctx context.Context, projectID int64, fs []models.ImportFailure) error {
 	if len(fs) == 0 {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (s *Projects) InsertImportFailures(ctx context.Context, projectID int64, fs
 
 // ListImportFailures returns the import failures of project projectID in
 // the order they were recorded (relation, then line).
-func (s *Projects) ListImportFailures(ctx context.Context, projectID int64) ([]models.ImportFailure, error) {
+func (s *Imports) ListImportFailures(ctx context.Context, projectID int64) ([]models.ImportFailure, error) {
 	var out []models.ImportFailure
 	if err := s.conn(ctx).Where("project_id = ?", projectID).Order("id").Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("read the import failures of project %d: %w", projectID, translate(err))

@@ -85,7 +85,7 @@ func TestIssueViewCache_writes(t *testing.T) {
 		var groups [2]*models.Group
 		for k := range groups {
 			groups[k] = &models.Group{Name: "Views " + itoa(int64(k)), Path: "views-" + itoa(int64(k)), Visibility: models.VisibilityPrivate}
-			wantErr(t, "CreateGroup", s.Projects.CreateGroup(ctx, groups[k]), nil)
+			wantErr(t, "CreateGroup", s.Groups.CreateGroup(ctx, groups[k]), nil)
 		}
 		for _, tc := range []struct {
 			what string
@@ -112,18 +112,18 @@ func TestIssueViewCache_writes(t *testing.T) {
 			{"Projects.SetProjectMergeMethod", func(st *store.Store, run int) error {
 				return st.Projects.SetProjectMergeMethod(ctx, p.ID, "merge")
 			}, nil},
-			{"Projects.AddProjectMember", func(st *store.Store, run int) error {
+			{"Groups.AddProjectMember", func(st *store.Store, run int) error {
 				u := &models.User{Username: "viewer" + itoa(int64(run)), Name: "Viewer", Email: "viewer" + itoa(int64(run)) + "@example.com"}
 				if err := st.Users.CreateUser(ctx, u); err != nil {
 					return err
 				}
-				return st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Reporter})
+				return st.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: models.Reporter})
 			}, nil},
-			{"Projects.AddGroupMember", func(st *store.Store, run int) error {
-				return st.Projects.AddGroupMember(ctx, &models.GroupMember{NamespaceID: groups[run].ID, UserID: w.Alice.ID, AccessLevel: models.Reporter})
+			{"Groups.AddGroupMember", func(st *store.Store, run int) error {
+				return st.Groups.AddGroupMember(ctx, &models.GroupMember{NamespaceID: groups[run].ID, UserID: w.Alice.ID, AccessLevel: models.Reporter})
 			}, nil},
-			{"Projects.CreateGroup", func(st *store.Store, run int) error {
-				return st.Projects.CreateGroup(ctx, &models.Group{Name: "New " + itoa(int64(run)), Path: "new-" + itoa(int64(run)), Visibility: models.VisibilityPrivate})
+			{"Groups.CreateGroup", func(st *store.Store, run int) error {
+				return st.Groups.CreateGroup(ctx, &models.Group{Name: "New " + itoa(int64(run)), Path: "new-" + itoa(int64(run)), Visibility: models.VisibilityPrivate})
 			}, nil},
 			{"Users.SetUserState", func(st *store.Store, run int) error {
 				return st.Users.SetUserState(ctx, "carol", models.UserActive)

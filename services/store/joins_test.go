@@ -196,11 +196,11 @@ func TestStore_FindProjectWithRole(t *testing.T) {
 			for _, u := range users {
 				// The role is the effective one (direct or inherited from a
 				// group, see TestStore_inheritedMembership).
-				wantLevel, err := s.Projects.ProjectAccessLevel(ctx, p.ID, u.ID)
+				wantLevel, err := s.Groups.ProjectAccessLevel(ctx, p.ID, u.ID)
 				if err != nil {
 					t.Fatalf("ProjectAccessLevel: %v", err)
 				}
-				if _, err := s.Projects.FindProjectMember(ctx, p.ID, u.ID); err == nil {
+				if _, err := s.Groups.FindProjectMember(ctx, p.ID, u.ID); err == nil {
 					members++
 				} else if !errors.Is(err, models.ErrNotFound) {
 					t.Fatalf("FindProjectMember: %v", err)
@@ -374,10 +374,10 @@ func TestStore_ProjectAccessLevels(t *testing.T) {
 		}
 		members := 0
 		for path, p := range w.Projects {
-			got, err := s.Projects.ProjectAccessLevels(ctx, p.ID, ids)
+			got, err := s.Groups.ProjectAccessLevels(ctx, p.ID, ids)
 			wantErr(t, "ProjectAccessLevels", err, nil)
 			for _, u := range users {
-				want, err := s.Projects.ProjectAccessLevel(ctx, p.ID, u.ID)
+				want, err := s.Groups.ProjectAccessLevel(ctx, p.ID, u.ID)
 				wantErr(t, "ProjectAccessLevel", err, nil)
 				level, ok := got[u.ID]
 				if level != want || ok != (want != models.NoAccess) {
@@ -391,7 +391,7 @@ func TestStore_ProjectAccessLevels(t *testing.T) {
 		if members == 0 {
 			t.Error("no member compared: the test proves nothing")
 		}
-		if got, err := s.Projects.ProjectAccessLevels(ctx, 1, nil); err != nil || len(got) != 0 {
+		if got, err := s.Groups.ProjectAccessLevels(ctx, 1, nil); err != nil || len(got) != 0 {
 			t.Errorf("ProjectAccessLevels(no users) = %v, %v", got, err)
 		}
 	})

@@ -83,7 +83,7 @@ const recordBatch = 200
 // there is models.ErrInvalidInput), the project's iid counters moved past
 // the highest imported number. Call it in the transaction that creates the
 // project: on an error nothing of r should stay.
-func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r *ProjectRecords) error {
+func (s *Imports) InsertProjectRecords(ctx context.Context, projectID int64, r *ProjectRecords) error {
 	w := s.NewRecordWriter(projectID)
 	if err := w.Write(ctx, r); err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Projects) InsertProjectRecords(ctx context.Context, projectID int64, r 
 // written before it. Finish moves the iid counters past the highest
 // number written. Use it inside one transaction.
 type RecordWriter struct {
-	s         *Projects
+	s         *Imports
 	projectID int64
 
 	milestones                         map[string]int64 // title → id
@@ -107,7 +107,7 @@ type RecordWriter struct {
 
 // NewRecordWriter starts writing the records of project projectID, which
 // must have none yet.
-func (s *Projects) NewRecordWriter(projectID int64) *RecordWriter {
+func (s *Imports) NewRecordWriter(projectID int64) *RecordWriter {
 	return &RecordWriter{s: s, projectID: projectID, milestones: map[string]int64{},
 		issueIDs: map[int64]int64{}, mrIDs: map[int64]int64{}}
 }
@@ -391,7 +391,7 @@ THEN internal_ids.last_value ELSE excluded.last_value END`, w.projectID, usage, 
 // insertReleaseMilestones writes r's release milestone links; the releases
 // are found by tag in the project, the milestones by title among r's
 // (milestones: title → id).
-func (s *Projects) insertReleaseMilestones(ctx context.Context, projectID int64, r *ProjectRecords, milestones map[string]int64) error {
+func (s *Imports) insertReleaseMilestones(ctx context.Context, projectID int64, r *ProjectRecords, milestones map[string]int64) error {
 	if len(r.ReleaseMilestones) == 0 {
 		return nil
 	}

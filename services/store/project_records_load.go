@@ -14,7 +14,7 @@ import (
 // LoadProjectRecords reads back every row of project projectID that
 // ProjectRecords carries, each relation in iid (or id) order, and the
 // users they name (by id).
-func (s *Projects) LoadProjectRecords(ctx context.Context, projectID int64) (*ProjectRecords, map[int64]models.User, error) {
+func (s *Imports) LoadProjectRecords(ctx context.Context, projectID int64) (*ProjectRecords, map[int64]models.User, error) {
 	db := s.conn(ctx)
 	fail := func(what string, err error) (*ProjectRecords, map[int64]models.User, error) {
 		return nil, nil, fmt.Errorf("read the %s of project %d: %w", what, projectID, translate(err))
@@ -30,7 +30,7 @@ func (s *Projects) LoadProjectRecords(ctx context.Context, projectID int64) (*Pr
 	for _, m := range direct {
 		since[m.UserID] = m
 	}
-	all, err := s.ListProjectMembers(ctx, projectID, true, "", 0, 1<<30)
+	all, err := s.st.Groups.ListProjectMembers(ctx, projectID, true, "", 0, 1<<30)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -191,7 +191,7 @@ func (s *Projects) prepareProject(ctx context.Context, p *models.Project) error 
 	if p.DefaultBranch == "" {
 		p.DefaultBranch = "main"
 	}
-	ns, err := s.FindGroupByID(ctx, p.NamespaceID)
+	ns, err := s.st.Groups.FindGroupByID(ctx, p.NamespaceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return fmt.Errorf("namespace %d does not exist: %w", p.NamespaceID, models.ErrInvalidInput)
 	}
@@ -245,32 +245,6 @@ func (s *Projects) LoadProjects(ctx context.Context, ids []int64) ([]models.Proj
 	return out, nil
 }
 
-// HasMembershipInGroup reports whether userID is a member of the group at
-// fullPath, of one of its ancestors or subgroups, or (directly or through
-// a group) of a project in it or its subgroups, which makes a private group
-// visible to that user, as in GitLab.
-func (s *Projects) HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error) {
-	var n int64
-	scope, args := scopeProjectsSQL(0, fullPath)
-	err := s.conn(ctx).Table("project_authorizations").
-		Where("user_id = ? AND project_id IN (SELECT projects.id FROM projects WHERE "+scope+")",
-			append([]any{userID}, args...)...).
-		Count(&n).Error
-	if err == nil && n == 0 {
-		err = s.conn(ctx).Table("namespace_members nm").Joins("JOIN namespaces n ON n.id = nm.namespace_id").
-			Where("nm.user_id = ?", userID).
-			Where("lower(n.full_path) = lower(?) OR "+
-				"substr(lower(n.full_path), 1, length(?) + 1) = lower(?) || '/' OR "+
-				"substr(lower(?), 1, length(n.full_path) + 1) = lower(n.full_path) || '/'",
-				fullPath, fullPath, fullPath, fullPath).
-			Count(&n).Error
-	}
-	if err != nil {
-		return false, fmt.Errorf("memberships of user %d in group %q: %w", userID, fullPath, translate(err))
-	}
-	return n > 0, nil
-}
-
 // VisibleProjectIDs returns the ids of the projects viewer may read in the
 // group at groupPath and its subgroups, ordered by id.
 func (s *Projects) VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error) {
@@ -280,49 +254,6 @@ func (s *Projects) VisibleProjectIDs(ctx context.Context, viewer *models.User, g
 		return nil, fmt.Errorf("visible projects in %q: %w", groupPath, translate(err))
 	}
 	return ids, nil
-}
-
-// ProjectAccessLevel returns userID's effective role in projectID: the
-// highest of its direct membership and its memberships of the project's
-// group and the group's ancestors (the project_authorizations view), or
-// models.NoAccess for a user who holds none. It does not check that the
-// project exists.
-func (s *Projects) ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error) {
-	var levels []models.AccessLevel
-	err := s.conn(ctx).Table("project_authorizations").Where("project_id = ? AND user_id = ?", projectID, userID).
-		Limit(1).Pluck("access_level", &levels).Error
-	if err != nil {
-		return models.NoAccess, fmt.Errorf("role of user %d in project %d: %w", userID, projectID, translate(err))
-	}
-	if len(levels) == 0 {
-		return models.NoAccess, nil
-	}
-	return levels[0], nil
-}
-
-// ProjectAccessLevels returns the effective roles in projectID of the
-// userIDs that hold one, in one statement (lockdown reads the authors of
-// a page of notes this way); a user missing from the map has none.
-func (s *Projects) ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error) {
-	out := make(map[int64]models.AccessLevel, len(userIDs))
-	if len(userIDs) == 0 {
-		return out, nil
-	}
-	var rows []struct {
-		UserID      int64
-		AccessLevel models.AccessLevel
-	}
-	err := s.conn(ctx).Table("project_authorizations").Select("user_id, access_level").
-		Where("project_id = ? AND user_id IN ?", projectID, userIDs).Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("roles of %d users in project %d: %w", len(userIDs), projectID, translate(err))
-	}
-	for _, r := range rows {
-		if r.AccessLevel > out[r.UserID] {
-			out[r.UserID] = r.AccessLevel
-		}
-	}
-	return out, nil
 }
 
 // FindProjectWithRoleByID returns the project with id together with
@@ -365,4 +296,43 @@ func (s *Projects) findProjectWithRole(ctx context.Context, userID int64, cond s
 		return nil, models.NoAccess, translate(err)
 	}
 	return &row.Project, row.MemberAccessLevel, nil
+}
+
+// ListProjects returns one page of projects (see models.ProjectQuery)
+// ordered by id, after q.AfterID, at most q.Limit+1 (the extra row tells
+// the caller that more follow). Only projects q.Viewer may read are listed.
+func (s *Projects) ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error) {
+	out := []models.Project{}
+	vis, vargs := visibleProjectsSQL(q.Viewer)
+	db := s.conn(ctx).Table("projects").Where(vis, vargs...).Where("projects.id > ?", q.AfterID)
+	switch {
+	case q.SubgroupsIncluded():
+		scope, args := scopeProjectsSQL(0, q.GroupPath)
+		db = db.Where(scope, args...)
+	case q.GroupPath != "":
+		db = db.Where("projects.namespace_id IN (SELECT pn.id FROM namespaces pn WHERE lower(pn.full_path) = lower(?))", q.GroupPath)
+	}
+	min := q.MinAccess
+	if min == models.NoAccess && q.GroupPath == "" {
+		min = models.Guest
+	}
+	if min != models.NoAccess {
+		db = db.Where("projects.id IN (SELECT lpa.project_id FROM project_authorizations lpa WHERE lpa.user_id = ? AND lpa.access_level >= ?)",
+			q.Viewer.ID, min)
+	}
+	if q.Visibility != "" {
+		db = db.Where("projects.visibility = ?", q.Visibility)
+	}
+	switch q.Archived {
+	case "only":
+		db = db.Where("projects.archived")
+	case "include":
+	default:
+		db = db.Where("NOT projects.archived")
+	}
+	db = matchAny(db, q.Search, "projects.name", "projects.path", "projects.description")
+	if err := db.Order("projects.id").Limit(q.Limit + 1).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list projects: %w", translate(err))
+	}
+	return out, nil
 }

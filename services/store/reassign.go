@@ -78,7 +78,7 @@ var ownedWithUser = []userReference{
 // (models.ErrNotFound); a target that is not an active user, or is
 // itself a placeholder; a placeholder that is no placeholder of the
 // project; one already reassigned (models.ErrConflict).
-func (s *Projects) ReassignPlaceholder(ctx context.Context, projectID int64, placeholder, target string) (*Reassignment, error) {
+func (s *Imports) ReassignPlaceholder(ctx context.Context, projectID int64, placeholder, target string) (*Reassignment, error) {
 	fail := func(err error) (*Reassignment, error) {
 		return nil, fmt.Errorf("reassign %s to %s: %w", placeholder, target, err)
 	}
@@ -88,7 +88,7 @@ func (s *Projects) ReassignPlaceholder(ctx context.Context, projectID int64, pla
 	var out *Reassignment
 	err := s.st.WithTx(ctx, func(tx *Store) error {
 		var err error
-		out, err = tx.Projects.reassign(ctx, projectID, placeholder, target)
+		out, err = tx.Imports.reassign(ctx, projectID, placeholder, target)
 		return err
 	})
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Projects) ReassignPlaceholder(ctx context.Context, projectID int64, pla
 	return out, nil
 }
 
-func (s *Projects) reassign(ctx context.Context, projectID int64, placeholder, target string) (*Reassignment, error) {
+func (s *Imports) reassign(ctx context.Context, projectID int64, placeholder, target string) (*Reassignment, error) {
 	db := s.conn(ctx)
 	user := func(username string) (*models.User, error) {
 		var u models.User
@@ -167,12 +167,12 @@ func (s *Projects) reassign(ctx context.Context, projectID int64, placeholder, t
 			r.Moved[ref.table+"."+ref.column] = n
 		}
 	}
-	n, err := s.moveMembership(ctx, projectID, ph.ID, to.ID)
+	n, err := s.st.Groups.moveMembership(ctx, projectID, ph.ID, to.ID)
 	if err != nil {
 		return nil, err
 	}
 	if su.AccessLevel != nil {
-		granted, err := s.grantRole(ctx, projectID, to.ID, *su.AccessLevel)
+		granted, err := s.st.Groups.grantRole(ctx, projectID, to.ID, *su.AccessLevel)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,7 @@ func (s *Projects) reassign(ctx context.Context, projectID int64, placeholder, t
 // moveReference gives the rows of project projectID that ref finds naming
 // from to to; in a link table, a row whose owner already names to is
 // dropped instead (one link per user).
-func (s *Projects) moveReference(ctx context.Context, ref userReference, projectID, from, to int64) (int64, error) {
+func (s *Imports) moveReference(ctx context.Context, ref userReference, projectID, from, to int64) (int64, error) {
 	db := s.conn(ctx)
 	var dropped int64
 	if ref.owner != "" {
@@ -220,60 +220,10 @@ func (s *Projects) moveReference(ctx context.Context, ref userReference, project
 	return dropped + res.RowsAffected, nil
 }
 
-// moveMembership gives from's membership of the project to to (to keeps
-// the higher of the two roles when a member already).
-func (s *Projects) moveMembership(ctx context.Context, projectID, from, to int64) (int64, error) {
-	db := s.conn(ctx)
-	var rows []models.ProjectMember
-	if err := db.Where("project_id = ? AND user_id IN ?", projectID, []int64{from, to}).Find(&rows).Error; err != nil {
-		return 0, translate(err)
-	}
-	var old, cur *models.ProjectMember
-	for k := range rows {
-		if rows[k].UserID == from {
-			old = &rows[k]
-		} else {
-			cur = &rows[k]
-		}
-	}
-	switch {
-	case old == nil:
-		return 0, nil
-	case cur == nil:
-		err := db.Exec("UPDATE project_members SET user_id = ?, updated_at = ? WHERE id = ?", to, s.clock(), old.ID).Error
-		return 1, translate(err)
-	}
-	if old.AccessLevel > cur.AccessLevel {
-		if err := db.Exec("UPDATE project_members SET access_level = ?, updated_at = ? WHERE id = ?", old.AccessLevel, s.clock(), cur.ID).Error; err != nil {
-			return 0, translate(err)
-		}
-	}
-	return 1, translate(db.Exec("DELETE FROM project_members WHERE id = ?", old.ID).Error)
-}
-
-// grantRole makes user a member of the project with level, or raises
-// its direct role to level; 1 when it changed anything.
-func (s *Projects) grantRole(ctx context.Context, projectID, user int64, level models.AccessLevel) (int64, error) {
-	db := s.conn(ctx)
-	var cur models.ProjectMember
-	err := db.Where("project_id = ? AND user_id = ?", projectID, user).Take(&cur).Error
-	switch {
-	case errors.Is(translate(err), models.ErrNotFound):
-		now := s.clock()
-		m := models.ProjectMember{ProjectID: projectID, UserID: user, AccessLevel: level, CreatedAt: now, UpdatedAt: now}
-		return 1, translate(db.Create(&m).Error)
-	case err != nil:
-		return 0, translate(err)
-	case cur.AccessLevel >= level:
-		return 0, nil
-	}
-	return 1, translate(db.Exec("UPDATE project_members SET access_level = ?, updated_at = ? WHERE id = ?", level, s.clock(), cur.ID).Error)
-}
-
 // namesUser reports whether any row of any project still names user id
 // (beyond what the user's removal takes with it), or a source user not
 // yet reassigned stands on it.
-func (s *Projects) namesUser(ctx context.Context, id int64) (bool, error) {
+func (s *Imports) namesUser(ctx context.Context, id int64) (bool, error) {
 	db := s.conn(ctx)
 	refs := append([]userReference{{table: "project_members", column: "user_id"}}, userReferences...)
 	var parts []string

@@ -87,14 +87,14 @@ func newReassignWorldIn(t *testing.T, s *store.Store, sfx string) *reassignWorld
 		Releases:    []models.Release{{Tag: "v1", Name: "v1", AuthorID: &ph1, ReleasedAt: at, CreatedAt: at, UpdatedAt: at}},
 		SourceUsers: []models.ImportSourceUser{src(w.ph1, "11", "ann"), src(w.ph2, "12", "ben")},
 	}
-	if err := s.Projects.InsertProjectRecords(ctx, w.p.ID, recs); err != nil {
+	if err := s.Imports.InsertProjectRecords(ctx, w.p.ID, recs); err != nil {
 		t.Fatal(err)
 	}
 	other := &store.ProjectRecords{
 		Issues:      []store.RecordIssue{{Issue: models.Issue{IID: 1, Title: "theirs", State: models.IssueOpened, AuthorID: w.other.ID, CreatedAt: at, UpdatedAt: at}}},
 		SourceUsers: []models.ImportSourceUser{src(w.other, "11", "cid")},
 	}
-	if err := s.Projects.InsertProjectRecords(ctx, w.q.ID, other); err != nil {
+	if err := s.Imports.InsertProjectRecords(ctx, w.q.ID, other); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -126,7 +126,7 @@ func TestReassignPlaceholder(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		w := newReassignWorld(t, s)
-		r, err := s.Projects.ReassignPlaceholder(ctx, w.p.ID, "ANN_placeholder_1", "alice")
+		r, err := s.Imports.ReassignPlaceholder(ctx, w.p.ID, "ANN_placeholder_1", "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestReassignPlaceholder(t *testing.T) {
 			t.Errorf("the other project's placeholder named %d times, want 1", n)
 		}
 		// Done once: the placeholder is gone.
-		_, err = s.Projects.ReassignPlaceholder(ctx, w.p.ID, "ann_placeholder_1", "alice")
+		_, err = s.Imports.ReassignPlaceholder(ctx, w.p.ID, "ann_placeholder_1", "alice")
 		wantErr(t, "reassign again", err, models.ErrNotFound)
 	})
 }
@@ -187,7 +187,7 @@ func TestReassignPlaceholder_keptWhileNamed(t *testing.T) {
 		if err := s.DB().Exec("UPDATE issues SET author_id = ? WHERE project_id = ?", w.ph1.ID, w.q.ID).Error; err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.Projects.ReassignPlaceholder(ctx, w.p.ID, "ann_placeholder_1", "bob")
+		r, err := s.Imports.ReassignPlaceholder(ctx, w.p.ID, "ann_placeholder_1", "bob")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func TestReassignPlaceholder_keptWhileNamed(t *testing.T) {
 		if n := storetest.Int(t, s, "SELECT count(*) FROM users WHERE id = ?", w.ph1.ID); n != 1 {
 			t.Errorf("placeholder user removed")
 		}
-		_, err = s.Projects.ReassignPlaceholder(ctx, w.p.ID, "ann_placeholder_1", "alice")
+		_, err = s.Imports.ReassignPlaceholder(ctx, w.p.ID, "ann_placeholder_1", "alice")
 		wantErr(t, "reassign a completed one again", err, models.ErrConflict)
 	})
 }
@@ -222,7 +222,7 @@ func TestReassignPlaceholder_role(t *testing.T) {
 			return storetest.Int(t, s, "SELECT access_level FROM project_members WHERE project_id = ? AND user_id = ?", p, u)
 		}
 		// alice is a reporter: ben was a maintainer.
-		r, err := s.Projects.ReassignPlaceholder(ctx, w.p.ID, w.ph2.Username, "alice")
+		r, err := s.Imports.ReassignPlaceholder(ctx, w.p.ID, w.ph2.Username, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestReassignPlaceholder_role(t *testing.T) {
 			t.Errorf("alice's role = %d (moved %v), want maintainer (40)", got, r.Moved)
 		}
 		// bob is no member of the other project: cid was a guest.
-		if _, err := s.Projects.ReassignPlaceholder(ctx, w.q.ID, w.other.Username, "bob"); err != nil {
+		if _, err := s.Imports.ReassignPlaceholder(ctx, w.q.ID, w.other.Username, "bob"); err != nil {
 			t.Fatal(err)
 		}
 		if got := role(w.q.ID, w.bob.ID); got != 10 {
@@ -241,7 +241,7 @@ func TestReassignPlaceholder_role(t *testing.T) {
 		if err := s.DB().Exec("UPDATE import_source_users SET access_level = 30 WHERE placeholder_user_id = ?", w.ph1.ID).Error; err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Projects.ReassignPlaceholder(ctx, w.p.ID, w.ph1.Username, "alice"); err != nil {
+		if _, err := s.Imports.ReassignPlaceholder(ctx, w.p.ID, w.ph1.Username, "alice"); err != nil {
 			t.Fatal(err)
 		}
 		if got := role(w.p.ID, w.alice.ID); got != 40 {
@@ -269,7 +269,7 @@ func TestReassignPlaceholder_refusals(t *testing.T) {
 			{"another project's placeholder", "cid_placeholder_1", "alice", w.p.ID, models.ErrInvalidInput},
 			{"the placeholder itself", "ann_placeholder_1", "Ann_Placeholder_1", w.p.ID, models.ErrInvalidInput},
 		} {
-			_, err := s.Projects.ReassignPlaceholder(ctx, c.project, c.from, c.to)
+			_, err := s.Imports.ReassignPlaceholder(ctx, c.project, c.from, c.to)
 			if !errors.Is(err, c.want) {
 				t.Errorf("%s: error = %v, want %v", c.name, err, c.want)
 			}
@@ -303,7 +303,7 @@ func race(s *store.Store, runs ...[3]any) []error {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[k] = s.Projects.ReassignPlaceholder(context.Background(), r[0].(int64), r[1].(string), r[2].(string))
+			_, errs[k] = s.Imports.ReassignPlaceholder(context.Background(), r[0].(int64), r[1].(string), r[2].(string))
 		}()
 	}
 	close(start)

@@ -62,7 +62,7 @@ func TestCreateProject_repository(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(repos.Root(), "@hashed"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			g, err := s.Projects.FindGroupByFullPath(ctx, "acme")
+			g, err := s.Groups.FindGroupByFullPath(ctx, "acme")
 			if err != nil {
 				t.Fatal(err)
 			}

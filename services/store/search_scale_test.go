@@ -133,7 +133,7 @@ func newScaleFixture(tb testing.TB, s *store.Store) *scaleFixture {
 	f := &scaleFixture{s: s, viewer: viewer, largeIssues: large,
 		large: scaleProject(tb, s, author, "large", large),
 		small: scaleProject(tb, s, author, "small", max(100, large/100))}
-	if err := s.Projects.AnalyzeBulkWrite(context.Background()); err != nil {
+	if err := s.Imports.AnalyzeBulkWrite(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Logf("%s: built %d + %d issues (3 notes each) in %v", s.Dialect(), large, max(100, large/100), time.Since(began).Round(time.Millisecond))

@@ -61,7 +61,7 @@ func searchFixture(t *testing.T, s *store.Store) (*models.Project, *models.User)
 	r.Milestones = []models.Milestone{{IID: 1, Title: "18.8", Description: "Protocol work", State: "active", CreatedAt: t0, UpdatedAt: t0}}
 	t1 := next()
 	r.WikiPages = []models.WikiPage{{Slug: "guides/toolsets", Title: "Toolsets", Format: "markdown", Content: "Always on", CreatedAt: t1, UpdatedAt: t1}}
-	if err := s.WithTx(ctx, func(tx *store.Store) error { return tx.Projects.InsertProjectRecords(ctx, p.ID, r) }); err != nil {
+	if err := s.WithTx(ctx, func(tx *store.Store) error { return tx.Imports.InsertProjectRecords(ctx, p.ID, r) }); err != nil {
 		t.Fatal(err)
 	}
 	return p, reader
@@ -201,10 +201,10 @@ func testSearchCappedCount(t *testing.T, s *store.Store) {
 	}
 	r.Issues = append(r.Issues, store.RecordIssue{Issue: models.Issue{IID: n + 1, Title: "the odd one",
 		State: models.IssueOpened, AuthorID: author.ID, CreatedAt: at, UpdatedAt: at}})
-	if err := s.WithTx(ctx, func(tx *store.Store) error { return tx.Projects.InsertProjectRecords(ctx, p.ID, r) }); err != nil {
+	if err := s.WithTx(ctx, func(tx *store.Store) error { return tx.Imports.InsertProjectRecords(ctx, p.ID, r) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Projects.AnalyzeBulkWrite(ctx); err != nil {
+	if err := s.Imports.AnalyzeBulkWrite(ctx); err != nil {
 		t.Fatalf("AnalyzeBulkWrite: %v", err)
 	}
 	// The planner's statistics know the rows now.

@@ -28,7 +28,7 @@ var bulkTables = []string{
 // writing transaction see its rows but are published with it, and the
 // ANALYZE would lengthen it. On SQLite it runs ANALYZE with a bounded
 // analysis_limit (sqlite_stat1 is what SQLite's planner reads).
-func (s *Projects) AnalyzeBulkWrite(ctx context.Context) error {
+func (s *Imports) AnalyzeBulkWrite(ctx context.Context) error {
 	err := s.conn(ctx).Connection(func(conn *gorm.DB) error {
 		if s.dialect == migrations.DialectSQLite {
 			// Rows sampled per index; the full scan of a large table

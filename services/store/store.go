@@ -77,6 +77,8 @@ type Store struct {
 	*core
 
 	Projects        *Projects
+	Groups          *Groups
+	Imports         *Imports
 	Issues          *Issues
 	MergeRequests   *MergeRequests
 	Notes           *Notes
@@ -118,8 +120,18 @@ type core struct {
 	st *Store
 }
 
-// Projects are projects, groups and their members.
+// Projects are projects: creating, finding and listing them, their
+// settings and repositories.
 type Projects struct{ *core }
+
+// Groups are groups and the memberships of groups and projects, with the
+// effective roles they give.
+type Groups struct{ *core }
+
+// Imports are project imports and exports: a project's records written
+// and read in bulk, import failures, and placeholder users reassigned to
+// real ones.
+type Imports struct{ *core }
 
 // Issues are issues and work items with their labels, milestones and
 // links, and get_issue's view of one.
@@ -166,7 +178,7 @@ type Audit struct{ *core }
 // newStore returns the Store whose families share c.
 func newStore(c *core) *Store {
 	s := &Store{core: c,
-		Projects: &Projects{c}, Issues: &Issues{c}, MergeRequests: &MergeRequests{c},
+		Projects: &Projects{c}, Groups: &Groups{c}, Imports: &Imports{c}, Issues: &Issues{c}, MergeRequests: &MergeRequests{c},
 		Notes: &Notes{c}, CI: &CI{c}, Search: &Search{c}, Users: &Users{c}, Tools: &Tools{c},
 		Vulnerabilities: &Vulnerabilities{c}, Releases: &Releases{c}, CodeIndex: &CodeIndex{c},
 		Resources: &Resources{c}, Settings: &Settings{c}, Audit: &Audit{c}}

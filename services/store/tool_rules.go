@@ -67,7 +67,7 @@ func (s *Tools) ListToolRules(ctx context.Context) ([]models.ToolRule, error) {
 func (s *Tools) ToolRulesFor(ctx context.Context, projectID, groupID int64, tool string) ([]models.ToolRule, error) {
 	var chain []int64 // group ids, nearest first
 	for id, depth := groupID, 0; id != 0 && depth < maxGroupDepth; depth++ {
-		g, err := s.st.Projects.FindGroupByID(ctx, id)
+		g, err := s.st.Groups.FindGroupByID(ctx, id)
 		if errors.Is(err, models.ErrNotFound) {
 			break
 		}

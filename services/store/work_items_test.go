@@ -214,7 +214,7 @@ func TestStore_ListWorkItems(t *testing.T) {
 		ctx := context.Background()
 		alice := mustCreateUser(t, s, "alice")
 		p := mustCreateProject(t, s, "g", "one")
-		wantErr(t, "member", s.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: alice.ID, AccessLevel: models.Developer}), nil)
+		wantErr(t, "member", s.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: alice.ID, AccessLevel: models.Developer}), nil)
 		wantErr(t, "label", s.Issues.CreateLabel(ctx, &models.Label{ProjectID: p.ID, Name: "a<b"}), nil)
 		var all []int64
 		for i := range 23 {

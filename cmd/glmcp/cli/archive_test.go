@@ -98,7 +98,7 @@ func TestProjects_exportImportArchive(t *testing.T) {
 		if p := mustProject(t, b, "copies/bobs"); p.Visibility != models.VisibilityPrivate {
 			t.Errorf("visibility = %s, want private (--visibility)", p.Visibility)
 		}
-		if _, err := s.Projects.FindProjectMember(context.Background(), mustProject(t, b, "copies/bobs").ID, userID(t, b, "bob")); err != nil {
+		if _, err := s.Groups.FindProjectMember(context.Background(), mustProject(t, b, "copies/bobs").ID, userID(t, b, "bob")); err != nil {
 			t.Errorf("bob is no member of his import: %v", err)
 		}
 	})

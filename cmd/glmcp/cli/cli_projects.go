@@ -90,7 +90,7 @@ func newProjectsCommand(a *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = e.Store.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
+			err = e.Store.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: p.ID, UserID: u.ID, AccessLevel: lvl})
 			if errors.Is(err, models.ErrConflict) {
 				return fmt.Errorf("%s is already a member of %s", user, project)
 			}
@@ -301,10 +301,10 @@ func projectFlags(visibility, path string) (vis models.Visibility, groupPath, pr
 // groupPath, creating the group with p's visibility when it does not
 // exist yet.
 func createProjectIn(ctx context.Context, tx *store.Store, groupPath string, p *models.Project) (*models.Project, error) {
-	g, err := tx.Projects.FindGroupByFullPath(ctx, groupPath)
+	g, err := tx.Groups.FindGroupByFullPath(ctx, groupPath)
 	if errors.Is(err, models.ErrNotFound) {
 		g = &models.Group{Name: groupPath, Path: groupPath, Visibility: p.Visibility}
-		err = tx.Projects.CreateGroup(ctx, g)
+		err = tx.Groups.CreateGroup(ctx, g)
 	}
 	if err != nil {
 		return nil, err

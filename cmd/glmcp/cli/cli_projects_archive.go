@@ -128,7 +128,7 @@ func newProjectsImportFailuresCommand(a *cli) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.onProject(cmd.Context(), path, func(ctx context.Context, e *app.Env, p *models.Project) error {
-				fs, err := e.Store.Projects.ListImportFailures(ctx, p.ID)
+				fs, err := e.Store.Imports.ListImportFailures(ctx, p.ID)
 				if err != nil {
 					return err
 				}

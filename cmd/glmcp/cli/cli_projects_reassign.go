@@ -24,7 +24,7 @@ func newProjectsReassignCommand(a *cli) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.onProject(cmd.Context(), path, func(ctx context.Context, e *app.Env, p *models.Project) error {
-				r, err := e.Store.Projects.ReassignPlaceholder(ctx, p.ID, from, to)
+				r, err := e.Store.Imports.ReassignPlaceholder(ctx, p.ID, from, to)
 				if err != nil {
 					return err
 				}

@@ -60,7 +60,7 @@ func newToolRulesCommand(a *cli) *cobra.Command {
 			case err == nil:
 				r.ProjectID = &p.ID
 			case errors.Is(err, models.ErrNotFound):
-				g, gerr := e.Store.Projects.FindGroupByFullPath(ctx, namespace)
+				g, gerr := e.Store.Groups.FindGroupByFullPath(ctx, namespace)
 				if errors.Is(gerr, models.ErrNotFound) {
 					return fmt.Errorf("--namespace: no project or group %q", namespace)
 				}

@@ -32,7 +32,7 @@ func TestProjects(t *testing.T) {
 		if p.ID != id || p.Name != "rockets" || p.Visibility != models.VisibilityInternal || p.Description != "Rocket parts" || p.DefaultBranch != "main" {
 			t.Errorf("stored project = %+v", p)
 		}
-		if _, err := s.Projects.FindGroupByFullPath(ctx, "acme"); err != nil {
+		if _, err := s.Groups.FindGroupByFullPath(ctx, "acme"); err != nil {
 			t.Errorf("group acme not created: %v", err)
 		}
 		// Its bare repository is at GitLab's hashed path, readable by git.
@@ -57,7 +57,7 @@ func TestProjects(t *testing.T) {
 		if out := b.mustRun(t, "projects", "add-member", "--project", "acme/rockets", "--user", "erin", "--access-level", "developer"); out != "" {
 			t.Errorf("add-member printed %q, want nothing", out)
 		}
-		m, err := s.Projects.FindProjectMember(ctx, id, findUser(t, s, "erin").ID)
+		m, err := s.Groups.FindProjectMember(ctx, id, findUser(t, s, "erin").ID)
 		if err != nil {
 			t.Fatalf("membership not stored: %v", err)
 		}
@@ -103,7 +103,7 @@ func TestProjects_invalid(t *testing.T) {
 			})
 		}
 		// The refused add-member kept the original role.
-		m, err := s.Projects.FindProjectMember(context.Background(), mustProject(t, b, "acme/rockets").ID, findUser(t, s, "erin").ID)
+		m, err := s.Groups.FindProjectMember(context.Background(), mustProject(t, b, "acme/rockets").ID, findUser(t, s, "erin").ID)
 		if err != nil || m.AccessLevel != models.Guest {
 			t.Errorf("membership = %+v, %v; want guest unchanged", m, err)
 		}

@@ -62,7 +62,7 @@ func newForkSetup(t *testing.T) *forkSetup {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := w.st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: s.fork.ID, UserID: w.Alice.ID,
+	if err := w.st.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: s.fork.ID, UserID: w.Alice.ID,
 		AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestAddCommit_startProjectRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := w.st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: plansFork.ID, UserID: w.Dave.ID,
+	if err := w.st.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: plansFork.ID, UserID: w.Dave.ID,
 		AccessLevel: models.Developer, CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}

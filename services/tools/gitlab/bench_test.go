@@ -117,7 +117,7 @@ func BenchmarkAcceptMergeRequest(b *testing.B) {
 		b.Run(fmt.Sprintf("files=%d/commits=%d", size.files, size.commits), func(b *testing.B) {
 			w := newWorld(b)
 			ctx := context.Background()
-			g, err := w.st.Projects.FindGroupByFullPath(ctx, "gitlab-org")
+			g, err := w.st.Groups.FindGroupByFullPath(ctx, "gitlab-org")
 			if err != nil {
 				b.Fatal(err)
 			}

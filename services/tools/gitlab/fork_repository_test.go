@@ -158,7 +158,7 @@ func TestForkRepository_targetGroupOnce(t *testing.T) {
 	}
 	var lookups atomic.Int32
 	repos, _ := st.Projects.Repositories().(gitlab.Repositories)
-	rules := ruleGroupCounter{ruleStore{st.Tools, st.Projects, st.Issues, st.Vulnerabilities}, &lookups}
+	rules := ruleGroupCounter{ruleStore{st.Tools, st.Projects, st.Groups, st.Issues, st.Vulnerabilities}, &lookups}
 	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: groupCounter{gitlab.FamiliesOf(st), &lookups},
 		InTx: gitlab.Transactions(st), PublicURL: publicURL, Repositories: repos}),
 		tools.Options{Rules: rules, DefaultWriteRule: models.RuleAllow})
@@ -168,7 +168,7 @@ func TestForkRepository_targetGroupOnce(t *testing.T) {
 	if err := svc.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	acme, err := st.Projects.FindGroupByFullPath(ctx, "acme")
+	acme, err := st.Groups.FindGroupByFullPath(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}

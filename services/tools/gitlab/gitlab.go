@@ -354,8 +354,8 @@ func trimSlash(s string) string { return strings.TrimRight(strings.TrimSpace(s),
 
 // FamiliesOf returns st's families as a Store.
 func FamiliesOf(st *store.Store) Families {
-	return Families{Projects: st.Projects, Issues: st.Issues, MergeRequests: st.MergeRequests,
-		Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
+	return Families{Projects: st.Projects, Groups: st.Groups, Issues: st.Issues,
+		MergeRequests: st.MergeRequests, Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
 		Vulnerabilities: st.Vulnerabilities, Releases: st.Releases, CodeIndex: st.CodeIndex}
 }
 

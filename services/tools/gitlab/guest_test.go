@@ -14,7 +14,7 @@ func TestPrivateProjectGuest(t *testing.T) {
 	f := w.fixture(t)
 	secret := w.project("acme/secret-plans")
 	ctx := t.Context()
-	if err := w.st.Projects.AddProjectMember(ctx, &models.ProjectMember{ProjectID: secret.ID, UserID: w.Carol.ID, AccessLevel: models.Guest}); err != nil {
+	if err := w.st.Groups.AddProjectMember(ctx, &models.ProjectMember{ProjectID: secret.ID, UserID: w.Carol.ID, AccessLevel: models.Guest}); err != nil {
 		t.Fatal(err)
 	}
 	// The merge request's source branch, in git.

@@ -48,6 +48,7 @@ type releaseStore interface {
 // (codeindex.Store).
 type Families struct {
 	*store.Projects
+	*store.Groups
 	*store.Issues
 	*store.MergeRequests
 	*store.Notes
