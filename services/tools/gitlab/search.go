@@ -69,14 +69,7 @@ type searchTool struct {
 // searchHitsStore is the store's searches search runs, each applying the
 // viewer's read rules in the query, and what renders their hits.
 type searchHitsStore interface {
-	SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error)
-	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
-	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
-	SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error)
-	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
-	SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error)
-	SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error)
-	SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error)
+	searchScopeStore
 	CountUserNotesOf(ctx context.Context, typ models.NoteableType, noteableIDs []int64) (map[int64]int64, error)
 	NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error)
 }

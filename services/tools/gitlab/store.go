@@ -148,6 +148,13 @@ type noteStore interface {
 // searchStore serves search and semantic_code_search. Every method
 // applies the viewer's read permissions in the query itself.
 type searchStore interface {
+	searchScopeStore
+	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
+}
+
+// searchScopeStore is the store's search of each of search's scopes
+// that lives in the store (blobs and commits are git's).
+type searchScopeStore interface {
 	SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error)
 	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
 	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
@@ -156,7 +163,6 @@ type searchStore interface {
 	SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error)
 	SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error)
 	SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error)
-	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
 }
 
 // workItemStore serves the work item tools and list_wiki_pages.
