@@ -1,11 +1,8 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -50,7 +47,7 @@ func event(inv *tools.Invocation, start time.Time, res *tools.Result, err error)
 	if id := req.Identity; id != nil && id.User != nil {
 		e.UserID, e.Username, e.TokenID = id.User.ID, id.User.Username, id.TokenID
 	}
-	e.ArgumentNames, e.Target, e.TargetType = arguments(req.Arguments)
+	e.ArgumentNames, e.Target, e.TargetType = arguments(req)
 	// Where the target link resolved the call's project or group, that
 	// is the target: canonical, whatever argument (an id, a path, a URL
 	// of an object inside it) named it.
@@ -77,164 +74,39 @@ func event(inv *tools.Invocation, start time.Time, res *tools.Result, err error)
 
 // arguments returns the sorted argument names and the target the
 // arguments name: project_id (or a project's full_path), else group_id,
-// as written; values are read for nothing else. It walks the top level of
-// the object once, skipping every value but those three (decoding the
-// arguments into a map cost a call more than the rest of its event).
-func arguments(raw json.RawMessage) (names, target, targetType string) {
-	keys, refs, ok := topLevel(raw)
+// as written (a non-empty string, or a number's digits); values are read
+// for nothing else. It reads the chain's one parse of the arguments
+// (tools.CallRequest.ArgumentNames), made by the time the call ends
+// whenever it got as far as the tool.
+func arguments(req *tools.CallRequest) (names, target, targetType string) {
+	keys, ok := req.ArgumentNames()
 	if !ok {
 		return "", "", ""
 	}
-	sort.Strings(keys)
-	keys = slices.Compact(keys) // a repeated member is one argument
+	for k := range keys {
+		keys[k] = truncateRunes(keys[k], 64)
+	}
 	names = truncateRunes(strings.Join(keys, ","), 2000)
-	switch {
-	case refs[0] != "":
-		return names, refs[0], "project"
-	case refs[1] != "":
-		return names, refs[1], "namespace"
-	case refs[2] != "":
-		return names, refs[2], "group"
+	for k, name := range refKeys {
+		v, _ := req.Argument([]string{name})
+		switch v := v.(type) {
+		case string:
+			if v != "" {
+				return names, truncateRunes(v, 255), refKinds[k]
+			}
+		case json.Number:
+			return names, v.String(), refKinds[k]
+		}
 	}
 	return names, "", ""
 }
 
-// refKeys are the arguments that name a target, in arguments' order.
-var refKeys = [3]string{"project_id", "full_path", "group_id"}
-
-// topLevel reads the members of the JSON object raw: their names
-// (truncated), and the values of refKeys that are a non-empty string
-// (truncated) or a number. ok is false when raw is not an object. The
-// arguments come from a decoded envelope, so they are valid JSON; a
-// malformed document ends the walk (ok false), never a panic.
-func topLevel(raw []byte) (keys []string, refs [3]string, ok bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil, refs, false
-	}
-	i++
-	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) {
-			return nil, refs, false
-		}
-		if raw[i] == '}' {
-			return keys, refs, true
-		}
-		if raw[i] != '"' {
-			return nil, refs, false
-		}
-		end := stringEnd(raw, i)
-		if end <= i {
-			return nil, refs, false
-		}
-		quoted := raw[i : end+1]
-		var key string
-		if bytes.IndexByte(quoted, '\\') >= 0 {
-			if json.Unmarshal(quoted, &key) != nil {
-				return nil, refs, false
-			}
-		} else {
-			key = string(quoted[1 : len(quoted)-1])
-		}
-		keys = append(keys, truncateRunes(key, 64))
-		i = skipSpace(raw, end+1)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, refs, false
-		}
-		i = skipSpace(raw, i+1)
-		vend := valueEnd(raw, i)
-		if vend <= i {
-			return nil, refs, false
-		}
-		for k, name := range refKeys {
-			if key == name {
-				refs[k] = refValue(raw[i:vend])
-			}
-		}
-		i = skipSpace(raw, vend)
-		if i < len(raw) && raw[i] == ',' {
-			i++
-		}
-	}
-}
-
-// refValue is a target argument's value as written: a string's text, a
-// number's digits; "" for anything else.
-func refValue(v []byte) string {
-	if len(v) == 0 {
-		return ""
-	}
-	switch c := v[0]; {
-	case c == '"':
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return ""
-		}
-		return truncateRunes(s, 255)
-	case c == '-' || c >= '0' && c <= '9':
-		var f float64
-		if json.Unmarshal(v, &f) != nil {
-			return ""
-		}
-		b, _ := json.Marshal(f)
-		return string(b)
-	}
-	return ""
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the index of the quote closing the string at b[i].
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j
-		}
-	}
-	return len(b) - 1
-}
-
-// valueEnd is the index just after the value starting at b[i] (valid
-// JSON).
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i) + 1
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j)
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
-		j++
-	}
-	return j
-}
+// refKeys are the arguments that name a target, in arguments' order, and
+// the kind of target each names.
+var (
+	refKeys  = [3]string{"project_id", "full_path", "group_id"}
+	refKinds = [3]string{"project", "namespace", "group"}
+)
 
 func truncateRunes(s string, n int) string {
 	if len(s) <= n {

@@ -102,7 +102,7 @@ func TestArguments(t *testing.T) {
 		{`{"a":"unterminated`, "", "", ""},
 		{`{"a":[1,2`, "", "", ""},
 	} {
-		names, target, kind := arguments(json.RawMessage(c.raw))
+		names, target, kind := arguments(&tools.CallRequest{Arguments: json.RawMessage(c.raw)})
 		if names != c.names || target != c.target || kind != c.kind {
 			t.Errorf("arguments(%s) = %q, %q, %q; want %q, %q, %q", c.raw, names, target, kind, c.names, c.target, c.kind)
 		}
@@ -115,7 +115,7 @@ func FuzzArguments(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		arguments(json.RawMessage(s))
+		arguments(&tools.CallRequest{Arguments: json.RawMessage(s)})
 	})
 }
 
@@ -123,6 +123,6 @@ func FuzzArguments(f *testing.F) {
 func BenchmarkArguments(b *testing.B) {
 	args := json.RawMessage(`{"project_id":"gitlab-org/gitlab-mcp","work_item_iid":1,"body":"` + strings.Repeat("text ", 200) + `"}`)
 	for b.Loop() {
-		arguments(args)
+		arguments(&tools.CallRequest{Arguments: args})
 	}
 }

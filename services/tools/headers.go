@@ -78,8 +78,14 @@ func (p *parsedArgs) at(path []string) (any, bool) {
 // the chain's one parse; ok is false when the arguments are not an object.
 // A tool whose valid arguments depend on one of them (a method argument)
 // checks the others by name here rather than decoding the arguments again.
-func (c *Call) ArgumentNames() (names []string, ok bool) {
-	m, ok := c.args().value.(map[string]any)
+func (c *Call) ArgumentNames() (names []string, ok bool) { return c.args().names() }
+
+// ArgumentNames is Call.ArgumentNames for the request: what the links
+// before the arguments link (the audit link) read of it.
+func (r *CallRequest) ArgumentNames() (names []string, ok bool) { return r.args().names() }
+
+func (p *parsedArgs) names() ([]string, bool) {
+	m, ok := p.value.(map[string]any)
 	if !ok {
 		return nil, false
 	}
