@@ -48,30 +48,33 @@ func TestWriteTools_oneProjectLookup(t *testing.T) {
 		{"save_work_item update", "save_work_item", `{"project_id":"gitlab-org/gitlab-mcp","work_item_iid":` + itoa(f.Issue.IID) + `,"title":"Counted"}`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			stmts.Reset()
-			res, err := svc.Call(stmts.Context(context.Background()), tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
-				Identity: &models.Identity{User: w.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
-				Name: tt.tool, Arguments: json.RawMessage(tt.args)})
-			if err != nil {
-				t.Fatalf("server error: %v", err)
-			}
-			if res.IsError {
-				t.Fatalf("isError: %s", res.Text)
-			}
-			var lookups []string
-			for _, q := range stmts.SQL() {
-				if projectLookup(q) {
-					lookups = append(lookups, q)
-				}
-			}
-			if testing.Verbose() {
-				t.Logf("%s", strings.Join(stmts.SQL(), "\n"))
-			}
-			if len(lookups) != 1 {
-				t.Errorf("%d project lookups, want 1:\n%s", len(lookups), strings.Join(lookups, "\n"))
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantOneProjectLookup(t, svc, stmts, w.Root, tt.tool, tt.args) })
+	}
+}
+
+// wantOneProjectLookup calls tool with args as user through svc and
+// fails unless the call succeeded with exactly one project lookup among
+// the statements stmts counted.
+func wantOneProjectLookup(t *testing.T, svc *tools.Service, stmts *storetest.Statements, user *models.User, tool, args string) {
+	t.Helper()
+	stmts.Reset()
+	res, err := svc.Call(stmts.Context(context.Background()), tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
+		Identity: &models.Identity{User: user, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
+		Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("server error: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("isError: %s", res.Text)
+	}
+	var lookups []string
+	for _, q := range stmts.SQL() {
+		if projectLookup(q) {
+			lookups = append(lookups, q)
+		}
+	}
+	if len(lookups) != 1 {
+		t.Errorf("%d project lookups, want 1; the call's statements:\n%s", len(lookups), strings.Join(stmts.SQL(), "\n"))
 	}
 }
 
@@ -106,26 +109,6 @@ func TestReadTools_oneProjectLookup(t *testing.T) {
 		{"get_work_item_types by project_id", "get_work_item_types", `{"project_id":"gitlab-org/gitlab-mcp"}`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			stmts.Reset()
-			res, err := svc.Call(stmts.Context(context.Background()), tools.CallRequest{Scope: models.Scope{Edition: models.EditionCE,
-				Identity: &models.Identity{User: w.Root, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}},
-				Name: tt.tool, Arguments: json.RawMessage(tt.args)})
-			if err != nil {
-				t.Fatalf("server error: %v", err)
-			}
-			if res.IsError {
-				t.Fatalf("isError: %s", res.Text)
-			}
-			var lookups []string
-			for _, q := range stmts.SQL() {
-				if projectLookup(q) {
-					lookups = append(lookups, q)
-				}
-			}
-			if len(lookups) != 1 {
-				t.Errorf("%d project lookups, want 1:\n%s", len(lookups), strings.Join(stmts.SQL(), "\n"))
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantOneProjectLookup(t, svc, stmts, w.Root, tt.tool, tt.args) })
 	}
 }
