@@ -156,8 +156,8 @@ func (t acceptMRTool) run(ctx context.Context, call *tools.Call, args acceptMRAr
 	// moves, and the record dropped once the store has it: a crash in
 	// between is finished by the next read (see mergeSettler.settle).
 	intents, moved := t.settler.intents, false
-	err = t.inTx(ctx, func(tx Store) error {
-		st := acceptWriteStore(tx)
+	err = t.inTx(ctx, func(tx Families) error {
+		st := acceptWriteStore(tx.MergeRequests)
 		// The row lock makes concurrent accepts of one merge request take
 		// turns; git's compare-and-swap of the target branch makes sure
 		// one merge only is ever made, whatever the store.

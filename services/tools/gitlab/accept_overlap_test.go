@@ -27,7 +27,7 @@ type overlap struct {
 // overlappingStore runs o.during inside the winner's transaction, after
 // git's target branch moved and before the store records the merge.
 type overlappingStore struct {
-	gitlab.Store
+	gitlab.MergeRequestFamily
 	o *overlap
 }
 
@@ -39,7 +39,7 @@ func (s *overlappingStore) MergeMergeRequest(ctx context.Context, projectID, iid
 	if f != nil {
 		f()
 	}
-	return s.Store.MergeMergeRequest(ctx, projectID, iid, m)
+	return s.MergeRequestFamily.MergeMergeRequest(ctx, projectID, iid, m)
 }
 
 func (s *overlappingStore) LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error) {
@@ -49,7 +49,7 @@ func (s *overlappingStore) LockMergeRequest(ctx context.Context, projectID, iid 
 		default:
 		}
 	}
-	return s.Store.LockMergeRequest(ctx, projectID, iid)
+	return s.MergeRequestFamily.LockMergeRequest(ctx, projectID, iid)
 }
 
 // An accept that read the merge request open and is overtaken by another
@@ -61,7 +61,10 @@ func (s *overlappingStore) LockMergeRequest(ctx context.Context, projectID, iid 
 func TestAcceptMergeRequest_overlappingCallerGetsConflict(t *testing.T) {
 	o := &overlap{locking: make(chan struct{}, 1)}
 	st := storetest.Open(t)
-	w := newWorldWith(t, st, func(ds gitlab.Store) gitlab.Store { return &overlappingStore{Store: ds, o: o} })
+	w := newWorldWith(t, st, func(f gitlab.Families) gitlab.Families {
+		f.MergeRequests = &overlappingStore{MergeRequestFamily: f.MergeRequests, o: o}
+		return f
+	})
 	ctx := context.Background()
 	const path = "gitlab-org/gitlab-mcp"
 	p, err := st.Projects.FindProjectByPath(ctx, path)

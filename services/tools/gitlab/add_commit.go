@@ -45,8 +45,8 @@ type addCommitJSON struct {
 // from.
 func addCommit(g *gitlab) tools.Definition {
 	var t addCommitTool
-	if g.store != nil {
-		t = addCommitTool{store: g.store, repo: newRepoOpener(g)}
+	if !g.store.missing() {
+		t = addCommitTool{store: directoryOf(g.store), repo: newRepoOpener(g)}
 	}
 	props := repoProps("GitLab URL of the project. Provide this or project_id.", "ID or path of the project. Provide this or url.")
 	props["branch"] = strProp("Name of the branch to commit into.", 1, 255)

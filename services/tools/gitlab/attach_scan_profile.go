@@ -17,7 +17,9 @@ import (
 // GitLab-recommended default of a scan type, attached to projects and to
 // every project of groups, all in one root group.
 func attachScanProfile(g *gitlab) tools.Definition {
-	t := attachScanProfileTool{store: g.store, inTx: g.inTx}
+	t := attachScanProfileTool{inTx: g.inTx, store: bind(g.store, func(f Families) attachScanProfileStore {
+		return attachScanProfileStore{f.Projects, f.Groups}
+	})}
 	ids := func(desc string) obj {
 		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 255},
 			"minItems": 1, "maxItems": 1000}, desc)
@@ -53,27 +55,44 @@ func attachScanProfile(g *gitlab) tools.Definition {
 
 // attachScanProfileStore is what attach_scan_profile reads before its
 // transaction: the projects and groups named, with the caller's roles.
-type attachScanProfileStore interface {
-	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
+type attachScanProfileStore struct {
+	projectLookup
+	attachScanGroups
+}
+
+// attachScanGroups is what attach_scan_profile reads of Groups first.
+type attachScanGroups interface {
 	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
-	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
+	groupAccess
 }
 
 // attachScanProfileWriteStore is what attach_scan_profile writes with, in
 // its transaction.
-type attachScanProfileWriteStore interface {
-	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
+type attachScanProfileWriteStore struct {
+	groupFinder
+	attachScanProjects
+	attachScanProfiles
+}
+
+// attachScanProjects is what attach_scan_profile reads of Projects in its
+// transaction.
+type attachScanProjects interface {
+	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// attachScanProfiles is what attach_scan_profile reads and writes of
+// Vulnerabilities.
+type attachScanProfiles interface {
 	FindScanProfile(ctx context.Context, id int64) (*models.ScanProfile, error)
 	DefaultScanProfile(ctx context.Context, namespaceID int64, scanType string) (*models.ScanProfile, error)
-	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
 	AttachScanProfile(ctx context.Context, profileID int64, projectIDs []int64) (full []int64, err error)
-	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
 }
 
 // attachScanProfileTool is attach_scan_profile with what it needs: the
 // projects and groups it checks, and the store's transactions.
 type attachScanProfileTool struct {
-	store attachScanProfileStore // nil: no store (a catalog built without one)
+	store *attachScanProfileStore // nil: no store (a catalog built without one)
 	inTx  InTx
 }
 
@@ -189,8 +208,8 @@ func (t attachScanProfileTool) run(ctx context.Context, call *tools.Call, _ atta
 	}
 	root, projects, groups := plan.root, plan.projects, plan.groups
 	var out attachScanProfileJSON
-	err = t.inTx(ctx, func(tx Store) error {
-		st := attachScanProfileWriteStore(tx)
+	err = t.inTx(ctx, func(tx Families) error {
+		st := attachScanProfileWriteStore{tx.Groups, tx.Projects, tx.Vulnerabilities}
 		rootGroup, err := st.FindGroupByFullPath(ctx, root)
 		if err != nil {
 			return err

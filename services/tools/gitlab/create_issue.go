@@ -10,7 +10,7 @@ import (
 
 // createIssue is GitLab's create_issue: POST /projects/:id/issues.
 func createIssue(g *gitlab) tools.Definition {
-	ci := createIssueTool{links: g.links, inTx: g.inTx, hasStore: g.store != nil}
+	ci := createIssueTool{links: g.links, inTx: g.inTx, hasStore: !g.store.missing()}
 	return tools.Definition{
 		Name:  "create_issue",
 		Title: "Create issue",
@@ -40,8 +40,14 @@ func createIssue(g *gitlab) tools.Definition {
 // createIssueWriteStore is what create_issue reads and writes in its
 // transaction: the assignees and their roles, the labels, the issue and
 // its note count.
-type createIssueWriteStore interface {
-	memberFinder
+type createIssueWriteStore struct {
+	userByID
+	roleReader
+	createIssueIssues
+}
+
+// createIssueIssues is what create_issue reads and writes of Issues.
+type createIssueIssues interface {
 	labelEnsurer
 	CreateIssue(ctx context.Context, i *models.Issue) error
 	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
@@ -101,8 +107,8 @@ func (ci createIssueTool) run(ctx context.Context, call *tools.Call, args create
 		return nil, invalidf("epic_id: epic %d not found", *args.EpicID)
 	}
 	var res *tools.Result
-	err = ci.inTx(ctx, func(tx Store) error {
-		st := createIssueWriteStore(tx)
+	err = ci.inTx(ctx, func(tx Families) error {
+		st := createIssueWriteStore{tx.Users, tx.Groups, tx.Issues}
 		assignees, err := projectUsers(ctx, st, pa.project, "assignee_ids", args.AssigneeIDs)
 		if err != nil {
 			return err

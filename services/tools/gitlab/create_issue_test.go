@@ -127,31 +127,53 @@ func TestCreateIssue(t *testing.T) {
 	}
 }
 
-// faultyStore fails chosen writes, inside transactions too.
+// faultyStore fails chosen writes, inside transactions too: wrap puts a
+// failing family in place of each of the three.
 type faultyStore struct {
-	gitlab.Store
 	createIssue, createMergeRequest, createNote error
 }
 
-func (f *faultyStore) CreateIssue(ctx context.Context, i *models.Issue) error {
-	if f.createIssue != nil {
-		return f.createIssue
-	}
-	return f.Store.CreateIssue(ctx, i)
+func (f *faultyStore) wrap(fs gitlab.Families) gitlab.Families {
+	fs.Issues = faultyIssues{fs.Issues, f.createIssue}
+	fs.MergeRequests = faultyMergeRequests{fs.MergeRequests, f.createMergeRequest}
+	fs.Notes = faultyNotes{fs.Notes, f.createNote}
+	return fs
 }
 
-func (f *faultyStore) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error {
-	if f.createMergeRequest != nil {
-		return f.createMergeRequest
-	}
-	return f.Store.CreateMergeRequest(ctx, mr)
+type faultyIssues struct {
+	gitlab.IssueFamily
+	err error
 }
 
-func (f *faultyStore) CreateNote(ctx context.Context, n *models.Note) error {
-	if f.createNote != nil {
-		return f.createNote
+func (f faultyIssues) CreateIssue(ctx context.Context, i *models.Issue) error {
+	if f.err != nil {
+		return f.err
 	}
-	return f.Store.CreateNote(ctx, n)
+	return f.IssueFamily.CreateIssue(ctx, i)
+}
+
+type faultyMergeRequests struct {
+	gitlab.MergeRequestFamily
+	err error
+}
+
+func (f faultyMergeRequests) CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error {
+	if f.err != nil {
+		return f.err
+	}
+	return f.MergeRequestFamily.CreateMergeRequest(ctx, mr)
+}
+
+type faultyNotes struct {
+	gitlab.NoteFamily
+	err error
+}
+
+func (f faultyNotes) CreateNote(ctx context.Context, n *models.Note) error {
+	if f.err != nil {
+		return f.err
+	}
+	return f.NoteFamily.CreateNote(ctx, n)
 }
 
 // TestWriteTools_readOnlyToken: a read_api token may not call a write tool

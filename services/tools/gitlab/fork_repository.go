@@ -20,8 +20,8 @@ import (
 // namespaces, so the target is always a group.
 func forkRepository(g *gitlab) tools.Definition {
 	var t forkRepositoryTool
-	if g.store != nil {
-		t = forkRepositoryTool{store: g.store, repos: g.repos, links: g.links, inTx: g.inTx}
+	if !g.store.missing() {
+		t = forkRepositoryTool{store: &forkRepositoryStore{directory{g.store.Projects, g.store.Groups, g.store.Users}, g.store.Groups}, repos: g.repos, links: g.links, inTx: g.inTx}
 	}
 	return tools.Definition{
 		Name:  "fork_repository",
@@ -74,9 +74,9 @@ var errTargetNamespace = notFound("Target Namespace")
 // forkRepositoryStore is what fork_repository reads: the source project,
 // the target group and the caller's role there, the source a fork shows
 // (projectJSONOf).
-type forkRepositoryStore interface {
-	projectStore
-	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
+type forkRepositoryStore struct {
+	directory
+	groupAccess
 }
 
 // forkWriteStore is what fork_repository writes, in its transaction.
@@ -89,7 +89,7 @@ type forkWriteStore interface {
 // repositories it copies and removes, its transactions and the links its
 // answer renders.
 type forkRepositoryTool struct {
-	store forkRepositoryStore // nil: no store (a catalog built without one)
+	store *forkRepositoryStore // nil: no store (a catalog built without one)
 	repos Repositories
 	links links
 	inTx  InTx
@@ -206,8 +206,8 @@ func (t forkRepositoryTool) run(ctx context.Context, call *tools.Call, args fork
 	// forked is the new project's id once the transaction's work is done:
 	// if the commit then fails, its repository goes too.
 	var forked int64
-	err = t.inTx(ctx, func(tx Store) (err error) {
-		st := forkWriteStore(tx)
+	err = t.inTx(ctx, func(tx Families) (err error) {
+		st := forkWriteStore(tx.Projects)
 		forked = 0
 		if err := st.CreateProject(ctx, p); err != nil {
 			var taken *models.TakenError

@@ -57,8 +57,8 @@ func TestForkRepository_atomic(t *testing.T) {
 		},
 		"transaction fails after the copy": {
 			inTx: func(inner gitlab.InTx) gitlab.InTx {
-				return func(ctx context.Context, fn func(tx gitlab.Store) error) error {
-					return inner(ctx, func(tx gitlab.Store) error {
+				return func(ctx context.Context, fn func(tx gitlab.Families) error) error {
+					return inner(ctx, func(tx gitlab.Families) error {
 						if err := fn(tx); err != nil {
 							return err
 						}
@@ -124,13 +124,13 @@ func TestForkRepository_atomic(t *testing.T) {
 // groupCounter counts FindGroupByID, the lookup of a group named by
 // namespace_id, wherever the tool service or the tools make it.
 type groupCounter struct {
-	gitlab.Store
+	gitlab.GroupFamily
 	n *atomic.Int32
 }
 
 func (c groupCounter) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
 	c.n.Add(1)
-	return c.Store.FindGroupByID(ctx, id)
+	return c.GroupFamily.FindGroupByID(ctx, id)
 }
 
 // ruleGroupCounter is ruleStore counting its FindGroupByID (the tool
@@ -159,7 +159,9 @@ func TestForkRepository_targetGroupOnce(t *testing.T) {
 	var lookups atomic.Int32
 	repos, _ := st.Projects.Repositories().(gitlab.Repositories)
 	rules := ruleGroupCounter{ruleStore{st.Tools, st.Projects, st.Groups, st.Issues, st.Vulnerabilities}, &lookups}
-	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: groupCounter{gitlab.FamiliesOf(st), &lookups},
+	families := gitlab.FamiliesOf(st)
+	families.Groups = groupCounter{families.Groups, &lookups}
+	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: families,
 		InTx: gitlab.Transactions(st), PublicURL: publicURL, Repositories: repos}),
 		tools.Options{Rules: rules, DefaultWriteRule: models.RuleAllow})
 	if err != nil {

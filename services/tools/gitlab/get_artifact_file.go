@@ -25,7 +25,7 @@ const (
 // getArtifactFile is GitLab's get_artifact_file (GetArtifactFileService):
 // a text file of a job's artifacts archive, a byte window at a time.
 func getArtifactFile(g *gitlab) tools.Definition {
-	t := getArtifactFileTool{store: g.store, links: g.links}
+	t := getArtifactFileTool{store: g.store.CI, links: g.links}
 	return tools.Definition{
 		Name:  "get_artifact_file",
 		Title: "Get artifact file",

@@ -44,8 +44,8 @@ type notesConnJSON struct {
 // optionally, its diff (stats or patch) or notes.
 func getCommit(g *gitlab) tools.Definition {
 	var t getCommitTool
-	if g.store != nil {
-		t = getCommitTool{users: g.store, repo: newRepoOpener(g), cursors: g.cursors}
+	if !g.store.missing() {
+		t = getCommitTool{users: g.store.Users, repo: newRepoOpener(g), cursors: g.cursors}
 	}
 	props := repoProps("GitLab URL of the commit. Provide this, or project_id and commit_sha.",
 		"ID or path of the project. Required if url is not provided.")

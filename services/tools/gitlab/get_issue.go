@@ -13,7 +13,7 @@ import (
 // Target (targetIssue) reads the project, the issue and its people once,
 // for the tool rules and the tool.
 func getIssue(g *gitlab) tools.Definition {
-	gi := getIssueTool{store: g.store, links: g.links}
+	gi := getIssueTool{store: g.store.Groups, links: g.links}
 	return tools.Definition{
 		Name:        "get_issue",
 		Title:       "Get issue",

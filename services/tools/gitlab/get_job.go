@@ -15,7 +15,7 @@ const maxLogWindow = 512_000
 // getJob is GitLab 19.5's get_job (alias get_job_log, which always
 // returns the log).
 func getJob(g *gitlab) tools.Definition {
-	t := getJobTool{store: g.store, links: g.links}
+	t := getJobTool{store: g.store.CI, links: g.links}
 	return tools.Definition{
 		Name:  "get_job",
 		Title: "Get job",

@@ -20,8 +20,9 @@ func getMergeRequest(g *gitlab) tools.Definition {
 	git := mrGitOf(g)
 	t := getMRTool{links: g.links, cursors: g.cursors, git: git, settler: mergeSettlerOf(g),
 		facets: mrFacetReader{links: g.links, git: git}}
-	if g.store != nil {
-		t.store, t.facets.store = g.store, g.store
+	if !g.store.missing() {
+		t.store = &getMRStore{g.store.Issues, g.store.Groups, g.store.Notes, g.store.MergeRequests}
+		t.facets.store = g.store.MergeRequests
 	}
 	props := mrRefProps(obj{
 		"include": withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": mrFacets}, "maxItems": 1, "uniqueItems": true},
@@ -67,19 +68,24 @@ func getMergeRequest(g *gitlab) tools.Definition {
 
 // getMRStore is what get_merge_request reads from the store itself,
 // beside the merge request the service resolved and its facets'.
-type getMRStore interface {
+type getMRStore struct {
+	getMRIssues
+	projectRolesStore
+	notesPage
+	discussionsPage
+}
+
+// getMRIssues is what get_merge_request reads of Issues.
+type getMRIssues interface {
 	CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
-	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
 	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
-	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
-	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
 }
 
 // getMRTool is get_merge_request with what it needs: the store, the
 // links it renders, the cursor signer of its facets, git, the settler
 // that finishes a merge a crash left half done, and the facets.
 type getMRTool struct {
-	store   getMRStore // nil: no store (a catalog built without one)
+	store   *getMRStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 	git     mrGit

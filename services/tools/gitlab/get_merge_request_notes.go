@@ -13,8 +13,8 @@ import (
 // (GraphQL-backed: first/after, last/before).
 func getMergeRequestNotes(g *gitlab) tools.Definition {
 	t := mrNotesTool{links: g.links, cursors: g.cursors}
-	if g.store != nil {
-		t.store = g.store
+	if !g.store.missing() {
+		t.store = notePagesOf(g.store)
 	}
 	return tools.Definition{
 		Name:  "get_merge_request_notes",

@@ -12,8 +12,8 @@ import (
 // pipelines.
 func getMergeRequestPipelines(g *gitlab) tools.Definition {
 	t := mrPipelinesTool{links: g.links, git: mrGitOf(g)}
-	if g.store != nil {
-		t.store = g.store
+	if !g.store.missing() {
+		t.store = g.store.MergeRequests
 	}
 	return tools.Definition{
 		Name:  "get_merge_request_pipelines",

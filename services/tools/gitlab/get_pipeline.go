@@ -15,7 +15,7 @@ var pipelineFacets = []string{"jobs", "downstream_pipelines", "bridge_jobs", "ar
 // getPipeline is GitLab 19.5's get_pipeline (GraphQL-backed, one facet,
 // first/after with page_info in snake case).
 func getPipeline(g *gitlab) tools.Definition {
-	t := getPipelineTool{store: g.store, links: g.links, cursors: g.cursors}
+	t := getPipelineTool{store: bind(g.store, func(f Families) getPipelineStore { return getPipelineStore{f.CI, f.Projects} }), links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "get_pipeline",
 		Title: "Get pipeline",
@@ -42,21 +42,24 @@ func getPipeline(g *gitlab) tools.Definition {
 }
 
 // getPipelineStore is what get_pipeline needs from the store.
-type getPipelineStore interface {
+type getPipelineStore struct {
+	getPipelineCI
+	projectLookup
+}
+
+// getPipelineCI is what get_pipeline reads of CI.
+type getPipelineCI interface {
 	pipelineLoadStore
 	PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob, bool, error)
 	DownstreamPipelines(ctx context.Context, id, afterID int64, limit int) ([]models.Pipeline, bool, error)
 	PipelinesTriggeredBy(ctx context.Context, jobIDs []int64) (map[int64]models.Pipeline, error)
 	JobArtifacts(ctx context.Context, jobIDs []int64) ([]models.JobArtifact, error)
-	// FindProjectWithRoleByID reads a downstream pipeline's project (it
-	// can be another project).
-	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
 }
 
 // getPipelineTool is get_pipeline with what it needs: the pipelines, the
 // instance URL its answers link to and the cursor signer of its facets.
 type getPipelineTool struct {
-	store   getPipelineStore // nil: no store (a catalog built without one)
+	store   *getPipelineStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

@@ -41,7 +41,7 @@ type jobJSON struct {
 // getPipelineJobs is GitLab's get_pipeline_jobs:
 // GET /projects/:id/pipelines/:pipeline_id/jobs.
 func getPipelineJobs(g *gitlab) tools.Definition {
-	t := getPipelineJobsTool{store: g.store, links: g.links}
+	t := getPipelineJobsTool{store: bind(g.store, func(f Families) getPipelineJobsStore { return getPipelineJobsStore{f.CI, f.Users} }), links: g.links}
 	return tools.Definition{
 		Name:  "get_pipeline_jobs",
 		Title: "Get pipeline jobs",
@@ -65,16 +65,21 @@ func getPipelineJobs(g *gitlab) tools.Definition {
 }
 
 // getPipelineJobsStore is what get_pipeline_jobs needs from the store.
-type getPipelineJobsStore interface {
+type getPipelineJobsStore struct {
+	pipelineJobsCI
+	userByID
+}
+
+// pipelineJobsCI is what get_pipeline_jobs reads of CI.
+type pipelineJobsCI interface {
 	pipelineLoadStore
-	FindUserByID(ctx context.Context, id int64) (*models.User, error)
 	PagePipelineJobs(ctx context.Context, pipelineID int64, limit, offset int) ([]models.CIJob, int64, error)
 }
 
 // getPipelineJobsTool is get_pipeline_jobs with what it needs: the
 // pipelines and jobs, and the instance URL its answers link to.
 type getPipelineJobsTool struct {
-	store getPipelineJobsStore // nil: no store (a catalog built without one)
+	store *getPipelineJobsStore // nil: no store (a catalog built without one)
 	links links
 }
 

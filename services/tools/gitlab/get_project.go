@@ -12,7 +12,7 @@ import (
 // getProject is GitLab 19.5's get_project (GraphQL-backed: the project's
 // id, full path, default branch, visibility and web URL).
 func getProject(g *gitlab) tools.Definition {
-	t := getProjectTool{store: g.store, links: g.links}
+	t := getProjectTool{store: directoryOf(g.store), links: g.links}
 	return tools.Definition{
 		Name:  "get_project",
 		Title: "Get project",

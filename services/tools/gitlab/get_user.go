@@ -16,8 +16,8 @@ import (
 // *gitlab).
 func getUser(g *gitlab) tools.Definition {
 	var t getUserTool
-	if g.store != nil {
-		t = getUserTool{users: g.store, base: g.base}
+	if !g.store.missing() {
+		t = getUserTool{users: g.store.Users, base: g.base}
 	}
 	return tools.Definition{
 		Name:  "get_user",

@@ -31,7 +31,9 @@ var notesFilters = map[string]models.NotesFilter{"all_notes": models.AllNotes, "
 // getWorkItem is GitLab's get_work_item (GraphQL workItem, with the notes
 // and development widgets as facets).
 func getWorkItem(g *gitlab) tools.Definition {
-	t := getWorkItemTool{store: g.store, links: g.links, cursors: g.cursors}
+	t := getWorkItemTool{store: bind(g.store, func(f Families) getWorkItemStore {
+		return getWorkItemStore{f.Issues, f.Notes, f.MergeRequests, f.Groups}
+	}), links: g.links, cursors: g.cursors}
 	props := workItemProps()
 	props["include"] = withDesc(obj{"type": "array", "items": obj{"type": "string", "enum": workItemFacets},
 		"maxItems": 1}, "Associated data to return with the work item, one facet per call. notes returns the first 100 notes "+
@@ -75,23 +77,38 @@ func getWorkItem(g *gitlab) tools.Definition {
 // getWorkItemStore is what get_work_item reads besides its target: the
 // work item's labels, milestone, hierarchy, notes, discussions and
 // related merge requests, and the roles lockdown reads.
-type getWorkItemStore interface {
+type getWorkItemStore struct {
+	getWorkItemIssueReads
+	getWorkItemNoteReads
+	getWorkItemMRReads
+	projectRolesStore
+}
+
+// getWorkItemIssueReads is what get_work_item reads of Issues.
+type getWorkItemIssueReads interface {
+	issueLoader
 	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
 	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
 	WorkItemHasChildren(ctx context.Context, id int64) (bool, error)
 	WorkItemParent(ctx context.Context, id int64) (*models.Issue, error)
-	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
-	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+}
+
+// getWorkItemNoteReads is what get_work_item reads of Notes.
+type getWorkItemNoteReads interface {
+	notesPage
 	CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
-	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
+}
+
+// getWorkItemMRReads is what get_work_item reads of MergeRequests.
+type getWorkItemMRReads interface {
+	discussionsPage
 	RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error)
-	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
 }
 
 // getWorkItemTool is get_work_item with what it needs: the store, the
 // links its answers carry and the cursor signer of its facets' pages.
 type getWorkItemTool struct {
-	store   getWorkItemStore // nil: no store (a catalog built without one)
+	store   *getWorkItemStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

@@ -10,7 +10,9 @@ import (
 // getWorkItemTypes is GitLab's get_work_item_types (GraphQL
 // namespace.workItemTypes).
 func getWorkItemTypes(g *gitlab) tools.Definition {
-	wt := getWorkItemTypesTool{store: g.store}
+	wt := getWorkItemTypesTool{store: bind(g.store, func(f Families) getWorkItemTypesStore {
+		return getWorkItemTypesStore{f.Projects, f.Groups, f.Issues}
+	})}
 	return tools.Definition{
 		Name:  "get_work_item_types",
 		Title: "Get work item types",
@@ -36,15 +38,16 @@ func getWorkItemTypes(g *gitlab) tools.Definition {
 
 // getWorkItemTypesStore is what get_work_item_types reads: the namespace
 // the arguments name (its lookup target) and the edition's types.
-type getWorkItemTypesStore interface {
-	namespaceFinder
-	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+type getWorkItemTypesStore struct {
+	projectLookup
+	groupLookup
+	workItemTypeLister
 }
 
 // getWorkItemTypesTool is get_work_item_types with what it needs: the
 // store.
 type getWorkItemTypesTool struct {
-	store getWorkItemTypesStore // nil: no store (a catalog built without one)
+	store *getWorkItemTypesStore // nil: no store (a catalog built without one)
 }
 
 // getWorkItemTypesArgs are the namespace findNamespace reads.

@@ -14,7 +14,7 @@ const defaultNotesPage = 100
 
 // getWorkItemNotes is GitLab's get_workitem_notes.
 func getWorkItemNotes(g *gitlab) tools.Definition {
-	wn := getWorkItemNotesTool{store: g.store, links: g.links, cursors: g.cursors}
+	wn := getWorkItemNotesTool{store: notePagesOf(g.store), links: g.links, cursors: g.cursors}
 	props := workItemProps()
 	props["first"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxPerPage},
 		"Number of notes to return after the cursor (forward pagination). Default 100, max 100.")

@@ -16,15 +16,14 @@ import (
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/access"
 	"gitlab.com/glmcp/glmcp/services/codeindex"
-	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // Deps are what the GitLab tools need.
 type Deps struct {
-	// Store is the GitLab data store (projects, issues, …). The tools fail
-	// with a server error without it.
-	Store Store
+	// Store is the GitLab data store (projects, issues, …) by family
+	// (FamiliesOf). The tools fail with a server error without it.
+	Store Families
 	// InTx runs a write tool's work in one transaction (see Transactions).
 	InTx InTx
 	// Version is reported by get_mcp_server_version.
@@ -38,7 +37,7 @@ type Deps struct {
 	Repositories Repositories
 	// CodeIndex keeps the code index semantic_search ranks current with
 	// the default branches in git (services/codeindex). Nil: one is built
-	// over Store and Repositories when Store can hold the index.
+	// over Store.CodeIndex and Repositories when both are set.
 	CodeIndex CodeIndex
 	// PublicURL is the instance's external base URL
 	// ("https://gitlab.example.com"), used for web_url and _links. Empty
@@ -52,11 +51,13 @@ type Deps struct {
 // and the Target declarations (target.go). A tool's registration function
 // (func toolName(g *gitlab) tools.Definition) builds the tool's own small
 // value from these fields, handing it only what it declares; the tool
-// value never holds *gitlab or the whole Store.
+// value never holds *gitlab or the whole Families.
 type gitlab struct {
-	repos   Repositories
-	index   CodeIndex
-	store   Store
+	repos Repositories
+	index CodeIndex
+	store Families
+	// targets is what the Target resolvers read (nil without a store).
+	targets *targetStore
 	inTx    InTx
 	version ServerVersion
 	base    string
@@ -72,7 +73,9 @@ func Tools(d Deps) []tools.Definition {
 	out := g.definitions()
 	// Where a call writes, for the tool rules, is read as GitLab reads
 	// its arguments (rule_places.go).
-	places := rulePlaces{st: g.store}
+	places := rulePlaces{st: bind(g.store, func(f Families) rulePlacesStore {
+		return rulePlacesStore{f.Projects, f.Groups, f.Issues, f.Vulnerabilities}
+	})}
 	for i := range out {
 		out[i].Places = places
 	}
@@ -85,12 +88,13 @@ func newGitlab(d Deps) *gitlab {
 	g := &gitlab{store: d.Store, inTx: d.InTx, version: d.Version, base: trimSlash(d.PublicURL),
 		cursors: cursor.New(d.CursorSecret, maxCursorLen), repos: d.Repositories}
 	g.links = links{base: g.base}
+	g.targets = targetStoreOf(d.Store)
 	if g.inTx == nil {
-		g.inTx = func(context.Context, func(Store) error) error { return errNoStore }
+		g.inTx = func(context.Context, func(Families) error) error { return errNoStore }
 	}
 	g.index = d.CodeIndex
-	if st, ok := d.Store.(codeindex.Store); ok && g.index == nil && d.Repositories != nil {
-		g.index = codeindex.New(st, d.Repositories, nil)
+	if d.Store.CodeIndex != nil && g.index == nil && d.Repositories != nil {
+		g.index = codeindex.New(d.Store.CodeIndex, d.Repositories, nil)
 	}
 	return g
 }
@@ -351,18 +355,3 @@ func marshalUnescaped(v any) ([]byte, error) {
 }
 
 func trimSlash(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }
-
-// FamiliesOf returns st's families as a Store.
-func FamiliesOf(st *store.Store) Families {
-	return Families{Projects: st.Projects, Groups: st.Groups, Issues: st.Issues,
-		MergeRequests: st.MergeRequests, Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
-		Vulnerabilities: st.Vulnerabilities, Releases: st.Releases, CodeIndex: st.CodeIndex}
-}
-
-// Transactions is the InTx of st: fn's Store is the families of st's
-// transaction (Store.WithTx).
-func Transactions(st *store.Store) InTx {
-	return func(ctx context.Context, fn func(tx Store) error) error {
-		return st.WithTx(ctx, func(tx *store.Store) error { return fn(FamiliesOf(tx)) })
-	}
-}

@@ -36,8 +36,9 @@ func newWorld(tb testing.TB) *world {
 }
 
 // newWorldWith builds the world on st; wrap, when set, wraps the store the
-// tools see (for fault injection).
-func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab.Store) *world {
+// tools see, outside transactions and in them (for fault injection: it
+// replaces a family with one that fails or waits).
+func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Families) gitlab.Families) *world {
 	tb.Helper()
 	ctx := context.Background()
 	dw, err := demo.Seed(ctx, st)
@@ -48,13 +49,13 @@ func newWorldWith(tb testing.TB, st *store.Store, wrap func(gitlab.Store) gitlab
 	if err := st.Users.CreateUser(ctx, stranger); err != nil {
 		tb.Fatalf("create stranger: %v", err)
 	}
-	var ds gitlab.Store = gitlab.FamiliesOf(st)
+	ds := gitlab.FamiliesOf(st)
 	inTx := gitlab.Transactions(st)
 	if wrap != nil {
 		ds = wrap(ds)
 		inner := inTx
-		inTx = func(ctx context.Context, fn func(tx gitlab.Store) error) error {
-			return inner(ctx, func(tx gitlab.Store) error { return fn(wrap(tx)) })
+		inTx = func(ctx context.Context, fn func(tx gitlab.Families) error) error {
+			return inner(ctx, func(tx gitlab.Families) error { return fn(wrap(tx)) })
 		}
 	}
 	repos, _ := st.Projects.Repositories().(gitlab.Repositories) // the demo's history is in them

@@ -10,7 +10,6 @@ import (
 	"gitlab.com/glmcp/glmcp/services/repository"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 	"gitlab.com/glmcp/glmcp/services/tools"
-	"gitlab.com/glmcp/glmcp/services/tools/gitlab"
 )
 
 func TestSearchLabels(t *testing.T) {
@@ -142,9 +141,8 @@ func indexOf(list []string, s string) int {
 // (labels) rolls the whole call back, for every write tool.
 func TestWritesRollBack(t *testing.T) {
 	boom := errors.New("disk on fire")
-	w := newWorldWith(t, storetest.Open(t), func(ds gitlab.Store) gitlab.Store {
-		return &faultyStore{Store: ds, createIssue: boom, createMergeRequest: boom, createNote: boom}
-	})
+	faulty := &faultyStore{createIssue: boom, createMergeRequest: boom, createNote: boom}
+	w := newWorldWith(t, storetest.Open(t), faulty.wrap)
 	calls := []struct {
 		tool string
 		args map[string]any

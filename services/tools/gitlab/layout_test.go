@@ -358,11 +358,19 @@ func registrationList(t *testing.T, src pkgSource) []string {
 // the count here and a new tool may not raise it.
 const maxGitlabMethods = 8
 
-// maxToolStoreMethods bounds the store interface a tool value declares.
+// maxToolStoreMethods bounds the store interface a tool value declares,
+// and the store struct that puts several families' parts together.
 const maxToolStoreMethods = 15
 
+// wiring is the package's types every tool is built from, not a tool's
+// need: the registration kit, its Deps and the store by family
+// (Families: one field per family, no methods of its own).
+var wiring = map[string]bool{"Deps": true, "gitlab": true, "Families": true}
+
 // TestToolNeeds: *gitlab has no more methods than the ratchet allows, and
-// every store interface a tool file declares is small.
+// every store interface a tool file declares is small, and so is every
+// struct that embeds interfaces (a store struct such as saveNoteStore:
+// the methods it gets from them, and from the structs it embeds).
 func TestToolNeeds(t *testing.T) {
 	src := parsePackage(t)
 	methods := 0
@@ -378,6 +386,7 @@ func TestToolNeeds(t *testing.T) {
 		t.Errorf("*gitlab has %d methods, more than %d: make the new tool a small value with its needs declared (see get_user.go)", methods, maxGitlabMethods)
 	}
 	ifaces := interfaces(src)
+	structs := structTypes(src)
 	for _, name := range sortedFiles(src) {
 		f := src.files[name]
 		for _, d := range f.Decls {
@@ -403,9 +412,13 @@ func TestToolNeeds(t *testing.T) {
 					}
 				case *ast.StructType:
 					// What a tool value or a shared value holds: every
-					// interface field, expanded.
-					if ts.Name.Name == "Deps" || ts.Name.Name == "gitlab" {
+					// interface field, expanded; and a store struct's
+					// promoted methods.
+					if wiring[ts.Name.Name] {
 						continue // the wiring every tool is built from, not a tool
+					}
+					if n := len(promotedSet(ifaces, structs, ts.Name.Name)); n > maxToolStoreMethods {
+						t.Errorf("%s: %s gets %d methods from what it embeds, more than %d", name, ts.Name.Name, n, maxToolStoreMethods)
 					}
 					for _, fld := range typ.Fields.List {
 						id, ok := fld.Type.(*ast.Ident)
@@ -435,6 +448,59 @@ func interfaces(src pkgSource) map[string]*ast.InterfaceType {
 			return true
 		})
 	}
+	return out
+}
+
+// structTypes maps each struct type the package declares to its type.
+func structTypes(src pkgSource) map[string]*ast.StructType {
+	out := map[string]*ast.StructType{}
+	for _, f := range src.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok {
+				if st, ok := ts.Type.(*ast.StructType); ok {
+					out[ts.Name.Name] = st
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// promotedSet is the names of the methods struct name gets from the
+// package's interfaces and structs it embeds (directly or through an
+// embedded struct); an embedded type of another package counts as one.
+// Methods declared on the structs themselves are not counted.
+func promotedSet(ifaces map[string]*ast.InterfaceType, structs map[string]*ast.StructType, name string) map[string]bool {
+	out := map[string]bool{}
+	var walk func(name string, depth int)
+	walk = func(name string, depth int) {
+		st := structs[name]
+		if st == nil || depth > 10 {
+			return
+		}
+		for _, fld := range st.Fields.List {
+			if len(fld.Names) != 0 {
+				continue
+			}
+			typ := fld.Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			id, ok := typ.(*ast.Ident)
+			switch {
+			case !ok:
+				out[fmt.Sprint(typ)] = true
+			case ifaces[id.Name] != nil:
+				for m := range methodSet(ifaces, id.Name) {
+					out[m] = true
+				}
+			case structs[id.Name] != nil:
+				walk(id.Name, depth+1)
+			}
+		}
+	}
+	walk(name, 0)
 	return out
 }
 

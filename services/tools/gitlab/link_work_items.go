@@ -19,7 +19,7 @@ const maxLinkTargets = 10
 // workItemAddLinkedItems). relates_to everywhere; blocks and blocked_by
 // are GitLab Premium link types, so only the EE endpoint accepts them.
 func linkWorkItems(g *gitlab) tools.Definition {
-	lk := linkWorkItemsTool{store: g.store, inTx: g.inTx}
+	lk := linkWorkItemsTool{store: g.store.Issues, inTx: g.inTx}
 	props := workItemProps()
 	props["url"] = urlProp("GitLab URL for the source work item. Required if project_id (or group_id) and work_item_iid are missing.")
 	props["work_item_iid"] = iidProp("Internal ID of the source work item. Required if url is not provided.")
@@ -59,10 +59,14 @@ type linkWorkItemsStore interface {
 
 // linkWorkItemsWriteStore is what link_work_items reads and writes in its
 // transaction: each target, with its project, and the links.
-type linkWorkItemsWriteStore interface {
-	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
-	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
-	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+type linkWorkItemsWriteStore struct {
+	linkWorkItemsIssues
+	projectLookup
+}
+
+// linkWorkItemsIssues is what link_work_items reads and writes of Issues.
+type linkWorkItemsIssues interface {
+	parentFinder
 	LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error
 }
 
@@ -143,8 +147,8 @@ func (lk linkWorkItemsTool) run(ctx context.Context, call *tools.Call, args link
 			return nil, invalidf("a work item cannot be linked to itself (%s)", gid("WorkItem", id))
 		}
 	}
-	err = lk.inTx(ctx, func(tx Store) error {
-		st := linkWorkItemsWriteStore(tx)
+	err = lk.inTx(ctx, func(tx Families) error {
+		st := linkWorkItemsWriteStore{tx.Issues, tx.Projects}
 		for _, id := range targetIDs {
 			if err := readableTarget(ctx, st, u, id); err != nil {
 				return err

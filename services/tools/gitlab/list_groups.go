@@ -14,7 +14,7 @@ import (
 // listGroups is GitLab 19.5's list_groups (GraphQL-backed: first/after
 // over Query.groups).
 func listGroups(g *gitlab) tools.Definition {
-	t := listGroupsTool{store: g.store, links: g.links, cursors: g.cursors}
+	t := listGroupsTool{store: g.store.Groups, links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_groups",
 		Title: "List groups",

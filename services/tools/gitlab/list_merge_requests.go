@@ -16,8 +16,8 @@ import (
 // first/after).
 func listMergeRequests(g *gitlab) tools.Definition {
 	t := listMRTool{links: g.links, cursors: g.cursors}
-	if g.store != nil {
-		t.store = g.store
+	if !g.store.missing() {
+		t.store = &listMRStore{directory{g.store.Projects, g.store.Groups, g.store.Users}, g.store.Users, g.store.Issues, g.store.MergeRequests}
 	}
 	return tools.Definition{
 		Name:  "list_merge_requests",
@@ -57,17 +57,27 @@ func listMergeRequests(g *gitlab) tools.Definition {
 // listMRStore is what list_merge_requests reads: the project or group it
 // lists (their family), the users and milestone it filters by, and the
 // merge requests.
-type listMRStore interface {
-	projectStore
-	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+type listMRStore struct {
+	directory
+	userByUsername
+	milestoneByTitle
+	mrLister
+}
+
+// milestoneByTitle finds a milestone by title (Issues).
+type milestoneByTitle interface {
 	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+}
+
+// mrLister lists merge requests (MergeRequests).
+type mrLister interface {
 	ListMergeRequests(ctx context.Context, q models.MergeRequestQuery) ([]models.MergeRequest, bool, error)
 }
 
 // listMRTool is list_merge_requests with what it needs: the store, the
 // links its merge requests carry and the cursor signer.
 type listMRTool struct {
-	store   listMRStore // nil: no store (a catalog built without one)
+	store   *listMRStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

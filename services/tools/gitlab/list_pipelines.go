@@ -12,7 +12,7 @@ import (
 // listPipelines is GitLab 19.5's list_pipelines (REST: GET
 // /projects/:id/pipelines, page/per_page).
 func listPipelines(g *gitlab) tools.Definition {
-	t := listPipelinesTool{store: g.store, links: g.links}
+	t := listPipelinesTool{store: g.store.CI, links: g.links}
 	return tools.Definition{
 		Name:  "list_pipelines",
 		Title: "List pipelines",

@@ -14,7 +14,7 @@ import (
 // listProjectMembers is GitLab 19.5's list_project_members (GraphQL-backed:
 // first/after over Project.projectMembers).
 func listProjectMembers(g *gitlab) tools.Definition {
-	t := listProjectMembersTool{store: g.store, cursors: g.cursors}
+	t := listProjectMembersTool{store: g.store.Groups, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_project_members",
 		Title: "List project members",

@@ -23,7 +23,7 @@ var minAccessLevels = map[string]models.AccessLevel{
 // listProjects is GitLab 19.5's list_projects (GraphQL-backed:
 // first/after over Query.projects, or Group.projects with its subgroups).
 func listProjects(g *gitlab) tools.Definition {
-	t := listProjectsTool{store: g.store, links: g.links, cursors: g.cursors}
+	t := listProjectsTool{store: bind(g.store, func(f Families) listProjectsStore { return listProjectsStore{f.Projects, f.Groups} }), links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_projects",
 		Title: "List projects",
@@ -54,14 +54,19 @@ func listProjects(g *gitlab) tools.Definition {
 
 // listProjectsStore is what list_projects reads: the page of projects,
 // the group named and the groups of the projects' full names.
-type listProjectsStore interface {
-	ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error)
+type listProjectsStore struct {
+	projectLister
 	groupLookup
+}
+
+// projectLister lists projects (Projects).
+type projectLister interface {
+	ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error)
 }
 
 // listProjectsTool is list_projects with what it needs.
 type listProjectsTool struct {
-	store   listProjectsStore // nil: no store (a catalog built without one)
+	store   *listProjectsStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

@@ -44,7 +44,7 @@ type releaseLinksJSON struct {
 // listReleases is GitLab 19.5's list_releases: a project's releases, most
 // recently released first, with their first asset links.
 func listReleases(g *gitlab) tools.Definition {
-	t := listReleasesTool{store: g.store}
+	t := listReleasesTool{store: g.store.Releases}
 	props := repoProps("GitLab URL of the project.", "ID or full path of the project.")
 	props["page"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": maxOffset}, "Page number to retrieve. Default is 1.")
 	props["per_page"] = withDesc(obj{"type": "integer", "minimum": 1, "maximum": releasesMaxPerPage},

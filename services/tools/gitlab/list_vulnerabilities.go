@@ -13,7 +13,7 @@ import (
 // listVulnerabilities is GitLab's list_vulnerabilities (EE, GraphQL
 // project.vulnerabilities).
 func listVulnerabilities(g *gitlab) tools.Definition {
-	t := listVulnerabilitiesTool{store: g.store, links: g.links, cursors: g.cursors}
+	t := listVulnerabilitiesTool{store: g.store.Vulnerabilities, links: g.links, cursors: g.cursors}
 	arr := func(desc string, values []string) obj {
 		return enumListProp(desc, true, values...)
 	}

@@ -13,7 +13,9 @@ import (
 
 // listWikiPages is GitLab's list_wiki_pages (GraphQL project.wikiPages).
 func listWikiPages(g *gitlab) tools.Definition {
-	t := listWikiPagesTool{store: g.store, links: g.links, cursors: g.cursors}
+	t := listWikiPagesTool{store: bind(g.store, func(f Families) listWikiPagesStore {
+		return listWikiPagesStore{directory{f.Projects, f.Groups, f.Users}, f.Releases}
+	}), links: g.links, cursors: g.cursors}
 	return tools.Definition{
 		Name:  "list_wiki_pages",
 		Title: "List wiki pages",
@@ -38,8 +40,13 @@ func listWikiPages(g *gitlab) tools.Definition {
 
 // listWikiPagesStore is what list_wiki_pages needs from the store: the
 // project and group lookups, and the wiki.
-type listWikiPagesStore interface {
-	projectStore
+type listWikiPagesStore struct {
+	directory
+	wikiPageLister
+}
+
+// wikiPageLister lists a project's wiki pages (Releases).
+type wikiPageLister interface {
 	ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error)
 }
 
@@ -47,7 +54,7 @@ type listWikiPagesStore interface {
 // and their wikis, the instance URL its answers link to and the cursor
 // signer of its pages.
 type listWikiPagesTool struct {
-	store   listWikiPagesStore // nil: no store (a catalog built without one)
+	store   *listWikiPagesStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

@@ -22,7 +22,9 @@ var workItemTypeNames = []string{"ISSUE", "INCIDENT", "TEST_CASE", "REQUIREMENT"
 
 // listWorkItems is GitLab's list_work_items (GraphQL-backed: first/after).
 func listWorkItems(g *gitlab) tools.Definition {
-	lw := listWorkItemsTool{store: g.store, links: g.links, cursors: g.cursors}
+	lw := listWorkItemsTool{store: bind(g.store, func(f Families) listWorkItemsStore {
+		return listWorkItemsStore{f.Projects, f.Groups, f.Issues}
+	}), links: g.links, cursors: g.cursors}
 	names := obj{"type": "array", "items": obj{"type": "string", "minLength": 1}, "maxItems": 100}
 	date := func(d string) obj {
 		return strProp(d+" (ISO 8601; date-only means start of day, offsets honored).", 1, 64)
@@ -81,16 +83,27 @@ func cloneObj(o obj) obj {
 // listWorkItemsStore is what list_work_items reads: the project or group
 // it lists in (its lookup target), the page of work items and their
 // projects' paths.
-type listWorkItemsStore interface {
-	namespaceFinder
-	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
+type listWorkItemsStore struct {
+	listWorkItemsProjects
+	groupLookup
+	workItemLister
+}
+
+// listWorkItemsProjects is what list_work_items reads of Projects.
+type listWorkItemsProjects interface {
+	projectLookup
 	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// workItemLister lists work items (Issues).
+type workItemLister interface {
+	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
 }
 
 // listWorkItemsTool is list_work_items with what it needs: the store, the
 // links of its rows and the cursor signer of its pages.
 type listWorkItemsTool struct {
-	store   listWorkItemsStore // nil: no store (a catalog built without one)
+	store   *listWorkItemsStore // nil: no store (a catalog built without one)
 	links   links
 	cursors *cursor.Signer
 }

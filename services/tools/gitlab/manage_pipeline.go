@@ -62,8 +62,8 @@ func (t managePipelineTool) run(ctx context.Context, call *tools.Call, args mana
 		return nil, err
 	}
 	var res *tools.Result
-	err = t.inTx(ctx, func(tx Store) error {
-		st := managePipelineStore(tx)
+	err = t.inTx(ctx, func(tx Families) error {
+		st := managePipelineStore(tx.CI)
 		pa, p, err := targetPipeline(ctx, st, call, int64(args.PipelineID))
 		if err != nil {
 			return err

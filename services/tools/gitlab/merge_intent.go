@@ -101,8 +101,8 @@ func (s mergeSettler) settle(ctx context.Context, p *models.Project, mr *models.
 		return mr, false, nil
 	}
 	out, finished := mr, false
-	err = s.inTx(ctx, func(tx Store) error {
-		st := settleStore(tx)
+	err = s.inTx(ctx, func(tx Families) error {
+		st := settleStore(tx.MergeRequests)
 		locked, err := st.LockMergeRequest(ctx, p.ID, mr.IID)
 		if err != nil {
 			return err
@@ -152,7 +152,7 @@ func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) 
 		if len(iids) == 0 {
 			continue
 		}
-		ps, err := g.store.LoadProjects(ctx, []int64{pid})
+		ps, err := g.store.Projects.LoadProjects(ctx, []int64{pid})
 		if err != nil {
 			return n, err
 		}
@@ -160,7 +160,7 @@ func SettleMerges(ctx context.Context, d Deps, projectIDs []int64) (int, error) 
 			continue
 		}
 		for _, iid := range iids {
-			mr, err := g.store.LoadMergeRequest(ctx, pid, iid)
+			mr, err := g.store.MergeRequests.LoadMergeRequest(ctx, pid, iid)
 			if errors.Is(err, models.ErrNotFound) {
 				_ = mi.RemoveMergeIntent(pid, iid)
 				continue

@@ -16,7 +16,7 @@ import (
 // after the target branch moved, before the store recorded the merge,
 // leaves (git merged, the store not).
 type crashingMerge struct {
-	gitlab.Store
+	gitlab.MergeRequestFamily
 	armed *atomic.Bool
 }
 
@@ -26,7 +26,7 @@ func (s *crashingMerge) MergeMergeRequest(ctx context.Context, projectID, iid in
 	if s.armed.Load() {
 		return nil, errKilled
 	}
-	return s.Store.MergeMergeRequest(ctx, projectID, iid, m)
+	return s.MergeRequestFamily.MergeMergeRequest(ctx, projectID, iid, m)
 }
 
 // A merge that reached git and not the store is finished by the next
@@ -36,7 +36,10 @@ func (s *crashingMerge) MergeMergeRequest(ctx context.Context, projectID, iid in
 func TestMergeIntent_finishedAfterACrash(t *testing.T) {
 	var armed atomic.Bool
 	st := storetest.Open(t)
-	w := newWorldWith(t, st, func(ds gitlab.Store) gitlab.Store { return &crashingMerge{Store: ds, armed: &armed} })
+	w := newWorldWith(t, st, func(f gitlab.Families) gitlab.Families {
+		f.MergeRequests = &crashingMerge{MergeRequestFamily: f.MergeRequests, armed: &armed}
+		return f
+	})
 	ctx := context.Background()
 	const path = "gitlab-org/gitlab-mcp"
 	p, err := st.Projects.FindProjectByPath(ctx, path)

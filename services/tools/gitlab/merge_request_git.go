@@ -34,8 +34,8 @@ type mrGit struct {
 // and store.
 func mrGitOf(g *gitlab) mrGit {
 	m := mrGit{repos: g.repos}
-	if g.store != nil {
-		m.kept = g.store
+	if !g.store.missing() {
+		m.kept = g.store.MergeRequests
 	}
 	return m
 }

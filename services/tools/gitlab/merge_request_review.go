@@ -57,16 +57,27 @@ type mrReview struct {
 
 // reviewWriteStore is what a review reads and writes, in the call's
 // transaction.
-type reviewWriteStore interface {
-	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
-	CreateNote(ctx context.Context, n *models.Note) error
-	LoadNote(ctx context.Context, id int64) (*models.Note, error)
-	FindDiscussionStart(ctx context.Context, id string) (*models.Note, error)
+type reviewWriteStore struct {
+	reviewMRs
+	reviewNotes
+	projectRolesStore // lockdown of the thread resolve_discussion echoes
+}
+
+// reviewMRs is what save_merge_request_review reads and writes of
+// MergeRequests.
+type reviewMRs interface {
+	mrLoader
 	ResolveDiscussion(ctx context.Context, mrID int64, id string, userID int64, resolved bool) ([]models.Note, error)
 	MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error)
 	ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
 	UnapproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
-	projectRolesStore // lockdown of the thread resolve_discussion echoes
+}
+
+// reviewNotes is what save_merge_request_review reads and writes of Notes.
+type reviewNotes interface {
+	CreateNote(ctx context.Context, n *models.Note) error
+	LoadNote(ctx context.Context, id int64) (*models.Note, error)
+	FindDiscussionStart(ctx context.Context, id string) (*models.Note, error)
 }
 
 // checkNoteBody refuses quick-action lines, as GitLab does.

@@ -35,8 +35,8 @@ func mrSchema(paged bool, items string) obj {
 // mrLocateStore is what finding a merge request by its project and iid
 // reads: the project (with the caller's role) and the merge request.
 type mrLocateStore interface {
-	projectStore
-	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	projectLookup
+	mrLoader
 }
 
 // readableMergeRequest finds the merge request args name that u may
@@ -244,13 +244,20 @@ type newMRSpec struct {
 // mrOpenStore is what opening a merge request reads and writes, in its
 // transaction: the members and labels it checks (their families), the
 // merge request, and what its view shows.
-type mrOpenStore interface {
-	memberFinder // projectUsers
-	labelEnsurer // ensureLabels
+type mrOpenStore struct {
+	userByID
+	memberRoles
+	mrResultIssues
+	mrOpenMRs
+}
+
+// mrOpenMRs is what opening a merge request reads and writes of
+// MergeRequests.
+type mrOpenMRs interface {
 	FindOpenMergeRequest(ctx context.Context, projectID int64, source, target string) (*models.MergeRequest, error)
 	CreateMergeRequest(ctx context.Context, mr *models.MergeRequest) error
-	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
-	mrResultStore // the view it answers with
+	mrLoader
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
 }
 
 // open checks and creates a merge request in pa's project as u, in one
@@ -285,8 +292,8 @@ func (w mrWriter) open(ctx context.Context, u *models.User, pa *projectAccess, s
 		return nil, err
 	}
 	var res *tools.Result
-	err = w.inTx(ctx, func(tx Store) error {
-		st := mrOpenStore(tx)
+	err = w.inTx(ctx, func(tx Families) error {
+		st := mrOpenStore{tx.Users, tx.Groups, tx.Issues, tx.MergeRequests}
 		open, err := st.FindOpenMergeRequest(ctx, p.ID, source, target)
 		switch {
 		case err == nil:

@@ -157,3 +157,17 @@ type gqlPositionJSON struct {
 	BaseSha  string `json:"baseSha"`
 	StartSha string `json:"startSha"`
 }
+
+// notePages is notePager over the families.
+type notePages struct {
+	notesPage
+	projectRolesStore
+}
+
+// notePagesOf is f's notePages, or nil for the zero Families.
+func notePagesOf(f Families) notePager {
+	if f.missing() {
+		return nil
+	}
+	return notePages{f.Notes, f.Groups}
+}

@@ -13,14 +13,14 @@ import (
 // review_merge_request prompt), with get_merge_request_diffs's access
 // rules.
 type Patches struct {
-	store mrLocateStore
+	store *targetStore // nil: no store
 	git   mrGit
 }
 
 // NewPatches returns the reader over d's store and repositories.
 func NewPatches(d Deps) *Patches {
 	g := newGitlab(d)
-	return &Patches{store: g.store, git: mrGitOf(g)}
+	return &Patches{store: g.targets, git: mrGitOf(g)}
 }
 
 // MergeRequestPatch returns merge request iid of project (an id or a
@@ -29,6 +29,9 @@ func NewPatches(d Deps) *Patches {
 // models.ErrNotFound. At most maxBytes of patch are returned; cut reports
 // that files were left out.
 func (p *Patches) MergeRequestPatch(ctx context.Context, u *models.User, project string, iid int64, maxBytes int) (patch string, cut bool, err error) {
+	if p.store == nil {
+		return "", false, errNoStore
+	}
 	if u == nil {
 		return "", false, notFound("Merge Request")
 	}

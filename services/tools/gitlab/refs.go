@@ -78,8 +78,8 @@ func mrRefProps(props obj) obj {
 // mrRefStore is what mergeRequestByRef reads: the project and the merge
 // request.
 type mrRefStore interface {
-	projectStore
-	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	projectLookup
+	mrLoader
 }
 
 // mergeRequestByRef resolves r to a merge request u may read (a hidden one
@@ -126,7 +126,7 @@ func (g *gitlab) mrRefTarget() *tools.Target {
 // mrRefResolver resolves an mrRefTarget; args reads the tool's arguments
 // (tools.Args of its run's struct, see mrRefTargetOf).
 type mrRefResolver struct {
-	store mrRefStore // nil: no store (a catalog built without one)
+	store *targetStore // nil: no store (a catalog built without one)
 	args  func(call *tools.Call) (mrRefArgs, error)
 }
 

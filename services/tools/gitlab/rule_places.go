@@ -23,18 +23,22 @@ import (
 
 // rulePlaces is the GitLab tools' tools.Places.
 type rulePlaces struct {
-	st rulePlacesStore
+	st *rulePlacesStore
 }
 
 // rulePlacesStore is what finding a call's places reads.
-type rulePlacesStore interface {
-	placeLookup
-	// FindIssueByID returns work item id (no people loaded) and LoadIssue
-	// one with its author and assignees (a confidential one's readers).
-	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
-	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+type rulePlacesStore struct {
+	projectLookup
+	groupLookup
+	parentFinder
+	vulnerabilityProject
+}
+
+// vulnerabilityProject is the project of a vulnerability
+// (Vulnerabilities).
+type vulnerabilityProject interface {
 	// VulnerabilityProjectID returns the project of vulnerability id, or
-	// models.ErrNotFound.
+	// models.ErrNotFound (where save_vulnerability writes, for the rules).
 	VulnerabilityProjectID(ctx context.Context, id int64) (int64, error)
 }
 

@@ -14,7 +14,7 @@ import (
 // (rulePlaces), over a fixed world; which rule then governs is the tool
 // service's (services/tools, TestDecideRule_places).
 
-// visibilityRules is a rulePlacesStore over a fixed world: a private
+// visibilityRules is every part of rulePlacesStore over a fixed world: a private
 // group "secret" (id 10) holding a public project "secret/open" (id 1)
 // and a private one "secret/closed" (id 2), and a public group "open"
 // (id 20) holding the public projects open/tools (id 3) and open/ask
@@ -172,7 +172,7 @@ func TestRulePlaces_visibility(t *testing.T) {
 	member := &models.User{ID: 1, State: "active"}
 	outsider := &models.User{ID: 2, State: "active"}
 	admin := &models.User{ID: 3, State: "active", Admin: true}
-	rp := rulePlaces{st: visibilityRules{members: map[int64][]string{1: {"secret"}}}}
+	rp := rulePlaces{st: visibilityPlaces(visibilityRules{members: map[int64][]string{1: {"secret"}}})}
 	checkPlaces(t, rp, nil, []placesCase{
 		{"a member, the private group by path", member, `{"group_id":"secret"}`, "secret"},
 		{"a member, the private group by id", member, `{"group_id":10}`, "secret"},
@@ -197,7 +197,7 @@ func TestRulePlaces_visibility(t *testing.T) {
 func TestRulePlaces_declaredTarget(t *testing.T) {
 	member := &models.User{ID: 1, State: "active"}
 	outsider := &models.User{ID: 2, State: "active"}
-	rp := rulePlaces{st: visibilityRules{members: map[int64][]string{1: {"secret"}}}}
+	rp := rulePlaces{st: visibilityPlaces(visibilityRules{members: map[int64][]string{1: {"secret"}}})}
 	declared := []tools.TargetArg{{Name: "namespace_path", Kind: tools.TargetGroup}, {Name: "namespace_id", Kind: tools.TargetGroup}}
 	checkPlaces(t, rp, declared, []placesCase{
 		{"the target group by path, not the source's group", member, `{"project_id":"secret/open","namespace_path":"open"}`, "open"},
@@ -217,7 +217,7 @@ func TestRulePlaces_declaredTarget(t *testing.T) {
 func TestRulePlaces_vulnerabilityTarget(t *testing.T) {
 	member := &models.User{ID: 1, State: "active"}
 	outsider := &models.User{ID: 2, State: "active"}
-	rp := rulePlaces{st: visibilityRules{members: map[int64][]string{1: {"secret"}}}}
+	rp := rulePlaces{st: visibilityPlaces(visibilityRules{members: map[int64][]string{1: {"secret"}}})}
 	declared := []tools.TargetArg{{Name: "vulnerability_id", Kind: tools.TargetVulnerability}}
 	checkPlaces(t, rp, declared, []placesCase{
 		{"a member, by id", member, `{"vulnerability_id":"100","action":"confirm"}`, "secret/open"},
@@ -240,7 +240,7 @@ func TestRulePlaces_vulnerabilityTarget(t *testing.T) {
 func TestRulePlaces_workItemTargets(t *testing.T) {
 	member := &models.User{ID: 1, State: "active"}
 	outsider := &models.User{ID: 2, State: "active"}
-	rp := rulePlaces{st: visibilityRules{members: map[int64][]string{1: {"secret"}}}}
+	rp := rulePlaces{st: visibilityPlaces(visibilityRules{members: map[int64][]string{1: {"secret"}}})}
 	declared := []tools.TargetArg{{Name: "project_id", Kind: tools.TargetProject}, {Name: "group_id", Kind: tools.TargetGroup},
 		{Name: "url", Kind: tools.TargetURL}, {Name: "work_items_ids", Kind: tools.TargetWorkItems}}
 	link := func(source string, ids ...string) string {
@@ -270,4 +270,10 @@ func TestRulePlaces_workItemTargets(t *testing.T) {
 			"open/tools and open/ask"},
 		{"no source, only linked items", outsider, `{"work_items_ids":["gid://gitlab/WorkItem/301"]}`, "open/ask"},
 	})
+}
+
+// visibilityPlaces is the rules' store struct over v, v serving each
+// family.
+func visibilityPlaces(v visibilityRules) *rulePlacesStore {
+	return &rulePlacesStore{v, v, v, v}
 }

@@ -16,8 +16,8 @@ import (
 func saveMergeRequest(g *gitlab) tools.Definition {
 	git := mrGitOf(g)
 	t := saveMRTool{inTx: g.inTx, git: git, writer: mrWriter{inTx: g.inTx, links: g.links, git: git}}
-	if g.store != nil {
-		t.store = g.store
+	if !g.store.missing() {
+		t.store = &saveMRStore{g.store.Issues, g.store.Users}
 	}
 	usernames := func(d string) obj {
 		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": 255}, "maxItems": 100}, d)
@@ -67,27 +67,33 @@ func saveMergeRequest(g *gitlab) tools.Definition {
 
 // saveMRStore is what save_merge_request reads outside its transaction:
 // the users and milestones its arguments name.
-type saveMRStore interface {
+type saveMRStore struct {
 	milestoneStore
-	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+	userByUsername
 }
 
 // saveMRWriteStore is what an update reads and writes in its
 // transaction: the members and labels it checks (their families), the
 // merge request, and what its view shows.
-type saveMRWriteStore interface {
-	memberFinder // projectUsers
-	labelEnsurer // ensureLabels
-	mrResultStore
-	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+type saveMRWriteStore struct {
+	userByID
+	memberRoles
+	mrResultIssues
+	saveMRMRs
+}
+
+// saveMRMRs is what save_merge_request reads and writes of MergeRequests.
+type saveMRMRs interface {
+	mrLoader
 	UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error)
+	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
 }
 
 // saveMRTool is save_merge_request with what it needs: the store, its
 // transactions, git, and the writer that opens merge requests and
 // renders the answer.
 type saveMRTool struct {
-	store  saveMRStore // nil: no store (a catalog built without one)
+	store  *saveMRStore // nil: no store (a catalog built without one)
 	inTx   InTx
 	git    mrGit
 	writer mrWriter
@@ -189,8 +195,8 @@ func (t saveMRTool) update(ctx context.Context, u *models.User, pa *projectAcces
 	}
 	iid := int64(args.MergeRequestIID)
 	var res *tools.Result
-	err := t.inTx(ctx, func(tx Store) error {
-		st := saveMRWriteStore(tx)
+	err := t.inTx(ctx, func(tx Families) error {
+		st := saveMRWriteStore{tx.Users, tx.Groups, tx.Issues, tx.MergeRequests}
 		mr, err := st.LoadMergeRequest(ctx, pa.project.ID, iid)
 		if errors.Is(err, models.ErrNotFound) {
 			return notFound("Merge Request")

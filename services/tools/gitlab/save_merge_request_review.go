@@ -138,8 +138,8 @@ func (t reviewTool) run(ctx context.Context, call *tools.Call, args reviewArgs) 
 		return nil, invalidf("post_duo_review requires GitLab Duo Code Review, which is not available on this GitLab instance")
 	}
 	var res *tools.Result
-	err = t.inTx(ctx, func(tx Store) error {
-		st := reviewWriteStore(tx)
+	err = t.inTx(ctx, func(tx Families) error {
+		st := reviewWriteStore{tx.MergeRequests, tx.Notes, tx.Groups}
 		// The merge request the service resolved (its project looked up
 		// once), read again in this transaction.
 		pa, mr, err := targetMergeRequest(call)

@@ -21,7 +21,9 @@ import (
 // project_id, work_item_iid, body, internal and discussion_id are
 // save_note's too).
 func saveNote(g *gitlab) tools.Definition {
-	sn := saveNoteTool{store: g.store, links: g.links, inTx: g.inTx}
+	sn := saveNoteTool{store: bind(g.store, func(f Families) saveNoteStore {
+		return saveNoteStore{f.Projects, f.Groups, f.Issues, f.MergeRequests}
+	}), links: g.links, inTx: g.inTx}
 	return tools.Definition{
 		Name:  "save_note",
 		Title: "Save note",
@@ -57,9 +59,11 @@ func saveNote(g *gitlab) tools.Definition {
 // saveNoteStore is what save_note reads to find what it comments on (its
 // lookup target): the project or group, and the merge request or work
 // item there.
-type saveNoteStore interface {
-	workItemFinder
-	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+type saveNoteStore struct {
+	projectLookup
+	groupLookup
+	issueLoader
+	mrLoader
 }
 
 // saveNoteWriteStore is what save_note reads and writes in its
@@ -73,7 +77,7 @@ type saveNoteWriteStore interface {
 // saveNoteTool is save_note with what it needs: the store to look up and
 // its transactions to write in, and the links of its answer.
 type saveNoteTool struct {
-	store saveNoteStore // nil: no store (a catalog built without one)
+	store *saveNoteStore // nil: no store (a catalog built without one)
 	links links
 	inTx  InTx
 }
@@ -170,8 +174,8 @@ func (sn saveNoteTool) run(ctx context.Context, call *tools.Call, args saveNoteA
 	n := &models.Note{NoteableType: typ, NoteableID: id, ProjectID: t.pa.project.ID, AuthorID: u.ID,
 		Body: args.Body, Internal: args.Internal}
 	var res *tools.Result
-	err = sn.inTx(ctx, func(tx Store) error {
-		st := saveNoteWriteStore(tx)
+	err = sn.inTx(ctx, func(tx Families) error {
+		st := saveNoteWriteStore(tx.Notes)
 		if args.DiscussionID != "" {
 			start, err := st.FindDiscussionStart(ctx, bareDiscussionID(args.DiscussionID))
 			switch {

@@ -132,8 +132,8 @@ func (t savePipelineTool) run(ctx context.Context, call *tools.Call, args savePi
 		return nil, invalidf("name applies only to action update")
 	}
 	var res *tools.Result
-	err = t.inTx(ctx, func(tx Store) error {
-		st := savePipelineStore(tx)
+	err = t.inTx(ctx, func(tx Families) error {
+		st := savePipelineStore(tx.CI)
 		pa, err := targetProject(call)
 		if err != nil {
 			return err
@@ -210,8 +210,8 @@ func (t savePipelineTool) createPipeline(ctx context.Context, call *tools.Call, 
 		return nil, err
 	}
 	var res *tools.Result
-	err = t.inTx(ctx, func(tx Store) error {
-		st := savePipelineStore(tx)
+	err = t.inTx(ctx, func(tx Families) error {
+		st := savePipelineStore(tx.CI)
 		uid := u.ID
 		p := &models.Pipeline{ProjectID: pa.project.ID, Ref: ref, SHA: sha, Status: models.StatusCreated,
 			Source: "api", UserID: &uid, Variables: vars}

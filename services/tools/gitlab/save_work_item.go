@@ -15,7 +15,9 @@ import (
 // saveWorkItem is GitLab's save_work_item (GraphQL workItemCreate or
 // workItemUpdate; aliases create_work_item and update_work_item).
 func saveWorkItem(g *gitlab) tools.Definition {
-	sw := saveWorkItemTool{store: g.store, links: g.links, inTx: g.inTx}
+	sw := saveWorkItemTool{store: bind(g.store, func(f Families) saveWorkItemStore {
+		return saveWorkItemStore{f.Projects, f.Groups, f.Issues}
+	}), links: g.links, inTx: g.inTx}
 	strs := func(desc string) obj {
 		return withDesc(obj{"type": "array", "items": obj{"type": "string", "minLength": 1, "maxLength": maxTitleLength},
 			"maxItems": 100}, desc)
@@ -72,22 +74,32 @@ func saveWorkItem(g *gitlab) tools.Definition {
 // saveWorkItemStore is what save_work_item reads outside its
 // transaction: the project, group or work item it acts on (its lookup
 // target) and the work item types.
-type saveWorkItemStore interface {
-	workItemFinder
-	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+type saveWorkItemStore struct {
+	projectLookup
+	groupLookup
+	saveWorkItemIssues
+}
+
+// saveWorkItemIssues is what save_work_item reads of Issues first.
+type saveWorkItemIssues interface {
+	issueLoader
+	workItemTypeLister
 }
 
 // saveWorkItemWriteStore is what save_work_item reads and writes in its
 // transaction.
-type saveWorkItemWriteStore interface {
-	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
-	FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error)
-	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
-	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
-	FindUserByID(ctx context.Context, id int64) (*models.User, error)
-	ProjectAccessLevel(ctx context.Context, projectID, userID int64) (models.AccessLevel, error)
-	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
-	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
+type saveWorkItemWriteStore struct {
+	saveWorkItemWrites
+	userByID
+	roleReader
+}
+
+// saveWorkItemWrites is what save_work_item reads and writes of Issues in
+// its transaction.
+type saveWorkItemWrites interface {
+	labelFinder
+	milestoneFinder
+	parentFinder
 	CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error
 	UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error)
 }
@@ -95,7 +107,7 @@ type saveWorkItemWriteStore interface {
 // saveWorkItemTool is save_work_item with what it needs: the store to
 // look up and its transactions to write in, and the links of its answer.
 type saveWorkItemTool struct {
-	store saveWorkItemStore // nil: no store (a catalog built without one)
+	store *saveWorkItemStore // nil: no store (a catalog built without one)
 	links links
 	inTx  InTx
 }
@@ -322,8 +334,8 @@ func (sw saveWorkItemTool) createWorkItem(ctx context.Context, call *tools.Call,
 		i.Confidential = *args.Confidential
 	}
 	var saved *models.Issue
-	err = sw.inTx(ctx, func(tx Store) error {
-		st := saveWorkItemWriteStore(tx)
+	err = sw.inTx(ctx, func(tx Families) error {
+		st := saveWorkItemWriteStore{tx.Issues, tx.Users, tx.Groups}
 		labels, err := resolveLabels(ctx, st, pa.project, "label_ids", listArg(args.LabelIDs), listArg(args.Labels))
 		if err != nil {
 			return err
@@ -398,8 +410,8 @@ func (sw saveWorkItemTool) updateWorkItem(ctx context.Context, call *tools.Call,
 		return nil, nil, err
 	}
 	var saved *models.Issue
-	err = sw.inTx(ctx, func(tx Store) error {
-		st := saveWorkItemWriteStore(tx)
+	err = sw.inTx(ctx, func(tx Families) error {
+		st := saveWorkItemWriteStore{tx.Issues, tx.Users, tx.Groups}
 		var err error
 		if upd.AddLabels, err = resolveLabels(ctx, st, pa.project, "add_label_ids", listArg(args.AddLabelIDs), listArg(args.AddLabels)); err != nil {
 			return err

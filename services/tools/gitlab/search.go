@@ -20,7 +20,7 @@ var searchScopes = []string{"projects", "groups", "issues", "work_items", "merge
 // search is GitLab's search tool (alias gitlab_search): the search API at
 // instance, group or project level, chosen by group_id / project_id.
 func search(g *gitlab) tools.Definition {
-	t := searchTool{projects: g.store, hits: g.store, links: g.links, git: gitSearch{repos: g.repos, links: g.links}}
+	t := searchTool{projects: directoryOf(g.store), hits: bind(g.store, func(f Families) searchHitsStore { return searchHitsStore{f.Search, f.Issues, f.Notes} }), links: g.links, git: gitSearch{repos: g.repos, links: g.links}}
 	return tools.Definition{
 		Name:  "search",
 		Title: "Search GitLab",
@@ -61,16 +61,26 @@ func search(g *gitlab) tools.Definition {
 // the store's searches, and the code search of the project's repository.
 type searchTool struct {
 	projects projectStore // nil: no store (a catalog built without one)
-	hits     searchHitsStore
+	hits     *searchHitsStore
 	links    links
 	git      gitSearcher
 }
 
 // searchHitsStore is the store's searches search runs, each applying the
 // viewer's read rules in the query, and what renders their hits.
-type searchHitsStore interface {
+type searchHitsStore struct {
 	searchScopeStore
+	noteCountsOf
+	noteableIIDs
+}
+
+// noteCountsOf counts the public user notes of many noteables (Issues).
+type noteCountsOf interface {
 	CountUserNotesOf(ctx context.Context, typ models.NoteableType, noteableIDs []int64) (map[int64]int64, error)
+}
+
+// noteableIIDs maps noteable ids to their iids (Notes).
+type noteableIIDs interface {
 	NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error)
 }
 

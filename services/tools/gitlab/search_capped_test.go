@@ -12,12 +12,12 @@ import (
 // cappedStore answers SearchIssues with the store's page and the total a
 // search with more matches than models.SearchCountCap reports.
 type cappedStore struct {
-	gitlab.Store
+	gitlab.SearchFamily
 	total int64
 }
 
 func (s *cappedStore) SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error) {
-	is, _, err := s.Store.SearchIssues(ctx, q)
+	is, _, err := s.SearchFamily.SearchIssues(ctx, q)
 	return is, s.total, err
 }
 
@@ -25,7 +25,11 @@ func (s *cappedStore) SearchIssues(ctx context.Context, q models.SearchQuery) ([
 // and next_page follows what the store says is left.
 func TestSearch_cappedTotal(t *testing.T) {
 	capped := &cappedStore{}
-	w := newWorldWith(t, storetest.Open(t), func(ds gitlab.Store) gitlab.Store { capped.Store = ds; return capped })
+	w := newWorldWith(t, storetest.Open(t), func(f gitlab.Families) gitlab.Families {
+		capped.SearchFamily = f.Search
+		f.Search = capped
+		return f
+	})
 	for _, c := range []struct {
 		name     string
 		total    int64

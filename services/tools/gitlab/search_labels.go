@@ -16,7 +16,9 @@ const maxLabels = 100
 // searchLabels is GitLab's search_labels (version 0.2.0: search is a term
 // or up to 10 terms).
 func searchLabels(g *gitlab) tools.Definition {
-	t := searchLabelsTool{store: g.store}
+	t := searchLabelsTool{store: bind(g.store, func(f Families) searchLabelsStore {
+		return searchLabelsStore{f.Projects, f.Groups, f.Issues}
+	})}
 	return tools.Definition{
 		Name:  "search_labels",
 		Title: "Search labels",
@@ -41,15 +43,26 @@ func searchLabels(g *gitlab) tools.Definition {
 
 // searchLabelsStore is what search_labels reads: the project or group
 // named, a group's projects the caller may read, and their labels.
-type searchLabelsStore interface {
-	placeLookup
+type searchLabelsStore struct {
+	searchLabelsProjects
+	groupLookup
+	labelSearcher
+}
+
+// searchLabelsProjects is what search_labels reads of Projects.
+type searchLabelsProjects interface {
+	projectLookup
 	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+}
+
+// labelSearcher searches labels (Issues).
+type labelSearcher interface {
 	SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error)
 }
 
 // searchLabelsTool is search_labels with what it needs.
 type searchLabelsTool struct {
-	store searchLabelsStore // nil: no store (a catalog built without one)
+	store *searchLabelsStore // nil: no store (a catalog built without one)
 }
 
 type labelJSON struct {

@@ -28,8 +28,8 @@ const (
 // term-frequency fallback on the embedded SQLite store).
 func semanticSearch(g *gitlab) tools.Definition {
 	var t semanticSearchTool
-	if g.store != nil {
-		t = semanticSearchTool{store: g.store, index: g.index, links: g.links}
+	if !g.store.missing() {
+		t = semanticSearchTool{store: g.store.Search, index: g.index, links: g.links}
 	}
 	return tools.Definition{
 		Name:  "semantic_search",

@@ -5,75 +5,96 @@ import (
 	"io"
 
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/codeindex"
 	"gitlab.com/glmcp/glmcp/services/store"
 )
 
-// Store is every store method the GitLab tools use, declared here
-// (consumer side) by tool family; Families satisfies it. It is the binding
-// of Deps.Store and of a transaction (InTx), not what a tool sees: a tool's
-// registration function hands its value only the narrow interface the
-// tool declares (getUserStore, listProjectsStore, …), and a write tool
-// narrows the transaction's Store to its own write interface at once.
-type Store interface {
-	projectStore
-	issueStore
-	mergeRequestStore
-	pipelineStore
-	noteStore
-	searchStore
-	workItemStore
-	reviewStore
-	ciStore
-	vulnerabilityStore
-	coreStore
-	releaseStore
-	forkStore
-}
-
-// forkStore serves fork_repository.
-type forkStore interface {
-	CreateProject(ctx context.Context, p *models.Project) error
-	SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error
-	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
-}
-
-// releaseStore serves list_releases.
-type releaseStore interface {
-	ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error)
-}
-
-// Families is the data store's families put together as a Store: each
-// method a tool calls (tx.LoadIssue) is its family's (Issues.LoadIssue).
-// The code index family is there for the semantic search index
-// (codeindex.Store).
+// Families is the data store as the GitLab tools see it: one field per
+// family of services/store they use, each holding the interface of the
+// methods the tools call on that family (declared here, consumer side;
+// the store's *store.Issues, … satisfy them). It has no methods of its
+// own: nothing hands a tool the whole store. A tool's registration
+// function builds the tool's own need from the fields (a need served by
+// one family is an interface the field satisfies, get_user.go's
+// getUserStore from g.store.Users; one that spans families is a small
+// struct embedding one narrow interface per family, save_note.go's
+// saveNoteStore), and a write tool does the same with the transaction's
+// Families on the first line of fn. A test wraps one field to inject a
+// fault (helpers_test.go). The zero Families is no store: the tools fail
+// with a server error.
 type Families struct {
-	*store.Projects
-	*store.Groups
-	*store.Issues
-	*store.MergeRequests
-	*store.Notes
-	*store.CI
-	*store.Search
-	*store.Users
-	*store.Vulnerabilities
-	*store.Releases
-	*store.CodeIndex
+	Projects        ProjectFamily
+	Groups          GroupFamily
+	Issues          IssueFamily
+	MergeRequests   MergeRequestFamily
+	Notes           NoteFamily
+	CI              CIFamily
+	Search          SearchFamily
+	Users           UserFamily
+	Vulnerabilities VulnerabilityFamily
+	Releases        ReleaseFamily
+	// CodeIndex is what the semantic search index reads and writes
+	// (newGitlab builds a codeindex.Indexer over it when Deps.CodeIndex
+	// is nil); nil: none.
+	CodeIndex codeindex.Store
 }
 
-// InTx runs fn in one store transaction with a Store bound to it; fn's
-// error rolls the transaction back. Every write tool runs its checks and
-// writes through tx, so a failing call changes nothing. The tool narrows
-// tx to its own write interface on the first line of fn
-// (st := xWriteStore(tx)) and uses only that.
-type InTx func(ctx context.Context, fn func(tx Store) error) error
+// FamiliesOf returns st's families as the tools see them.
+func FamiliesOf(st *store.Store) Families {
+	return Families{Projects: st.Projects, Groups: st.Groups, Issues: st.Issues,
+		MergeRequests: st.MergeRequests, Notes: st.Notes, CI: st.CI, Search: st.Search, Users: st.Users,
+		Vulnerabilities: st.Vulnerabilities, Releases: st.Releases,
+		CodeIndex: codeIndexStore{CodeIndex: st.CodeIndex, projectByID: st.Projects}}
+}
 
-// projectStore resolves projects, groups, members and users (every tool).
-type projectStore interface {
+// missing reports a catalog built without a store (the zero Families).
+func (f Families) missing() bool { return f.Projects == nil }
+
+// codeIndexStore is codeindex.Store over the store: the index and the
+// project it is of.
+type codeIndexStore struct {
+	*store.CodeIndex
+	projectByID
+}
+
+// projectByID is the code index's project lookup.
+type projectByID interface {
+	FindProjectByID(ctx context.Context, id int64) (*models.Project, error)
+}
+
+// InTx runs fn in one store transaction with Families bound to it; fn's
+// error rolls the transaction back. Every write tool runs its checks and
+// writes through tx, so a failing call changes nothing. The tool builds
+// its own write need from tx on the first line of fn
+// (st := xWriteStore(tx.Notes), or a struct of tx's families) and uses
+// only that.
+type InTx func(ctx context.Context, fn func(tx Families) error) error
+
+// Transactions is the InTx of st: fn's Families are those of st's
+// transaction (Store.WithTx).
+func Transactions(st *store.Store) InTx {
+	return func(ctx context.Context, fn func(tx Families) error) error {
+		return st.WithTx(ctx, func(tx *store.Store) error { return fn(FamiliesOf(tx)) })
+	}
+}
+
+// ProjectFamily is what the tools call on store.Projects.
+type ProjectFamily interface {
 	// FindProjectWithRoleByID and FindProjectWithRoleByPath return a
 	// project with userID's effective role in it (direct or inherited from
 	// a group; models.NoAccess for a non-member), in one statement.
 	FindProjectWithRoleByID(ctx context.Context, id, userID int64) (*models.Project, models.AccessLevel, error)
 	FindProjectWithRoleByPath(ctx context.Context, pathWithNamespace string, userID int64) (*models.Project, models.AccessLevel, error)
+	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+	ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error)
+	CreateProject(ctx context.Context, p *models.Project) error
+	SetProjectDefaultBranch(ctx context.Context, id int64, branch string) error
+}
+
+// GroupFamily is what the tools call on store.Groups (groups and
+// memberships).
+type GroupFamily interface {
 	FindGroupByID(ctx context.Context, id int64) (*models.Group, error)
 	FindGroupByFullPath(ctx context.Context, fullPath string) (*models.Group, error)
 	// ProjectAccessLevel is userID's effective role in projectID, as
@@ -82,24 +103,22 @@ type projectStore interface {
 	// ProjectAccessLevels is ProjectAccessLevel for several users in one
 	// statement; a user without a role is missing from the map.
 	ProjectAccessLevels(ctx context.Context, projectID int64, userIDs []int64) (map[int64]models.AccessLevel, error)
-	FindUserByID(ctx context.Context, id int64) (*models.User, error)
-	FindUserByEmail(ctx context.Context, email string) (*models.User, error)
 	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
-	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
-	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
-}
-
-// coreStore serves the core toolset's listings. Each returns one page of
-// at most limit+1 rows (the extra row says more follow), ordered by id,
-// with the viewer's read rules applied in the query.
-type coreStore interface {
-	ListProjects(ctx context.Context, q models.ProjectQuery) ([]models.Project, error)
+	GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
 	ListGroups(ctx context.Context, q models.GroupQuery) ([]models.Group, error)
 	ListProjectMembers(ctx context.Context, projectID int64, inherited bool, query string, afterUserID int64, limit int) ([]models.Member, error)
 }
 
-// issueStore serves get_issue, create_issue and search_labels.
-type issueStore interface {
+// UserFamily is what the tools call on store.Users.
+type UserFamily interface {
+	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	FindUserByEmail(ctx context.Context, email string) (*models.User, error)
+	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+}
+
+// IssueFamily is what the tools call on store.Issues (issues, work items,
+// labels, milestones).
+type IssueFamily interface {
 	LoadIssue(ctx context.Context, projectID, iid int64) (*models.Issue, error)
 	// LoadIssueCountingNotes is LoadIssue with CountUserNotes of the
 	// issue, in one statement fewer.
@@ -116,10 +135,23 @@ type issueStore interface {
 	FindLabelsByName(ctx context.Context, projectID int64, names []string) ([]models.Label, error)
 	EnsureLabel(ctx context.Context, l *models.Label) error
 	SearchLabels(ctx context.Context, projectIDs []int64, terms []string, limit int) ([]models.Label, error)
+	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
+	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+	WorkItemParent(ctx context.Context, id int64) (*models.Issue, error)
+	WorkItemHasChildren(ctx context.Context, id int64) (bool, error)
+	FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error)
+	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
+	// CreateWorkItem, UpdateWorkItem and LinkWorkItems apply the
+	// hierarchy and link rules (models.ErrInvalidInput, ErrConflict).
+	CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error
+	UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error)
+	LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error
+	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
 }
 
-// mergeRequestStore serves the merge request tools.
-type mergeRequestStore interface {
+// MergeRequestFamily is what the tools call on store.MergeRequests.
+type MergeRequestFamily interface {
 	LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
 	MergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, int64, error)
 	LatestMergeRequestPipelines(ctx context.Context, mr *models.MergeRequest, shas []string, limit int) ([]models.Pipeline, error)
@@ -128,66 +160,6 @@ type mergeRequestStore interface {
 	LockMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
 	MergeMergeRequest(ctx context.Context, projectID, iid int64, m models.MergeRequestMerge) (*models.MergeRequest, error)
 	MergeRequestDiff(ctx context.Context, mrID int64) (*models.MergeRequestDiff, error)
-}
-
-// pipelineStore serves get_pipeline_jobs.
-type pipelineStore interface {
-	LoadPipeline(ctx context.Context, projectID, id int64) (*models.Pipeline, error)
-	PagePipelineJobs(ctx context.Context, pipelineID int64, limit, offset int) ([]models.CIJob, int64, error)
-}
-
-// noteStore serves the work item note tools and search.
-type noteStore interface {
-	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
-	FindDiscussionStart(ctx context.Context, id string) (*models.Note, error)
-	LoadNote(ctx context.Context, id int64) (*models.Note, error)
-	CreateNote(ctx context.Context, n *models.Note) error
-	NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error)
-}
-
-// searchStore serves search and semantic_code_search. Every method
-// applies the viewer's read permissions in the query itself.
-type searchStore interface {
-	searchScopeStore
-	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
-}
-
-// searchScopeStore is the store's search of each of search's scopes
-// that lives in the store (blobs and commits are git's).
-type searchScopeStore interface {
-	SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error)
-	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
-	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
-	SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error)
-	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
-	SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error)
-	SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error)
-	SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error)
-}
-
-// workItemStore serves the work item tools and list_wiki_pages.
-type workItemStore interface {
-	ListWorkItems(ctx context.Context, q models.WorkItemQuery) (*models.WorkItemPage, error)
-	ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
-	ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error)
-	WorkItemParent(ctx context.Context, id int64) (*models.Issue, error)
-	WorkItemHasChildren(ctx context.Context, id int64) (bool, error)
-	CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
-	// RelatedMergeRequests pages the project's merge requests whose title
-	// or description references #iid, by id after afterID.
-	RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error)
-	FindLabelsByID(ctx context.Context, projectID int64, ids []int64) ([]models.Label, error)
-	FindIssueByID(ctx context.Context, id int64) (*models.Issue, error)
-	// CreateWorkItem, UpdateWorkItem and LinkWorkItems apply the
-	// hierarchy and link rules (models.ErrInvalidInput, ErrConflict).
-	CreateWorkItem(ctx context.Context, i *models.Issue, parentID *int64) error
-	UpdateWorkItem(ctx context.Context, id int64, u models.WorkItemUpdate) (*models.Issue, error)
-	LinkWorkItems(ctx context.Context, source int64, targets []int64, t models.LinkType) error
-}
-
-// reviewStore serves list_merge_requests, save_merge_request and
-// save_merge_request_review.
-type reviewStore interface {
 	ListMergeRequests(ctx context.Context, q models.MergeRequestQuery) ([]models.MergeRequest, bool, error)
 	UpdateMergeRequest(ctx context.Context, projectID, iid int64, u models.MergeRequestUpdate) (*models.MergeRequest, error)
 	ApproveMergeRequest(ctx context.Context, mrID, userID int64) (bool, error)
@@ -195,13 +167,26 @@ type reviewStore interface {
 	MergeRequestApprovals(ctx context.Context, mrID int64) ([]models.Approval, error)
 	PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
 	ResolveDiscussion(ctx context.Context, mrID int64, id string, userID int64, resolved bool) ([]models.Note, error)
-	FindUserByUsername(ctx context.Context, username string) (*models.User, error)
-	FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
-	FindMilestoneByTitle(ctx context.Context, projectID int64, title string) (*models.Milestone, error)
+	// RelatedMergeRequests pages the project's merge requests whose title
+	// or description references #iid, by id after afterID.
+	RelatedMergeRequests(ctx context.Context, projectID, iid, afterID int64, limit int) ([]models.MergeRequest, bool, error)
 }
 
-// ciStore serves the ci toolset.
-type ciStore interface {
+// NoteFamily is what the tools call on store.Notes.
+type NoteFamily interface {
+	PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+	FindDiscussionStart(ctx context.Context, id string) (*models.Note, error)
+	LoadNote(ctx context.Context, id int64) (*models.Note, error)
+	CreateNote(ctx context.Context, n *models.Note) error
+	NoteableIIDs(ctx context.Context, typ models.NoteableType, ids []int64) (map[int64]int64, error)
+	CountNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+}
+
+// CIFamily is what the tools call on store.CI (pipelines, jobs,
+// artifacts).
+type CIFamily interface {
+	LoadPipeline(ctx context.Context, projectID, id int64) (*models.Pipeline, error)
+	PagePipelineJobs(ctx context.Context, pipelineID int64, limit, offset int) ([]models.CIJob, int64, error)
 	ListPipelines(ctx context.Context, q models.PipelineQuery) ([]models.Pipeline, bool, error)
 	PageJobs(ctx context.Context, q models.JobQuery) ([]models.CIJob, bool, error)
 	DownstreamPipelines(ctx context.Context, id, afterID int64, limit int) ([]models.Pipeline, bool, error)
@@ -219,8 +204,30 @@ type ciStore interface {
 	DeletePipeline(ctx context.Context, id int64) error
 }
 
-// vulnerabilityStore serves the code_security toolset.
-type vulnerabilityStore interface {
+// SearchFamily is what search and semantic_code_search call on
+// store.Search. Every method applies the viewer's read permissions in the
+// query itself.
+type SearchFamily interface {
+	searchScopeStore
+	SearchCode(ctx context.Context, q models.CodeSearchQuery) ([]models.CodeSearchHit, error)
+}
+
+// searchScopeStore is the store's search of each of search's scopes
+// that lives in the store (blobs and commits are git's).
+type searchScopeStore interface {
+	SearchProjects(ctx context.Context, q models.SearchQuery) ([]models.Project, int64, error)
+	SearchIssues(ctx context.Context, q models.SearchQuery) ([]models.Issue, int64, error)
+	SearchMergeRequests(ctx context.Context, q models.SearchQuery) ([]models.MergeRequest, int64, error)
+	SearchNotes(ctx context.Context, q models.SearchQuery) ([]models.Note, int64, error)
+	SearchUsers(ctx context.Context, q models.SearchQuery) ([]models.User, int64, error)
+	SearchGroups(ctx context.Context, q models.SearchQuery) ([]models.Group, int64, error)
+	SearchMilestones(ctx context.Context, q models.SearchQuery) ([]models.Milestone, int64, error)
+	SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]models.WikiPage, int64, error)
+}
+
+// VulnerabilityFamily is what the code_security toolset calls on
+// store.Vulnerabilities.
+type VulnerabilityFamily interface {
 	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
 	// VulnerabilityProjectID returns the project of vulnerability id, or
 	// models.ErrNotFound (where save_vulnerability writes, for the rules).
@@ -231,3 +238,109 @@ type vulnerabilityStore interface {
 	DefaultScanProfile(ctx context.Context, namespaceID int64, scanType string) (*models.ScanProfile, error)
 	AttachScanProfile(ctx context.Context, profileID int64, projectIDs []int64) (full []int64, err error)
 }
+
+// ReleaseFamily is what list_releases and list_wiki_pages call on
+// store.Releases.
+type ReleaseFamily interface {
+	ListReleases(ctx context.Context, q models.ReleaseQuery) ([]models.Release, bool, error)
+	ListWikiPages(ctx context.Context, projectID int64, afterSlug string, limit int) ([]models.WikiPage, error)
+}
+
+// projectStore resolves projects, groups, members and users (the target
+// lookups, lockdown, search's projects); directory satisfies it.
+type projectStore interface {
+	projectReads
+	groupRoles
+	userFinder
+}
+
+// directory is projectStore over the families: what many tools read
+// beside their own family.
+type directory struct {
+	projectReads
+	groupRoles
+	userFinder
+}
+
+// directoryOf is f's directory, or nil for the zero Families.
+func directoryOf(f Families) projectStore {
+	if f.missing() {
+		return nil
+	}
+	return directory{f.Projects, f.Groups, f.Users}
+}
+
+// projectReads is the Projects half of projectStore.
+type projectReads interface {
+	projectLookup
+	VisibleProjectIDs(ctx context.Context, viewer *models.User, groupPath string) ([]int64, error)
+	LoadProjects(ctx context.Context, ids []int64) ([]models.Project, error)
+}
+
+// groupRoles is the Groups part of projectStore: groups and roles.
+type groupRoles interface {
+	groupLookup
+	roleReader
+	projectRolesStore
+}
+
+// userFinder is the Users part of projectStore.
+type userFinder interface {
+	FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	FindUserByEmail(ctx context.Context, email string) (*models.User, error)
+}
+
+// bind is build(f), or nil for the zero Families (a catalog built without
+// a store): how a registration function makes a tool's store struct.
+func bind[S any](f Families, build func(Families) S) *S {
+	if f.missing() {
+		return nil
+	}
+	s := build(f)
+	return &s
+}
+
+// The one-family parts the store structs of several tools embed.
+type (
+	// groupAccess is a user's role in a group (Groups).
+	groupAccess interface {
+		GroupAccessLevel(ctx context.Context, groupID, userID int64) (models.AccessLevel, error)
+	}
+	// userByID finds a user (Users).
+	userByID interface {
+		FindUserByID(ctx context.Context, id int64) (*models.User, error)
+	}
+	// userByUsername finds a user by username (Users).
+	userByUsername interface {
+		FindUserByUsername(ctx context.Context, username string) (*models.User, error)
+	}
+	// mrLoader loads a merge request by project and iid (MergeRequests).
+	mrLoader interface {
+		LoadMergeRequest(ctx context.Context, projectID, iid int64) (*models.MergeRequest, error)
+	}
+	// notesPage pages a noteable's notes (Notes).
+	notesPage interface {
+		PageNotes(ctx context.Context, q models.NotePageQuery) (*models.NotePage, error)
+	}
+	// discussionsPage pages a merge request's discussions (MergeRequests).
+	discussionsPage interface {
+		PageDiscussions(ctx context.Context, q models.DiscussionPageQuery) ([]models.Discussion, bool, error)
+	}
+	// workItemTypeLister lists the work item types (Issues).
+	workItemTypeLister interface {
+		ListWorkItemTypes(ctx context.Context, edition models.Edition) ([]models.WorkItemType, error)
+	}
+	// memberRoles is a project's roles, one user's and several users'
+	// (Groups).
+	memberRoles interface {
+		roleReader
+		projectRolesStore
+	}
+	// mrResultIssues is what the merge request view reads of Issues
+	// (mrResultStore), with the labels a write ensures.
+	mrResultIssues interface {
+		labelEnsurer
+		CountUserNotes(ctx context.Context, typ models.NoteableType, noteableID int64, includeInternal bool) (int64, error)
+		FindMilestone(ctx context.Context, projectID, id int64) (*models.Milestone, error)
+	}
+)

@@ -42,7 +42,7 @@ func workItemTarget[A namesWorkItem](g *gitlab, ability access.Ability) *tools.T
 // the struct its run decodes (embedding mrRefArgs): the resolver and the
 // run share one decode.
 func mrRefTargetOf[A namesMRRef](g *gitlab) *tools.Target {
-	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{store: g.store,
+	return &tools.Target{Kind: tools.TargetMergeRequest, Ability: access.ReadMergeRequest, Resolver: mrRefResolver{store: g.targets,
 		args: func(call *tools.Call) (mrRefArgs, error) {
 			a, err := tools.Args[A](call)
 			return a.mrRef(), err
@@ -140,14 +140,14 @@ type projectResolver struct {
 }
 
 func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	if pr.g.store == nil {
+	if pr.g.store.missing() {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
 	field, ref, err := pr.name(call)
 	var pa *projectAccess
 	if err == nil {
-		pa, err = resolveProject(ctx, pr.g.store, u, field, ref)
+		pa, err = resolveProject(ctx, pr.g.store.Projects, u, field, ref)
 		if errors.Is(err, models.ErrNotFound) && pr.missing != nil {
 			err = pr.missing(string(ref))
 		}
@@ -190,7 +190,7 @@ type kindResolver struct {
 
 func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
 	g := kr.g
-	if g.store == nil {
+	if g.store.missing() {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
@@ -209,7 +209,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		var issue *models.Issue
 		if v, err = kr.args(call); err == nil {
 			a := v.(namesWorkItem).workItemRef()
-			pa, r.Group, issue, err = findWorkItem(ctx, g.store, g.base, u, &a)
+			pa, r.Group, issue, err = findWorkItem(ctx, g.targets, g.base, u, &a)
 		}
 		obj = issue
 		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, issue, pa.level) }
@@ -218,7 +218,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		var a issueRef
 		var found *foundIssue
 		if a, err = tools.Args[issueRef](call); err == nil {
-			pa, found, err = findIssue(ctx, g.store, u, &a)
+			pa, found, err = findIssue(ctx, g.targets, u, &a)
 		}
 		obj = found
 		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, found.issue, pa.level) }
@@ -229,7 +229,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		var mr *models.MergeRequest
 		if v, err = kr.args(call); err == nil {
 			a := v.(namesMergeRequest).mergeRequestRef()
-			pa, mr, err = findMergeRequest(ctx, g.store, u, &a)
+			pa, mr, err = findMergeRequest(ctx, g.targets, u, &a)
 		}
 		obj = mr
 		allowed = func() bool { return access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) }
@@ -240,7 +240,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		if err = decodeArg(call, "vulnerability_id", &id); err == nil {
 			// pa only when the caller may read the vulnerability: its
 			// project's rules are never shown to anyone else.
-			pa, obj, err = readableVulnerability(ctx, g.store, u, id)
+			pa, obj, err = readableVulnerability(ctx, g.targets, u, id)
 		}
 		allowed = func() bool { return access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) }
 		refused = func() error {
@@ -342,7 +342,7 @@ type lookupResolver struct {
 }
 
 func (lr lookupResolver) ResolveTarget(ctx context.Context, u *models.User, _ *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	if lr.g.store == nil {
+	if lr.g.store.missing() {
 		return nil, errNoStore
 	}
 	found, pa, grp, err := lr.find(ctx, u, call)
@@ -373,4 +373,35 @@ func lookedUp[T any](call *tools.Call) (T, error) {
 		return zero, fmt.Errorf("gitlab: tool %s: the resolved target is a %T, not a %T", call.Name, r.Object, zero)
 	}
 	return found, nil
+}
+
+// targetStore is what the Target resolvers read, built once with the
+// registration kit (gitlab.targets): the project or group an argument
+// names, the issue view, a merge request and a vulnerability.
+type targetStore struct {
+	projectLookup
+	groupLookup
+	targetIssues
+	mrLoader
+	vulnerabilityLoader
+}
+
+// targetIssues is what the resolvers read of Issues: a work item, the
+// issue view (findIssue).
+type targetIssues interface {
+	issueLoader
+	FindIssueView(ctx context.Context, projectID int64, path string, iid, userID int64) (v *models.IssueView, ok bool, err error)
+	LoadIssueCountingNotes(ctx context.Context, projectID, iid int64, includeInternal bool) (*models.Issue, int64, error)
+}
+
+// vulnerabilityLoader loads a vulnerability (Vulnerabilities).
+type vulnerabilityLoader interface {
+	LoadVulnerability(ctx context.Context, id int64) (*models.Vulnerability, error)
+}
+
+// targetStoreOf is f's targetStore, or nil for the zero Families.
+func targetStoreOf(f Families) *targetStore {
+	return bind(f, func(f Families) targetStore {
+		return targetStore{f.Projects, f.Groups, f.Issues, f.MergeRequests, f.Vulnerabilities}
+	})
 }
