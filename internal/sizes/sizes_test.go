@@ -19,7 +19,10 @@ import (
 // maxMethods bounds every type's method set: a type past it serves more
 // than one purpose and is split by what it serves (as store.Projects was
 // into Projects, Groups and Imports, and repository.Local's helpers into
-// refStore, objectIO and ancestry).
+// refStore, objectIO and ancestry). It has no exceptions: the last, the
+// GitLab tools' store binding (a struct embedding every store family and
+// the union of the tools' store interfaces), became gitlab.Families, a
+// struct of one field per family with no methods.
 const maxMethods = 40
 
 const module = "gitlab.com/glmcp/glmcp"

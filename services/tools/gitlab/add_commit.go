@@ -45,7 +45,7 @@ type addCommitJSON struct {
 // from.
 func addCommit(g *gitlab) tools.Definition {
 	var t addCommitTool
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t = addCommitTool{store: directoryOf(g.store), repo: newRepoOpener(g)}
 	}
 	props := repoProps("GitLab URL of the project. Provide this or project_id.", "ID or path of the project. Provide this or url.")

@@ -10,7 +10,7 @@ import (
 
 // createIssue is GitLab's create_issue: POST /projects/:id/issues.
 func createIssue(g *gitlab) tools.Definition {
-	ci := createIssueTool{links: g.links, inTx: g.inTx, hasStore: !g.store.missing()}
+	ci := createIssueTool{links: g.links, inTx: g.inTx, hasStore: !noStore(g.store)}
 	return tools.Definition{
 		Name:  "create_issue",
 		Title: "Create issue",

@@ -20,7 +20,7 @@ import (
 // namespaces, so the target is always a group.
 func forkRepository(g *gitlab) tools.Definition {
 	var t forkRepositoryTool
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t = forkRepositoryTool{store: &forkRepositoryStore{directory{g.store.Projects, g.store.Groups, g.store.Users}, g.store.Groups}, repos: g.repos, links: g.links, inTx: g.inTx}
 	}
 	return tools.Definition{

@@ -44,7 +44,7 @@ type notesConnJSON struct {
 // optionally, its diff (stats or patch) or notes.
 func getCommit(g *gitlab) tools.Definition {
 	var t getCommitTool
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t = getCommitTool{users: g.store.Users, repo: newRepoOpener(g), cursors: g.cursors}
 	}
 	props := repoProps("GitLab URL of the commit. Provide this, or project_id and commit_sha.",

@@ -20,7 +20,7 @@ func getMergeRequest(g *gitlab) tools.Definition {
 	git := mrGitOf(g)
 	t := getMRTool{links: g.links, cursors: g.cursors, git: git, settler: mergeSettlerOf(g),
 		facets: mrFacetReader{links: g.links, git: git}}
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t.store = &getMRStore{g.store.Issues, g.store.Groups, g.store.Notes, g.store.MergeRequests}
 		t.facets.store = g.store.MergeRequests
 	}

@@ -13,7 +13,7 @@ import (
 // (GraphQL-backed: first/after, last/before).
 func getMergeRequestNotes(g *gitlab) tools.Definition {
 	t := mrNotesTool{links: g.links, cursors: g.cursors}
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t.store = notePagesOf(g.store)
 	}
 	return tools.Definition{

@@ -12,7 +12,7 @@ import (
 // pipelines.
 func getMergeRequestPipelines(g *gitlab) tools.Definition {
 	t := mrPipelinesTool{links: g.links, git: mrGitOf(g)}
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t.store = g.store.MergeRequests
 	}
 	return tools.Definition{

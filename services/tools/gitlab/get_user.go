@@ -16,7 +16,7 @@ import (
 // *gitlab).
 func getUser(g *gitlab) tools.Definition {
 	var t getUserTool
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t = getUserTool{users: g.store.Users, base: g.base}
 	}
 	return tools.Definition{

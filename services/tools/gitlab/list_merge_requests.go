@@ -16,7 +16,7 @@ import (
 // first/after).
 func listMergeRequests(g *gitlab) tools.Definition {
 	t := listMRTool{links: g.links, cursors: g.cursors}
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t.store = &listMRStore{directory{g.store.Projects, g.store.Groups, g.store.Users}, g.store.Users, g.store.Issues, g.store.MergeRequests}
 	}
 	return tools.Definition{

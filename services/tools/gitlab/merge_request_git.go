@@ -34,7 +34,7 @@ type mrGit struct {
 // and store.
 func mrGitOf(g *gitlab) mrGit {
 	m := mrGit{repos: g.repos}
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		m.kept = g.store.MergeRequests
 	}
 	return m

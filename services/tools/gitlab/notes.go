@@ -166,7 +166,7 @@ type notePages struct {
 
 // notePagesOf is f's notePages, or nil for the zero Families.
 func notePagesOf(f Families) notePager {
-	if f.missing() {
+	if noStore(f) {
 		return nil
 	}
 	return notePages{f.Notes, f.Groups}

@@ -16,7 +16,7 @@ import (
 func saveMergeRequest(g *gitlab) tools.Definition {
 	git := mrGitOf(g)
 	t := saveMRTool{inTx: g.inTx, git: git, writer: mrWriter{inTx: g.inTx, links: g.links, git: git}}
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t.store = &saveMRStore{g.store.Issues, g.store.Users}
 	}
 	usernames := func(d string) obj {

@@ -28,7 +28,7 @@ const (
 // term-frequency fallback on the embedded SQLite store).
 func semanticSearch(g *gitlab) tools.Definition {
 	var t semanticSearchTool
-	if !g.store.missing() {
+	if !noStore(g.store) {
 		t = semanticSearchTool{store: g.store.Search, index: g.index, links: g.links}
 	}
 	return tools.Definition{

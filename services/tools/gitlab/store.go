@@ -47,8 +47,8 @@ func FamiliesOf(st *store.Store) Families {
 		CodeIndex: codeIndexStore{CodeIndex: st.CodeIndex, projectByID: st.Projects}}
 }
 
-// missing reports a catalog built without a store (the zero Families).
-func (f Families) missing() bool { return f.Projects == nil }
+// noStore reports a catalog built without a store (the zero Families).
+func noStore(f Families) bool { return f.Projects == nil }
 
 // codeIndexStore is codeindex.Store over the store: the index and the
 // project it is of.
@@ -264,7 +264,7 @@ type directory struct {
 
 // directoryOf is f's directory, or nil for the zero Families.
 func directoryOf(f Families) projectStore {
-	if f.missing() {
+	if noStore(f) {
 		return nil
 	}
 	return directory{f.Projects, f.Groups, f.Users}
@@ -293,7 +293,7 @@ type userFinder interface {
 // bind is build(f), or nil for the zero Families (a catalog built without
 // a store): how a registration function makes a tool's store struct.
 func bind[S any](f Families, build func(Families) S) *S {
-	if f.missing() {
+	if noStore(f) {
 		return nil
 	}
 	s := build(f)

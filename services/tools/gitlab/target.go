@@ -140,7 +140,7 @@ type projectResolver struct {
 }
 
 func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	if pr.g.store.missing() {
+	if noStore(pr.g.store) {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
@@ -190,7 +190,7 @@ type kindResolver struct {
 
 func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
 	g := kr.g
-	if g.store.missing() {
+	if noStore(g.store) {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
@@ -342,7 +342,7 @@ type lookupResolver struct {
 }
 
 func (lr lookupResolver) ResolveTarget(ctx context.Context, u *models.User, _ *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	if lr.g.store.missing() {
+	if noStore(lr.g.store) {
 		return nil, errNoStore
 	}
 	found, pa, grp, err := lr.find(ctx, u, call)
