@@ -175,7 +175,10 @@ func run(o opts) error {
 			"author_id": user(m), "created_at": at(m), "updated_at": at(m), "system": false, "type": "DiffNote",
 			"discussion_id": fmt.Sprintf("%040x", ids.note), "internal": false, "author": obj{"name": fmt.Sprintf("Gen User %d", user(m))},
 			"position": position})
-		rels["merge_requests"].add(obj{"id": 20000 + m, "iid": m, "title": fmt.Sprintf("Merge request %d", m),
+		// The title's colon ends the number, as an issue's does: "Merge
+		// request 42:" is one merge request of any project that has 42,
+		// where "Merge request 42" is also 420–429 and 4200–4299.
+		rels["merge_requests"].add(obj{"id": 20000 + m, "iid": m, "title": fmt.Sprintf("Merge request %d: add feature-%d.txt", m, m),
 			"description": strings.Repeat("Changes. ", 50), "state": state, "source_branch": fmt.Sprintf("feature-%d", m),
 			"target_branch": "main", "source_project_id": 1, "target_project_id": 1, "author_id": user(m),
 			"merge_status": "can_be_merged", "draft": m%10 == 0, "squash": false, "diff_head_sha": sha,

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -141,4 +143,85 @@ func importArchive(t *testing.T, s *store.Store, repos *gitrepo.Storage, file st
 		t.Fatalf("import: %v", err)
 	}
 	return sum
+}
+
+// Ensure the rare terms bench/store searches (its works.go) match the
+// same few records in a small and a larger archive: a merge request's
+// title ends its number with a colon, as an issue's does, so "Merge
+// request 42:" is one merge request where "Merge request 42" is also
+// 420–429 once the project has them.
+func TestGenerated_rareTermsMatchAsManyAtAnySize(t *testing.T) {
+	for _, o := range []opts{{issues: 1000, mrs: 50}, {issues: 7800, mrs: 430}} {
+		file := filepath.Join(t.TempDir(), "gen.tar.gz")
+		o.notes, o.pipelines, o.users, o.out = 5, 1, 3, file
+		if err := run(o); err != nil {
+			t.Fatal(err)
+		}
+		got := countMatches(t, file, "Issue 777:", "on Issue 777 —", "Merge request 42:", "Merge request 42")
+		want := map[string]int{"Issue 777:": 1, "on Issue 777 —": 5, "Merge request 42:": 1, "Merge request 42": 1}
+		if o.mrs >= 429 {
+			want["Merge request 42"] = 11
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%d issues, %d merge requests: records matching each term %v, want %v", o.issues, o.mrs, got, want)
+		}
+	}
+}
+
+// countMatches counts, per term, the issues and merge requests whose
+// title or description holds it and the notes whose body does, ignoring
+// case as ILIKE does.
+func countMatches(t *testing.T, file string, terms ...string) map[string]int {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	has := func(text string) {
+		for _, term := range terms {
+			if strings.Contains(strings.ToLower(text), strings.ToLower(term)) {
+				out[term]++
+			}
+		}
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Name != "./tree/project/issues.ndjson" && h.Name != "./tree/project/merge_requests.ndjson" {
+			continue
+		}
+		sc := bufio.NewScanner(tr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var rec struct {
+				Title, Description string
+				Notes              []struct {
+					Note string `json:"note"`
+				} `json:"notes"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				t.Fatal(err)
+			}
+			has(rec.Title + "\n" + rec.Description)
+			for _, n := range rec.Notes {
+				has(n.Note)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }

@@ -103,14 +103,35 @@ func (p *Proc) Memory() (rss, peak int64) {
 	return rss, peak
 }
 
-// Database is a fresh PostgreSQL database, dropped by Drop.
+// Database is a fresh PostgreSQL database, dropped by Drop, or a named
+// one kept for the next run (Keep).
 type Database struct {
 	Admin, Name, URL string
+	// Keep: Drop leaves the database alone (OpenDatabase).
+	Keep bool
+	// Existed: OpenDatabase found the database there already.
+	Existed bool
 }
 
 // CreateDatabase creates a database with a fresh name next to the one
 // adminURL names, which must be on loopback.
 func CreateDatabase(ctx context.Context, adminURL string) (*Database, error) {
+	return openDatabase(ctx, adminURL, "")
+}
+
+// OpenDatabase is the database name next to the one adminURL names (on
+// loopback), created when it is not there; Drop keeps it, so that a
+// benchmark's minutes of imports are paid once across runs. name must be
+// a plain identifier (letters, digits, underscores).
+func OpenDatabase(ctx context.Context, adminURL, name string) (*Database, error) {
+	if name == "" || strings.TrimLeft(strings.ToLower(name), "abcdefghijklmnopqrstuvwxyz0123456789_") != "" ||
+		name[0] >= '0' && name[0] <= '9' {
+		return nil, fmt.Errorf("database name %q: want letters, digits and underscores, not starting with a digit", name)
+	}
+	return openDatabase(ctx, adminURL, strings.ToLower(name))
+}
+
+func openDatabase(ctx context.Context, adminURL, name string) (*Database, error) {
 	u, err := url.Parse(adminURL)
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
@@ -125,17 +146,26 @@ func CreateDatabase(ctx context.Context, adminURL string) (*Database, error) {
 		return nil, fmt.Errorf("connect to %s: %w", u.Redacted(), err)
 	}
 	defer conn.Close(ctx)
-	name := "glmcp_bench_" + RandomHex(6)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return nil, fmt.Errorf("create database: %w", err)
+	d := &Database{Admin: adminURL, Name: name, Keep: name != ""}
+	if d.Name == "" {
+		d.Name = "glmcp_bench_" + RandomHex(6)
+	} else if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&d.Existed); err != nil {
+		return nil, fmt.Errorf("look up database %s: %w", name, err)
 	}
-	u.Path = "/" + name
-	return &Database{Admin: adminURL, Name: name, URL: u.String()}, nil
+	if !d.Existed {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+d.Name); err != nil {
+			return nil, fmt.Errorf("create database: %w", err)
+		}
+	}
+	u.Path = "/" + d.Name
+	d.URL = u.String()
+	return d, nil
 }
 
-// Drop drops the database (nil: nothing), reporting a failure on stderr.
+// Drop drops the database (nil or Keep: nothing), reporting a failure on
+// stderr.
 func (d *Database) Drop() {
-	if d == nil {
+	if d == nil || d.Keep {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -172,13 +202,19 @@ type Glmcp struct {
 	Proc     *Proc
 }
 
-// NewGlmcp configures bin for db (a fresh secret, rate limit off, JSON
-// logs) and migrates the database.
+// NewGlmcp configures bin for db (a fresh secret, or a fixed one for a
+// kept database; rate limit off, JSON logs) and migrates the database.
 func NewGlmcp(ctx context.Context, bin, dir string, db *Database) (*Glmcp, error) {
+	secret := "bench-" + RandomHex(24)
+	if db.Keep {
+		// A kept database refuses any secret but the one it was set up
+		// with: the same one on every run (a benchmark on loopback).
+		secret = "glmcp-bench-kept-" + db.Name + "-0123456789abcdef"
+	}
 	g := &Glmcp{Bin: bin, Dir: dir, Env: append(os.Environ(),
 		"GLMCP_DATABASE_URL="+db.URL,
 		"GLMCP_REPOSITORIES_PATH="+repositoriesUnder(dir),
-		"GLMCP_SECRET=bench-"+RandomHex(24),
+		"GLMCP_SECRET="+secret,
 		"GLMCP_RATE_LIMIT=0",
 		"GLMCP_LOG_FORMAT=json",
 	)}
@@ -298,6 +334,12 @@ type Workspace struct {
 // NewWorkspace builds ./cmd/glmcp of the repository at root into a new
 // temporary directory and creates a database next to adminURL's.
 func NewWorkspace(ctx context.Context, root, adminURL string) (*Workspace, error) {
+	return NewWorkspaceDB(ctx, root, adminURL, "")
+}
+
+// NewWorkspaceDB is NewWorkspace on the kept database dbName
+// (OpenDatabase), or on a fresh one when dbName is empty.
+func NewWorkspaceDB(ctx context.Context, root, adminURL, dbName string) (*Workspace, error) {
 	dir, err := os.MkdirTemp("", "glmcp-bench-")
 	if err != nil {
 		return nil, err
@@ -305,7 +347,11 @@ func NewWorkspace(ctx context.Context, root, adminURL string) (*Workspace, error
 	w := &Workspace{Dir: dir}
 	fmt.Fprintln(os.Stderr, "# building glmcp")
 	if w.Bin, err = BuildGlmcp(ctx, root, dir); err == nil {
-		w.DB, err = CreateDatabase(ctx, adminURL)
+		if dbName == "" {
+			w.DB, err = CreateDatabase(ctx, adminURL)
+		} else {
+			w.DB, err = OpenDatabase(ctx, adminURL, dbName)
+		}
 	}
 	if err != nil {
 		w.Close()
@@ -314,7 +360,7 @@ func NewWorkspace(ctx context.Context, root, adminURL string) (*Workspace, error
 	return w, nil
 }
 
-// Close drops the database and removes the directory.
+// Close drops the database (unless kept) and removes the directory.
 func (w *Workspace) Close() {
 	w.DB.Drop()
 	_ = os.RemoveAll(w.Dir)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"gitlab.com/glmcp/glmcp/bench/harness"
 )
@@ -75,11 +78,23 @@ type report struct {
 func bench(ctx context.Context, o options) error {
 	r := &report{o: o, small: sizeOf(o.small, o.notes), large: sizeOf(o.large, o.notes), gen: map[string]timed{},
 		imports: map[string]timed{}, sqliteImports: map[string]timed{}, began: time.Now(), loadStart: harness.LoadAverage()}
-	ws, err := harness.NewWorkspace(ctx, o.root, o.dbURL)
+	ws, err := harness.NewWorkspaceDB(ctx, o.root, o.dbURL, o.database)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
+	reuse := false
+	if ws.DB.Existed {
+		if reuse, err = holdsProjects(ctx, ws.DB.URL, map[string]int{smallPath: o.small, largePath: o.large}); err != nil {
+			return err
+		}
+		if reuse {
+			say("database %s kept from an earlier run: its projects are reused, nothing is imported", ws.DB.Name)
+		}
+	}
+	if reuse && !o.sqlite {
+		return benchRest(ctx, ws, nil, r, reuse)
+	}
 	gen := filepath.Join(ws.Dir, "genexport")
 	build := exec.CommandContext(ctx, "go", "build", "-o", gen, "./bench/genexport")
 	build.Dir, build.Stdout, build.Stderr = o.root, os.Stderr, os.Stderr
@@ -102,8 +117,15 @@ func bench(ctx context.Context, o options) error {
 		r.gen[p.path], archives[p.path] = t, file
 	}
 
+	return benchRest(ctx, ws, archives, r, reuse)
+}
+
+// benchRest runs the PostgreSQL part (on the database's projects as they
+// are when reuse is set), then the SQLite part, and prints the report.
+func benchRest(ctx context.Context, ws *harness.Workspace, archives map[string]string, r *report, reuse bool) error {
+	o := r.o
 	if o.postgres {
-		if err := benchPostgres(ctx, ws, archives, r); err != nil {
+		if err := benchPostgres(ctx, ws, archives, r, reuse); err != nil {
 			return err
 		}
 	}
@@ -118,7 +140,7 @@ func bench(ctx context.Context, o options) error {
 
 // benchPostgres imports both archives into the workspace's PostgreSQL
 // database and measures every work there, then the concurrent searches.
-func benchPostgres(ctx context.Context, ws *harness.Workspace, archives map[string]string, r *report) error {
+func benchPostgres(ctx context.Context, ws *harness.Workspace, archives map[string]string, r *report, reuse bool) error {
 	o := r.o
 	say("database %s: migrate, users create, tokens create", ws.DB.Name)
 	g, err := harness.NewGlmcp(ctx, ws.Bin, ws.Dir, ws.DB)
@@ -126,7 +148,13 @@ func benchPostgres(ctx context.Context, ws *harness.Workspace, archives map[stri
 		return err
 	}
 	g.Env = append(g.Env, "GLMCP_DEMO=false")
-	c, err := prepare(ctx, g, archives, r.imports)
+	var c *client
+	if reuse {
+		token, terr := g.Token(ctx, "bench", "api,mcp")
+		c, err = &client{token: token}, terr
+	} else {
+		c, err = prepare(ctx, g, archives, r.imports)
+	}
 	if err != nil {
 		return err
 	}
@@ -157,6 +185,57 @@ func benchPostgres(ctx context.Context, ws *harness.Workspace, archives map[stri
 	r.serveRSS, r.servePeak = g.Proc.Memory()
 	g.Proc.Stop()
 	return nil
+}
+
+// holdsProjects reports whether the database at dbURL holds every project
+// of want (path → issues) with that many issues, as an earlier run left
+// it: false when it holds none of them (a database just created), an
+// error when it holds other sizes or only some.
+func holdsProjects(ctx context.Context, dbURL string, want map[string]int) (bool, error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass('projects') IS NOT NULL").Scan(&exists); err != nil || !exists {
+		return false, err
+	}
+	rows, err := conn.Query(ctx, `SELECT p.path_with_namespace, (SELECT count(*) FROM issues i WHERE i.project_id = p.id)
+		FROM projects p WHERE p.path_with_namespace = ANY($1)`, slices.Collect(maps.Keys(want)))
+	if err != nil {
+		return false, err
+	}
+	got := map[string]int{}
+	for rows.Next() {
+		var path string
+		var n int
+		if err := rows.Scan(&path, &n); err != nil {
+			return false, err
+		}
+		got[path] = n
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	if len(got) == 0 {
+		return false, nil
+	}
+	if !maps.Equal(got, want) {
+		return false, fmt.Errorf("the kept database holds %v issues, these flags want %v: drop it or name another", got, want)
+	}
+	// Archives of an older bench/genexport titled merge requests
+	// "Merge request N", in which rareMR is not rare.
+	var current int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM merge_requests m JOIN projects p ON p.id = m.project_id
+		WHERE p.path_with_namespace = ANY($1) AND m.iid = 1 AND m.title LIKE 'Merge request 1:%'`,
+		slices.Collect(maps.Keys(want))).Scan(&current); err != nil {
+		return false, err
+	}
+	if current != len(want) {
+		return false, fmt.Errorf("the kept database holds archives of an older bench/genexport (merge requests titled without the colon that makes %q rare): drop it or name another", rareMR)
+	}
+	return true, nil
 }
 
 // prepare creates the benchmark's user and token and imports the

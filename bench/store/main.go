@@ -16,6 +16,9 @@
 //   - imports the same archives into an embedded SQLite store and times a
 //     list page and a search there.
 //
+// With -database NAME the PostgreSQL database is kept for the next run,
+// which reuses its two projects instead of importing them again.
+//
 // Every answer is checked (a 200 with a result, items where items are
 // expected) before it is timed.
 package main
@@ -47,6 +50,7 @@ type options struct {
 	postgres     bool
 	sqlite       bool
 	only         string
+	database     string
 }
 
 func run() error {
@@ -62,6 +66,7 @@ func run() error {
 	flag.BoolVar(&o.postgres, "postgres", true, "import both projects into one PostgreSQL store and measure every read and search tool there, then the concurrent searches")
 	flag.BoolVar(&o.sqlite, "sqlite", true, "also import both projects into the embedded SQLite store and time a list page and a search there")
 	flag.StringVar(&o.only, "only", "", "measure only the calls whose name contains this")
+	flag.StringVar(&o.database, "database", "", "PostgreSQL: use (create when absent) and keep this database instead of a fresh one; when it already holds both projects at these sizes (an earlier run with the same flags), the archives are not written and nothing is imported, so the large import is paid once")
 	flag.Parse()
 	if o.runs < 1 || o.small < 100 || o.large < o.small || o.notes < 1 || o.conns < 1 {
 		return errors.New("-runs and -conns must be positive, -small at least 100, -large at least -small, -notes at least 1")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"gitlab.com/glmcp/glmcp/bench/harness"
@@ -85,6 +86,15 @@ func printRows(w io.Writer, rows []row) {
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %.1f× | %s |\n", r.name, r.tool, dur(r.small), dur(r.large), r.ratio(), v)
 	}
 	fmt.Fprintf(w, "\n%d of %d within %.1f×.\n", pass, pass+fail, maxRatio)
+	var same []string
+	for _, r := range rows {
+		if r.matches > 0 {
+			same = append(same, fmt.Sprintf("%s %d", r.name, r.matches))
+		}
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(w, "\nRare terms, the same matches on both projects (items answered): %s.\n", strings.Join(same, ", "))
+	}
 }
 
 func oneLine(s string) string {

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,5 +47,42 @@ func TestMedianAndQuantile(t *testing.T) {
 	r.calls, r.fails, r.failure = 12, 1, "bench/large: HTTP 503"
 	if v := r.verdict(); v != "FAIL: 1 of 12 calls answered bench/large: HTTP 503" {
 		t.Errorf("verdict with a failed call = %q", v)
+	}
+}
+
+// Ensure a rare term's row is refused when the projects answer different
+// matches (1 against 111 compared a one-row page with a full one and its
+// count), and reports its matches when they agree.
+func TestMeasure_sameMatches(t *testing.T) {
+	for _, c := range []struct{ small, large int }{{1, 1}, {1, 3}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Params struct {
+					Arguments map[string]any `json:"arguments"`
+				} `json:"params"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			n := map[any]int{smallPath: c.small, largePath: c.large}[req.Params.Arguments["project_id"]]
+			items := make([]any, n)
+			for k := range items {
+				items[k] = map[string]any{"iid": k + 1}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1,
+				"result": map[string]any{"structuredContent": map[string]any{"items": items}}})
+		}))
+		cl := &client{addr: strings.TrimPrefix(srv.URL, "http://"), token: "t"}
+		r := measure(cl, work{name: "search x (rare)", tool: "search", args: search("issues", "x"), items: "items", same: true}, 2)
+		srv.Close()
+		if c.small == c.large {
+			if r.err != nil || r.matches != c.small {
+				t.Errorf("%+v: err %v, matches %d", c, r.err, r.matches)
+			}
+		} else if r.err == nil || !strings.Contains(r.err.Error(), "not the same answer: 1 items on bench/small, 3 on bench/large") {
+			t.Errorf("%+v: err %v, want not the same answer", c, r.err)
+		}
 	}
 }

@@ -21,6 +21,9 @@ type work struct {
 	// single: the call does not name a project (an instance search); it
 	// is measured as the large one only.
 	single bool
+	// same: a rare term, whose answer must hold as many items on both
+	// projects (the same matches), or the row compares different work.
+	same bool
 	// prep is why the work could not be prepared (it is then reported,
 	// not measured).
 	prep error
@@ -35,6 +38,8 @@ type row struct {
 	calls, fails int
 	failure      string // the first failed answer
 	err          error
+	// matches: a same work's items, as many on both projects.
+	matches int
 }
 
 func (r row) ratio() float64 { return float64(r.large) / float64(max(1, r.small)) }
@@ -68,6 +73,7 @@ func measure(c *client, w work, runs int) row {
 		projects = []string{largePath}
 	}
 	times := map[string][]time.Duration{}
+	items := map[string]int{} // the first answer's, by project
 	for k := 0; k <= runs; k++ {
 		for _, p := range projects {
 			a, err := c.call(w.tool, w.args(p))
@@ -80,8 +86,11 @@ func measure(c *client, w work, runs int) row {
 			if !a.ok() {
 				failure = a.text
 			} else if w.items != "" {
-				if l, _ := dig(a.result, w.items).([]any); len(l) == 0 {
+				l, _ := dig(a.result, w.items).([]any)
+				if len(l) == 0 {
 					failure = "no " + w.items
+				} else if _, seen := items[p]; !seen {
+					items[p] = len(l)
 				}
 			}
 			if failure != "" {
@@ -101,8 +110,20 @@ func measure(c *client, w work, runs int) row {
 	}
 	if r.large == 0 || (!w.single && r.small == 0) {
 		r.err = fmt.Errorf("no answer to time: %d of %d calls answered %s", r.fails, r.calls, r.failure)
+	} else if w.same {
+		r.matches = items[largePath]
+		if items[smallPath] != items[largePath] {
+			r.err = sameErr(w, items)
+		}
 	}
 	return r
+}
+
+// sameErr is a rare term's row whose projects answered different
+// matches: its times would compare different work.
+func sameErr(w work, items map[string]int) error {
+	return fmt.Errorf("not the same answer: %d %s on %s, %d on %s; a rare term must match as many records in both projects",
+		items[smallPath], w.items, smallPath, items[largePath], largePath)
 }
 
 func median(d []time.Duration) time.Duration {
@@ -117,17 +138,22 @@ func median(d []time.Duration) time.Duration {
 // Search terms of the generated projects (bench/genexport): an issue's
 // title is "Issue N: something to do", its description "Description of
 // issue N. " forty times, its notes "Comment K on Issue N — …Some
-// discussion text…"; a merge request's title "Merge request N", its
-// description "Changes. " fifty times; milestones "Milestone 1" to 5.
+// discussion text…"; a merge request's title "Merge request N: add
+// feature-N.txt", its description "Changes. " fifty times; milestones
+// "Milestone 1" to 5. A rare term matches the same few records in both
+// projects whatever their sizes (the colon or the dash ends the number:
+// "Merge request 42" without it is 1 of the small project's 50 merge
+// requests and 111 of the large one's 5,000, a row that compared a
+// one-row answer with a full page and its count); measure checks it.
 const (
-	rareIssue   = "Issue 777:"      // one issue's title, in both projects
-	commonIssue = "something"       // every issue
-	rareNote    = "on Issue 777 —"  // that issue's notes
-	commonNote  = "discussion text" // every note
-	rareMR      = "Merge request 42"
-	commonMR    = "Changes"
-	iid         = 777 // an issue both projects have
-	mrIID       = 42  // a merge request both have
+	rareIssue   = "Issue 777:"        // one issue's title, in both projects
+	commonIssue = "something"         // every issue
+	rareNote    = "on Issue 777 —"    // that issue's 5 notes
+	commonNote  = "discussion text"   // every note
+	rareMR      = "Merge request 42:" // one merge request's title
+	commonMR    = "Changes"           // every merge request
+	iid         = 777                 // an issue both projects have
+	mrIID       = 42                  // a merge request both have
 )
 
 func projectArg(key string, extra map[string]any) func(string) map[string]any {
@@ -201,14 +227,14 @@ func prepareWorks(c *client) []work {
 			return map[string]any{"project_id": p, "assignee_usernames": []string{fmt.Sprintf("gen-user-3_placeholder_%d", n)},
 				"label_name": []string{"feature"}}
 		}, items: "work_items"},
-		{name: "list_work_items search (rare)", tool: "list_work_items", args: projectArg("project_id", map[string]any{"search": rareIssue}), items: "work_items"},
+		{name: "list_work_items search (rare)", tool: "list_work_items", args: projectArg("project_id", map[string]any{"search": rareIssue}), items: "work_items", same: true},
 		{name: "list_work_items search (common)", tool: "list_work_items", args: projectArg("project_id", map[string]any{"search": commonIssue}), items: "work_items"},
 		{name: "get_merge_request", tool: "get_merge_request", args: projectArg("project_id", map[string]any{"merge_request_iid": mrIID})},
 		{name: "get_merge_request_notes", tool: "get_merge_request_notes", args: projectArg("project_id", map[string]any{"merge_request_iid": mrIID})},
 		{name: "list_merge_requests first page", tool: "list_merge_requests", args: projectArg("project_id", nil), items: "nodes"},
 		{name: "list_merge_requests state opened", tool: "list_merge_requests", args: projectArg("project_id", map[string]any{"state": "opened"}), items: "nodes"},
 		{name: "list_merge_requests label", tool: "list_merge_requests", args: projectArg("project_id", map[string]any{"labels": "bug"}), items: "nodes"},
-		{name: "list_merge_requests search", tool: "list_merge_requests", args: projectArg("project_id", map[string]any{"search": rareMR}), items: "nodes"},
+		{name: "list_merge_requests search", tool: "list_merge_requests", args: projectArg("project_id", map[string]any{"search": rareMR}), items: "nodes", same: true},
 		{name: "list_pipelines", tool: "list_pipelines", args: projectArg("id", nil), items: "items"},
 		{name: "get_pipeline", tool: "get_pipeline", args: func(p string) map[string]any {
 			return map[string]any{"id": p, "pipeline_id": pipelines[p]}
@@ -219,15 +245,15 @@ func prepareWorks(c *client) []work {
 		{name: "get_merge_request_pipelines", tool: "get_merge_request_pipelines", args: projectArg("id", map[string]any{"merge_request_iid": mrIID})},
 		{name: "list_project_members", tool: "list_project_members", args: projectArg("project_id", nil)},
 		{name: "search_labels", tool: "search_labels", args: projectArg("full_path", map[string]any{"is_project": true}), items: "items"},
-		{name: "search issues (rare)", tool: "search", args: search("issues", rareIssue), items: "items"},
+		{name: "search issues (rare)", tool: "search", args: search("issues", rareIssue), items: "items", same: true},
 		{name: "search issues (common)", tool: "search", args: search("issues", commonIssue), items: "items"},
 		{name: "search issues, title only (rare)", tool: "search", args: projectArg("project_id",
-			map[string]any{"scope": "issues", "search": rareIssue, "fields": []string{"title"}}), items: "items"},
+			map[string]any{"scope": "issues", "search": rareIssue, "fields": []string{"title"}}), items: "items", same: true},
 		{name: "search issues page 5 (common)", tool: "search", args: projectArg("project_id",
 			map[string]any{"scope": "issues", "search": commonIssue, "page": 5}), items: "items"},
-		{name: "search merge_requests (rare)", tool: "search", args: search("merge_requests", rareMR), items: "items"},
+		{name: "search merge_requests (rare)", tool: "search", args: search("merge_requests", rareMR), items: "items", same: true},
 		{name: "search merge_requests (common)", tool: "search", args: search("merge_requests", commonMR), items: "items"},
-		{name: "search notes (rare)", tool: "search", args: search("notes", rareNote), items: "items"},
+		{name: "search notes (rare)", tool: "search", args: search("notes", rareNote), items: "items", same: true},
 		{name: "search notes (common)", tool: "search", args: search("notes", commonNote), items: "items"},
 		{name: "search milestones", tool: "search", args: search("milestones", "Milestone 3"), items: "items"},
 		{name: "search users", tool: "search", args: search("users", "gen")},

@@ -23,3 +23,10 @@ func SetFTSSelectiveDocs(n int64) func() {
 
 // FTSSelective is ftsSelective on s's database.
 func FTSSelective(s *Store, table, term string) bool { return ftsSelective(s.DB(), table, term) }
+
+// PGFewMatches is pgFewMatches for the merge requests of project matching
+// term (title or description), on s's database.
+func PGFewMatches(ctx context.Context, s *Store, projectID int64, term string) bool {
+	db := s.conn(ctx).Model(&models.MergeRequest{}).Where("merge_requests.project_id IN ?", []int64{projectID})
+	return pgFewMatches(matchAny(db, term, "merge_requests.title", "merge_requests.description"))
+}

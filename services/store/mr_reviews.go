@@ -47,7 +47,14 @@ func (s *MergeRequests) ListMergeRequests(ctx context.Context, q models.MergeReq
 	if q.BeforeID > 0 {
 		db = db.Where("merge_requests.id < ?", q.BeforeID)
 	}
-	if err := db.Preload("Author").Order("merge_requests.id DESC").Limit(q.Limit + 1).Find(&out).Error; err != nil {
+	order := "merge_requests.id DESC"
+	if strings.TrimSpace(q.Search) != "" && pgFewMatches(db) {
+		// Few matches: the trigram indexes find them and a sort orders
+		// them (id + 0 is the id, in an order no index gives), instead of
+		// a walk of the newest rows testing each one (pgFewMatches).
+		order = "merge_requests.id + 0 DESC"
+	}
+	if err := db.Preload("Author").Order(order).Limit(q.Limit + 1).Find(&out).Error; err != nil {
 		return nil, false, fmt.Errorf("list merge requests: %w", translate(err))
 	}
 	more := len(out) > q.Limit

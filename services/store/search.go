@@ -340,7 +340,9 @@ func textColumns(table string, titleOnly bool) []string {
 }
 
 // page loads q's page of db's matches ordered by creation time (then id,
-// the same direction) into dst, with load (when not nil) adding preloads
+// the same direction; on PostgreSQL, when the planner expects few
+// matches of a search term, in a form that makes it read them through
+// the trigram indexes and sort them: pgFewMatches) into dst, with load (when not nil) adding preloads
 // to the page query only, and returns the total number of matches: exact
 // up to models.SearchCountCap; past it, a number above the cap that is
 // larger than the end of the page exactly when a next page exists (see
@@ -364,7 +366,15 @@ func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*g
 	if load != nil {
 		find = load(find)
 	}
-	err := find.Order(table + ".created_at" + dir + ", " + table + ".id" + dir).
+	created := table + ".created_at"
+	if _, indexed := ftsIndexed[table]; indexed && strings.TrimSpace(q.Term) != "" && pgFewMatches(db) {
+		// Few matches (by the planner's estimate): the trigram indexes
+		// find them and a sort orders them, rather than a walk of the
+		// project's newest rows (created_at + 0 s is created_at, in an
+		// order no index gives; see pgFewMatches).
+		created = "(" + created + " + interval '0 second')"
+	}
+	err := find.Order(created + dir + ", " + table + ".id" + dir).
 		Limit(q.Limit + 1).Offset(q.Offset).Find(dst).Error
 	if err != nil {
 		return 0, translate(err)
