@@ -259,9 +259,19 @@ var (
 
 // cliBinary builds cmd/glmcp once per test binary and returns its path.
 // Builds left by earlier runs (older than an hour) are removed first.
+// GLMCP_SPEC_GLMCP_BINARY names one already built instead (scripts/test
+// builds it once for all its spec shards, which would otherwise each link
+// their own).
 func cliBinary(t testing.TB) string {
 	t.Helper()
 	cliOnce.Do(func() {
+		if p := os.Getenv("GLMCP_SPEC_GLMCP_BINARY"); p != "" {
+			if _, err := os.Stat(p); err != nil {
+				cliErr = errors.New("GLMCP_SPEC_GLMCP_BINARY: " + err.Error())
+			}
+			cliPath = p
+			return
+		}
 		stale, _ := filepath.Glob(filepath.Join(os.TempDir(), "glmcp-spec-cli-*"))
 		for _, d := range stale {
 			if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > time.Hour {

@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
+	"gitlab.com/glmcp/glmcp/services/tools"
 )
 
 // A seeded world is the demo world built once per configuration (store
@@ -94,6 +96,15 @@ func (w *seededWorld) build(base *app.Config, postgres bool, root string) error 
 		return fmt.Errorf("open the seeded world's store: %w", err)
 	}
 	w.tokens, err = app.SeedDemo(ctx, env)
+	if err == nil {
+		// The catalog synced as every server's start syncs it (app.New),
+		// so that a copy's start finds it up to date and writes nothing
+		// instead of inserting every tool: the same rows, written once.
+		var ts *tools.Service
+		if ts, err = app.NewToolService(&cfg, env, app.NewLogger(&cfg, io.Discard)); err == nil {
+			err = ts.Sync(ctx)
+		}
+	}
 	// Closed before anyone copies it: PostgreSQL copies a template only
 	// while nobody is connected to it, and SQLite's file is whole once
 	// its last connection is closed.
@@ -121,10 +132,80 @@ func (w *seededWorld) install(tb testing.TB, cfg *app.Config) (string, []app.Dem
 			}
 		}
 	}
-	if err := os.CopyFS(cfg.RepositoriesPath, os.DirFS(w.repos)); err != nil {
+	if err := copyRepositories(w.repos, cfg.RepositoriesPath); err != nil {
 		tb.Fatalf("copy the seeded world's repositories: %v", err)
 	}
 	return dsn, w.tokens
+}
+
+// copyRepositories copies the repositories under src into dst, as
+// os.CopyFS does, except that a git object file (a loose object under
+// objects/xx/ or a pack under objects/pack/) is hard-linked when it can be:
+// git and go-git never change one in place (they write a new file and
+// rename it, and delete it whole), so the copies may share them, and
+// linking them is most of what copying a seeded world cost a server start.
+// Everything else (refs, HEAD, config, packed-refs: rewritten in place by
+// go-git) is copied; so is an object when linking fails (dst on another
+// file system).
+func copyRepositories(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if rel == "." {
+				return os.MkdirAll(target, 0o777)
+			}
+			return os.Mkdir(target, 0o777) // its parent came first
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", path)
+		}
+		if isGitObjectFile(rel) && os.Link(path, target) == nil {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o666|info.Mode()&0o111)
+	})
+}
+
+// isGitObjectFile reports whether rel (a path inside the repositories
+// directory) is a loose object (objects/xx/<rest of the id>) or a pack's
+// file (objects/pack/pack-*) of some repository.
+func isGitObjectFile(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := 0; i+2 < len(parts); i++ {
+		if parts[i] != "objects" || i+3 != len(parts) {
+			continue
+		}
+		dir, name := parts[i+1], parts[i+2]
+		if dir == "pack" {
+			return strings.HasPrefix(name, "pack-")
+		}
+		return len(dir) == 2 && isHex(dir) && len(name) >= 38 && isHex(name)
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // copyFile copies src to dst; a missing src is not an error.

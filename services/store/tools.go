@@ -57,6 +57,59 @@ func (s *Tools) UpsertTool(ctx context.Context, t *models.Tool) error {
 
 var errNameRace = errors.New("tool name taken concurrently")
 
+// UnchangedTools reports, in one read of the catalog, which of ts the store
+// already holds exactly as UpsertTool would leave them: the same definition
+// (an operator's description kept), valid, and with its name and aliases
+// used by no other tool. Upserting one of those writes nothing, so a caller
+// syncing a whole catalog (every start) can skip them and upsert only the
+// rest: one query instead of a transaction and a read of every other tool
+// for each definition. ts are not modified.
+func (s *Tools) UnchangedTools(ctx context.Context, ts []*models.Tool) (map[string]bool, error) {
+	var rows []models.Tool
+	if err := s.conn(ctx).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	byName := make(map[string]*models.Tool, len(rows))
+	owners := map[string][]int64{} // name or alias → the tools using it
+	for i := range rows {
+		r := &rows[i]
+		byName[r.Name] = r
+		owners[r.Name] = append(owners[r.Name], r.ID)
+		for _, a := range r.Aliases {
+			owners[a] = append(owners[a], r.ID)
+		}
+	}
+	out := map[string]bool{}
+	for _, t := range ts {
+		c := *t
+		if normalizeTool(&c) != nil {
+			continue
+		}
+		existing := byName[c.Name]
+		if existing == nil {
+			continue
+		}
+		if existing.DescriptionCustomized {
+			c.Description = existing.Description
+		}
+		if !sameToolDefinition(existing, &c) {
+			continue
+		}
+		free := true
+		for _, n := range append([]string{c.Name}, c.Aliases...) {
+			for _, id := range owners[n] {
+				if id != existing.ID {
+					free = false
+				}
+			}
+		}
+		if free {
+			out[c.Name] = true
+		}
+	}
+	return out, nil
+}
+
 func (s *Tools) upsertTool(ctx context.Context, t *models.Tool) error {
 	var existing models.Tool
 	err := s.forUpdate(s.conn(ctx)).Where("name = ?", t.Name).Take(&existing).Error

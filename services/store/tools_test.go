@@ -239,3 +239,48 @@ func TestStore_CreateTools(t *testing.T) {
 		wantCatalogVersion(t, s, "after refused bulk creates", 2)
 	})
 }
+
+// Ensure UnchangedTools names exactly the definitions an UpsertTool would
+// leave as stored (so a sync may skip them): same definition by value, an
+// operator's description kept; never a new, changed or invalid one, and it
+// writes nothing.
+func TestStore_UnchangedTools(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		search := newTool("search")
+		search.Aliases = models.StringList{"gitlab_search"}
+		wantErr(t, "UpsertTool(search)", s.Tools.UpsertTool(ctx, search), nil)
+		wantErr(t, "UpsertTool(get_issue)", s.Tools.UpsertTool(ctx, newTool("get_issue")), nil)
+		wantErr(t, "UpsertTool(list_issues)", s.Tools.UpsertTool(ctx, newTool("list_issues")), nil)
+		wantErr(t, "UpdateToolDescription", s.Tools.UpdateToolDescription(ctx, "list_issues", "The operator's words."), nil)
+		wantCatalogVersion(t, s, "setup", 4)
+
+		same := newTool("search") // keys in another order: the same by value
+		same.Aliases = models.StringList{"gitlab_search"}
+		same.InputSchema = models.JSON(`{"required":["id","issue_iid"], "type":"object","properties":{"issue_iid":{"type":"integer"},"id":{"type":"string"}}}`)
+		changed := newTool("get_issue")
+		changed.Description = "Get a single issue, with its labels."
+		customized := newTool("list_issues") // the code's words; the operator's stay
+		invalid := newTool("get_issue")
+		invalid.Toolset = ""
+		stolen := newTool("get_issue") // an alias that is another tool's name
+		stolen.Aliases = models.StringList{"search"}
+		defs := []*models.Tool{same, changed, customized, invalid, stolen, newTool("brand_new")}
+		got, err := s.Tools.UnchangedTools(ctx, defs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{"search": true, "list_issues": true}
+		if len(got) != len(want) || !got["search"] || !got["list_issues"] {
+			t.Errorf("UnchangedTools = %v, want %v", got, want)
+		}
+		if invalid.Toolset != "" || customized.Description != "Get a single issue." || same.ID != 0 {
+			t.Errorf("UnchangedTools modified its arguments: %+v %+v %+v", invalid, customized, same)
+		}
+		wantCatalogVersion(t, s, "after UnchangedTools", 4)
+		// What it named, UpsertTool indeed leaves alone.
+		wantErr(t, "UpsertTool(same)", s.Tools.UpsertTool(ctx, same), nil)
+		wantErr(t, "UpsertTool(customized)", s.Tools.UpsertTool(ctx, customized), nil)
+		wantCatalogVersion(t, s, "after upserting the unchanged", 4)
+	})
+}

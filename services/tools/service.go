@@ -210,13 +210,38 @@ func (s *Service) Definitions() []*Definition {
 	return out
 }
 
+// unchangedTeller is a Store that tells in one read which definitions it
+// already holds unchanged (services/store's does: Tools.UnchangedTools).
+type unchangedTeller interface {
+	UnchangedTools(ctx context.Context, ts []*models.Tool) (map[string]bool, error)
+}
+
 // Sync writes the code-side definitions into the store (see Store.UpsertTool
-// for what an existing row keeps).
+// for what an existing row keeps). A store that can tell which definitions
+// it already holds unchanged is asked first, and only the others are
+// upserted: at a start on an up-to-date catalog, one query instead of a
+// transaction per tool (upserting those would write nothing).
 func (s *Service) Sync(ctx context.Context) error {
-	for _, d := range s.Definitions() {
+	defs := s.Definitions()
+	rows := make([]*models.Tool, len(defs))
+	for i, d := range defs {
 		m, err := d.Model()
 		if err != nil {
 			return err
+		}
+		rows[i] = m
+	}
+	var unchanged map[string]bool
+	if u, ok := s.store.(unchangedTeller); ok {
+		var err error
+		if unchanged, err = u.UnchangedTools(ctx, rows); err != nil {
+			return fmt.Errorf("sync tools: %w", err)
+		}
+	}
+	for i, d := range defs {
+		m := rows[i]
+		if unchanged[m.Name] {
+			continue
 		}
 		if err := s.store.UpsertTool(ctx, m); err != nil {
 			return fmt.Errorf("sync tool %q: %w", d.Name, err)
