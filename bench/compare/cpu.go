@@ -18,7 +18,8 @@ import (
 // nanoseconds; the backends are pg_stat_activity's rows of the
 // database, the meter's own left out) and the WAL the server wrote
 // (pg_current_wal_lsn; server-wide, so another database's writes on the
-// same server count too).
+// same server count too); and the load generator's own CPU time (this
+// process), which the servers share the machine with.
 type cpuMeter struct {
 	conn *pgx.Conn
 	name string
@@ -37,6 +38,7 @@ func (m *cpuMeter) close() { _ = m.conn.Close(context.Background()) }
 // cpuSnapshot is the counters at one moment.
 type cpuSnapshot struct {
 	proc     time.Duration
+	load     time.Duration // this process: the load generator
 	backends map[int]time.Duration
 	wal      int64
 }
@@ -45,6 +47,9 @@ func (m *cpuMeter) snapshot(ctx context.Context, pid int) (cpuSnapshot, error) {
 	s := cpuSnapshot{backends: map[int]time.Duration{}}
 	var err error
 	if s.proc, err = procCPU(pid); err != nil {
+		return s, err
+	}
+	if s.load, err = procCPU(os.Getpid()); err != nil {
 		return s, err
 	}
 	rows, err := m.conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", m.name)
@@ -74,6 +79,7 @@ func (m *cpuMeter) snapshot(ctx context.Context, pid int) (cpuSnapshot, error) {
 // cpuUse is a run's CPU time and WAL.
 type cpuUse struct {
 	proc, backends time.Duration
+	load           time.Duration // the load generator's (this process's)
 	wal            int64
 	elapsed        time.Duration // the window measured
 	err            error
@@ -82,7 +88,7 @@ type cpuUse struct {
 // diff is what was used between a and b; a backend that b lists and a
 // does not (opened during the run) counts from zero.
 func (a cpuSnapshot) diff(b cpuSnapshot) cpuUse {
-	u := cpuUse{proc: b.proc - a.proc, wal: b.wal - a.wal}
+	u := cpuUse{proc: b.proc - a.proc, load: b.load - a.load, wal: b.wal - a.wal}
 	for p, d := range b.backends {
 		u.backends += d - a.backends[p]
 	}
