@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,7 +88,8 @@ func TestAudit_insertListPrune(t *testing.T) {
 // of the database's backends from /proc/PID/schedstat, so not the wall
 // time a shared machine moves) and the WAL per row (wal-B/row,
 // pg_current_wal_lsn: server-wide, so another database's writes count
-// too). Linux and a PostgreSQL server on this machine only.
+// too), and this process's CPU time per row (go-cpu-ns/row: encoding and
+// sending the COPY). Linux and a PostgreSQL server on this machine only.
 //
 //	go test ./services/store -run '^$' -bench BenchmarkAuditInsert -benchtime 200x
 func BenchmarkAuditInsert(b *testing.B) {
@@ -110,7 +112,7 @@ func BenchmarkAuditInsert(b *testing.B) {
 		}
 	}
 	write(0) // the pool's connections and the COPY's statement description
-	cpu0, wal0 := backendsCPU(b, s), walLSN(b, s)
+	cpu0, wal0, self0 := backendsCPU(b, s), walLSN(b, s), selfCPU(b)
 	b.ResetTimer()
 	for k := range b.N {
 		write(k + 1)
@@ -119,6 +121,16 @@ func BenchmarkAuditInsert(b *testing.B) {
 	rows := float64(b.N * len(batch))
 	b.ReportMetric(float64(backendsCPU(b, s)-cpu0)/rows, "pg-cpu-ns/row")
 	b.ReportMetric(float64(walLSN(b, s)-wal0)/rows, "wal-B/row")
+	b.ReportMetric(float64(selfCPU(b)-self0)/rows, "go-cpu-ns/row")
+}
+
+// selfCPU is this process's user+system time (the writer's side).
+func selfCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // backendsCPU is the on-CPU time of the store's PostgreSQL backends.
