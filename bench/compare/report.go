@@ -163,6 +163,14 @@ func (r *report) print(w io.Writer, env reportEnv) {
 		off, ok2 := r.median(sc.name, srvPlain, allPerCall)
 		if ok1 && ok2 && on > 0 && off > 0 {
 			fmt.Fprintf(w, "\n%s: CPU time per call, sanitize+audit off / on: %.2f×  [≥ 0.95×]\n", sc.name, off/on)
+			ra, rb := r.runs[[2]string{sc.name, srvGlmcp}], r.runs[[2]string{sc.name, srvPlain}]
+			var each []string
+			for i := range min(len(ra), len(rb)) {
+				if v := allPerCall(ra[i]); v > 0 {
+					each = append(each, fmt.Sprintf("%.2f", allPerCall(rb[i])/v))
+				}
+			}
+			fmt.Fprintf(w, "  round by round %s\n", strings.Join(each, ", "))
 		}
 	}
 	var sess []float64
