@@ -160,3 +160,36 @@ func TestSafety_auditOff(t *testing.T) {
 		t.Errorf("audit events with GLMCP_AUDIT=false: %d, want 0", got)
 	}
 }
+
+// TestSafety_auditUnstorableText: a call whose tool name and argument name
+// hold a NUL (which PostgreSQL's text cannot) still leaves its event, with
+// U+FFFD in their place, and does not fail the batch of the calls around
+// it.
+func TestSafety_auditUnstorableText(t *testing.T) {
+	h := startServer(t)
+	for _, params := range []map[string]any{
+		{"name": "get_project", "arguments": map[string]any{"project_id": "gitlab-org/gitlab-mcp"}},
+		{"name": "get\x00project", "arguments": map[string]any{"project\x00id": "gitlab-org/gitlab-mcp"}},
+		{"name": "get_project", "arguments": map[string]any{"project_id": "gitlab-org/gitlab-mcp"}},
+	} {
+		req := h.request(t, context.Background(), call{User: "alice", Method: "tools/call", Params: params})
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	h.Server.BeginShutdown()
+	h.HTTP.Close()
+	h.Server.Stop()
+	events, err := h.Env.Store.Audit.ListAuditEvents(context.Background(), models.AuditFilter{Username: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 {
+		t.Fatalf("%d audit events, want 3: %+v", len(events), events)
+	}
+	if e := events[1]; e.Tool != "get\uFFFDproject" || e.ArgumentNames != "project\uFFFDid" {
+		t.Fatalf("the NUL call's event = %+v; want U+FFFD for the NULs", e)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -89,6 +90,10 @@ func (w *Writer) Record(e models.AuditEvent) {
 	e.CreatedAt = e.CreatedAt.UTC().Truncate(time.Microsecond)
 	if e.EventName == "" {
 		e.EventName = models.AuditEventToolInvoked
+	}
+	for _, f := range [...]*string{&e.EventName, &e.Username, &e.ClientName, &e.ClientVersion, &e.Tool, &e.Target,
+		&e.TargetType, &e.CorrelationID, &e.ArgumentNames} {
+		*f = clean(*f)
 	}
 	w.mu.Lock()
 	for !w.done && len(w.buf) >= w.opts.Queue {
@@ -188,6 +193,18 @@ func (w *Writer) prune(ctx context.Context) {
 	if n > 0 {
 		w.opts.Logger.Info("pruned audit events", "events", n)
 	}
+}
+
+// clean returns s storable as text in every store: PostgreSQL's text
+// holds no NUL byte and only valid UTF-8, and one row that breaks either
+// fails its whole batch, every other call's event in it too (a client
+// choosing a tool name or an argument name with a \u0000 would have
+// erased the trail). Either becomes U+FFFD.
+func clean(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // ArgumentNames returns the sorted, comma-joined names of args' members.

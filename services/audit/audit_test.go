@@ -62,3 +62,24 @@ func TestWriter_noneLost(t *testing.T) {
 		}
 	}
 }
+
+// TestWriter_clean: text a store cannot hold (a NUL byte, invalid UTF-8,
+// from a client's tool name, argument names or request id) is replaced
+// before it is queued, so it cannot fail a batch of other calls' events.
+func TestWriter_clean(t *testing.T) {
+	st := &fakeStore{}
+	w := New(st, Options{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	w.Record(models.AuditEvent{Tool: "get\x00issue", ArgumentNames: "a\x00,b", CorrelationID: "r\xff1", Target: "ok/ok", Outcome: models.AuditFailed})
+	cancel()
+	<-done
+	if len(st.events) != 1 {
+		t.Fatalf("%d events written; want 1", len(st.events))
+	}
+	e := st.events[0]
+	if e.Tool != "get\uFFFDissue" || e.ArgumentNames != "a\uFFFD,b" || e.CorrelationID != "r\uFFFD1" || e.Target != "ok/ok" {
+		t.Fatalf("event = %+v; want NUL and invalid bytes as U+FFFD, the rest as recorded", e)
+	}
+}

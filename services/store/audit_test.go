@@ -153,3 +153,15 @@ func backendsCPU(tb testing.TB, s *store.Store) time.Duration {
 func walLSN(tb testing.TB, s *store.Store) int64 {
 	return storetest.Int(tb, s, "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
 }
+
+// TestAudit_nulRejectedByPostgres documents why the audit writer cleans
+// the strings it queues (services/audit Record): PostgreSQL's text holds
+// no NUL byte, and a batch with one fails whole.
+func TestAudit_nulRejectedByPostgres(t *testing.T) {
+	s := storetest.OpenPostgres(t)
+	e := auditEvent("alice", time.Now(), 1)
+	e.Tool = "get\x00issue"
+	if err := s.Audit.InsertAuditEvents(context.Background(), []models.AuditEvent{auditEvent("bob", time.Now(), 0), e}); err == nil {
+		t.Fatal("a NUL in an audit event's text was written; the writer's cleaning is then not needed")
+	}
+}
