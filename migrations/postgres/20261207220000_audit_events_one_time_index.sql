@@ -19,7 +19,9 @@ ALTER TABLE audit_events DROP CONSTRAINT IF EXISTS audit_events_pkey;
 DROP INDEX CONCURRENTLY IF EXISTS index_audit_events_on_created_at;
 
 -- +goose Down
-CREATE INDEX CONCURRENTLY IF NOT EXISTS index_audit_events_on_created_at ON audit_events (created_at);
+-- Not CONCURRENTLY: ConcurrentIndexes (migrations.go) counts every index a
+-- file builds so, and this one is not there after Up.
+CREATE INDEX IF NOT EXISTS index_audit_events_on_created_at ON audit_events (created_at);
 ALTER TABLE audit_events ADD PRIMARY KEY (id);
 ALTER TABLE audit_events REPLICA IDENTITY DEFAULT;
 DROP INDEX CONCURRENTLY IF EXISTS index_audit_events_on_created_at_and_id;
