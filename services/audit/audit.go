@@ -7,6 +7,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sort"
 	"strings"
@@ -167,7 +168,10 @@ func (w *Writer) Run(ctx context.Context) {
 }
 
 // write inserts events, retrying a failed batch a few times (a store
-// blip must not lose the trail); what still fails is logged by count.
+// blip must not lose the trail); what still fails is logged by count. A
+// batch the store refuses as invalid (a row it cannot hold) is not
+// retried but halved until the row stands alone, so the others are
+// written.
 func (w *Writer) write(ctx context.Context, events []models.AuditEvent) {
 	var err error
 	for attempt := range 5 {
@@ -180,6 +184,15 @@ func (w *Writer) write(ctx context.Context, events []models.AuditEvent) {
 		if err == nil {
 			return
 		}
+		if errors.Is(err, models.ErrInvalidInput) {
+			break // the same rows fail the same way
+		}
+	}
+	if errors.Is(err, models.ErrInvalidInput) && len(events) > 1 {
+		h := len(events) / 2
+		w.write(ctx, events[:h])
+		w.write(ctx, events[h:])
+		return
 	}
 	w.opts.Logger.Error("audit events not written", "events", len(events), "error", err)
 }
