@@ -77,8 +77,12 @@ func TestAudit_insertListPrune(t *testing.T) {
 		if err != nil || n != 15 {
 			t.Fatalf("PruneAuditEvents = %d, %v; want 15", n, err)
 		}
-		if got := storetest.Int(t, s, "SELECT COUNT(*) FROM audit_events"); got != 15 {
-			t.Fatalf("%d events left; want 15", got)
+		if left, err := s.Audit.ListAuditEvents(ctx, models.AuditFilter{Limit: 100}); err != nil || len(left) != 15 ||
+			left[14].CorrelationID != "req-000015" || left[0].ID != all[0].ID || left[14].ID != all[14].ID {
+			t.Fatalf("%d events left, %v; want the newest 15, their ids kept", len(left), err)
+		}
+		if got := storetest.Int(t, s, "SELECT SUM(n) FROM audit_event_batches"); got != 15 {
+			t.Fatalf("%d events left in the batches' counts; want 15", got)
 		}
 	})
 }
