@@ -95,7 +95,8 @@ func TestAudit_insertListPrune(t *testing.T) {
 // the WAL per event (wal-B/row, pg_current_wal_lsn: server-wide, so
 // another database's writes count too), and this process's CPU time per
 // event (go-cpu-ns/row: encoding and sending the batch). The events'
-// request ids are random, as glmcp's are: they do not compress. Linux and a PostgreSQL server on this machine only.
+// request ids are random, as glmcp's are: they do not compress. Linux
+// and a PostgreSQL server on this machine only.
 //
 //	go test ./services/store -run '^$' -bench BenchmarkAuditInsert -benchtime 200x
 func BenchmarkAuditInsert(b *testing.B) {
