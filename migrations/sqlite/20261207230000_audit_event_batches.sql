@@ -4,8 +4,10 @@
 -- audit_events, a JSON array. SQLite has no arrays: usernames and targets
 -- are the batch's distinct values, each between two U+001F separators,
 -- which the reads match with instr() before decoding the events.
+-- AUTOINCREMENT: a pruned row's id (and so its events' ids) is never
+-- given again.
 CREATE TABLE audit_event_batches (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     first_at DATETIME NOT NULL,
     last_at DATETIME NOT NULL,
     n INTEGER NOT NULL,

@@ -88,6 +88,36 @@ func TestAudit_insertListPrune(t *testing.T) {
 	})
 }
 
+// TestAudit_idsNotReused: an event written after every older one was
+// pruned gets an id above theirs (a batch row's id is never given again).
+func TestAudit_idsNotReused(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 12, 7, 22, 0, 0, 0, time.UTC)
+		list := func() []models.AuditEvent {
+			t.Helper()
+			all, err := s.Audit.ListAuditEvents(ctx, models.AuditFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return all
+		}
+		if err := s.Audit.InsertAuditEvents(ctx, []models.AuditEvent{auditEvent("alice", t0, 1)}); err != nil {
+			t.Fatal(err)
+		}
+		first := list()[0].ID
+		if n, err := s.Audit.PruneAuditEvents(ctx, t0.Add(time.Hour)); err != nil || n != 1 {
+			t.Fatalf("prune = %d, %v; want 1", n, err)
+		}
+		if err := s.Audit.InsertAuditEvents(ctx, []models.AuditEvent{auditEvent("alice", t0.Add(2*time.Hour), 2)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := list(); len(got) != 1 || got[0].ID <= first {
+			t.Fatalf("after the prune: %+v; want one event with an id above %d", got, first)
+		}
+	})
+}
+
 // BenchmarkAuditInsert is the PostgreSQL server's CPU time per audit event
 // written in the writer's batches of 200 (pg-cpu-ns/row, a row being an
 // event: the on-CPU time of the database's backends from
