@@ -11,6 +11,11 @@ import (
 
 const searchIndexesVersion = 20261207160000
 
+// droppedLater are indexes built CONCURRENTLY whose table a later
+// migration drops: 20261207230000 replaces audit_events by
+// audit_event_batches.
+var droppedLater = map[string]bool{"index_audit_events_on_created_at_and_id": true}
+
 // The trigram indexes are built CONCURRENTLY; one an interrupted build left
 // INVALID is rebuilt by the next Up, whether or not its migration was
 // recorded, and REINDEX leftovers are dropped. Invalid indexes glmcp does
@@ -26,6 +31,9 @@ func TestPostgresInvalidIndexRebuilt(t *testing.T) {
 		t.Fatalf("ConcurrentIndexes() = %v, %v; want the trigram indexes", ours, err)
 	}
 	for _, name := range ours {
+		if droppedLater[name] {
+			continue
+		}
 		if valid, ok := indexValid(t, db, name); !ok || !valid {
 			t.Fatalf("index %s after Up: exists %v, valid %v", name, ok, valid)
 		}

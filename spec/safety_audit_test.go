@@ -12,6 +12,7 @@ import (
 
 	"gitlab.com/glmcp/glmcp/app"
 	"gitlab.com/glmcp/glmcp/models"
+	"gitlab.com/glmcp/glmcp/services/store"
 	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
@@ -74,12 +75,20 @@ func TestSafety_auditEvents(t *testing.T) {
 	h.HTTP.Close()
 	h.Server.Stop()
 	st := h.Env.Store
-	if got := storetest.Int(t, st, "SELECT COUNT(*) FROM audit_events"); got != n {
+	if got := auditEventCount(t, st); got != n {
 		t.Fatalf("audit events = %d, want %d", got, n)
+	}
+	stored, err := st.Audit.ListAuditEvents(context.Background(), models.AuditFilter{Limit: 1 << 20})
+	if err != nil || int64(len(stored)) != n {
+		t.Fatalf("audit list = %d events, %v; want %d", len(stored), err, n)
+	}
+	outcomes := map[models.AuditOutcome]int64{}
+	for _, e := range stored {
+		outcomes[e.Outcome]++
 	}
 	for outcome, want := range map[models.AuditOutcome]int64{models.AuditSuccess: n / 4, models.AuditToolError: n / 4,
 		models.AuditFailed: n / 4, models.AuditRefused: n / 4} {
-		if got := storetest.Int(t, st, "SELECT COUNT(*) FROM audit_events WHERE outcome = ?", string(outcome)); got != want {
+		if got := outcomes[outcome]; got != want {
 			t.Errorf("outcome %s: %d events, want %d", outcome, got, want)
 		}
 	}
@@ -136,7 +145,7 @@ func TestSafety_auditShutdownUnderLoad(t *testing.T) {
 	h.Server.Stop()
 	close(stop)
 	wg.Wait()
-	got := storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM audit_events")
+	got := auditEventCount(t, h.Env.Store)
 	if got != answered.Load() {
 		t.Errorf("audit events = %d, calls answered = %d (sent %d): events lost or invented", got, answered.Load(), sent.Load())
 	}
@@ -156,7 +165,47 @@ func TestSafety_auditOff(t *testing.T) {
 	h.Server.BeginShutdown()
 	h.HTTP.Close()
 	h.Server.Stop()
-	if got := storetest.Int(t, h.Env.Store, "SELECT COUNT(*) FROM audit_events"); got != 0 {
+	if got := auditEventCount(t, h.Env.Store); got != 0 {
 		t.Errorf("audit events with GLMCP_AUDIT=false: %d, want 0", got)
 	}
+}
+
+// TestSafety_auditUnstorableText: a call whose tool name and argument name
+// hold a NUL (which PostgreSQL's text cannot) still leaves its event, with
+// U+FFFD in their place, and does not fail the batch of the calls around
+// it.
+func TestSafety_auditUnstorableText(t *testing.T) {
+	h := startServer(t)
+	for _, params := range []map[string]any{
+		{"name": "get_project", "arguments": map[string]any{"project_id": "gitlab-org/gitlab-mcp"}},
+		{"name": "get\x00project", "arguments": map[string]any{"project\x00id": "gitlab-org/gitlab-mcp"}},
+		{"name": "get_project", "arguments": map[string]any{"project_id": "gitlab-org/gitlab-mcp"}},
+	} {
+		req := h.request(t, context.Background(), call{User: "alice", Method: "tools/call", Params: params})
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	h.Server.BeginShutdown()
+	h.HTTP.Close()
+	h.Server.Stop()
+	events, err := h.Env.Store.Audit.ListAuditEvents(context.Background(), models.AuditFilter{Username: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 {
+		t.Fatalf("%d audit events, want 3: %+v", len(events), events)
+	}
+	if e := events[1]; e.Tool != "get\uFFFDproject" || e.ArgumentNames != "project\uFFFDid" {
+		t.Fatalf("the NUL call's event = %+v; want U+FFFD for the NULs", e)
+	}
+}
+
+// auditEventCount is the number of audit events in st: the sum of its
+// batch rows' counts.
+func auditEventCount(t *testing.T, st *store.Store) int64 {
+	t.Helper()
+	return storetest.Int(t, st, "SELECT COALESCE(SUM(n), 0) FROM audit_event_batches")
 }

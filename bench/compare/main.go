@@ -210,6 +210,12 @@ func compare(ctx context.Context, o options) error {
 		return err
 	}
 	defer sessions.close()
+	meter, err := newCPUMeter(ctx, db.URL, db.Name)
+	if err != nil {
+		return err
+	}
+	defer meter.close()
+	pids := map[string]int{srvGlmcp: g.Proc.Cmd.Process.Pid, srvPlain: plainG.Proc.Cmd.Process.Pid}
 
 	rep := newReport(o, scenarios)
 	loadBefore := harness.LoadAverage()
@@ -228,6 +234,11 @@ func compare(ctx context.Context, o options) error {
 					sess = make(chan sessionWindow, 1)
 					go func() { sess <- sessions.window(ctx, o.warmup, o.duration-100*time.Millisecond) }()
 				}
+				var cpu chan cpuUse
+				if pid, ok := pids[name]; ok {
+					cpu = make(chan cpuUse, 1)
+					go func() { cpu <- meter.window(ctx, pid, o.warmup, o.duration-100*time.Millisecond) }()
+				}
 				res, err := load.Run(ctx, sc.targets[name], load.Options{Conns: o.conns, Warmup: o.warmup, Duration: o.duration})
 				if err != nil {
 					return err
@@ -243,8 +254,15 @@ func compare(ctx context.Context, o options) error {
 					}
 					m.sessionsPerSec = w.perSecond
 				}
+				if cpu != nil {
+					u := <-cpu
+					if u.err != nil {
+						return u.err
+					}
+					m.cpu = u
+				}
 				rep.add(sc.name, name, m)
-				say("round %d  %-44s %-14s %8.0f req/s  p50 %-9v p99 %-9v", round+1, sc.name, name, m.rate, m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond))
+				say("round %d  %-44s %-14s %8.0f req/s  p50 %-9v p99 %-9v%s", round+1, sc.name, name, m.rate, m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond), m.cpuLine())
 			}
 		}
 	}

@@ -15,6 +15,35 @@ type measurement struct {
 	p50, p99       time.Duration
 	bytes          int
 	sessionsPerSec float64 // glmcp only: new PostgreSQL sessions per second
+	cpu            cpuUse  // the two glmcp servers only
+}
+
+// calls is how many requests the CPU window saw (at the run's rate).
+func (m measurement) calls() float64 { return m.rate * m.cpu.elapsed.Seconds() }
+
+// procPerCall, pgPerCall (CPU µs) and walPerCall (bytes) are a run's CPU
+// and WAL per request; 0 for a run not metered.
+func procPerCall(m measurement) float64 { return perCall(m, float64(m.cpu.proc)/1e3) }
+func pgPerCall(m measurement) float64   { return perCall(m, float64(m.cpu.backends)/1e3) }
+func walPerCall(m measurement) float64  { return perCall(m, float64(m.cpu.wal)) }
+func loadPerCall(m measurement) float64 { return perCall(m, float64(m.cpu.load)/1e3) }
+
+// allPerCall is the CPU µs per call of everything a call runs: glmcp, its
+// PostgreSQL backends and the load generator.
+func allPerCall(m measurement) float64 { return procPerCall(m) + pgPerCall(m) + loadPerCall(m) }
+
+func perCall(m measurement, v float64) float64 {
+	if n := m.calls(); n > 0 {
+		return v / n
+	}
+	return 0
+}
+
+func (m measurement) cpuLine() string {
+	if m.cpu.elapsed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  cpu/call: glmcp %.1f µs, postgres %.1f µs, load %.1f µs; WAL %.0f B", procPerCall(m), pgPerCall(m), loadPerCall(m), walPerCall(m))
 }
 
 type report struct {
@@ -88,6 +117,16 @@ func (r *report) print(w io.Writer, env reportEnv) {
 			return
 		}
 		fmt.Fprintf(w, "- %-46s %5.2f×  [%s]\n", label, x/y, target)
+		if b == srvPlain { // the two glmcps ran back to back each round: their ratio round by round
+			ra, rb := r.runs[[2]string{sc, a}], r.runs[[2]string{sc, b}]
+			var each []string
+			for i := range min(len(ra), len(rb)) {
+				if v := f(rb[i]); v != 0 {
+					each = append(each, fmt.Sprintf("%.2f", f(ra[i])/v))
+				}
+			}
+			fmt.Fprintf(w, "  %-46s round by round %s\n", "", strings.Join(each, ", "))
+		}
 	}
 	for _, sc := range r.scenarios {
 		switch {
@@ -102,6 +141,36 @@ func (r *report) print(w io.Writer, env reportEnv) {
 			ratio("get_issue req/s, glmcp / sanitize+audit off", sc.name, srvGlmcp, srvPlain, rate, "≥ 0.95×")
 		case strings.Contains(sc.name, "tools/call list_work_items"):
 			ratio("list_work_items req/s, glmcp / sanitize+audit off", sc.name, srvGlmcp, srvPlain, rate, "≥ 0.95×")
+		}
+	}
+	fmt.Fprintf(w, "\nCPU time per call (medians of the rounds; load-independent: glmcp's user+system time from /proc/PID/stat, the database's backends' on-CPU time from /proc/PID/schedstat, WAL from pg_current_wal_lsn, server-wide):\n\n")
+	fmt.Fprintf(w, "| request | server | glmcp CPU µs/call | postgres CPU µs/call | load generator | all | WAL bytes/call |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, sc := range r.scenarios {
+		for _, srv := range []string{srvGlmcp, srvPlain} {
+			if len(r.runs[[2]string{sc.name, srv}]) == 0 || r.runs[[2]string{sc.name, srv}][0].cpu.elapsed == 0 {
+				continue
+			}
+			pc, _ := r.median(sc.name, srv, procPerCall)
+			pg, _ := r.median(sc.name, srv, pgPerCall)
+			ld, _ := r.median(sc.name, srv, loadPerCall)
+			all, _ := r.median(sc.name, srv, allPerCall)
+			wal, _ := r.median(sc.name, srv, walPerCall)
+			fmt.Fprintf(w, "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.0f |\n", sc.name, srv, pc, pg, ld, all, wal)
+		}
+		// On CPUs kept busy, req/s is CPUs / CPU time per call: the
+		// ratio the CPU time predicts, whatever else the machine runs.
+		on, ok1 := r.median(sc.name, srvGlmcp, allPerCall)
+		off, ok2 := r.median(sc.name, srvPlain, allPerCall)
+		if ok1 && ok2 && on > 0 && off > 0 {
+			fmt.Fprintf(w, "\n%s: CPU time per call, sanitize+audit off / on: %.2f×  [≥ 0.95×]\n", sc.name, off/on)
+			ra, rb := r.runs[[2]string{sc.name, srvGlmcp}], r.runs[[2]string{sc.name, srvPlain}]
+			var each []string
+			for i := range min(len(ra), len(rb)) {
+				if v := allPerCall(ra[i]); v > 0 {
+					each = append(each, fmt.Sprintf("%.2f", allPerCall(rb[i])/v))
+				}
+			}
+			fmt.Fprintf(w, "  round by round %s\n", strings.Join(each, ", "))
 		}
 	}
 	var sess []float64

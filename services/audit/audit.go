@@ -7,11 +7,13 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"gitlab.com/glmcp/glmcp/models"
 )
@@ -90,6 +92,10 @@ func (w *Writer) Record(e models.AuditEvent) {
 	if e.EventName == "" {
 		e.EventName = models.AuditEventToolInvoked
 	}
+	for _, f := range [...]*string{&e.EventName, &e.Username, &e.ClientName, &e.ClientVersion, &e.Tool, &e.Target,
+		&e.TargetType, &e.CorrelationID, &e.ArgumentNames} {
+		*f = clean(*f)
+	}
 	w.mu.Lock()
 	for !w.done && len(w.buf) >= w.opts.Queue {
 		w.space.Wait()
@@ -162,7 +168,10 @@ func (w *Writer) Run(ctx context.Context) {
 }
 
 // write inserts events, retrying a failed batch a few times (a store
-// blip must not lose the trail); what still fails is logged by count.
+// blip must not lose the trail); what still fails is logged by count. A
+// batch the store refuses as invalid (a row it cannot hold) is not
+// retried but halved until the row stands alone, so the others are
+// written.
 func (w *Writer) write(ctx context.Context, events []models.AuditEvent) {
 	var err error
 	for attempt := range 5 {
@@ -175,6 +184,15 @@ func (w *Writer) write(ctx context.Context, events []models.AuditEvent) {
 		if err == nil {
 			return
 		}
+		if errors.Is(err, models.ErrInvalidInput) {
+			break // the same rows fail the same way
+		}
+	}
+	if errors.Is(err, models.ErrInvalidInput) && len(events) > 1 {
+		h := len(events) / 2
+		w.write(ctx, events[:h])
+		w.write(ctx, events[h:])
+		return
 	}
 	w.opts.Logger.Error("audit events not written", "events", len(events), "error", err)
 }
@@ -188,6 +206,18 @@ func (w *Writer) prune(ctx context.Context) {
 	if n > 0 {
 		w.opts.Logger.Info("pruned audit events", "events", n)
 	}
+}
+
+// clean returns s storable as text in every store: PostgreSQL's text
+// holds no NUL byte and only valid UTF-8, and one row that breaks either
+// fails its whole batch, every other call's event in it too (a client
+// choosing a tool name or an argument name with a \u0000 would have
+// erased the trail). Either becomes U+FFFD.
+func clean(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // ArgumentNames returns the sorted, comma-joined names of args' members.

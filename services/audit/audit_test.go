@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -60,5 +61,68 @@ func TestWriter_noneLost(t *testing.T) {
 		if e.EventName != models.AuditEventToolInvoked || e.CreatedAt.IsZero() {
 			t.Fatalf("event not filled: %+v", e)
 		}
+	}
+}
+
+// TestWriter_clean: text a store cannot hold (a NUL byte, invalid UTF-8,
+// from a client's tool name, argument names or request id) is replaced
+// before it is queued, so it cannot fail a batch of other calls' events.
+func TestWriter_clean(t *testing.T) {
+	st := &fakeStore{}
+	w := New(st, Options{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	w.Record(models.AuditEvent{Tool: "get\x00issue", ArgumentNames: "a\x00,b", CorrelationID: "r\xff1", Target: "ok/ok", Outcome: models.AuditFailed})
+	cancel()
+	<-done
+	if len(st.events) != 1 {
+		t.Fatalf("%d events written; want 1", len(st.events))
+	}
+	e := st.events[0]
+	if e.Tool != "get\uFFFDissue" || e.ArgumentNames != "a\uFFFD,b" || e.CorrelationID != "r\uFFFD1" || e.Target != "ok/ok" {
+		t.Fatalf("event = %+v; want NUL and invalid bytes as U+FFFD, the rest as recorded", e)
+	}
+}
+
+// refusingStore refuses, as invalid, any batch holding an event whose
+// tool is "bad", as a store does a row it cannot hold.
+type refusingStore struct {
+	fakeStore
+	calls int
+}
+
+func (r *refusingStore) InsertAuditEvents(ctx context.Context, ev []models.AuditEvent) error {
+	r.calls++
+	for _, e := range ev {
+		if e.Tool == "bad" {
+			return fmt.Errorf("copy: %w", models.ErrInvalidInput)
+		}
+	}
+	return r.fakeStore.InsertAuditEvents(ctx, ev)
+}
+
+// TestWriter_invalidRowAlone: a row the store refuses fails alone, without
+// retries; the 199 others of its batch are written.
+func TestWriter_invalidRowAlone(t *testing.T) {
+	st := &refusingStore{}
+	w := New(st, Options{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	for i := range 200 {
+		tool := "get_issue"
+		if i == 77 {
+			tool = "bad"
+		}
+		w.Record(models.AuditEvent{Tool: tool, Outcome: models.AuditSuccess})
+	}
+	cancel()
+	<-done
+	if len(st.events) != 199 {
+		t.Fatalf("%d events written; want the 199 good ones", len(st.events))
+	}
+	if st.calls > 2*8+1 { // halving 200 down to the one row: two calls a level
+		t.Fatalf("%d store calls; want the bad row found by halving, no retries", st.calls)
 	}
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,20 +77,17 @@ func event(inv *tools.Invocation, start time.Time, res *tools.Result, err error)
 // arguments name: project_id (or a project's full_path), else group_id,
 // as written (a non-empty string, or a number's digits); values are read
 // for nothing else. It reads the chain's one parse of the arguments
-// (tools.CallRequest.ArgumentNames), made by the time the call ends
+// (tools.CallRequest.Argument with no path), made by the time the call ends
 // whenever it got as far as the tool.
 func arguments(req *tools.CallRequest) (names, target, targetType string) {
-	keys, ok := req.ArgumentNames()
+	v, _ := req.Argument(nil) // the whole parse: its top-level object
+	m, ok := v.(map[string]any)
 	if !ok {
 		return "", "", ""
 	}
-	for k := range keys {
-		keys[k] = truncateRunes(keys[k], 64)
-	}
-	names = truncateRunes(strings.Join(keys, ","), 2000)
+	names = joinNames(m)
 	for k, name := range refKeys {
-		v, _ := req.Argument([]string{name})
-		switch v := v.(type) {
+		switch v := m[name].(type) {
 		case string:
 			if v != "" {
 				return names, truncateRunes(v, 255), refKinds[k]
@@ -101,8 +99,30 @@ func arguments(req *tools.CallRequest) (names, target, targetType string) {
 	return names, "", ""
 }
 
-// refKeys are the arguments that name a target, in arguments' order, and
-// the kind of target each names.
+// joinNames is m's keys, each cut to 64 characters, sorted and
+// comma-joined, cut to 2,000: one allocation (the string) for the few
+// arguments a call has.
+func joinNames(m map[string]any) string {
+	var stack [16]string
+	keys := stack[:0]
+	size := 0
+	for k := range m {
+		k = truncateRunes(k, 64)
+		keys = append(keys, k)
+		size += len(k) + 1
+	}
+	slices.Sort(keys)
+	var sb strings.Builder
+	sb.Grow(size)
+	for i, k := range keys {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(k)
+	}
+	return truncateRunes(sb.String(), 2000)
+}
+
 var (
 	refKeys  = [3]string{"project_id", "full_path", "group_id"}
 	refKinds = [3]string{"project", "namespace", "group"}
