@@ -33,6 +33,14 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 	if walkable(opt) {
 		return l.walkLog(ctx, opt)
 	}
+	if path, ok, err := pathWalkable(opt); err != nil {
+		return nil, err
+	} else if ok {
+		page, done, err := l.walkPathLog(ctx, opt, path)
+		if err != nil || done {
+			return page, err
+		}
+	}
 	c, err := l.logCmd(ctx, opt)
 	if err != nil {
 		return nil, err
