@@ -36,9 +36,14 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 	if path, ok, err := pathWalkable(opt); err != nil {
 		return nil, err
 	} else if ok {
+		// git log answers a walk that gave up, and any error of the walk
+		// (a missing ref, a commit-graph cut short): git is the reference.
 		page, done, err := l.walkPathLog(ctx, opt, path)
-		if err != nil || done {
-			return page, err
+		if err == nil && done {
+			return page, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 	}
 	c, err := l.logCmd(ctx, opt)
