@@ -92,6 +92,9 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 	if skippedRevSyntax(rev) {
 		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
 	}
+	if !IsFullHash(rev) && plainRefName(rev) {
+		return l.resolveName(rev)
+	}
 	var h *plumbing.Hash
 	var err error
 	if IsFullHash(rev) {
@@ -108,6 +111,29 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 		return nil, fmt.Errorf("ref %q: %w", rev, err)
 	}
 	return c, nil
+}
+
+// resolveName resolves a name without revision syntax as git does: a ref
+// under git's rules (see dwimRef), else an abbreviated commit id (git
+// prefers the ref when a name is both). The packed-refs file is read once.
+func (l *Local) resolveName(rev string) (*object.Commit, error) {
+	h, ok, err := l.refs.dwimRef(rev)
+	if err != nil {
+		return nil, fmt.Errorf("ref %q: %w", rev, err)
+	}
+	if ok {
+		c, err := l.objects.peel(h)
+		if err != nil {
+			return nil, fmt.Errorf("ref %q: %w", rev, err)
+		}
+		return c, nil
+	}
+	for _, h := range l.hashesWithPrefix(rev) {
+		if c, err := l.objects.peel(h); err == nil {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
 }
 
 // Commit returns the commit rev names.
