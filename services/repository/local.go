@@ -93,7 +93,7 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
 	}
 	if !IsFullHash(rev) && plainRefName(rev) {
-		return l.resolveName(rev)
+		return l.resolveName(ctx, rev)
 	}
 	var h *plumbing.Hash
 	var err error
@@ -116,7 +116,7 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 // resolveName resolves a name without revision syntax as git does: a ref
 // under git's rules (see dwimRef), else an abbreviated commit id (git
 // prefers the ref when a name is both). The packed-refs file is read once.
-func (l *Local) resolveName(rev string) (*object.Commit, error) {
+func (l *Local) resolveName(ctx context.Context, rev string) (*object.Commit, error) {
 	h, ok, err := l.refs.dwimRef(rev)
 	if err != nil {
 		return nil, fmt.Errorf("ref %q: %w", rev, err)
@@ -128,7 +128,7 @@ func (l *Local) resolveName(rev string) (*object.Commit, error) {
 		}
 		return c, nil
 	}
-	for _, h := range l.hashesWithPrefix(rev) {
+	for _, h := range l.hashesWithPrefix(ctx, rev) {
 		if c, err := l.objects.peel(h); err == nil {
 			return c, nil
 		}

@@ -36,26 +36,8 @@ func BenchmarkLogPathCPU(b *testing.B) {
 	if paths[0] == "" {
 		paths = []string{"sequencer.c"}
 	}
-	st, err := repository.OpenStorage(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	dir := st.Path(1)
-	for _, args := range [][]string{
-		{"clone", "-q", "--mirror", src, dir},
-		{"--git-dir", dir, "commit-graph", "write", "--reachable", "--changed-paths", "--split", "--no-progress"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	l, dir := openBenchRepo(b, src)
 	ctx := context.Background()
-	l, err := st.Open(ctx, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { l.Close() })
 	// list_commits resolves the ref once (the page's cursor keeps the
 	// commit id) and logs from the commit id.
 	head, err := l.Commit(ctx, ref)
@@ -92,4 +74,29 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
 	d := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
 	return d(self.Utime) + d(self.Stime) + d(children.Utime) + d(children.Stime)
+}
+
+// openBenchRepo copies the bare repository src (hard links) into a
+// storage, writes the commit-graph housekeeping writes and opens it.
+func openBenchRepo(b *testing.B, src string) (*repository.Local, string) {
+	st, err := repository.OpenStorage(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	dir := st.Path(1)
+	for _, args := range [][]string{
+		{"clone", "-q", "--mirror", src, dir},
+		{"--git-dir", dir, "commit-graph", "write", "--reachable", "--changed-paths", "--split", "--no-progress"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	l, err := st.Open(context.Background(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l, dir
 }

@@ -2,6 +2,7 @@ package repository
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"gitlab.com/glmcp/glmcp/services/repository/catfile"
 )
 
 // Resolving a ref name as git's dwim_ref (refs.c) does, without go-git's
@@ -139,12 +142,26 @@ func packedRef(data []byte, name plumbing.ReferenceName) (plumbing.Hash, bool) {
 }
 
 // hashesWithPrefix expands an abbreviated object id (4 to 39 hex digits)
-// to the objects it may name, as go-git's resolver does.
-func (l *Local) hashesWithPrefix(s string) []plumbing.Hash {
+// to the objects it may name. git's cat-file answers first: it binary
+// searches the pack indexes, where go-git's HashesWithPrefix reads every
+// entry of every index (~13 ms of CPU on git's own repository, most of a
+// get_commit given a short id). An ambiguous prefix, or no cat-file, is
+// left to go-git, which lists every candidate (the first commit wins, as
+// before).
+func (l *Local) hashesWithPrefix(ctx context.Context, s string) []plumbing.Hash {
 	if len(s) < 4 || len(s) >= 40 || !isHex(s) {
 		return nil
 	}
 	s = strings.ToLower(s)
+	if l.cat != nil {
+		info, err := l.cat.Info(ctx, l.dir, s)
+		switch {
+		case err == nil && IsFullHash(info.OID) && strings.HasPrefix(strings.ToLower(info.OID), s):
+			return []plumbing.Hash{plumbing.NewHash(info.OID)}
+		case errors.Is(err, catfile.ErrMissing):
+			return nil
+		}
+	}
 	even, err := hex.DecodeString(s[:len(s)&^1])
 	if err != nil {
 		return nil
