@@ -141,20 +141,20 @@ func packedRef(data []byte, name plumbing.ReferenceName) (plumbing.Hash, bool) {
 	}
 }
 
-// hashesWithPrefix expands an abbreviated object id (4 to 39 hex digits)
+// abbreviatedIDs expands an abbreviated object id (4 to 39 hex digits)
 // to the objects it may name. git's cat-file answers first: it binary
 // searches the pack indexes, where go-git's HashesWithPrefix reads every
 // entry of every index (~13 ms of CPU on git's own repository, most of a
 // get_commit given a short id). An ambiguous prefix, or no cat-file, is
 // left to go-git, which lists every candidate (the first commit wins, as
 // before).
-func (l *Local) hashesWithPrefix(ctx context.Context, s string) []plumbing.Hash {
+func abbreviatedIDs(ctx context.Context, cat *catfile.Pool, dir string, storer any, s string) []plumbing.Hash {
 	if len(s) < 4 || len(s) >= 40 || !isHex(s) {
 		return nil
 	}
 	s = strings.ToLower(s)
-	if l.cat != nil {
-		info, err := l.cat.Info(ctx, l.dir, s)
+	if cat != nil {
+		info, err := cat.Info(ctx, dir, s)
 		switch {
 		case err == nil && IsFullHash(info.OID) && strings.HasPrefix(strings.ToLower(info.OID), s):
 			return []plumbing.Hash{plumbing.NewHash(info.OID)}
@@ -166,7 +166,7 @@ func (l *Local) hashesWithPrefix(ctx context.Context, s string) []plumbing.Hash 
 	if err != nil {
 		return nil
 	}
-	hp, ok := l.repo.Storer.(interface {
+	hp, ok := storer.(interface {
 		HashesWithPrefix([]byte) ([]plumbing.Hash, error)
 	})
 	if !ok {
