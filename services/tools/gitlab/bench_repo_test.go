@@ -3,6 +3,7 @@ package gitlab_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,7 +18,7 @@ import (
 
 // BenchmarkRepoToolsCPU measures whole tools/call runs of the repository
 // tools scripts/bench repo compares with git (get_commit with its diff,
-// the recursive tree's first page), in CPU time of this process and its
+// the recursive tree's first page, a merge request's diffs), in CPU time of this process and its
 // waited-for git children, on a copy of the bare repository
 // GLMCP_BENCH_REPO (such as scripts/bench repo's cache) put in place of
 // a demo project's. Run with -cpuprofile to see where a call goes beyond
@@ -49,7 +50,13 @@ func BenchmarkRepoToolsCPU(b *testing.B) {
 	}
 	normal := strings.TrimSpace(string(out))
 	id := &models.Identity{User: w.Alice, Method: models.MethodPAT, Scopes: []string{models.ScopeAPI}}
+	mr := w.ok(b, w.Alice, "save_merge_request", map[string]any{"project_id": project, "title": "Bench: review topic",
+		"source_branch": "review/bench-topic", "target_branch": "master"})
+	iid := fmt.Sprint(mr["iid"])
+	mrArgs := `{"project_id":"` + project + `","merge_request_iid":` + iid + `,"include":["diffs"],"detail":`
 	for _, bc := range []struct{ name, tool string }{
+		{"merge_request_stats", "get_merge_request " + mrArgs + `"stats"}`},
+		{"merge_request_full_patch", "get_merge_request " + mrArgs + `"full_patch","diffs_first":100}`},
 		{"get_commit_full_patch", `get_commit {"project_id":"` + project + `","commit_sha":"` + normal + `","include":["diff"],"diff_detail":"full_patch"}`},
 		{"get_commit_stats", `get_commit {"project_id":"` + project + `","commit_sha":"` + normal + `","include":["diff"],"diff_detail":"stats"}`},
 		{"tree_first_page", `list_repository_tree {"project_id":"` + project + `","recursive":true}`},
