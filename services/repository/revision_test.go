@@ -67,7 +67,8 @@ func TestCommitResolvesNamesInGitsOrder(t *testing.T) {
 	f.git("", "update-ref", "refs/remotes/dangling", ids[3])
 	f.git("", "tag", "-a", "-m", "annotated", "ann", ids[2])
 	names := []string{"main", "amb", "amb2", "origin/main", "up", "HEAD", ids[2][:8], short, "dangling", "ann",
-		"refs/heads/amb", "tags/amb", "heads/amb", "missing", "refs/heads/missing", "abcdef0", "origin"}
+		"refs/heads/amb", "tags/amb", "heads/amb", "missing", "refs/heads/missing", "abcdef0", "origin",
+		ids[3][:9] + "~1", ids[4][:12] + "^", "amb~1"}
 	check := func(stage string) {
 		t.Helper()
 		l := f.open()
