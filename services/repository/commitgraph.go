@@ -25,7 +25,8 @@ import (
 // when it has none (a repository not maintained yet), which only makes
 // the walk read the objects instead.
 type commitGraph struct {
-	idx commitgraph.Index
+	idx    commitgraph.Index
+	layers []graphLayer // its files, oldest first, for their Bloom filters (bloom.go)
 }
 
 // openCommitGraph opens the commit-graph of the repository in dir: the
@@ -39,7 +40,7 @@ func openCommitGraph(dir string) *commitGraph {
 			f.Close()
 			return nil
 		}
-		return &commitGraph{idx: idx}
+		return &commitGraph{idx: idx, layers: []graphLayer{readGraphLayer(f.b, 0)}}
 	}
 	chain, err := os.Open(filepath.Join(info, "commit-graphs", "commit-graph-chain"))
 	if err != nil {
@@ -51,12 +52,17 @@ func openCommitGraph(dir string) *commitGraph {
 		return nil
 	}
 	var idx commitgraph.Index
+	var layers []graphLayer
+	base := uint32(0)
 	for _, h := range hashes {
 		f, err := mapFile(filepath.Join(info, "commit-graphs", "graph-"+h+".graph"))
 		if err == nil {
 			var next commitgraph.Index
 			if next, err = commitgraph.OpenFileIndexWithParent(f, idx); err == nil {
 				idx = next
+				ly := readGraphLayer(f.b, base)
+				layers = append(layers, ly)
+				base += ly.n
 				continue
 			}
 			f.Close()
@@ -68,7 +74,18 @@ func openCommitGraph(dir string) *commitGraph {
 		}
 		return nil
 	}
-	return &commitGraph{idx: idx}
+	return &commitGraph{idx: idx, layers: layers}
+}
+
+// filter is the Bloom filter of the commit at position i of the graph,
+// with the layer it is in; nil when it has none.
+func (g *commitGraph) filter(i uint32) ([]byte, *graphLayer) {
+	for k := len(g.layers) - 1; k >= 0; k-- {
+		if ly := &g.layers[k]; i >= ly.base {
+			return ly.filter(i), ly
+		}
+	}
+	return nil, nil
 }
 
 // mapped is a file mapped read-only into memory. git replaces a
@@ -115,6 +132,9 @@ type graphCommit struct {
 	hash    plumbing.Hash
 	when    int64 // committer time, Unix seconds
 	parents []plumbing.Hash
+	tree    plumbing.Hash
+	pos     uint32 // its position in the commit-graph, when inGraph
+	inGraph bool
 	obj     *object.Commit // when read from the objects
 }
 
@@ -125,7 +145,7 @@ func (an ancestry) commitNode(g *commitGraph, h plumbing.Hash) (graphCommit, err
 		if i, err := g.idx.GetIndexByHash(h); err == nil {
 			d, err := g.idx.GetCommitDataByIndex(i)
 			if err == nil {
-				return graphCommit{hash: h, when: d.When.Unix(), parents: d.ParentHashes}, nil
+				return graphCommit{hash: h, when: d.When.Unix(), parents: d.ParentHashes, tree: d.TreeHash, pos: i, inGraph: true}, nil
 			}
 			if !errors.Is(err, plumbing.ErrObjectNotFound) {
 				return graphCommit{}, err
@@ -140,7 +160,7 @@ func (an ancestry) commitNode(g *commitGraph, h plumbing.Hash) (graphCommit, err
 }
 
 func objectNode(c *object.Commit) graphCommit {
-	return graphCommit{hash: c.Hash, when: c.Committer.When.Unix(), parents: c.ParentHashes, obj: c}
+	return graphCommit{hash: c.Hash, when: c.Committer.When.Unix(), parents: c.ParentHashes, tree: c.TreeHash, obj: c}
 }
 
 // commit is n as a commit object.

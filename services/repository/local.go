@@ -92,6 +92,28 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 	if skippedRevSyntax(rev) {
 		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
 	}
+	if !IsFullHash(rev) && plainRefName(rev) {
+		// A name without revision syntax resolves as git does: a ref under
+		// git's rules (dwimRef, packed-refs read once), else an abbreviated
+		// commit id (git prefers the ref when a name is both).
+		h, ok, err := l.refs.dwimRef(rev)
+		if err != nil {
+			return nil, fmt.Errorf("ref %q: %w", rev, err)
+		}
+		if ok {
+			c, err := l.objects.peel(h)
+			if err != nil {
+				return nil, fmt.Errorf("ref %q: %w", rev, err)
+			}
+			return c, nil
+		}
+		for _, h := range abbreviatedIDs(ctx, l.cat, l.dir, l.repo.Storer, rev) {
+			if c, err := l.objects.peel(h); err == nil {
+				return c, nil
+			}
+		}
+		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
+	}
 	var h *plumbing.Hash
 	var err error
 	if IsFullHash(rev) {

@@ -33,6 +33,19 @@ func (l *Local) Log(ctx context.Context, opt LogOptions) (*LogPage, error) {
 	if walkable(opt) {
 		return l.walkLog(ctx, opt)
 	}
+	if path, ok, err := pathWalkable(opt); err != nil {
+		return nil, err
+	} else if ok {
+		// git log answers a walk that gave up, and any error of the walk
+		// (a missing ref, a commit-graph cut short): git is the reference.
+		page, done, err := l.walkPathLog(ctx, opt, path)
+		if err == nil && done {
+			return page, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
 	c, err := l.logCmd(ctx, opt)
 	if err != nil {
 		return nil, err

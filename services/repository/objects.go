@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -145,10 +146,20 @@ func (s objectStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 }
 
 // HashesWithPrefix expands an abbreviated object id (go-git's
-// ResolveRevision asks it). go-git lists only what its pack list and the
-// loose directories hold; when that finds nothing, git resolves the
-// prefix.
+// ResolveRevision asks it for revision syntax such as "abc1234~1"). git
+// cat-file answers first, from a binary search of the pack indexes, where
+// go-git reads every entry of every index (~13 ms on git's history); an
+// ambiguous prefix, or a name git takes for a ref, is left to go-git's
+// listing. go-git lists only what its pack list and the loose directories
+// hold; when that finds nothing, git resolves the prefix.
 func (s objectStore) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) {
+	if s.l.cat != nil && len(prefix) >= 2 {
+		name := fmt.Sprintf("%x", prefix)
+		info, err := s.l.cat.Info(s.ctx(), s.l.dir, name)
+		if err == nil && IsFullHash(info.OID) && strings.HasPrefix(strings.ToLower(info.OID), name) {
+			return []plumbing.Hash{plumbing.NewHash(info.OID)}, nil
+		}
+	}
 	hs, err := s.Storage.HashesWithPrefix(prefix)
 	if (err == nil && len(hs) > 0) || s.l.cat == nil {
 		return hs, err

@@ -3,6 +3,8 @@ package repository_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/models"
@@ -37,4 +39,61 @@ func TestCommitRefusesRevisionSyntaxTheResolverSkips(t *testing.T) {
 			t.Errorf("Commit(%q) = %+v, %v; want %s", rev, c, err, want)
 		}
 	}
+}
+
+// Names resolve as git resolves them: git's rule order (the name itself,
+// refs/, refs/tags/, refs/heads/, refs/remotes/, refs/remotes/…/HEAD), a
+// packed ref of an earlier rule before a loose ref of a later one, a
+// symbolic ref followed (a dangling one skipped), a ref before an
+// abbreviated commit id of the same spelling. Each answer is compared with
+// git rev-parse's, with the refs loose, then packed, then half of each.
+func TestCommitResolvesNamesInGitsOrder(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	var ids []string
+	for i := range 6 {
+		ids = append(ids, f.commit(fmt.Sprintf("c%d", i), "", map[string]string{"f": fmt.Sprint(i)}))
+	}
+	f.push()
+	short := ids[1][:7]
+	f.git("", "update-ref", "refs/heads/amb", ids[0])
+	f.git("", "update-ref", "refs/tags/amb", ids[1])
+	f.git("", "update-ref", "refs/amb2", ids[2])
+	f.git("", "update-ref", "refs/tags/amb2", ids[3])
+	f.git("", "update-ref", "refs/remotes/origin/main", ids[4])
+	f.git("", "symbolic-ref", "refs/remotes/up/HEAD", "refs/remotes/origin/main")
+	f.git("", "update-ref", "refs/heads/"+ids[2][:8], ids[5]) // a branch spelled as another commit's id
+	f.git("", "symbolic-ref", "refs/heads/dangling", "refs/heads/nothing")
+	f.git("", "update-ref", "refs/remotes/dangling", ids[3])
+	f.git("", "tag", "-a", "-m", "annotated", "ann", ids[2])
+	names := []string{"main", "amb", "amb2", "origin/main", "up", "HEAD", ids[2][:8], short, "dangling", "ann",
+		"refs/heads/amb", "tags/amb", "heads/amb", "missing", "refs/heads/missing", "abcdef0", "origin",
+		ids[3][:9] + "~1", ids[4][:12] + "^", "amb~1"}
+	check := func(stage string) {
+		t.Helper()
+		l := f.open()
+		for _, name := range names {
+			out, gerr := f.gitErr("", "rev-parse", "--verify", "-q", name+"^{commit}")
+			lines := strings.Fields(out) // after any warning git gives
+			want := ""
+			if len(lines) > 0 {
+				want = lines[len(lines)-1]
+			}
+			c, err := l.Commit(ctx, name)
+			switch {
+			case gerr != nil && !errors.Is(err, models.ErrNotFound):
+				t.Errorf("%s: Commit(%q) = %+v, %v; git finds none", stage, name, c, err)
+			case gerr == nil && (err != nil || c.ID != want):
+				t.Errorf("%s: Commit(%q) = %+v, %v; git: %s", stage, name, c, err, want)
+			}
+		}
+	}
+	check("loose")
+	f.git("", "pack-refs", "--all")
+	check("packed")
+	f.git("", "update-ref", "refs/heads/amb", ids[4]) // loose again, its old value still in packed-refs
+	f.git("", "update-ref", "refs/tags/amb2", ids[5])
+	check("mixed")
+	f.git("", "update-ref", "-d", "refs/tags/amb")
+	check("deleted")
 }

@@ -21,6 +21,18 @@ func walkable(opt LogOptions) bool {
 		!opt.Reverse && opt.Offset+opt.Limit <= maxWalkedLog
 }
 
+// pathWalkable reports whether Log with opt is walkPathLog's: a path
+// (cleaned, returned) and no other filter. Its walk has no bound on the
+// page (Offset and Limit count shown commits) but one on the commits it
+// reads (maxPathWalk).
+func pathWalkable(opt LogOptions) (string, bool, error) {
+	if opt.Path == "" || opt.Author != "" || opt.Grep != "" || !opt.Since.IsZero() || !opt.Until.IsZero() || opt.Reverse {
+		return "", false, nil
+	}
+	p, err := cleanDir(opt.Path)
+	return p, err == nil && p != "", err
+}
+
 // walkLog is Log for a walkable opt: git log's default order (newest
 // committer date first, ties in the order found), read with go-git.
 func (l *Local) walkLog(ctx context.Context, opt LogOptions) (*LogPage, error) {

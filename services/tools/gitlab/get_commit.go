@@ -131,6 +131,19 @@ func (t getCommitTool) run(ctx context.Context, call *tools.Call, args getCommit
 		}
 		return nil, err
 	}
+	// The diff is git's process and the author a store query: neither
+	// waits for the other (the repository is not read meanwhile).
+	var diffs []repository.FileDiff
+	var diffErr error
+	var diffDone chan struct{}
+	if facet == "diff" {
+		diffDone = make(chan struct{})
+		go func() {
+			defer close(diffDone)
+			diffs, diffErr = ra.repo.CommitDiff(ctx, c.ID, repository.CompareOptions{})
+		}()
+		defer func() { <-diffDone }() // the diff ends before ra.Close
+	}
 	p := ra.pa.project
 	fullTitle, description, _ := strings.Cut(strings.TrimRight(c.Message, "\n"), "\n")
 	out := commitDetailJSON{commitNodeJSON: t.repo.links.commitNode(p, c), FullTitle: strings.TrimSpace(fullTitle),
@@ -144,9 +157,9 @@ func (t getCommitTool) run(ctx context.Context, call *tools.Call, args getCommit
 		if detail == "" {
 			detail = "stats"
 		}
-		diffs, err := ra.repo.CommitDiff(ctx, c.ID, repository.CompareOptions{})
-		if err != nil {
-			return nil, repoError(err)
+		<-diffDone
+		if diffErr != nil {
+			return nil, repoError(diffErr)
 		}
 		if detail == "stats" {
 			sum := &diffSummary{FileCount: len(diffs)}
