@@ -178,39 +178,11 @@ func decodeAuditEvents(id int64, blob []byte) ([]models.AuditEvent, error) {
 	if len(blob) == 0 || blob[0] != auditFormat {
 		return nil, errAuditRow
 	}
-	p := blob[1:]
-	bad := false
-	uv := func() uint64 {
-		v, n := binary.Uvarint(p)
-		if n <= 0 {
-			bad, v = true, 0
-		} else {
-			p = p[n:]
-		}
-		return v
-	}
-	sv := func() int64 {
-		v, n := binary.Varint(p)
-		if n <= 0 {
-			bad, v = true, 0
-		} else {
-			p = p[n:]
-		}
-		return v
-	}
-	str := func() string {
-		n := uv()
-		if bad || n > uint64(len(p)) {
-			bad = true
-			return ""
-		}
-		s := string(p[:n])
-		p = p[n:]
-		return s
-	}
+	r := &varintReader{p: blob[1:]}
+	uv, sv, str := r.uvarint, r.varint, r.string
 	count := uv()
 	base := sv()
-	if bad || count > auditRowIDs {
+	if r.bad || count > auditRowIDs {
 		return nil, errAuditRow
 	}
 	out := make([]models.AuditEvent, count)
@@ -223,11 +195,50 @@ func decodeAuditEvents(id int64, blob []byte) ([]models.AuditEvent, error) {
 		e.Tool, e.Target, e.TargetType = str(), str(), str()
 		e.Outcome = models.AuditOutcome(str())
 		e.CorrelationID, e.ArgumentNames = str(), str()
-		if bad {
+		if r.bad {
 			return nil, errAuditRow
 		}
 	}
 	return out, nil
+}
+
+// varintReader reads what encodeAuditEvents wrote: varints and
+// length-prefixed strings. A read past the end (or a malformed varint)
+// sets bad and reads zero; the caller checks bad once per event.
+type varintReader struct {
+	p   []byte
+	bad bool
+}
+
+func (r *varintReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.p)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.p = r.p[n:]
+	return v
+}
+
+func (r *varintReader) varint() int64 {
+	v, n := binary.Varint(r.p)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.p = r.p[n:]
+	return v
+}
+
+func (r *varintReader) string() string {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.p)) {
+		r.bad = true
+		return ""
+	}
+	s := string(r.p[:n])
+	r.p = r.p[n:]
+	return s
 }
 
 // movedAuditEvent is an audit_events row as the migration put it in JSON:
