@@ -357,3 +357,51 @@ func TestMaintain_besideNestedBranches(t *testing.T) {
 	<-done
 	gitOut(t, dir, "fsck", "--strict", "--no-dangling")
 }
+
+// A branch deleted while pack-refs runs stays deleted. pack-refs (played
+// here by hand, as git runs it) holds packed-refs.lock, reads the loose
+// refs, writes packed-refs with them and then removes the loose files; a
+// delete that rewrote packed-refs before the pack and removed the loose
+// file after it would see the branch packed back. The delete waits for
+// packed-refs.lock and holds it until its loose file is gone, as git's
+// ref transactions do.
+func TestDeleteBranch_besidePackRefs(t *testing.T) {
+	st, dir := hkRepo(t, 1)
+	ctx := context.Background()
+	l, err := st.Open(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.CreateBranch(ctx, "gone", "main"); err != nil {
+		t.Fatal(err)
+	}
+	before := gitOut(t, dir, "for-each-ref", "--format=%(objectname) %(refname)")
+
+	lock := filepath.Join(dir, "packed-refs.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deleted := make(chan error, 1)
+	go func() { deleted <- l.DeleteBranch(ctx, "gone", "") }()
+	time.Sleep(50 * time.Millisecond) // let the delete reach the lock (it waits up to refLockTimeout)
+	// pack-refs: every loose ref into packed-refs, then the loose files go.
+	if err := os.WriteFile(filepath.Join(dir, "packed-refs"), []byte("# pack-refs with: sorted \n"+before+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(before, "\n") {
+		_, ref, _ := strings.Cut(line, " ")
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(ref))); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-deleted; err != nil {
+		t.Fatalf("delete beside pack-refs: %v", err)
+	}
+	if refs := gitOut(t, dir, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/bx\nrefs/heads/main" {
+		t.Errorf("refs after the delete: %q, want refs/heads/bx and refs/heads/main", refs)
+	}
+}

@@ -80,15 +80,7 @@ func (rs refStore) updateRef(name plumbing.ReferenceName, oldHash, newHash plumb
 		}
 	}
 	if newHash.IsZero() {
-		// packed-refs first, as git does: if that fails the ref is
-		// untouched, never back at an older packed value.
-		if err := rs.removePackedRef(name); err != nil {
-			return err
-		}
-		if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("delete %s: %w", name.Short(), err)
-		}
-		return nil
+		return rs.deleteRef(name, refPath)
 	}
 	if err := lock.write([]byte(newHash.String() + "\n")); err != nil {
 		return fmt.Errorf("update %s: write lock: %w", name.Short(), storageError(err))
@@ -145,12 +137,17 @@ func (rs refStore) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, sc.Err()
 }
 
-// removePackedRef rewrites packed-refs without name, under packed-refs.lock.
-func (rs refStore) removePackedRef(name plumbing.ReferenceName) error {
+// deleteRef removes ref name (whose own lock the caller holds) from
+// packed-refs and then its loose file at refPath, holding packed-refs.lock
+// across both, as git's ref transactions do. The lock is what keeps a
+// concurrent `git pack-refs` (housekeeping) from reading the loose ref
+// after packed-refs was rewritten without it and before the loose file
+// went, and packing the deleted ref back. It is taken even when there is
+// no packed-refs yet: pack-refs may be writing the first one. packed-refs
+// first: if that fails the ref is untouched, never back at an older
+// packed value.
+func (rs refStore) deleteRef(name plumbing.ReferenceName, refPath string) error {
 	path := filepath.Join(rs.dir, "packed-refs")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	lock, err := lockFile(rs.dir, path+".lock")
 	if errors.Is(err, errLocked) {
 		return fmt.Errorf("delete %s: packed-refs %w: %w", name.Short(), errRefLocked, models.ErrConflict)
@@ -159,7 +156,23 @@ func (rs refStore) removePackedRef(name plumbing.ReferenceName) error {
 		return fmt.Errorf("delete %s: %w", name.Short(), storageError(err))
 	}
 	defer lock.release()
+	if err := rs.rewritePackedWithout(name, path); err != nil {
+		return err
+	}
+	if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete %s: %w", name.Short(), err)
+	}
+	return nil
+}
+
+// rewritePackedWithout writes packed-refs at path without name, when it
+// has name (the caller holds packed-refs.lock); a repository without
+// packed-refs has nothing to rewrite.
+func (rs refStore) rewritePackedWithout(name plumbing.ReferenceName, path string) error {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("read packed-refs: %w", err)
 	}
@@ -180,13 +193,34 @@ func (rs refStore) removePackedRef(name plumbing.ReferenceName) error {
 	if !found {
 		return nil
 	}
-	if err := lock.write(out.Bytes()); err != nil {
+	if err := replaceFile(rs.dir, path, out.Bytes()); err != nil {
 		return fmt.Errorf("delete %s: write packed-refs: %w", name.Short(), storageError(err))
 	}
-	if err := lock.commit(path); err != nil {
-		return fmt.Errorf("delete %s: %w", name.Short(), storageError(err))
-	}
 	return nil
+}
+
+// replaceFile writes data to a new private file in dir, syncs it and
+// renames it over target, so a reader sees the old or the new content. A
+// lock held on target (packed-refs.lock) stays held: it is not the file
+// renamed, as git keeps packed-refs.lock while it deletes loose refs. What
+// a crash leaves is a private link file the stale-lock sweep removes.
+func replaceFile(dir, target string, data []byte) error {
+	p, f, err := newLockLink(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = os.Rename(p, target)
+	}
+	if err != nil {
+		os.Remove(p)
+	}
+	return err
 }
 
 // moved tells the storage's ref watcher (see [Storage.OnRefUpdate]) that
