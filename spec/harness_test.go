@@ -133,12 +133,31 @@ func startServerLogged(t testing.TB, w io.Writer, opts ...option) *harness {
 	if world != nil {
 		cfg.DatabaseURL, demo = world.install(t, &cfg)
 	}
+	// A store named by an option is seeded in place, with the default
+	// database deadlines: short ones (withDBDeadlines) are the server's
+	// under test, and seeding on a loaded machine may take longer than
+	// they allow, so it then goes through an env of its own.
+	defaults := app.Defaults()
+	shortDeadlines := cfg.DBStatementTimeout != defaults.DBStatementTimeout || cfg.DBAcquireTimeout != defaults.DBAcquireTimeout
+	if world == nil && shortDeadlines {
+		seedCfg := cfg
+		seedCfg.DBStatementTimeout, seedCfg.DBAcquireTimeout = defaults.DBStatementTimeout, defaults.DBAcquireTimeout
+		seedEnv, err := app.OpenEnv(ctx, &seedCfg, logger)
+		if err != nil {
+			t.Fatalf("open env to seed: %v", err)
+		}
+		demo, err = app.SeedDemo(ctx, seedEnv)
+		_ = seedEnv.Close()
+		if err != nil {
+			t.Fatalf("seed demo: %v", err)
+		}
+	}
 	env, err := app.OpenEnv(ctx, &cfg, logger)
 	if err != nil {
 		t.Fatalf("open env: %v", err)
 	}
 	t.Cleanup(func() { _ = env.Close() })
-	if world == nil {
+	if world == nil && !shortDeadlines {
 		if demo, err = app.SeedDemo(ctx, env); err != nil {
 			t.Fatalf("seed demo: %v", err)
 		}
