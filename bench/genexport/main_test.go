@@ -64,51 +64,24 @@ func TestGenerated_largeHasUniqueNoteIDs(t *testing.T) {
 	if err := run(opts{issues: issues, mrs: mrs, notes: 1, pipelines: 2, users: 3, out: file}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ids, discussions := map[float64]bool{}, map[string]bool{}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
+	eachRecord(t, file, func(name string, line []byte) {
+		var rec struct {
+			Notes []struct {
+				ID           float64 `json:"id"`
+				DiscussionID string  `json:"discussion_id"`
+			} `json:"notes"`
 		}
-		if err != nil {
+		if err := json.Unmarshal(line, &rec); err != nil {
 			t.Fatal(err)
 		}
-		if h.Name != "./tree/project/issues.ndjson" && h.Name != "./tree/project/merge_requests.ndjson" {
-			continue
-		}
-		sc := bufio.NewScanner(tr)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var rec struct {
-				Notes []struct {
-					ID           float64 `json:"id"`
-					DiscussionID string  `json:"discussion_id"`
-				} `json:"notes"`
+		for _, n := range rec.Notes {
+			if ids[n.ID] || discussions[n.DiscussionID] {
+				t.Fatalf("%s: note %v (discussion %s) repeats an id", name, n.ID, n.DiscussionID)
 			}
-			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range rec.Notes {
-				if ids[n.ID] || discussions[n.DiscussionID] {
-					t.Fatalf("%s: note %v (discussion %s) repeats an id", h.Name, n.ID, n.DiscussionID)
-				}
-				ids[n.ID], discussions[n.DiscussionID] = true, true
-			}
+			ids[n.ID], discussions[n.DiscussionID] = true, true
 		}
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if want := issues + mrs*2; len(ids) != want {
 		t.Fatalf("%d notes, want %d", len(ids), want)
 	}
@@ -173,6 +146,36 @@ func TestGenerated_rareTermsMatchAsManyAtAnySize(t *testing.T) {
 // case as ILIKE does.
 func countMatches(t *testing.T, file string, terms ...string) map[string]int {
 	t.Helper()
+	out := map[string]int{}
+	has := func(text string) {
+		for _, term := range terms {
+			if strings.Contains(strings.ToLower(text), strings.ToLower(term)) {
+				out[term]++
+			}
+		}
+	}
+	eachRecord(t, file, func(_ string, line []byte) {
+		var rec struct {
+			Title, Description string
+			Notes              []struct {
+				Note string `json:"note"`
+			} `json:"notes"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatal(err)
+		}
+		has(rec.Title + "\n" + rec.Description)
+		for _, n := range rec.Notes {
+			has(n.Note)
+		}
+	})
+	return out
+}
+
+// eachRecord calls fn with every issue and merge request record (one
+// NDJSON line, its file's name) of the export archive file.
+func eachRecord(t *testing.T, file string, fn func(name string, line []byte)) {
+	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
@@ -182,19 +185,11 @@ func countMatches(t *testing.T, file string, terms ...string) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]int{}
-	has := func(text string) {
-		for _, term := range terms {
-			if strings.Contains(strings.ToLower(text), strings.ToLower(term)) {
-				out[term]++
-			}
-		}
-	}
 	tr := tar.NewReader(zr)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -205,23 +200,10 @@ func countMatches(t *testing.T, file string, terms ...string) map[string]int {
 		sc := bufio.NewScanner(tr)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			var rec struct {
-				Title, Description string
-				Notes              []struct {
-					Note string `json:"note"`
-				} `json:"notes"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-				t.Fatal(err)
-			}
-			has(rec.Title + "\n" + rec.Description)
-			for _, n := range rec.Notes {
-				has(n.Note)
-			}
+			fn(h.Name, sc.Bytes())
 		}
 		if err := sc.Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return out
 }
