@@ -28,5 +28,5 @@ func FTSSelective(s *Store, table, term string) bool { return ftsSelective(s.DB(
 // term (title or description), on s's database.
 func PGFewMatches(ctx context.Context, s *Store, projectID int64, term string) bool {
 	db := s.conn(ctx).Model(&models.MergeRequest{}).Where("merge_requests.project_id IN ?", []int64{projectID})
-	return pgFewMatches(matchAny(db, term, "merge_requests.title", "merge_requests.description"))
+	return pgFewMatches(s.limits, matchAny(db, term, "merge_requests.title", "merge_requests.description"))
 }

@@ -48,7 +48,7 @@ func (s *MergeRequests) ListMergeRequests(ctx context.Context, q models.MergeReq
 		db = db.Where("merge_requests.id < ?", q.BeforeID)
 	}
 	order := "merge_requests.id DESC"
-	if strings.TrimSpace(q.Search) != "" && pgFewMatches(db) {
+	if strings.TrimSpace(q.Search) != "" && pgFewMatches(s.limits, db) {
 		// Few matches: the trigram indexes find them and a sort orders
 		// them (id + 0 is the id, in an order no index gives), instead of
 		// a walk of the newest rows testing each one (pgFewMatches).

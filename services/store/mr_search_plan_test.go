@@ -2,14 +2,18 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"gitlab.com/glmcp/glmcp/models"
 	"gitlab.com/glmcp/glmcp/services/store"
+	"gitlab.com/glmcp/glmcp/services/store/storetest"
 )
 
 // list_merge_requests with a search answers the same pages whichever way
@@ -77,4 +81,50 @@ func TestListMergeRequests_searchFewAndMany(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A search's plan question (pgFewMatches' EXPLAIN) has the store's
+// statement deadline like every other statement: with the table locked
+// by another session, list_merge_requests with a search answers
+// ErrStoreUnavailable, not after the caller's own (much longer) deadline.
+func TestListMergeRequests_searchStalledIsUnavailable(t *testing.T) {
+	dsn := storetest.MigratedPostgresDSN(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, dsn, store.Options{StatementTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := mustCreateProject(t, s, "stall", "search")
+
+	locker, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	locked, release := make(chan error, 1), make(chan struct{})
+	go func() {
+		locked <- locker.DB().Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec("LOCK TABLE merge_requests IN ACCESS EXCLUSIVE MODE").Error; err != nil {
+				return err
+			}
+			locked <- nil
+			<-release
+			return nil
+		})
+	}()
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	defer func() { close(release); <-locked }()
+
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, _, err = s.MergeRequests.ListMergeRequests(cctx, models.MergeRequestQuery{ProjectIDs: []int64{p.ID}, Search: "feature", Limit: 20})
+	if !errors.Is(err, models.ErrStoreUnavailable) {
+		t.Fatalf("search on a locked table: %v, want ErrStoreUnavailable", err)
+	}
+	if cctx.Err() != nil {
+		t.Fatalf("the call waited for the caller's deadline: %v", cctx.Err())
+	}
 }

@@ -30,7 +30,7 @@ func (s *Search) SearchProjects(ctx context.Context, q models.SearchQuery) ([]mo
 	db = db.Where("NOT projects.archived")
 	db = matchAny(db, q.Term, "projects.name", "projects.path", "projects.path_with_namespace", "projects.description")
 	out := []models.Project{}
-	total, err := page(db, q, "projects", &out, nil)
+	total, err := page(s.limits, db, q, "projects", &out, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search projects: %w", err)
 	}
@@ -59,7 +59,7 @@ func (s *Search) SearchIssues(ctx context.Context, q models.SearchQuery) ([]mode
 		}
 	}
 	out := []models.Issue{}
-	total, err := page(db, q, "issues", &out, func(db *gorm.DB) *gorm.DB {
+	total, err := page(s.limits, db, q, "issues", &out, func(db *gorm.DB) *gorm.DB {
 		return db.Preload("Author").Preload("Assignees", orderByID)
 	})
 	if err != nil {
@@ -82,7 +82,7 @@ func (s *Search) SearchMergeRequests(ctx context.Context, q models.SearchQuery) 
 		db = db.Where("merge_requests.state = ?", q.State)
 	}
 	out := []models.MergeRequest{}
-	total, err := page(db, q, "merge_requests", &out, func(db *gorm.DB) *gorm.DB {
+	total, err := page(s.limits, db, q, "merge_requests", &out, func(db *gorm.DB) *gorm.DB {
 		return db.Preload("Author").Preload("Assignees", orderByID).Preload("Reviewers", orderByID)
 	})
 	if err != nil {
@@ -104,7 +104,7 @@ func (s *Search) SearchNotes(ctx context.Context, q models.SearchQuery) ([]model
 		db = db.Where(trustedAuthorSQL("notes"))
 	}
 	out := []models.Note{}
-	total, err := page(db, q, "notes", &out, func(db *gorm.DB) *gorm.DB { return db.Preload("Author") })
+	total, err := page(s.limits, db, q, "notes", &out, func(db *gorm.DB) *gorm.DB { return db.Preload("Author") })
 	if err != nil {
 		return nil, 0, fmt.Errorf("search notes: %w", err)
 	}
@@ -129,7 +129,7 @@ func (s *Search) SearchGroups(ctx context.Context, q models.SearchQuery) ([]mode
 	}
 	db = matchAny(db, q.Term, "namespaces.name", "namespaces.path", "namespaces.full_path")
 	out := []models.Group{}
-	total, err := page(db, q, "namespaces", &out, nil)
+	total, err := page(s.limits, db, q, "namespaces", &out, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search groups: %w", err)
 	}
@@ -142,7 +142,7 @@ func (s *Search) SearchMilestones(ctx context.Context, q models.SearchQuery) ([]
 	db := withProjects(s.conn(ctx).Model(&models.Milestone{}), "milestones.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, "milestones.title", "milestones.description")
 	out := []models.Milestone{}
-	total, err := page(db, q, "milestones", &out, nil)
+	total, err := page(s.limits, db, q, "milestones", &out, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search milestones: %w", err)
 	}
@@ -155,7 +155,7 @@ func (s *Search) SearchWikiPages(ctx context.Context, q models.SearchQuery) ([]m
 	db := withProjects(s.conn(ctx).Model(&models.WikiPage{}), "wiki_pages.project_id", q.Viewer, q.ProjectID, q.GroupPath)
 	db = matchAny(db, q.Term, "wiki_pages.slug", "wiki_pages.title", "wiki_pages.content")
 	out := []models.WikiPage{}
-	total, err := page(db, q, "wiki_pages", &out, nil)
+	total, err := page(s.limits, db, q, "wiki_pages", &out, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search wiki pages: %w", err)
 	}
@@ -180,7 +180,7 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 	}
 	db = matchAny(db, q.Term, "users.username", "users.name")
 	out := []models.User{}
-	total, err := page(db, q, "users", &out, nil)
+	total, err := page(s.limits, db, q, "users", &out, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search users: %w", err)
 	}
@@ -356,7 +356,7 @@ func textColumns(table string, titleOnly bool) []string {
 // page, or one past the end, is followed by a count that stops at the
 // cap. Neither query reads more matches than the cap, the offset and one
 // page.
-func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*gorm.DB) *gorm.DB) (int64, error) {
+func page(d *deadlines, db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*gorm.DB) *gorm.DB) (int64, error) {
 	db = db.Session(&gorm.Session{})
 	dir := " DESC"
 	if q.Ascending {
@@ -367,7 +367,7 @@ func page(db *gorm.DB, q models.SearchQuery, table string, dst any, load func(*g
 		find = load(find)
 	}
 	created := table + ".created_at"
-	if _, indexed := ftsIndexed[table]; indexed && strings.TrimSpace(q.Term) != "" && pgFewMatches(db) {
+	if _, indexed := ftsIndexed[table]; indexed && strings.TrimSpace(q.Term) != "" && pgFewMatches(d, db) {
 		// Few matches (by the planner's estimate): the trigram indexes
 		// find them and a sort orders them, rather than a walk of the
 		// project's newest rows (created_at + 0 s is created_at, in an

@@ -1,12 +1,11 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"gorm.io/gorm"
-
-	"gitlab.com/glmcp/glmcp/models"
 )
 
 // fewMatchRows is how many matches PostgreSQL's planner may expect of a
@@ -31,16 +30,32 @@ const fewMatchRows = 2000
 // which leaves the planner the bitmap scan of the trigram indexes.
 //
 // An error (or another store than PostgreSQL) answers false: the query
-// then runs as written, which is correct, only maybe slower.
-func pgFewMatches(db *gorm.DB) bool {
+// then runs as written, which is correct, only maybe slower. Inside a
+// transaction it answers false without asking: a failed statement there
+// would abort the transaction. The EXPLAIN has the store's statement
+// deadline d (it runs beside gorm's callbacks, which would give it one),
+// so a stalled database holds it no longer than any other statement.
+func pgFewMatches(d *deadlines, db *gorm.DB) bool {
 	if db.Dialector.Name() != "postgres" {
+		return false
+	}
+	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx {
 		return false
 	}
 	stmt := db.Session(&gorm.Session{DryRun: true}).Select("1").Find(&[]struct{}{}).Statement
 	if stmt.Error != nil {
 		return false
 	}
-	rows, err := stmt.ConnPool.QueryContext(stmt.Context, "EXPLAIN (FORMAT JSON) "+stmt.SQL.String(), stmt.Vars...)
+	ctx := stmt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if d != nil && d.statement > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.statement)
+		defer cancel()
+	}
+	rows, err := stmt.ConnPool.QueryContext(ctx, "EXPLAIN (FORMAT JSON) "+stmt.SQL.String(), stmt.Vars...)
 	if err != nil {
 		return false
 	}
@@ -65,7 +80,7 @@ func planRows(raw []byte) (float64, error) {
 		return 0, err
 	}
 	if len(plans) != 1 || plans[0].Plan.Rows == nil {
-		return 0, fmt.Errorf("no row estimate in %.200s: %w", raw, models.ErrInvalidInput)
+		return 0, fmt.Errorf("no row estimate in %.200s", raw)
 	}
 	return *plans[0].Plan.Rows, nil
 }
