@@ -193,6 +193,19 @@ func TestLogPathMatchesGit(t *testing.T) {
 					for _, c := range page.Commits {
 						got = append(got, c.ID)
 					}
+					// The answer is the in-process walk's, not git log's
+					// (Log falls back to git log when the walk fails).
+					walked, done, werr := repository.PathLogWalk(ctx, l, opt)
+					if werr != nil || !done {
+						t.Fatalf("%s: the walk of %q did not answer (done %v, %v): Log fell back to git log", how, p, done, werr)
+					}
+					var walkedIDs []string
+					for _, c := range walked.Commits {
+						walkedIDs = append(walkedIDs, c.ID)
+					}
+					if !slices.Equal(walkedIDs, got) || walked.More != page.More {
+						t.Errorf("%s: the walk of %q gave %v (more %v), Log %v (more %v)", how, p, walkedIDs, walked.More, got, page.More)
+					}
 					end := min(opt.Offset+opt.Limit, len(want))
 					w := want[min(opt.Offset, len(want)):end]
 					if !slices.Equal(got, w) || page.More != (end < len(want)) {

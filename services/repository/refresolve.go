@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -101,13 +103,14 @@ func (rs refStore) dwimRef(name string) (h plumbing.Hash, ok bool, err error) {
 // followLoose reads name's loose file, following symbolic refs through
 // their loose files.
 func (rs refStore) followLoose(name plumbing.ReferenceName, depth int) (looseRef, error) {
-	b, err := os.ReadFile(filepath.Join(rs.dir, filepath.FromSlash(name.String())))
-	if err != nil {
-		var pe *fs.PathError
-		if errors.Is(err, fs.ErrNotExist) || errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
-			return looseRef{packed: name}, nil // git reads packed-refs for a missing loose file or a directory
-		}
+	b, missing, err := readLooseRef(filepath.Join(rs.dir, filepath.FromSlash(name.String())))
+	switch {
+	case err != nil:
 		return looseRef{}, fmt.Errorf("read ref %s: %w", name, err)
+	case missing:
+		return looseRef{packed: name}, nil // git reads packed-refs for a missing loose file or a directory
+	case len(b) > maxRefFile:
+		return looseRef{}, nil // no ref is this long: broken, git ignores it
 	}
 	s := strings.TrimSpace(string(b))
 	if target, sym := strings.CutPrefix(s, "ref:"); sym {
@@ -183,4 +186,34 @@ func abbreviatedIDs(ctx context.Context, cat *catfile.Pool, dir string, storer a
 		}
 	}
 	return out
+}
+
+// maxRefFile bounds what a loose ref's read takes: a ref file holds an
+// object id or "ref: <name>", far shorter. A ref name that names some
+// other file of the repository (objects/info/commit-graph) reads no more.
+const maxRefFile = 512
+
+// readLooseRef reads the loose ref file at path, at most maxRefFile+1
+// bytes. missing is true when there is no such file: absent, a directory
+// there (a ref prefix of other refs), or a file where a directory of the
+// path should be (main/x when main is a branch), all of which git reads
+// as "not a loose ref".
+func readLooseRef(path string) (b []byte, missing bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	defer f.Close()
+	b = make([]byte, maxRefFile+1)
+	n, err := io.ReadFull(f, b)
+	switch {
+	case errors.Is(err, syscall.EISDIR):
+		return nil, true, nil
+	case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
+		return nil, false, err
+	}
+	return b[:n], false, nil
 }

@@ -102,21 +102,16 @@ const refLockTimeout = time.Second
 // readRef returns the hash ref name holds on disk now (loose ref first,
 // then packed-refs), or the zero hash when it does not exist.
 func (rs refStore) readRef(name plumbing.ReferenceName) (plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(rs.dir, filepath.FromSlash(name.String())))
+	b, missing, err := readLooseRef(filepath.Join(rs.dir, filepath.FromSlash(name.String())))
 	switch {
-	case err == nil:
+	case err != nil:
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name.Short(), err)
+	case !missing:
 		s := strings.TrimSpace(string(b))
 		if !IsFullHash(s) {
-			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not an object id", name.Short(), s)
+			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %.80q, not an object id", name.Short(), s)
 		}
 		return plumbing.NewHash(s), nil
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		var pe *fs.PathError
-		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory") {
-			return plumbing.ZeroHash, nil
-		}
-		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name.Short(), err)
 	}
 	f, err := os.Open(filepath.Join(rs.dir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {

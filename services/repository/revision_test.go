@@ -68,7 +68,7 @@ func TestCommitResolvesNamesInGitsOrder(t *testing.T) {
 	f.git("", "tag", "-a", "-m", "annotated", "ann", ids[2])
 	names := []string{"main", "amb", "amb2", "origin/main", "up", "HEAD", ids[2][:8], short, "dangling", "ann",
 		"refs/heads/amb", "tags/amb", "heads/amb", "missing", "refs/heads/missing", "abcdef0", "origin",
-		ids[3][:9] + "~1", ids[4][:12] + "^", "amb~1"}
+		ids[3][:9] + "~1", ids[4][:12] + "^", "amb~1", "main/x", "HEAD/x", "objects/info/commit-graph"}
 	check := func(stage string) {
 		t.Helper()
 		l := f.open()
