@@ -26,6 +26,12 @@ CREATE INDEX index_audit_event_batches_on_targets ON audit_event_batches USING g
 -- ids: row id / 1024 + 1 holds ids [1024(row-1), 1024 row), and the new
 -- rows' ids start above, so an event id the store makes for a new row
 -- (row id × 1024 + its place in the row) is above every old one.
+-- An instance of the previous version still serving writes its events
+-- until the table goes: the lock makes it wait for the drop (its insert
+-- then fails and is retried into the new table by the new version's
+-- writer, or lost with the old process), instead of committing rows after
+-- the copy read the table, which the drop would take with it.
+LOCK TABLE audit_events IN EXCLUSIVE MODE;
 INSERT INTO audit_event_batches (id, first_at, last_at, n, usernames, targets, events)
 SELECT id / 1024 + 1, min(created_at), max(created_at), count(*), array_agg(DISTINCT username), array_agg(DISTINCT target),
        convert_to(json_agg(json_build_object('id', id, 'at_us', (extract(epoch FROM created_at) * 1000000)::bigint,

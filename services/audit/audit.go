@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -212,20 +211,29 @@ func (w *Writer) prune(ctx context.Context) {
 // holds no NUL byte and only valid UTF-8, and one row that breaks either
 // fails its whole batch, every other call's event in it too (a client
 // choosing a tool name or an argument name with a \u0000 would have
-// erased the trail). Either becomes U+FFFD.
+// erased the trail). Either becomes U+FFFD, as does every other C0
+// control character: the store joins the names it indexes with the unit
+// separator (U+001F), which a name holding one would split.
 func clean(s string) string {
-	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+	if utf8.ValidString(s) && !hasControl(s) {
 		return s
 	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
-// ArgumentNames returns the sorted, comma-joined names of args' members.
-func ArgumentNames(args map[string]struct{}) string {
-	names := make([]string, 0, len(args))
-	for k := range args {
-		names = append(names, k)
+// hasControl reports whether s holds a C0 control character: NUL, which
+// PostgreSQL's text cannot hold, the unit separator the store joins the
+// indexed names with, and the others no name or tool carries.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return true
+		}
 	}
-	sort.Strings(names)
-	return strings.Join(names, ",")
+	return false
 }

@@ -73,15 +73,15 @@ func TestWriter_clean(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
-	w.Record(models.AuditEvent{Tool: "get\x00issue", ArgumentNames: "a\x00,b", CorrelationID: "r\xff1", Target: "ok/ok", Outcome: models.AuditFailed})
+	w.Record(models.AuditEvent{Tool: "get\x00issue", ArgumentNames: "a\x00,b", CorrelationID: "r\xff1", Target: "ok/ok", Username: "a\x1fb", Outcome: models.AuditFailed})
 	cancel()
 	<-done
 	if len(st.events) != 1 {
 		t.Fatalf("%d events written; want 1", len(st.events))
 	}
 	e := st.events[0]
-	if e.Tool != "get\uFFFDissue" || e.ArgumentNames != "a\uFFFD,b" || e.CorrelationID != "r\uFFFD1" || e.Target != "ok/ok" {
-		t.Fatalf("event = %+v; want NUL and invalid bytes as U+FFFD, the rest as recorded", e)
+	if e.Tool != "get\uFFFDissue" || e.ArgumentNames != "a\uFFFD,b" || e.CorrelationID != "r\uFFFD1" || e.Target != "ok/ok" || e.Username != "a\uFFFDb" {
+		t.Fatalf("event = %+v; want NUL, U+001F and invalid bytes as U+FFFD, the rest as recorded", e)
 	}
 }
 

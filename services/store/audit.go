@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"gitlab.com/glmcp/glmcp/migrations"
 	"gitlab.com/glmcp/glmcp/models"
@@ -109,8 +110,8 @@ func storableAuditEvent(e *models.AuditEvent) error {
 	}
 	for _, s := range [...]string{e.EventName, e.Username, e.ClientName, e.ClientVersion, e.Tool, e.Target, e.TargetType,
 		e.CorrelationID, e.ArgumentNames} {
-		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
-			return fmt.Errorf("audit event text %q is not storable (NUL or invalid UTF-8): %w", s, models.ErrInvalidInput)
+		if strings.IndexByte(s, 0) >= 0 || strings.Contains(s, auditSep) || !utf8.ValidString(s) {
+			return fmt.Errorf("audit event text %q is not storable (NUL, U+001F or invalid UTF-8): %w", s, models.ErrInvalidInput)
 		}
 	}
 	return nil
@@ -316,8 +317,8 @@ func newerAudit(a, b *models.AuditEvent) bool {
 // f.Limit, default 100). The rows that can hold one are read by their
 // last event's time, newest first (the (last_at, id) index backwards;
 // --user and --project narrow them through the arrays' GIN indexes on
-// PostgreSQL), a page at a time, until the next row's last event is
-// older than the limit-th newest event found.
+// PostgreSQL), a page of rows at a time, until the rows still to read
+// are older than the limit-th newest event found.
 func (a *Audit) ListAuditEvents(ctx context.Context, f models.AuditFilter) ([]models.AuditEvent, error) {
 	limit := f.Limit
 	if limit <= 0 {
@@ -355,9 +356,6 @@ func (a *Audit) ListAuditEvents(ctx context.Context, f models.AuditFilter) ([]mo
 		}
 		for i := range rows {
 			r := &rows[i]
-			if len(out) >= limit && r.LastAt.Before(out[limit-1].CreatedAt) {
-				return out, nil // this row's events and every later row's are older
-			}
 			events, err := decodeAuditEvents(r.ID, r.Events)
 			if err != nil {
 				return nil, fmt.Errorf("list audit events: row %d: %w", r.ID, err)
@@ -368,15 +366,18 @@ func (a *Audit) ListAuditEvents(ctx context.Context, f models.AuditFilter) ([]mo
 					out = append(out, e)
 				}
 			}
-			sort.SliceStable(out, func(i, j int) bool { return newerAudit(&out[i], &out[j]) })
-			if len(out) > limit {
-				out = out[:limit]
-			}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return newerAudit(&out[i], &out[j]) })
+		if len(out) > limit {
+			out = out[:limit]
 		}
 		if len(rows) < auditBatchPage {
 			return out, nil
 		}
 		after = &rows[len(rows)-1]
+		if len(out) == limit && after.LastAt.Before(out[limit-1].CreatedAt) {
+			return out, nil // every later row's events are older than the limit-th
+		}
 	}
 }
 
@@ -388,21 +389,28 @@ func (a *Audit) PruneAuditEvents(ctx context.Context, cutoff time.Time) (int64, 
 	cutoff = cutoff.UTC()
 	var total int64
 	err := a.conn(ctx).Transaction(func(tx *gorm.DB) error {
+		// The rows deleted count what they held (RETURNING: another
+		// instance pruning at once counts only what it deleted itself).
 		var gone []int64
-		if err := tx.Table("audit_event_batches").Where("first_at < ? AND last_at < ?", cutoff, cutoff).Pluck("n", &gone).Error; err != nil {
-			return err
-		}
-		if err := tx.Exec("DELETE FROM audit_event_batches WHERE first_at < ? AND last_at < ?", cutoff, cutoff).Error; err != nil {
+		if err := tx.Raw("DELETE FROM audit_event_batches WHERE first_at < ? AND last_at < ? RETURNING n", cutoff, cutoff).
+			Scan(&gone).Error; err != nil {
 			return err
 		}
 		for _, n := range gone {
 			total += n
 		}
-		var split []auditBatchRow
-		if err := tx.Table("audit_event_batches").Select("id, last_at, events").Where("first_at < ?", cutoff).Find(&split).Error; err != nil {
+		// A row straddling the cutoff is rewritten; on PostgreSQL it is
+		// locked first, so a concurrent prune with another cutoff waits
+		// instead of writing back events this one removed.
+		split := tx.Table("audit_event_batches").Select("id, last_at, events").Where("first_at < ?", cutoff)
+		if a.dialect == migrations.DialectPostgres {
+			split = split.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		var rows []auditBatchRow
+		if err := split.Find(&rows).Error; err != nil {
 			return err
 		}
-		for _, r := range split {
+		for _, r := range rows {
 			events, err := decodeAuditEvents(r.ID, r.Events)
 			if err != nil {
 				return fmt.Errorf("row %d: %w", r.ID, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -85,6 +86,73 @@ func TestAudit_insertListPrune(t *testing.T) {
 		if got := storetest.Int(t, s, "SELECT SUM(n) FROM audit_event_batches"); got != 15 {
 			t.Fatalf("%d events left in the batches' counts; want 15", got)
 		}
+		// The rewritten row is still found by its names.
+		bobLeft, err := s.Audit.ListAuditEvents(ctx, models.AuditFilter{Username: "bob", Limit: 100})
+		if err != nil || len(bobLeft) != 5 || bobLeft[4].CorrelationID != "req-000015" {
+			t.Fatalf("bob's events after the prune = %+v, %v; want 5, the oldest req-000015", bobLeft, err)
+		}
+	})
+}
+
+// TestAudit_listAcrossRows: a listing that reads more batch rows than one
+// page of them (auditBatchPage) answers the newest events in order, with
+// a filter and a limit, and after a prune that rewrote a row.
+func TestAudit_listAcrossRows(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 12, 7, 22, 0, 0, 0, time.UTC)
+		var all []models.AuditEvent
+		for row := range 30 { // 30 rows of 3 events, a second apart
+			var batch []models.AuditEvent
+			for k := range 3 {
+				i := row*3 + k
+				user := "alice"
+				if i%4 == 0 {
+					user = "bob"
+				}
+				batch = append(batch, auditEvent(user, t0.Add(time.Duration(i)*time.Second), i))
+			}
+			if err := s.Audit.InsertAuditEvents(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, batch...)
+		}
+		want := func(f func(e models.AuditEvent) bool, limit int) []string {
+			var out []string
+			for i := len(all) - 1; i >= 0 && len(out) < limit; i-- {
+				if f(all[i]) {
+					out = append(out, all[i].CorrelationID)
+				}
+			}
+			return out
+		}
+		check := func(stage string, filter models.AuditFilter, f func(e models.AuditEvent) bool) {
+			t.Helper()
+			got, err := s.Audit.ListAuditEvents(ctx, filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, e := range got {
+				ids = append(ids, e.CorrelationID)
+			}
+			if w := want(f, filter.Limit); !slices.Equal(ids, w) {
+				t.Fatalf("%s: %+v lists %v; want %v", stage, filter, ids, w)
+			}
+		}
+		everyEvent := func(models.AuditEvent) bool { return true }
+		isBob := func(e models.AuditEvent) bool { return e.Username == "bob" }
+		check("all", models.AuditFilter{Limit: 50}, everyEvent)
+		check("bob", models.AuditFilter{Username: "bob", Limit: 20}, isBob)
+		cutoff := t0.Add(40 * time.Second) // inside row 13
+		if _, err := s.Audit.PruneAuditEvents(ctx, cutoff); err != nil {
+			t.Fatal(err)
+		}
+		kept := func(f func(e models.AuditEvent) bool) func(e models.AuditEvent) bool {
+			return func(e models.AuditEvent) bool { return !e.CreatedAt.Before(cutoff) && f(e) }
+		}
+		check("all after the prune", models.AuditFilter{Limit: 100}, kept(everyEvent))
+		check("bob after the prune", models.AuditFilter{Username: "bob", Limit: 100}, kept(isBob))
 	})
 }
 
@@ -150,7 +218,7 @@ func BenchmarkAuditInsert(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	write(0) // the pool's connections and the COPY's statement description
+	write(0) // the pool's connections and the insert's statement
 	cpu0, wal0, self0 := backendsCPU(b, s), walLSN(b, s), selfCPU(b)
 	b.ResetTimer()
 	for k := range b.N {
@@ -193,9 +261,11 @@ func walLSN(tb testing.TB, s *store.Store) int64 {
 	return storetest.Int(tb, s, "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
 }
 
-// TestAudit_nulRejectedByPostgres documents why the audit writer cleans
-// the strings it queues (services/audit Record): PostgreSQL's text holds
-// no NUL byte, and a batch with one fails whole.
+// TestAudit_nulRejectedByPostgres: a batch holding an event with a NUL
+// byte (which PostgreSQL's text cannot hold) is refused whole, by the
+// store's check before anything is written; the audit writer cleans the
+// strings it queues (services/audit Record) so that its batches never
+// are.
 func TestAudit_nulRejectedByPostgres(t *testing.T) {
 	s := storetest.OpenPostgres(t)
 	e := auditEvent("alice", time.Now(), 1)
