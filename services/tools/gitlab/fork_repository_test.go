@@ -133,18 +133,6 @@ func (c groupCounter) FindGroupByID(ctx context.Context, id int64) (*models.Grou
 	return c.GroupFamily.FindGroupByID(ctx, id)
 }
 
-// ruleGroupCounter is ruleStore counting its FindGroupByID (the tool
-// rules' own lookup of a group an argument names).
-type ruleGroupCounter struct {
-	ruleStore
-	n *atomic.Int32
-}
-
-func (c ruleGroupCounter) FindGroupByID(ctx context.Context, id int64) (*models.Group, error) {
-	c.n.Add(1)
-	return c.ruleStore.FindGroupByID(ctx, id)
-}
-
 // TestForkRepository_targetGroupOnce: fork_repository's Target finds the
 // target group once, for the tool rules and the tool both (before it had
 // one, the rules looked namespace_id's group up and then the tool again),
@@ -158,12 +146,11 @@ func TestForkRepository_targetGroupOnce(t *testing.T) {
 	}
 	var lookups atomic.Int32
 	repos, _ := st.Projects.Repositories().(gitlab.Repositories)
-	rules := ruleGroupCounter{ruleStore{st.Tools, st.Projects, st.Groups, st.Issues, st.Vulnerabilities}, &lookups}
 	families := gitlab.FamiliesOf(st)
 	families.Groups = groupCounter{families.Groups, &lookups}
 	svc, err := tools.NewService(st.Tools, gitlab.Tools(gitlab.Deps{Store: families,
 		InTx: gitlab.Transactions(st), PublicURL: publicURL, Repositories: repos}),
-		tools.Options{Rules: rules, DefaultWriteRule: models.RuleAllow})
+		tools.Options{Rules: st.Tools, DefaultWriteRule: models.RuleAllow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -254,13 +254,6 @@ type groupLookup interface {
 	HasMembershipInGroup(ctx context.Context, fullPath string, userID int64) (bool, error)
 }
 
-// placeLookup is both: a tool that reads a project or a group by its
-// arguments.
-type placeLookup interface {
-	projectLookup
-	groupLookup
-}
-
 // resolveProject finds the project named by ref and checks that u may read
 // it; a missing or hidden project is "404 Project Not Found".
 func resolveProject(ctx context.Context, st projectLookup, u *models.User, field string, ref refArg) (*projectAccess, error) {

@@ -302,7 +302,7 @@ func newRulesService(tb testing.TB, w *world, base string) *tools.Service {
 	tb.Helper()
 	svc, err := tools.NewService(w.st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(w.st), InTx: gitlab.Transactions(w.st),
 		PublicURL: base, Version: gitlab.ServerVersion{Version: "18.8.0"}}),
-		tools.Options{Rules: ruleStore{w.st.Tools, w.st.Projects, w.st.Groups, w.st.Issues, w.st.Vulnerabilities}, DefaultWriteRule: models.RuleAllow})
+		tools.Options{Rules: w.st.Tools, DefaultWriteRule: models.RuleAllow})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -310,15 +310,6 @@ func newRulesService(tb testing.TB, w *world, base string) *tools.Service {
 		tb.Fatal(err)
 	}
 	return svc
-}
-
-// ruleStore is tools.RuleStore over the store's families (as app wires it).
-type ruleStore struct {
-	*store.Tools
-	*store.Projects
-	*store.Groups
-	*store.Issues
-	*store.Vulnerabilities
 }
 
 // callRules calls tool on svc as u (a PAT with the api scope) with args

@@ -421,6 +421,15 @@ func TestToolNeeds(t *testing.T) {
 						t.Errorf("%s: %s gets %d methods from what it embeds, more than %d", name, ts.Name.Name, n, maxToolStoreMethods)
 					}
 					for _, fld := range typ.Fields.List {
+						// Never the wiring itself: a tool holds its
+						// narrow pieces, not *gitlab or all of Families.
+						typName := fld.Type
+						if star, ok := typName.(*ast.StarExpr); ok {
+							typName = star.X
+						}
+						if id, ok := typName.(*ast.Ident); ok && wiring[id.Name] {
+							t.Errorf("%s: %s holds a %s: the wiring, not what a tool needs", name, ts.Name.Name, id.Name)
+						}
 						id, ok := fld.Type.(*ast.Ident)
 						if !ok || ifaces[id.Name] == nil {
 							continue

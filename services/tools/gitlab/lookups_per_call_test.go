@@ -25,7 +25,7 @@ func TestWriteTools_oneProjectLookup(t *testing.T) {
 	repos, _ := w.st.Projects.Repositories().(gitlab.Repositories)
 	svc, err := tools.NewService(w.st.Tools, gitlab.Tools(gitlab.Deps{Store: gitlab.FamiliesOf(w.st), InTx: gitlab.Transactions(w.st),
 		PublicURL: publicURL, Version: gitlab.ServerVersion{Version: "18.8.0"}, Repositories: repos}),
-		tools.Options{Rules: ruleStore{w.st.Tools, w.st.Projects, w.st.Groups, w.st.Issues, w.st.Vulnerabilities}, DefaultWriteRule: models.RuleAllow})
+		tools.Options{Rules: w.st.Tools, DefaultWriteRule: models.RuleAllow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,16 +75,9 @@ func mrRefProps(props obj) obj {
 	return props
 }
 
-// mrRefStore is what mergeRequestByRef reads: the project and the merge
-// request.
-type mrRefStore interface {
-	projectLookup
-	mrLoader
-}
-
 // mergeRequestByRef resolves r to a merge request u may read (a hidden one
 // reads as missing).
-func mergeRequestByRef(ctx context.Context, st mrRefStore, u *models.User, r mrRefArgs) (*projectAccess, *models.MergeRequest, error) {
+func mergeRequestByRef(ctx context.Context, st mrLocateStore, u *models.User, r mrRefArgs) (*projectAccess, *models.MergeRequest, error) {
 	ref, iid := r.ProjectID, int64(r.MergeRequestIID)
 	switch {
 	case r.URL != "" && (r.ProjectID != "" || r.MergeRequestIID != 0):

@@ -20,7 +20,7 @@ import (
 // declares its target with workItemTarget instead, so its arguments are
 // decoded once.
 func (g *gitlab) target(kind tools.TargetKind, ability access.Ability) *tools.Target {
-	r := kindResolver{g: g}
+	r := kindResolver{store: g.targets, base: g.base}
 	switch kind {
 	case tools.TargetWorkItem:
 		r.args = func(call *tools.Call) (any, error) { return tools.Args[workItemArgs](call) }
@@ -35,7 +35,7 @@ func (g *gitlab) target(kind tools.TargetKind, ability access.Ability) *tools.Ta
 // resolver and the run share one decode (tools.Args).
 func workItemTarget[A namesWorkItem](g *gitlab, ability access.Ability) *tools.Target {
 	return &tools.Target{Kind: tools.TargetWorkItem, Ability: ability,
-		Resolver: kindResolver{g: g, args: func(call *tools.Call) (any, error) { return tools.Args[A](call) }}}
+		Resolver: kindResolver{store: g.targets, base: g.base, args: func(call *tools.Call) (any, error) { return tools.Args[A](call) }}}
 }
 
 // mrRefTargetOf declares an mrRefTarget named by the tool's arguments A,
@@ -77,7 +77,7 @@ func (g *gitlab) projectTarget(arg string, ability access.Ability, refused func(
 // own); refused its answer when the caller lacks ability (nil: missing's).
 func (g *gitlab) namedProject(ability access.Ability, name projectName, missing func(ident string) error, refused func(p *models.Project) error) *tools.Target {
 	return &tools.Target{Kind: tools.TargetProject, Ability: ability,
-		Resolver: projectResolver{g: g, name: name, missing: missing, refused: refused}}
+		Resolver: projectResolver{store: g.targets, name: name, missing: missing, refused: refused}}
 }
 
 // projectName reads which project a tool's arguments name, as the tool
@@ -133,21 +133,21 @@ var errProjectInaccessible = &kindError{msg: "Project not found or inaccessible"
 // projectResolver resolves a TargetProject: the project name reads, with
 // resolveProject's lookup (see namedProject).
 type projectResolver struct {
-	g       *gitlab
+	store   *targetStore // nil: no store
 	name    projectName
 	missing func(ident string) error
 	refused func(p *models.Project) error
 }
 
 func (pr projectResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	if noStore(pr.g.store) {
+	if pr.store == nil {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
 	field, ref, err := pr.name(call)
 	var pa *projectAccess
 	if err == nil {
-		pa, err = resolveProject(ctx, pr.g.store.Projects, u, field, ref)
+		pa, err = resolveProject(ctx, pr.store, u, field, ref)
 		if errors.Is(err, models.ErrNotFound) && pr.missing != nil {
 			err = pr.missing(string(ref))
 		}
@@ -184,13 +184,13 @@ func targetProject(call *tools.Call) (*projectAccess, error) {
 // found, forbidden and invalid arguments are theirs (tools.Resolver). args
 // decodes the tool's arguments (tools.Args of its run's struct).
 type kindResolver struct {
-	g    *gitlab
-	args func(call *tools.Call) (any, error)
+	store *targetStore // nil: no store
+	base  string       // the public URL (work item links)
+	args  func(call *tools.Call) (any, error)
 }
 
 func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	g := kr.g
-	if noStore(g.store) {
+	if kr.store == nil {
 		return nil, errNoStore
 	}
 	r := &tools.ResolvedTarget{}
@@ -209,7 +209,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		var issue *models.Issue
 		if v, err = kr.args(call); err == nil {
 			a := v.(namesWorkItem).workItemRef()
-			pa, r.Group, issue, err = findWorkItem(ctx, g.targets, g.base, u, &a)
+			pa, r.Group, issue, err = findWorkItem(ctx, kr.store, kr.base, u, &a)
 		}
 		obj = issue
 		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, issue, pa.level) }
@@ -218,7 +218,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		var a issueRef
 		var found *foundIssue
 		if a, err = tools.Args[issueRef](call); err == nil {
-			pa, found, err = findIssue(ctx, g.targets, u, &a)
+			pa, found, err = findIssue(ctx, kr.store, u, &a)
 		}
 		obj = found
 		allowed = func() bool { return access.CanOnWorkItem(t.Ability, u, pa.project, found.issue, pa.level) }
@@ -229,7 +229,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		var mr *models.MergeRequest
 		if v, err = kr.args(call); err == nil {
 			a := v.(namesMergeRequest).mergeRequestRef()
-			pa, mr, err = findMergeRequest(ctx, g.targets, u, &a)
+			pa, mr, err = findMergeRequest(ctx, kr.store, u, &a)
 		}
 		obj = mr
 		allowed = func() bool { return access.CanOnMergeRequest(t.Ability, u, pa.project, mr, pa.level) }
@@ -240,7 +240,7 @@ func (kr kindResolver) ResolveTarget(ctx context.Context, u *models.User, t *too
 		if err = decodeArg(call, "vulnerability_id", &id); err == nil {
 			// pa only when the caller may read the vulnerability: its
 			// project's rules are never shown to anyone else.
-			pa, obj, err = readableVulnerability(ctx, g.targets, u, id)
+			pa, obj, err = readableVulnerability(ctx, kr.store, u, id)
 		}
 		allowed = func() bool { return access.CanOnVulnerability(t.Ability, u, pa.project, pa.level) }
 		refused = func() error {
@@ -326,7 +326,7 @@ func targetOf[T any](call *tools.Call) (*projectAccess, T, error) {
 // missing or forbidden); the tool reads what find found with lookedUp,
 // where its own argument checks end, so its answers are unchanged.
 func (g *gitlab) lookupTarget(find lookupFunc) *tools.Target {
-	return &tools.Target{Kind: tools.TargetProject, Ability: access.ReadProject, Resolver: lookupResolver{g: g, find: find}}
+	return &tools.Target{Kind: tools.TargetProject, Ability: access.ReadProject, Resolver: lookupResolver{store: g.targets, find: find}}
 }
 
 // lookupFunc finds what a call's arguments name for u: the object, the
@@ -337,12 +337,12 @@ func (g *gitlab) lookupTarget(find lookupFunc) *tools.Target {
 type lookupFunc func(ctx context.Context, u *models.User, call *tools.Call) (found any, pa *projectAccess, grp *models.Group, err error)
 
 type lookupResolver struct {
-	g    *gitlab
-	find lookupFunc
+	store *targetStore // nil: no store (find reads its own)
+	find  lookupFunc
 }
 
 func (lr lookupResolver) ResolveTarget(ctx context.Context, u *models.User, _ *tools.Target, call *tools.Call) (*tools.ResolvedTarget, error) {
-	if noStore(lr.g.store) {
+	if lr.store == nil {
 		return nil, errNoStore
 	}
 	found, pa, grp, err := lr.find(ctx, u, call)
