@@ -107,12 +107,22 @@ func (l *Local) resolve(ctx context.Context, rev string) (*object.Commit, error)
 			}
 			return c, nil
 		}
+		// An abbreviated id names the one object of that prefix that is
+		// a commit or peels to one; two such is git's "short object ID
+		// is ambiguous", not a pick.
+		var found *object.Commit
 		for _, h := range abbreviatedIDs(ctx, l.cat, l.dir, l.repo.Storer, rev) {
 			if c, err := l.objects.peel(h); err == nil {
-				return c, nil
+				if found != nil {
+					return nil, fmt.Errorf("short object id %q is ambiguous: %w", rev, models.ErrNotFound)
+				}
+				found = c
 			}
 		}
-		return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
+		if found == nil {
+			return nil, fmt.Errorf("ref %q: %w", rev, models.ErrNotFound)
+		}
+		return found, nil
 	}
 	var h *plumbing.Hash
 	var err error

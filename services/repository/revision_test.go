@@ -2,6 +2,8 @@ package repository_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,4 +98,48 @@ func TestCommitResolvesNamesInGitsOrder(t *testing.T) {
 	check("mixed")
 	f.git("", "update-ref", "-d", "refs/tags/amb")
 	check("deleted")
+}
+
+// An abbreviated id that two commits share is ambiguous, as git says
+// ("short object ID … is ambiguous"), not whichever was listed first; one
+// character more names one of them.
+func TestCommitAmbiguousShortID(t *testing.T) {
+	f := newFixture(t)
+	tree := f.git("", "mktree") // the empty tree (mktree reads no entries)
+	// Two commits whose ids share their first four digits: found by
+	// hashing candidate commit texts, then written as the objects they are.
+	seen := map[string]string{}
+	var a, b string
+	for i := 0; b == ""; i++ {
+		text := fmt.Sprintf("tree %s\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\nc%d\n", tree, i)
+		sum := sha1.Sum([]byte(fmt.Sprintf("commit %d\x00%s", len(text), text)))
+		id := hex.EncodeToString(sum[:])
+		if other, ok := seen[id[:4]]; ok {
+			a, b = other, text
+			break
+		}
+		seen[id[:4]] = text
+	}
+	var ids []string
+	for _, text := range []string{a, b} {
+		ids = append(ids, gitIn(t, text, "--git-dir", f.bare, "hash-object", "-t", "commit", "-w", "--stdin"))
+	}
+	if ids[0][:4] != ids[1][:4] {
+		t.Fatalf("the two commits %s and %s do not share a prefix", ids[0], ids[1])
+	}
+	l := f.open()
+	ctx := context.Background()
+	if _, gerr := f.gitErr("", "rev-parse", "--verify", "-q", ids[0][:4]+"^{commit}"); gerr == nil {
+		t.Fatalf("git resolves the shared prefix %s; the fixture is wrong", ids[0][:4])
+	}
+	if c, err := l.Commit(ctx, ids[0][:4]); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("Commit(%q), a prefix of %s and %s = %+v, %v; want not found (ambiguous)", ids[0][:4], ids[0], ids[1], c, err)
+	}
+	n := 5
+	for ids[0][:n] == ids[1][:n] {
+		n++
+	}
+	if c, err := l.Commit(ctx, ids[1][:n]); err != nil || c.ID != ids[1] {
+		t.Errorf("Commit(%q) = %+v, %v; want %s", ids[1][:n], c, err, ids[1])
+	}
 }
