@@ -1,6 +1,9 @@
 // Package sizes holds the product-wide size rule of issue #34: no type in
 // the product has more than 40 methods. It is a test only: it reads the
-// product's Go files as text (go/parser), runs nothing.
+// product's Go files as text (go/parser), runs nothing. So it counts the
+// methods of the module's own types: a type embedded from another module
+// (go-git's *filesystem.Storage in repository's objectStore, 34 exported
+// methods today) adds none to the count.
 package sizes_test
 
 import (
