@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strconv"
 	"testing"
 
 	"gitlab.com/glmcp/glmcp/migrations"
@@ -11,10 +12,26 @@ import (
 
 const searchIndexesVersion = 20261207160000
 
-// droppedLater are indexes built CONCURRENTLY whose table a later
-// migration drops: 20261207230000 replaces audit_events by
-// audit_event_batches.
-var droppedLater = map[string]bool{"index_audit_events_on_created_at_and_id": true}
+// droppedLater are indexes built CONCURRENTLY that a later migration
+// drops: 20261207230000 replaces audit_events by audit_event_batches, and
+// 20261208010000 moves the trigram indexes to the lower-cased text.
+var droppedLater = map[string]bool{
+	"index_audit_events_on_created_at_and_id":     true,
+	"index_issues_on_title_trigram":               true,
+	"index_issues_on_description_trigram":         true,
+	"index_merge_requests_on_title_trigram":       true,
+	"index_merge_requests_on_description_trigram": true,
+	"index_notes_on_body_trigram":                 true,
+	"index_milestones_on_title_trigram":           true,
+	"index_milestones_on_description_trigram":     true,
+	"index_wiki_pages_on_slug_trigram":            true,
+	"index_wiki_pages_on_title_trigram":           true,
+	"index_wiki_pages_on_content_trigram":         true,
+}
+
+// searchTextVersion is the migration that builds the trigram indexes
+// search reads now.
+const searchTextVersion = 20261208010000
 
 // The trigram indexes are built CONCURRENTLY; one an interrupted build left
 // INVALID is rebuilt by the next Up, whether or not its migration was
@@ -27,7 +44,7 @@ func TestPostgresInvalidIndexRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	ours, err := migrations.ConcurrentIndexes()
-	if err != nil || !slices.Contains(ours, "index_issues_on_title_trigram") || !slices.Contains(ours, "index_notes_on_body_trigram") {
+	if err != nil || !slices.Contains(ours, "index_issues_on_title_lower_trigram") || !slices.Contains(ours, "index_notes_on_body_lower_trigram") {
 		t.Fatalf("ConcurrentIndexes() = %v, %v; want the trigram indexes", ours, err)
 	}
 	for _, name := range ours {
@@ -42,11 +59,11 @@ func TestPostgresInvalidIndexRebuilt(t *testing.T) {
 		// As a build interrupted midway leaves them (indisvalid is what
 		// CREATE INDEX CONCURRENTLY sets last).
 		`UPDATE pg_index SET indisvalid = false WHERE indexrelid IN
-		   ('index_issues_on_title_trigram'::regclass, 'index_notes_on_body_trigram'::regclass)`,
+		   ('index_issues_on_title_lower_trigram'::regclass, 'index_notes_on_body_lower_trigram'::regclass)`,
 		// The migration not recorded: Up runs it again.
-		`DELETE FROM goose_db_version WHERE version_id = 20261207160000`,
-		`CREATE INDEX index_issues_on_description_trigram_ccnew ON issues (id)`,
-		`UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'index_issues_on_description_trigram_ccnew'::regclass`,
+		`DELETE FROM goose_db_version WHERE version_id = ` + strconv.Itoa(searchTextVersion),
+		`CREATE INDEX index_issues_on_description_lower_trigram_ccnew ON issues (id)`,
+		`UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'index_issues_on_description_lower_trigram_ccnew'::regclass`,
 		`CREATE INDEX someone_elses ON issues (iid)`,
 		`UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'someone_elses'::regclass`,
 	} {
@@ -57,12 +74,12 @@ func TestPostgresInvalidIndexRebuilt(t *testing.T) {
 	if err := migrations.Up(ctx, db, migrations.DialectPostgres); err != nil {
 		t.Fatalf("Up over invalid indexes: %v", err)
 	}
-	for _, name := range []string{"index_issues_on_title_trigram", "index_notes_on_body_trigram"} {
+	for _, name := range []string{"index_issues_on_title_lower_trigram", "index_notes_on_body_lower_trigram"} {
 		if valid, ok := indexValid(t, db, name); !ok || !valid {
 			t.Errorf("index %s after the second Up: exists %v, valid %v; want rebuilt", name, ok, valid)
 		}
 	}
-	if _, ok := indexValid(t, db, "index_issues_on_description_trigram_ccnew"); ok {
+	if _, ok := indexValid(t, db, "index_issues_on_description_lower_trigram_ccnew"); ok {
 		t.Error("the REINDEX leftover _ccnew is still there")
 	}
 	if valid, ok := indexValid(t, db, "someone_elses"); !ok || valid {

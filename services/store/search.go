@@ -191,8 +191,12 @@ func (s *Search) SearchUsers(ctx context.Context, q models.SearchQuery) ([]model
 // an empty term matches everything. It is written for the search indexes
 // (see doc/architecture.md, "Search indexes"):
 //
-//   - PostgreSQL: col ILIKE '%term%' on each column, which the pg_trgm GIN
-//     index on the column serves (a BitmapOr across columns).
+//   - PostgreSQL: ILIKE '%term%' on each column (a BitmapOr across the
+//     columns' pg_trgm GIN indexes), written for a column with a
+//     lower-cased twin as coalesce(col_lower, lower(col)) LIKE
+//     lower('%term%'): the same answer (PostgreSQL runs ILIKE as lower()
+//     of both sides), without lowering each tested row's text (see
+//     pgMatch).
 //   - SQLite: when the columns are all indexed by their table's FTS5
 //     trigram table, the term has three characters or more and one of its
 //     trigrams is rare (ftsSelective), the rows whose id the FTS5 table
@@ -210,7 +214,7 @@ func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 		conds := make([]string, len(cols))
 		args := make([]any, len(cols))
 		for k, c := range cols {
-			conds[k] = c + ` ILIKE ? ESCAPE '\'`
+			conds[k] = pgMatch(c)
 			args[k] = "%" + likeEscape(term) + "%"
 		}
 		return db.Where("("+strings.Join(conds, " OR ")+")", args...)
@@ -233,6 +237,23 @@ func matchAny(db *gorm.DB, term string, cols ...string) *gorm.DB {
 		args[k] = pat
 	}
 	return db.Where("("+strings.Join(conds, " OR ")+")", args...)
+}
+
+// pgMatch is PostgreSQL's "col ILIKE ?" (a pattern with '\' as its
+// escape). A column search indexes (ftsIndexed, the columns SQLite's FTS5
+// tables hold) has a twin col_lower that triggers keep equal to
+// lower(col) (migration 20261208010000), and its trigram index is on
+// coalesce(col_lower, lower(col)): matched in that form, LIKE tests the
+// stored lower-case text. ILIKE lowers the whole text of every row it
+// tests, which for a common term's capped count of long descriptions was
+// most of the search (3.8 against 0.4 ms for 1,001 merge requests). The
+// coalesce keeps the answer exact for a row whose twin a migration has
+// not filled yet.
+func pgMatch(col string) string {
+	if table, field, ok := strings.Cut(col, "."); ok && slices.Contains(ftsIndexed[table], field) {
+		return "coalesce(" + col + "_lower, lower(" + col + `)) LIKE lower(?) ESCAPE '\'`
+	}
+	return col + ` ILIKE ? ESCAPE '\'`
 }
 
 func isASCII(s string) bool {
@@ -432,9 +453,8 @@ func lockdownTitleOrTrusted(db *gorm.DB, lockdown bool, term, table string) *gor
 	if !lockdown || term == "" {
 		return db
 	}
-	title := "lower(" + table + ".title) LIKE ? ESCAPE '\\'"
 	if db.Dialector.Name() == "postgres" {
-		title = table + ".title ILIKE ? ESCAPE '\\'"
+		return db.Where("("+pgMatch(table+".title")+" OR "+trustedAuthorSQL(table)+")", "%"+likeEscape(term)+"%")
 	}
-	return db.Where("("+title+" OR "+trustedAuthorSQL(table)+")", likeContains(term))
+	return db.Where("(lower("+table+".title) LIKE ? ESCAPE '\\' OR "+trustedAuthorSQL(table)+")", likeContains(term))
 }

@@ -220,9 +220,9 @@ func testSearchCappedCount(t *testing.T, s *store.Store) {
 		// The trigram indexes' pending lists, which every search through
 		// them reads, were merged: nothing is left to merge.
 		var pending int64
-		err := s.DB().Raw("SELECT gin_clean_pending_list('index_issues_on_title_trigram'::regclass)").Scan(&pending).Error
+		err := s.DB().Raw("SELECT gin_clean_pending_list('index_issues_on_title_lower_trigram'::regclass)").Scan(&pending).Error
 		if err != nil || pending != 0 {
-			t.Errorf("pending pages of index_issues_on_title_trigram after AnalyzeBulkWrite: %d, %v", pending, err)
+			t.Errorf("pending pages of index_issues_on_title_lower_trigram after AnalyzeBulkWrite: %d, %v", pending, err)
 		}
 	}
 	for _, c := range []struct {
