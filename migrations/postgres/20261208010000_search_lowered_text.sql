@@ -26,10 +26,14 @@ ALTER TABLE notes ADD COLUMN IF NOT EXISTS body_lower text;
 ALTER TABLE milestones ADD COLUMN IF NOT EXISTS title_lower text, ADD COLUMN IF NOT EXISTS description_lower text;
 ALTER TABLE wiki_pages ADD COLUMN IF NOT EXISTS slug_lower text, ADD COLUMN IF NOT EXISTS title_lower text, ADD COLUMN IF NOT EXISTS content_lower text;
 
--- The twins are set on every INSERT and UPDATE, whatever the statement
--- writes to them, so they cannot drift from their columns. Issues, merge
--- requests and milestones share the title and description pair, so one
--- function serves the three.
+-- The twins are set on every INSERT, and on every UPDATE that writes a
+-- searched column or a twin: whatever a statement writes to a twin, it
+-- ends equal to lower() of its column. An UPDATE of other columns (a
+-- merge, a review, a resolved thread) leaves the twins alone; recomputing
+-- them would store new copies of a long text (and its trigrams) where
+-- PostgreSQL otherwise updates the row in place. Issues, merge requests
+-- and milestones share the title and description pair, so one function
+-- serves the three.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION glmcp_lower_issue_text() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -57,20 +61,33 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
-CREATE OR REPLACE TRIGGER issues_lower_text BEFORE INSERT OR UPDATE ON issues
-    FOR EACH ROW EXECUTE FUNCTION glmcp_lower_issue_text();
-CREATE OR REPLACE TRIGGER merge_requests_lower_text BEFORE INSERT OR UPDATE ON merge_requests
-    FOR EACH ROW EXECUTE FUNCTION glmcp_lower_issue_text();
-CREATE OR REPLACE TRIGGER milestones_lower_text BEFORE INSERT OR UPDATE ON milestones
-    FOR EACH ROW EXECUTE FUNCTION glmcp_lower_issue_text();
-CREATE OR REPLACE TRIGGER notes_lower_text BEFORE INSERT OR UPDATE ON notes
-    FOR EACH ROW EXECUTE FUNCTION glmcp_lower_note_text();
-CREATE OR REPLACE TRIGGER wiki_pages_lower_text BEFORE INSERT OR UPDATE ON wiki_pages
-    FOR EACH ROW EXECUTE FUNCTION glmcp_lower_wiki_text();
+CREATE OR REPLACE TRIGGER issues_lower_text BEFORE INSERT OR UPDATE OF title, description, title_lower, description_lower
+    ON issues FOR EACH ROW EXECUTE FUNCTION glmcp_lower_issue_text();
+CREATE OR REPLACE TRIGGER merge_requests_lower_text BEFORE INSERT OR UPDATE OF title, description, title_lower, description_lower
+    ON merge_requests FOR EACH ROW EXECUTE FUNCTION glmcp_lower_issue_text();
+CREATE OR REPLACE TRIGGER milestones_lower_text BEFORE INSERT OR UPDATE OF title, description, title_lower, description_lower
+    ON milestones FOR EACH ROW EXECUTE FUNCTION glmcp_lower_issue_text();
+CREATE OR REPLACE TRIGGER notes_lower_text BEFORE INSERT OR UPDATE OF body, body_lower
+    ON notes FOR EACH ROW EXECUTE FUNCTION glmcp_lower_note_text();
+CREATE OR REPLACE TRIGGER wiki_pages_lower_text BEFORE INSERT OR UPDATE OF slug, title, content, slug_lower, title_lower, content_lower
+    ON wiki_pages FOR EACH ROW EXECUTE FUNCTION glmcp_lower_wiki_text();
 
--- A change of the twins alone is no change of the issue or merge request:
--- the fill below must not announce every row to listen streams and views
--- (migrations 20261201140000 and 20261201180000).
+-- The twins carry no statistics of their own: the planner reads those of
+-- the index expressions, which ANALYZE gathers.
+ALTER TABLE issues ALTER COLUMN title_lower SET STATISTICS 0, ALTER COLUMN description_lower SET STATISTICS 0;
+ALTER TABLE merge_requests ALTER COLUMN title_lower SET STATISTICS 0, ALTER COLUMN description_lower SET STATISTICS 0;
+ALTER TABLE notes ALTER COLUMN body_lower SET STATISTICS 0;
+ALTER TABLE milestones ALTER COLUMN title_lower SET STATISTICS 0, ALTER COLUMN description_lower SET STATISTICS 0;
+ALTER TABLE wiki_pages ALTER COLUMN slug_lower SET STATISTICS 0, ALTER COLUMN title_lower SET STATISTICS 0,
+    ALTER COLUMN content_lower SET STATISTICS 0;
+
+-- While the fill below runs, a change of the twins alone is no change of
+-- the issue or merge request: the fill must not announce every row to
+-- listen streams and views (migrations 20261201140000 and
+-- 20261201180000). These conditions (to_jsonb of both rows, about 11 µs
+-- an update against 2) last only as long as the fill: afterwards the
+-- twins change only with their columns, and the plain comparison comes
+-- back.
 CREATE OR REPLACE TRIGGER issues_resource_changed AFTER UPDATE ON issues FOR EACH ROW
     WHEN ((to_jsonb(OLD) - '{title_lower,description_lower}'::text[]) IS DISTINCT FROM (to_jsonb(NEW) - '{title_lower,description_lower}'::text[]))
     EXECUTE FUNCTION glmcp_resource_changed('i', 'iid');
@@ -81,9 +98,6 @@ CREATE OR REPLACE TRIGGER issues_view_changed AFTER UPDATE ON issues FOR EACH RO
     WHEN ((to_jsonb(OLD) - '{title_lower,description_lower}'::text[]) IS DISTINCT FROM (to_jsonb(NEW) - '{title_lower,description_lower}'::text[]))
     EXECUTE FUNCTION glmcp_view_changed('i', 'id');
 
--- Existing rows, by ranges of ids, each range committed (the DO block runs
--- outside a transaction, so it may COMMIT): writers wait for at most one
--- range's row locks. A row already filled is skipped.
 -- +goose StatementBegin
 DO $$
 DECLARE
@@ -109,6 +123,16 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
+
+CREATE OR REPLACE TRIGGER issues_view_changed AFTER UPDATE ON issues FOR EACH ROW
+    WHEN (OLD.* IS DISTINCT FROM NEW.*)
+    EXECUTE FUNCTION glmcp_view_changed('i', 'id');
+CREATE OR REPLACE TRIGGER merge_requests_resource_changed AFTER UPDATE ON merge_requests FOR EACH ROW
+    WHEN (OLD.* IS DISTINCT FROM NEW.*)
+    EXECUTE FUNCTION glmcp_resource_changed('m', 'iid');
+CREATE OR REPLACE TRIGGER issues_resource_changed AFTER UPDATE ON issues FOR EACH ROW
+    WHEN (OLD.* IS DISTINCT FROM NEW.*)
+    EXECUTE FUNCTION glmcp_resource_changed('i', 'iid');
 
 CREATE INDEX CONCURRENTLY IF NOT EXISTS index_issues_on_title_lower_trigram ON issues
     USING gin (coalesce(title_lower, lower(title)) gin_trgm_ops) WITH (gin_pending_list_limit = 256);
