@@ -101,3 +101,39 @@ func TestSearch_postgresLoweredMatchesILIKE(t *testing.T) {
 		t.Errorf("%d issues' title twin differs from lower(title)", n)
 	}
 }
+
+// A column a newer migration adds (as 20261208010000 added the twins)
+// does not break the reads an instance has already prepared: they name
+// the models' columns instead of SELECT *, whose result PostgreSQL
+// refuses to change under a cached plan ("cached plan must not change
+// result type").
+func TestStore_postgresReadsSurviveAnAddedColumn(t *testing.T) {
+	s := storetest.OpenPostgres(t)
+	ctx := context.Background()
+	author := mustCreateUser(t, s, "author")
+	p := mustCreateProject(t, s, "added", "column")
+	r := &store.ProjectRecords{Issues: []store.RecordIssue{{Issue: models.Issue{IID: 1, Title: "One", State: models.IssueOpened,
+		AuthorID: author.ID, CreatedAt: time.Now(), UpdatedAt: time.Now()}}}}
+	if err := s.WithTx(ctx, func(tx *store.Store) error { return tx.Imports.InsertProjectRecords(ctx, p.ID, r) }); err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, err := s.SQLDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One connection, so the second read runs where the first was prepared.
+	sqlDB.SetMaxOpenConns(1)
+	read := func() error {
+		_, _, err := s.Search.SearchIssues(ctx, models.SearchQuery{Viewer: author, Term: "one", ProjectID: p.ID, Limit: 20})
+		return err
+	}
+	if err := read(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().Exec("ALTER TABLE issues ADD COLUMN added_later integer").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := read(); err != nil {
+		t.Errorf("the same read after a column was added: %v", err)
+	}
+}

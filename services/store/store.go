@@ -265,8 +265,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	db, err := gorm.Open(dialector, &gorm.Config{
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
-		DisableAutomaticPing:   true,
-		PrepareStmt:            prepare,
+		// A model's reads name its columns rather than SELECT *: columns
+		// the models do not map (the search text's lower-cased twins,
+		// migration 20261208010000) are not sent, and a column a newer
+		// migration adds does not change the result of a statement this
+		// instance has prepared (PostgreSQL refuses to run such a
+		// statement: "cached plan must not change result type").
+		QueryFields:          true,
+		DisableAutomaticPing: true,
+		PrepareStmt:          prepare,
 		// Bounded: IN lists of every length are shapes of their own.
 		PrepareStmtMaxSize: 256,
 		Logger:             &gormLogger{log: log, slow: slow},
