@@ -20,6 +20,10 @@
 -- filled in batches of 10,000, each committed, and the indexes are built
 -- CONCURRENTLY. A run interrupted midway can run again: each step skips
 -- what is done, and migrations.Up rebuilds an index a build left INVALID.
+-- An instance of an older glmcp still serving the store reads with
+-- SELECT *: each of its prepared reads of these tables fails once per
+-- connection after the columns are added (doc/architecture.md, "Search
+-- indexes").
 ALTER TABLE issues ADD COLUMN IF NOT EXISTS title_lower text, ADD COLUMN IF NOT EXISTS description_lower text;
 ALTER TABLE merge_requests ADD COLUMN IF NOT EXISTS title_lower text, ADD COLUMN IF NOT EXISTS description_lower text;
 ALTER TABLE notes ADD COLUMN IF NOT EXISTS body_lower text;
