@@ -221,14 +221,11 @@ func (r *varintReader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a signed varint: binary.PutVarint's zig-zag encoding of
+// an unsigned one.
 func (r *varintReader) varint() int64 {
-	v, n := binary.Varint(r.p)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.p = r.p[n:]
-	return v
+	u := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (r *varintReader) string() string {
