@@ -92,14 +92,18 @@ func TestReliability_anonymousDripAnswered401(t *testing.T) {
 }
 
 func TestReliability_openBodiesPerAddress(t *testing.T) {
-	h := startServer(t, withBodyLimits(time.Second, 32), withAddressBodyCap(2))
+	// The slow bodies hold their slots for the body timeout, 3 s: the
+	// third request is tried until 2.5 s have passed (on a loaded 2-core
+	// machine 1 s and 50 tries of 10 ms were once not enough to see the
+	// slots taken before the timeout freed them).
+	h := startServer(t, withBodyLimits(3*time.Second, 32), withAddressBodyCap(2))
 	// Two users' slow bodies fill this address's two slots.
 	slow := []*relSlowRequest{
 		relStartSlow(t, h, h.Tokens["alice"], 500, 20, true),
 		relStartSlow(t, h, h.Tokens["bob"], 500, 20, true),
 	}
 	var capped *response
-	for range 50 { // both are authenticated and counted within moments
+	for tryUntil := time.Now().Add(2500 * time.Millisecond); time.Now().Before(tryUntil); { // both are authenticated and counted within moments
 		if capped = h.send(t, call{User: "carol", Method: "tools/list"}); capped.Status == http.StatusTooManyRequests {
 			break
 		}
